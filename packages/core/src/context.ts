@@ -1,0 +1,52 @@
+import type { GatehouseEvent, Logger } from './events.js';
+import type { CorsOptions, UiOptions } from './options.js';
+import type { ClientStore, GatehouseStorage, UserStore } from './storage/types.js';
+import type { KeySet } from './tokens/keys.js';
+import type { RandomBytes } from './tokens/secrets.js';
+
+/**
+ * Everything a handler needs, resolved and validated once by `createGatehouse`. Internal: handlers
+ * receive it; hosts never build one. Lifetimes here are in seconds, like the options.
+ */
+export interface Context {
+  /** `{base_url}` without a trailing slash. */
+  readonly issuer: string;
+  /** Origin of the issuer (`https://host:port`). */
+  readonly issuerOrigin: string;
+  /** Path of the issuer (`/demo`, or `` for an issuer at the origin root). */
+  readonly basePath: string;
+  /** Whether the issuer is https (cookies get `Secure`). */
+  readonly secure: boolean;
+  readonly audience: string;
+  readonly keys: KeySet;
+  readonly clients: ClientStore;
+  readonly users: UserStore;
+  /** Guarded stores: any failure or timeout surfaces as `StorageUnavailableError`. */
+  readonly storage: GatehouseStorage;
+  readonly scopes: ReadonlySet<string> | undefined;
+  readonly defaultScope: string;
+  readonly accessTokenTtl: number;
+  readonly refreshTokenTtl: number;
+  readonly authorizationCodeTtl: number;
+  readonly rotateRefreshTokens: boolean;
+  readonly requirePkce: 'public' | 'all';
+  readonly authApi: { readonly enabled: boolean; readonly tokenTtl: number };
+  readonly session: { readonly cookieName: string; readonly idleTimeout: number; readonly absoluteTimeout: number };
+  readonly rateLimit: {
+    readonly maxFailuresPerUsername: number;
+    readonly maxFailuresPerAddress: number;
+    readonly windowSeconds: number;
+    readonly clientAddress: (request: Request) => string | undefined;
+  };
+  readonly cors: Required<CorsOptions>;
+  readonly ui: UiOptions;
+  readonly maxBodyBytes: number;
+  readonly clockToleranceSeconds: number;
+  /** Epoch milliseconds. */
+  readonly now: () => number;
+  readonly randomBytes: RandomBytes;
+  readonly emit: (event: GatehouseEvent) => void;
+  readonly logger: Logger;
+  /** The realm of `WWW-Authenticate` challenges: the issuer. */
+  readonly realm: string;
+}

@@ -1,0 +1,69 @@
+import { ProtocolError, invalidRequest } from '../errors.js';
+import { readBodyText } from './body.js';
+
+/**
+ * Parameters of an `application/x-www-form-urlencoded` body or a query string, with the rule of
+ * RFC 6749 §3.1 / §3.2: a parameter must not be included more than once.
+ */
+export class Params {
+  readonly #values: Map<string, string>;
+  readonly #duplicates: Set<string>;
+
+  constructor(source: URLSearchParams) {
+    this.#values = new Map();
+    this.#duplicates = new Set();
+    for (const [name, value] of source) {
+      if (this.#values.has(name)) this.#duplicates.add(name);
+      else this.#values.set(name, value);
+    }
+  }
+
+  /**
+   * The value of `name`; `undefined` when absent or empty (RFC 6749 §3.1: parameters sent without a
+   * value are treated as omitted). Throws `invalid_request` when it was sent more than once.
+   */
+  get(name: string): string | undefined {
+    if (this.#duplicates.has(name)) throw invalidRequest(`The "${name}" parameter is repeated.`);
+    const value = this.#values.get(name);
+    return value === '' ? undefined : value;
+  }
+
+  /** Like {@link get}, but throws `invalid_request` when the parameter is missing. */
+  require(name: string): string {
+    const value = this.get(name);
+    if (value === undefined) throw invalidRequest(`The "${name}" parameter is missing.`);
+    return value;
+  }
+
+  /** Whether `name` was sent (with or without a value). */
+  has(name: string): boolean {
+    return this.#values.has(name);
+  }
+}
+
+/** Whether the request declares a form body (`application/x-www-form-urlencoded`). */
+export function isFormContentType(request: Request): boolean {
+  const type = request.headers.get('content-type');
+  return type !== null && type.split(';')[0]!.trim().toLowerCase() === 'application/x-www-form-urlencoded';
+}
+
+/**
+ * Reads a form body (RFC 6749 §3.2: `application/x-www-form-urlencoded`, UTF-8). An empty body is
+ * accepted with any content type; a non-empty body of another type is `invalid_request` (400), the
+ * RFC's error model having no code of its own for it.
+ */
+export async function readForm(request: Request, maxBytes: number): Promise<Params> {
+  const text = await readBodyText(request, maxBytes);
+  if (text.length > 0 && !isFormContentType(request)) {
+    throw new ProtocolError(
+      'invalid_request',
+      'The request body must be application/x-www-form-urlencoded.',
+    );
+  }
+  return new Params(new URLSearchParams(text));
+}
+
+/** Query parameters of a URL with the no-repetition rule. */
+export function queryParams(url: URL): Params {
+  return new Params(url.searchParams);
+}

@@ -1,0 +1,42 @@
+import type { Context } from '../context.js';
+
+/**
+ * Where a request comes from, as far as the browser tells: the `Origin` header (RFC 6454 §7),
+ * or `null` when absent. The literal string `"null"` (opaque origin) is returned as is.
+ */
+export function requestOrigin(request: Request): string | null {
+  return request.headers.get('origin');
+}
+
+/**
+ * Whether a browser request demonstrably comes from the instance's own origin: an `Origin` header
+ * equal to the issuer's origin, or, when the browser sent no usable Origin (`null` under a
+ * `no-referrer` policy, or none on a same-origin GET), `Sec-Fetch-Site: same-origin`.
+ * Non-browser clients (no Origin, no Sec-Fetch-Site) are not "same origin".
+ */
+export function isSameOrigin(ctx: Pick<Context, 'issuerOrigin'>, request: Request): boolean {
+  const origin = requestOrigin(request);
+  if (origin !== null && origin !== 'null') return origin === ctx.issuerOrigin;
+  return request.headers.get('sec-fetch-site') === 'same-origin';
+}
+
+/**
+ * Whether a request is cross-site according to the signals a browser sends: an `Origin` other than
+ * the issuer's (or `allowed`), or `Sec-Fetch-Site` of `cross-site`/`same-site`.
+ * Requests without either header (curl, servers) are not cross-site: they carry no ambient cookies
+ * an attacker could ride on.
+ */
+export function isForeignBrowserRequest(
+  ctx: Pick<Context, 'issuerOrigin'>,
+  request: Request,
+  allowed: (origin: string) => boolean = () => false,
+): boolean {
+  const origin = requestOrigin(request);
+  if (origin !== null) {
+    if (origin === 'null') return request.headers.get('sec-fetch-site') !== 'same-origin';
+    if (origin !== ctx.issuerOrigin && !allowed(origin)) return true;
+  }
+  const site = request.headers.get('sec-fetch-site');
+  if (site === 'cross-site' || site === 'same-site') return origin === null || (origin !== ctx.issuerOrigin && !allowed(origin));
+  return false;
+}

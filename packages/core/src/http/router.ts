@@ -1,0 +1,48 @@
+import type { Context } from '../context.js';
+import { ProtocolError } from '../errors.js';
+
+/** Answers one method of one route. `url` is the request URL, already parsed. */
+export type Handler = (request: Request, ctx: Context, url: URL) => Promise<Response>;
+
+/** One path (relative to the instance base path) and its methods. */
+export interface Route {
+  /** E.g. `/oauth2/v1/token`. */
+  readonly path: string;
+  readonly methods: Readonly<Partial<Record<'GET' | 'POST' | 'OPTIONS', Handler>>>;
+}
+
+/**
+ * Dispatches on exact path and method: unknown path → 404 JSON, known path with another method →
+ * 405 with `Allow` (RFC 9110 §15.5.6). `HEAD` is answered by the `GET` handler without a body.
+ */
+export class Router {
+  readonly #routes = new Map<string, Route>();
+
+  constructor(routes: readonly Route[]) {
+    for (const route of routes) {
+      if (this.#routes.has(route.path)) throw new Error(`Duplicate route ${route.path}`);
+      this.#routes.set(route.path, route);
+    }
+  }
+
+  has(path: string): boolean {
+    return this.#routes.has(path);
+  }
+
+  async dispatch(path: string, request: Request, ctx: Context, url: URL): Promise<Response> {
+    const route = this.#routes.get(path);
+    if (!route) throw new ProtocolError('not_found', 'No such endpoint.', { status: 404 });
+    const method = request.method.toUpperCase();
+    const handler = route.methods[(method === 'HEAD' ? 'GET' : method) as keyof Route['methods']];
+    if (!handler) {
+      const allow = Object.keys(route.methods);
+      if (route.methods.GET) allow.push('HEAD');
+      throw new ProtocolError('method_not_allowed', `Use ${allow.join(', ')} on this endpoint.`, {
+        status: 405,
+        headers: { Allow: allow.join(', ') },
+      });
+    }
+    const response = await handler(request, ctx, url);
+    return method === 'HEAD' ? new Response(null, response) : response;
+  }
+}

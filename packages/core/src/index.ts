@@ -1,0 +1,48 @@
+/**
+ * `@gatehouse/core`: an OAuth 2.0 authorization server, session login and bearer protection as
+ * functions of Web `Request` → `Response`. Runtime-neutral: no Node.js built-ins in this entry.
+ * @packageDocumentation
+ */
+export type { Context } from './context.js';
+export {
+  ConfigurationError,
+  ProtocolError,
+  type ProtocolErrorCode,
+  type ProtocolErrorOptions,
+  StorageUnavailableError,
+} from './errors.js';
+export type { GatehouseEvent, Logger } from './events.js';
+export { createGatehouse, type Gatehouse } from './gatehouse.js';
+export type { Handler, Route } from './http/router.js';
+export { authorizationServerMetadata, ENDPOINTS } from './oauth2/metadata.js';
+export type {
+  AuthApiOptions,
+  CorsOptions,
+  GatehouseOptions,
+  RateLimitOptions,
+  SessionOptions,
+  UiOptions,
+} from './options.js';
+export type { PasswordHasher } from './passwords/password-hasher.js';
+export { type Pbkdf2HasherOptions, pbkdf2Hasher } from './passwords/pbkdf2.js';
+export type { AuthenticateOptions, AuthenticationResult, AuthScheme, Caller } from './protect/types.js';
+export { memoryClientStore } from './storage/memory/clients.js';
+export { memoryConsentStore } from './storage/memory/consents.js';
+export { memoryGrantStore } from './storage/memory/grants.js';
+export { memoryRateLimitStore } from './storage/memory/rate-limits.js';
+export { memorySessionStore } from './storage/memory/sessions.js';
+export { type MemoryUser, type MemoryUserStoreOptions, memoryUserStore } from './storage/memory/users.js';
+export type * from './storage/types.js';
+export type { AccessTokenClaims, TokenFamily } from './tokens/access-token.js';
+export { generateKeys, type PrivateJwk, type SigningAlgorithm } from './tokens/keys.js';
+export { generateClientSecret, hashClientSecret, hashSecret } from './tokens/secrets.js';
+export type {
+  ConsentPageModel,
+  ConsentPageRenderer,
+  ErrorPageModel,
+  ErrorPageRenderer,
+  LoginPageModel,
+  LoginPageRenderer,
+  LogoutPageModel,
+  LogoutPageRenderer,
+} from './ui/types.js';

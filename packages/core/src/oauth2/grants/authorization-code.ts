@@ -1,0 +1,77 @@
+import type { Context } from '../../context.js';
+import { invalidGrant, invalidRequest, ProtocolError } from '../../errors.js';
+import type { Params } from '../../http/form.js';
+import { signAccessToken } from '../../tokens/access-token.js';
+import { hashSecret, randomSecret } from '../../tokens/secrets.js';
+import type { AuthenticatedClient } from '../client-auth.js';
+import { isValidCodeVerifier, verifyS256 } from '../pkce.js';
+import { tokenResponse } from '../token-response.js';
+
+/**
+ * `grant_type=authorization_code` (RFC 6749 §4.1.3, RFC 7636 §4.5). Every check happens before the
+ * code is consumed, so that a request with a wrong verifier or redirect_uri cannot burn a code.
+ * The consumption and the refresh token's storage are one atomic store call.
+ */
+export async function authorizationCodeGrant(ctx: Context, params: Params, { client }: AuthenticatedClient): Promise<Response> {
+  const code = params.require('code');
+  const redirectUri = params.get('redirect_uri');
+  const verifier = params.get('code_verifier');
+  if (verifier !== undefined && !isValidCodeVerifier(verifier)) {
+    throw invalidRequest('The code_verifier must be 43 to 128 unreserved characters (RFC 7636 §4.1).');
+  }
+  const now = ctx.now();
+  const codeHash = await hashSecret(code);
+  const record = await ctx.storage.grants.findCode(codeHash, now);
+  // Wrong client, redirect_uri or verifier: the same answer as an unknown code, and nothing revoked.
+  if (!record || record.clientId !== client.id) throw invalidGrant('The authorization code is invalid or expired.');
+  if (redirectUri !== record.redirectUri) {
+    throw invalidGrant('The redirect_uri does not match the one of the authorization request.');
+  }
+  if (record.codeChallenge === undefined) {
+    // RFC 9700 §2.1.1: a verifier without a challenge is a PKCE downgrade attempt.
+    if (verifier !== undefined) throw invalidGrant('A code_verifier was sent but the authorization request had no code_challenge.');
+  } else {
+    if (verifier === undefined) throw invalidGrant('The code_verifier is missing.');
+    if (!(await verifyS256(verifier, record.codeChallenge))) throw invalidGrant('The code_verifier does not match the code_challenge.');
+  }
+  if (record.consumedAt !== undefined) return replayed(ctx, record.grantId, client.id);
+
+  const allowsRefresh = (client.grantTypes ?? ['authorization_code', 'refresh_token']).includes('refresh_token');
+  const access = await signAccessToken(ctx, {
+    family: 'oauth2',
+    sub: record.userId,
+    clientId: client.id,
+    scope: record.scope,
+    grantId: record.grantId,
+    ttl: ctx.accessTokenTtl,
+  });
+  const refreshToken = allowsRefresh ? randomSecret(ctx.randomBytes) : undefined;
+  const refreshRecord = refreshToken
+    ? {
+        tokenHash: await hashSecret(refreshToken),
+        grantId: record.grantId,
+        clientId: client.id,
+        userId: record.userId,
+        scope: record.scope,
+        issuedAt: now,
+        expiresAt: now + ctx.refreshTokenTtl * 1000,
+      }
+    : null;
+  const result = await ctx.storage.grants.redeemCode(codeHash, refreshRecord, now);
+  if (result.status === 'replayed') return replayed(ctx, record.grantId, client.id);
+  if (result.status === 'invalid') throw invalidGrant('The authorization code is invalid or expired.');
+  ctx.emit({ type: 'token.issued', clientId: client.id, userId: record.userId, grantType: 'authorization_code' });
+  return tokenResponse({ accessToken: access.token, expiresIn: ctx.accessTokenTtl, refreshToken, scope: record.scope });
+}
+
+/** RFC 6749 §4.1.2: a code used twice revokes every token issued from it. */
+async function replayed(ctx: Context, grantId: string, clientId: string): Promise<never> {
+  await ctx.storage.grants.revokeGrant(grantId, ctx.now() + grantLifetimeMs(ctx));
+  ctx.emit({ type: 'code.replayed', clientId, grantId });
+  throw new ProtocolError('invalid_grant', 'The authorization code has already been used.');
+}
+
+/** How long a grant revocation must be remembered: as long as anything of the grant can live. */
+export function grantLifetimeMs(ctx: Context): number {
+  return Math.max(ctx.refreshTokenTtl, ctx.accessTokenTtl) * 1000;
+}

@@ -1,0 +1,48 @@
+import type { Context } from '../context.js';
+import type { Route } from '../http/router.js';
+import { jsonResponse } from '../http/responses.js';
+
+/** Endpoints relative to the issuer. */
+export const ENDPOINTS = {
+  authorization: '/oauth2/v1/authorize',
+  token: '/oauth2/v1/token',
+  revocation: '/oauth2/v1/revoke',
+  introspection: '/oauth2/v1/introspect',
+  userinfo: '/oauth2/v1/userinfo',
+  jwks: '/oauth2/v1/keys',
+} as const;
+
+/** The RFC 8414 §2 authorization server metadata of an instance. */
+export function authorizationServerMetadata(ctx: Pick<Context, 'issuer' | 'scopes'>): Record<string, unknown> {
+  const at = (path: string) => ctx.issuer + path;
+  const clientAuth = ['client_secret_basic', 'none'];
+  return {
+    issuer: ctx.issuer,
+    authorization_endpoint: at(ENDPOINTS.authorization),
+    token_endpoint: at(ENDPOINTS.token),
+    revocation_endpoint: at(ENDPOINTS.revocation),
+    introspection_endpoint: at(ENDPOINTS.introspection),
+    userinfo_endpoint: at(ENDPOINTS.userinfo),
+    jwks_uri: at(ENDPOINTS.jwks),
+    ...(ctx.scopes ? { scopes_supported: [...ctx.scopes] } : {}),
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    token_endpoint_auth_methods_supported: clientAuth,
+    revocation_endpoint_auth_methods_supported: clientAuth,
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic'],
+    code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
+  };
+}
+
+/** The metadata route at `path` (below the base path, or the origin-level alias). */
+export function metadataRoute(path: string): Route {
+  return {
+    path,
+    methods: {
+      GET: async (_request, ctx) =>
+        jsonResponse(authorizationServerMetadata(ctx), { headers: { 'Cache-Control': 'public, max-age=300' } }),
+    },
+  };
+}

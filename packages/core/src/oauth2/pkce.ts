@@ -1,0 +1,21 @@
+import { base64url, utf8 } from '../tokens/encoding.js';
+import { timingSafeEqual } from '../tokens/secrets.js';
+
+/** RFC 7636 §4.1: code_verifier = 43*128unreserved. */
+const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+/** The S256 challenge is base64url(SHA-256), 43 characters. */
+const CHALLENGE = /^[A-Za-z0-9\-_]{43}$/;
+
+export function isValidCodeVerifier(verifier: string): boolean {
+  return VERIFIER.test(verifier);
+}
+
+export function isValidCodeChallenge(challenge: string): boolean {
+  return CHALLENGE.test(challenge);
+}
+
+/** RFC 7636 §4.6: BASE64URL(SHA256(ASCII(code_verifier))) == code_challenge. */
+export async function verifyS256(verifier: string, challenge: string): Promise<boolean> {
+  const digest = base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', utf8(verifier))));
+  return timingSafeEqual(digest, challenge);
+}

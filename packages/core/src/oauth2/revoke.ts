@@ -1,0 +1,39 @@
+import type { Context } from '../context.js';
+import { readForm } from '../http/form.js';
+import { noStoreJson } from '../http/responses.js';
+import { verifyAccessTokenSignature } from '../tokens/access-token.js';
+import { hashSecret } from '../tokens/secrets.js';
+import { authenticateClient } from './client-auth.js';
+import { grantLifetimeMs } from './grants/authorization-code.js';
+
+/**
+ * `POST {base}/oauth2/v1/revoke` (RFC 7009). Answers 200 for unknown and already revoked tokens
+ * (§2.2) and for tokens of other clients, which it leaves untouched (§2.1). `token_type_hint` only
+ * orders the lookups. Revoking a refresh token revokes its whole grant, access tokens included.
+ */
+export async function revokeEndpoint(request: Request, ctx: Context): Promise<Response> {
+  const params = await readForm(request, ctx.maxBodyBytes);
+  const { client } = await authenticateClient(ctx, request, params);
+  const token = params.require('token');
+  params.get('token_type_hint');
+  const now = ctx.now();
+
+  const refresh = await ctx.storage.grants.findRefreshToken(await hashSecret(token), now);
+  if (refresh) {
+    if (refresh.clientId === client.id) {
+      await ctx.storage.grants.revokeGrant(refresh.grantId, now + grantLifetimeMs(ctx));
+      ctx.emit({ type: 'token.revoked', clientId: client.id, kind: 'refresh_token' });
+    }
+    return revoked();
+  }
+  const access = await verifyAccessTokenSignature(ctx, token);
+  if (access && access.family === 'oauth2' && access.clientId === client.id) {
+    await ctx.storage.grants.revokeAccessToken(access.jti, access.exp * 1000);
+    ctx.emit({ type: 'token.revoked', clientId: client.id, kind: 'access_token' });
+  }
+  return revoked();
+}
+
+function revoked(): Response {
+  return noStoreJson({});
+}

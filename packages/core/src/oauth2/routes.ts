@@ -1,0 +1,18 @@
+import type { Route } from '../http/router.js';
+import type { ResolvedOptions } from '../resolve-options.js';
+import { introspectEndpoint } from './introspect.js';
+import { jwksEndpoint } from './jwks.js';
+import { ENDPOINTS, metadataRoute } from './metadata.js';
+import { revokeEndpoint } from './revoke.js';
+import { tokenEndpoint } from './token-endpoint.js';
+
+/** The routes of the OAuth 2.0 server under `{base}/oauth2/v1/`. */
+export function oauth2Routes(_options: ResolvedOptions): Route[] {
+  return [
+    { path: ENDPOINTS.token, methods: { POST: tokenEndpoint } },
+    { path: ENDPOINTS.revocation, methods: { POST: revokeEndpoint } },
+    { path: ENDPOINTS.introspection, methods: { POST: introspectEndpoint } },
+    { path: ENDPOINTS.jwks, methods: { GET: jwksEndpoint } },
+    metadataRoute('/.well-known/oauth-authorization-server'),
+  ];
+}

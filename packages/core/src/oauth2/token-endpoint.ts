@@ -1,0 +1,25 @@
+import type { Context } from '../context.js';
+import { invalidRequest, ProtocolError } from '../errors.js';
+import { readForm } from '../http/form.js';
+import { authenticateClient } from './client-auth.js';
+import { authorizationCodeGrant } from './grants/authorization-code.js';
+import { refreshTokenGrant } from './grants/refresh-token.js';
+
+const GRANTS = {
+  authorization_code: authorizationCodeGrant,
+  refresh_token: refreshTokenGrant,
+} as const;
+
+/** `POST {base}/oauth2/v1/token` (RFC 6749 §3.2). */
+export async function tokenEndpoint(request: Request, ctx: Context): Promise<Response> {
+  const params = await readForm(request, ctx.maxBodyBytes);
+  const grantType = params.get('grant_type');
+  if (grantType === undefined) throw invalidRequest('The "grant_type" parameter is missing.');
+  const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType as keyof typeof GRANTS] : undefined;
+  if (!grant) throw new ProtocolError('unsupported_grant_type', `The grant type "${grantType.slice(0, 64)}" is not supported.`);
+  const client = await authenticateClient(ctx, request, params);
+  if (!(client.client.grantTypes ?? ['authorization_code', 'refresh_token']).includes(grantType as keyof typeof GRANTS)) {
+    throw new ProtocolError('unauthorized_client', `The client may not use the ${grantType} grant.`);
+  }
+  return grant(ctx, params, client);
+}

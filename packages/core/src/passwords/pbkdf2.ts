@@ -1,0 +1,55 @@
+import { base64url, utf8 } from '../tokens/encoding.js';
+import type { PasswordHasher } from './password-hasher.js';
+
+/** Options of {@link pbkdf2Hasher}. */
+export interface Pbkdf2HasherOptions {
+  /**
+   * PBKDF2-HMAC-SHA256 iterations for new hashes. Default 600,000 (OWASP Password Storage Cheat
+   * Sheet, 2023+). Existing hashes keep the count they were made with.
+   */
+  readonly iterations?: number;
+}
+
+const PREFIX = 'pbkdf2-sha256';
+
+function fromBase64url(text: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+async function derive(password: string, salt: Uint8Array<ArrayBuffer>, iterations: number): Promise<Uint8Array> {
+  const key = await crypto.subtle.importKey('raw', utf8(password), 'PBKDF2', false, ['deriveBits']);
+  const bits = await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, key, 256);
+  return new Uint8Array(bits);
+}
+
+/**
+ * A runtime-neutral {@link PasswordHasher} on Web Crypto PBKDF2-HMAC-SHA256, encoded as
+ * `pbkdf2-sha256$<iterations>$<salt>$<digest>`. On Node, `scryptHasher` from `@gatehouse/core/node`
+ * is memory-hard and preferable.
+ */
+export function pbkdf2Hasher(options: Pbkdf2HasherOptions = {}): PasswordHasher {
+  const iterations = options.iterations ?? 600_000;
+  if (!Number.isInteger(iterations) || iterations < 1) throw new TypeError('pbkdf2Hasher: iterations must be a positive integer');
+  return {
+    async hash(password) {
+      const salt = crypto.getRandomValues(new Uint8Array(16));
+      const digest = await derive(password, salt, iterations);
+      return `${PREFIX}$${iterations}$${base64url(salt)}$${base64url(digest)}`;
+    },
+    async verify(password, encoded) {
+      const [prefix, count, salt, expected] = encoded.split('$');
+      const rounds = Number(count);
+      if (prefix !== PREFIX || !salt || !expected || !Number.isInteger(rounds) || rounds < 1 || rounds > 10_000_000) {
+        return false;
+      }
+      const actual = await derive(password, fromBase64url(salt), rounds);
+      const wanted = fromBase64url(expected);
+      let diff = actual.length ^ wanted.length;
+      for (let i = 0; i < actual.length; i++) diff |= actual[i]! ^ (wanted[i] ?? 0);
+      return diff === 0;
+    },
+  };
+}

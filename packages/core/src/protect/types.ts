@@ -1,0 +1,35 @@
+import type { TokenFamily } from '../tokens/access-token.js';
+
+/** How a caller may prove who it is on a REST operation (seed §5). */
+export type AuthScheme = 'bearer' | 'session';
+
+/** What a REST operation accepts. */
+export interface AuthenticateOptions {
+  /** Accepted schemes, e.g. `['bearer', 'session']`. */
+  readonly schemes: readonly AuthScheme[];
+  /** Scopes a bearer token must carry (all of them); sessions carry every scope of their user. */
+  readonly scope?: string | readonly string[];
+}
+
+/** The authenticated caller of a REST operation. */
+export interface Caller {
+  /** The user (`sub`). */
+  readonly sub: string;
+  /** How the caller authenticated. */
+  readonly scheme: AuthScheme;
+  /** The OAuth client, for OAuth 2.0 bearer tokens. */
+  readonly clientId?: string;
+  /** Granted scopes (empty for sessions, which are not scope-limited). */
+  readonly scope: readonly string[];
+  /** Token family, for bearer tokens. */
+  readonly family?: TokenFamily;
+  /** Token id (`jti`) for bearer tokens. */
+  readonly tokenId?: string;
+  /** Expiry (epoch seconds) of the token or session. */
+  readonly expiresAt: number;
+}
+
+/** Outcome of `gatehouse.authenticate`: the caller, or a ready 401/403 response to send as is. */
+export type AuthenticationResult =
+  | { readonly ok: true; readonly caller: Caller }
+  | { readonly ok: false; readonly response: Response };

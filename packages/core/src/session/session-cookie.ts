@@ -1,0 +1,82 @@
+import { parse, serialize } from 'cookie';
+import type { Context } from '../context.js';
+import type { SessionRecord } from '../storage/types.js';
+import { hashSecret, randomSecret } from '../tokens/secrets.js';
+
+/** An active session, as read from a request. */
+export interface ActiveSession {
+  readonly record: SessionRecord;
+  /** Epoch ms when the session ends if left idle (or at its absolute end, whichever is first). */
+  readonly endsAt: number;
+}
+
+/** Cookie attributes: HttpOnly, SameSite=Lax, Path = instance path, Secure on https, no Domain. */
+function cookieAttributes(ctx: Context) {
+  return {
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    secure: ctx.secure,
+    path: ctx.basePath === '' ? '/' : ctx.basePath,
+  };
+}
+
+/**
+ * The session cookie value of a request, if any. With duplicated cookies the first wins (RFC 6265
+ * §5.4 orders the most specific path first).
+ */
+export function sessionCookieValue(ctx: Context, request: Request): string | undefined {
+  const header = request.headers.get('cookie');
+  if (!header) return undefined;
+  const value = parse(header)[ctx.session.cookieName];
+  return value && value.length <= 256 ? value : undefined;
+}
+
+/**
+ * The active session of a request: the cookie's hash found in the store, within the absolute and
+ * idle timeouts. Activity slides the idle timeout (touched at most once a minute to spare the store).
+ */
+export async function readSession(ctx: Context, request: Request): Promise<ActiveSession | null> {
+  const value = sessionCookieValue(ctx, request);
+  if (!value) return null;
+  const now = ctx.now();
+  const idHash = await hashSecret(value);
+  const record = await ctx.storage.sessions.findSession(idHash, now);
+  if (!record) return null;
+  const idleEnd = record.lastSeenAt + ctx.session.idleTimeout * 1000;
+  if (idleEnd <= now) {
+    await ctx.storage.sessions.deleteSession(idHash);
+    return null;
+  }
+  if (now - record.lastSeenAt > 60_000) await ctx.storage.sessions.touchSession(idHash, now);
+  const endsAt = Math.min(record.expiresAt, Math.max(idleEnd, now + ctx.session.idleTimeout * 1000));
+  return { record, endsAt };
+}
+
+/**
+ * Starts a new session for a user: always a fresh random id (never one the client proposed, so
+ * session fixation is impossible). Returns the `Set-Cookie` header value.
+ */
+export async function startSession(ctx: Context, userId: string): Promise<{ setCookie: string; record: SessionRecord }> {
+  const id = randomSecret(ctx.randomBytes);
+  const now = ctx.now();
+  const record: SessionRecord = {
+    idHash: await hashSecret(id),
+    userId,
+    createdAt: now,
+    lastSeenAt: now,
+    expiresAt: now + ctx.session.absoluteTimeout * 1000,
+  };
+  await ctx.storage.sessions.createSession(record);
+  const setCookie = serialize(ctx.session.cookieName, id, {
+    ...cookieAttributes(ctx),
+    maxAge: ctx.session.absoluteTimeout,
+  });
+  return { setCookie, record };
+}
+
+/** Ends the request's session (if any) and returns the `Set-Cookie` header that expires the cookie. */
+export async function endSession(ctx: Context, request: Request): Promise<string> {
+  const value = sessionCookieValue(ctx, request);
+  if (value) await ctx.storage.sessions.deleteSession(await hashSecret(value));
+  return serialize(ctx.session.cookieName, '', { ...cookieAttributes(ctx), maxAge: 0, expires: new Date(0) });
+}

@@ -1,0 +1,48 @@
+import { StorageUnavailableError } from '../errors.js';
+
+const TRUSTED = Symbol.for('gatehouse.storage.trusted');
+
+/** Marks a store as in-process and infallible (the memory engines), so it is used unguarded. */
+export function markTrusted<T extends object>(store: T): T {
+  Object.defineProperty(store, TRUSTED, { value: true });
+  return store;
+}
+
+/**
+ * Wraps every method of a store so that a rejection, a synchronous throw or a call slower than
+ * `timeoutMs` becomes a {@link StorageUnavailableError} (answered 503). A call that times out may
+ * still complete in the engine; the contract's atomic operations make that harmless.
+ */
+export function guardStore<T extends object>(store: T, timeoutMs: number): T {
+  if ((store as Record<symbol, unknown>)[TRUSTED]) return store;
+  const guarded: Record<string, unknown> = {};
+  for (const name of methodNames(store)) {
+    const method = (store as Record<string, unknown>)[name] as (...args: unknown[]) => unknown;
+    guarded[name] = (...args: unknown[]) => callGuarded(() => method.apply(store, args), timeoutMs);
+  }
+  return guarded as T;
+}
+
+function methodNames(store: object): string[] {
+  const names = new Set<string>();
+  for (let proto: object | null = store; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      if (name !== 'constructor' && typeof (store as Record<string, unknown>)[name] === 'function') names.add(name);
+    }
+  }
+  return [...names];
+}
+
+async function callGuarded(call: () => unknown, timeoutMs: number): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`storage call timed out after ${timeoutMs} ms`)), timeoutMs);
+    });
+    return await Promise.race([Promise.resolve().then(call), timeout]);
+  } catch (error) {
+    throw new StorageUnavailableError(error);
+  } finally {
+    clearTimeout(timer);
+  }
+}

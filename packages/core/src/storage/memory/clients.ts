@@ -1,0 +1,11 @@
+import type { ClientRecord, ClientStore } from '../types.js';
+
+/** A {@link ClientStore} over a fixed list of clients (configuration-defined clients, demos, tests). */
+export function memoryClientStore(clients: readonly ClientRecord[]): ClientStore {
+  const byId = new Map(clients.map((client) => [client.id, client]));
+  return {
+    async findClient(clientId) {
+      return byId.get(clientId) ?? null;
+    },
+  };
+}

@@ -1,0 +1,17 @@
+import type { ConsentRecord, ConsentStore } from '../types.js';
+import { markTrusted } from '../guard.js';
+import { ExpiringMap } from './expiring-map.js';
+
+/** In-memory {@link ConsentStore}: the embedded default, for one process. */
+export function memoryConsentStore(): ConsentStore {
+  const consents = new ExpiringMap<ConsentRecord>();
+  const key = (userId: string, clientId: string) => `${userId.length}:${userId}${clientId}`;
+  return markTrusted({
+    async findConsent(userId, clientId, now) {
+      return consents.get(key(userId, clientId), now) ?? null;
+    },
+    async saveConsent(record) {
+      consents.set(key(record.userId, record.clientId), record, 0);
+    },
+  });
+}

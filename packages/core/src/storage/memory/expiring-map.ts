@@ -1,0 +1,50 @@
+/**
+ * A Map whose entries carry an expiry (epoch ms). Expired entries are invisible to `get` and are
+ * swept incrementally on writes, so memory stays bounded by the live set without timers (which
+ * edge runtimes and test runners dislike).
+ */
+export class ExpiringMap<V extends { readonly expiresAt: number }> {
+  readonly #entries = new Map<string, V>();
+  #sweepCursor: IterableIterator<[string, V]> | undefined;
+
+  get(key: string, now: number): V | undefined {
+    const value = this.#entries.get(key);
+    if (value === undefined) return undefined;
+    if (value.expiresAt <= now) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return value;
+  }
+
+  set(key: string, value: V, now: number): void {
+    this.#entries.set(key, value);
+    this.#sweep(now);
+  }
+
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  values(): IterableIterator<V> {
+    return this.#entries.values();
+  }
+
+  /** Looks at a few entries per write and drops the expired ones. */
+  #sweep(now: number): void {
+    for (let i = 0; i < 4; i++) {
+      this.#sweepCursor ??= this.#entries.entries();
+      const next = this.#sweepCursor.next();
+      if (next.done) {
+        this.#sweepCursor = undefined;
+        return;
+      }
+      const [key, value] = next.value;
+      if (value.expiresAt <= now) this.#entries.delete(key);
+    }
+  }
+}

@@ -1,0 +1,23 @@
+import type { SessionRecord, SessionStore } from '../types.js';
+import { markTrusted } from '../guard.js';
+import { ExpiringMap } from './expiring-map.js';
+
+/** In-memory {@link SessionStore}: the embedded default, for one process. */
+export function memorySessionStore(): SessionStore {
+  const sessions = new ExpiringMap<SessionRecord>();
+  return markTrusted({
+    async createSession(record) {
+      sessions.set(record.idHash, record, record.createdAt);
+    },
+    async findSession(idHash, now) {
+      return sessions.get(idHash, now) ?? null;
+    },
+    async touchSession(idHash, lastSeenAt) {
+      const session = sessions.get(idHash, lastSeenAt);
+      if (session) sessions.set(idHash, { ...session, lastSeenAt }, lastSeenAt);
+    },
+    async deleteSession(idHash) {
+      sessions.delete(idHash);
+    },
+  });
+}

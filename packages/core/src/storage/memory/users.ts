@@ -1,0 +1,44 @@
+import type { PasswordHasher } from '../../passwords/password-hasher.js';
+import { pbkdf2Hasher } from '../../passwords/pbkdf2.js';
+import type { UserRecord, UserStore } from '../types.js';
+
+/** A user of {@link memoryUserStore}: a {@link UserRecord} plus its password hash. */
+export interface MemoryUser extends UserRecord {
+  readonly username: string;
+  /** Produced by the store's hasher (`await hasher.hash(password)`). */
+  readonly passwordHash: string;
+}
+
+/** Options of {@link memoryUserStore}. */
+export interface MemoryUserStoreOptions {
+  /** Verifies `passwordHash`. Default: {@link pbkdf2Hasher} with its default cost. */
+  readonly hasher?: PasswordHasher;
+}
+
+/**
+ * A {@link UserStore} over a fixed list of users, for demos and tests. Unknown usernames are
+ * verified against a dummy hash so that they take as long as a wrong password.
+ */
+export function memoryUserStore(users: readonly MemoryUser[], options: MemoryUserStoreOptions = {}): UserStore {
+  const hasher = options.hasher ?? pbkdf2Hasher();
+  const byUsername = new Map(users.map((user) => [user.username, user]));
+  const byId = new Map(users.map((user) => [user.id, user]));
+  let dummyHash: Promise<string> | undefined;
+  const toRecord = ({ passwordHash: _, ...user }: MemoryUser): UserRecord => user;
+
+  return {
+    async verifyPassword(username, password) {
+      const user = byUsername.get(username);
+      if (!user) {
+        dummyHash ??= hasher.hash('gatehouse-dummy-password');
+        await hasher.verify(password, await dummyHash);
+        return null;
+      }
+      return (await hasher.verify(password, user.passwordHash)) ? toRecord(user) : null;
+    },
+    async findUser(userId) {
+      const user = byId.get(userId);
+      return user ? toRecord(user) : null;
+    },
+  };
+}

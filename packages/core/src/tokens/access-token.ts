@@ -1,0 +1,130 @@
+import { decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
+import type { Context } from '../context.js';
+import { base64url } from './encoding.js';
+
+/** Which issuing path produced an access token. */
+export type TokenFamily = 'oauth2' | 'auth_api';
+
+/** What an access token says, once verified. */
+export interface AccessTokenClaims {
+  readonly family: TokenFamily;
+  /** The user. */
+  readonly sub: string;
+  /** The OAuth client (absent for Auth API tokens, which no client requested). */
+  readonly clientId?: string;
+  /** Space-separated scope (may be empty). */
+  readonly scope: string;
+  /** Token id (`jti`), the handle of single-token revocation. */
+  readonly jti: string;
+  /** The grant the token belongs to (`gid`), the handle of grant revocation. */
+  readonly grantId?: string;
+  /** Epoch seconds. */
+  readonly iat: number;
+  /** Epoch seconds. */
+  readonly exp: number;
+}
+
+/** What to put in a new access token. */
+export interface AccessTokenGrant {
+  readonly family: TokenFamily;
+  readonly sub: string;
+  readonly clientId?: string;
+  readonly scope: string;
+  readonly grantId?: string;
+  /** Lifetime in seconds. */
+  readonly ttl: number;
+}
+
+/** A freshly signed access token. */
+export interface SignedAccessToken {
+  readonly token: string;
+  readonly claims: AccessTokenClaims;
+}
+
+/**
+ * Signs an access token as a JWT per RFC 9068: header `typ: at+jwt` and `kid`; claims `iss`, `sub`,
+ * `aud`, `client_id`, `scope`, `iat`, `exp`, `jti`, plus Gatehouse's `token_family` and `gid`.
+ */
+export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Promise<SignedAccessToken> {
+  const iat = Math.floor(ctx.now() / 1000);
+  const exp = iat + grant.ttl;
+  const jti = base64url(ctx.randomBytes(16));
+  const payload: Record<string, unknown> = { token_family: grant.family, scope: grant.scope };
+  if (grant.clientId !== undefined) payload.client_id = grant.clientId;
+  if (grant.grantId !== undefined) payload.gid = grant.grantId;
+  const token = await new SignJWT(payload)
+    .setProtectedHeader({ alg: ctx.keys.algorithm, typ: 'at+jwt', kid: ctx.keys.signingKid })
+    .setIssuer(ctx.issuer)
+    .setSubject(grant.sub)
+    .setAudience(ctx.audience)
+    .setIssuedAt(iat)
+    .setExpirationTime(exp)
+    .setJti(jti)
+    .sign(ctx.keys.signingKey);
+  return {
+    token,
+    claims: { family: grant.family, sub: grant.sub, clientId: grant.clientId, scope: grant.scope, jti, grantId: grant.grantId, iat, exp },
+  };
+}
+
+/**
+ * Verifies an access token's signature (by `kid`, with the instance algorithm only: never `none`),
+ * `typ` (`at+jwt`, so ID tokens and other JWTs are refused, RFC 9068 §4), issuer, audience and
+ * lifetime (with the configured clock tolerance), and shape. Returns `null` for anything invalid.
+ * Does **not** consult revocation: see {@link isAccessTokenActive}.
+ */
+export async function verifyAccessTokenSignature(ctx: Context, token: string): Promise<AccessTokenClaims | null> {
+  if (token.length > 8192) return null;
+  let kid: string | undefined;
+  try {
+    kid = decodeProtectedHeader(token).kid;
+  } catch {
+    return null;
+  }
+  const key = kid === undefined ? undefined : ctx.keys.verificationKeys.get(kid);
+  if (!key) return null;
+  try {
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: [ctx.keys.algorithm],
+      typ: 'at+jwt',
+      issuer: ctx.issuer,
+      audience: ctx.audience,
+      clockTolerance: ctx.clockToleranceSeconds,
+      currentDate: new Date(ctx.now()),
+      requiredClaims: ['sub', 'exp', 'iat', 'jti'],
+    });
+    const family = payload.token_family;
+    const scope = payload.scope ?? '';
+    const clientId = payload.client_id;
+    const grantId = payload.gid;
+    if (family !== 'oauth2' && family !== 'auth_api') return null;
+    if (typeof scope !== 'string' || typeof payload.sub !== 'string' || typeof payload.jti !== 'string') return null;
+    if (clientId !== undefined && typeof clientId !== 'string') return null;
+    if (grantId !== undefined && typeof grantId !== 'string') return null;
+    if (family === 'oauth2' && clientId === undefined) return null;
+    return {
+      family,
+      sub: payload.sub,
+      clientId,
+      scope,
+      jti: payload.jti,
+      grantId,
+      iat: payload.iat!,
+      exp: payload.exp!,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** Verifies an access token fully: signature and claims, then revocation (of the token or its grant). */
+export async function verifyAccessToken(ctx: Context, token: string): Promise<AccessTokenClaims | null> {
+  const claims = await verifyAccessTokenSignature(ctx, token);
+  if (!claims) return null;
+  return (await isAccessTokenActive(ctx, claims)) ? claims : null;
+}
+
+/** Whether a signature-verified token is still unrevoked. */
+export async function isAccessTokenActive(ctx: Context, claims: AccessTokenClaims): Promise<boolean> {
+  return !(await ctx.storage.grants.isRevoked(claims.jti, claims.grantId, ctx.now()));
+}

@@ -1,0 +1,49 @@
+import { base64url, utf8 } from './encoding.js';
+
+/** Source of cryptographically secure random bytes (injectable for tests). */
+export type RandomBytes = (length: number) => Uint8Array;
+
+/** Web Crypto's CSPRNG, available on every runtime Gatehouse supports. */
+export const webRandomBytes: RandomBytes = (length) => crypto.getRandomValues(new Uint8Array(length));
+
+/**
+ * A new opaque secret (code, refresh token, session id, CSRF token): 256 random bits, base64url.
+ * 256 bits leaves no room for guessing even at billions of attempts per second.
+ */
+export function randomSecret(randomBytes: RandomBytes = webRandomBytes, bytes = 32): string {
+  return base64url(randomBytes(bytes));
+}
+
+/**
+ * The form in which a secret is stored and looked up: SHA-256, base64url. Secrets are high-entropy
+ * random values, so a fast unsalted hash is enough to make a stolen table useless.
+ */
+export async function hashSecret(secret: string): Promise<string> {
+  return base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', utf8(secret))));
+}
+
+/**
+ * Compares two strings in time that does not depend on where they differ. Both sides are hashed
+ * first, so the comparison also hides their lengths.
+ */
+export async function timingSafeEqual(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([
+    crypto.subtle.digest('SHA-256', utf8(a)),
+    crypto.subtle.digest('SHA-256', utf8(b)),
+  ]);
+  const left = new Uint8Array(x);
+  const right = new Uint8Array(y);
+  let diff = 0;
+  for (let i = 0; i < left.length; i++) diff |= left[i]! ^ right[i]!;
+  return diff === 0;
+}
+
+/** Hash to store in {@link ClientRecord.secretHash} for a client secret. */
+export function hashClientSecret(secret: string): Promise<string> {
+  return hashSecret(secret);
+}
+
+/** A new client secret: 256 random bits, base64url. */
+export function generateClientSecret(): string {
+  return randomSecret();
+}
