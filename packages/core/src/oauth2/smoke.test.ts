@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { issueTokens, testInstance } from './fixtures';
+import { issueTokens, testInstance } from '../../test/fixtures';
 
 describe('smoke', () => {
   it('exchanges a minted code for a token set', async () => {
