@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { basic, ISSUER, issueTokens, post, testInstance } from '../../test/fixtures';
+
+const DEMO_BASIC = { Authorization: basic('demo-client', 'demo-secret') };
+
+describe('introspection endpoint (RFC 7662)', () => {
+  it('describes an active access token', async () => {
+    const t = await testInstance();
+    const { access_token } = await issueTokens(t);
+    const response = await t.gatehouse.fetch(
+      post('/oauth2/v1/introspect', { token: access_token }, DEMO_BASIC),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    const body = await response.json();
+    const now = Math.floor(t.clock.now() / 1000);
+    expect(body).toMatchObject({
+      active: true,
+      token_type: 'Bearer',
+      client_id: 'demo-client',
+      sub: 'user-1',
+      scope: 'read write',
+      iss: ISSUER,
+      iat: now,
+      exp: now + 3600,
+    });
+  });
+
+  it('describes an active refresh token', async () => {
+    const t = await testInstance();
+    const { refresh_token } = await issueTokens(t);
+    const body = await (
+      await t.gatehouse.fetch(post('/oauth2/v1/introspect', { token: refresh_token }, DEMO_BASIC))
+    ).json();
+    expect(body).toMatchObject({
+      active: true,
+      token_type: 'refresh_token',
+      client_id: 'demo-client',
+      sub: 'user-1',
+    });
+  });
+
+  it('answers exactly {"active": false} for expired, revoked, unknown and foreign tokens', async () => {
+    const t = await testInstance();
+    const { access_token } = await issueTokens(t);
+    const introspect = async (token: string, headers = DEMO_BASIC) =>
+      (await t.gatehouse.fetch(post('/oauth2/v1/introspect', { token }, headers))).text();
+
+    expect(await introspect('garbage')).toBe('{"active":false}');
+    expect(await introspect(access_token, { Authorization: basic('other-client', 'other-secret') })).toBe(
+      '{"active":false}',
+    );
+    t.clock.advance(3600 + 6);
+    expect(await introspect(access_token)).toBe('{"active":false}');
+
+    const fresh = await issueTokens(t);
+    await t.gatehouse.fetch(post('/oauth2/v1/revoke', { token: fresh.access_token }, DEMO_BASIC));
+    expect(await introspect(fresh.access_token)).toBe('{"active":false}');
+  });
+
+  it('is for confidential clients only', async () => {
+    const t = await testInstance();
+    const { access_token } = await issueTokens(t);
+    const anonymous = await t.gatehouse.fetch(post('/oauth2/v1/introspect', { token: access_token }));
+    expect(anonymous.status).toBe(401);
+    const publicClient = await t.gatehouse.fetch(
+      post('/oauth2/v1/introspect', { token: access_token, client_id: 'demo-spa' }),
+    );
+    expect(publicClient.status).toBe(403);
+    expect((await publicClient.json()).error).toBe('unauthorized_client');
+  });
+});
