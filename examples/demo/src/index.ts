@@ -13,6 +13,19 @@ import {
   memoryUserStore,
   pbkdf2Hasher,
 } from '@gatehouse/core';
+import { storageFromEnv } from './storage.js';
+
+export { type DemoStorage, type DemoStoreEngine, storageFromEnv } from './storage.js';
+
+export {
+  demoApi,
+  readTicketLimit,
+  SAMPLE_TICKETS_PER_CALLER,
+  sampleTickets,
+  TICKET_LIMIT,
+  type Ticket,
+  type TicketList,
+} from './tickets.js';
 
 /** The seeded credentials, printed on start and used by the tests. */
 export const DEMO = {
@@ -62,6 +75,8 @@ export async function createDemo(options: DemoOptions): Promise<Demo> {
   (options.warn ?? console.warn)(
     'gatehouse demo: using an ephemeral signing key; tokens stop verifying when the process restarts. Pass `keys` in production.',
   );
+  // `GATEHOUSE_STORE` picks the engine (memory by default) unless the caller passes its own stores.
+  const storage = options.overrides?.storage ?? (await storageFromEnv());
   const gatehouse = createGatehouse({
     issuer,
     keys: [await generateKeys()],
@@ -96,6 +111,7 @@ export async function createDemo(options: DemoOptions): Promise<Demo> {
     ),
     scopes: ['openid', 'profile', 'tickets:read', 'offline_access'],
     cors: { allowedOrigins: options.allowedOrigins ?? [] },
+    storage,
     ...options.overrides,
   });
   await gatehouse.ready();
@@ -110,5 +126,6 @@ export function describeDemo(demo: Demo): string {
     `  OAuth client:   ${DEMO.client.id} / ${DEMO.client.secret} (confidential), ${DEMO.publicClient.id} (public, PKCE)`,
     `  redirect URI:   ${demo.redirectUri}`,
     `  user:           ${DEMO.user.username} / ${DEMO.user.password}`,
+    `  tickets API:    POST ${demo.issuer}/api/v1/tickets (bearer or session)`,
   ].join('\n');
 }

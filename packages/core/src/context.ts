@@ -3,6 +3,7 @@ import type { CorsOptions, UiOptions } from './options.js';
 import type { ClientStore, GatehouseStorage, UserStore } from './storage/types.js';
 import type { KeySet } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
+import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';
 
 /**
  * Everything a handler needs, resolved and validated once by `createGatehouse`. Internal: handlers
@@ -49,4 +50,6 @@ export interface Context {
   readonly logger: Logger;
   /** The realm of `WWW-Authenticate` challenges: the issuer. */
   readonly realm: string;
+  /** Verified access tokens of this instance (stateless checks only: revocation is always consulted). */
+  readonly verifiedTokens: VerifiedTokenCache;
 }

@@ -1,3 +1,5 @@
+import type { Logger } from './events.js';
+
 /**
  * The one error model. Handlers throw a {@link ProtocolError}; the router turns it into a response
  * with {@link ProtocolError.toResponse}. Nothing else builds error JSON.
@@ -23,6 +25,7 @@ export type ProtocolErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'too_many_requests'
+  | 'unauthorized'
   | 'forbidden';
 
 /** Options of {@link ProtocolError}. */
@@ -75,6 +78,20 @@ export class StorageUnavailableError extends ProtocolError {
       cause,
     });
   }
+}
+
+/**
+ * The one conversion of anything thrown while answering a request into a response: a
+ * {@link ProtocolError} gives its own answer (logged when it is a 5xx), anything else is a bug,
+ * logged and answered with a bare 500 that reveals nothing.
+ */
+export function errorResponse(error: unknown, logger: Logger): Response {
+  if (error instanceof ProtocolError) {
+    if (error.status >= 500) logger.error(`gatehouse: ${error.description}`, error.cause);
+    return error.toResponse();
+  }
+  logger.error('gatehouse: unexpected error', error);
+  return new ProtocolError('server_error', 'The server could not complete the request.', { status: 500 }).toResponse();
 }
 
 /** Thrown by {@link createGatehouse} for options that cannot work, with a precise message. */

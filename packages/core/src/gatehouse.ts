@@ -1,10 +1,15 @@
+import { authApiRoutes } from './auth-api/routes.js';
 import type { Context } from './context.js';
-import { ProtocolError } from './errors.js';
+import { errorResponse, ProtocolError } from './errors.js';
+import { isPreflight, preflightResponse, withCors } from './http/cors.js';
 import { type Route, Router } from './http/router.js';
 import { authorizationServerMetadata } from './oauth2/metadata.js';
 import { oauth2Routes } from './oauth2/routes.js';
 import type { GatehouseOptions } from './options.js';
+import { acceptedSchemes, authenticateRequest } from './protect/authenticate.js';
+import type { AuthenticateOptions, AuthenticationResult } from './protect/types.js';
 import { resolveOptions, toContext } from './resolve-options.js';
+import { sessionRoutes } from './session/routes.js';
 import { importKeySet } from './tokens/keys.js';
 
 /** One Gatehouse instance (one issuer). */
@@ -25,6 +30,26 @@ export interface Gatehouse {
   ready(): Promise<void>;
   /** The RFC 8414 metadata document. */
   metadata(): Record<string, unknown>;
+  /**
+   * Who calls one of the host's own REST operations, by the schemes it accepts (seed §5): a bearer
+   * access token (either family, checked against `scope`) and/or the session cookie (counted only
+   * from the instance's origin or an allowed origin; cross-site state-changing requests get 403).
+   * Resolves to the caller, or to the ready 400/401/403 (or 503) response to send as is; never
+   * rejects except with `TypeError` for options naming no or unknown schemes. See `defineOperations`
+   * for a whole route table with CORS.
+   */
+  authenticate(request: Request, options: AuthenticateOptions): Promise<AuthenticationResult>;
+  /**
+   * Adds the CORS headers for the request's `Origin` to a response of the host's own API:
+   * `Vary: Origin` always, and for an allowed origin (the issuer's, `cors.allowedOrigins`, or a
+   * client's `allowedOrigins`) its exact echo with `Access-Control-Allow-Credentials: true`.
+   */
+  cors(request: Request, response: Response): Promise<Response>;
+  /**
+   * The answer to a CORS preflight (`OPTIONS` with `Access-Control-Request-Method`) for an operation
+   * accepting `methods`, or `undefined` when the request is no preflight.
+   */
+  preflight(request: Request, methods: readonly string[]): Promise<Response | undefined>;
 }
 
 /** Creates an instance. Throws `ConfigurationError` for unusable options. */
@@ -34,7 +59,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     toContext(resolved, keys),
   );
   contextPromise.catch((error) => resolved.logger.error('gatehouse: keys could not be imported', error));
-  const routes: Route[] = [...oauth2Routes(resolved)];
+  const routes: Route[] = [...oauth2Routes(resolved), ...authApiRoutes(resolved), ...sessionRoutes(resolved)];
   const router = new Router(routes);
   const rootMetadataPath = `/.well-known/oauth-authorization-server${resolved.basePath}`;
 
@@ -67,12 +92,31 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       try {
         return await answer(request);
       } catch (error) {
-        if (error instanceof ProtocolError) {
-          if (error.status >= 500) resolved.logger.error(`gatehouse: ${error.description}`, error.cause);
-          return error.toResponse();
-        }
-        resolved.logger.error('gatehouse: unexpected error', error);
-        return new ProtocolError('server_error', 'The server could not complete the request.', { status: 500 }).toResponse();
+        return errorResponse(error, resolved.logger);
+      }
+    },
+    async authenticate(request, options) {
+      acceptedSchemes(options); // a programming error rejects rather than becoming a 500 response
+      try {
+        const ctx = await contextPromise;
+        return { ok: true, caller: await authenticateRequest(ctx, request, options) };
+      } catch (error) {
+        return { ok: false, response: errorResponse(error, resolved.logger) };
+      }
+    },
+    async cors(request, response) {
+      try {
+        return await withCors(await contextPromise, request, response);
+      } catch (error) {
+        return errorResponse(error, resolved.logger);
+      }
+    },
+    async preflight(request, methods) {
+      if (!isPreflight(request)) return undefined;
+      try {
+        return await preflightResponse(await contextPromise, request, methods);
+      } catch (error) {
+        return errorResponse(error, resolved.logger);
       }
     },
     handles(input) {

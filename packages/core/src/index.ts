@@ -3,6 +3,7 @@
  * functions of Web `Request` → `Response`. Runtime-neutral: no Node.js built-ins in this entry.
  * @packageDocumentation
  */
+export { AUTH_API_ENDPOINTS } from './auth-api/endpoints.js';
 export type { Context } from './context.js';
 export {
   ConfigurationError,
@@ -13,6 +14,8 @@ export {
 } from './errors.js';
 export type { GatehouseEvent, Logger } from './events.js';
 export { createGatehouse, type Gatehouse } from './gatehouse.js';
+export { clientAddressOf, setClientAddress } from './http/client-address.js';
+export { readBodyText } from './http/body.js';
 export type { Handler, Route } from './http/router.js';
 export { authorizationServerMetadata, ENDPOINTS } from './oauth2/metadata.js';
 export type {
@@ -26,6 +29,14 @@ export type {
 export type { PasswordHasher } from './passwords/password-hasher.js';
 export { type Pbkdf2HasherOptions, pbkdf2Hasher } from './passwords/pbkdf2.js';
 export type { AuthenticateOptions, AuthenticationResult, AuthScheme, Caller } from './protect/types.js';
+export {
+  defineOperations,
+  type Operation,
+  type OperationHandler,
+  type OperationMethod,
+  type OperationsHandler,
+  type OperationTable,
+} from './protect/operations.js';
 export { memoryClientStore } from './storage/memory/clients.js';
 export { memoryConsentStore } from './storage/memory/consents.js';
 export { memoryGrantStore } from './storage/memory/grants.js';
@@ -36,6 +47,11 @@ export type * from './storage/types.js';
 export type { AccessTokenClaims, TokenFamily } from './tokens/access-token.js';
 export { generateKeys, type PrivateJwk, type SigningAlgorithm } from './tokens/keys.js';
 export { generateClientSecret, hashClientSecret, hashSecret } from './tokens/secrets.js';
+export { defaultConsentPage } from './ui/consent-page.js';
+export { defaultErrorPage } from './ui/error-page.js';
+export { escapeHtml } from './ui/escape.js';
+export { defaultLoginPage } from './ui/login-page.js';
+export { defaultLogoutPage } from './ui/logout-page.js';
 export type {
   ConsentPageModel,
   ConsentPageRenderer,

@@ -117,8 +117,9 @@ export interface RateLimitOptions {
   /** Window length. Default 900 (15 minutes). */
   readonly windowSeconds?: number;
   /**
-   * How to find the client address of a request. Default: none is known, and only the per-username
-   * limit applies. Adapters pass the socket address (honouring their framework's proxy settings).
+   * How to find the client address of a request. Default: the address the adapter recorded with
+   * `setClientAddress` (the socket address, honouring the framework's proxy settings); when none was
+   * recorded, only the per-username limit applies.
    */
   readonly clientAddress?: (request: Request) => string | undefined;
 }

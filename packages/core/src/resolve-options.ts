@@ -1,5 +1,6 @@
 import type { Context } from './context.js';
 import { ConfigurationError } from './errors.js';
+import { clientAddressOf } from './http/client-address.js';
 import type { GatehouseOptions } from './options.js';
 import { guardStore } from './storage/guard.js';
 import { memoryConsentStore } from './storage/memory/consents.js';
@@ -10,6 +11,7 @@ import type { GatehouseStorage } from './storage/types.js';
 import type { KeySet } from './tokens/keys.js';
 import { checkKeys } from './tokens/keys.js';
 import { webRandomBytes } from './tokens/secrets.js';
+import { VerifiedTokenCache } from './tokens/verified-token-cache.js';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -102,8 +104,9 @@ export function resolveOptions(options: GatehouseOptions): ResolvedOptions {
     basePath,
     secure: url.protocol === 'https:',
     audience: options.audience ?? `${issuer}/api/v1`,
-    clients: options.clients,
-    users: options.users,
+    // Host stores too: a failing or hanging user/client lookup is a 503, never a 500 or a stuck request.
+    clients: guardStore(options.clients, timeoutMs),
+    users: guardStore(options.users, timeoutMs),
     storage,
     scopes,
     defaultScope,
@@ -125,7 +128,7 @@ export function resolveOptions(options: GatehouseOptions): ResolvedOptions {
       maxFailuresPerUsername: count('rateLimit.maxFailuresPerUsername', options.rateLimit?.maxFailuresPerUsername, 5),
       maxFailuresPerAddress: count('rateLimit.maxFailuresPerAddress', options.rateLimit?.maxFailuresPerAddress, 50),
       windowSeconds: lifetime('rateLimit.windowSeconds', options.rateLimit?.windowSeconds, 900),
-      clientAddress: options.rateLimit?.clientAddress ?? (() => undefined),
+      clientAddress: options.rateLimit?.clientAddress ?? clientAddressOf,
     },
     cors: {
       allowedOrigins: options.cors?.allowedOrigins ?? [],
@@ -145,6 +148,7 @@ export function resolveOptions(options: GatehouseOptions): ResolvedOptions {
     },
     logger,
     realm: issuer,
+    verifiedTokens: new VerifiedTokenCache(),
   };
 }
 

@@ -83,6 +83,26 @@ export function basic(id: string, secret: string): string {
   return `Basic ${btoa(`${enc(id)}:${enc(secret)}`)}`;
 }
 
+/** Basic credentials header for a user (RFC 7617: UTF-8, not form-urlencoded), as the Auth API takes them. */
+export function userBasic(username: string, password: string): string {
+  const bytes = new TextEncoder().encode(`${username}:${password}`);
+  return `Basic ${btoa(String.fromCharCode(...bytes))}`;
+}
+
+/** Obtains an Auth API token (`POST /auth/v1/token`) for the demo user. */
+export async function authApiToken(t: TestInstance, username = 'demo', password = 'demo-password'): Promise<string> {
+  const response = await t.gatehouse.fetch(
+    new Request(`${ISSUER}/auth/v1/token`, { method: 'POST', headers: { Authorization: userBasic(username, password) } }),
+  );
+  if (response.status !== 200) throw new Error(`Auth API token failed: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/** A POST without a body to a path below the issuer, presenting `token` as the bearer. */
+export function bearerPost(path: string, token: string): Request {
+  return new Request(ISSUER + path, { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
+}
+
 /** A POST with a form body to a path below the issuer. */
 export function post(path: string, form: Record<string, string> | string, headers: Record<string, string> = {}): Request {
   const body = typeof form === 'string' ? form : new URLSearchParams(form).toString();

@@ -37,6 +37,40 @@ export function isForeignBrowserRequest(
     if (origin !== ctx.issuerOrigin && !allowed(origin)) return true;
   }
   const site = request.headers.get('sec-fetch-site');
-  if (site === 'cross-site' || site === 'same-site') return origin === null || (origin !== ctx.issuerOrigin && !allowed(origin));
+  if (site === 'cross-site' || site === 'same-site')
+    return origin === null || (origin !== ctx.issuerOrigin && !allowed(origin));
   return false;
+}
+
+/**
+ * Whether `origin` may make credentialed requests (CORS with cookies, session-authenticated API
+ * calls): the issuer's own origin, an origin of `cors.allowedOrigins`, or an origin some client
+ * registered in `allowedOrigins` (asked of `ClientStore.isOriginAllowed` only when the static list
+ * does not have it). Comparison is exact string equality on the serialized origin (RFC 6454 §6.2),
+ * so `https://allowed.example.evil.com` or `https://evilallowed.example` never match
+ * `https://allowed.example`; the opaque origin `"null"` is never allowed. Nothing is cached across
+ * requests, so a client store change applies to the next request. A failing client store rejects
+ * with `StorageUnavailableError` (the client store is guarded).
+ */
+export async function isAllowedOrigin(
+  ctx: Pick<Context, 'issuerOrigin' | 'cors' | 'clients'>,
+  origin: string,
+): Promise<boolean> {
+  if (origin === ctx.issuerOrigin) return true;
+  if (origin === 'null' || origin.length > 2048) return false;
+  if (ctx.cors.allowedOrigins.includes(origin)) return true;
+  return ctx.clients.isOriginAllowed ? ctx.clients.isOriginAllowed(origin) : false;
+}
+
+/**
+ * The request's `Origin` when it is allowed ({@link isAllowedOrigin}), else `null`: the value a
+ * CORS response may echo in `Access-Control-Allow-Origin`.
+ */
+export async function allowedRequestOrigin(
+  ctx: Pick<Context, 'issuerOrigin' | 'cors' | 'clients'>,
+  request: Request,
+): Promise<string | null> {
+  const origin = requestOrigin(request);
+  if (origin === null) return null;
+  return (await isAllowedOrigin(ctx, origin)) ? origin : null;
 }

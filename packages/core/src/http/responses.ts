@@ -7,7 +7,7 @@ export const NO_STORE_HEADERS: Readonly<Record<string, string>> = {
 /** A JSON response. */
 export function jsonResponse(body: unknown, init: { status?: number; headers?: HeadersInit } = {}): Response {
   const headers = new Headers(init.headers);
-  headers.set('Content-Type', 'application/json;charset=UTF-8');
+  if (!headers.has('Content-Type')) headers.set('Content-Type', 'application/json;charset=UTF-8');
   return new Response(JSON.stringify(body), { status: init.status ?? 200, headers });
 }
 

@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
-import { ProtocolError } from '../errors.js';
+import { errorResponse, ProtocolError } from '../errors.js';
+import { isPreflight, preflightResponse, withCors } from './cors.js';
 
 /** Answers one method of one route. `url` is the request URL, already parsed. */
 export type Handler = (request: Request, ctx: Context, url: URL) => Promise<Response>;
@@ -9,6 +10,11 @@ export interface Route {
   /** E.g. `/oauth2/v1/token`. */
   readonly path: string;
   readonly methods: Readonly<Partial<Record<'GET' | 'POST' | 'OPTIONS', Handler>>>;
+  /**
+   * Browsers may call it cross-origin (http/cors.ts): preflights are answered, and every response,
+   * errors included, carries the CORS headers for an allowed origin. Never on `/authorize`.
+   */
+  readonly cors?: true;
 }
 
 /**
@@ -32,6 +38,21 @@ export class Router {
   async dispatch(path: string, request: Request, ctx: Context, url: URL): Promise<Response> {
     const route = this.#routes.get(path);
     if (!route) throw new ProtocolError('not_found', 'No such endpoint.', { status: 404 });
+    if (!route.cors) return this.#answer(route, request, ctx, url);
+    if (!route.methods.OPTIONS && isPreflight(request)) {
+      return preflightResponse(ctx, request, Object.keys(route.methods));
+    }
+    let response: Response;
+    try {
+      response = await this.#answer(route, request, ctx, url);
+    } catch (error) {
+      // Converted here rather than in `fetch` so that a browser can read the error (e.g. invalid_grant).
+      response = errorResponse(error, ctx.logger);
+    }
+    return withCors(ctx, request, response);
+  }
+
+  async #answer(route: Route, request: Request, ctx: Context, url: URL): Promise<Response> {
     const method = request.method.toUpperCase();
     const handler = route.methods[(method === 'HEAD' ? 'GET' : method) as keyof Route['methods']];
     if (!handler) {

@@ -12,11 +12,21 @@ export interface ScryptHasherOptions {
 }
 
 const PREFIX = 'scrypt';
+/** Bounds on stored parameters, so that a forged hash cannot make verification stall or exhaust memory. */
+const MAX_COST = 2 ** 20;
+const MAX_BLOCK_SIZE = 32;
+const MAX_PARALLELIZATION = 16;
+/** scrypt needs about 128·N·r bytes. */
+const MAX_MEMORY = 256 * 1024 * 1024;
 
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFC'), salt, 32, { ...options, maxmem: 256 * 1024 * 1024 }, (error, key) =>
-      error ? reject(error) : resolve(key),
+    scrypt(
+      password.normalize('NFC'),
+      salt,
+      32,
+      { ...options, maxmem: MAX_MEMORY + 1024 * 1024 },
+      (error, key) => (error ? reject(error) : resolve(key)),
     );
   });
 }
@@ -30,7 +40,19 @@ export function scryptHasher(options: ScryptHasherOptions = {}): PasswordHasher 
   const N = options.cost ?? 2 ** 15;
   const r = options.blockSize ?? 8;
   const p = options.parallelization ?? 1;
-  if (!Number.isInteger(Math.log2(N)) || N < 2) throw new TypeError('scryptHasher: cost must be a power of two greater than 1');
+  // The same bounds as `verify` enforces on stored hashes, so every hash this makes can be verified.
+  if (!Number.isInteger(N) || !Number.isInteger(Math.log2(N)) || N < 2 || N > MAX_COST) {
+    throw new TypeError(`scryptHasher: cost must be a power of two between 2 and ${MAX_COST}`);
+  }
+  if (!Number.isInteger(r) || r < 1 || r > MAX_BLOCK_SIZE)
+    throw new TypeError(`scryptHasher: blockSize must be a whole number between 1 and ${MAX_BLOCK_SIZE}`);
+  if (!Number.isInteger(p) || p < 1 || p > MAX_PARALLELIZATION) {
+    throw new TypeError(
+      `scryptHasher: parallelization must be a whole number between 1 and ${MAX_PARALLELIZATION}`,
+    );
+  }
+  if (128 * N * r > MAX_MEMORY)
+    throw new TypeError('scryptHasher: cost × blockSize needs more than 256 MiB of memory');
   return {
     async hash(password) {
       const salt = randomBytes(16);
@@ -40,8 +62,14 @@ export function scryptHasher(options: ScryptHasherOptions = {}): PasswordHasher 
     async verify(password, encoded) {
       const [prefix, n, rr, pp, salt, expected] = encoded.split('$');
       const params = { N: Number(n), r: Number(rr), p: Number(pp) };
-      if (prefix !== PREFIX || !salt || !expected || !Object.values(params).every((v) => Number.isInteger(v) && v > 0)) return false;
-      if (params.N > 2 ** 20 || params.r > 32 || params.p > 16) return false;
+      if (
+        prefix !== PREFIX ||
+        !salt ||
+        !expected ||
+        !Object.values(params).every((v) => Number.isInteger(v) && v > 0)
+      )
+        return false;
+      if (params.N > MAX_COST || params.r > MAX_BLOCK_SIZE || params.p > MAX_PARALLELIZATION) return false;
       const wanted = Buffer.from(expected, 'base64url');
       try {
         const actual = await derive(password, Buffer.from(salt, 'base64url'), params);

@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { invalidClient, invalidRequest } from '../errors.js';
-import type { Params } from '../http/form.js';
 import { parseBasicAuth } from '../http/basic-auth.js';
+import type { Params } from '../http/form.js';
 import type { ClientRecord } from '../storage/types.js';
 import { hashSecret, timingSafeEqual } from '../tokens/secrets.js';
 
@@ -19,20 +19,28 @@ export interface AuthenticatedClient {
  * (`client_secret_post`) is not supported. Unknown client and wrong secret fail identically
  * (401 `invalid_client` with a Basic challenge), after the same amount of hashing.
  */
-export async function authenticateClient(ctx: Context, request: Request, params: Params): Promise<AuthenticatedClient> {
+export async function authenticateClient(
+  ctx: Context,
+  request: Request,
+  params: Params,
+): Promise<AuthenticatedClient> {
   const basic = parseBasicAuth(request.headers.get('authorization'), { formEncoded: true });
   const bodyClientId = params.get('client_id');
   if (params.has('client_secret')) {
-    throw invalidRequest('Send client credentials with HTTP Basic authentication, not client_secret in the body.');
+    throw invalidRequest(
+      'Send client credentials with HTTP Basic authentication, not client_secret in the body.',
+    );
   }
   if (basic) {
     if (bodyClientId !== undefined && bodyClientId !== basic.username) {
       throw invalidRequest('The client_id in the body differs from the authenticated client.');
     }
-    if (bodyClientId !== undefined) throw invalidRequest('Use exactly one client authentication method (RFC 6749 §2.3).');
+    if (bodyClientId !== undefined)
+      throw invalidRequest('Use exactly one client authentication method (RFC 6749 §2.3).');
     const client = await ctx.clients.findClient(basic.username);
     const presented = await hashSecret(basic.password);
-    const expected = client?.type === 'confidential' && client.secretHash ? client.secretHash : presented.replace(/./g, '-');
+    const expected =
+      client?.type === 'confidential' && client.secretHash ? client.secretHash : presented.replace(/./g, '-');
     const matches = await timingSafeEqual(presented, expected);
     if (!client || client.type !== 'confidential' || !matches) throw invalidClient(ctx.realm);
     return { client, method: 'client_secret_basic' };

@@ -35,7 +35,9 @@ export async function introspectEndpoint(request: Request, ctx: Context): Promis
   const params = await readForm(request, ctx.maxBodyBytes);
   const { client, method } = await authenticateClient(ctx, request, params);
   if (method === 'none') {
-    throw new ProtocolError('unauthorized_client', 'Only confidential clients may introspect tokens.', { status: 403 });
+    throw new ProtocolError('unauthorized_client', 'Only confidential clients may introspect tokens.', {
+      status: 403,
+    });
   }
   const token = params.require('token');
   params.get('token_type_hint');

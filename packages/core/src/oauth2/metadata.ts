@@ -1,6 +1,6 @@
 import type { Context } from '../context.js';
-import type { Route } from '../http/router.js';
 import { jsonResponse } from '../http/responses.js';
+import type { Route } from '../http/router.js';
 
 /** Endpoints relative to the issuer. */
 export const ENDPOINTS = {
@@ -13,7 +13,9 @@ export const ENDPOINTS = {
 } as const;
 
 /** The RFC 8414 §2 authorization server metadata of an instance. */
-export function authorizationServerMetadata(ctx: Pick<Context, 'issuer' | 'scopes'>): Record<string, unknown> {
+export function authorizationServerMetadata(
+  ctx: Pick<Context, 'issuer' | 'scopes'>,
+): Record<string, unknown> {
   const at = (path: string) => ctx.issuer + path;
   const clientAuth = ['client_secret_basic', 'none'];
   return {
@@ -42,7 +44,9 @@ export function metadataRoute(path: string): Route {
     path,
     methods: {
       GET: async (_request, ctx) =>
-        jsonResponse(authorizationServerMetadata(ctx), { headers: { 'Cache-Control': 'public, max-age=300' } }),
+        jsonResponse(authorizationServerMetadata(ctx), {
+          headers: { 'Cache-Control': 'public, max-age=300' },
+        }),
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Route } from '../http/router.js';
 import type { ResolvedOptions } from '../resolve-options.js';
+import { authorizationRoutes } from './authorize-routes.js';
 import { introspectEndpoint } from './introspect.js';
 import { jwksEndpoint } from './jwks.js';
 import { ENDPOINTS, metadataRoute } from './metadata.js';
@@ -9,10 +10,11 @@ import { tokenEndpoint } from './token-endpoint.js';
 /** The routes of the OAuth 2.0 server under `{base}/oauth2/v1/`. */
 export function oauth2Routes(_options: ResolvedOptions): Route[] {
   return [
-    { path: ENDPOINTS.token, methods: { POST: tokenEndpoint } },
-    { path: ENDPOINTS.revocation, methods: { POST: revokeEndpoint } },
+    { path: ENDPOINTS.token, methods: { POST: tokenEndpoint }, cors: true },
+    { path: ENDPOINTS.revocation, methods: { POST: revokeEndpoint }, cors: true },
     { path: ENDPOINTS.introspection, methods: { POST: introspectEndpoint } },
     { path: ENDPOINTS.jwks, methods: { GET: jwksEndpoint } },
     metadataRoute('/.well-known/oauth-authorization-server'),
+    ...authorizationRoutes(),
   ];
 }

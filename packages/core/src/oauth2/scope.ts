@@ -8,7 +8,8 @@ const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 /** Splits a scope parameter into its tokens, refusing malformed ones. */
 export function parseScope(scope: string): string[] {
   const tokens = scope.split(' ').filter((token) => token !== '');
-  for (const token of tokens) if (!SCOPE_TOKEN.test(token)) throw invalidScope('The scope contains an invalid character.');
+  for (const token of tokens)
+    if (!SCOPE_TOKEN.test(token)) throw invalidScope('The scope contains an invalid character.');
   return [...new Set(tokens)];
 }
 
@@ -16,11 +17,16 @@ export function parseScope(scope: string): string[] {
  * The scope to grant a client for a requested scope (default scope when none is requested). Unknown
  * scopes, or scopes the client is not registered for, are `invalid_scope` (RFC 6749 §3.3).
  */
-export function resolveRequestedScope(ctx: Pick<Context, 'scopes' | 'defaultScope'>, client: ClientRecord, requested: string | undefined): string {
+export function resolveRequestedScope(
+  ctx: Pick<Context, 'scopes' | 'defaultScope'>,
+  client: ClientRecord,
+  requested: string | undefined,
+): string {
   const tokens = parseScope(requested ?? ctx.defaultScope);
   for (const token of tokens) {
     if (ctx.scopes && !ctx.scopes.has(token)) throw invalidScope(`The scope "${token}" is unknown.`);
-    if (client.scopes && !client.scopes.includes(token)) throw invalidScope(`The client may not request the scope "${token}".`);
+    if (client.scopes && !client.scopes.includes(token))
+      throw invalidScope(`The client may not request the scope "${token}".`);
   }
   return tokens.join(' ');
 }

@@ -16,9 +16,17 @@ export async function tokenEndpoint(request: Request, ctx: Context): Promise<Res
   const grantType = params.get('grant_type');
   if (grantType === undefined) throw invalidRequest('The "grant_type" parameter is missing.');
   const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType as keyof typeof GRANTS] : undefined;
-  if (!grant) throw new ProtocolError('unsupported_grant_type', `The grant type "${grantType.slice(0, 64)}" is not supported.`);
+  if (!grant)
+    throw new ProtocolError(
+      'unsupported_grant_type',
+      `The grant type "${grantType.slice(0, 64)}" is not supported.`,
+    );
   const client = await authenticateClient(ctx, request, params);
-  if (!(client.client.grantTypes ?? ['authorization_code', 'refresh_token']).includes(grantType as keyof typeof GRANTS)) {
+  if (
+    !(client.client.grantTypes ?? ['authorization_code', 'refresh_token']).includes(
+      grantType as keyof typeof GRANTS,
+    )
+  ) {
     throw new ProtocolError('unauthorized_client', `The client may not use the ${grantType} grant.`);
   }
   return grant(ctx, params, client);

@@ -11,6 +11,8 @@ export interface Pbkdf2HasherOptions {
 }
 
 const PREFIX = 'pbkdf2-sha256';
+/** Upper bound on the iterations of a stored hash: a forged huge count must not stall the server. */
+const MAX_ITERATIONS = 10_000_000;
 
 function fromBase64url(text: string): Uint8Array<ArrayBuffer> {
   const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
@@ -19,9 +21,20 @@ function fromBase64url(text: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-async function derive(password: string, salt: Uint8Array<ArrayBuffer>, iterations: number): Promise<Uint8Array> {
-  const key = await crypto.subtle.importKey('raw', utf8(password), 'PBKDF2', false, ['deriveBits']);
-  const bits = await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, key, 256);
+async function derive(
+  password: string,
+  salt: Uint8Array<ArrayBuffer>,
+  iterations: number,
+): Promise<Uint8Array> {
+  // NFC, like scryptHasher: the same password typed on differently-normalising keyboards must match.
+  const key = await crypto.subtle.importKey('raw', utf8(password.normalize('NFC')), 'PBKDF2', false, [
+    'deriveBits',
+  ]);
+  const bits = await crypto.subtle.deriveBits(
+    { name: 'PBKDF2', hash: 'SHA-256', salt, iterations },
+    key,
+    256,
+  );
   return new Uint8Array(bits);
 }
 
@@ -32,7 +45,10 @@ async function derive(password: string, salt: Uint8Array<ArrayBuffer>, iteration
  */
 export function pbkdf2Hasher(options: Pbkdf2HasherOptions = {}): PasswordHasher {
   const iterations = options.iterations ?? 600_000;
-  if (!Number.isInteger(iterations) || iterations < 1) throw new TypeError('pbkdf2Hasher: iterations must be a positive integer');
+  // The same bound as `verify` enforces on stored hashes, so every hash this makes can be verified.
+  if (!Number.isInteger(iterations) || iterations < 1 || iterations > MAX_ITERATIONS) {
+    throw new TypeError(`pbkdf2Hasher: iterations must be a whole number between 1 and ${MAX_ITERATIONS}`);
+  }
   return {
     async hash(password) {
       const salt = crypto.getRandomValues(new Uint8Array(16));
@@ -42,11 +58,25 @@ export function pbkdf2Hasher(options: Pbkdf2HasherOptions = {}): PasswordHasher 
     async verify(password, encoded) {
       const [prefix, count, salt, expected] = encoded.split('$');
       const rounds = Number(count);
-      if (prefix !== PREFIX || !salt || !expected || !Number.isInteger(rounds) || rounds < 1 || rounds > 10_000_000) {
+      if (
+        prefix !== PREFIX ||
+        !salt ||
+        !expected ||
+        !Number.isInteger(rounds) ||
+        rounds < 1 ||
+        rounds > MAX_ITERATIONS
+      ) {
         return false;
       }
-      const actual = await derive(password, fromBase64url(salt), rounds);
-      const wanted = fromBase64url(expected);
+      let saltBytes: Uint8Array<ArrayBuffer>;
+      let wanted: Uint8Array;
+      try {
+        saltBytes = fromBase64url(salt);
+        wanted = fromBase64url(expected);
+      } catch {
+        return false; // not base64url: a malformed hash, never a match
+      }
+      const actual = await derive(password, saltBytes, rounds);
       let diff = actual.length ^ wanted.length;
       for (let i = 0; i < actual.length; i++) diff |= actual[i]! ^ (wanted[i] ?? 0);
       return diff === 0;

@@ -10,8 +10,12 @@ export interface ActiveSession {
   readonly endsAt: number;
 }
 
-/** Cookie attributes: HttpOnly, SameSite=Lax, Path = instance path, Secure on https, no Domain. */
-function cookieAttributes(ctx: Context) {
+/**
+ * Attributes of Gatehouse's cookies: HttpOnly (no script reads them), SameSite=Lax (not sent on
+ * cross-site subrequests or POSTs), Path = instance path (instances on one host stay apart),
+ * Secure on https, and no Domain (host-only, so sibling subdomains never receive them).
+ */
+export function cookieAttributes(ctx: Pick<Context, 'secure' | 'basePath'>) {
   return {
     httpOnly: true,
     sameSite: 'lax' as const,
@@ -56,7 +60,10 @@ export async function readSession(ctx: Context, request: Request): Promise<Activ
  * Starts a new session for a user: always a fresh random id (never one the client proposed, so
  * session fixation is impossible). Returns the `Set-Cookie` header value.
  */
-export async function startSession(ctx: Context, userId: string): Promise<{ setCookie: string; record: SessionRecord }> {
+export async function startSession(
+  ctx: Context,
+  userId: string,
+): Promise<{ setCookie: string; record: SessionRecord }> {
   const id = randomSecret(ctx.randomBytes);
   const now = ctx.now();
   const record: SessionRecord = {

@@ -45,6 +45,14 @@ export interface ClientRecord {
 export interface ClientStore {
   /** The client with this id, or `null`. */
   findClient(clientId: string): Promise<ClientRecord | null>;
+  /**
+   * Optional: whether some client registered this browser origin in its `allowedOrigins`, compared
+   * by exact string equality (e.g. `https://app.example.com`, no trailing slash). Gatehouse asks it
+   * (on CORS requests and session-authenticated API calls) only for origins that are neither the
+   * issuer's nor in `cors.allowedOrigins`, and caches nothing, so changes apply on the next request.
+   * Without it, client registrations add no allowed origins.
+   */
+  isOriginAllowed?(origin: string): Promise<boolean>;
 }
 
 /** A user as Gatehouse sees it. */
@@ -77,7 +85,10 @@ export interface AuthorizationCodeRecord {
   readonly userId: string;
   /** The grant this code starts: every token issued from it carries this id. */
   readonly grantId: string;
-  /** The `redirect_uri` of the authorization request, exactly as sent (RFC 6749 §4.1.3). */
+  /**
+   * The `redirect_uri` of the authorization request, exactly as sent (RFC 6749 §4.1.3), or `''`
+   * when the request omitted it (the client's only registered URI was used). Store `''` as is.
+   */
   readonly redirectUri: string;
   /** Space-separated granted scope (may be empty). */
   readonly scope: string;

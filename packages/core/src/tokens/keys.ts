@@ -1,5 +1,7 @@
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { ConfigurationError } from '../errors.js';
+import { base64url, utf8 } from './encoding.js';
+import { createJwsSigner, type JwsSigner } from './jws-signer.js';
 
 /** JWS algorithms Gatehouse signs access tokens with. */
 export type SigningAlgorithm = 'ES256' | 'EdDSA';
@@ -13,6 +15,13 @@ export interface KeySet {
   /** The first key: signs every new token. */
   readonly signingKey: CryptoKey;
   readonly signingKid: string;
+  /**
+   * The protected header of every access token (`alg`, `typ: at+jwt`, `kid`; RFC 9068 §2.1),
+   * JSON-serialised and base64url-encoded once, since it never changes for a key.
+   */
+  readonly encodedHeader: string;
+  /** Signs with {@link signingKey}, the fastest way the runtime allows. */
+  readonly sign: JwsSigner;
   /** Every key by `kid`: all of them verify (so old tokens survive a key rotation). */
   readonly verificationKeys: ReadonlyMap<string, CryptoKey>;
   /** The public JWKS served at `{base}/oauth2/v1/keys`. */
@@ -25,7 +34,10 @@ export interface KeySet {
  * signed may still be alive.
  */
 export async function generateKeys(algorithm: SigningAlgorithm = 'ES256'): Promise<PrivateJwk> {
-  const { privateKey } = await generateKeyPair(algorithm, { extractable: true, crv: algorithm === 'EdDSA' ? 'Ed25519' : undefined });
+  const { privateKey } = await generateKeyPair(algorithm, {
+    extractable: true,
+    crv: algorithm === 'EdDSA' ? 'Ed25519' : undefined,
+  });
   const jwk = await exportJWK(privateKey);
   const kid = crypto.randomUUID();
   return { ...jwk, kid, alg: algorithm, use: 'sig' };
@@ -34,7 +46,9 @@ export async function generateKeys(algorithm: SigningAlgorithm = 'ES256'): Promi
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
 
 function expectedKeyType(algorithm: SigningAlgorithm, jwk: JWK): boolean {
-  return algorithm === 'ES256' ? jwk.kty === 'EC' && jwk.crv === 'P-256' : jwk.kty === 'OKP' && jwk.crv === 'Ed25519';
+  return algorithm === 'ES256'
+    ? jwk.kty === 'EC' && jwk.crv === 'P-256'
+    : jwk.kty === 'OKP' && jwk.crv === 'Ed25519';
 }
 
 /** Checks `options.keys` without importing them; throws {@link ConfigurationError} with the reason. */
@@ -44,7 +58,8 @@ export function checkKeys(keys: readonly PrivateJwk[], algorithm: SigningAlgorit
   }
   const kids = new Set<string>();
   for (const [index, jwk] of keys.entries()) {
-    if (typeof jwk?.kid !== 'string' || jwk.kid === '') throw new ConfigurationError(`keys[${index}]: a "kid" is required.`);
+    if (typeof jwk?.kid !== 'string' || jwk.kid === '')
+      throw new ConfigurationError(`keys[${index}]: a "kid" is required.`);
     if (kids.has(jwk.kid)) throw new ConfigurationError(`keys[${index}]: duplicate kid "${jwk.kid}".`);
     kids.add(jwk.kid);
     if (!expectedKeyType(algorithm, jwk)) {
@@ -53,14 +68,20 @@ export function checkKeys(keys: readonly PrivateJwk[], algorithm: SigningAlgorit
       );
     }
     if (jwk.alg !== undefined && jwk.alg !== algorithm) {
-      throw new ConfigurationError(`keys[${index}] ("${jwk.kid}"): alg "${jwk.alg}" differs from algorithm ${algorithm}.`);
+      throw new ConfigurationError(
+        `keys[${index}] ("${jwk.kid}"): alg "${jwk.alg}" differs from algorithm ${algorithm}.`,
+      );
     }
   }
-  if (typeof keys[0]!.d !== 'string') throw new ConfigurationError('keys[0]: the signing key must be a private JWK (with "d").');
+  if (typeof keys[0]!.d !== 'string')
+    throw new ConfigurationError('keys[0]: the signing key must be a private JWK (with "d").');
 }
 
 /** Imports `options.keys` (checked by {@link checkKeys}). */
-export async function importKeySet(keys: readonly PrivateJwk[], algorithm: SigningAlgorithm): Promise<KeySet> {
+export async function importKeySet(
+  keys: readonly PrivateJwk[],
+  algorithm: SigningAlgorithm,
+): Promise<KeySet> {
   checkKeys(keys, algorithm);
   const verificationKeys = new Map<string, CryptoKey>();
   const publicKeys: JWK[] = [];
@@ -77,15 +98,20 @@ export async function importKeySet(keys: readonly PrivateJwk[], algorithm: Signi
       publicKey = (await importJWK(publicJwk, algorithm)) as CryptoKey;
       if (index === 0) signingKey = (await importJWK({ ...jwk, key_ops: undefined }, algorithm)) as CryptoKey;
     } catch (cause) {
-      throw new ConfigurationError(`keys[${index}] ("${jwk.kid}"): the key could not be imported: ${(cause as Error).message}`);
+      throw new ConfigurationError(
+        `keys[${index}] ("${jwk.kid}"): the key could not be imported: ${(cause as Error).message}`,
+      );
     }
     verificationKeys.set(jwk.kid, publicKey);
     publicKeys.push(publicJwk);
   }
+  const signingKid = keys[0]!.kid;
   return {
     algorithm,
     signingKey: signingKey!,
-    signingKid: keys[0]!.kid,
+    signingKid,
+    encodedHeader: base64url(utf8(JSON.stringify({ alg: algorithm, typ: 'at+jwt', kid: signingKid }))),
+    sign: createJwsSigner(algorithm, signingKey!),
     verificationKeys,
     publicJwks: { keys: publicKeys },
   };

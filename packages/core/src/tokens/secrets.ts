@@ -1,4 +1,5 @@
-import { base64url, utf8 } from './encoding.js';
+import { base64url } from './encoding.js';
+import { sha256 } from './sha256.js';
 
 /** Source of cryptographically secure random bytes (injectable for tests). */
 export type RandomBytes = (length: number) => Uint8Array;
@@ -19,7 +20,7 @@ export function randomSecret(randomBytes: RandomBytes = webRandomBytes, bytes = 
  * random values, so a fast unsalted hash is enough to make a stolen table useless.
  */
 export async function hashSecret(secret: string): Promise<string> {
-  return base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', utf8(secret))));
+  return base64url(await sha256(secret));
 }
 
 /**
@@ -27,12 +28,8 @@ export async function hashSecret(secret: string): Promise<string> {
  * first, so the comparison also hides their lengths.
  */
 export async function timingSafeEqual(a: string, b: string): Promise<boolean> {
-  const [x, y] = await Promise.all([
-    crypto.subtle.digest('SHA-256', utf8(a)),
-    crypto.subtle.digest('SHA-256', utf8(b)),
-  ]);
-  const left = new Uint8Array(x);
-  const right = new Uint8Array(y);
+  const left = await sha256(a);
+  const right = await sha256(b);
   let diff = 0;
   for (let i = 0; i < left.length; i++) diff |= left[i]! ^ right[i]!;
   return diff === 0;

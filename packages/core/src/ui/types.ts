@@ -1,6 +1,6 @@
-/** What the login page shows. Every string is raw: renderers must HTML-escape it. */
+/** What the login page shows. Every string is raw: renderers must HTML-escape it (`escapeHtml`). */
 export interface LoginPageModel {
-  /** Where the form posts (same origin). */
+  /** Where the form posts (same origin), with method POST. */
   readonly action: string;
   /** CSRF token: must be posted back in a hidden field named `csrf_token`. */
   readonly csrfToken: string;
@@ -8,35 +8,56 @@ export interface LoginPageModel {
   readonly hiddenFields: Readonly<Record<string, string>>;
   /** The username typed before a failure, to prefill. */
   readonly username?: string;
-  /** A generic failure message, when the previous attempt failed. */
+  /** A generic failure message, when the previous attempt failed (the same for every cause). */
   readonly error?: string;
   /** Name of the client the user is signing in to, when any. */
   readonly clientName?: string;
 }
 
-/** What the consent page shows. Every string is raw: renderers must HTML-escape it. */
+/**
+ * What the consent page shows. Every string is raw: renderers must HTML-escape it. The form has two
+ * submit buttons named `decision`: value `allow` (labelled "Allow") and value `deny` ("Deny").
+ */
 export interface ConsentPageModel {
+  /** Where the form posts (same origin), with method POST. */
   readonly action: string;
+  /** CSRF token: must be posted back in a hidden field named `csrf_token`. */
   readonly csrfToken: string;
+  /** Hidden fields carrying the pending authorization request; post them back unchanged. */
   readonly hiddenFields: Readonly<Record<string, string>>;
   readonly clientName: string;
+  /** The scopes asked for (may be empty: access to the account without a named scope). */
   readonly scopes: readonly string[];
   readonly username?: string;
 }
 
-/** What the logout confirmation page shows. */
+/** What the logout page shows: a confirmation form, or the signed-out state. */
 export interface LogoutPageModel {
+  /** Where the confirmation form posts (same origin), with method POST. */
   readonly action: string;
+  /** CSRF token: must be posted back in a hidden field named `csrf_token`. */
   readonly csrfToken: string;
+  /** `confirm`: a session is active, ask before ending it. `signed-out`: no session (any more). */
+  readonly state: 'confirm' | 'signed-out';
+  /** Who is signed in, in the `confirm` state. */
+  readonly username?: string;
 }
 
-/** What an error page shows (authorization requests that cannot be redirected). */
+/** What an error page shows (authorization requests that cannot be redirected, refused forms). */
 export interface ErrorPageModel {
+  /** The error code (`invalid_request`, `forbidden`, …). */
   readonly error: string;
+  /** A human-readable explanation, never containing secrets. */
   readonly description: string;
+  /** The HTTP status of the page. */
+  readonly status: number;
 }
 
+/** Renders the login page: a complete HTML document. */
 export type LoginPageRenderer = (model: LoginPageModel) => string;
+/** Renders the consent page: a complete HTML document. */
 export type ConsentPageRenderer = (model: ConsentPageModel) => string;
+/** Renders the logout page: a complete HTML document. */
 export type LogoutPageRenderer = (model: LogoutPageModel) => string;
+/** Renders an error page: a complete HTML document. */
 export type ErrorPageRenderer = (model: ErrorPageModel) => string;

@@ -12,7 +12,11 @@ import { tokenResponse } from '../token-response.js';
  * code is consumed, so that a request with a wrong verifier or redirect_uri cannot burn a code.
  * The consumption and the refresh token's storage are one atomic store call.
  */
-export async function authorizationCodeGrant(ctx: Context, params: Params, { client }: AuthenticatedClient): Promise<Response> {
+export async function authorizationCodeGrant(
+  ctx: Context,
+  params: Params,
+  { client }: AuthenticatedClient,
+): Promise<Response> {
   const code = params.require('code');
   const redirectUri = params.get('redirect_uri');
   const verifier = params.get('code_verifier');
@@ -23,20 +27,25 @@ export async function authorizationCodeGrant(ctx: Context, params: Params, { cli
   const codeHash = await hashSecret(code);
   const record = await ctx.storage.grants.findCode(codeHash, now);
   // Wrong client, redirect_uri or verifier: the same answer as an unknown code, and nothing revoked.
-  if (!record || record.clientId !== client.id) throw invalidGrant('The authorization code is invalid or expired.');
-  if (redirectUri !== record.redirectUri) {
+  if (!record || record.clientId !== client.id)
+    throw invalidGrant('The authorization code is invalid or expired.');
+  if (!redirectUriMatches(redirectUri, record.redirectUri, client.redirectUris)) {
     throw invalidGrant('The redirect_uri does not match the one of the authorization request.');
   }
   if (record.codeChallenge === undefined) {
     // RFC 9700 §2.1.1: a verifier without a challenge is a PKCE downgrade attempt.
-    if (verifier !== undefined) throw invalidGrant('A code_verifier was sent but the authorization request had no code_challenge.');
+    if (verifier !== undefined)
+      throw invalidGrant('A code_verifier was sent but the authorization request had no code_challenge.');
   } else {
     if (verifier === undefined) throw invalidGrant('The code_verifier is missing.');
-    if (!(await verifyS256(verifier, record.codeChallenge))) throw invalidGrant('The code_verifier does not match the code_challenge.');
+    if (!(await verifyS256(verifier, record.codeChallenge)))
+      throw invalidGrant('The code_verifier does not match the code_challenge.');
   }
   if (record.consumedAt !== undefined) return replayed(ctx, record.grantId, client.id);
 
-  const allowsRefresh = (client.grantTypes ?? ['authorization_code', 'refresh_token']).includes('refresh_token');
+  const allowsRefresh = (client.grantTypes ?? ['authorization_code', 'refresh_token']).includes(
+    'refresh_token',
+  );
   const access = await signAccessToken(ctx, {
     family: 'oauth2',
     sub: record.userId,
@@ -60,8 +69,32 @@ export async function authorizationCodeGrant(ctx: Context, params: Params, { cli
   const result = await ctx.storage.grants.redeemCode(codeHash, refreshRecord, now);
   if (result.status === 'replayed') return replayed(ctx, record.grantId, client.id);
   if (result.status === 'invalid') throw invalidGrant('The authorization code is invalid or expired.');
-  ctx.emit({ type: 'token.issued', clientId: client.id, userId: record.userId, grantType: 'authorization_code' });
-  return tokenResponse({ accessToken: access.token, expiresIn: ctx.accessTokenTtl, refreshToken, scope: record.scope });
+  ctx.emit({
+    type: 'token.issued',
+    clientId: client.id,
+    userId: record.userId,
+    grantType: 'authorization_code',
+  });
+  return tokenResponse({
+    accessToken: access.token,
+    expiresIn: ctx.accessTokenTtl,
+    refreshToken,
+    scope: record.scope,
+  });
+}
+
+/**
+ * RFC 6749 §4.1.3: `redirect_uri` must be identical to the authorization request's when that one
+ * included it. When it did not (stored as `''`: the client's only registered URI was used), the
+ * parameter may be omitted or name that URI.
+ */
+function redirectUriMatches(
+  sent: string | undefined,
+  stored: string,
+  registered: readonly string[],
+): boolean {
+  if (stored !== '') return sent === stored;
+  return sent === undefined || (registered.length === 1 && sent === registered[0]);
 }
 
 /** RFC 6749 §4.1.2: a code used twice revokes every token issued from it. */

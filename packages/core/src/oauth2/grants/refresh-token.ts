@@ -13,7 +13,11 @@ import { grantLifetimeMs } from './authorization-code.js';
  * never widen. With rotation (the default), the presented token is exchanged atomically for a new
  * one, and presenting an already rotated token revokes the whole grant (RFC 9700 §4.14.2).
  */
-export async function refreshTokenGrant(ctx: Context, params: Params, { client }: AuthenticatedClient): Promise<Response> {
+export async function refreshTokenGrant(
+  ctx: Context,
+  params: Params,
+  { client }: AuthenticatedClient,
+): Promise<Response> {
   const presented = params.require('refresh_token');
   const requestedScope = params.get('scope');
   if (!(client.grantTypes ?? ['authorization_code', 'refresh_token']).includes('refresh_token')) {
@@ -22,10 +26,12 @@ export async function refreshTokenGrant(ctx: Context, params: Params, { client }
   const now = ctx.now();
   const tokenHash = await hashSecret(presented);
   const record = await ctx.storage.grants.findRefreshToken(tokenHash, now);
-  if (!record || record.clientId !== client.id) throw invalidGrant('The refresh token is invalid, expired or revoked.');
+  if (!record || record.clientId !== client.id)
+    throw invalidGrant('The refresh token is invalid, expired or revoked.');
   if (record.rotatedAt !== undefined) return reused(ctx, record.grantId, client.id);
   const scope = requestedScope === undefined ? record.scope : parseScope(requestedScope).join(' ');
-  if (!isScopeSubset(scope, record.scope)) throw invalidScope('A refresh may narrow the scope of the grant, never widen it.');
+  if (!isScopeSubset(scope, record.scope))
+    throw invalidScope('A refresh may narrow the scope of the grant, never widen it.');
 
   const access = await signAccessToken(ctx, {
     family: 'oauth2',
@@ -36,7 +42,12 @@ export async function refreshTokenGrant(ctx: Context, params: Params, { client }
     ttl: ctx.accessTokenTtl,
   });
   if (!ctx.rotateRefreshTokens) {
-    ctx.emit({ type: 'token.issued', clientId: client.id, userId: record.userId, grantType: 'refresh_token' });
+    ctx.emit({
+      type: 'token.issued',
+      clientId: client.id,
+      userId: record.userId,
+      grantType: 'refresh_token',
+    });
     return tokenResponse({ accessToken: access.token, expiresIn: ctx.accessTokenTtl, scope });
   }
   const refreshToken = randomSecret(ctx.randomBytes);

@@ -1,0 +1,112 @@
+/**
+ * `pnpm bench`: HTTP benchmark of the demo instance on the Express and Hono adapters.
+ *
+ * Each adapter runs in its own server process (bench/server.mjs); this process drives them over
+ * loopback with autocannon. Every workload gets a warm-up, then BENCH_ROUNDS rounds, interleaved
+ * (round 1 of every workload on every adapter, then round 2, …), and the median is reported. A run
+ * with more than 1 % failed requests (non-2xx, errors, timeouts) is reported INVALID, never hidden.
+ *
+ * Environment: BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (3), BENCH_WARMUP (s, 3),
+ * BENCH_CONNECTIONS (32), BENCH_ADAPTERS (express,hono), BENCH_WORKLOADS (W0,W1,W2,W3,W4,W5),
+ * BENCH_JSON (a file to write the raw results to).
+ */
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { measure, startServer, WORKLOADS as ALL_WORKLOADS } from './harness.mjs';
+
+const env = (name, fallback) => process.env[name] ?? fallback;
+const DURATION = Number(env('BENCH_DURATION', 10));
+const ROUNDS = Number(env('BENCH_ROUNDS', 3));
+const WARMUP = Number(env('BENCH_WARMUP', 3));
+const CONNECTIONS = Number(env('BENCH_CONNECTIONS', 32));
+const ADAPTERS = env('BENCH_ADAPTERS', 'express,hono').split(',');
+const SELECTED = env('BENCH_WORKLOADS', 'W0,W1,W2,W3,W4,W5').split(',');
+const WORKLOADS = ALL_WORKLOADS.filter((w) => SELECTED.includes(w.id));
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+async function main() {
+  const servers = [];
+  for (const adapter of ADAPTERS) servers.push(await startServer(adapter));
+  const stop = () => {
+    for (const server of servers) server.child.kill('SIGTERM');
+  };
+  process.once('SIGINT', () => {
+    stop();
+    process.exit(130);
+  });
+  const results = {};
+  const ceiling = {};
+  try {
+    console.log(
+      `warm-up: ${WARMUP} s per workload; then ${ROUNDS} rounds × ${DURATION} s, ${CONNECTIONS} connections\n`,
+    );
+    for (const server of servers) {
+      for (const workload of WORKLOADS) {
+        const run = await measure(server, workload, WARMUP, ceiling[server.adapter] ?? 0, CONNECTIONS);
+        if (workload.id === 'W0') ceiling[server.adapter] = run.rps;
+      }
+    }
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const server of servers) {
+        for (const workload of WORKLOADS) {
+          const run = await measure(server, workload, DURATION, ceiling[server.adapter] ?? 0, CONNECTIONS);
+          if (workload.id === 'W0') ceiling[server.adapter] = run.rps;
+          run.ratio = ceiling[server.adapter] ? run.rps / ceiling[server.adapter] : undefined;
+          ((results[server.adapter] ??= {})[workload.id] ??= []).push(run);
+          console.log(
+            `round ${round} ${server.adapter.padEnd(7)} ${workload.id}: ${run.rps.toFixed(0).padStart(6)} req/s` +
+              `  p50 ${run.p50} ms  p99 ${run.p99} ms  non-2xx ${run.non2xx}  errors ${run.errors}` +
+              (run.ratio === undefined ? '' : `  ×W0 ${run.ratio.toFixed(2)}`) +
+              (run.invalid ? '  INVALID' : ''),
+          );
+        }
+      }
+    }
+  } finally {
+    stop();
+  }
+  report(results);
+  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ machine: machine(), results }, null, 2));
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    node: process.version,
+    cpu: `${cpus[0]?.model ?? 'unknown'} × ${cpus.length}`,
+    memory: `${Math.round(os.totalmem() / 2 ** 30)} GiB`,
+    os: `${os.type()} ${os.release()}`,
+    date: new Date().toISOString(),
+  };
+}
+
+function report(results) {
+  const m = machine();
+  console.log(`\nNode ${m.node}, ${m.cpu}, ${m.memory}, ${m.os}, ${m.date}`);
+  console.log(`${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s, medians; ratio = median of per-round ratios to W0.\n`);
+  for (const [adapter, byWorkload] of Object.entries(results)) {
+    console.log(`### ${adapter}\n`);
+    console.log('| workload | req/s | p50 ms | p99 ms | non-2xx | errors | × W0 | |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---|');
+    for (const workload of WORKLOADS) {
+      const runs = byWorkload[workload.id];
+      if (!runs) continue;
+      const ratios = runs.map((r) => r.ratio).filter((r) => r !== undefined);
+      const invalid = runs.filter((r) => r.invalid).length;
+      console.log(
+        `| ${workload.id} ${workload.name} | ${median(runs.map((r) => r.rps)).toFixed(0)} | ` +
+          `${median(runs.map((r) => r.p50))} | ${median(runs.map((r) => r.p99))} | ` +
+          `${runs.reduce((s, r) => s + r.non2xx, 0)} | ${runs.reduce((s, r) => s + r.errors, 0)} | ` +
+          `${ratios.length ? median(ratios).toFixed(2) : '–'} | ${invalid ? `INVALID (${invalid}/${runs.length} runs > 1 % failures)` : 'ok'} |`,
+      );
+    }
+    console.log('');
+  }
+}
+
+await main();

@@ -1,0 +1,145 @@
+/**
+ * The benchmark's server: the demo instance (examples/demo) on the Express adapter or on the Hono
+ * adapter with @hono/node-server, plus three bench-only routes on the same app:
+ *   GET  /bench/ping   W0, unprotected: the framework's own ceiling;
+ *   GET  /bench/api    W1, behind the adapter's `requireAuth({ schemes: ['bearer'] })`;
+ *   POST /bench/mint   mints credentials for the load generator through public APIs only: refresh
+ *                      tokens and PKCE codes go through the instance's GrantStore (`saveRefreshToken`,
+ *                      `saveCode`, with `hashSecret`), access tokens through the real token endpoint.
+ * Run by bench/run.mjs as `node --import tsx bench/server.mjs --adapter express|hono` (tsx loads the
+ * TypeScript demo; Gatehouse itself runs from the built dist). Prints `LISTENING <port>` when ready.
+ */
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { parseArgs } from 'node:util';
+
+const { values: args } = parseArgs({ options: { adapter: { type: 'string', default: 'express' } } });
+const root = new URL('../', import.meta.url);
+const core = await import(new URL('packages/core/dist/index.js', root).href);
+const { createDemo, DEMO } = await import(new URL('examples/demo/src/index.ts', root).href);
+
+/** PKCE pair (RFC 7636 Appendix B) used for every W3 code. */
+const PKCE = {
+  verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+  challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+};
+const SCOPE = 'openid tickets:read';
+
+// Listen first (port 0 = any free port), then build the demo for that port: its issuer names it.
+const server = createServer();
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const port = server.address().port;
+const grants = core.memoryGrantStore();
+const demo = await createDemo({ port, host: '127.0.0.1', warn: () => {}, overrides: { storage: { grants } } });
+const instance = demo.gatehouse;
+
+function randomToken() {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
+}
+
+/** Mints `count` credentials of `kind` and returns them (the secrets; the store keeps hashes). */
+async function mint(kind, count) {
+  const now = Date.now();
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    const secret = randomToken();
+    const hash = await core.hashSecret(secret);
+    if (kind === 'refresh') {
+      await grants.saveRefreshToken({
+        tokenHash: hash,
+        grantId: crypto.randomUUID(),
+        clientId: DEMO.client.id,
+        userId: DEMO.user.id,
+        scope: SCOPE,
+        issuedAt: now,
+        expiresAt: now + 86_400_000,
+      });
+    } else if (kind === 'code' || kind === 'access') {
+      await grants.saveCode({
+        codeHash: hash,
+        clientId: DEMO.client.id,
+        userId: DEMO.user.id,
+        grantId: crypto.randomUUID(),
+        redirectUri: demo.redirectUri,
+        scope: SCOPE,
+        codeChallenge: PKCE.challenge,
+        authTime: now,
+        expiresAt: now + 1_800_000,
+      });
+    } else {
+      throw new Error(`unknown kind ${kind}`);
+    }
+    out.push(kind === 'access' ? await redeem(secret) : secret);
+  }
+  return out;
+}
+
+/** Exchanges a code at the real token endpoint (in process) and returns the access token. */
+async function redeem(code) {
+  const body = new URLSearchParams({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: demo.redirectUri,
+    code_verifier: PKCE.verifier,
+  });
+  const response = await instance.fetch(
+    new Request(`${demo.issuer}/oauth2/v1/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${btoa(`${DEMO.client.id}:${DEMO.client.secret}`)}`,
+      },
+      body,
+    }),
+  );
+  if (response.status !== 200) throw new Error(`code exchange failed: ${response.status} ${await response.text()}`);
+  return (await response.json()).access_token;
+}
+
+async function mintAnswer(searchParams) {
+  const kind = searchParams.get('kind') ?? '';
+  const count = Math.min(Number(searchParams.get('count') ?? 1), 2_000_000);
+  return JSON.stringify({ issuer: demo.issuer, redirectUri: demo.redirectUri, verifier: PKCE.verifier, tokens: await mint(kind, count) });
+}
+
+const requireFrom = (pkg) => createRequire(new URL(`packages/${pkg}/package.json`, root));
+
+if (args.adapter === 'express') {
+  const express = requireFrom('express')('express');
+  const adapter = await import(new URL('packages/express/dist/index.js', root).href);
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/bench/ping', (_req, res) => {
+    res.json({ ok: true });
+  });
+  app.get('/bench/api', adapter.requireAuth(instance, { schemes: ['bearer'] }), (req, res) => {
+    res.json({ sub: req.auth.sub });
+  });
+  app.post('/bench/mint', (req, res, next) => {
+    mintAnswer(new URL(req.originalUrl, demo.origin).searchParams)
+      .then((json) => res.type('json').send(json))
+      .catch(next);
+  });
+  app.use('/demo', adapter.gatehouse(instance));
+  server.on('request', app);
+} else if (args.adapter === 'hono') {
+  const { Hono } = requireFrom('hono')('hono');
+  const { getRequestListener } = requireFrom('hono')('@hono/node-server');
+  const adapter = await import(new URL('packages/hono/dist/index.js', root).href);
+  const app = new Hono();
+  app.get('/bench/ping', (c) => c.json({ ok: true }));
+  app.get('/bench/api', adapter.requireAuth(instance, { schemes: ['bearer'] }), (c) => c.json({ sub: c.get('auth').sub }));
+  app.post('/bench/mint', async (c) => c.body(await mintAnswer(new URL(c.req.url).searchParams), 200, { 'content-type': 'application/json' }));
+  app.use('/demo/*', adapter.gatehouse(instance));
+  server.on('request', getRequestListener(app.fetch));
+} else {
+  throw new Error(`--adapter must be express or hono, not ${args.adapter}`);
+}
+
+for (const signal of ['SIGTERM', 'SIGINT']) {
+  process.once(signal, () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
+}
+console.log(`LISTENING ${port}`);

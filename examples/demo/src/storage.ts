@@ -1,0 +1,64 @@
+/**
+ * Storage engine selection for the demo, by environment:
+ *
+ * - `GATEHOUSE_STORE=memory` (default): the embedded in-memory engines (one process).
+ * - `GATEHOUSE_STORE=redis` + `REDIS_URL=redis://…`: `@gatehouse/redis`.
+ * - `GATEHOUSE_STORE=postgres` + `DATABASE_URL=postgres://…`: `@gatehouse/postgres` (migrated on start).
+ *
+ * `GATEHOUSE_STORE_NAMESPACE` (default `gatehouse_demo`) is the Redis key prefix or the PostgreSQL
+ * schema, so several demos can share one server. Engines are imported only when selected.
+ */
+import type { GatehouseStorage } from '@gatehouse/core';
+
+/** The engines the demo can run on. */
+export type DemoStoreEngine = 'memory' | 'redis' | 'postgres';
+
+/** Stores for `createGatehouse({ storage })` (none for memory: the defaults), plus how to close them. */
+export interface DemoStorage extends Partial<GatehouseStorage> {
+  readonly engine: DemoStoreEngine;
+  /** Closes the engine's connections. */
+  close(): Promise<void>;
+}
+
+type Env = Record<string, string | undefined>;
+
+/** The engine named by `GATEHOUSE_STORE`, connected (and for PostgreSQL, migrated). */
+export async function storageFromEnv(env: Env = process.env): Promise<DemoStorage> {
+  const engine = (env.GATEHOUSE_STORE ?? 'memory').trim().toLowerCase() || 'memory';
+  const namespace = env.GATEHOUSE_STORE_NAMESPACE ?? 'gatehouse_demo';
+  switch (engine) {
+    case 'memory':
+      return { engine, close: async () => {} };
+    case 'redis': {
+      const url = required(env, 'REDIS_URL', engine);
+      const { redisStorage } = await import('@gatehouse/redis');
+      const storage = redisStorage({ url, prefix: namespace });
+      await storage.ready();
+      return { ...stores(storage), engine, close: () => storage.close() };
+    }
+    case 'postgres': {
+      const connectionString = required(env, 'DATABASE_URL', engine);
+      const { migrate, postgresStorage } = await import('@gatehouse/postgres');
+      const storage = postgresStorage({ connectionString, schema: namespace });
+      try {
+        await migrate(storage.pool, { schema: namespace });
+      } catch (error) {
+        await storage.close();
+        throw error;
+      }
+      return { ...stores(storage), engine, close: () => storage.close() };
+    }
+    default:
+      throw new Error(`GATEHOUSE_STORE must be memory, redis or postgres (got "${engine}").`);
+  }
+}
+
+function required(env: Env, name: string, engine: string): string {
+  const value = env[name];
+  if (!value) throw new Error(`GATEHOUSE_STORE=${engine} needs ${name}.`);
+  return value;
+}
+
+function stores({ grants, sessions, consents, rateLimits }: GatehouseStorage): GatehouseStorage {
+  return { grants, sessions, consents, rateLimits };
+}

@@ -1,0 +1,31 @@
+/**
+ * Bundles the demo's browser app (src/browser/app.ts, using @gatehouse/client) into
+ * public/client.js. Run by `pnpm start` before the server; the output is not committed.
+ * `@gatehouse/client` is taken from its source, so no package build is needed first.
+ */
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const at = (path) => fileURLToPath(new URL(path, import.meta.url));
+
+/** Builds the bundle; resolves with esbuild's result. */
+export function buildBrowserApp() {
+  return build({
+    entryPoints: [at('../src/browser/app.ts')],
+    outfile: at('../public/client.js'),
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    sourcemap: true,
+    minify: false,
+    legalComments: 'none',
+    alias: { '@gatehouse/client': at('../../../packages/client/src/index.ts') },
+    logLevel: 'warning',
+  });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await buildBrowserApp();
+  console.log('built public/client.js');
+}

@@ -1,0 +1,126 @@
+import * as oauth from 'oauth4webapi';
+import { loginWithPassword } from './auth-api.js';
+import { type ClientRequestInit, createAuthorizedFetch } from './authorized-fetch.js';
+import { type AuthorizationUrlOptions, authorizationUrl, handleCallback } from './code-flow.js';
+import { type ClientConfig, resolveConfig } from './config.js';
+import { isBrowser } from './environment.js';
+import { GatehouseClientError } from './errors.js';
+import type { AuthMode, ClientOptions } from './options.js';
+import { createRefresher } from './refresher.js';
+import { toClientError } from './server-errors.js';
+import { checkSession, endSession, type SessionUser } from './session.js';
+import type { TokenSet } from './token-store.js';
+
+/** A client of one Gatehouse instance. Create it with {@link createClient}. */
+export interface GatehouseClient {
+  /** The instance's `{base_url}`, without a trailing slash. */
+  readonly baseUrl: string;
+  /** The default mode of {@link fetch}. */
+  readonly mode: AuthMode;
+  /**
+   * `fetch` with the client's credentials applied by mode (override per request with `auth`).
+   * Relative URLs resolve against `{base_url}/` (`'api/v1/tickets'`). Credentials only go to the
+   * instance's origin and `resourceOrigins`.
+   */
+  fetch(input: Request | URL | string, init?: ClientRequestInit): Promise<Response>;
+  /** The authorization URL for the code flow with state and PKCE S256; redirect the user there. */
+  authorizationUrl(options?: AuthorizationUrlOptions): Promise<URL>;
+  /** Completes the code flow at the redirect URI and stores the token set. */
+  handleCallback(url: URL | string): Promise<TokenSet>;
+  /** Refreshes the token set now (single flight with other refreshes) and stores the new one. */
+  refresh(): Promise<TokenSet>;
+  /** Revokes the refresh and access tokens (RFC 7009) and clears the store. */
+  revoke(): Promise<void>;
+  /** Introspects a token (RFC 7662), by default the stored access token. Confidential clients only. */
+  introspect(token?: string): Promise<oauth.IntrospectionResponse>;
+  /** Obtains and stores an access token from the Auth API with a username and password. */
+  loginWithPassword(username: string, password: string): Promise<TokenSet>;
+  /**
+   * Signs out: revokes the stored tokens, clears the store and, in a browser, ends the session with
+   * a same-origin `POST {base}/logout`.
+   */
+  logout(): Promise<void>;
+  /** The signed-in user of the browser session (`{ sub, … }`), or `null` when there is none. */
+  checkSession(): Promise<SessionUser | null>;
+  /** The stored token set, or `null`. */
+  getTokens(): Promise<TokenSet | null>;
+}
+
+/**
+ * Creates a client for one Gatehouse instance. Throws a `GatehouseClientError` with code
+ * `secret_in_browser` for a `clientSecret` in browser code, `invalid_options` for unusable options.
+ */
+export function createClient(options: ClientOptions): GatehouseClient {
+  const config = resolveConfig(options);
+  const refresher = createRefresher(config);
+  const authorizedFetch = createAuthorizedFetch(config, refresher);
+
+  const revoke = async (): Promise<void> => {
+    const tokens = await config.store.get();
+    // Local sign-out happens whatever the server says; a failed revocation is still reported.
+    await config.store.set(null);
+    if (!tokens) return;
+    // The refresh token first: revoking it ends the whole grant on Gatehouse (RFC 7009 §2.1).
+    const revocations = [
+      ...(tokens.refreshToken ? [{ token: tokens.refreshToken, hint: 'refresh_token' }] : []),
+      { token: tokens.accessToken, hint: 'access_token' },
+    ];
+    for (const { token, hint } of revocations) {
+      try {
+        const response = await oauth.revocationRequest(config.as, config.client, config.clientAuth, token, {
+          ...config.http,
+          additionalParameters: { token_type_hint: hint },
+        });
+        await oauth.processRevocationResponse(response);
+      } catch (caught) {
+        throw toClientError(caught, 'revocation_failed', 'Revocation');
+      }
+    }
+  };
+
+  return {
+    baseUrl: config.baseUrl,
+    mode: config.mode,
+    fetch: authorizedFetch,
+    authorizationUrl: (urlOptions) => authorizationUrl(config, urlOptions),
+    handleCallback: (url) => handleCallback(config, url),
+    refresh: () => refresher.refresh(() => true),
+    revoke,
+    introspect: (token) => introspect(config, token),
+    loginWithPassword: (username, password) => loginWithPassword(config, username, password),
+    async logout() {
+      let revocationError: unknown;
+      await revoke().catch((error) => {
+        revocationError = error;
+      });
+      // Seed §5 rule 3: sessions exist in browsers only; elsewhere there is no cookie to end.
+      if (isBrowser()) await endSession(config);
+      if (revocationError) throw revocationError;
+    },
+    checkSession: () => checkSession(config),
+    getTokens: async () => (await config.store.get()) ?? null,
+  };
+}
+
+async function introspect(config: ClientConfig, token?: string): Promise<oauth.IntrospectionResponse> {
+  if (!config.confidential) {
+    throw new GatehouseClientError(
+      'confidential_client_required',
+      'introspect: only confidential clients may introspect tokens.',
+    );
+  }
+  const subject = token ?? (await config.store.get())?.accessToken;
+  if (!subject) throw new GatehouseClientError('no_token', 'introspect: no token given and none stored.');
+  try {
+    const response = await oauth.introspectionRequest(
+      config.as,
+      config.client,
+      config.clientAuth,
+      subject,
+      config.http,
+    );
+    return await oauth.processIntrospectionResponse(config.as, config.client, response);
+  } catch (caught) {
+    throw toClientError(caught, 'introspection_failed', 'Introspection');
+  }
+}

@@ -1,0 +1,102 @@
+import * as oauth from 'oauth4webapi';
+import type { ClientConfig } from './config.js';
+import { GatehouseClientError } from './errors.js';
+import { toClientError } from './server-errors.js';
+import { toTokenSet } from './token-response.js';
+import type { TokenSet } from './token-store.js';
+
+/** Options of `client.authorizationUrl()`. */
+export interface AuthorizationUrlOptions {
+  /** Space-separated scopes to request. Default: the client's registered default. */
+  readonly scope?: string;
+  /** Redirect URI for this request. Default: the client's `redirectUri`. */
+  readonly redirectUri?: string;
+  /** Extra authorization request parameters (e.g. `prompt`). Cannot override the protocol ones. */
+  readonly extraParams?: Readonly<Record<string, string>>;
+}
+
+/** How long a pending sign-in may wait for its callback. */
+const TRANSACTION_TTL_MS = 15 * 60 * 1000;
+
+/**
+ * Builds the authorization request URL (RFC 6749 §4.1.1) with a fresh `state` (CSRF, §10.12) and
+ * PKCE S256 (RFC 7636), and remembers both for {@link handleCallback}.
+ */
+export async function authorizationUrl(
+  config: ClientConfig,
+  options: AuthorizationUrlOptions = {},
+): Promise<URL> {
+  const redirectUri = options.redirectUri ?? config.redirectUri;
+  if (!redirectUri)
+    throw new GatehouseClientError('invalid_options', 'authorizationUrl: no redirectUri configured.');
+  const state = oauth.generateRandomState();
+  const codeVerifier = oauth.generateRandomCodeVerifier();
+  const url = new URL(config.as.authorization_endpoint as string);
+  for (const [name, value] of Object.entries(options.extraParams ?? {})) url.searchParams.set(name, value);
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('client_id', config.clientId);
+  url.searchParams.set('redirect_uri', redirectUri);
+  url.searchParams.set('state', state);
+  url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(codeVerifier));
+  url.searchParams.set('code_challenge_method', 'S256');
+  if (options.scope !== undefined) url.searchParams.set('scope', options.scope);
+  else url.searchParams.delete('scope');
+  await config.transactions.put(state, { codeVerifier, redirectUri, createdAt: config.now() });
+  return url;
+}
+
+/**
+ * Completes the code flow at the redirect URI: checks `state` against a pending sign-in (single
+ * use), turns an error callback into an `authorization_error`, checks `iss` when present
+ * (RFC 9207), exchanges the code with the same `redirect_uri` and the PKCE verifier, and stores the
+ * token set.
+ */
+export async function handleCallback(config: ClientConfig, input: URL | string): Promise<TokenSet> {
+  const url = new URL(input);
+  const params = url.searchParams;
+  const state = params.get('state');
+  const transaction = state === null ? null : await config.transactions.take(state);
+  if (state === null || !transaction || config.now() - transaction.createdAt > TRANSACTION_TTL_MS) {
+    throw new GatehouseClientError(
+      'state_mismatch',
+      'handleCallback: the state does not belong to a pending sign-in of this client (unknown, used or expired).',
+    );
+  }
+  const iss = params.get('iss');
+  if (iss !== null && iss !== config.as.issuer) {
+    throw new GatehouseClientError(
+      'issuer_mismatch',
+      `handleCallback: the callback comes from issuer "${iss}", not "${config.as.issuer}".`,
+    );
+  }
+  const error = params.get('error');
+  if (error !== null) {
+    const description = params.get('error_description') ?? undefined;
+    throw new GatehouseClientError(
+      'authorization_error',
+      `Authorization failed: ${error}${description ? ` (${description})` : ''}.`,
+      {
+        error,
+        ...(description ? { errorDescription: description } : {}),
+      },
+    );
+  }
+  try {
+    const validated = oauth.validateAuthResponse(config.as, config.client, params, state);
+    const response = await oauth.authorizationCodeGrantRequest(
+      config.as,
+      config.client,
+      config.clientAuth,
+      validated,
+      transaction.redirectUri,
+      transaction.codeVerifier,
+      config.http,
+    );
+    const result = await oauth.processAuthorizationCodeResponse(config.as, config.client, response);
+    const tokens = toTokenSet(result, config.now());
+    await config.store.set(tokens);
+    return tokens;
+  } catch (caught) {
+    throw toClientError(caught, 'token_request_failed', 'Code exchange');
+  }
+}

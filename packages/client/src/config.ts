@@ -1,0 +1,130 @@
+import * as oauth from 'oauth4webapi';
+import { defaultLocks, defaultTransactionStore, isBrowser, type LockManagerLike } from './environment.js';
+import { GatehouseClientError } from './errors.js';
+import type { AuthMode, ClientOptions, FetchFunction } from './options.js';
+import { memoryTokenStore, type TokenStore } from './token-store.js';
+import type { TransactionStore } from './transaction-store.js';
+
+/** Endpoint paths below `{base_url}` (seed §1 "Base addresses", §4). */
+export const PATHS = {
+  authorize: '/oauth2/v1/authorize',
+  token: '/oauth2/v1/token',
+  revoke: '/oauth2/v1/revoke',
+  introspect: '/oauth2/v1/introspect',
+  userinfo: '/oauth2/v1/userinfo',
+  authApiToken: '/auth/v1/token',
+  logout: '/logout',
+} as const;
+
+/** Validated options plus the oauth4webapi objects built from them; shared by the client's parts. */
+export interface ClientConfig {
+  readonly baseUrl: string;
+  readonly origin: string;
+  readonly clientId: string;
+  readonly confidential: boolean;
+  readonly redirectUri: string | undefined;
+  readonly mode: AuthMode;
+  readonly store: TokenStore;
+  readonly transactions: TransactionStore;
+  readonly autoRefresh: boolean;
+  readonly skewSeconds: number;
+  readonly fetch: FetchFunction;
+  readonly trustedOrigins: ReadonlySet<string>;
+  readonly locks: LockManagerLike | null;
+  readonly now: () => number;
+  readonly as: oauth.AuthorizationServer;
+  readonly client: oauth.Client;
+  readonly clientAuth: oauth.ClientAuth;
+  /** Options for every oauth4webapi request: our fetch, and http only for loopback issuers. */
+  readonly http: { [oauth.customFetch]: FetchFunction; [oauth.allowInsecureRequests]: boolean };
+}
+
+const MODES: readonly AuthMode[] = ['auto', 'oauth', 'session', 'none'];
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function invalid(message: string): GatehouseClientError {
+  return new GatehouseClientError('invalid_options', `createClient: ${message}`);
+}
+
+/** Validates {@link ClientOptions} with precise messages, and fills in the defaults. */
+export function resolveConfig(options: ClientOptions): ClientConfig {
+  if (options.clientSecret !== undefined && isBrowser()) {
+    throw new GatehouseClientError(
+      'secret_in_browser',
+      'createClient: a clientSecret must not be embedded in browser code (anyone can read it). Register a ' +
+        'public client and use the code flow with PKCE, use session mode, or keep the secret on a backend.',
+    );
+  }
+  let base: URL;
+  try {
+    base = new URL(options.baseUrl);
+  } catch {
+    throw invalid(`baseUrl "${options.baseUrl}" is not an absolute URL.`);
+  }
+  if (base.search || base.hash) throw invalid('baseUrl must not have a query or fragment.');
+  const loopback = LOOPBACK.has(base.hostname);
+  if (base.protocol !== 'https:' && !(base.protocol === 'http:' && loopback)) {
+    throw invalid('baseUrl must use https (http is allowed for localhost only).');
+  }
+  if (typeof options.clientId !== 'string' || options.clientId === '') throw invalid('clientId is required.');
+  if (options.clientSecret === '') throw invalid('clientSecret must not be empty.');
+  if (options.redirectUri !== undefined) {
+    try {
+      new URL(options.redirectUri);
+    } catch {
+      throw invalid(`redirectUri "${options.redirectUri}" is not an absolute URL.`);
+    }
+  }
+  const mode = options.mode ?? 'auto';
+  if (!MODES.includes(mode)) throw invalid(`mode must be one of ${MODES.join(', ')}.`);
+  const refresh = options.autoRefresh ?? true;
+  const skewSeconds = typeof refresh === 'object' ? (refresh.skewSeconds ?? 30) : 30;
+  if (!Number.isFinite(skewSeconds) || skewSeconds < 0) throw invalid('autoRefresh.skewSeconds must be ≥ 0.');
+  const fetchFunction = options.fetch ?? (globalThis.fetch ? globalThis.fetch.bind(globalThis) : undefined);
+  if (!fetchFunction) throw invalid('no fetch function: pass the `fetch` option.');
+  const trustedOrigins = new Set([base.origin]);
+  for (const origin of options.resourceOrigins ?? []) {
+    try {
+      trustedOrigins.add(new URL(origin).origin);
+    } catch {
+      throw invalid(`resourceOrigins entry "${origin}" is not an absolute URL.`);
+    }
+  }
+
+  const baseUrl = base.href.replace(/\/$/, '');
+  const at = (path: string) => baseUrl + path;
+  return {
+    baseUrl,
+    origin: base.origin,
+    clientId: options.clientId,
+    confidential: options.clientSecret !== undefined,
+    redirectUri: options.redirectUri,
+    mode,
+    store: options.tokenStore ?? memoryTokenStore(),
+    transactions: options.transactionStore ?? defaultTransactionStore(),
+    autoRefresh: refresh !== false,
+    skewSeconds,
+    fetch: fetchFunction,
+    trustedOrigins,
+    locks: options.locks === undefined ? defaultLocks() : options.locks,
+    now: options.now ?? Date.now,
+    // Built from the seed's fixed paths rather than discovered: one round trip less, and the
+    // issuer is what the caller configured (RFC 8414 §3.3 would demand the same equality).
+    as: {
+      issuer: baseUrl,
+      authorization_endpoint: at(PATHS.authorize),
+      token_endpoint: at(PATHS.token),
+      revocation_endpoint: at(PATHS.revoke),
+      introspection_endpoint: at(PATHS.introspect),
+      userinfo_endpoint: at(PATHS.userinfo),
+      code_challenge_methods_supported: ['S256'],
+    },
+    client: { client_id: options.clientId },
+    clientAuth:
+      options.clientSecret === undefined ? oauth.None() : oauth.ClientSecretBasic(options.clientSecret),
+    http: {
+      [oauth.customFetch]: fetchFunction,
+      [oauth.allowInsecureRequests]: loopback && base.protocol === 'http:',
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import {
+  memoryTransactionStore,
+  sessionStorageTransactionStore,
+  type TransactionStore,
+} from './transaction-store.js';
+
+/**
+ * Whether this code runs in a browser page: a global `window` or `document` exists. Seed §5 rule 4
+ * forbids client secrets there, since anything shipped to a browser is public.
+ */
+export function isBrowser(): boolean {
+  const scope = globalThis as { window?: unknown; document?: unknown };
+  return scope.window !== undefined || scope.document !== undefined;
+}
+
+/** sessionStorage where there is one, memory elsewhere. */
+export function defaultTransactionStore(): TransactionStore {
+  const scope = globalThis as { sessionStorage?: unknown };
+  return scope.sessionStorage ? sessionStorageTransactionStore() : memoryTransactionStore();
+}
+
+/** The part of the Web Locks API the refresher uses. */
+export interface LockManagerLike {
+  request<T>(name: string, callback: () => Promise<T>): Promise<T>;
+}
+
+/** `navigator.locks` where the runtime has it (browsers), else `null`. */
+export function defaultLocks(): LockManagerLike | null {
+  const scope = globalThis as { navigator?: { locks?: LockManagerLike } };
+  return scope.navigator?.locks ?? null;
+}

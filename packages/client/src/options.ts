@@ -1,0 +1,52 @@
+import type { LockManagerLike } from './environment.js';
+import type { TokenStore } from './token-store.js';
+import type { TransactionStore } from './transaction-store.js';
+
+/**
+ * How `client.fetch` authenticates a request (seed §5 "client-side selection modes"):
+ * - `auto`: the bearer token when a token set is available, else the session cookie;
+ * - `oauth`: the bearer token only; without one, a `no_token` error and no request;
+ * - `session`: the session cookie only (`credentials: 'include'`, no `Authorization` header);
+ * - `none`: no credentials at all (public endpoints).
+ */
+export type AuthMode = 'auto' | 'oauth' | 'session' | 'none';
+
+/** The fetch function a client sends every request through. */
+export type FetchFunction = (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
+
+/** Options of automatic refresh. */
+export interface AutoRefreshOptions {
+  /** Refresh this many seconds before the access token expires. Default 30. */
+  readonly skewSeconds?: number;
+}
+
+/** Options of {@link createClient}. */
+export interface ClientOptions {
+  /** The instance's `{base_url}` (its issuer), e.g. `https://auth.example.com/acme`. */
+  readonly baseUrl: string;
+  /** The registered client id. */
+  readonly clientId: string;
+  /**
+   * The client secret of a confidential client. Refused in browsers (seed §5 rule 4): browser apps
+   * use a public client with PKCE, session mode, or a backend that holds the secret.
+   */
+  readonly clientSecret?: string;
+  /** The redirect URI registered for the client, where `handleCallback` runs. */
+  readonly redirectUri?: string;
+  /** Default authentication mode of `client.fetch`. Default `auto`. */
+  readonly mode?: AuthMode;
+  /** Where tokens live. Default {@link memoryTokenStore}. */
+  readonly tokenStore?: TokenStore;
+  /** Refresh expired or expiring access tokens before requests and after a 401. Default `true`. */
+  readonly autoRefresh?: boolean | AutoRefreshOptions;
+  /** The fetch function for every request (tests, instrumentation, proxies). Default `globalThis.fetch`. */
+  readonly fetch?: FetchFunction;
+  /** Where pending sign-ins live. Default sessionStorage in browsers, memory elsewhere. */
+  readonly transactionStore?: TransactionStore;
+  /** Other origins (`https://api.example.com`) that may receive the credentials. Default none. */
+  readonly resourceOrigins?: readonly string[];
+  /** Cross-tab lock for refreshes. Default `navigator.locks` where available; `null` disables. */
+  readonly locks?: LockManagerLike | null;
+  /** The clock, in Unix milliseconds. Default `Date.now`. */
+  readonly now?: () => number;
+}

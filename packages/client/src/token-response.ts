@@ -1,0 +1,28 @@
+import type * as oauth from 'oauth4webapi';
+import { GatehouseClientError } from './errors.js';
+import type { TokenSet } from './token-store.js';
+
+/**
+ * The {@link TokenSet} of a token response. `expiresAt` = now + `expires_in` (Unix seconds). A
+ * response without a refresh token keeps the previous one (servers that do not rotate).
+ */
+export function toTokenSet(
+  response: oauth.TokenEndpointResponse | Record<string, unknown>,
+  nowMs: number,
+  previous?: TokenSet | null,
+): TokenSet {
+  const { access_token: accessToken, expires_in: expiresIn, refresh_token: refreshToken, scope } = response;
+  if (typeof accessToken !== 'string' || accessToken === '') {
+    throw new GatehouseClientError('invalid_response', 'The token response has no access_token.');
+  }
+  if (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn) || expiresIn < 0) {
+    throw new GatehouseClientError('invalid_response', 'The token response has no usable expires_in.');
+  }
+  const refresh = typeof refreshToken === 'string' ? refreshToken : previous?.refreshToken;
+  return {
+    accessToken,
+    expiresAt: Math.floor(nowMs / 1000) + expiresIn,
+    ...(refresh ? { refreshToken: refresh } : {}),
+    ...(typeof scope === 'string' ? { scope } : {}),
+  };
+}

@@ -1,0 +1,87 @@
+/** The tokens a client holds (seed §5 "token storage"). */
+export interface TokenSet {
+  /** The bearer access token. */
+  readonly accessToken: string;
+  /** The refresh token, when the server issued one (OAuth2 family only). */
+  readonly refreshToken?: string;
+  /** When the access token expires, in Unix seconds. */
+  readonly expiresAt: number;
+  /** The granted scope, when the server reported it. */
+  readonly scope?: string;
+}
+
+/**
+ * Where a client keeps its {@link TokenSet}. Either method may be sync or async. `get()` returns
+ * the set or `null`; `set(null)` clears it. A store shared between clients (or tabs) is what lets
+ * a refresh done by one be seen by the others.
+ */
+export interface TokenStore {
+  /** The current token set, or `null` when there is none. */
+  get(): TokenSet | null | Promise<TokenSet | null>;
+  /** Replaces the token set; `null` clears it. */
+  set(tokens: TokenSet | null): void | Promise<void>;
+}
+
+/** A store that lives in this JavaScript realm only (the default; tokens die with the page or process). */
+export function memoryTokenStore(initial: TokenSet | null = null): TokenStore {
+  let current = initial;
+  return {
+    get: () => current,
+    set(tokens) {
+      current = tokens;
+    },
+  };
+}
+
+/** The part of the Web Storage API that {@link localStorageTokenStore} needs. */
+export interface KeyValueStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+
+/**
+ * A store in the browser's `localStorage`, shared by every tab of the origin. Tokens there are
+ * readable by any script on the origin (XSS), so prefer {@link memoryTokenStore} or session mode
+ * when the page cannot rule that out. A stored value that is not a token set reads as `null`.
+ * @param key Storage key. Default `gatehouse.tokens`.
+ * @param storage Storage to use instead of `globalThis.localStorage` (tests, other Web Storage).
+ */
+export function localStorageTokenStore(key = 'gatehouse.tokens', storage?: KeyValueStorage): TokenStore {
+  const resolve = (): KeyValueStorage => {
+    const found = storage ?? (globalThis as { localStorage?: KeyValueStorage }).localStorage;
+    if (!found) throw new TypeError('localStorageTokenStore: no localStorage in this environment.');
+    return found;
+  };
+  return {
+    get() {
+      const raw = resolve().getItem(key);
+      if (raw === null) return null;
+      try {
+        return parseTokenSet(JSON.parse(raw));
+      } catch {
+        return null;
+      }
+    },
+    set(tokens) {
+      if (tokens === null) resolve().removeItem(key);
+      else resolve().setItem(key, JSON.stringify(tokens));
+    },
+  };
+}
+
+/** `value` as a {@link TokenSet}, or `null` when it does not have the shape of one. */
+export function parseTokenSet(value: unknown): TokenSet | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { accessToken, refreshToken, expiresAt, scope } = value as Record<string, unknown>;
+  if (typeof accessToken !== 'string' || accessToken === '') return null;
+  if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) return null;
+  if (refreshToken !== undefined && typeof refreshToken !== 'string') return null;
+  if (scope !== undefined && typeof scope !== 'string') return null;
+  return {
+    accessToken,
+    expiresAt,
+    ...(refreshToken === undefined ? {} : { refreshToken }),
+    ...(scope === undefined ? {} : { scope }),
+  };
+}

@@ -1,0 +1,26 @@
+import type { Context } from '../context.js';
+import { noStoreJson } from '../http/responses.js';
+import { INACTIVE, introspectAccessToken } from '../oauth2/introspect.js';
+import { verifyAccessToken } from '../tokens/access-token.js';
+import { readTokenCaller } from './token-caller.js';
+
+/**
+ * `POST {base}/auth/v1/token/introspect`, answered in the RFC 7662 §2.2 shape (`active`, `sub`,
+ * `exp`, `iat`, `token_type`, `token_family`, …), exactly `{"active":false}` when the token is not
+ * active, always 200 and never cached.
+ *
+ * - With `Authorization: Bearer <token>` and no body: self-introspection. An expired, revoked or
+ *   unknown token is answered `{"active":false}`, not 401: the question is whether it is active.
+ *   Any access token of this instance may ask about itself; the answer holds nothing its holder
+ *   could not read in the JWT already.
+ * - With a confidential client's Basic credentials and a `token` form field: introspects that
+ *   token, if it is an Auth API token (no client owns those, so any confidential client, such as a
+ *   resource server, may ask). OAuth 2.0 tokens are reported inactive here, keeping the families
+ *   apart: clients introspect those at `/oauth2/v1/introspect`.
+ */
+export async function authApiIntrospectEndpoint(request: Request, ctx: Context): Promise<Response> {
+  const caller = await readTokenCaller(request, ctx);
+  const claims = await verifyAccessToken(ctx, caller.token);
+  if (!claims || (caller.kind === 'client' && claims.family !== 'auth_api')) return noStoreJson(INACTIVE);
+  return noStoreJson(introspectAccessToken(ctx, claims));
+}

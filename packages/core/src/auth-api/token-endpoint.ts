@@ -1,0 +1,56 @@
+import type { Context } from '../context.js';
+import { ProtocolError } from '../errors.js';
+import { noStoreJson } from '../http/responses.js';
+import { attemptLimiter } from '../passwords/attempt-limiter.js';
+import { signAccessToken } from '../tokens/access-token.js';
+import { requireEmptyBody } from './empty-body.js';
+import { badCredentials, readUserCredentials } from './user-credentials.js';
+
+/**
+ * `POST {base}/auth/v1/token` (seed §4.2): exchanges a username and password, sent with
+ * `Authorization: Basic` and no body, for an access token of the `auth_api` family:
+ * 200 `{ access_token, token_type: "Bearer", expires_in }` with `Cache-Control: no-store`.
+ *
+ * The token has the same JWT form and audience as OAuth 2.0 access tokens (so REST operations
+ * accept it), with `token_family: "auth_api"`, no `client_id`, no grant and an empty scope; it
+ * lasts `authApi.tokenTtl` seconds and comes without a refresh token.
+ *
+ * Errors: a missing or malformed Basic header is 401 `invalid_request`; wrong credentials (unknown
+ * user or wrong password, answered identically) are 401 `invalid_grant`, both with
+ * `WWW-Authenticate: Basic`. A non-empty body is 400 `invalid_request`. Failures are rate-limited
+ * per username and client address and per address (`passwords/attempt-limiter.ts`): over a limit,
+ * 429 `too_many_requests` with `Retry-After`, without the password being checked.
+ */
+export async function authApiTokenEndpoint(request: Request, ctx: Context): Promise<Response> {
+  await requireEmptyBody(
+    request,
+    ctx.maxBodyBytes,
+    'This endpoint takes no body: send the username and password with HTTP Basic authentication.',
+  );
+  const { username, password } = readUserCredentials(request, ctx);
+  const limiter = attemptLimiter(ctx, request, username);
+  try {
+    await limiter.check();
+  } catch (error) {
+    if (error instanceof ProtocolError && error.status === 429) {
+      ctx.emit({ type: 'login.rate_limited', username, via: 'auth-api' });
+    }
+    throw error;
+  }
+  const user = await ctx.users.verifyPassword(username, password);
+  if (!user) {
+    await limiter.failed();
+    ctx.emit({ type: 'login.failed', username, via: 'auth-api' });
+    throw badCredentials(ctx.realm);
+  }
+  await limiter.succeeded();
+  const access = await signAccessToken(ctx, {
+    family: 'auth_api',
+    sub: user.id,
+    scope: '',
+    ttl: ctx.authApi.tokenTtl,
+  });
+  ctx.emit({ type: 'login.succeeded', userId: user.id, via: 'auth-api' });
+  ctx.emit({ type: 'token.issued', userId: user.id, grantType: 'auth_api' });
+  return noStoreJson({ access_token: access.token, token_type: 'Bearer', expires_in: ctx.authApi.tokenTtl });
+}

@@ -1,0 +1,48 @@
+import type { Context } from '../context.js';
+import { ProtocolError, quoteAuthParam } from '../errors.js';
+import { type BasicCredentials, parseBasicAuth } from '../http/basic-auth.js';
+
+/** The challenge of every 401 of the token endpoint (RFC 7617 §2, with the UTF-8 charset of §2.1). */
+export function basicChallenge(realm: string): Record<string, string> {
+  return { 'WWW-Authenticate': `Basic realm=${quoteAuthParam(realm)}, charset="UTF-8"` };
+}
+
+/**
+ * 401 `invalid_grant`: the username and password do not match a user. RFC 6749 §5.2 names
+ * `invalid_grant` for invalid "resource owner credentials", which is exactly what these are; the
+ * status is 401 with a Basic challenge because the credentials travel in HTTP authentication
+ * (RFC 9110 §15.5.2). Unknown user and wrong password get this same answer.
+ */
+export function badCredentials(realm: string): ProtocolError {
+  return new ProtocolError('invalid_grant', 'The username or password is incorrect.', {
+    status: 401,
+    headers: basicChallenge(realm),
+  });
+}
+
+/**
+ * The user's username and password from `Authorization: Basic` (RFC 7617; UTF-8, and unlike client
+ * credentials not form-urlencoded). A missing header, another scheme, a malformed header or an empty
+ * username is 401 `invalid_request` with a Basic challenge and a description saying what is wrong.
+ */
+export function readUserCredentials(request: Request, ctx: Pick<Context, 'realm'>): BasicCredentials {
+  let credentials: BasicCredentials | null;
+  try {
+    credentials = parseBasicAuth(request.headers.get('authorization'));
+  } catch (error) {
+    if (error instanceof ProtocolError) throw unauthenticated(ctx.realm, error.description);
+    throw error;
+  }
+  if (credentials === null) {
+    throw unauthenticated(
+      ctx.realm,
+      'Send the username and password with HTTP Basic authentication: Authorization: Basic base64(username:password).',
+    );
+  }
+  if (credentials.username === '') throw unauthenticated(ctx.realm, 'The username is empty.');
+  return credentials;
+}
+
+function unauthenticated(realm: string, description: string): ProtocolError {
+  return new ProtocolError('invalid_request', description, { status: 401, headers: basicChallenge(realm) });
+}

@@ -1,0 +1,83 @@
+import type { Context } from '../context.js';
+import { allowedRequestOrigin } from './origin.js';
+
+/**
+ * CORS (Fetch standard §3.2, "CORS protocol") for the REST API and the OAuth endpoints browsers call
+ * (token, revoke, userinfo). The one implementation: the router applies it to routes marked
+ * `cors: true`, and `gatehouse.cors` / `gatehouse.preflight` / `defineOperations` apply it to a host's
+ * own operations.
+ *
+ * Credentials are always allowed, so the allowed origin is echoed exactly and `*` is never sent
+ * (Fetch §3.2.5: `*` does not work with credentials anyway). Unlisted origins, look-alikes and the
+ * opaque origin `null` get no `Access-Control-Allow-*` header at all, and the browser refuses.
+ */
+
+/** Request headers a cross-origin caller may send: the credentials and the JSON/form body type. */
+const ALLOWED_HEADERS = 'Authorization, Content-Type';
+/** Response headers a cross-origin caller may read, beyond the safelisted ones. */
+const EXPOSED_HEADERS = 'WWW-Authenticate';
+
+type CorsContext = Pick<Context, 'issuerOrigin' | 'cors' | 'clients'>;
+
+/** Whether the request is a CORS preflight: `OPTIONS` with `Origin` and `Access-Control-Request-Method`. */
+export function isPreflight(request: Request): boolean {
+  return (
+    request.method === 'OPTIONS' &&
+    request.headers.has('origin') &&
+    request.headers.has('access-control-request-method')
+  );
+}
+
+/**
+ * The answer to a preflight: 204, with the allow headers when the origin is allowed, without any
+ * when it is not (the browser then blocks the actual request). Cacheable per origin for
+ * `cors.maxAgeSeconds`.
+ */
+export async function preflightResponse(
+  ctx: CorsContext,
+  request: Request,
+  methods: readonly string[],
+): Promise<Response> {
+  const headers = new Headers({
+    Vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
+  });
+  const origin = await allowedRequestOrigin(ctx, request);
+  if (origin !== null) {
+    headers.set('Access-Control-Allow-Origin', origin);
+    headers.set('Access-Control-Allow-Credentials', 'true');
+    headers.set('Access-Control-Allow-Methods', methods.join(', '));
+    headers.set('Access-Control-Allow-Headers', ALLOWED_HEADERS);
+    headers.set('Access-Control-Max-Age', String(ctx.cors.maxAgeSeconds));
+  }
+  return new Response(null, { status: 204, headers });
+}
+
+/**
+ * The actual response with CORS headers: `Vary: Origin` always (the answer depends on it, so caches
+ * must key on it), and, for an allowed `Origin`, its exact echo with
+ * `Access-Control-Allow-Credentials: true`. A response with immutable headers is copied.
+ */
+export async function withCors(ctx: CorsContext, request: Request, response: Response): Promise<Response> {
+  const origin = await allowedRequestOrigin(ctx, request);
+  const out = mutable(response);
+  const vary = out.headers.get('vary');
+  if (vary === null) out.headers.set('Vary', 'Origin');
+  else if (!/(^|,)\s*(origin|\*)\s*(,|$)/i.test(vary)) out.headers.set('Vary', `${vary}, Origin`);
+  if (origin !== null) {
+    out.headers.set('Access-Control-Allow-Origin', origin);
+    out.headers.set('Access-Control-Allow-Credentials', 'true');
+    out.headers.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+  }
+  return out;
+}
+
+/** The response itself when its headers can be changed, else a copy (e.g. of `Response.redirect`). */
+function mutable(response: Response): Response {
+  try {
+    response.headers.set('x-gatehouse-probe', '');
+    response.headers.delete('x-gatehouse-probe');
+    return response;
+  } catch {
+    return new Response(response.body, response);
+  }
+}

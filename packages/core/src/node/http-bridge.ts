@@ -1,0 +1,290 @@
+/**
+ * The Node.js bridge: `IncomingMessage` → Web `Request` and Web `Response` → `ServerResponse`,
+ * written once and used by every Node adapter (Express, Koa, plain `node:http`). It only
+ * translates; nothing protocol-related happens here.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setClientAddress } from '../http/client-address.js';
+
+/** A body some middleware already read from the stream (`express.json()`, a Koa body parser, …). */
+export interface PreParsedBody {
+  /** What the parser produced (`req.body` / `ctx.request.body`). */
+  readonly value: unknown;
+  /** The raw bytes, if the parser kept them (`req.rawBody` / `ctx.request.rawBody`). Preferred. */
+  readonly raw?: Uint8Array | string;
+}
+
+/** Options of {@link toWebRequest}. */
+export interface ToWebRequestOptions {
+  /**
+   * Public origin (`https://example.com`) of the request URL. Frameworks compute it from their
+   * proxy settings (Express `req.protocol` + `req.host`). Default: `http(s)://` + the `Host` header,
+   * i.e. no proxy is trusted.
+   */
+  readonly origin?: string;
+  /**
+   * Path prefix a router stripped from `req.url` (Express `req.baseUrl`), put back so the URL is
+   * the one the client requested. Default: none.
+   */
+  readonly mountPath?: string;
+  /**
+   * Used only when middleware already consumed the body stream: the body is then re-encoded from
+   * it. See {@link encodePreParsedBody} for what survives re-encoding.
+   */
+  readonly body?: PreParsedBody;
+  /**
+   * Build the request without a body and leave the stream untouched for the host (authentication
+   * reads headers only). Default `false`.
+   */
+  readonly ignoreBody?: boolean;
+  /** Client address to attach (see `setClientAddress`). Default: the socket's remote address. */
+  readonly clientAddress?: string;
+  /**
+   * The paired response. When given, the request's `signal` aborts if the client goes away before
+   * the response is finished (Node does not report that on the request once its body is read).
+   */
+  readonly response?: ServerResponse;
+}
+
+/**
+ * Builds a Web `Request` for a Node request. The body is streamed, not buffered (`duplex: 'half'`),
+ * unless middleware already consumed it (see {@link ToWebRequestOptions.body}). All headers are
+ * copied as received (repeated headers stay repeated). The request's `signal` aborts when the
+ * client disconnects early.
+ */
+export function toWebRequest(req: IncomingMessage, options: ToWebRequestOptions = {}): Request {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const origin = options.origin ?? defaultOrigin(req);
+  const url = requestUrl(origin, (options.mountPath ?? '').replace(/\/+$/, ''), req.url ?? '/');
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    // HTTP/2 pseudo-headers (`:path`, …) are not header fields of the message.
+    if (!name.startsWith(':')) headers.append(name, raw[i + 1]!);
+  }
+
+  const controller = new AbortController();
+  const abort = () => controller.abort(new Error('The client closed the connection.'));
+  req.once('aborted', abort);
+  req.once('error', abort);
+  const res = options.response;
+  if (res) {
+    res.once('close', () => {
+      if (!res.writableFinished) abort();
+    });
+  }
+
+  let body: BodyInit | null = null;
+  if (method !== 'GET' && method !== 'HEAD' && !options.ignoreBody) {
+    if (req.readableEnded && options.body !== undefined) {
+      const bytes = encodePreParsedBody(options.body, headers.get('content-type'));
+      headers.delete('transfer-encoding');
+      headers.set('content-length', String(bytes.byteLength));
+      body = bytes.byteLength > 0 ? (bytes as Uint8Array<ArrayBuffer>) : null;
+    } else if (hasBody(req)) {
+      body = streamBody(req);
+    }
+  }
+
+  const request = new Request(url, {
+    method,
+    headers,
+    body,
+    signal: controller.signal,
+    ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
+  } as RequestInit);
+  setClientAddress(request, options.clientAddress ?? req.socket?.remoteAddress);
+  return request;
+}
+
+/** Options of {@link sendWebResponse}. */
+export interface SendWebResponseOptions {
+  /** The request method; for `HEAD` no body is sent. Default: `res.req.method`. */
+  readonly method?: string;
+}
+
+/**
+ * Writes a Web `Response` to a Node `ServerResponse`: status, headers (each `Set-Cookie` as its own
+ * header line, via `getSetCookie()`), then the body, streamed with back-pressure. No body for `HEAD`
+ * and the statuses that have none. If the client goes away mid-body, the body stream is cancelled
+ * and the promise resolves (there is nobody left to tell).
+ */
+export async function sendWebResponse(
+  res: ServerResponse,
+  response: Response,
+  options: SendWebResponseOptions = {},
+): Promise<void> {
+  res.statusCode = response.status;
+  if (response.statusText) res.statusMessage = response.statusText;
+  for (const [name, value] of response.headers) {
+    if (name !== 'set-cookie') res.setHeader(name, value);
+  }
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) res.setHeader('set-cookie', cookies);
+
+  const method = (options.method ?? res.req?.method ?? 'GET').toUpperCase();
+  const bodyless = method === 'HEAD' || response.status === 204 || response.status === 304;
+  if (!response.body || bodyless) {
+    await response.body?.cancel().catch(() => {});
+    await endResponse(res);
+    return;
+  }
+
+  const reader = response.body.getReader();
+  const closed = new Promise<void>((resolve) => res.once('close', resolve));
+  try {
+    for (;;) {
+      const next = await Promise.race([reader.read(), closed.then(() => undefined)]);
+      if (!next || res.destroyed) {
+        await reader.cancel().catch(() => {});
+        return;
+      }
+      if (next.done) break;
+      if (!res.write(next.value)) {
+        await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
+      }
+    }
+  } catch (error) {
+    // The body stream failed after the head was sent: the only honest signal left is a cut connection.
+    await reader.cancel().catch(() => {});
+    res.destroy(error instanceof Error ? error : new Error(String(error)));
+    return;
+  }
+  await endResponse(res);
+}
+
+/**
+ * Re-encodes a body a parser already consumed, for its `Content-Type`:
+ * - the raw bytes, when the parser kept them (byte-faithful; always prefer this);
+ * - bytes (`express.raw()`) and text (`express.text()`) as they are;
+ * - forms (`application/x-www-form-urlencoded`): `URLSearchParams` of the parsed object, arrays as
+ *   repeated names (so RFC 6749 §3.1 duplicate detection still works) and nested objects
+ *   (`extended` parsers) in bracket notation. Not byte-faithful: percent-encoding is normalised and
+ *   integer-like names move first (JavaScript object key order). Parameter names and values survive.
+ * - JSON (`application/json`, `+json`): `JSON.stringify` of the value (whitespace and duplicate
+ *   member names are lost).
+ * - anything else: an empty body (the parsed form of an unknown type cannot be rebuilt).
+ */
+export function encodePreParsedBody(body: PreParsedBody, contentType: string | null): Uint8Array {
+  const utf8 = (text: string) => new TextEncoder().encode(text);
+  if (typeof body.raw === 'string') return utf8(body.raw);
+  if (body.raw instanceof Uint8Array) return body.raw;
+  const { value } = body;
+  if (value instanceof Uint8Array) return value;
+  if (typeof value === 'string') return utf8(value);
+  if (value === undefined || value === null) return new Uint8Array();
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/x-www-form-urlencoded') {
+    const params = new URLSearchParams();
+    appendFormValue(params, undefined, value);
+    return utf8(params.toString());
+  }
+  if (type === 'application/json' || type.endsWith('+json')) return utf8(JSON.stringify(value));
+  return new Uint8Array();
+}
+
+function appendFormValue(params: URLSearchParams, name: string | undefined, value: unknown): void {
+  if (value === undefined || value === null) return;
+  if (Array.isArray(value)) {
+    for (const item of value) appendFormValue(params, name, item);
+  } else if (typeof value === 'object') {
+    for (const [key, item] of Object.entries(value))
+      appendFormValue(params, name === undefined ? key : `${name}[${key}]`, item);
+  } else if (name !== undefined) {
+    params.append(name, String(value));
+  }
+}
+
+/** RFC 9112 §6.3: a request has a body iff it has `Transfer-Encoding` or a non-zero `Content-Length`. */
+function hasBody(req: IncomingMessage): boolean {
+  if (req.headers['transfer-encoding'] !== undefined) return true;
+  const length = req.headers['content-length'];
+  return length !== undefined && length !== '0';
+}
+
+/**
+ * A pull-based stream over the request: it touches the Node stream only once someone reads
+ * (high-water mark 0), and then only as fast as they read.
+ */
+function streamBody(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let onData: (chunk: Buffer) => void;
+  let onEnd: () => void;
+  let onError: (error: Error) => void;
+  const detach = () => {
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('error', onError);
+  };
+  let attached = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (attached) {
+          req.resume();
+          return;
+        }
+        attached = true;
+        onData = (chunk) => {
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 0) <= 0) req.pause();
+        };
+        onEnd = () => {
+          detach();
+          controller.close();
+        };
+        onError = (error) => {
+          detach();
+          controller.error(error);
+        };
+        req.on('data', onData);
+        req.once('end', onEnd);
+        req.once('error', onError);
+        req.resume();
+      },
+      cancel() {
+        // The consumer gave up (e.g. a 413): discard the rest instead of destroying the socket, so
+        // the answer can still be delivered.
+        if (attached) detach();
+        req.resume();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/**
+ * The URL the client asked for. Concatenated, never resolved: a target like `//evil.example/x` is a
+ * path here, not a protocol-relative URL. An absolute-form target (RFC 9112 §3.2.2) keeps only its
+ * path and query; an unusable origin (a malformed `Host`) falls back to `http://localhost`.
+ */
+function requestUrl(origin: string, mountPath: string, target: string): URL {
+  let pathAndQuery = target;
+  if (!target.startsWith('/')) {
+    try {
+      const absolute = new URL(target);
+      pathAndQuery = absolute.pathname + absolute.search;
+    } catch {
+      pathAndQuery = `/${target}`;
+    }
+  }
+  try {
+    return new URL(origin + mountPath + pathAndQuery);
+  } catch {
+    return new URL('http://localhost' + mountPath + pathAndQuery);
+  }
+}
+
+function defaultOrigin(req: IncomingMessage): string {
+  const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
+  const host = req.headers.host ?? req.headers[':authority'] ?? 'localhost';
+  return `${encrypted ? 'https' : 'http'}://${host}`;
+}
+
+function endResponse(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    if (res.destroyed) return resolve();
+    res.end(() => resolve());
+    res.once('close', () => resolve());
+  });
+}

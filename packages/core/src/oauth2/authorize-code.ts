@@ -1,0 +1,35 @@
+import type { Context } from '../context.js';
+import { base64url } from '../tokens/encoding.js';
+import { hashSecret, randomSecret } from '../tokens/secrets.js';
+import type { AuthorizationRequest } from './authorize-request.js';
+import { authorizationRedirect } from './authorize-response.js';
+
+/**
+ * Completes an authorization request for a user: stores a new single-use code (by hash, with a
+ * new grant id, lifetime `authorizationCodeTtl`) and redirects to the client with it.
+ *
+ * The stored `redirectUri` is the one the request sent, or `''` when it sent none (the client's
+ * only registered URI was used): the token endpoint then accepts no `redirect_uri` or that URI
+ * (RFC 6749 §4.1.3 requires the parameter only when the authorization request included it).
+ */
+export async function issueAuthorizationCode(
+  ctx: Context,
+  request: AuthorizationRequest,
+  userId: string,
+  authTime: number,
+): Promise<Response> {
+  const code = randomSecret(ctx.randomBytes);
+  const now = ctx.now();
+  await ctx.storage.grants.saveCode({
+    codeHash: await hashSecret(code),
+    clientId: request.client.id,
+    userId,
+    grantId: base64url(ctx.randomBytes(16)),
+    redirectUri: request.redirectUriSent ? request.redirectUri : '',
+    scope: request.scope,
+    ...(request.codeChallenge === undefined ? {} : { codeChallenge: request.codeChallenge }),
+    authTime,
+    expiresAt: now + ctx.authorizationCodeTtl * 1000,
+  });
+  return authorizationRedirect(ctx, request, { code });
+}

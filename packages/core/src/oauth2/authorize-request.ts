@@ -1,0 +1,139 @@
+import type { Context } from '../context.js';
+import { invalidRequest, ProtocolError } from '../errors.js';
+import type { Params } from '../http/form.js';
+import type { ClientRecord } from '../storage/types.js';
+import { isValidCodeChallenge } from './pkce.js';
+import { resolveRequestedScope } from './scope.js';
+
+/** The parameters of an authorization request Gatehouse reads (RFC 6749 §4.1.1, RFC 7636 §4.3). */
+export const AUTHORIZATION_PARAMETERS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+] as const;
+
+/**
+ * Where the answer to an authorization request goes, once client and redirect URI are trusted.
+ * Until then, errors must not be redirected anywhere (RFC 6749 §4.1.2.1).
+ */
+export interface AuthorizationTarget {
+  readonly client: ClientRecord;
+  /** The URI to redirect to: the one sent, or the client's only registered one. */
+  readonly redirectUri: string;
+  /** Whether the request named `redirect_uri` (then the token request must repeat it, RFC 6749 §4.1.3). */
+  readonly redirectUriSent: boolean;
+  /** `state`, exactly as sent; absent when none (or an empty one) was sent. */
+  readonly state?: string;
+}
+
+/** A fully validated authorization request. */
+export interface AuthorizationRequest extends AuthorizationTarget {
+  /** The scope to grant (requested, or the default), space-separated, possibly empty. */
+  readonly scope: string;
+  /** The S256 `code_challenge`, when sent. */
+  readonly codeChallenge?: string;
+  /**
+   * The request's own parameters (those of {@link AUTHORIZATION_PARAMETERS} that were sent), to carry
+   * through the login and consent forms and to rebuild the authorize URL. Unknown ones are dropped.
+   */
+  readonly parameters: Readonly<Record<string, string>>;
+}
+
+/**
+ * Finds the client and the redirect URI (RFC 6749 §3.1.2.3, RFC 9700 §4.1.3: exact string
+ * comparison with a registered URI; `redirect_uri` may be omitted only when exactly one is
+ * registered). Throws `invalid_request` for problems that must be shown to the user, never
+ * redirected: unknown client, missing or unregistered redirect URI, or either parameter repeated.
+ */
+export async function resolveAuthorizationTarget(ctx: Context, params: Params): Promise<AuthorizationTarget> {
+  const clientId = params.get('client_id');
+  if (clientId === undefined) throw invalidRequest('The client_id parameter is missing.');
+  const sentRedirectUri = params.get('redirect_uri');
+  const client = await ctx.clients.findClient(clientId);
+  if (!client) throw invalidRequest('The client is unknown.');
+  let redirectUri: string;
+  if (sentRedirectUri === undefined) {
+    if (client.redirectUris.length !== 1) {
+      throw invalidRequest('The redirect_uri parameter is required: this client has several registered.');
+    }
+    redirectUri = client.redirectUris[0]!;
+  } else {
+    if (!client.redirectUris.includes(sentRedirectUri)) {
+      throw invalidRequest('The redirect_uri is not registered for this client.');
+    }
+    redirectUri = sentRedirectUri;
+  }
+  let state: string | undefined;
+  try {
+    state = params.get('state');
+  } catch {
+    // A repeated state cannot be echoed: answer without one (the error is raised in the next step).
+    state = undefined;
+  }
+  return {
+    client,
+    redirectUri,
+    redirectUriSent: sentRedirectUri !== undefined,
+    ...(state === undefined ? {} : { state }),
+  };
+}
+
+/**
+ * Validates the rest of the request for a trusted target. Throws a {@link ProtocolError} that is to
+ * be redirected to the client (RFC 6749 §4.1.2.1): `invalid_request` (repeated parameter, PKCE
+ * missing where required or not S256), `unsupported_response_type`, `unauthorized_client`,
+ * `invalid_scope`.
+ */
+export function validateAuthorizationRequest(
+  ctx: Context,
+  target: AuthorizationTarget,
+  params: Params,
+): AuthorizationRequest {
+  const parameters: Record<string, string> = {};
+  for (const name of AUTHORIZATION_PARAMETERS) {
+    const value = params.get(name); // throws invalid_request when repeated
+    if (value !== undefined) parameters[name] = value;
+  }
+  const responseType = parameters.response_type;
+  if (responseType === undefined) throw invalidRequest('The response_type parameter is missing.');
+  if (responseType !== 'code') {
+    throw new ProtocolError('unsupported_response_type', 'Only response_type=code is supported.');
+  }
+  const { client } = target;
+  if (!(client.grantTypes ?? ['authorization_code']).includes('authorization_code')) {
+    throw new ProtocolError('unauthorized_client', 'The client may not use the authorization code grant.');
+  }
+  const codeChallenge = checkPkce(ctx, client, parameters.code_challenge, parameters.code_challenge_method);
+  const scope = resolveRequestedScope(ctx, client, parameters.scope);
+  return { ...target, scope, parameters, ...(codeChallenge === undefined ? {} : { codeChallenge }) };
+}
+
+/** RFC 7636 §4.3 and RFC 9700 §2.1.1: only S256; required for public clients (or all, by policy). */
+function checkPkce(
+  ctx: Context,
+  client: ClientRecord,
+  challenge?: string,
+  method?: string,
+): string | undefined {
+  if (challenge === undefined) {
+    if (method !== undefined)
+      throw invalidRequest('A code_challenge_method was sent without a code_challenge.');
+    if (client.type === 'public' || ctx.requirePkce === 'all') {
+      throw invalidRequest(
+        'PKCE is required: send a code_challenge with code_challenge_method=S256 (RFC 7636).',
+      );
+    }
+    return undefined;
+  }
+  // An absent method means "plain" (RFC 7636 §4.3), which offers no protection against a stolen code.
+  if (method !== 'S256')
+    throw invalidRequest('Only code_challenge_method=S256 is supported; "plain" is refused.');
+  if (!isValidCodeChallenge(challenge)) {
+    throw invalidRequest('The code_challenge must be a base64url-encoded SHA-256 digest (43 characters).');
+  }
+  return challenge;
+}

@@ -1,0 +1,81 @@
+import type { Context } from '../context.js';
+import { ProtocolError, type ProtocolErrorCode } from '../errors.js';
+import { errorPage } from '../ui/pages.js';
+import type { AuthorizationTarget } from './authorize-request.js';
+
+/** Error codes that go back to the client on its redirect URI (RFC 6749 §4.1.2.1). */
+const REDIRECTABLE: ReadonlySet<ProtocolErrorCode> = new Set([
+  'invalid_request',
+  'unauthorized_client',
+  'access_denied',
+  'unsupported_response_type',
+  'invalid_scope',
+  'server_error',
+  'temporarily_unavailable',
+]);
+
+/**
+ * A 303 to the client's redirect URI with `params`, `state` (exactly as received: `URLSearchParams`
+ * encodes, the client decodes, whatever the characters) and `iss` (RFC 9207 §2, against mix-up
+ * attacks). A query of the registered URI is kept as registered (RFC 6749 §3.1.2); the new
+ * parameters are appended. 303 so that a POSTed request is not re-posted (RFC 9700 §4.11).
+ */
+export function authorizationRedirect(
+  ctx: Pick<Context, 'issuer'>,
+  target: Pick<AuthorizationTarget, 'redirectUri' | 'state'>,
+  params: Readonly<Record<string, string>>,
+): Response {
+  const url = new URL(target.redirectUri);
+  url.hash = '';
+  const added = new URLSearchParams(params);
+  if (target.state !== undefined) added.append('state', target.state);
+  added.append('iss', ctx.issuer);
+  const existing = url.search.slice(1);
+  url.search = existing ? `${existing}&${added}` : added.toString();
+  return new Response(null, {
+    status: 303,
+    headers: {
+      Location: url.href,
+      'Cache-Control': 'no-store',
+      Pragma: 'no-cache',
+      // The authorization URL need not reach the client as a Referer.
+      'Referrer-Policy': 'no-referrer',
+    },
+  });
+}
+
+/** The error redirect of RFC 6749 §4.1.2.1: `error`, `error_description`, `state`, `iss`. */
+export function authorizationErrorRedirect(
+  ctx: Context,
+  target: AuthorizationTarget,
+  error: ProtocolError,
+): Response {
+  return authorizationRedirect(ctx, target, { error: error.code, error_description: error.description });
+}
+
+/**
+ * Runs one step of the authorization flow for a trusted target, turning the errors it throws into
+ * the right answer: redirectable protocol errors go back to the client; anything else (a refused
+ * form, a bug) propagates.
+ */
+export async function withErrorRedirect(
+  ctx: Context,
+  target: AuthorizationTarget,
+  step: () => Promise<Response>,
+): Promise<Response> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof ProtocolError && REDIRECTABLE.has(error.code)) {
+      if (error.status >= 500) ctx.logger.error(`gatehouse: ${error.description}`, error.cause);
+      return authorizationErrorRedirect(ctx, target, error);
+    }
+    throw error;
+  }
+}
+
+/** An authorization request that cannot be redirected: an HTML error page, status 400. */
+export function unredirectableError(ctx: Context, error: unknown): Response {
+  if (error instanceof ProtocolError && error.status < 500) return errorPage(ctx, error);
+  throw error;
+}

@@ -1,0 +1,28 @@
+import { queryParams, readForm } from '../http/form.js';
+import type { Handler } from '../http/router.js';
+import { sessionUser } from '../session/session-user.js';
+import { continueAsUser } from './authorize-consent.js';
+import { renderLoginStep } from './authorize-login.js';
+import { resolveAuthorizationTarget, validateAuthorizationRequest } from './authorize-request.js';
+import { unredirectableError, withErrorRedirect } from './authorize-response.js';
+
+/**
+ * `GET` and `POST {base}/oauth2/v1/authorize` (RFC 6749 §4.1.1; POST with a form body, §3.1).
+ * The request is validated completely first: an untrusted client or redirect URI gets an HTML
+ * error page (never a redirect), other errors go back to the client. Then: no session → the login
+ * page; a session → the consent page or straight to the code.
+ */
+export const authorizeEndpoint: Handler = async (request, ctx, url) => {
+  const params = request.method === 'POST' ? await readForm(request, ctx.maxBodyBytes) : queryParams(url);
+  let target: Awaited<ReturnType<typeof resolveAuthorizationTarget>>;
+  try {
+    target = await resolveAuthorizationTarget(ctx, params);
+  } catch (error) {
+    return unredirectableError(ctx, error);
+  }
+  return withErrorRedirect(ctx, target, async () => {
+    const auth = validateAuthorizationRequest(ctx, target, params);
+    const current = await sessionUser(ctx, request);
+    return current ? continueAsUser(ctx, request, auth, current) : renderLoginStep(ctx, request, auth);
+  });
+};

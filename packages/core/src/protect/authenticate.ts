@@ -1,0 +1,63 @@
+import type { Context } from '../context.js';
+import { ProtocolError } from '../errors.js';
+import { parseBearerToken } from '../http/bearer.js';
+import { bearerCaller } from './bearer-scheme.js';
+import { credentialsRequired, invalidBearerRequest } from './challenge.js';
+import { sessionCaller } from './session-scheme.js';
+import type { AuthenticateOptions, AuthScheme, Caller } from './types.js';
+
+const SCHEMES: ReadonlySet<AuthScheme> = new Set(['bearer', 'session']);
+
+/**
+ * Who calls a protected REST operation (seed §4.3, §5 rules 1–3), by the schemes the operation
+ * declares. A bearer token in the `Authorization` header decides whenever the operation accepts
+ * bearer tokens, even if a session cookie is sent too (the cookie is then ignored, valid or not).
+ * Otherwise the session cookie is tried. Throws the ready answer as a {@link ProtocolError}: 400/401
+ * with a `WWW-Authenticate` challenge, 403 for missing scope or a refused cross-site session request.
+ * Throws `TypeError` for options that name no or unknown schemes (a programming error).
+ */
+export async function authenticateRequest(
+  ctx: Context,
+  request: Request,
+  options: AuthenticateOptions,
+): Promise<Caller> {
+  const { acceptsBearer, acceptsSession } = acceptedSchemes(options);
+  if (acceptsBearer) {
+    let token: string | null;
+    try {
+      token = parseBearerToken(request);
+    } catch (error) {
+      if (error instanceof ProtocolError) throw invalidBearerRequest(ctx, error.description);
+      throw error;
+    }
+    if (token !== null) return bearerCaller(ctx, request, token, requiredScopes(options.scope));
+  }
+  if (acceptsSession) {
+    const caller = await sessionCaller(ctx, request, acceptsBearer);
+    if (caller) return caller;
+  }
+  throw credentialsRequired(ctx, acceptsBearer);
+}
+
+/** Validates the declared schemes; throws `TypeError` for none or unknown ones. */
+export function acceptedSchemes(options: AuthenticateOptions): {
+  acceptsBearer: boolean;
+  acceptsSession: boolean;
+} {
+  const schemes = options?.schemes;
+  if (!Array.isArray(schemes) || schemes.length === 0) {
+    throw new TypeError('authenticate: `schemes` must list at least one of "bearer", "session".');
+  }
+  for (const scheme of schemes) {
+    if (!SCHEMES.has(scheme)) throw new TypeError(`authenticate: unknown scheme ${JSON.stringify(scheme)}.`);
+  }
+  return { acceptsBearer: schemes.includes('bearer'), acceptsSession: schemes.includes('session') };
+}
+
+const NO_SCOPES: readonly string[] = [];
+
+function requiredScopes(scope: AuthenticateOptions['scope']): readonly string[] {
+  if (scope === undefined) return NO_SCOPES;
+  if (typeof scope === 'string') return scope.split(' ').filter(Boolean);
+  return scope;
+}

@@ -1,0 +1,267 @@
+import { type AuthenticateOptions, memoryGrantStore } from '@gatehouse/core';
+import { describe, expect, it } from 'vitest';
+import { basic, ISSUER, post } from '../../test/fixtures';
+import { API, apiPost, protectInstance, signWithInstanceKey } from '../../test/protect-fixtures';
+
+const BEARER: AuthenticateOptions = { schemes: ['bearer'] };
+const REALM = `Bearer realm="${ISSUER}"`;
+
+function withToken(token: string, scheme = 'Bearer'): Request {
+  return apiPost({ Authorization: `${scheme} ${token}` });
+}
+
+async function expectInvalidToken(
+  result: Awaited<ReturnType<Awaited<ReturnType<typeof protectInstance>>['gatehouse']['authenticate']>>,
+) {
+  expect(result.ok).toBe(false);
+  if (result.ok) return;
+  expect(result.response.status).toBe(401);
+  const challenge = result.response.headers.get('www-authenticate')!;
+  expect(challenge.startsWith(`${REALM}, error="invalid_token"`)).toBe(true);
+  expect(challenge).toContain('error_description="');
+  expect(await result.response.json()).toEqual({
+    error: 'invalid_token',
+    error_description: expect.any(String),
+  });
+}
+
+describe('bearer scheme', () => {
+  it('accepts a valid OAuth 2.0 access token and describes the caller', async () => {
+    const t = await protectInstance();
+    const token = await t.oauthToken('read write');
+    const result = await t.gatehouse.authenticate(withToken(token), BEARER);
+    expect(result).toEqual({
+      ok: true,
+      caller: {
+        sub: 'user-1',
+        scheme: 'bearer',
+        clientId: 'demo-client',
+        scope: ['read', 'write'],
+        family: 'oauth2',
+        tokenId: expect.any(String),
+        expiresAt: t.clock.now() / 1000 + 3600,
+      },
+    });
+  });
+
+  it('accepts an Auth API access token', async () => {
+    const t = await protectInstance();
+    const result = await t.gatehouse.authenticate(withToken(await t.authApiToken()), BEARER);
+    expect(result.ok && result.caller).toMatchObject({
+      sub: 'user-1',
+      scheme: 'bearer',
+      family: 'auth_api',
+      scope: [],
+    });
+  });
+
+  it('treats the scheme name case-insensitively', async () => {
+    const t = await protectInstance();
+    const token = await t.oauthToken();
+    for (const scheme of ['bearer', 'BEARER', 'BeArEr']) {
+      expect((await t.gatehouse.authenticate(withToken(token, scheme), BEARER)).ok).toBe(true);
+    }
+  });
+
+  it('answers a request without credentials with a bare Bearer challenge and a JSON body', async () => {
+    const t = await protectInstance();
+    const result = await t.gatehouse.authenticate(apiPost({}), BEARER);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.response.status).toBe(401);
+    expect(result.response.headers.get('www-authenticate')).toBe(REALM);
+    expect(result.response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect((await result.response.json()).error).toBe('unauthorized');
+  });
+
+  it('ignores a token in the query string', async () => {
+    const t = await protectInstance();
+    const token = await t.oauthToken();
+    const request = new Request(`${API}?access_token=${token}`, { method: 'POST', body: '{}' });
+    const result = await t.gatehouse.authenticate(request, BEARER);
+    expect(!result.ok && result.response.headers.get('www-authenticate')).toBe(REALM);
+  });
+
+  it('ignores other authorization schemes', async () => {
+    const t = await protectInstance();
+    const result = await t.gatehouse.authenticate(
+      apiPost({ Authorization: basic('demo-client', 'demo-secret') }),
+      BEARER,
+    );
+    expect(!result.ok && result.response.status).toBe(401);
+    expect(!result.ok && result.response.headers.get('www-authenticate')).toBe(REALM);
+  });
+
+  it('refuses a token sent both in the header and in a form body with 400 invalid_request', async () => {
+    const t = await protectInstance();
+    const token = await t.oauthToken();
+    const request = post('/api/v1/tickets', { access_token: token }, { Authorization: `Bearer ${token}` });
+    const result = await t.gatehouse.authenticate(request, BEARER);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.response.status).toBe(400);
+    expect(result.response.headers.get('www-authenticate')).toContain('error="invalid_request"');
+    expect((await result.response.json()).error).toBe('invalid_request');
+  });
+
+  it('leaves a form body readable by the operation after checking it for a second token', async () => {
+    const t = await protectInstance();
+    const request = post(
+      '/api/v1/tickets',
+      { title: 'printer' },
+      { Authorization: `Bearer ${await t.oauthToken()}` },
+    );
+    expect((await t.gatehouse.authenticate(request, BEARER)).ok).toBe(true);
+    expect(await request.text()).toBe('title=printer');
+  });
+
+  it('answers a malformed Bearer header with 400 invalid_request', async () => {
+    const t = await protectInstance();
+    for (const header of ['Bearer', 'Bearer a b', 'Bearer ä']) {
+      const result = await t.gatehouse.authenticate(apiPost({ Authorization: header }), BEARER);
+      expect(!result.ok && result.response.status).toBe(400);
+      expect(!result.ok && result.response.headers.get('www-authenticate')).toContain(
+        'error="invalid_request"',
+      );
+    }
+  });
+
+  it('refuses garbage tokens', async () => {
+    const t = await protectInstance();
+    for (const token of ['garbage', 'a.b.c', 'eyJhbGciOiJFUzI1NiJ9.e30.AAAA', 'x'.repeat(9000)]) {
+      await expectInvalidToken(await t.gatehouse.authenticate(withToken(token), BEARER));
+    }
+  });
+
+  it('refuses an unsigned token (alg none)', async () => {
+    const t = await protectInstance();
+    const now = t.clock.now() / 1000;
+    const enc = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const [, payload] = (await t.oauthToken()).split('.');
+    const claims = { ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), iat: now };
+    const { kid } = JSON.parse(Buffer.from((await t.oauthToken()).split('.')[0]!, 'base64url').toString());
+    const unsigned = `${enc({ alg: 'none', typ: 'at+jwt', kid })}.${enc(claims)}.`;
+    await expectInvalidToken(await t.gatehouse.authenticate(withToken(unsigned), BEARER));
+  });
+
+  it('refuses a JWT of another type signed with the instance key (ID-token-like typ: JWT)', async () => {
+    const t = await protectInstance();
+    const now = t.clock.now() / 1000;
+    const claims = {
+      iss: ISSUER,
+      sub: 'user-1',
+      aud: `${ISSUER}/api/v1`,
+      iat: now,
+      exp: now + 600,
+      jti: 'j1',
+      client_id: 'demo-client',
+      token_family: 'oauth2',
+      scope: '',
+    };
+    await expectInvalidToken(
+      await t.gatehouse.authenticate(withToken(await signWithInstanceKey(claims, { typ: 'JWT' })), BEARER),
+    );
+    await expectInvalidToken(
+      await t.gatehouse.authenticate(withToken(await signWithInstanceKey(claims)), BEARER),
+    );
+    // The same claims with the right type pass: the refusals above are about the type alone.
+    const good = await signWithInstanceKey(claims, { typ: 'at+jwt' });
+    expect((await t.gatehouse.authenticate(withToken(good), BEARER)).ok).toBe(true);
+    // Wrong issuer or audience.
+    const wrongIss = await signWithInstanceKey(
+      { ...claims, iss: 'http://localhost:3000/other' },
+      { typ: 'at+jwt' },
+    );
+    await expectInvalidToken(await t.gatehouse.authenticate(withToken(wrongIss), BEARER));
+    const wrongAud = await signWithInstanceKey(
+      { ...claims, aud: 'https://elsewhere.example/api' },
+      { typ: 'at+jwt' },
+    );
+    await expectInvalidToken(await t.gatehouse.authenticate(withToken(wrongAud), BEARER));
+    const unknownKid = await signWithInstanceKey(claims, { typ: 'at+jwt', kid: 'not-a-key' });
+    await expectInvalidToken(await t.gatehouse.authenticate(withToken(unknownKid), BEARER));
+  });
+
+  it('accepts a token within the clock tolerance of its expiry and refuses it after', async () => {
+    const t = await protectInstance();
+    const token = await t.oauthToken();
+    t.clock.advance(3600 + 4);
+    expect((await t.gatehouse.authenticate(withToken(token), BEARER)).ok).toBe(true);
+    t.clock.advance(2);
+    await expectInvalidToken(await t.gatehouse.authenticate(withToken(token), BEARER));
+  });
+
+  it('refuses a revoked token', async () => {
+    const t = await protectInstance();
+    const token = await t.oauthToken();
+    expect((await t.gatehouse.authenticate(withToken(token), BEARER)).ok).toBe(true);
+    const revoked = await t.gatehouse.fetch(
+      post(
+        '/oauth2/v1/revoke',
+        { token, token_type_hint: 'access_token' },
+        { Authorization: basic('demo-client', 'demo-secret') },
+      ),
+    );
+    expect(revoked.status).toBe(200);
+    await expectInvalidToken(await t.gatehouse.authenticate(withToken(token), BEARER));
+  });
+
+  it('answers 403 insufficient_scope naming the required scopes', async () => {
+    const t = await protectInstance();
+    const token = await t.oauthToken('read');
+    const result = await t.gatehouse.authenticate(withToken(token), {
+      schemes: ['bearer'],
+      scope: ['read', 'write'],
+    });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.response.status).toBe(403);
+    const challenge = result.response.headers.get('www-authenticate')!;
+    expect(challenge.startsWith(`${REALM}, error="insufficient_scope"`)).toBe(true);
+    expect(challenge).toContain('scope="read write"');
+    expect((await result.response.json()).error).toBe('insufficient_scope');
+    expect(
+      (await t.gatehouse.authenticate(withToken(token), { schemes: ['bearer'], scope: 'read' })).ok,
+    ).toBe(true);
+  });
+
+  it('answers 503 when the revocation store fails, never 500', async () => {
+    const grants = memoryGrantStore();
+    const t = await protectInstance({
+      storage: {
+        grants: {
+          ...grants,
+          saveCode: grants.saveCode.bind(grants),
+          isRevoked: async () => {
+            throw new Error('connection refused');
+          },
+        },
+      },
+      logger: { warn() {}, error() {} },
+    });
+    const token = await signWithInstanceKey(
+      {
+        iss: ISSUER,
+        sub: 'user-1',
+        aud: `${ISSUER}/api/v1`,
+        iat: t.clock.now() / 1000,
+        exp: t.clock.now() / 1000 + 60,
+        jti: 'j2',
+        token_family: 'auth_api',
+      },
+      { typ: 'at+jwt' },
+    );
+    const result = await t.gatehouse.authenticate(withToken(token), BEARER);
+    expect(!result.ok && result.response.status).toBe(503);
+  });
+
+  it('rejects options that name no or unknown schemes', async () => {
+    const t = await protectInstance();
+    await expect(t.gatehouse.authenticate(apiPost({}), { schemes: [] })).rejects.toThrow(TypeError);
+    await expect(
+      t.gatehouse.authenticate(apiPost({}), {
+        schemes: ['basic'] as unknown as AuthenticateOptions['schemes'],
+      }),
+    ).rejects.toThrow(TypeError);
+  });
+});

@@ -1,0 +1,59 @@
+import type { Context } from '../context.js';
+import { ProtocolError } from '../errors.js';
+import { isFormContentType, readForm } from '../http/form.js';
+import { verifyAccessToken } from '../tokens/access-token.js';
+import { insufficientScope, invalidBearerRequest, invalidToken } from './challenge.js';
+import type { Caller } from './types.js';
+
+/**
+ * The caller of a request that presented `Authorization: Bearer <token>` (RFC 6750 §2.1): the token
+ * verified (signature, `typ: at+jwt`, issuer, audience, lifetime, revocation; see
+ * `verifyAccessToken`) and checked against `requiredScopes` (all of them). Both token families
+ * (OAuth 2.0 and Auth API) are accepted. Throws the RFC 6750 §3.1 answers.
+ */
+export async function bearerCaller(
+  ctx: Context,
+  request: Request,
+  token: string,
+  requiredScopes: readonly string[],
+): Promise<Caller> {
+  await refuseSecondTransmission(ctx, request);
+  const claims = await verifyAccessToken(ctx, token);
+  if (!claims) throw invalidToken(ctx);
+  const scope = claims.scope === '' ? [] : claims.scope.split(' ');
+  for (const needed of requiredScopes) {
+    if (!scope.includes(needed)) throw insufficientScope(ctx, requiredScopes);
+  }
+  return {
+    sub: claims.sub,
+    scheme: 'bearer',
+    clientId: claims.clientId,
+    scope,
+    family: claims.family,
+    tokenId: claims.jti,
+    expiresAt: claims.exp,
+  };
+}
+
+/**
+ * RFC 6750 §2: a client must not send the token by more than one method. Gatehouse reads only the
+ * header, but a token also in a form body (`access_token`, §2.2) is refused with `invalid_request`
+ * rather than silently ignored. Only form bodies can carry it, so no other body is ever read; the
+ * form is read from a clone, leaving the body to the operation.
+ */
+async function refuseSecondTransmission(ctx: Context, request: Request): Promise<void> {
+  if (request.body === null || request.bodyUsed || !isFormContentType(request)) return;
+  let hasBodyToken: boolean;
+  try {
+    hasBodyToken = (await readForm(request.clone(), ctx.maxBodyBytes)).has('access_token');
+  } catch (error) {
+    if (error instanceof ProtocolError) throw invalidBearerRequest(ctx, error.description);
+    throw error;
+  }
+  if (hasBodyToken) {
+    throw invalidBearerRequest(
+      ctx,
+      'The access token must be sent in the Authorization header only, not also in the body.',
+    );
+  }
+}

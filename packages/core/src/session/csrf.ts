@@ -1,0 +1,92 @@
+import { parse, serialize } from 'cookie';
+import type { Context } from '../context.js';
+import { ProtocolError } from '../errors.js';
+import type { Params } from '../http/form.js';
+import { isForeignBrowserRequest, isSameOrigin } from '../http/origin.js';
+import { randomSecret, timingSafeEqual } from '../tokens/secrets.js';
+import { cookieAttributes } from './session-cookie.js';
+
+/*
+ * CSRF protection of Gatehouse's own forms (login, consent, logout), stateless "double submit":
+ * a random token in a cookie and the same token in a hidden form field. A cross-site attacker can
+ * make the browser send the cookie but can neither read it nor set it (HttpOnly, SameSite=Strict,
+ * host-only), so it cannot put the matching value in the form. The Origin / Sec-Fetch-Site check
+ * comes first and also covers what double submit alone does not: a sibling subdomain that tosses
+ * its own cookie still posts with its own Origin, which is refused.
+ */
+
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+/** The CSRF cookie's name: the session cookie's name with a `_csrf` suffix. */
+export function csrfCookieName(ctx: Pick<Context, 'session'>): string {
+  return `${ctx.session.cookieName}_csrf`;
+}
+
+/** The CSRF token for a page, with the `Set-Cookie` to send when a new one had to be made. */
+export interface PageCsrfToken {
+  readonly token: string;
+  readonly setCookie?: string;
+}
+
+/**
+ * The token to embed in a form: the request's CSRF cookie when it has one (so that several open
+ * tabs keep working), else a new 256-bit random token to set.
+ */
+export function pageCsrfToken(ctx: Context, request: Request): PageCsrfToken {
+  const existing = csrfCookieValue(ctx, request);
+  if (existing) return { token: existing };
+  const token = randomSecret(ctx.randomBytes);
+  const setCookie = serialize(csrfCookieName(ctx), token, { ...cookieAttributes(ctx), sameSite: 'strict' });
+  return { token, setCookie };
+}
+
+function csrfCookieValue(ctx: Context, request: Request): string | undefined {
+  const header = request.headers.get('cookie');
+  if (!header) return undefined;
+  const value = parse(header)[csrfCookieName(ctx)];
+  return value && TOKEN_SHAPE.test(value) ? value : undefined;
+}
+
+/** Whether the posted `csrf_token` equals the CSRF cookie (constant-time comparison). */
+export async function hasValidCsrfToken(ctx: Context, request: Request, params: Params): Promise<boolean> {
+  const cookie = csrfCookieValue(ctx, request);
+  const posted = params.get('csrf_token');
+  if (!cookie || posted === undefined) return false;
+  return timingSafeEqual(cookie, posted);
+}
+
+/** 403 for a cross-site browser request. */
+export function crossSiteRefused(): ProtocolError {
+  return new ProtocolError('forbidden', 'Cross-site requests to this form are refused.', { status: 403 });
+}
+
+/** 403 for a form posted without the matching CSRF token. */
+export function formExpired(): ProtocolError {
+  return new ProtocolError(
+    'forbidden',
+    'The form has expired or was not sent by this site. Reload the page and try again.',
+    {
+      status: 403,
+    },
+  );
+}
+
+/**
+ * Guards a POST of one of Gatehouse's forms: refuses foreign origins (an `Origin` other than the
+ * issuer's, `Origin: null` without `Sec-Fetch-Site: same-origin`, or a cross-site
+ * `Sec-Fetch-Site`), then requires the double-submitted token. Throws 403 `forbidden`.
+ */
+export async function checkFormPost(ctx: Context, request: Request, params: Params): Promise<void> {
+  if (isForeignBrowserRequest(ctx, request)) throw crossSiteRefused();
+  if (!(await hasValidCsrfToken(ctx, request, params))) throw formExpired();
+}
+
+/**
+ * Guards a POST that may also come from a script of the instance's own origin (logout): refused
+ * when cross-site; accepted when the browser proves it is same-origin, or with the form's token.
+ */
+export async function checkSameOriginOrToken(ctx: Context, request: Request, params: Params): Promise<void> {
+  if (isForeignBrowserRequest(ctx, request)) throw crossSiteRefused();
+  if (isSameOrigin(ctx, request)) return;
+  if (!(await hasValidCsrfToken(ctx, request, params))) throw formExpired();
+}

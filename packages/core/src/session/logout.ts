@@ -1,0 +1,51 @@
+import { ProtocolError } from '../errors.js';
+import { readForm } from '../http/form.js';
+import type { Handler } from '../http/router.js';
+import { errorResponse, logoutPage, wantsHtml } from '../ui/pages.js';
+import { PAGE_PATHS } from '../ui/paths.js';
+import { checkSameOriginOrToken, pageCsrfToken } from './csrf.js';
+import { endSession } from './session-cookie.js';
+import { sessionUser } from './session-user.js';
+
+/** `GET {base}/logout`: a confirmation form (POST with its CSRF token), or "signed out" without a session. */
+export const logoutPageEndpoint: Handler = async (request, ctx) => {
+  const current = await sessionUser(ctx, request);
+  const csrf = pageCsrfToken(ctx, request);
+  return logoutPage(
+    ctx,
+    {
+      action: ctx.basePath + PAGE_PATHS.logout,
+      csrfToken: csrf.token,
+      state: current ? 'confirm' : 'signed-out',
+      ...(current?.user.username === undefined ? {} : { username: current.user.username }),
+    },
+    { headers: csrf.setCookie ? { 'Set-Cookie': csrf.setCookie } : {} },
+  );
+};
+
+/**
+ * `POST {base}/logout`: with the confirmation form's token, or from a same-origin script (`Origin`
+ * or `Sec-Fetch-Site: same-origin`), deletes the session and expires the cookie; the old cookie
+ * value is dead everywhere from then on. Cross-site → 403. Answers the "signed out" page to a form
+ * post, 204 to a script. Idempotent: without a session it answers the same.
+ */
+export const logoutEndpoint: Handler = async (request, ctx) => {
+  const params = await readForm(request, ctx.maxBodyBytes);
+  try {
+    await checkSameOriginOrToken(ctx, request, params);
+  } catch (error) {
+    if (error instanceof ProtocolError) return errorResponse(ctx, request, error);
+    throw error;
+  }
+  const current = await sessionUser(ctx, request);
+  const expired = await endSession(ctx, request);
+  if (current) ctx.emit({ type: 'session.ended', userId: current.user.id });
+  const headers = { 'Set-Cookie': expired };
+  if (!wantsHtml(request))
+    return new Response(null, { status: 204, headers: { ...headers, 'Cache-Control': 'no-store' } });
+  return logoutPage(
+    ctx,
+    { action: ctx.basePath + PAGE_PATHS.logout, csrfToken: '', state: 'signed-out' },
+    { headers },
+  );
+};

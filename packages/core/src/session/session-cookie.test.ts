@@ -1,0 +1,95 @@
+import { hashSecret, memoryClientStore, memorySessionStore } from '@gatehouse/core';
+import { describe, expect, it } from 'vitest';
+import { authorizeUrl, FakeBrowser, logIn, parseSetCookie } from '../../test/browser-flow';
+import { ISSUER, REDIRECT_URI, testClients, testInstance } from '../../test/fixtures';
+
+const userinfo = (browser: FakeBrowser) =>
+  browser.fetch(`${ISSUER}/oauth2/v1/userinfo`, {
+    headers: { Accept: 'application/json', 'Sec-Fetch-Site': 'same-origin' },
+  });
+
+describe('session cookie', () => {
+  it('is stored only as a hash of a 256-bit random id', async () => {
+    const sessions = memorySessionStore();
+    const t = await testInstance({ storage: { sessions } });
+    const browser = new FakeBrowser(t.gatehouse);
+    await logIn(browser, authorizeUrl());
+    const id = browser.session()!;
+    expect(Buffer.from(id, 'base64url')).toHaveLength(32);
+    expect(await sessions.findSession(id, t.clock.now())).toBeNull();
+    expect(await sessions.findSession(await hashSecret(id), t.clock.now())).toMatchObject({
+      userId: 'user-1',
+    });
+  });
+
+  it('has a configurable name, and is Secure on an https issuer', async () => {
+    const https = 'https://auth.example.com/tenant';
+    const clients = (await testClients()).map((c) => ({ ...c, redirectUris: [REDIRECT_URI] }));
+    const t = await testInstance({
+      issuer: https,
+      clients: memoryClientStore(clients),
+      session: { cookieName: 'SVCID' },
+    });
+    const url = authorizeUrl().replace(ISSUER, https);
+    const page = await t.gatehouse.fetch(new Request(url));
+    const html = await page.text();
+    const csrf = parseSetCookie(page.headers.getSetCookie()[0]!);
+    expect(csrf).toMatchObject({ name: 'SVCID_csrf', attributes: { secure: true, path: '/tenant' } });
+    const token = /name="csrf_token" value="([^"]+)"/.exec(html)![1]!;
+    const form = new URLSearchParams(new URL(url).searchParams);
+    form.set('csrf_token', token);
+    form.set('username', 'demo');
+    form.set('password', 'demo-password');
+    const login = await t.gatehouse.fetch(
+      new Request(`${https}/login`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Origin: 'https://auth.example.com',
+          Cookie: `SVCID_csrf=${token}`,
+        },
+        body: form.toString(),
+      }),
+    );
+    expect(login.status).toBe(303);
+    const cookie = parseSetCookie(login.headers.getSetCookie()[0]!);
+    expect(cookie).toMatchObject({
+      name: 'SVCID',
+      attributes: { secure: true, httponly: true, samesite: 'Lax', path: '/tenant' },
+    });
+    expect(cookie.attributes.domain).toBeUndefined();
+  });
+
+  it('ends after the idle timeout without activity', async () => {
+    const t = await testInstance({ session: { idleTimeout: 600, absoluteTimeout: 3600 } });
+    const browser = new FakeBrowser(t.gatehouse);
+    await logIn(browser, authorizeUrl());
+    t.clock.advance(599);
+    expect((await userinfo(browser)).status).toBe(200);
+    t.clock.advance(599); // activity above slid the idle timeout
+    expect((await userinfo(browser)).status).toBe(200);
+    t.clock.advance(601);
+    expect((await userinfo(browser)).status).toBe(401);
+  });
+
+  it('ends at the absolute timeout whatever the activity', async () => {
+    const t = await testInstance({ session: { idleTimeout: 600, absoluteTimeout: 3600 } });
+    const browser = new FakeBrowser(t.gatehouse);
+    await logIn(browser, authorizeUrl());
+    for (let elapsed = 0; elapsed < 3500; elapsed += 500) {
+      t.clock.advance(500);
+      expect((await userinfo(browser)).status).toBe(200);
+    }
+    t.clock.advance(101);
+    expect((await userinfo(browser)).status).toBe(401);
+  });
+
+  it('shows the login page again once the session has ended', async () => {
+    const t = await testInstance({ session: { idleTimeout: 600 } });
+    const browser = new FakeBrowser(t.gatehouse);
+    await logIn(browser, authorizeUrl());
+    expect((await browser.get(authorizeUrl())).status).toBe(303);
+    t.clock.advance(601);
+    expect((await browser.get(authorizeUrl())).status).toBe(200);
+  });
+});

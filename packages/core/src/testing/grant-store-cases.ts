@@ -1,0 +1,180 @@
+import type { CaseContext } from './conformance-api.js';
+import { baseTime, codeRecord, freshHash, freshId, refreshRecord, withoutMarker } from './records.js';
+
+/** Round trips, expiry, single use, rotation and revocation of the {@link GrantStore}. */
+export function grantStoreCases({ api, storage }: CaseContext): void {
+  const { describe, it, expect } = api;
+
+  describe('authorization codes', () => {
+    it('finds a saved code with every field intact, and nothing for an unknown hash', async () => {
+      const { grants } = await storage();
+      const now = baseTime();
+      const code = await codeRecord(now);
+      await grants.saveCode(code);
+      expect(await grants.findCode(code.codeHash, now)).toEqual(code);
+      expect(await grants.findCode(await freshHash(), now)).toBeNull();
+    });
+
+    it('keeps a code without a PKCE challenge without inventing one', async () => {
+      const { grants } = await storage();
+      const now = baseTime();
+      const { codeChallenge: _, ...code } = await codeRecord(now);
+      await grants.saveCode(code);
+      const found = await grants.findCode(code.codeHash, now);
+      expect(found).toEqual(code);
+      expect(found?.codeChallenge).toBe(undefined);
+    });
+
+    it('treats a code as absent from its expiresAt on', async () => {
+      const { grants } = await storage();
+      const now = baseTime();
+      const code = await codeRecord(now);
+      await grants.saveCode(code);
+      expect(await grants.findCode(code.codeHash, code.expiresAt - 1)).toEqual(code);
+      expect(await grants.findCode(code.codeHash, code.expiresAt)).toBeNull();
+      expect(await grants.redeemCode(code.codeHash, null, code.expiresAt)).toEqual({ status: 'invalid' });
+    });
+
+    it('redeems a code once, storing its refresh token in the same step', async () => {
+      const { grants } = await storage();
+      const now = baseTime();
+      const code = await codeRecord(now);
+      await grants.saveCode(code);
+      const refresh = await refreshRecord(now + 5, { grantId: code.grantId, userId: code.userId });
+      expect(await grants.findRefreshToken(refresh.tokenHash, now + 5)).toBeNull();
+
+      const result = await grants.redeemCode(code.codeHash, refresh, now + 5);
+      expect(result).toEqual({ status: 'redeemed', code: { ...code, consumedAt: now + 5 } });
+      expect(await grants.findRefreshToken(refresh.tokenHash, now + 5)).toEqual(refresh);
+      // Consumed codes are kept (until they expire) so that a replay is recognised.
+      expect(await grants.findCode(code.codeHash, now + 6)).toEqual({ ...code, consumedAt: now + 5 });
+    });
+
+    it('reports a second redemption as a replay and writes nothing for it', async () => {
+      const { grants } = await storage();
+      const now = baseTime();
+      const code = await codeRecord(now);
+      await grants.saveCode(code);
+      await grants.redeemCode(code.codeHash, null, now + 1);
+      const late = await refreshRecord(now + 2, { grantId: code.grantId });
+      const replay = await grants.redeemCode(code.codeHash, late, now + 2);
+      expect(replay.status).toBe('replayed');
+      if (replay.status === 'replayed') expect(withoutMarker(replay.code, 'consumedAt')).toEqual(code);
+      expect(await grants.findRefreshToken(late.tokenHash, now + 2)).toBeNull();
+      expect(await grants.findCode(code.codeHash, now + 3)).toEqual({ ...code, consumedAt: now + 1 });
+    });
+
+    it('answers invalid for an unknown code and writes no refresh token for it', async () => {
+      const { grants } = await storage();
+      const now = baseTime();
+      const refresh = await refreshRecord(now);
+      expect(await grants.redeemCode(await freshHash(), refresh, now)).toEqual({ status: 'invalid' });
+      expect(await grants.findRefreshToken(refresh.tokenHash, now)).toBeNull();
+    });
+  });
+
+  describe('refresh tokens', () => {
+    it('finds a saved refresh token with every field intact until it expires', async () => {
+      const { grants } = await storage();
+      const now = baseTime();
+      const token = await refreshRecord(now);
+      await grants.saveRefreshToken(token);
+      expect(await grants.findRefreshToken(token.tokenHash, now)).toEqual(token);
+      expect(await grants.findRefreshToken(token.tokenHash, token.expiresAt - 1)).toEqual(token);
+      expect(await grants.findRefreshToken(token.tokenHash, token.expiresAt)).toBeNull();
+      expect(await grants.findRefreshToken(await freshHash(), now)).toBeNull();
+    });
+
+    it('rotates a token once: the old one is marked, the new one stored', async () => {
+      const { grants } = await storage();
+      const now = baseTime();
+      const token = await refreshRecord(now);
+      await grants.saveRefreshToken(token);
+      const next = await refreshRecord(now + 10, { grantId: token.grantId, userId: token.userId });
+
+      expect(await grants.rotateRefreshToken(token.tokenHash, next, now + 10)).toEqual({ status: 'rotated', previous: token });
+      expect(await grants.findRefreshToken(token.tokenHash, now + 11)).toEqual({ ...token, rotatedAt: now + 10 });
+      expect(await grants.findRefreshToken(next.tokenHash, now + 11)).toEqual(next);
+    });
+
+    it('reports a rotated token presented again as reuse and writes nothing for it', async () => {
+      const { grants } = await storage();
+      const now = baseTime();
+      const token = await refreshRecord(now);
+      await grants.saveRefreshToken(token);
+      await grants.rotateRefreshToken(token.tokenHash, await refreshRecord(now + 1, { grantId: token.grantId }), now + 1);
+      const late = await refreshRecord(now + 2, { grantId: token.grantId });
+      const reuse = await grants.rotateRefreshToken(token.tokenHash, late, now + 2);
+      expect(reuse.status).toBe('reused');
+      if (reuse.status === 'reused') expect(withoutMarker(reuse.previous, 'rotatedAt')).toEqual(token);
+      expect(await grants.findRefreshToken(late.tokenHash, now + 2)).toBeNull();
+    });
+
+    it('answers invalid when rotating an unknown or expired token, writing nothing', async () => {
+      const { grants } = await storage();
+      const now = baseTime();
+      const token = await refreshRecord(now, { expiresAt: now + 1000 });
+      await grants.saveRefreshToken(token);
+      const next = await refreshRecord(now, { grantId: token.grantId });
+      expect(await grants.rotateRefreshToken(await freshHash(), next, now)).toEqual({ status: 'invalid' });
+      expect(await grants.findRefreshToken(next.tokenHash, now)).toBeNull();
+      expect(await grants.findRefreshToken(token.tokenHash, now + 999)).toEqual(token);
+      expect(await grants.rotateRefreshToken(token.tokenHash, next, now + 1000)).toEqual({ status: 'invalid' });
+      expect(await grants.findRefreshToken(next.tokenHash, now + 1000)).toBeNull();
+    });
+  });
+
+  describe('revocation', () => {
+    it('revoking a grant stops its codes, its refresh tokens and its access tokens, and nothing else', async () => {
+      const { grants } = await storage();
+      const now = baseTime();
+      const grantId = freshId('grant');
+      const code = await codeRecord(now, { grantId });
+      const token = await refreshRecord(now, { grantId });
+      const otherToken = await refreshRecord(now);
+      await grants.saveCode(code);
+      await grants.saveRefreshToken(token);
+      await grants.saveRefreshToken(otherToken);
+      expect(await grants.isRevoked(freshId('jti'), grantId, now)).toBe(false);
+
+      await grants.revokeGrant(grantId, now + 3_600_000);
+      expect(await grants.findCode(code.codeHash, now + 1)).toBeNull();
+      const next = await refreshRecord(now + 1, { grantId });
+      expect(await grants.redeemCode(code.codeHash, next, now + 1)).toEqual({ status: 'invalid' });
+      expect(await grants.findRefreshToken(token.tokenHash, now + 1)).toBeNull();
+      expect(await grants.rotateRefreshToken(token.tokenHash, next, now + 1)).toEqual({ status: 'invalid' });
+      expect(await grants.findRefreshToken(next.tokenHash, now + 1)).toBeNull();
+      expect(await grants.isRevoked(freshId('jti'), grantId, now + 1)).toBe(true);
+
+      expect(await grants.findRefreshToken(otherToken.tokenHash, now + 1)).toEqual(otherToken);
+      expect(await grants.isRevoked(freshId('jti'), otherToken.grantId, now + 1)).toBe(false);
+      expect(await grants.isRevoked(freshId('jti'), undefined, now + 1)).toBe(false);
+    });
+
+    it('remembers a grant revocation until its expiresAt, never shortened by a later call', async () => {
+      const { grants } = await storage();
+      const now = baseTime();
+      const grantId = freshId('grant');
+      await grants.revokeGrant(grantId, now + 60_000);
+      await grants.revokeGrant(grantId, now + 60_000);
+      await grants.revokeGrant(grantId, now + 1_000);
+      expect(await grants.isRevoked(freshId('jti'), grantId, now + 59_999)).toBe(true);
+      expect(await grants.isRevoked(freshId('jti'), grantId, now + 60_000)).toBe(false);
+    });
+
+    it('revokes one access token by jti until its expiry, idempotently', async () => {
+      const { grants } = await storage();
+      const now = baseTime();
+      const jti = freshId('jti');
+      const grantId = freshId('grant');
+      expect(await grants.isRevoked(jti, grantId, now)).toBe(false);
+      await grants.revokeAccessToken(jti, now + 30_000);
+      await grants.revokeAccessToken(jti, now + 30_000);
+      expect(await grants.isRevoked(jti, grantId, now)).toBe(true);
+      expect(await grants.isRevoked(jti, undefined, now + 29_999)).toBe(true);
+      expect(await grants.isRevoked(jti, undefined, now + 30_000)).toBe(false);
+      // Only that token: its grant and its siblings stay valid.
+      expect(await grants.isRevoked(freshId('jti'), grantId, now)).toBe(false);
+    });
+  });
+}

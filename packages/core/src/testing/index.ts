@@ -1,0 +1,11 @@
+/**
+ * `@gatehouse/core/testing`: the storage conformance suite, for engines shipped with Gatehouse and
+ * for a host's own. Runner-agnostic: pass your runner's `describe`, `it`, `expect`.
+ * @packageDocumentation
+ */
+export type {
+  ConformanceAssertion,
+  ConformanceTestApi,
+  StorageConformanceTarget,
+} from './conformance-api.js';
+export { runStorageConformance } from './storage-conformance.js';

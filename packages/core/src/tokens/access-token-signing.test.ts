@@ -1,0 +1,102 @@
+import { generateKeys } from '@gatehouse/core';
+import fc from 'fast-check';
+import {
+  createLocalJWKSet,
+  decodeProtectedHeader,
+  generateKeyPair,
+  type JSONWebKeySet,
+  jwtVerify,
+} from 'jose';
+import { describe, expect, it } from 'vitest';
+import { ISSUER, issueTokens, testInstance } from '../../test/fixtures';
+import { base64url, utf8 } from './encoding';
+import { createJwsSigner } from './jws-signer';
+import { nativeCrypto } from './native-crypto';
+import { sha256 } from './sha256';
+
+describe('access tokens signed by the token endpoint', () => {
+  for (const algorithm of ['ES256', 'EdDSA'] as const) {
+    it(`are RFC 9068 JWTs that jose verifies against the published JWKS (${algorithm})`, async () => {
+      const t = await testInstance({ algorithm, keys: [await generateKeys(algorithm)] });
+      const { access_token } = await issueTokens(t, 'read');
+      const jwks = (await (
+        await t.gatehouse.fetch(new Request(`${ISSUER}/oauth2/v1/keys`))
+      ).json()) as JSONWebKeySet;
+      const now = Math.floor(t.clock.now() / 1000);
+      const { payload, protectedHeader } = await jwtVerify(access_token, createLocalJWKSet(jwks), {
+        algorithms: [algorithm],
+        typ: 'at+jwt',
+        issuer: ISSUER,
+        audience: `${ISSUER}/api/v1`,
+        currentDate: new Date(t.clock.now()),
+      });
+      expect(protectedHeader).toEqual({ alg: algorithm, typ: 'at+jwt', kid: jwks.keys[0]!.kid });
+      expect(payload).toMatchObject({
+        iss: ISSUER,
+        sub: 'user-1',
+        aud: `${ISSUER}/api/v1`,
+        client_id: 'demo-client',
+        scope: 'read',
+        token_family: 'oauth2',
+        iat: now,
+        exp: now + 3600,
+      });
+      expect(payload.jti).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(typeof payload.gid).toBe('string');
+    });
+  }
+
+  it('carry a distinct jti each time', async () => {
+    const t = await testInstance();
+    const jtis = new Set<unknown>();
+    for (let i = 0; i < 5; i++) {
+      const { access_token } = await issueTokens(t);
+      jtis.add(JSON.parse(atob(access_token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))).jti);
+      expect(decodeProtectedHeader(access_token).typ).toBe('at+jwt');
+    }
+    expect(jtis.size).toBe(5);
+  });
+});
+
+describe('JWS signing, native and Web Crypto', () => {
+  for (const algorithm of ['ES256', 'EdDSA'] as const) {
+    for (const [name, native] of [
+      ['Web Crypto', undefined],
+      ['native', nativeCrypto],
+    ] as const) {
+      it(`produce ${algorithm} signatures jose accepts (${name})`, async () => {
+        if (name === 'native') expect(native, 'Node exposes process.getBuiltinModule').toBeDefined();
+        const { privateKey, publicKey } = await generateKeyPair(algorithm, {
+          crv: algorithm === 'EdDSA' ? 'Ed25519' : undefined,
+        });
+        const sign = createJwsSigner(algorithm, privateKey, native);
+        const header = base64url(utf8(JSON.stringify({ alg: algorithm, typ: 'at+jwt', kid: 'k' })));
+        const body = base64url(utf8(JSON.stringify({ sub: 'ü-ser', exp: 4_000_000_000 })));
+        const token = `${header}.${body}.${await sign(`${header}.${body}`)}`;
+        const { payload } = await jwtVerify(token, publicKey, { algorithms: [algorithm], typ: 'at+jwt' });
+        expect(payload.sub).toBe('ü-ser');
+        const tampered = `${header}.${base64url(utf8(JSON.stringify({ sub: 'other', exp: 4_000_000_000 })))}.${token.split('.')[2]}`;
+        await expect(jwtVerify(tampered, publicKey, { algorithms: [algorithm] })).rejects.toThrow();
+      });
+    }
+  }
+});
+
+describe('SHA-256 of secrets', () => {
+  it('gives the same bytes natively and through Web Crypto, for any string (lone surrogates included)', async () => {
+    expect(nativeCrypto).toBeDefined();
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 200 }), async (text) => {
+        expect(await sha256(text, nativeCrypto)).toEqual(await sha256(text, undefined));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('matches the FIPS 180-2 test vector', async () => {
+    const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
+    const expected = 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad';
+    expect(hex(await sha256('abc', nativeCrypto))).toBe(expected);
+    expect(hex(await sha256('abc', undefined))).toBe(expected);
+  });
+});

@@ -1,0 +1,44 @@
+/**
+ * The synchronous subset of Node's crypto module that Gatehouse uses for speed when the runtime
+ * offers it. Typed here (not imported) because the main entry must not import `node:` modules.
+ */
+export interface NativeCrypto {
+  createHash(algorithm: 'sha256'): { update(data: string): { digest(): Uint8Array } };
+  sign(algorithm: 'sha256' | null, data: Uint8Array, key: unknown): Uint8Array;
+  KeyObject: { from(key: CryptoKey): unknown };
+}
+
+interface ProcessWithBuiltins {
+  getBuiltinModule?: (id: string) => unknown;
+}
+
+/**
+ * Node's crypto module when the runtime exposes it through `process.getBuiltinModule` (Node ≥ 20.16,
+ * Bun, Deno 2), else `undefined` (browsers, edge workers), where Web Crypto is used instead.
+ *
+ * Why: Web Crypto is asynchronous by specification, and Node runs each call as a job on its thread
+ * pool. For the tiny inputs of a request (a 43-character secret, a 300-byte JWT) the hop costs far
+ * more than the work: a SHA-256 digest is ~12 µs through `crypto.subtle` and ~0.5 µs synchronously;
+ * an ES256 signature ~40 µs against ~25 µs. Detection is a capability probe, not an import, so
+ * bundlers for other runtimes see nothing to resolve. This is an immutable fact about the runtime,
+ * not instance state.
+ */
+export function detectNativeCrypto(): NativeCrypto | undefined {
+  try {
+    const proc = (globalThis as { process?: ProcessWithBuiltins }).process;
+    const module = proc?.getBuiltinModule?.('node:crypto') as Partial<NativeCrypto> | undefined;
+    if (
+      typeof module?.createHash === 'function' &&
+      typeof module.sign === 'function' &&
+      typeof module.KeyObject?.from === 'function'
+    ) {
+      return module as NativeCrypto;
+    }
+  } catch {
+    // A runtime that forbids the probe simply gets Web Crypto.
+  }
+  return undefined;
+}
+
+/** The runtime's native crypto, probed once at load. */
+export const nativeCrypto: NativeCrypto | undefined = detectNativeCrypto();

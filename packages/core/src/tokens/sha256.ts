@@ -1,0 +1,15 @@
+import { utf8 } from './encoding.js';
+import { type NativeCrypto, nativeCrypto } from './native-crypto.js';
+
+/**
+ * SHA-256 of a string's UTF-8 bytes: synchronously through the runtime's native crypto when there is
+ * one (see {@link nativeCrypto}: ~25× cheaper for request-sized inputs), else through Web Crypto.
+ * Both give the same bytes; `native` is injectable so tests can cover both paths.
+ */
+export async function sha256(
+  text: string,
+  native: NativeCrypto | undefined = nativeCrypto,
+): Promise<Uint8Array> {
+  if (native) return native.createHash('sha256').update(text).digest();
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', utf8(text)));
+}

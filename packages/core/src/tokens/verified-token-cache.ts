@@ -1,0 +1,71 @@
+import type { AccessTokenClaims } from './access-token.js';
+
+/** Default bound of {@link VerifiedTokenCache}: enough for the live tokens of a busy API, a few MB. */
+export const DEFAULT_VERIFIED_TOKEN_CACHE_SIZE = 10_000;
+
+interface Entry {
+  readonly claims: AccessTokenClaims;
+  /** `nbf` of the token (epoch seconds), when it had one. */
+  readonly notBefore: number | undefined;
+}
+
+/**
+ * Remembers access tokens whose signature and claims were verified, keyed by the exact token
+ * string, so that a token seen again skips the signature check (an ECDSA verify is ~80–120 µs,
+ * about what a framework spends on a whole request). Only the *stateless* part of verification is
+ * cached: revocation is checked against storage on every use, so a revoked token or grant stops
+ * working at once. An entry is served only while the token's own `exp` (and `nbf`) would still pass
+ * verification at the instance clock, with the same tolerance, so caching never extends a lifetime.
+ *
+ * Bounded: when full, the oldest entry is dropped (insertion order), so memory stays flat whatever
+ * the traffic. Only verified tokens enter it, so a caller cannot fill it with garbage. One cache
+ * per instance (it lives on the instance context), never shared between issuers.
+ */
+export class VerifiedTokenCache {
+  readonly #entries = new Map<string, Entry>();
+  readonly #maxEntries: number;
+
+  /** @param maxEntries Upper bound on cached tokens (at least 1). */
+  constructor(maxEntries: number = DEFAULT_VERIFIED_TOKEN_CACHE_SIZE) {
+    if (!Number.isInteger(maxEntries) || maxEntries < 1)
+      throw new RangeError('maxEntries must be a positive integer.');
+    this.#maxEntries = maxEntries;
+  }
+
+  /**
+   * The cached claims of `token` if it was verified before and its lifetime still passes at
+   * `nowSeconds` with `toleranceSeconds` (the rule of jose's `jwtVerify`: expired when
+   * `exp <= now - tolerance`, premature when `nbf > now + tolerance`); otherwise `undefined`.
+   */
+  get(token: string, nowSeconds: number, toleranceSeconds: number): AccessTokenClaims | undefined {
+    const entry = this.#entries.get(token);
+    if (entry === undefined) return undefined;
+    if (entry.claims.exp <= nowSeconds - toleranceSeconds) {
+      this.#entries.delete(token);
+      return undefined;
+    }
+    if (entry.notBefore !== undefined && entry.notBefore > nowSeconds + toleranceSeconds) return undefined;
+    return entry.claims;
+  }
+
+  /** Remembers a token that just passed full (signature and claims) verification. */
+  set(token: string, claims: AccessTokenClaims, notBefore?: number): void {
+    if (this.#entries.has(token)) this.#entries.delete(token);
+    else if (this.#entries.size >= this.#maxEntries) {
+      // Map iterates in insertion order: the first key is the oldest entry.
+      const oldest = this.#entries.keys().next();
+      if (!oldest.done) this.#entries.delete(oldest.value);
+    }
+    this.#entries.set(token, { claims, notBefore });
+  }
+
+  /** Number of cached tokens. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Forgets every token. */
+  clear(): void {
+    this.#entries.clear();
+  }
+}

@@ -1,0 +1,52 @@
+import { escapeHtml } from './escape.js';
+
+/** Inline CSS of the built-in pages: system fonts, a centred card, readable on a phone. */
+const STYLE = `
+*,*::before,*::after{box-sizing:border-box}
+body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;padding:16px;
+font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2933;background:#eef1f5}
+main{width:100%;max-width:380px;background:#fff;border-radius:12px;padding:28px 24px;
+box-shadow:0 1px 3px rgba(0,0,0,.08),0 8px 24px rgba(0,0,0,.06)}
+h1{font-size:1.35rem;margin:0 0 4px}
+p{margin:0 0 16px;color:#52606d}
+label{display:block;font-weight:600;font-size:.9rem;margin:14px 0 6px}
+input[type=text],input[type=password]{width:100%;padding:10px 12px;font:inherit;border:1px solid #cbd2d9;border-radius:8px}
+input:focus,button:focus{outline:3px solid #9ec5fe;outline-offset:1px}
+button{width:100%;margin-top:20px;padding:11px;font:inherit;font-weight:600;border:0;border-radius:8px;
+background:#2563eb;color:#fff;cursor:pointer}
+button:hover{background:#1d4ed8}
+button.secondary{background:#e4e7eb;color:#1f2933}
+button.secondary:hover{background:#cbd2d9}
+.row{display:flex;gap:12px}.row button{flex:1}
+.alert{padding:10px 12px;border-radius:8px;background:#fdecea;color:#8a1c1c;margin:12px 0 0}
+ul.scopes{margin:0 0 8px;padding-left:20px}
+code{font-size:.9em;background:#f0f4f8;padding:1px 4px;border-radius:4px}
+.muted{font-size:.85rem;color:#7b8794;margin-top:16px}
+`;
+
+/** A complete HTML document around `body` (already escaped HTML). */
+export function documentShell(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+/** Hidden inputs for `fields` (names and values escaped). */
+export function hiddenInputs(fields: Readonly<Record<string, string>>): string {
+  return Object.entries(fields)
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('\n');
+}

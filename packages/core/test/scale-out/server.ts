@@ -1,0 +1,38 @@
+/**
+ * One Gatehouse server process for the scale-out tests: the demo instance on the engine chosen by
+ * `GATEHOUSE_STORE` (see examples/demo/src/storage.ts), signing with the JWK in `GATEHOUSE_JWK`
+ * (shared by every process), with the issuer of `DEMO_PORT` whatever port it really listens on.
+ * Prints `{"port": N}` once listening; exits on SIGTERM.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sendWebResponse, toWebRequest } from '@gatehouse/core/node';
+import { createDemo, storageFromEnv } from '@gatehouse/demo';
+
+const storage = await storageFromEnv(process.env);
+const demo = await createDemo({
+  port: Number(process.env.DEMO_PORT),
+  warn: () => {},
+  overrides: {
+    keys: [JSON.parse(process.env.GATEHOUSE_JWK!)],
+    storage,
+    storageTimeoutMs: 1000,
+    logger: { warn() {}, error() {} },
+  },
+});
+
+const server = createServer((req, res) => {
+  demo.gatehouse
+    .fetch(toWebRequest(req, { response: res }))
+    .then((response) => sendWebResponse(res, response))
+    .catch(() => res.destroy());
+});
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
+});
+
+process.once('SIGTERM', () => {
+  server.closeAllConnections();
+  server.close();
+  void storage.close().finally(() => process.exit(0));
+});

@@ -1,0 +1,243 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { clientAddressOf } from '@gatehouse/core';
+import { gatehouse, requireAuth } from '@gatehouse/express';
+import express, { type Express } from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  basic,
+  issueTokens,
+  mintCode,
+  PKCE_VERIFIER,
+  REDIRECT_URI,
+  testInstance,
+} from '../../core/test/fixtures';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+async function listen(app: Express): Promise<string> {
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** An instance that answers below /demo/ with what it received: the translation made visible. */
+const echo = {
+  handles: (url: URL | string) => new URL(url).pathname.startsWith('/demo/'),
+  async fetch(request: Request) {
+    const headers = new Headers();
+    headers.append('Set-Cookie', 'one=1; Path=/; HttpOnly');
+    headers.append('Set-Cookie', 'two=2; Path=/; HttpOnly');
+    return Response.json(
+      {
+        method: request.method,
+        url: request.url,
+        address: clientAddressOf(request) ?? null,
+        contentType: request.headers.get('content-type'),
+        body: await request.text(),
+      },
+      { headers },
+    );
+  },
+};
+
+const form = (fields: Record<string, string>) => ({
+  method: 'POST',
+  headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams(fields).toString(),
+});
+
+describe('gatehouse() middleware', () => {
+  it('rebuilds the public URL with the mount path', async () => {
+    const app = express();
+    app.use('/demo', gatehouse(echo));
+    const base = await listen(app);
+    const body = await (await fetch(`${base}/demo/oauth2/v1/token?x=1`)).json();
+    expect(body.url).toBe(`${base}/demo/oauth2/v1/token?x=1`);
+  });
+
+  it('works mounted at the root and inside a nested router', async () => {
+    const app = express();
+    const router = express.Router();
+    router.use('/inner', gatehouse(echo));
+    app.use('/demo', router);
+    const base = await listen(app);
+    expect((await (await fetch(`${base}/demo/inner/x`)).json()).url).toBe(`${base}/demo/inner/x`);
+  });
+
+  it('falls through to the host for paths the instance does not serve', async () => {
+    const app = express();
+    app.use(gatehouse(echo));
+    app.get('/hello', (_req, res) => {
+      res.send('host route');
+    });
+    const base = await listen(app);
+    expect(await (await fetch(`${base}/hello`)).text()).toBe('host route');
+  });
+
+  it('ignores X-Forwarded-* unless the app trusts the proxy', async () => {
+    const forwarded = {
+      'X-Forwarded-Proto': 'https',
+      'X-Forwarded-Host': 'public.example',
+      'X-Forwarded-For': '203.0.113.9',
+    };
+    const untrusting = express();
+    untrusting.use('/demo', gatehouse(echo));
+    const base = await listen(untrusting);
+    const plain = await (await fetch(`${base}/demo/x`, { headers: forwarded })).json();
+    expect({ url: plain.url, address: plain.address }).toEqual({
+      url: `${base}/demo/x`,
+      address: '127.0.0.1',
+    });
+
+    const trusting = express();
+    trusting.set('trust proxy', 'loopback');
+    trusting.use('/demo', gatehouse(echo));
+    const proxied = await (await fetch(`${await listen(trusting)}/demo/x`, { headers: forwarded })).json();
+    expect({ url: proxied.url, address: proxied.address }).toEqual({
+      url: 'https://public.example/demo/x',
+      address: '203.0.113.9',
+    });
+  });
+
+  it('sends several Set-Cookie headers', async () => {
+    const app = express();
+    app.use('/demo', gatehouse(echo));
+    const response = await fetch(`${await listen(app)}/demo/x`);
+    expect(response.headers.getSetCookie()).toEqual(['one=1; Path=/; HttpOnly', 'two=2; Path=/; HttpOnly']);
+  });
+
+  it('answers HEAD without a body', async () => {
+    const app = express();
+    app.use('/demo', gatehouse(echo));
+    const response = await fetch(`${await listen(app)}/demo/x`, { method: 'HEAD' });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('');
+  });
+
+  it('streams the body when no parser ran, and passes an empty body as empty', async () => {
+    const app = express();
+    app.use('/demo', gatehouse(echo));
+    const base = await listen(app);
+    const big = 'a='.concat('b'.repeat(1024 * 1024));
+    expect((await (await fetch(`${base}/demo/x`, { method: 'POST', body: big })).json()).body).toBe(big);
+    expect((await (await fetch(`${base}/demo/x`, { method: 'POST' })).json()).body).toBe('');
+  });
+
+  it('re-encodes bodies that express.json() and express.urlencoded() already parsed', async () => {
+    const app = express();
+    app.use(express.json(), express.urlencoded());
+    app.use('/demo', gatehouse(echo));
+    const base = await listen(app);
+    const json = await (
+      await fetch(`${base}/demo/x`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{ "limit": 5 }',
+      })
+    ).json();
+    expect(JSON.parse(json.body)).toEqual({ limit: 5 });
+    const urlencoded = await (await fetch(`${base}/demo/x`, form({ a: 'x y+z', b: 'é' }))).json();
+    expect(Object.fromEntries(new URLSearchParams(urlencoded.body))).toEqual({ a: 'x y+z', b: 'é' });
+  });
+
+  it('passes the raw bytes when a parser kept them in req.rawBody', async () => {
+    const app = express();
+    app.use(
+      express.urlencoded({
+        verify: (req, _res, buf) => {
+          (req as { rawBody?: Buffer }).rawBody = buf;
+        },
+      }),
+    );
+    app.use('/demo', gatehouse(echo));
+    const original = 'z=1&a=%7E&a=%7e';
+    const response = await fetch(`${await listen(app)}/demo/x`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: original,
+    });
+    expect((await response.json()).body).toBe(original);
+  });
+});
+
+describe('gatehouse() with a real instance', () => {
+  for (const parsed of [false, true]) {
+    const label = parsed ? 'after express.urlencoded()' : 'without a body parser';
+    it(`exchanges a code ${label}, and still refuses a repeated parameter`, async () => {
+      const t = await testInstance();
+      const app = express();
+      if (parsed) app.use(express.urlencoded());
+      app.use('/demo', gatehouse(t.gatehouse));
+      const base = await listen(app);
+      const code = await mintCode(t);
+      const exchange = await fetch(`${base}/demo/oauth2/v1/token`, {
+        ...form({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT_URI,
+          code_verifier: PKCE_VERIFIER,
+        }),
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Authorization: basic('demo-client', 'demo-secret'),
+        },
+      });
+      expect(exchange.status).toBe(200);
+      expect(exchange.headers.get('cache-control')).toBe('no-store');
+      const repeated = await fetch(`${base}/demo/oauth2/v1/token`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Authorization: basic('demo-client', 'demo-secret'),
+        },
+        body: 'grant_type=refresh_token&refresh_token=a&refresh_token=b',
+      });
+      expect(repeated.status).toBe(400);
+      expect((await repeated.json()).error).toBe('invalid_request');
+    });
+  }
+});
+
+describe('requireAuth()', () => {
+  async function protectedApp() {
+    const t = await testInstance();
+    const app = express();
+    app.post('/api/things', requireAuth(t.gatehouse, { schemes: ['bearer'] }), express.json(), (req, res) => {
+      res.json({ sub: req.auth?.sub, scheme: req.auth?.scheme, body: req.body });
+    });
+    return { t, base: await listen(app) };
+  }
+
+  it('puts the caller on req.auth and leaves the body to the route', async () => {
+    const { t, base } = await protectedApp();
+    const { access_token } = await issueTokens(t);
+    const response = await fetch(`${base}/api/things`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${access_token}`, 'Content-Type': 'application/json' },
+      body: '{"limit":2}',
+    });
+    expect(await response.json()).toEqual({ sub: 'user-1', scheme: 'bearer', body: { limit: 2 } });
+  });
+
+  it('answers 401 with a Bearer challenge without credentials, and for a bad token', async () => {
+    const { base } = await protectedApp();
+    const none = await fetch(`${base}/api/things`, { method: 'POST' });
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    const bad = await fetch(`${base}/api/things`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer not.a.token' },
+    });
+    expect(bad.status).toBe(401);
+    expect(bad.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+  });
+});

@@ -1,0 +1,137 @@
+import type { AddressInfo } from 'node:net';
+import { clientAddressOf } from '@gatehouse/core';
+import { type AuthVariables, gatehouse, requireAuth } from '@gatehouse/hono';
+import { serve } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { Hono } from 'hono';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  basic,
+  issueTokens,
+  mintCode,
+  PKCE_VERIFIER,
+  REDIRECT_URI,
+  testInstance,
+} from '../../core/test/fixtures';
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+/** Serves a Hono app with @hono/node-server on a free loopback port. */
+async function listen(app: { fetch: (request: Request) => Response | Promise<Response> }): Promise<string> {
+  const { server, port } = await new Promise<{ server: ReturnType<typeof serve>; port: number }>(
+    (resolve) => {
+      const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) =>
+        resolve({ server, port: info.port }),
+      );
+    },
+  );
+  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${port}`;
+}
+
+const echo = {
+  handles: (url: URL | string) => new URL(url).pathname.startsWith('/demo/'),
+  async fetch(request: Request) {
+    const headers = new Headers();
+    headers.append('Set-Cookie', 'one=1; Path=/; HttpOnly');
+    headers.append('Set-Cookie', 'two=2; Path=/; HttpOnly');
+    return Response.json(
+      { url: request.url, address: clientAddressOf(request) ?? null, body: await request.text() },
+      { headers },
+    );
+  },
+};
+
+describe('gatehouse() middleware (fetch runtime)', () => {
+  it('answers the instance routes with the full URL and falls through for others', async () => {
+    const app = new Hono();
+    app.use(gatehouse(echo));
+    app.get('/hello', (c) => c.text('host route'));
+    const answer = await app.request('http://localhost/demo/oauth2/v1/token?x=1', {
+      method: 'POST',
+      body: 'a=b',
+    });
+    expect(await answer.json()).toMatchObject({
+      url: 'http://localhost/demo/oauth2/v1/token?x=1',
+      body: 'a=b',
+      address: null,
+    });
+    expect(await (await app.request('http://localhost/hello')).text()).toBe('host route');
+  });
+
+  it('works under a path pattern and passes several Set-Cookie headers', async () => {
+    const app = new Hono();
+    app.use('/demo/*', gatehouse(echo));
+    const response = await app.request('http://localhost/demo/x');
+    expect(response.headers.getSetCookie()).toEqual(['one=1; Path=/; HttpOnly', 'two=2; Path=/; HttpOnly']);
+  });
+});
+
+describe('gatehouse() middleware on @hono/node-server', () => {
+  it('attaches the client address the host chooses, streams large bodies and answers HEAD without a body', async () => {
+    const app = new Hono();
+    app.use(gatehouse(echo, { clientAddress: (c) => getConnInfo(c).remote.address }));
+    const base = await listen(app);
+    const big = 'x'.repeat(2 * 1024 * 1024);
+    const body = await (
+      await fetch(`${base}/demo/x`, {
+        method: 'POST',
+        body: big,
+        headers: { 'X-Forwarded-For': '203.0.113.9' },
+      })
+    ).json();
+    expect({ address: body.address, length: body.body.length }).toEqual({
+      address: '127.0.0.1',
+      length: big.length,
+    });
+    const head = await fetch(`${base}/demo/x`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+  });
+
+  it('exchanges a code against a real instance', async () => {
+    const t = await testInstance();
+    const app = new Hono();
+    app.use(gatehouse(t.gatehouse));
+    const base = await listen(app);
+    const code = await mintCode(t);
+    const response = await fetch(`${base}/demo/oauth2/v1/token`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Authorization: basic('demo-client', 'demo-secret'),
+      },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT_URI,
+        code_verifier: PKCE_VERIFIER,
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe('requireAuth()', () => {
+  it("sets c.get('auth') for a valid token and answers 401 with a challenge otherwise", async () => {
+    const t = await testInstance();
+    const app = new Hono<{ Variables: AuthVariables }>();
+    app.post('/api/things', requireAuth(t.gatehouse, { schemes: ['bearer'] }), async (c) =>
+      c.json({ sub: c.get('auth').sub, body: await c.req.json() }),
+    );
+    const { access_token } = await issueTokens(t);
+    const ok = await app.request('http://localhost/api/things', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${access_token}`, 'Content-Type': 'application/json' },
+      body: '{"limit":1}',
+    });
+    expect(await ok.json()).toEqual({ sub: 'user-1', body: { limit: 1 } });
+    const refused = await app.request('http://localhost/api/things', { method: 'POST' });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer /);
+  });
+});

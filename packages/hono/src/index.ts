@@ -1,0 +1,86 @@
+/**
+ * `@gatehouse/hono`: mounts a Gatehouse instance in a Hono app and protects the host's own routes,
+ * on every runtime Hono runs on (Node via `@hono/node-server`, Bun, Deno, workers): Hono already
+ * speaks Web `Request`/`Response`, so this adapter passes them through.
+ * @packageDocumentation
+ */
+import {
+  type AuthenticateOptions,
+  type AuthenticationResult,
+  type Caller,
+  type Gatehouse,
+  type OperationsHandler,
+  setClientAddress,
+} from '@gatehouse/core';
+import type { Context, MiddlewareHandler } from 'hono';
+
+/** What {@link requireAuth} needs of an instance. */
+export interface Authenticator {
+  authenticate(request: Request, options: AuthenticateOptions): Promise<AuthenticationResult>;
+}
+
+/** Hono `Variables` after {@link requireAuth}: `c.get('auth')`. */
+export interface AuthVariables {
+  auth: Caller;
+}
+
+/** Options of {@link gatehouse}. */
+export interface GatehouseMiddlewareOptions {
+  /**
+   * The client address, for the password rate limiter. Hono has no portable way to know it: on
+   * Node pass `(c) => getConnInfo(c).remote.address` (`@hono/node-server/conninfo`), on other
+   * runtimes their equivalent. Default: unknown (only the per-username limit applies).
+   */
+  readonly clientAddress?: (c: Context) => string | undefined;
+}
+
+/**
+ * Middleware answering every route of `instance`; any other request goes on to `next`. Use it at
+ * the root (`app.use(gatehouse(instance))`) or under the instance path
+ * (`app.use('/demo/*', gatehouse(instance))`): Hono does not rewrite URLs, so the instance sees
+ * the full URL the client requested.
+ */
+export function gatehouse(
+  instance: Pick<Gatehouse, 'fetch' | 'handles'>,
+  options: GatehouseMiddlewareOptions = {},
+): MiddlewareHandler {
+  return async (c, next) => {
+    if (!instance.handles(c.req.url)) return next();
+    setClientAddress(c.req.raw, options.clientAddress?.(c));
+    return instance.fetch(c.req.raw);
+  };
+}
+
+/**
+ * Middleware running the host's protected REST operations (`defineOperations(instance, {...})`):
+ * it answers the paths of the table and goes on to `next` for every other request.
+ */
+export function operations(
+  handler: OperationsHandler,
+  options: GatehouseMiddlewareOptions = {},
+): MiddlewareHandler {
+  return async (c, next) => {
+    setClientAddress(c.req.raw, options.clientAddress?.(c));
+    const response = await handler(c.req.raw);
+    if (!response) return next();
+    return response;
+  };
+}
+
+/**
+ * Middleware that lets a request through only with valid credentials of one of `options.schemes`
+ * (and, for bearer tokens, every scope of `options.scope`), setting `c.get('auth')`. Otherwise it
+ * answers with Gatehouse's ready 401/403 response (RFC 6750 `WWW-Authenticate` included). It never
+ * reads the body.
+ */
+export function requireAuth(
+  instance: Authenticator,
+  options: AuthenticateOptions,
+): MiddlewareHandler<{ Variables: AuthVariables }> {
+  return async (c, next) => {
+    const result = await instance.authenticate(c.req.raw, options);
+    if (!result.ok) return result.response;
+    c.set('auth', result.caller);
+    await next();
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * `@gatehouse/koa`: mounts a Gatehouse instance in a Koa (2 or 3) app, and protects the host's own
+ * routes. It only translates between Koa and Web `Request`/`Response`, through the shared Node
+ * bridge of `@gatehouse/core/node`.
+ * @packageDocumentation
+ */
+import type {
+  AuthenticateOptions,
+  AuthenticationResult,
+  Caller,
+  Gatehouse,
+  OperationsHandler,
+} from '@gatehouse/core';
+import { sendWebResponse, type ToWebRequestOptions, toWebRequest } from '@gatehouse/core/node';
+import type { Context, Middleware } from 'koa';
+
+/** What {@link requireAuth} needs of an instance. */
+export interface Authenticator {
+  authenticate(request: Request, options: AuthenticateOptions): Promise<AuthenticationResult>;
+}
+
+/** `ctx.state` after {@link requireAuth}. */
+export interface AuthState {
+  /** The authenticated caller. */
+  auth: Caller;
+}
+
+/**
+ * The Web `Request` for a Koa context: the public URL from `ctx.protocol` and `ctx.host` (which
+ * honour `app.proxy`; `X-Forwarded-*` is never read here), a prefix stripped by a mounting
+ * middleware (`koa-mount`) put back from `ctx.originalUrl`, the client address from `ctx.ip`, and
+ * the body streamed, or re-encoded when a body parser already consumed it (`ctx.request.rawBody`,
+ * kept by `@koa/bodyparser`, is preferred).
+ */
+export function toRequest(ctx: Context, extra: Pick<ToWebRequestOptions, 'ignoreBody'> = {}): Request {
+  const { originalUrl, url } = ctx;
+  const mountPath = originalUrl !== url && originalUrl.endsWith(url) ? originalUrl.slice(0, -url.length) : '';
+  const request = ctx.request as { body?: unknown; rawBody?: string | Uint8Array };
+  return toWebRequest(ctx.req, {
+    origin: `${ctx.protocol}://${ctx.host}`,
+    mountPath,
+    body: { value: request.body, raw: request.rawBody },
+    clientAddress: ctx.ip,
+    response: ctx.res,
+    ...extra,
+  });
+}
+
+/** Hands the answer to Node directly: Koa must not write a response of its own. */
+async function respond(ctx: Context, response: Response): Promise<void> {
+  ctx.respond = false;
+  await sendWebResponse(ctx.res, response);
+}
+
+/**
+ * Middleware answering every route of `instance`; any other request goes on to `next`. Mount it
+ * anywhere (`app.use(gatehouse(instance))`, or under `koa-mount`): the instance routes on the full
+ * path the client requested.
+ */
+export function gatehouse(instance: Pick<Gatehouse, 'fetch' | 'handles'>): Middleware {
+  return async (ctx, next) => {
+    const request = toRequest(ctx);
+    if (!instance.handles(request.url)) return next();
+    await respond(ctx, await instance.fetch(request));
+  };
+}
+
+/**
+ * Middleware running the host's protected REST operations (`defineOperations(instance, {...})`):
+ * it answers the paths of the table and goes on to `next` for every other request, body untouched.
+ */
+export function operations(handler: OperationsHandler): Middleware {
+  return async (ctx, next) => {
+    const response = await handler(toRequest(ctx));
+    if (!response) return next();
+    await respond(ctx, response);
+  };
+}
+
+/**
+ * Middleware that lets a request through only with valid credentials of one of `options.schemes`
+ * (and, for bearer tokens, every scope of `options.scope`), putting the caller on
+ * `ctx.state.auth`. Otherwise it sends Gatehouse's ready 401/403 answer (RFC 6750
+ * `WWW-Authenticate` included). It never reads the body.
+ */
+export function requireAuth(instance: Authenticator, options: AuthenticateOptions): Middleware<AuthState> {
+  return async (ctx, next) => {
+    const result = await instance.authenticate(
+      toRequest(ctx as unknown as Context, { ignoreBody: true }),
+      options,
+    );
+    if (!result.ok) return respond(ctx as unknown as Context, result.response);
+    ctx.state.auth = result.caller;
+    return next();
+  };
+}

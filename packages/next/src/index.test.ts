@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { clientAddressOf } from '@gatehouse/core';
+import { handlers, withAuth } from '@gatehouse/next';
+import { describe, expect, it } from 'vitest';
+import {
+  basic,
+  ISSUER,
+  issueTokens,
+  mintCode,
+  PKCE_VERIFIER,
+  REDIRECT_URI,
+  testInstance,
+} from '../../core/test/fixtures';
+
+describe('handlers()', () => {
+  it('answers the token endpoint through the route methods', async () => {
+    const t = await testInstance();
+    const { POST, GET } = handlers(t.gatehouse);
+    const code = await mintCode(t);
+    const response = await POST(
+      new Request(`${ISSUER}/oauth2/v1/token`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Authorization: basic('demo-client', 'demo-secret'),
+        },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT_URI,
+          code_verifier: PKCE_VERIFIER,
+        }),
+      }),
+      {},
+    );
+    expect(response.status).toBe(200);
+    const metadata = await GET(new Request(`${ISSUER}/.well-known/oauth-authorization-server`), {});
+    expect((await metadata.json()).issuer).toBe(ISSUER);
+  });
+
+  it('attaches the client address only when the host says how to find it', async () => {
+    const seen: (string | undefined)[] = [];
+    const probe = {
+      fetch: async (request: Request) => {
+        seen.push(clientAddressOf(request));
+        return new Response(null, { status: 204 });
+      },
+    };
+    await handlers(probe).GET(
+      new Request('http://localhost/demo/x', { headers: { 'X-Forwarded-For': '198.51.100.1' } }),
+      {},
+    );
+    await handlers(probe, { clientAddress: () => '203.0.113.7' }).GET(
+      new Request('http://localhost/demo/x'),
+      {},
+    );
+    expect(seen).toEqual([undefined, '203.0.113.7']);
+  });
+});
+
+describe('withAuth()', () => {
+  it('passes the caller to the handler, or returns the 401 challenge', async () => {
+    const t = await testInstance();
+    const route = withAuth<{ params: Promise<object> }>(
+      t.gatehouse,
+      async (_request, { auth, params }) => Response.json({ sub: auth.sub, params: await params }),
+      { schemes: ['bearer'] },
+    );
+    const { access_token } = await issueTokens(t);
+    const context = { params: Promise.resolve({}) };
+    const ok = await route(
+      new Request(`${ISSUER}/api/v1/things`, { headers: { Authorization: `Bearer ${access_token}` } }),
+      context,
+    );
+    expect(await ok.json()).toEqual({ sub: 'user-1', params: {} });
+    const refused = await route(new Request(`${ISSUER}/api/v1/things`), context);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer /);
+  });
+});
+
+describe('edge compatibility', () => {
+  it('imports no Node.js built-in', () => {
+    const source = readFileSync(new URL('./index.ts', import.meta.url), 'utf8');
+    expect(source).not.toMatch(/from ['"](node:|fs|path|crypto|http)/);
+  });
+});

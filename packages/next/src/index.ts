@@ -1,0 +1,108 @@
+/**
+ * `@gatehouse/next`: Next.js App Router route handlers for a Gatehouse instance, and a wrapper that
+ * protects the host's own route handlers. Route handlers already speak Web `Request`/`Response`,
+ * so this runs on the Node and the Edge runtime alike (no Node built-ins).
+ * @packageDocumentation
+ */
+import {
+  type AuthenticateOptions,
+  type AuthenticationResult,
+  type Caller,
+  type Gatehouse,
+  type OperationsHandler,
+  ProtocolError,
+  setClientAddress,
+} from '@gatehouse/core';
+
+/** What {@link withAuth} needs of an instance. */
+export interface Authenticator {
+  authenticate(request: Request, options: AuthenticateOptions): Promise<AuthenticationResult>;
+}
+
+/** A route handler: `(request, { params })` → `Response`. */
+export type RouteHandler<C = unknown> = (request: Request, context: C) => Response | Promise<Response>;
+
+/** Options of {@link handlers}. */
+export interface HandlersOptions {
+  /**
+   * The client address, for the password rate limiter. Next.js exposes none it vouches for; behind
+   * a proxy you trust, read its header here (e.g. the last `X-Forwarded-For` entry it appends).
+   * Default: unknown (only the per-username limit applies).
+   */
+  readonly clientAddress?: (request: Request) => string | undefined;
+}
+
+/** The methods of a Gatehouse catch-all route. */
+export interface GatehouseRouteHandlers {
+  readonly GET: RouteHandler;
+  readonly HEAD: RouteHandler;
+  readonly POST: RouteHandler;
+  readonly OPTIONS: RouteHandler;
+}
+
+/**
+ * Route handlers answering every route of `instance`, for a catch-all route at the instance path:
+ * `export const { GET, HEAD, POST, OPTIONS } = handlers(gatehouse)` in
+ * `app/demo/[...gatehouse]/route.ts` for an issuer `https://host/demo`.
+ */
+export function handlers(
+  instance: Pick<Gatehouse, 'fetch'>,
+  options: HandlersOptions = {},
+): GatehouseRouteHandlers {
+  const handle: RouteHandler = (request) => {
+    setClientAddress(request, options.clientAddress?.(request));
+    return instance.fetch(request);
+  };
+  return { GET: handle, HEAD: handle, POST: handle, OPTIONS: handle };
+}
+
+/** The methods of a route serving protected REST operations. */
+export interface OperationRouteHandlers extends GatehouseRouteHandlers {
+  readonly PUT: RouteHandler;
+  readonly PATCH: RouteHandler;
+  readonly DELETE: RouteHandler;
+}
+
+/**
+ * Route handlers running the host's protected REST operations (`defineOperations(instance, {...})`),
+ * e.g. `export const { POST, OPTIONS } = operations(api)` in `app/demo/api/v1/tickets/route.ts`.
+ * A path the table does not declare gets the core's 404 JSON answer.
+ */
+export function operations(
+  handler: OperationsHandler,
+  options: HandlersOptions = {},
+): OperationRouteHandlers {
+  const handle: RouteHandler = async (request) => {
+    setClientAddress(request, options.clientAddress?.(request));
+    return (
+      (await handler(request)) ??
+      new ProtocolError('not_found', 'No such endpoint.', { status: 404 }).toResponse()
+    );
+  };
+  return {
+    GET: handle,
+    HEAD: handle,
+    POST: handle,
+    PUT: handle,
+    PATCH: handle,
+    DELETE: handle,
+    OPTIONS: handle,
+  };
+}
+
+/**
+ * Wraps a route handler so it runs only with valid credentials of one of `options.schemes` (and,
+ * for bearer tokens, every scope of `options.scope`); the caller is passed as `context.auth`.
+ * Otherwise Gatehouse's ready 401/403 response (RFC 6750 `WWW-Authenticate` included) is returned.
+ */
+export function withAuth<C = unknown>(
+  instance: Authenticator,
+  handler: (request: Request, context: C & { auth: Caller }) => Response | Promise<Response>,
+  options: AuthenticateOptions,
+): RouteHandler<C> {
+  return async (request, context) => {
+    const result = await instance.authenticate(request, options);
+    if (!result.ok) return result.response;
+    return handler(request, { ...context, auth: result.caller });
+  };
+}

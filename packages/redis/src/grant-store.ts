@@ -1,0 +1,146 @@
+import type {
+  AuthorizationCodeRecord,
+  GrantStore,
+  RedeemCodeResult,
+  RefreshTokenRecord,
+  RotateRefreshTokenResult,
+} from '@gatehouse/core';
+import { redeemCodeScript, revokeScript, rotateRefreshTokenScript } from './grant-scripts.js';
+import { expireAt, type KeyLayout } from './keys.js';
+import type { LuaScript, RedisClient } from './script.js';
+
+type Marker = 'used' | 'rot';
+
+/**
+ * {@link GrantStore} on Redis. Redeeming and rotating take two round trips: one read to learn the
+ * record's grant id, then one script that re-checks everything and writes. The script names every
+ * key it touches (the grant's revocation marker included), as Redis Cluster requires.
+ */
+export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStore {
+  /** A stored record with its marker, if it exists, is unexpired and its grant is not revoked. */
+  const findLive = async <T extends { grantId: string }>(key: string, marker: Marker, now: number) => {
+    const [json, exp, , seen] = await client.hmget(key, 'r', 'exp', 'grant', marker);
+    if (json === null || Number(exp) <= now) return null;
+    const record = JSON.parse(json) as T;
+    if (await grantRevoked(record.grantId, now)) return null;
+    return { record, seen: seen === null ? undefined : Number(seen) };
+  };
+
+  const grantRevoked = async (grantId: string, now: number) => {
+    const until = await client.get(keys.revokedGrant(grantId));
+    return until !== null && Number(until) > now;
+  };
+
+  const saveHash = async (key: string, json: string, expiresAt: number, grantId: string) => {
+    // MULTI/EXEC: all three or nothing.
+    await client
+      .multi()
+      .del(key)
+      .hset(key, 'r', json, 'exp', String(expiresAt), 'grant', grantId)
+      .pexpireat(key, expireAt(expiresAt))
+      .exec()
+      .then(throwOnFailedStep);
+  };
+
+  /**
+   * Runs an atomic consume. The grant id is read first because the script must be told every key;
+   * records never change grant, so `retry` only happens if the record was replaced in between.
+   */
+  const consume = async (key: string, script: LuaScript, extraKeys: string[], extraArgs: string[], now: number) => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const grantId = await client.hget(key, 'grant');
+      if (grantId === null) return null;
+      const reply = (await script.run(
+        client,
+        [key, keys.revokedGrant(grantId), ...extraKeys],
+        [String(now), grantId, ...extraArgs],
+      )) as [string, string?, string?];
+      if (reply[0] !== 'retry') return reply;
+    }
+    return null;
+  };
+
+  return {
+    async saveCode(record) {
+      const { consumedAt: _, ...rest } = record;
+      await saveHash(keys.code(record.codeHash), JSON.stringify(rest), record.expiresAt, record.grantId);
+    },
+
+    async findCode(codeHash, now) {
+      const found = await findLive<AuthorizationCodeRecord>(keys.code(codeHash), 'used', now);
+      if (!found) return null;
+      return found.seen === undefined ? found.record : { ...found.record, consumedAt: found.seen };
+    },
+
+    async redeemCode(codeHash, refreshToken, now): Promise<RedeemCodeResult> {
+      const reply = await consume(
+        keys.code(codeHash),
+        redeemCodeScript,
+        refreshToken ? [keys.refreshToken(refreshToken.tokenHash)] : [],
+        refreshToken ? [JSON.stringify(withoutRotation(refreshToken)), String(refreshToken.expiresAt), refreshToken.grantId] : [],
+        now,
+      );
+      if (!reply || reply[0] === 'invalid') return { status: 'invalid' };
+      const code = JSON.parse(reply[1]!) as AuthorizationCodeRecord;
+      if (reply[0] === 'replayed') return { status: 'replayed', code: { ...code, consumedAt: Number(reply[2]) } };
+      return { status: 'redeemed', code: { ...code, consumedAt: now } };
+    },
+
+    async saveRefreshToken(record) {
+      await saveHash(
+        keys.refreshToken(record.tokenHash),
+        JSON.stringify(withoutRotation(record)),
+        record.expiresAt,
+        record.grantId,
+      );
+    },
+
+    async findRefreshToken(tokenHash, now) {
+      const found = await findLive<RefreshTokenRecord>(keys.refreshToken(tokenHash), 'rot', now);
+      if (!found) return null;
+      return found.seen === undefined ? found.record : { ...found.record, rotatedAt: found.seen };
+    },
+
+    async rotateRefreshToken(tokenHash, next, now): Promise<RotateRefreshTokenResult> {
+      const reply = await consume(
+        keys.refreshToken(tokenHash),
+        rotateRefreshTokenScript,
+        [keys.refreshToken(next.tokenHash)],
+        [JSON.stringify(withoutRotation(next)), String(next.expiresAt), next.grantId],
+        now,
+      );
+      if (!reply || reply[0] === 'invalid') return { status: 'invalid' };
+      const previous = JSON.parse(reply[1]!) as RefreshTokenRecord;
+      if (reply[0] === 'reused') return { status: 'reused', previous: { ...previous, rotatedAt: Number(reply[2]) } };
+      return { status: 'rotated', previous };
+    },
+
+    async revokeGrant(grantId, expiresAt) {
+      await revokeScript.run(client, [keys.revokedGrant(grantId)], [expireAt(expiresAt)]);
+    },
+
+    async revokeAccessToken(jti, expiresAt) {
+      await revokeScript.run(client, [keys.revokedToken(jti)], [expireAt(expiresAt)]);
+    },
+
+    async isRevoked(jti, grantId, now) {
+      // One round trip on every bearer request: both markers share a slot, so one MGET.
+      const markers =
+        grantId === undefined
+          ? [await client.get(keys.revokedToken(jti))]
+          : await client.mget(keys.revokedToken(jti), keys.revokedGrant(grantId));
+      return markers.some((until) => until !== null && Number(until) > now);
+    },
+  };
+}
+
+function withoutRotation(record: RefreshTokenRecord): Omit<RefreshTokenRecord, 'rotatedAt'> {
+  const { rotatedAt: _, ...rest } = record;
+  return rest;
+}
+
+/** `exec()` reports per-command errors in its result instead of rejecting. */
+export function throwOnFailedStep(results: [Error | null, unknown][] | null): void {
+  if (results === null) throw new Error('redis transaction aborted');
+  for (const [error] of results) if (error) throw error;
+}
