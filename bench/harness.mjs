@@ -33,7 +33,11 @@ export const WORKLOADS = [
     fresh: true,
     prepare: async (server, budget) => {
       const tokens = await server.mint('refresh', budget);
-      return distinctBodies('/demo/oauth2/v1/token', tokens, (t) => `grant_type=refresh_token&refresh_token=${t}`);
+      return distinctBodies(
+        '/demo/oauth2/v1/token',
+        tokens,
+        (t) => `grant_type=refresh_token&refresh_token=${t}`,
+      );
     },
   },
   {
@@ -46,7 +50,8 @@ export const WORKLOADS = [
       return distinctBodies(
         '/demo/oauth2/v1/token',
         codes,
-        (c) => `grant_type=authorization_code&code=${c}&redirect_uri=${redirect}&code_verifier=${server.verifier}`,
+        (c) =>
+          `grant_type=authorization_code&code=${c}&redirect_uri=${redirect}&code_verifier=${server.verifier}`,
       );
     },
   },
@@ -68,7 +73,9 @@ export const WORKLOADS = [
   {
     id: 'W5',
     name: 'Auth API password login (PBKDF2-SHA256, 100,000 iterations)',
-    prepare: async () => [{ method: 'POST', path: '/demo/auth/v1/token', headers: { authorization: USER_BASIC } }],
+    prepare: async () => [
+      { method: 'POST', path: '/demo/auth/v1/token', headers: { authorization: USER_BASIC } },
+    ],
   },
 ];
 
@@ -88,10 +95,14 @@ function distinctBodies(path, credentials, body) {
 
 /** Starts bench/server.mjs for an adapter and returns a handle once it listens. */
 export function startServer(adapter, nodeOptions = []) {
-  const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', 'bench/server.mjs', '--adapter', adapter], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeOptions, '--import', 'tsx', 'bench/server.mjs', '--adapter', adapter],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let output = '';
     child.once('exit', (code) => reject(new Error(`${adapter} server exited with ${code}: ${output}`)));
@@ -110,7 +121,8 @@ export function startServer(adapter, nodeOptions = []) {
         verifier: '',
         async mint(kind, count) {
           const response = await fetch(`${url}/bench/mint?kind=${kind}&count=${count}`, { method: 'POST' });
-          if (!response.ok) throw new Error(`mint ${kind} failed: ${response.status} ${await response.text()}`);
+          if (!response.ok)
+            throw new Error(`mint ${kind} failed: ${response.status} ${await response.text()}`);
           const answer = await response.json();
           server.redirectUri = answer.redirectUri;
           server.verifier = answer.verifier;
@@ -146,4 +158,3 @@ export async function measure(server, workload, seconds, ceilingRps, connections
     invalid: total === 0 || failed / total > 0.01,
   };
 }
-

@@ -38,7 +38,8 @@ console.log(`\nprofile: ${path.join(dir, file)}`);
 function summarize({ nodes, samples, timeDeltas }) {
   const byId = new Map(nodes.map((node) => [node.id, node]));
   const self = new Map();
-  for (let i = 0; i < samples.length; i++) self.set(samples[i], (self.get(samples[i]) ?? 0) + (timeDeltas[i] ?? 0));
+  for (let i = 0; i < samples.length; i++)
+    self.set(samples[i], (self.get(samples[i]) ?? 0) + (timeDeltas[i] ?? 0));
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   const byFunction = new Map();
   const byArea = new Map();
@@ -51,13 +52,17 @@ function summarize({ nodes, samples, timeDeltas }) {
   }
   const pct = (t) => `${((100 * t) / total).toFixed(1).padStart(5)} %`;
   console.log('\nself time by area:');
-  for (const [area, time] of [...byArea].sort((a, b) => b[1] - a[1]).slice(0, 14)) console.log(`  ${pct(time)}  ${area}`);
+  for (const [area, time] of [...byArea].sort((a, b) => b[1] - a[1]).slice(0, 14))
+    console.log(`  ${pct(time)}  ${area}`);
   console.log('\ntop functions by self time:');
-  for (const [key, time] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`  ${pct(time)}  ${key}`);
+  for (const [key, time] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 30))
+    console.log(`  ${pct(time)}  ${key}`);
 }
 
 function shortUrl(url) {
-  return url.replace(/^file:\/\/.*?\/node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, '').replace(/^file:\/\/.*?\/work\/main\//, '');
+  return url
+    .replace(/^file:\/\/.*?\/node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, '')
+    .replace(/^file:\/\/.*?\/work\/main\//, '');
 }
 
 function areaOf(url, name) {

@@ -12,7 +12,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { measure, startServer, WORKLOADS as ALL_WORKLOADS } from './harness.mjs';
+import { WORKLOADS as ALL_WORKLOADS, measure, startServer } from './harness.mjs';
 
 const env = (name, fallback) => process.env[name] ?? fallback;
 const DURATION = Number(env('BENCH_DURATION', 10));
@@ -57,7 +57,9 @@ async function main() {
           const run = await measure(server, workload, DURATION, ceiling[server.adapter] ?? 0, CONNECTIONS);
           if (workload.id === 'W0') ceiling[server.adapter] = run.rps;
           run.ratio = ceiling[server.adapter] ? run.rps / ceiling[server.adapter] : undefined;
-          ((results[server.adapter] ??= {})[workload.id] ??= []).push(run);
+          results[server.adapter] ??= {};
+          results[server.adapter][workload.id] ??= [];
+          results[server.adapter][workload.id].push(run);
           console.log(
             `round ${round} ${server.adapter.padEnd(7)} ${workload.id}: ${run.rps.toFixed(0).padStart(6)} req/s` +
               `  p50 ${run.p50} ms  p99 ${run.p99} ms  non-2xx ${run.non2xx}  errors ${run.errors}` +
@@ -71,7 +73,8 @@ async function main() {
     stop();
   }
   report(results);
-  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ machine: machine(), results }, null, 2));
+  if (process.env.BENCH_JSON)
+    writeFileSync(process.env.BENCH_JSON, JSON.stringify({ machine: machine(), results }, null, 2));
 }
 
 function machine() {
@@ -88,7 +91,9 @@ function machine() {
 function report(results) {
   const m = machine();
   console.log(`\nNode ${m.node}, ${m.cpu}, ${m.memory}, ${m.os}, ${m.date}`);
-  console.log(`${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s, medians; ratio = median of per-round ratios to W0.\n`);
+  console.log(
+    `${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s, medians; ratio = median of per-round ratios to W0.\n`,
+  );
   for (const [adapter, byWorkload] of Object.entries(results)) {
     console.log(`### ${adapter}\n`);
     console.log('| workload | req/s | p50 ms | p99 ms | non-2xx | errors | × W0 | |');

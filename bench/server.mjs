@@ -30,7 +30,15 @@ const server = createServer();
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const port = server.address().port;
 const grants = core.memoryGrantStore();
-const demo = await createDemo({ port, host: '127.0.0.1', warn: () => {}, overrides: { storage: { grants } } });
+// The limiter charges each attempt before the password check (so concurrent guesses cannot slip
+// through), so 32 concurrent logins of the one demo user would be refused with 429 by design. W5
+// measures logins, not the limiter's refusals: its bound is raised; its cost is still paid.
+const demo = await createDemo({
+  port,
+  host: '127.0.0.1',
+  warn: () => {},
+  overrides: { storage: { grants }, rateLimit: { maxFailuresPerUsername: 1_000_000 } },
+});
 const instance = demo.gatehouse;
 
 function randomToken() {
@@ -92,14 +100,20 @@ async function redeem(code) {
       body,
     }),
   );
-  if (response.status !== 200) throw new Error(`code exchange failed: ${response.status} ${await response.text()}`);
+  if (response.status !== 200)
+    throw new Error(`code exchange failed: ${response.status} ${await response.text()}`);
   return (await response.json()).access_token;
 }
 
 async function mintAnswer(searchParams) {
   const kind = searchParams.get('kind') ?? '';
   const count = Math.min(Number(searchParams.get('count') ?? 1), 2_000_000);
-  return JSON.stringify({ issuer: demo.issuer, redirectUri: demo.redirectUri, verifier: PKCE.verifier, tokens: await mint(kind, count) });
+  return JSON.stringify({
+    issuer: demo.issuer,
+    redirectUri: demo.redirectUri,
+    verifier: PKCE.verifier,
+    tokens: await mint(kind, count),
+  });
 }
 
 const requireFrom = (pkg) => createRequire(new URL(`packages/${pkg}/package.json`, root));
@@ -128,8 +142,12 @@ if (args.adapter === 'express') {
   const adapter = await import(new URL('packages/hono/dist/index.js', root).href);
   const app = new Hono();
   app.get('/bench/ping', (c) => c.json({ ok: true }));
-  app.get('/bench/api', adapter.requireAuth(instance, { schemes: ['bearer'] }), (c) => c.json({ sub: c.get('auth').sub }));
-  app.post('/bench/mint', async (c) => c.body(await mintAnswer(new URL(c.req.url).searchParams), 200, { 'content-type': 'application/json' }));
+  app.get('/bench/api', adapter.requireAuth(instance, { schemes: ['bearer'] }), (c) =>
+    c.json({ sub: c.get('auth').sub }),
+  );
+  app.post('/bench/mint', async (c) =>
+    c.body(await mintAnswer(new URL(c.req.url).searchParams), 200, { 'content-type': 'application/json' }),
+  );
   app.use('/demo/*', adapter.gatehouse(instance));
   server.on('request', getRequestListener(app.fetch));
 } else {

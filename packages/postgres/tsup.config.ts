@@ -1,11 +1,13 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: {'index': 'src/index.ts'},
+  entry: { index: 'src/index.ts' },
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,
   sourcemap: true,
   target: 'es2022',
   platform: 'node',
+  // `migrate` finds the shipped migrations next to the bundle through `import.meta.url`, CJS included.
+  shims: true,
 });

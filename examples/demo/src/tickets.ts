@@ -69,7 +69,7 @@ export function sampleTickets(ownerSub: string, limit: number = TICKET_LIMIT.def
  * is a 400 `invalid_request` naming the problem. Other fields are ignored.
  */
 export async function readTicketLimit(request: Request): Promise<number> {
-  const type = request.headers.get('content-type')?.split(';')[0]!.trim().toLowerCase();
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') {
     throw new ProtocolError(
       'invalid_request',

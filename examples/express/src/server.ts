@@ -4,8 +4,8 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { allowedOriginsFromEnv, createDemo, describeDemo } from '@gatehouse/demo';
-import { gatehouse } from '@gatehouse/express';
+import { allowedOriginsFromEnv, createDemo, demoApi, describeDemo } from '@gatehouse/demo';
+import { gatehouse, operations } from '@gatehouse/express';
 import express from 'express';
 
 const publicDir = fileURLToPath(new URL('../public', import.meta.url));
@@ -17,6 +17,8 @@ const demo = await createDemo({ port, allowedOrigins: allowedOriginsFromEnv() })
 const app = express();
 app.disable('x-powered-by');
 app.use('/demo', gatehouse(demo.gatehouse));
+// The demo's REST API (POST /demo/api/v1/tickets), protected by bearer tokens and the session cookie.
+app.use('/demo', operations(demoApi(demo.gatehouse)));
 // RFC 8414 §3: the metadata of an issuer with a path also lives at /.well-known/oauth-authorization-server/demo.
 app.use('/.well-known', gatehouse(demo.gatehouse));
 // The browser demo app (`/`) and its callback page (`/callback`): public/, bundled by `pnpm start`.

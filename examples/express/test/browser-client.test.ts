@@ -3,55 +3,15 @@
  * against the Express example server, as `pnpm start` runs it. Signs in with the code flow and
  * PKCE, lists tickets with the bearer token and with the session cookie, refreshes, signs out.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { artifactPath, chromiumSkipReason, launchChromium } from './support/browser';
+import { type DemoServer, startDemoServer } from './support/demo-server';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium)
-  console.warn(`browser-client.test: skipped, ${CHROMIUM} is not installed (CI installs it).`);
-
-const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
-const ARTIFACTS = here('../test-artifacts');
-
-/** A port that was free a moment ago (the issuer includes the port, so 0 cannot be used). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
-
-/** Starts `src/server.ts` like `pnpm start` does and resolves once it listens. */
-function startServer(port: number): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', here('../src/server.ts')], {
-      cwd: here('..'),
-      env: { ...process.env, PORT: String(port) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('listening on')) resolve(child);
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
-  });
-}
+const skipReason = chromiumSkipReason('browser-client.test');
+const buildScript = fileURLToPath(new URL('../scripts/build-browser.mjs', import.meta.url));
 
 /** Clicks a button of the app and waits until its action has finished. */
 async function press(page: Page, id: string): Promise<string> {
@@ -61,33 +21,22 @@ async function press(page: Page, id: string): Promise<string> {
   return (await page.textContent('#message')) ?? '';
 }
 
-describe.skipIf(!hasChromium)('the demo browser app (Chromium, Express example server)', () => {
-  let server: ChildProcess | undefined;
+describe.skipIf(skipReason !== undefined)('the demo browser app (Chromium, Express example server)', () => {
+  let server: DemoServer | undefined;
   let browser: Browser | undefined;
   let origin = '';
 
   beforeAll(async () => {
-    execFileSync(process.execPath, [here('../scripts/build-browser.mjs')], { stdio: 'pipe' });
-    const port = await freePort();
-    origin = `http://localhost:${port}`;
-    server = await startServer(port);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    // What `pnpm start` does before starting the server: bundle the app into public/client.js.
+    execFileSync(process.execPath, [buildScript], { stdio: 'pipe' });
+    server = await startDemoServer();
+    origin = server.origin;
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    server?.kill('SIGTERM');
+    await server?.stop();
   });
 
   it('signs in, lists tickets in oauth and session mode, refreshes and signs out', async () => {
@@ -127,8 +76,7 @@ describe.skipIf(!hasChromium)('the demo browser app (Chromium, Express example s
     expect(await page.textContent('#token-id')).not.toBe(before);
     expect(await press(page, 'tickets-oauth')).toMatch(/with the bearer token/);
 
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: `${ARTIFACTS}/client-demo.png`, fullPage: true });
+    await page.screenshot({ path: artifactPath('client-demo.png'), fullPage: true });
 
     expect(await press(page, 'sign-out')).toBe('Signed out: tokens revoked, session ended.');
     expect(await page.textContent('#who')).toBe('nobody (no session)');

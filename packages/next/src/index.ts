@@ -40,18 +40,21 @@ export interface GatehouseRouteHandlers {
   readonly OPTIONS: RouteHandler;
 }
 
+/** An instance, or a function giving it (for instances created asynchronously, on first use). */
+export type InstanceSource =
+  | Pick<Gatehouse, 'fetch'>
+  | (() => Pick<Gatehouse, 'fetch'> | Promise<Pick<Gatehouse, 'fetch'>>);
+
 /**
  * Route handlers answering every route of `instance`, for a catch-all route at the instance path:
  * `export const { GET, HEAD, POST, OPTIONS } = handlers(gatehouse)` in
- * `app/demo/[...gatehouse]/route.ts` for an issuer `https://host/demo`.
+ * `app/demo/[...gatehouse]/route.ts` for an issuer `https://host/demo`. Pass a function instead of
+ * the instance to create it lazily, at the first request rather than at build time.
  */
-export function handlers(
-  instance: Pick<Gatehouse, 'fetch'>,
-  options: HandlersOptions = {},
-): GatehouseRouteHandlers {
-  const handle: RouteHandler = (request) => {
+export function handlers(instance: InstanceSource, options: HandlersOptions = {}): GatehouseRouteHandlers {
+  const handle: RouteHandler = async (request) => {
     setClientAddress(request, options.clientAddress?.(request));
-    return instance.fetch(request);
+    return (typeof instance === 'function' ? await instance() : instance).fetch(request);
   };
   return { GET: handle, HEAD: handle, POST: handle, OPTIONS: handle };
 }

@@ -3,7 +3,8 @@ import { migrate, type PostgresStorage, postgresStorage } from '@gatehouse/postg
 import { afterAll, describe, expect, it } from 'vitest';
 
 const url = process.env.DATABASE_URL;
-if (!url) console.warn('@gatehouse/postgres: DATABASE_URL is not set; skipping the PostgreSQL conformance suite.');
+if (!url)
+  console.warn('@gatehouse/postgres: DATABASE_URL is not set; skipping the PostgreSQL conformance suite.');
 
 describe.skipIf(!url)('postgres engine', () => {
   const schema = `gatehouse_test_${crypto.randomUUID().replaceAll('-', '')}`;

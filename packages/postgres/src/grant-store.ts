@@ -65,7 +65,15 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
     SELECT $3::text, $4::text, $5::text, $6::text, $7::text, $8::bigint, $9::bigint FROM won WHERE $3::text IS NOT NULL`;
   const refreshParams = (record: RefreshTokenRecord | null) =>
     record
-      ? [record.tokenHash, record.grantId, record.clientId, record.userId, record.scope, record.issuedAt, record.expiresAt]
+      ? [
+          record.tokenHash,
+          record.grantId,
+          record.clientId,
+          record.userId,
+          record.scope,
+          record.issuedAt,
+          record.expiresAt,
+        ]
       : [null, null, null, null, null, null, null];
 
   return {
@@ -107,7 +115,9 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
       if (rows[0]) return { status: 'redeemed', code: toCode(rows[0]) };
       // Lost: a fresh read (after the winner committed) tells a replay from an unknown code.
       const current = await findCodeRow(codeHash, now);
-      return current?.consumed_at != null ? { status: 'replayed', code: toCode(current) } : { status: 'invalid' };
+      return current?.consumed_at != null
+        ? { status: 'replayed', code: toCode(current) }
+        : { status: 'invalid' };
     },
 
     async saveRefreshToken(record) {
@@ -135,7 +145,9 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
       );
       if (rows[0]) return { status: 'rotated', previous: toRefresh({ ...rows[0], rotated_at: null }) };
       const current = await findRefreshRow(tokenHash, now);
-      return current?.rotated_at != null ? { status: 'reused', previous: toRefresh(current) } : { status: 'invalid' };
+      return current?.rotated_at != null
+        ? { status: 'reused', previous: toRefresh(current) }
+        : { status: 'invalid' };
     },
 
     async revokeGrant(grantId, expiresAt) {

@@ -30,7 +30,11 @@ export async function migrate(pool: Pool, options: MigrateOptions = {}): Promise
     await client.query(
       'CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );
-    const done = new Set((await client.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+    const done = new Set(
+      (await client.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map(
+        (r) => r.version,
+      ),
+    );
     const applied: string[] = [];
     for (const file of files) {
       const version = file.replace(/\.sql$/, '');

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { postgresGrantStore } from './grant-store.js';
 import { DEFAULT_SCHEMA, tables } from './schema.js';
 import { postgresConsentStore, postgresRateLimitStore, postgresSessionStore } from './session-stores.js';
-import { scheduleSweeps, type SweepOptions, sweepExpired } from './sweeper.js';
+import { type SweepOptions, scheduleSweeps, sweepExpired } from './sweeper.js';
 
 /** Options of {@link postgresStorage}: give a `pool`, or a `connectionString` to let the engine make one. */
 export interface PostgresStorageOptions {
@@ -61,15 +61,18 @@ export function failFastPoolConfig(connectionString: string, statementTimeoutMs 
  * ```
  */
 export function postgresStorage(options: PostgresStorageOptions): PostgresStorage {
-  if (!options.pool && !options.connectionString) throw new TypeError('postgresStorage: give `pool` or `connectionString`.');
+  if (!options.pool && !options.connectionString)
+    throw new TypeError('postgresStorage: give `pool` or `connectionString`.');
   const t = tables(options.schema ?? DEFAULT_SCHEMA);
   const owned = options.pool === undefined;
-  const pool = options.pool ?? new pg.Pool(failFastPoolConfig(options.connectionString!, options.statementTimeoutMs));
+  const pool =
+    options.pool ?? new pg.Pool(failFastPoolConfig(options.connectionString!, options.statementTimeoutMs));
   // An idle client losing its connection emits `error` on the pool; unhandled, it would crash the process.
   if (owned) pool.on('error', () => {});
   const sweep = (sweepOptions?: SweepOptions) => sweepExpired(pool, t, sweepOptions);
   const interval = options.sweepIntervalMs ?? 60_000;
-  const stopSweeps = interval > 0 ? scheduleSweeps(sweep, interval, options.onSweepError ?? (() => {})) : () => {};
+  const stopSweeps =
+    interval > 0 ? scheduleSweeps(sweep, interval, options.onSweepError ?? (() => {})) : () => {};
 
   return {
     pool,

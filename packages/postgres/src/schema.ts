@@ -16,7 +16,9 @@ export const DEFAULT_SCHEMA = 'gatehouse';
 /** Table names below `schema`, which must be a plain identifier (it is interpolated into SQL). */
 export function tables(schema: string): Tables {
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
-    throw new TypeError('postgresStorage: `schema` must be a plain SQL identifier (letters, digits, underscore).');
+    throw new TypeError(
+      'postgresStorage: `schema` must be a plain SQL identifier (letters, digits, underscore).',
+    );
   }
   const q = (name: string) => `"${schema}"."${name}"`;
   return {

@@ -12,7 +12,12 @@ export function postgresSessionStore(pool: Pool, t: Tables): SessionStore {
       );
     },
     async findSession(idHash, now) {
-      const { rows } = await pool.query<{ user_id: string; created_at: string; last_seen_at: string; expires_at: string }>(
+      const { rows } = await pool.query<{
+        user_id: string;
+        created_at: string;
+        last_seen_at: string;
+        expires_at: string;
+      }>(
         `SELECT user_id, created_at, last_seen_at, expires_at FROM ${t.sessions} WHERE id_hash = $1 AND expires_at > $2`,
         [idHash, now],
       );
@@ -27,7 +32,10 @@ export function postgresSessionStore(pool: Pool, t: Tables): SessionStore {
       };
     },
     async touchSession(idHash, lastSeenAt) {
-      await pool.query(`UPDATE ${t.sessions} SET last_seen_at = $2 WHERE id_hash = $1 AND expires_at > $2`, [idHash, lastSeenAt]);
+      await pool.query(`UPDATE ${t.sessions} SET last_seen_at = $2 WHERE id_hash = $1 AND expires_at > $2`, [
+        idHash,
+        lastSeenAt,
+      ]);
     },
     async deleteSession(idHash) {
       await pool.query(`DELETE FROM ${t.sessions} WHERE id_hash = $1`, [idHash]);

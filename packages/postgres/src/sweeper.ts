@@ -22,7 +22,15 @@ export async function sweepExpired(pool: Pool, t: Tables, options: SweepOptions 
   const batchSize = options.batchSize ?? 1000;
   const maxBatches = options.maxBatches ?? 50;
   let total = 0;
-  for (const table of [t.codes, t.refreshTokens, t.revokedGrants, t.revokedAccessTokens, t.sessions, t.consents, t.rateLimits]) {
+  for (const table of [
+    t.codes,
+    t.refreshTokens,
+    t.revokedGrants,
+    t.revokedAccessTokens,
+    t.sessions,
+    t.consents,
+    t.rateLimits,
+  ]) {
     for (let batch = 0; batch < maxBatches; batch++) {
       const { rowCount } = await pool.query(
         `DELETE FROM ${table} WHERE ctid = ANY (ARRAY(
@@ -41,7 +49,11 @@ export async function sweepExpired(pool: Pool, t: Tables, options: SweepOptions 
  * alive), never two at once. Failures are passed to `onError` and retried at the next tick.
  * Returns the function that stops it.
  */
-export function scheduleSweeps(sweep: () => Promise<unknown>, intervalMs: number, onError: (error: unknown) => void): () => void {
+export function scheduleSweeps(
+  sweep: () => Promise<unknown>,
+  intervalMs: number,
+  onError: (error: unknown) => void,
+): () => void {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;

@@ -20,10 +20,10 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
   /** A stored record with its marker, if it exists, is unexpired and its grant is not revoked. */
   const findLive = async <T extends { grantId: string }>(key: string, marker: Marker, now: number) => {
     const [json, exp, , seen] = await client.hmget(key, 'r', 'exp', 'grant', marker);
-    if (json === null || Number(exp) <= now) return null;
+    if (json == null || Number(exp) <= now) return null;
     const record = JSON.parse(json) as T;
     if (await grantRevoked(record.grantId, now)) return null;
-    return { record, seen: seen === null ? undefined : Number(seen) };
+    return { record, seen: seen == null ? undefined : Number(seen) };
   };
 
   const grantRevoked = async (grantId: string, now: number) => {
@@ -46,7 +46,13 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
    * Runs an atomic consume. The grant id is read first because the script must be told every key;
    * records never change grant, so `retry` only happens if the record was replaced in between.
    */
-  const consume = async (key: string, script: LuaScript, extraKeys: string[], extraArgs: string[], now: number) => {
+  const consume = async (
+    key: string,
+    script: LuaScript,
+    extraKeys: string[],
+    extraArgs: string[],
+    now: number,
+  ) => {
     for (let attempt = 0; attempt < 3; attempt++) {
       const grantId = await client.hget(key, 'grant');
       if (grantId === null) return null;
@@ -77,12 +83,19 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
         keys.code(codeHash),
         redeemCodeScript,
         refreshToken ? [keys.refreshToken(refreshToken.tokenHash)] : [],
-        refreshToken ? [JSON.stringify(withoutRotation(refreshToken)), String(refreshToken.expiresAt), refreshToken.grantId] : [],
+        refreshToken
+          ? [
+              JSON.stringify(withoutRotation(refreshToken)),
+              String(refreshToken.expiresAt),
+              refreshToken.grantId,
+            ]
+          : [],
         now,
       );
       if (!reply || reply[0] === 'invalid') return { status: 'invalid' };
       const code = JSON.parse(reply[1]!) as AuthorizationCodeRecord;
-      if (reply[0] === 'replayed') return { status: 'replayed', code: { ...code, consumedAt: Number(reply[2]) } };
+      if (reply[0] === 'replayed')
+        return { status: 'replayed', code: { ...code, consumedAt: Number(reply[2]) } };
       return { status: 'redeemed', code: { ...code, consumedAt: now } };
     },
 
@@ -111,7 +124,8 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
       );
       if (!reply || reply[0] === 'invalid') return { status: 'invalid' };
       const previous = JSON.parse(reply[1]!) as RefreshTokenRecord;
-      if (reply[0] === 'reused') return { status: 'reused', previous: { ...previous, rotatedAt: Number(reply[2]) } };
+      if (reply[0] === 'reused')
+        return { status: 'reused', previous: { ...previous, rotatedAt: Number(reply[2]) } };
       return { status: 'rotated', previous };
     },
 

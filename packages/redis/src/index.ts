@@ -3,5 +3,10 @@
  * consents and rate limits.
  * @packageDocumentation
  */
-export { failFastOptions, type RedisStorage, type RedisStorageOptions, redisStorage } from './redis-storage.js';
+export {
+  failFastOptions,
+  type RedisStorage,
+  type RedisStorageOptions,
+  redisStorage,
+} from './redis-storage.js';
 export type { RedisClient } from './script.js';

@@ -17,7 +17,11 @@ export class LuaScript {
     this.#sha = createHash('sha1').update(source).digest('hex');
   }
 
-  async run(client: RedisClient, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  async run(
+    client: RedisClient,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<unknown> {
     try {
       return await client.evalsha(this.#sha, keys.length, ...keys, ...args);
     } catch (error) {

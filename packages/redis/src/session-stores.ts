@@ -1,4 +1,10 @@
-import type { ConsentRecord, ConsentStore, RateLimitStore, SessionRecord, SessionStore } from '@gatehouse/core';
+import type {
+  ConsentRecord,
+  ConsentStore,
+  RateLimitStore,
+  SessionRecord,
+  SessionStore,
+} from '@gatehouse/core';
 import { throwOnFailedStep } from './grant-store.js';
 import { expireAt, type KeyLayout } from './keys.js';
 import type { RedisClient } from './script.js';
@@ -24,7 +30,7 @@ export function redisSessionStore(client: RedisClient, keys: KeyLayout): Session
     },
     async findSession(idHash, now) {
       const [json, exp, seen] = await client.hmget(keys.session(idHash), 'r', 'exp', 'seen');
-      if (json === null || Number(exp) <= now) return null;
+      if (json == null || Number(exp) <= now) return null;
       return { ...(JSON.parse(json) as Omit<SessionRecord, 'lastSeenAt'>), lastSeenAt: Number(seen) };
     },
     async touchSession(idHash, lastSeenAt) {
@@ -46,7 +52,12 @@ export function redisConsentStore(client: RedisClient, keys: KeyLayout): Consent
       return record.expiresAt > now ? record : null;
     },
     async saveConsent(record) {
-      await client.set(keys.consent(record.userId, record.clientId), JSON.stringify(record), 'PXAT', expireAt(record.expiresAt));
+      await client.set(
+        keys.consent(record.userId, record.clientId),
+        JSON.stringify(record),
+        'PXAT',
+        expireAt(record.expiresAt),
+      );
     },
   };
 }
@@ -60,10 +71,11 @@ export function redisRateLimitStore(client: RedisClient, keys: KeyLayout): RateL
       return { count: Number(count), resetAt: Number(resetAt) };
     },
     async increment(key, windowMs, now) {
-      const [count, resetAt] = (await incrementScript.run(client, [keys.rateLimit(key)], [String(now), String(windowMs)])) as [
-        number,
-        string,
-      ];
+      const [count, resetAt] = (await incrementScript.run(
+        client,
+        [keys.rateLimit(key)],
+        [String(now), String(windowMs)],
+      )) as [number, string];
       return { count: Number(count), resetAt: Number(resetAt) };
     },
     async reset(key) {

@@ -15,12 +15,18 @@ export function atomicityCases({ api, storage, concurrency }: CaseContext): void
       const code = await codeRecord(now);
       await grants.saveCode(code);
       const candidates = await Promise.all(
-        Array.from({ length: concurrency }, () => refreshRecord(now, { grantId: code.grantId, userId: code.userId })),
+        Array.from({ length: concurrency }, () =>
+          refreshRecord(now, { grantId: code.grantId, userId: code.userId }),
+        ),
       );
-      const results = await Promise.all(candidates.map((refresh) => grants.redeemCode(code.codeHash, refresh, now)));
+      const results = await Promise.all(
+        candidates.map((refresh) => grants.redeemCode(code.codeHash, refresh, now)),
+      );
       expect(results.filter((result) => result.status === 'redeemed').length).toBe(1);
       expect(results.filter((result) => result.status === 'replayed').length).toBe(concurrency - 1);
-      const stored = await Promise.all(candidates.map((refresh) => grants.findRefreshToken(refresh.tokenHash, now)));
+      const stored = await Promise.all(
+        candidates.map((refresh) => grants.findRefreshToken(refresh.tokenHash, now)),
+      );
       const winner = candidates[results.findIndex((result) => result.status === 'redeemed')];
       expect(stored.filter((record) => record !== null)).toEqual([winner]);
     });
@@ -31,12 +37,18 @@ export function atomicityCases({ api, storage, concurrency }: CaseContext): void
       const token = await refreshRecord(now);
       await grants.saveRefreshToken(token);
       const candidates = await Promise.all(
-        Array.from({ length: concurrency }, () => refreshRecord(now + 1, { grantId: token.grantId, userId: token.userId })),
+        Array.from({ length: concurrency }, () =>
+          refreshRecord(now + 1, { grantId: token.grantId, userId: token.userId }),
+        ),
       );
-      const results = await Promise.all(candidates.map((next) => grants.rotateRefreshToken(token.tokenHash, next, now + 1)));
+      const results = await Promise.all(
+        candidates.map((next) => grants.rotateRefreshToken(token.tokenHash, next, now + 1)),
+      );
       expect(results.filter((result) => result.status === 'rotated').length).toBe(1);
       expect(results.filter((result) => result.status === 'reused').length).toBe(concurrency - 1);
-      const stored = await Promise.all(candidates.map((next) => grants.findRefreshToken(next.tokenHash, now + 1)));
+      const stored = await Promise.all(
+        candidates.map((next) => grants.findRefreshToken(next.tokenHash, now + 1)),
+      );
       const winner = candidates[results.findIndex((result) => result.status === 'rotated')];
       expect(stored.filter((record) => record !== null)).toEqual([winner]);
     });
@@ -46,7 +58,9 @@ export function atomicityCases({ api, storage, concurrency }: CaseContext): void
       const now = baseTime();
       const key = `conformance:${crypto.randomUUID()}`;
       const parallel = Math.min(concurrency, 50);
-      const windows = await Promise.all(Array.from({ length: parallel }, () => rateLimits.increment(key, 60_000, now)));
+      const windows = await Promise.all(
+        Array.from({ length: parallel }, () => rateLimits.increment(key, 60_000, now)),
+      );
       const counts = windows.map((window) => window.count).sort((a, b) => a - b);
       expect(counts).toEqual(Array.from({ length: parallel }, (_, i) => i + 1));
       expect(new Set(windows.map((window) => window.resetAt)).size).toBe(1);

@@ -92,8 +92,14 @@ export function grantStoreCases({ api, storage }: CaseContext): void {
       await grants.saveRefreshToken(token);
       const next = await refreshRecord(now + 10, { grantId: token.grantId, userId: token.userId });
 
-      expect(await grants.rotateRefreshToken(token.tokenHash, next, now + 10)).toEqual({ status: 'rotated', previous: token });
-      expect(await grants.findRefreshToken(token.tokenHash, now + 11)).toEqual({ ...token, rotatedAt: now + 10 });
+      expect(await grants.rotateRefreshToken(token.tokenHash, next, now + 10)).toEqual({
+        status: 'rotated',
+        previous: token,
+      });
+      expect(await grants.findRefreshToken(token.tokenHash, now + 11)).toEqual({
+        ...token,
+        rotatedAt: now + 10,
+      });
       expect(await grants.findRefreshToken(next.tokenHash, now + 11)).toEqual(next);
     });
 
@@ -102,7 +108,11 @@ export function grantStoreCases({ api, storage }: CaseContext): void {
       const now = baseTime();
       const token = await refreshRecord(now);
       await grants.saveRefreshToken(token);
-      await grants.rotateRefreshToken(token.tokenHash, await refreshRecord(now + 1, { grantId: token.grantId }), now + 1);
+      await grants.rotateRefreshToken(
+        token.tokenHash,
+        await refreshRecord(now + 1, { grantId: token.grantId }),
+        now + 1,
+      );
       const late = await refreshRecord(now + 2, { grantId: token.grantId });
       const reuse = await grants.rotateRefreshToken(token.tokenHash, late, now + 2);
       expect(reuse.status).toBe('reused');
@@ -119,7 +129,9 @@ export function grantStoreCases({ api, storage }: CaseContext): void {
       expect(await grants.rotateRefreshToken(await freshHash(), next, now)).toEqual({ status: 'invalid' });
       expect(await grants.findRefreshToken(next.tokenHash, now)).toBeNull();
       expect(await grants.findRefreshToken(token.tokenHash, now + 999)).toEqual(token);
-      expect(await grants.rotateRefreshToken(token.tokenHash, next, now + 1000)).toEqual({ status: 'invalid' });
+      expect(await grants.rotateRefreshToken(token.tokenHash, next, now + 1000)).toEqual({
+        status: 'invalid',
+      });
       expect(await grants.findRefreshToken(next.tokenHash, now + 1000)).toBeNull();
     });
   });

@@ -40,7 +40,10 @@ export async function codeRecord(
   };
 }
 
-export async function refreshRecord(now: number, overrides: Partial<RefreshTokenRecord> = {}): Promise<RefreshTokenRecord> {
+export async function refreshRecord(
+  now: number,
+  overrides: Partial<RefreshTokenRecord> = {},
+): Promise<RefreshTokenRecord> {
   return {
     tokenHash: await freshHash(),
     grantId: freshId('grant'),
@@ -53,7 +56,10 @@ export async function refreshRecord(now: number, overrides: Partial<RefreshToken
   };
 }
 
-export async function sessionRecord(now: number, overrides: Partial<SessionRecord> = {}): Promise<SessionRecord> {
+export async function sessionRecord(
+  now: number,
+  overrides: Partial<SessionRecord> = {},
+): Promise<SessionRecord> {
   return {
     idHash: await freshHash(),
     userId: freshId('user'),

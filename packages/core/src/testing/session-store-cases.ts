@@ -23,7 +23,10 @@ export function sessionStoreCases({ api, storage }: CaseContext): void {
       const session = await sessionRecord(now);
       await sessions.createSession(session);
       await sessions.touchSession(session.idHash, now + 5_000);
-      expect(await sessions.findSession(session.idHash, now + 5_000)).toEqual({ ...session, lastSeenAt: now + 5_000 });
+      expect(await sessions.findSession(session.idHash, now + 5_000)).toEqual({
+        ...session,
+        lastSeenAt: now + 5_000,
+      });
 
       const missing = await freshHash();
       await sessions.touchSession(missing, now);
@@ -79,10 +82,16 @@ export function sessionStoreCases({ api, storage }: CaseContext): void {
       const key = `conformance:${crypto.randomUUID()}`;
       expect(await rateLimits.get(key, now)).toBeNull();
       expect(await rateLimits.increment(key, 10_000, now)).toEqual({ count: 1, resetAt: now + 10_000 });
-      expect(await rateLimits.increment(key, 10_000, now + 4_000)).toEqual({ count: 2, resetAt: now + 10_000 });
+      expect(await rateLimits.increment(key, 10_000, now + 4_000)).toEqual({
+        count: 2,
+        resetAt: now + 10_000,
+      });
       expect(await rateLimits.get(key, now + 9_999)).toEqual({ count: 2, resetAt: now + 10_000 });
       expect(await rateLimits.get(key, now + 10_000)).toBeNull();
-      expect(await rateLimits.increment(key, 10_000, now + 10_000)).toEqual({ count: 1, resetAt: now + 20_000 });
+      expect(await rateLimits.increment(key, 10_000, now + 10_000)).toEqual({
+        count: 1,
+        resetAt: now + 20_000,
+      });
     });
 
     it('resets one key, idempotently, without touching others', async () => {

@@ -9,7 +9,7 @@ import {
 } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { ISSUER, issueTokens, testInstance } from '../../test/fixtures';
-import { base64url, utf8 } from './encoding';
+import { base64url, portableBase64url, utf8 } from './encoding';
 import { createJwsSigner } from './jws-signer';
 import { nativeCrypto } from './native-crypto';
 import { sha256 } from './sha256';
@@ -98,5 +98,23 @@ describe('SHA-256 of secrets', () => {
     const expected = 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad';
     expect(hex(await sha256('abc', nativeCrypto))).toBe(expected);
     expect(hex(await sha256('abc', undefined))).toBe(expected);
+  });
+});
+
+describe('base64url', () => {
+  it('gives the same unpadded RFC 4648 §5 text natively and portably, for any bytes', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.nat(8), (bytes, offset) => {
+        // A view into a larger buffer, as digests and signatures often are.
+        const view = new Uint8Array(bytes.length + offset);
+        view.set(bytes, offset);
+        const slice = view.subarray(offset);
+        const encoded = base64url(slice);
+        expect(encoded).toBe(portableBase64url(bytes));
+        expect(encoded).toMatch(/^[A-Za-z0-9_-]*$/);
+      }),
+      { numRuns: 500 },
+    );
+    expect(portableBase64url(new Uint8Array([251, 255]))).toBe('-_8');
   });
 });

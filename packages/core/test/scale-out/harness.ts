@@ -41,8 +41,14 @@ function post(base: string, path: string, form: Record<string, string>): Promise
 }
 
 const redeem = (base: string, code: string) =>
-  post(base, '/oauth2/v1/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: PKCE_VERIFIER });
-const refresh = (base: string, token: string) => post(base, '/oauth2/v1/token', { grant_type: 'refresh_token', refresh_token: token });
+  post(base, '/oauth2/v1/token', {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT_URI,
+    code_verifier: PKCE_VERIFIER,
+  });
+const refresh = (base: string, token: string) =>
+  post(base, '/oauth2/v1/token', { grant_type: 'refresh_token', refresh_token: token });
 const revoke = (base: string, token: string) => post(base, '/oauth2/v1/revoke', { token });
 
 async function isActive(base: string, token: string): Promise<boolean> {
@@ -57,7 +63,10 @@ async function tokens(response: Response): Promise<TokenSet> {
 }
 
 async function expectError(response: Response, status: number, error: string): Promise<void> {
-  expect({ status: response.status, error: ((await response.json()) as { error: string }).error }).toEqual({ status, error });
+  expect({ status: response.status, error: ((await response.json()) as { error: string }).error }).toEqual({
+    status,
+    error,
+  });
 }
 
 /** Stores a code for the demo client and user, as the authorize endpoint would after login. */
@@ -82,7 +91,11 @@ function namespaceFor(engine: ScaleOutEngine): string {
   return `gatehouse_scale_${engine.store}_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`;
 }
 
-async function serverEnv(engine: ScaleOutEngine, url: string, namespace: string): Promise<Record<string, string>> {
+async function serverEnv(
+  engine: ScaleOutEngine,
+  url: string,
+  namespace: string,
+): Promise<Record<string, string>> {
   return {
     GATEHOUSE_STORE: engine.store,
     [engine.store === 'redis' ? 'REDIS_URL' : 'DATABASE_URL']: url,
@@ -124,8 +137,13 @@ export function scaleOutSuite(engine: ScaleOutEngine): void {
 
     it('parallel redemptions of one code spread over both processes: exactly one succeeds', async () => {
       const code = await mintCode(direct.storage);
-      const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => redeem(i % 2 ? a.base : b.base, code)));
-      expect(responses.map((response) => response.status).sort()).toEqual([200, ...Array<number>(19).fill(400)]);
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => redeem(i % 2 ? a.base : b.base, code)),
+      );
+      expect(responses.map((response) => response.status).sort()).toEqual([
+        200,
+        ...Array<number>(19).fill(400),
+      ]);
     });
 
     it('a refresh token rotated at one process and presented at the other is reuse: the grant dies everywhere', async () => {
@@ -193,10 +211,13 @@ export function scaleOutSuite(engine: ScaleOutEngine): void {
       }
       // Nothing half-written: the refresh token is not rotated, the code not consumed, the grant not revoked.
       const now = Date.now();
-      expect((await direct.storage.grants.findRefreshToken(await hashSecret(issued.refresh_token), now))?.rotatedAt).toBe(
+      expect(
+        (await direct.storage.grants.findRefreshToken(await hashSecret(issued.refresh_token), now))
+          ?.rotatedAt,
+      ).toBe(undefined);
+      expect((await direct.storage.grants.findCode(await hashSecret(pendingCode), now))?.consumedAt).toBe(
         undefined,
       );
-      expect((await direct.storage.grants.findCode(await hashSecret(pendingCode), now))?.consumedAt).toBe(undefined);
 
       await proxy.restore();
       // Reconnection is the engine's job; poll a read-only request until it answers.

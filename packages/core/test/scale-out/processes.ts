@@ -2,7 +2,7 @@
  * Child processes and a TCP proxy for the scale-out tests of the storage engines.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer, type Server, type Socket, connect } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const SERVER_SCRIPT = fileURLToPath(new URL('./server.ts', import.meta.url));
@@ -29,7 +29,8 @@ export function startServer(env: Record<string, string>): Promise<ServerProcess>
   });
   return new Promise((resolve, reject) => {
     let stdout = '';
-    const onExit = (code: number | null) => reject(new Error(`server process exited (${code}) before listening:\n${stderr}`));
+    const onExit = (code: number | null) =>
+      reject(new Error(`server process exited (${code}) before listening:\n${stderr}`));
     child.once('exit', onExit);
     child.stdout!.on('data', (chunk) => {
       stdout += chunk;

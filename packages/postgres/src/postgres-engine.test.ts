@@ -1,0 +1,91 @@
+import { createServer } from 'node:net';
+import { hashSecret } from '@gatehouse/core';
+import { migrate, type PostgresStorage, postgresStorage } from '@gatehouse/postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const url = process.env.DATABASE_URL;
+if (!url) console.warn('@gatehouse/postgres: DATABASE_URL is not set; skipping the PostgreSQL engine tests.');
+
+describe.skipIf(!url)('postgres engine specifics', () => {
+  const schema = `gatehouse_test_${crypto.randomUUID().replaceAll('-', '')}`;
+  let storage: PostgresStorage;
+  beforeAll(() => {
+    storage = postgresStorage({ connectionString: url!, schema, sweepIntervalMs: 0 });
+  });
+  afterAll(async () => {
+    await storage.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await storage.close();
+  });
+
+  it('migrates once, even when several processes start together', async () => {
+    const runs = await Promise.all([1, 2, 3].map(() => migrate(storage.pool, { schema })));
+    expect(runs.flat()).toEqual(['001_init']);
+    expect(await migrate(storage.pool, { schema })).toEqual([]);
+    const { rows } = await storage.pool.query('SELECT version FROM "' + schema + '".schema_migrations');
+    expect(rows).toEqual([{ version: '001_init' }]);
+  });
+
+  it('sweeps expired rows in batches and keeps live ones', async () => {
+    await migrate(storage.pool, { schema });
+    const now = Date.now();
+    const code = async (expiresAt: number) => {
+      const codeHash = await hashSecret(crypto.randomUUID());
+      await storage.grants.saveCode({
+        codeHash,
+        clientId: 'c',
+        userId: 'u',
+        grantId: crypto.randomUUID(),
+        redirectUri: 'https://app.example/cb',
+        scope: '',
+        authTime: now - 120_000,
+        expiresAt,
+      });
+      return codeHash;
+    };
+    const expired = await Promise.all(Array.from({ length: 5 }, () => code(now - 1)));
+    const live = await code(now + 60_000);
+    await storage.grants.revokeAccessToken(crypto.randomUUID(), now - 1);
+    await storage.sessions.createSession({
+      idHash: live,
+      userId: 'u',
+      createdAt: now - 10,
+      lastSeenAt: now - 10,
+      expiresAt: now - 1,
+    });
+
+    expect(await storage.sweepExpired({ now, batchSize: 2 })).toBe(7);
+    const { rows } = await storage.pool.query(`SELECT code_hash FROM "${schema}".authorization_codes`);
+    expect(rows).toEqual([{ code_hash: live }]);
+    expect(await storage.grants.findCode(expired[0]!, now - 10)).toBeNull();
+    expect(await storage.sweepExpired({ now })).toBe(0);
+  });
+
+  it('rejects a schema name that is not a plain identifier', () => {
+    expect(() => postgresStorage({ pool: storage.pool, schema: 'x"; DROP TABLE y; --' })).toThrow(TypeError);
+  });
+});
+
+describe('postgres engine without a server', () => {
+  it('fails queries within its connection timeout while PostgreSQL is unreachable', async () => {
+    const port = await closedPort();
+    const storage = postgresStorage({
+      connectionString: `postgres://postgres@127.0.0.1:${port}/test`,
+      sweepIntervalMs: 0,
+    });
+    try {
+      await expect(storage.grants.isRevoked('jti', 'grant', Date.now())).rejects.toThrow();
+      await expect(migrate(storage.pool)).rejects.toThrow();
+    } finally {
+      await storage.close();
+    }
+  });
+});
+
+/** A loopback port nobody listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
