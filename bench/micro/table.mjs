@@ -12,7 +12,7 @@ export function printTable(title, bench) {
     const us = (ms) => (ms * 1000).toFixed(2);
     console.log(
       `| ${task.name} | ${us(result.latency.mean)} | ${us(result.latency.p50)} | ` +
-        `${Math.round(result.throughput.mean).toLocaleString('en')} | ${result.latency.samples.length} |`,
+        `${Math.round(result.throughput.mean).toLocaleString('en')} | ${result.latency.samplesCount ?? result.latency.samples?.length ?? '?'} |`,
     );
   }
 }
