@@ -8,10 +8,14 @@
  *
  * Environment: BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (3), BENCH_WARMUP (s, 3),
  * BENCH_CONNECTIONS (32), BENCH_ADAPTERS (express,hono), BENCH_WORKLOADS (W0,W1,W2,W3,W4,W5),
- * BENCH_JSON (a file to write the raw results to).
+ * BENCH_JSON (a file to write the raw results to), BENCH_SKIP_MICRO (skip the memory and micro
+ * benchmarks that run first). BENCH_ADAPTERS may add `express-lean`, an experimental bridge (see
+ * bench/lean-bridge.mjs).
  */
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { WORKLOADS as ALL_WORKLOADS, measure, startServer } from './harness.mjs';
 
 const env = (name, fallback) => process.env[name] ?? fallback;
@@ -21,6 +25,7 @@ const WARMUP = Number(env('BENCH_WARMUP', 3));
 const CONNECTIONS = Number(env('BENCH_CONNECTIONS', 32));
 const ADAPTERS = env('BENCH_ADAPTERS', 'express,hono').split(',');
 const SELECTED = env('BENCH_WORKLOADS', 'W0,W1,W2,W3,W4,W5').split(',');
+const root = fileURLToPath(new URL('../', import.meta.url));
 const WORKLOADS = ALL_WORKLOADS.filter((w) => SELECTED.includes(w.id));
 
 const median = (values) => {
@@ -29,7 +34,23 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
+/** Runs a helper script (micro benchmarks, memory) in its own process, streaming its output. */
+function runScript(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited with ${code}`)),
+    );
+  });
+}
+
 async function main() {
+  if (!process.env.BENCH_SKIP_MICRO) {
+    await runScript(['--expose-gc', 'bench/memory.mjs']);
+    await runScript(['--import', 'tsx', 'bench/micro/tokens.bench.mjs']);
+    await runScript(['--import', 'tsx', 'bench/micro/storage.bench.mjs']);
+    console.log('');
+  }
   const servers = [];
   for (const adapter of ADAPTERS) servers.push(await startServer(adapter));
   const stop = () => {

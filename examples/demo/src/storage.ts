@@ -33,19 +33,14 @@ export async function storageFromEnv(env: Env = process.env): Promise<DemoStorag
       const url = required(env, 'REDIS_URL', engine);
       const { redisStorage } = await import('@gatehouse/redis');
       const storage = redisStorage({ url, prefix: namespace });
-      await storage.ready();
+      await closeOnFailure(storage, () => storage.ready());
       return { ...stores(storage), engine, close: () => storage.close() };
     }
     case 'postgres': {
       const connectionString = required(env, 'DATABASE_URL', engine);
       const { migrate, postgresStorage } = await import('@gatehouse/postgres');
       const storage = postgresStorage({ connectionString, schema: namespace });
-      try {
-        await migrate(storage.pool, { schema: namespace });
-      } catch (error) {
-        await storage.close();
-        throw error;
-      }
+      await closeOnFailure(storage, () => migrate(storage.pool, { schema: namespace }));
       return { ...stores(storage), engine, close: () => storage.close() };
     }
     default:
@@ -57,6 +52,19 @@ function required(env: Env, name: string, engine: string): string {
   const value = env[name];
   if (!value) throw new Error(`GATEHOUSE_STORE=${engine} needs ${name}.`);
   return value;
+}
+
+/** Runs `step`; if it fails (engine unreachable), closes the engine's connections and rethrows. */
+async function closeOnFailure(
+  storage: { close(): Promise<void> },
+  step: () => Promise<unknown>,
+): Promise<void> {
+  try {
+    await step();
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
 }
 
 function stores({ grants, sessions, consents, rateLimits }: GatehouseStorage): GatehouseStorage {

@@ -73,7 +73,11 @@ describe('withAuth()', () => {
       context,
     );
     expect(await ok.json()).toEqual({ sub: 'user-1', params: {} });
-    const refused = await route(new Request(`${ISSUER}/api/v1/things`), context);
+    const refused = await withAuth(
+      async () => t.gatehouse,
+      () => new Response('never'),
+      { schemes: ['bearer'] },
+    )(new Request(`${ISSUER}/api/v1/things`), context);
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer /);
   });

@@ -97,14 +97,16 @@ export function operations(
  * Wraps a route handler so it runs only with valid credentials of one of `options.schemes` (and,
  * for bearer tokens, every scope of `options.scope`); the caller is passed as `context.auth`.
  * Otherwise Gatehouse's ready 401/403 response (RFC 6750 `WWW-Authenticate` included) is returned.
+ * Like {@link handlers}, it takes the instance or a function giving it.
  */
 export function withAuth<C = unknown>(
-  instance: Authenticator,
+  instance: Authenticator | (() => Authenticator | Promise<Authenticator>),
   handler: (request: Request, context: C & { auth: Caller }) => Response | Promise<Response>,
   options: AuthenticateOptions,
 ): RouteHandler<C> {
   return async (request, context) => {
-    const result = await instance.authenticate(request, options);
+    const authenticator = typeof instance === 'function' ? await instance() : instance;
+    const result = await authenticator.authenticate(request, options);
     if (!result.ok) return result.response;
     return handler(request, { ...context, auth: result.caller });
   };

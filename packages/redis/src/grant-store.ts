@@ -31,12 +31,27 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
     return until !== null && Number(until) > now;
   };
 
-  const saveHash = async (key: string, json: string, expiresAt: number, grantId: string) => {
+  const saveHash = async (
+    key: string,
+    json: string,
+    expiresAt: number,
+    grantId: string,
+    marker?: [Marker, number],
+  ) => {
+    const fields = [
+      'r',
+      json,
+      'exp',
+      String(expiresAt),
+      'grant',
+      grantId,
+      ...(marker ? [marker[0], String(marker[1])] : []),
+    ];
     // MULTI/EXEC: all three or nothing.
     await client
       .multi()
       .del(key)
-      .hset(key, 'r', json, 'exp', String(expiresAt), 'grant', grantId)
+      .hset(key, ...fields)
       .pexpireat(key, expireAt(expiresAt))
       .exec()
       .then(throwOnFailedStep);
@@ -68,8 +83,16 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
 
   return {
     async saveCode(record) {
-      const { consumedAt: _, ...rest } = record;
-      await saveHash(keys.code(record.codeHash), JSON.stringify(rest), record.expiresAt, record.grantId);
+      const { consumedAt, ...rest } = record;
+      const marker: [Marker, number] | undefined =
+        consumedAt === undefined ? undefined : ['used', consumedAt];
+      await saveHash(
+        keys.code(record.codeHash),
+        JSON.stringify(rest),
+        record.expiresAt,
+        record.grantId,
+        marker,
+      );
     },
 
     async findCode(codeHash, now) {
@@ -100,11 +123,14 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
     },
 
     async saveRefreshToken(record) {
+      const marker: [Marker, number] | undefined =
+        record.rotatedAt === undefined ? undefined : ['rot', record.rotatedAt];
       await saveHash(
         keys.refreshToken(record.tokenHash),
         JSON.stringify(withoutRotation(record)),
         record.expiresAt,
         record.grantId,
+        marker,
       );
     },
 

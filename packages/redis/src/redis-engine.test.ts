@@ -82,6 +82,7 @@ describe('redis engine without a server', () => {
     try {
       await expect(storage.grants.isRevoked('jti', 'grant', Date.now())).rejects.toThrow();
       await expect(storage.sessions.findSession('hash', Date.now())).rejects.toThrow();
+      await expect(storage.ready(200)).rejects.toThrow('redis not ready after 200 ms');
     } finally {
       await storage.close();
     }

@@ -27,8 +27,11 @@ export interface RedisStorageOptions {
 /** The four stores, plus the client and lifecycle helpers. */
 export interface RedisStorage extends GatehouseStorage {
   readonly client: RedisClient;
-  /** Resolves once the client is connected (commands fail fast before that). */
-  ready(): Promise<void>;
+  /**
+   * Resolves once the client is connected (commands fail fast before that); rejects if that takes
+   * longer than `timeoutMs` (default 10000), so a host can refuse to start without Redis.
+   */
+  ready(timeoutMs?: number): Promise<void>;
   /** Closes the client if the engine created it (from `url`); leaves a given `client` open. */
   close(): Promise<void>;
 }
@@ -74,24 +77,26 @@ export function redisStorage(options: RedisStorageOptions): RedisStorage {
     sessions: redisSessionStore(client, keys),
     consents: redisConsentStore(client, keys),
     rateLimits: redisRateLimitStore(client, keys),
-    ready: () => waitUntilReady(client),
+    ready: (timeoutMs = 10_000) => waitUntilReady(client, timeoutMs),
     async close() {
       if (owned) await client.quit().catch(() => client.disconnect());
     },
   };
 }
 
-function waitUntilReady(client: RedisClient): Promise<void> {
+function waitUntilReady(client: RedisClient, timeoutMs: number): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const onReady = () => {
-      client.off('end', onEnd);
-      resolve();
-    };
-    const onEnd = () => {
+    const settle = (error?: Error) => {
+      clearTimeout(timer);
       client.off('ready', onReady);
-      reject(new Error('redis connection closed before it was ready'));
+      client.off('end', onEnd);
+      if (error) reject(error);
+      else resolve();
     };
+    const onReady = () => settle();
+    const onEnd = () => settle(new Error('redis connection closed before it was ready'));
+    const timer = setTimeout(() => settle(new Error(`redis not ready after ${timeoutMs} ms`)), timeoutMs);
     client.once('ready', onReady);
     client.once('end', onEnd);
   });

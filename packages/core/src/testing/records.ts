@@ -22,6 +22,7 @@ export function baseTime(): number {
   return Math.floor(Date.now() / 1000) * 1000;
 }
 
+/** An unconsumed code of a fresh grant, issued at `now`, valid 60 s. */
 export async function codeRecord(
   now: number,
   overrides: Partial<AuthorizationCodeRecord> = {},
@@ -40,6 +41,7 @@ export async function codeRecord(
   };
 }
 
+/** An unrotated refresh token of a fresh grant, issued at `now`, valid 1 h. */
 export async function refreshRecord(
   now: number,
   overrides: Partial<RefreshTokenRecord> = {},
@@ -56,6 +58,7 @@ export async function refreshRecord(
   };
 }
 
+/** A session of a fresh user, started at `now`, valid 1 h. */
 export async function sessionRecord(
   now: number,
   overrides: Partial<SessionRecord> = {},

@@ -7,7 +7,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sendWebResponse, toWebRequest } from '@gatehouse/core/node';
-import { createDemo, storageFromEnv } from '@gatehouse/demo';
+// The demo package is not a dependency of core: reached by path (only this test script uses it).
+import { createDemo, storageFromEnv } from '../../../../examples/demo/src/index.js';
 
 const storage = await storageFromEnv(process.env);
 const demo = await createDemo({
