@@ -11,6 +11,7 @@ import {
   hashClientSecret,
   memoryClientStore,
   memoryUserStore,
+  type PrivateJwk,
   pbkdf2Hasher,
 } from '@gatehouse/core';
 import { storageFromEnv } from './storage.js';
@@ -65,6 +66,20 @@ export function allowedOriginsFromEnv(env: Record<string, string | undefined> = 
     .filter(Boolean);
 }
 
+/**
+ * The signing key from `GATEHOUSE_SIGNING_KEY` (a private JWK as JSON, e.g. the output of
+ * `generateKeys()`), so that several demo processes sharing a storage engine verify each other's
+ * tokens; otherwise an ephemeral key, with a warning.
+ */
+async function signingKeysFromEnv(warn: (message: string) => void): Promise<PrivateJwk[]> {
+  const configured = process.env.GATEHOUSE_SIGNING_KEY;
+  if (configured) return [JSON.parse(configured) as PrivateJwk];
+  warn(
+    'gatehouse demo: using an ephemeral signing key; tokens stop verifying when the process restarts. Set GATEHOUSE_SIGNING_KEY (a private JWK from generateKeys()) to keep one.',
+  );
+  return [await generateKeys()];
+}
+
 /** Creates the demo instance with its seeded client, public client and user. */
 export async function createDemo(options: DemoOptions): Promise<Demo> {
   const origin = `http://${options.host ?? 'localhost'}:${options.port}`;
@@ -72,14 +87,12 @@ export async function createDemo(options: DemoOptions): Promise<Demo> {
   const redirectUri = `${origin}/callback`;
   // A moderate PBKDF2 cost keeps the demo responsive; production hosts keep the default (600,000).
   const hasher = pbkdf2Hasher({ iterations: 100_000 });
-  (options.warn ?? console.warn)(
-    'gatehouse demo: using an ephemeral signing key; tokens stop verifying when the process restarts. Pass `keys` in production.',
-  );
+  const keys = options.overrides?.keys ?? (await signingKeysFromEnv(options.warn ?? console.warn));
   // `GATEHOUSE_STORE` picks the engine (memory by default) unless the caller passes its own stores.
   const storage = options.overrides?.storage ?? (await storageFromEnv());
   const gatehouse = createGatehouse({
     issuer,
-    keys: [await generateKeys()],
+    keys,
     clients: memoryClientStore([
       {
         id: DEMO.client.id,

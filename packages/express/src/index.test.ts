@@ -1,7 +1,7 @@
-import type { Server } from 'node:http';
+import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { clientAddressOf } from '@gatehouse/core';
-import { gatehouse, requireAuth } from '@gatehouse/express';
+import { gatehouse, operations, requireAuth } from '@gatehouse/express';
 import express, { type Express } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -169,6 +169,44 @@ describe('gatehouse() middleware', () => {
   });
 });
 
+describe('client disconnects', () => {
+  it('aborts the request signal and cancels the response body when the client hangs up', async () => {
+    let aborted: () => void = () => {};
+    let cancelled: () => void = () => {};
+    const both = Promise.all([
+      new Promise<void>((resolve) => {
+        aborted = resolve;
+      }),
+      new Promise<void>((resolve) => {
+        cancelled = resolve;
+      }),
+    ]);
+    const endless = {
+      handles: () => true,
+      async fetch(request: Request) {
+        request.signal.addEventListener('abort', () => aborted());
+        const body = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            controller.enqueue(new Uint8Array(16 * 1024));
+          },
+          cancel() {
+            cancelled();
+          },
+        });
+        return new Response(body);
+      },
+    };
+    const app = express();
+    app.use('/demo', gatehouse(endless));
+    const url = new URL(`${await listen(app)}/demo/endless`);
+    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname });
+    req.on('response', (res) => res.once('data', () => req.destroy()));
+    req.on('error', () => {});
+    req.end();
+    await both;
+  });
+});
+
 describe('gatehouse() with a real instance', () => {
   for (const parsed of [false, true]) {
     const label = parsed ? 'after express.urlencoded()' : 'without a body parser';
@@ -205,6 +243,29 @@ describe('gatehouse() with a real instance', () => {
       expect((await repeated.json()).error).toBe('invalid_request');
     });
   }
+});
+
+describe('operations()', () => {
+  it('answers the paths of its table and leaves other requests, body included, to the host', async () => {
+    const app = express();
+    app.use(
+      '/demo',
+      operations(async (request) =>
+        new URL(request.url).pathname === '/demo/api/v1/mine' ? new Response('mine') : undefined,
+      ),
+    );
+    app.post('/demo/other', express.json(), (req, res) => {
+      res.json(req.body);
+    });
+    const base = await listen(app);
+    expect(await (await fetch(`${base}/demo/api/v1/mine`)).text()).toBe('mine');
+    const other = await fetch(`${base}/demo/other`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"kept":true}',
+    });
+    expect(await other.json()).toEqual({ kept: true });
+  });
 });
 
 describe('requireAuth()', () => {

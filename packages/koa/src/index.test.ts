@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { clientAddressOf } from '@gatehouse/core';
 import { type AuthState, gatehouse, requireAuth } from '@gatehouse/koa';
@@ -138,6 +138,46 @@ describe('gatehouse() middleware', () => {
       body: original,
     });
     expect((await response.json()).body).toBe(original);
+  });
+});
+
+describe('client disconnects', () => {
+  it('aborts the request signal and cancels the response body when the client hangs up', async () => {
+    let aborted: () => void = () => {};
+    let cancelled: () => void = () => {};
+    const both = Promise.all([
+      new Promise<void>((resolve) => {
+        aborted = resolve;
+      }),
+      new Promise<void>((resolve) => {
+        cancelled = resolve;
+      }),
+    ]);
+    const endless = {
+      handles: () => true,
+      async fetch(request: Request) {
+        request.signal.addEventListener('abort', () => aborted());
+        const body = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            controller.enqueue(new Uint8Array(16 * 1024));
+          },
+          cancel() {
+            cancelled();
+          },
+        });
+        return new Response(body);
+      },
+    };
+    const app = new Koa();
+    // Koa reports the reset connection through app.on('error') like any aborted response: expected here.
+    app.silent = true;
+    app.use(gatehouse(endless));
+    const url = new URL(`${await listen(app)}/demo/endless`);
+    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname });
+    req.on('response', (res) => res.once('data', () => req.destroy()));
+    req.on('error', () => {});
+    req.end();
+    await both;
   });
 });
 

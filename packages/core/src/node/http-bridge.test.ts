@@ -196,6 +196,26 @@ describe('toWebRequest', () => {
     expect(await response.json()).toEqual({ text: expected, length: String(expected.length) });
   });
 
+  it('gives an empty body, not a stream that never ends, when the body was consumed and nothing kept', async () => {
+    const server = createServer(async (req, res) => {
+      for await (const _chunk of req) {
+        // A middleware read the body and kept nothing.
+      }
+      const request = toWebRequest(req, { response: res });
+      await sendWebResponse(
+        res,
+        Response.json({ text: await request.text(), length: request.headers.get('content-length') }),
+      );
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, {
+      method: 'POST',
+      body: 'a=1',
+    });
+    expect(await response.json()).toEqual({ text: '', length: '0' });
+  });
+
   it('aborts the request signal when the client hangs up before the answer is complete', async () => {
     let aborted: () => void = () => {};
     const abortSeen = new Promise<void>((resolve) => {

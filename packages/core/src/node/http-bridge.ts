@@ -77,8 +77,11 @@ export function toWebRequest(req: IncomingMessage, options: ToWebRequestOptions 
 
   let body: BodyInit | null = null;
   if (method !== 'GET' && method !== 'HEAD' && !options.ignoreBody) {
-    if (req.readableEnded && options.body !== undefined) {
-      const bytes = encodePreParsedBody(options.body, headers.get('content-type'));
+    if (req.readableEnded) {
+      // Already consumed by middleware: rebuild it from what that middleware kept, if anything.
+      const bytes = options.body
+        ? encodePreParsedBody(options.body, headers.get('content-type'))
+        : new Uint8Array();
       headers.delete('transfer-encoding');
       headers.set('content-length', String(bytes.byteLength));
       body = bytes.byteLength > 0 ? (bytes as Uint8Array<ArrayBuffer>) : null;
