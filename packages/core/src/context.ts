@@ -32,7 +32,11 @@ export interface Context {
   readonly rotateRefreshTokens: boolean;
   readonly requirePkce: 'public' | 'all';
   readonly authApi: { readonly enabled: boolean; readonly tokenTtl: number };
-  readonly session: { readonly cookieName: string; readonly idleTimeout: number; readonly absoluteTimeout: number };
+  readonly session: {
+    readonly cookieName: string;
+    readonly idleTimeout: number;
+    readonly absoluteTimeout: number;
+  };
   readonly rateLimit: {
     readonly maxFailuresPerUsername: number;
     readonly maxFailuresPerAddress: number;

@@ -91,7 +91,9 @@ export function errorResponse(error: unknown, logger: Logger): Response {
     return error.toResponse();
   }
   logger.error('gatehouse: unexpected error', error);
-  return new ProtocolError('server_error', 'The server could not complete the request.', { status: 500 }).toResponse();
+  return new ProtocolError('server_error', 'The server could not complete the request.', {
+    status: 500,
+  }).toResponse();
 }
 
 /** Thrown by {@link createGatehouse} for options that cannot work, with a precise message. */

@@ -55,8 +55,8 @@ export interface Gatehouse {
 /** Creates an instance. Throws `ConfigurationError` for unusable options. */
 export function createGatehouse(options: GatehouseOptions): Gatehouse {
   const resolved = resolveOptions(options);
-  const contextPromise: Promise<Context> = importKeySet(options.keys, options.algorithm ?? 'ES256').then((keys) =>
-    toContext(resolved, keys),
+  const contextPromise: Promise<Context> = importKeySet(options.keys, options.algorithm ?? 'ES256').then(
+    (keys) => toContext(resolved, keys),
   );
   contextPromise.catch((error) => resolved.logger.error('gatehouse: keys could not be imported', error));
   const routes: Route[] = [...oauth2Routes(resolved), ...authApiRoutes(resolved), ...sessionRoutes(resolved)];
@@ -66,7 +66,9 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
   const relativePath = (pathname: string): string | undefined => {
     if (resolved.basePath === '') return pathname;
     if (pathname === resolved.basePath) return '/';
-    return pathname.startsWith(`${resolved.basePath}/`) ? pathname.slice(resolved.basePath.length) : undefined;
+    return pathname.startsWith(`${resolved.basePath}/`)
+      ? pathname.slice(resolved.basePath.length)
+      : undefined;
   };
 
   const answer = async (request: Request): Promise<Response> => {

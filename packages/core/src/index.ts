@@ -14,8 +14,8 @@ export {
 } from './errors.js';
 export type { GatehouseEvent, Logger } from './events.js';
 export { createGatehouse, type Gatehouse } from './gatehouse.js';
-export { clientAddressOf, setClientAddress } from './http/client-address.js';
 export { readBodyText } from './http/body.js';
+export { clientAddressOf, setClientAddress } from './http/client-address.js';
 export type { Handler, Route } from './http/router.js';
 export { authorizationServerMetadata, ENDPOINTS } from './oauth2/metadata.js';
 export type {
@@ -28,7 +28,6 @@ export type {
 } from './options.js';
 export type { PasswordHasher } from './passwords/password-hasher.js';
 export { type Pbkdf2HasherOptions, pbkdf2Hasher } from './passwords/pbkdf2.js';
-export type { AuthenticateOptions, AuthenticationResult, AuthScheme, Caller } from './protect/types.js';
 export {
   defineOperations,
   type Operation,
@@ -37,6 +36,7 @@ export {
   type OperationsHandler,
   type OperationTable,
 } from './protect/operations.js';
+export type { AuthenticateOptions, AuthenticationResult, AuthScheme, Caller } from './protect/types.js';
 export { memoryClientStore } from './storage/memory/clients.js';
 export { memoryConsentStore } from './storage/memory/consents.js';
 export { memoryGrantStore } from './storage/memory/grants.js';

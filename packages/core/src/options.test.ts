@@ -1,9 +1,20 @@
-import { ConfigurationError, createGatehouse, generateKeys, memoryClientStore, memoryUserStore } from '@gatehouse/core';
+import {
+  ConfigurationError,
+  createGatehouse,
+  generateKeys,
+  memoryClientStore,
+  memoryUserStore,
+} from '@gatehouse/core';
 import { describe, expect, it } from 'vitest';
 import { testKey } from '../test/fixtures';
 
 async function base() {
-  return { issuer: 'https://auth.example.com/tenant', keys: [await testKey()], clients: memoryClientStore([]), users: memoryUserStore([]) };
+  return {
+    issuer: 'https://auth.example.com/tenant',
+    keys: [await testKey()],
+    clients: memoryClientStore([]),
+    users: memoryUserStore([]),
+  };
 }
 
 describe('createGatehouse options', () => {
@@ -22,7 +33,11 @@ describe('createGatehouse options', () => {
     ['a zero lifetime', { accessTokenTtl: 0 }, /accessTokenTtl/],
     ['a code lifetime over 10 minutes', { authorizationCodeTtl: 3600 }, /authorizationCodeTtl/],
     ['a bad cookie name', { session: { cookieName: 'a b' } }, /cookieName/],
-    ['an allowed origin with a path', { cors: { allowedOrigins: ['https://app.example.com/'] } }, /not an origin/],
+    [
+      'an allowed origin with a path',
+      { cors: { allowedOrigins: ['https://app.example.com/'] } },
+      /not an origin/,
+    ],
     ['no client store', { clients: undefined }, /ClientStore/],
   ])('refuses %s with a precise message', async (_name, override, message) => {
     const options = { ...(await base()), ...(override as object) };
@@ -33,7 +48,9 @@ describe('createGatehouse options', () => {
   it('allows http on loopback, and elsewhere only when asked', async () => {
     const options = await base();
     expect(createGatehouse({ ...options, issuer: 'http://127.0.0.1:8080' }).basePath).toBe('');
-    expect(createGatehouse({ ...options, issuer: 'http://intranet/x', allowInsecureIssuer: true }).issuer).toBe('http://intranet/x');
+    expect(
+      createGatehouse({ ...options, issuer: 'http://intranet/x', allowInsecureIssuer: true }).issuer,
+    ).toBe('http://intranet/x');
   });
 
   it('refuses a key that does not fit the algorithm', async () => {

@@ -1,8 +1,13 @@
 import type { GatehouseEvent, Logger } from './events.js';
-import type { RandomBytes } from './tokens/secrets.js';
-import type { PrivateJwk, SigningAlgorithm } from './tokens/keys.js';
 import type { ClientStore, GatehouseStorage, UserStore } from './storage/types.js';
-import type { ConsentPageRenderer, ErrorPageRenderer, LoginPageRenderer, LogoutPageRenderer } from './ui/types.js';
+import type { PrivateJwk, SigningAlgorithm } from './tokens/keys.js';
+import type { RandomBytes } from './tokens/secrets.js';
+import type {
+  ConsentPageRenderer,
+  ErrorPageRenderer,
+  LoginPageRenderer,
+  LogoutPageRenderer,
+} from './ui/types.js';
 
 /** Options of {@link createGatehouse}. Every lifetime is in seconds. */
 export interface GatehouseOptions {

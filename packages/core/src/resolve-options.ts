@@ -18,14 +18,17 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 function lifetime(name: string, value: number | undefined, fallback: number, max = 366 * 86_400): number {
   const seconds = value ?? fallback;
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > max) {
-    throw new ConfigurationError(`${name}: expected a whole number of seconds between 1 and ${max}, got ${String(value)}.`);
+    throw new ConfigurationError(
+      `${name}: expected a whole number of seconds between 1 and ${max}, got ${String(value)}.`,
+    );
   }
   return seconds;
 }
 
 function count(name: string, value: number | undefined, fallback: number): number {
   const n = value ?? fallback;
-  if (!Number.isInteger(n) || n < 1) throw new ConfigurationError(`${name}: expected a positive whole number, got ${String(value)}.`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new ConfigurationError(`${name}: expected a positive whole number, got ${String(value)}.`);
   return n;
 }
 
@@ -37,7 +40,8 @@ export function parseIssuer(issuer: string, allowInsecure: boolean): URL {
   } catch {
     throw new ConfigurationError(`issuer: "${issuer}" is not an absolute URL.`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigurationError('issuer: must be an http(s) URL.');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new ConfigurationError('issuer: must be an http(s) URL.');
   if (url.search || url.hash || issuer.includes('?') || issuer.includes('#')) {
     throw new ConfigurationError('issuer: must not have a query or fragment (RFC 8414 §2).');
   }
@@ -54,17 +58,25 @@ export type ResolvedOptions = Omit<Context, 'keys'>;
 
 /** Validates options and fills in defaults; throws {@link ConfigurationError} with a precise message. */
 export function resolveOptions(options: GatehouseOptions): ResolvedOptions {
-  if (!options || typeof options !== 'object') throw new ConfigurationError('createGatehouse: options are required.');
+  if (!options || typeof options !== 'object')
+    throw new ConfigurationError('createGatehouse: options are required.');
   const url = parseIssuer(options.issuer, options.allowInsecureIssuer ?? false);
   const basePath = url.pathname.replace(/\/+$/, '');
   const issuer = url.origin + basePath;
   const algorithm = options.algorithm ?? 'ES256';
-  if (algorithm !== 'ES256' && algorithm !== 'EdDSA') throw new ConfigurationError(`algorithm: "${algorithm}" is not supported (ES256 or EdDSA).`);
+  if (algorithm !== 'ES256' && algorithm !== 'EdDSA')
+    throw new ConfigurationError(`algorithm: "${algorithm}" is not supported (ES256 or EdDSA).`);
   checkKeys(options.keys, algorithm);
   if (!options.clients || typeof options.clients.findClient !== 'function') {
-    throw new ConfigurationError('clients: a ClientStore (with findClient) is required, e.g. memoryClientStore([...]).');
+    throw new ConfigurationError(
+      'clients: a ClientStore (with findClient) is required, e.g. memoryClientStore([...]).',
+    );
   }
-  if (!options.users || typeof options.users.verifyPassword !== 'function' || typeof options.users.findUser !== 'function') {
+  if (
+    !options.users ||
+    typeof options.users.verifyPassword !== 'function' ||
+    typeof options.users.findUser !== 'function'
+  ) {
     throw new ConfigurationError('users: a UserStore (with verifyPassword and findUser) is required.');
   }
   const timeoutMs = count('storageTimeoutMs', options.storageTimeoutMs, 5000);
@@ -81,21 +93,27 @@ export function resolveOptions(options: GatehouseOptions): ResolvedOptions {
       parsed = new URL(origin);
     } catch {}
     if (!parsed || parsed.origin !== origin) {
-      throw new ConfigurationError(`cors.allowedOrigins: "${origin}" is not an origin (scheme://host[:port], no path or slash).`);
+      throw new ConfigurationError(
+        `cors.allowedOrigins: "${origin}" is not an origin (scheme://host[:port], no path or slash).`,
+      );
     }
   }
   const scopes = options.scopes ? new Set(options.scopes) : undefined;
   const defaultScope = options.defaultScope ?? '';
   for (const scope of defaultScope.split(' ').filter(Boolean)) {
-    if (scopes && !scopes.has(scope)) throw new ConfigurationError(`defaultScope: "${scope}" is not in scopes.`);
+    if (scopes && !scopes.has(scope))
+      throw new ConfigurationError(`defaultScope: "${scope}" is not in scopes.`);
   }
   const requirePkce = options.requirePkce ?? 'public';
-  if (requirePkce !== 'public' && requirePkce !== 'all') throw new ConfigurationError('requirePkce: expected "public" or "all".');
+  if (requirePkce !== 'public' && requirePkce !== 'all')
+    throw new ConfigurationError('requirePkce: expected "public" or "all".');
   const logger = options.logger ?? console;
   const onEvent = options.onEvent;
   const cookieName = options.session?.cookieName ?? 'gatehouse_session';
   if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(cookieName)) {
-    throw new ConfigurationError(`session.cookieName: "${cookieName}" is not a valid cookie name (RFC 6265 §4.1.1).`);
+    throw new ConfigurationError(
+      `session.cookieName: "${cookieName}" is not a valid cookie name (RFC 6265 §4.1.1).`,
+    );
   }
 
   return {
@@ -125,8 +143,16 @@ export function resolveOptions(options: GatehouseOptions): ResolvedOptions {
       absoluteTimeout: lifetime('session.absoluteTimeout', options.session?.absoluteTimeout, 43_200),
     },
     rateLimit: {
-      maxFailuresPerUsername: count('rateLimit.maxFailuresPerUsername', options.rateLimit?.maxFailuresPerUsername, 5),
-      maxFailuresPerAddress: count('rateLimit.maxFailuresPerAddress', options.rateLimit?.maxFailuresPerAddress, 50),
+      maxFailuresPerUsername: count(
+        'rateLimit.maxFailuresPerUsername',
+        options.rateLimit?.maxFailuresPerUsername,
+        5,
+      ),
+      maxFailuresPerAddress: count(
+        'rateLimit.maxFailuresPerAddress',
+        options.rateLimit?.maxFailuresPerAddress,
+        50,
+      ),
       windowSeconds: lifetime('rateLimit.windowSeconds', options.rateLimit?.windowSeconds, 900),
       clientAddress: options.rateLimit?.clientAddress ?? clientAddressOf,
     },

@@ -9,8 +9,8 @@ import {
   memoryClientStore,
   memoryGrantStore,
   memoryUserStore,
-  pbkdf2Hasher,
   type PrivateJwk,
+  pbkdf2Hasher,
 } from '@gatehouse/core';
 
 export const ISSUER = 'http://localhost:3000/demo';
@@ -47,9 +47,26 @@ export async function testClients(): Promise<ClientRecord[]> {
       redirectUris: [REDIRECT_URI],
       firstParty: true,
     },
-    { id: 'other-client', type: 'confidential', secretHash: await hashClientSecret('other-secret'), redirectUris: [REDIRECT_URI] },
-    { id: 'demo-spa', type: 'public', redirectUris: [REDIRECT_URI], firstParty: true, allowedOrigins: ['http://localhost:5173'] },
-    { id: 'code-only', type: 'confidential', secretHash: await hashClientSecret('code-secret'), redirectUris: [REDIRECT_URI], grantTypes: ['authorization_code'] },
+    {
+      id: 'other-client',
+      type: 'confidential',
+      secretHash: await hashClientSecret('other-secret'),
+      redirectUris: [REDIRECT_URI],
+    },
+    {
+      id: 'demo-spa',
+      type: 'public',
+      redirectUris: [REDIRECT_URI],
+      firstParty: true,
+      allowedOrigins: ['http://localhost:5173'],
+    },
+    {
+      id: 'code-only',
+      type: 'confidential',
+      secretHash: await hashClientSecret('code-secret'),
+      redirectUris: [REDIRECT_URI],
+      grantTypes: ['authorization_code'],
+    },
   ];
 }
 
@@ -58,7 +75,14 @@ export async function testInstance(overrides: Partial<GatehouseOptions> = {}) {
   const clock = testClock();
   const grants = memoryGrantStore();
   const users = memoryUserStore(
-    [{ id: 'user-1', username: 'demo', passwordHash: await testHasher.hash('demo-password'), claims: { name: 'Demo User' } }],
+    [
+      {
+        id: 'user-1',
+        username: 'demo',
+        passwordHash: await testHasher.hash('demo-password'),
+        claims: { name: 'Demo User' },
+      },
+    ],
     { hasher: testHasher },
   );
   const gatehouse: Gatehouse = createGatehouse({
@@ -90,11 +114,19 @@ export function userBasic(username: string, password: string): string {
 }
 
 /** Obtains an Auth API token (`POST /auth/v1/token`) for the demo user. */
-export async function authApiToken(t: TestInstance, username = 'demo', password = 'demo-password'): Promise<string> {
+export async function authApiToken(
+  t: TestInstance,
+  username = 'demo',
+  password = 'demo-password',
+): Promise<string> {
   const response = await t.gatehouse.fetch(
-    new Request(`${ISSUER}/auth/v1/token`, { method: 'POST', headers: { Authorization: userBasic(username, password) } }),
+    new Request(`${ISSUER}/auth/v1/token`, {
+      method: 'POST',
+      headers: { Authorization: userBasic(username, password) },
+    }),
   );
-  if (response.status !== 200) throw new Error(`Auth API token failed: ${response.status} ${await response.text()}`);
+  if (response.status !== 200)
+    throw new Error(`Auth API token failed: ${response.status} ${await response.text()}`);
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
@@ -104,7 +136,11 @@ export function bearerPost(path: string, token: string): Request {
 }
 
 /** A POST with a form body to a path below the issuer. */
-export function post(path: string, form: Record<string, string> | string, headers: Record<string, string> = {}): Request {
+export function post(
+  path: string,
+  form: Record<string, string> | string,
+  headers: Record<string, string> = {},
+): Request {
   const body = typeof form === 'string' ? form : new URLSearchParams(form).toString();
   return new Request(ISSUER + path, {
     method: 'POST',
@@ -122,7 +158,13 @@ export const PKCE_CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
  */
 export async function mintCode(
   t: TestInstance,
-  options: { clientId?: string; userId?: string; scope?: string; codeChallenge?: string | null; redirectUri?: string } = {},
+  options: {
+    clientId?: string;
+    userId?: string;
+    scope?: string;
+    codeChallenge?: string | null;
+    redirectUri?: string;
+  } = {},
 ): Promise<string> {
   const code = `code-${crypto.randomUUID()}-${crypto.randomUUID()}`;
   const now = t.clock.now();
@@ -150,6 +192,12 @@ export async function issueTokens(t: TestInstance, scope = 'read write') {
       { Authorization: basic('demo-client', 'demo-secret') },
     ),
   );
-  if (response.status !== 200) throw new Error(`token exchange failed: ${response.status} ${await response.text()}`);
-  return (await response.json()) as { access_token: string; refresh_token: string; expires_in: number; scope: string };
+  if (response.status !== 200)
+    throw new Error(`token exchange failed: ${response.status} ${await response.text()}`);
+  return (await response.json()) as {
+    access_token: string;
+    refresh_token: string;
+    expires_in: number;
+    scope: string;
+  };
 }

@@ -14,7 +14,10 @@ export interface BasicCredentials {
  * With `formEncoded` (client credentials, RFC 6749 §2.3.1), both parts are additionally
  * `application/x-www-form-urlencoded`-decoded.
  */
-export function parseBasicAuth(header: string | null, options: { formEncoded?: boolean } = {}): BasicCredentials | null {
+export function parseBasicAuth(
+  header: string | null,
+  options: { formEncoded?: boolean } = {},
+): BasicCredentials | null {
   if (header === null) return null;
   const match = /^basic[ ]+([A-Za-z0-9+/]+={0,2})[ ]*$/i.exec(header);
   if (!match) {

@@ -12,6 +12,7 @@ export function parseBearerToken(request: Request): string | null {
   const match = /^bearer(?:[ ]+(.*))?$/is.exec(header.trim());
   if (!match) return null;
   const token = (match[1] ?? '').trim();
-  if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(token)) throw invalidRequest('The Bearer authorization header is malformed.');
+  if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(token))
+    throw invalidRequest('The Bearer authorization header is malformed.');
   return token;
 }

@@ -42,12 +42,12 @@ export async function authenticateClient(
     const expected =
       client?.type === 'confidential' && client.secretHash ? client.secretHash : presented.replace(/./g, '-');
     const matches = await timingSafeEqual(presented, expected);
-    if (!client || client.type !== 'confidential' || !matches) throw invalidClient(ctx.realm);
+    if (client?.type !== 'confidential' || !matches) throw invalidClient(ctx.realm);
     return { client, method: 'client_secret_basic' };
   }
   if (bodyClientId === undefined) throw invalidClient(ctx.realm);
   const client = await ctx.clients.findClient(bodyClientId);
   // A confidential client must prove itself; answering like an unknown client hides which ids exist.
-  if (!client || client.type !== 'public') throw invalidClient(ctx.realm);
+  if (client?.type !== 'public') throw invalidClient(ctx.realm);
   return { client, method: 'none' };
 }

@@ -25,9 +25,14 @@ export function guardStore<T extends object>(store: T, timeoutMs: number): T {
 
 function methodNames(store: object): string[] {
   const names = new Set<string>();
-  for (let proto: object | null = store; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+  for (
+    let proto: object | null = store;
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto)
+  ) {
     for (const name of Object.getOwnPropertyNames(proto)) {
-      if (name !== 'constructor' && typeof (store as Record<string, unknown>)[name] === 'function') names.add(name);
+      if (name !== 'constructor' && typeof (store as Record<string, unknown>)[name] === 'function')
+        names.add(name);
     }
   }
   return [...names];

@@ -149,7 +149,11 @@ export interface GrantStore {
    * until it expires so that replays are recognised) and, in the same step, stores `refreshToken`
    * when given. At most one caller ever gets `redeemed`; a code of a revoked grant is `invalid`.
    */
-  redeemCode(codeHash: string, refreshToken: RefreshTokenRecord | null, now: number): Promise<RedeemCodeResult>;
+  redeemCode(
+    codeHash: string,
+    refreshToken: RefreshTokenRecord | null,
+    now: number,
+  ): Promise<RedeemCodeResult>;
 
   /** Stores a refresh token (used when refresh rotation is off, and by tests). */
   saveRefreshToken(record: RefreshTokenRecord): Promise<void>;
@@ -160,7 +164,11 @@ export interface GrantStore {
    * (`rotatedAt = now`, kept until it expires for reuse detection) and stores `next`. At most one
    * caller gets `rotated`; a caller presenting an already rotated token gets `reused`.
    */
-  rotateRefreshToken(tokenHash: string, next: RefreshTokenRecord, now: number): Promise<RotateRefreshTokenResult>;
+  rotateRefreshToken(
+    tokenHash: string,
+    next: RefreshTokenRecord,
+    now: number,
+  ): Promise<RotateRefreshTokenResult>;
 
   /**
    * Revokes a whole grant: its refresh tokens and codes stop working, and {@link isRevoked} reports

@@ -174,12 +174,13 @@ export function scaleOutSuite(engine: ScaleOutEngine): void {
 
   describe(`${engine.store} unreachable`, () => {
     const namespace = namespaceFor(engine);
-    const target = new URL(engine.url);
     let proxy: TcpProxy;
     let server: ServerProcess;
     let direct: Awaited<ReturnType<ScaleOutEngine['open']>>;
 
     beforeAll(async () => {
+      // Read inside the hook: the suite is collected (and skipped) even when the engine is absent.
+      const target = new URL(engine.url);
       proxy = await startProxy({ host: target.hostname, port: Number(target.port) });
       const proxied = new URL(engine.url);
       proxied.hostname = '127.0.0.1';

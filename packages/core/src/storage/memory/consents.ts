@@ -1,5 +1,5 @@
-import type { ConsentRecord, ConsentStore } from '../types.js';
 import { markTrusted } from '../guard.js';
+import type { ConsentRecord, ConsentStore } from '../types.js';
 import { ExpiringMap } from './expiring-map.js';
 
 /** In-memory {@link ConsentStore}: the embedded default, for one process. */

@@ -1,3 +1,4 @@
+import { markTrusted } from '../guard.js';
 import type {
   AuthorizationCodeRecord,
   GrantStore,
@@ -5,7 +6,6 @@ import type {
   RefreshTokenRecord,
   RotateRefreshTokenResult,
 } from '../types.js';
-import { markTrusted } from '../guard.js';
 import { ExpiringMap } from './expiring-map.js';
 
 interface Revocation {
@@ -66,7 +66,9 @@ export function memoryGrantStore(): GrantStore {
       revokedTokens.set(jti, { expiresAt }, 0);
     },
     async isRevoked(jti, grantId, now) {
-      return revokedTokens.get(jti, now) !== undefined || (grantId !== undefined && grantRevoked(grantId, now));
+      return (
+        revokedTokens.get(jti, now) !== undefined || (grantId !== undefined && grantRevoked(grantId, now))
+      );
     },
   });
 }

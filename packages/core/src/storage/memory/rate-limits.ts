@@ -1,5 +1,5 @@
-import type { RateLimitStore, RateLimitWindow } from '../types.js';
 import { markTrusted } from '../guard.js';
+import type { RateLimitStore, RateLimitWindow } from '../types.js';
 import { ExpiringMap } from './expiring-map.js';
 
 interface Window extends RateLimitWindow {

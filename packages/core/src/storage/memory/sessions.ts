@@ -1,5 +1,5 @@
-import type { SessionRecord, SessionStore } from '../types.js';
 import { markTrusted } from '../guard.js';
+import type { SessionRecord, SessionStore } from '../types.js';
 import { ExpiringMap } from './expiring-map.js';
 
 /** In-memory {@link SessionStore}: the embedded default, for one process. */

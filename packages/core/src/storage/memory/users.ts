@@ -19,7 +19,10 @@ export interface MemoryUserStoreOptions {
  * A {@link UserStore} over a fixed list of users, for demos and tests. Unknown usernames are
  * verified against a dummy hash so that they take as long as a wrong password.
  */
-export function memoryUserStore(users: readonly MemoryUser[], options: MemoryUserStoreOptions = {}): UserStore {
+export function memoryUserStore(
+  users: readonly MemoryUser[],
+  options: MemoryUserStoreOptions = {},
+): UserStore {
   const hasher = options.hasher ?? pbkdf2Hasher();
   const byUsername = new Map(users.map((user) => [user.username, user]));
   const byId = new Map(users.map((user) => [user.id, user]));
