@@ -1,11 +1,4 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.shared';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts', node: 'src/node/index.ts', testing: 'src/testing/index.ts' },
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'es2022',
-  platform: 'node',
-});
+// `node`: the /node entry uses Node built-ins; a test keeps them out of the main entry.
+export default packageBuild({ index: 'src/index.ts', node: 'src/node/index.ts', testing: 'src/testing/index.ts' });

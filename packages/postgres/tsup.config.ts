@@ -1,13 +1,3 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.shared';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts' },
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'es2022',
-  platform: 'node',
-  // `migrate` finds the shipped migrations next to the bundle through `import.meta.url`, CJS included.
-  shims: true,
-});
+export default packageBuild({ index: 'src/index.ts' });

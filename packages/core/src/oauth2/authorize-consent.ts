@@ -9,12 +9,8 @@ import { consentPage, errorPage } from '../ui/pages.js';
 import { PAGE_PATHS } from '../ui/paths.js';
 import { issueAuthorizationCode } from './authorize-code.js';
 import { renderLoginStep } from './authorize-login.js';
-import {
-  type AuthorizationRequest,
-  resolveAuthorizationTarget,
-  validateAuthorizationRequest,
-} from './authorize-request.js';
-import { unredirectableError, withErrorRedirect } from './authorize-response.js';
+import type { AuthorizationRequest } from './authorize-request.js';
+import { authorizationStep } from './authorize-response.js';
 import { isScopeSubset, parseScope } from './scope.js';
 
 /** How long a remembered consent lasts: one year, after which the user is asked again. */
@@ -77,14 +73,7 @@ export const consentEndpoint: Handler = async (request, ctx) => {
     if (error instanceof ProtocolError) return errorPage(ctx, error);
     throw error;
   }
-  let target: Awaited<ReturnType<typeof resolveAuthorizationTarget>>;
-  try {
-    target = await resolveAuthorizationTarget(ctx, params);
-  } catch (error) {
-    return unredirectableError(ctx, error);
-  }
-  return withErrorRedirect(ctx, target, async () => {
-    const auth = validateAuthorizationRequest(ctx, target, params);
+  return authorizationStep(ctx, params, async (auth) => {
     const current = await sessionUser(ctx, request);
     if (!current) return renderLoginStep(ctx, request, auth);
     const decision = params.get('decision');

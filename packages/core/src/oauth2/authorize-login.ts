@@ -9,12 +9,8 @@ import { endSession, startSession } from '../session/session-cookie.js';
 import { formTargetSource } from '../ui/page-response.js';
 import { errorPage, loginPage } from '../ui/pages.js';
 import { PAGE_PATHS } from '../ui/paths.js';
-import {
-  type AuthorizationRequest,
-  resolveAuthorizationTarget,
-  validateAuthorizationRequest,
-} from './authorize-request.js';
-import { unredirectableError, withErrorRedirect } from './authorize-response.js';
+import type { AuthorizationRequest } from './authorize-request.js';
+import { authorizationStep } from './authorize-response.js';
 import { ENDPOINTS } from './metadata.js';
 
 /** The one message for every failed login: unknown user and wrong password look the same. */
@@ -72,14 +68,7 @@ export function authorizeLocation(ctx: Context, auth: AuthorizationRequest): str
 export const loginEndpoint: Handler = async (request, ctx) => {
   if (isForeignBrowserRequest(ctx, request)) return errorPage(ctx, crossSiteRefused());
   const params = await readForm(request, ctx.maxBodyBytes);
-  let target: Awaited<ReturnType<typeof resolveAuthorizationTarget>>;
-  try {
-    target = await resolveAuthorizationTarget(ctx, params);
-  } catch (error) {
-    return unredirectableError(ctx, error);
-  }
-  return withErrorRedirect(ctx, target, async () => {
-    const auth = validateAuthorizationRequest(ctx, target, params);
+  return authorizationStep(ctx, params, async (auth) => {
     if (!(await hasValidCsrfToken(ctx, request, params))) {
       // A stale token (e.g. another tab replaced the cookie) gets a fresh form rather than a dead end.
       return renderLoginStep(ctx, request, auth, { status: 403, error: formExpired().description });

@@ -1,7 +1,13 @@
 import type { Context } from '../context.js';
 import { ProtocolError, type ProtocolErrorCode } from '../errors.js';
+import type { Params } from '../http/form.js';
 import { errorPage } from '../ui/pages.js';
-import type { AuthorizationTarget } from './authorize-request.js';
+import {
+  type AuthorizationRequest,
+  type AuthorizationTarget,
+  resolveAuthorizationTarget,
+  validateAuthorizationRequest,
+} from './authorize-request.js';
 
 /** Error codes that go back to the client on its redirect URI (RFC 6749 §4.1.2.1). */
 const REDIRECTABLE: ReadonlySet<ProtocolErrorCode> = new Set([
@@ -54,17 +60,25 @@ export function authorizationErrorRedirect(
 }
 
 /**
- * Runs one step of the authorization flow for a trusted target, turning the errors it throws into
- * the right answer: redirectable protocol errors go back to the client; anything else (a refused
- * form, a bug) propagates.
+ * Runs one step of the authorization flow (the authorize endpoint, the login form, the consent form)
+ * on the carried authorization parameters. The client and redirect URI are checked first: when they
+ * cannot be trusted the answer is an HTML error page, never a redirect (RFC 6749 §4.1.2.1). Then the
+ * request is validated completely and `step` runs; the redirectable protocol errors either throws
+ * go back to the client, anything else (a refused form, a bug) propagates.
  */
-export async function withErrorRedirect(
+export async function authorizationStep(
   ctx: Context,
-  target: AuthorizationTarget,
-  step: () => Promise<Response>,
+  params: Params,
+  step: (auth: AuthorizationRequest) => Promise<Response>,
 ): Promise<Response> {
+  let target: AuthorizationTarget;
   try {
-    return await step();
+    target = await resolveAuthorizationTarget(ctx, params);
+  } catch (error) {
+    return unredirectableError(ctx, error);
+  }
+  try {
+    return await step(validateAuthorizationRequest(ctx, target, params));
   } catch (error) {
     if (error instanceof ProtocolError && REDIRECTABLE.has(error.code)) {
       if (error.status >= 500) ctx.logger.error(`gatehouse: ${error.description}`, error.cause);

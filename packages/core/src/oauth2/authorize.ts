@@ -3,8 +3,7 @@ import type { Handler } from '../http/router.js';
 import { sessionUser } from '../session/session-user.js';
 import { continueAsUser } from './authorize-consent.js';
 import { renderLoginStep } from './authorize-login.js';
-import { resolveAuthorizationTarget, validateAuthorizationRequest } from './authorize-request.js';
-import { unredirectableError, withErrorRedirect } from './authorize-response.js';
+import { authorizationStep } from './authorize-response.js';
 
 /**
  * `GET` and `POST {base}/oauth2/v1/authorize` (RFC 6749 §4.1.1; POST with a form body, §3.1).
@@ -14,14 +13,7 @@ import { unredirectableError, withErrorRedirect } from './authorize-response.js'
  */
 export const authorizeEndpoint: Handler = async (request, ctx, url) => {
   const params = request.method === 'POST' ? await readForm(request, ctx.maxBodyBytes) : queryParams(url);
-  let target: Awaited<ReturnType<typeof resolveAuthorizationTarget>>;
-  try {
-    target = await resolveAuthorizationTarget(ctx, params);
-  } catch (error) {
-    return unredirectableError(ctx, error);
-  }
-  return withErrorRedirect(ctx, target, async () => {
-    const auth = validateAuthorizationRequest(ctx, target, params);
+  return authorizationStep(ctx, params, async (auth) => {
     const current = await sessionUser(ctx, request);
     return current ? continueAsUser(ctx, request, auth, current) : renderLoginStep(ctx, request, auth);
   });

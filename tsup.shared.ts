@@ -1,0 +1,18 @@
+import { defineConfig, type Options } from 'tsup';
+
+/**
+ * The one build shape of every published package: ESM + CJS + `.d.ts`/`.d.cts`, unbundled
+ * dependencies. `neutral` packages (core's main entry, the client, Hono and Next adapters) must run on
+ * any runtime; `node` only resolves Node built-ins for the Node-only packages and entries.
+ */
+export function packageBuild(entry: Record<string, string>, platform: Options['platform'] = 'node') {
+  return defineConfig({
+    entry,
+    format: ['esm', 'cjs'],
+    dts: true,
+    clean: true,
+    sourcemap: true,
+    target: 'es2022',
+    platform,
+  });
+}
