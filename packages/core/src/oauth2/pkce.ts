@@ -1,5 +1,6 @@
-import { base64url, utf8 } from '../tokens/encoding.js';
+import { base64url } from '../tokens/encoding.js';
 import { timingSafeEqual } from '../tokens/secrets.js';
+import { sha256 } from '../tokens/sha256.js';
 
 /** RFC 7636 §4.1: code_verifier = 43*128unreserved. */
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -16,6 +17,6 @@ export function isValidCodeChallenge(challenge: string): boolean {
 
 /** RFC 7636 §4.6: BASE64URL(SHA256(ASCII(code_verifier))) == code_challenge. */
 export async function verifyS256(verifier: string, challenge: string): Promise<boolean> {
-  const digest = base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', utf8(verifier))));
+  const digest = base64url(await sha256(verifier));
   return timingSafeEqual(digest, challenge);
 }
