@@ -1,5 +1,5 @@
 /**
- * `@gatehouse/express`: mounts a Gatehouse instance in an Express (5 or 4) app, and protects the
+ * `@gatehouse/express`: mounts a Gatehouse instance in an Express 5 app, and protects the
  * host's own routes. It only translates between Express and Web `Request`/`Response`, through the
  * shared Node bridge of `@gatehouse/core/node`.
  * @packageDocumentation
@@ -38,12 +38,15 @@ declare global {
  */
 export function toRequest(req: Request, res?: Response): Request_ {
   return toWebRequest(req, {
-    origin: `${req.protocol}://${req.host}`,
-    mountPath: req.baseUrl,
+    ...publicLocation(req),
     body: { value: req.body, raw: (req as { rawBody?: Uint8Array | string }).rawBody },
-    clientAddress: req.ip,
     response: res,
   });
+}
+
+/** Where the request was addressed and who sent it, as Express (and its `trust proxy`) sees it. */
+function publicLocation(req: Request) {
+  return { origin: `${req.protocol}://${req.host}`, mountPath: req.baseUrl, clientAddress: req.ip };
 }
 
 /**
@@ -92,9 +95,7 @@ export function operations(handler: OperationsHandler): RequestHandler {
 export function requireAuth(instance: Authenticator, options: AuthenticateOptions): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const request = toWebRequest(req, {
-      origin: `${req.protocol}://${req.host}`,
-      mountPath: req.baseUrl,
-      clientAddress: req.ip,
+      ...publicLocation(req),
       // Authentication reads headers only: the body stream stays for the route.
       ignoreBody: true,
     });
