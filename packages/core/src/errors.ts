@@ -44,14 +44,18 @@ export class ProtocolError extends Error {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
 
+  /** The `error_description` field: for developers, never containing secrets. */
+  readonly description: string;
+
   constructor(
     /** The `error` field. */
     readonly code: ProtocolErrorCode,
-    /** The `error_description` field: for developers, never containing secrets. */
-    readonly description: string,
+    description: string,
     options: ProtocolErrorOptions = {},
   ) {
-    super(description, { cause: options.cause });
+    const text = errorDescriptionText(description);
+    super(text, { cause: options.cause });
+    this.description = text;
     this.status = options.status ?? 400;
     this.headers = options.headers ?? {};
   }
@@ -99,6 +103,20 @@ export function errorResponse(error: unknown, logger: Logger): Response {
 /** Thrown by {@link createGatehouse} for options that cannot work, with a precise message. */
 export class ConfigurationError extends Error {
   override readonly name = 'ConfigurationError';
+}
+
+/**
+ * `error_description` text restricted to the characters RFC 6749 §5.2 and RFC 6750 §3 allow
+ * (%x20-21 / %x23-5B / %x5D-7E): double quotes become single quotes, the section sign becomes
+ * "section", anything else outside printable ASCII becomes "?". Applied to every error, so neither
+ * a description nor an echoed input can break a client's parser or a header.
+ */
+export function errorDescriptionText(text: string): string {
+  return text
+    .replace(/"/g, "'")
+    .replace(/\\/g, '/')
+    .replace(/§ ?/g, 'section ')
+    .replace(/[^\x20-\x7e]/g, '?');
 }
 
 /** Quotes a value for an auth-param of `WWW-Authenticate` (RFC 9110 §11.2). */

@@ -183,8 +183,8 @@ export async function mintCode(
 }
 
 /** Redeems a fresh code for demo-client and returns the token set. */
-export async function issueTokens(t: TestInstance, scope = 'read write') {
-  const code = await mintCode(t, { scope });
+export async function issueTokens(t: TestInstance, scope = 'read write', userId = 'user-1') {
+  const code = await mintCode(t, { scope, userId });
   const response = await t.gatehouse.fetch(
     post(
       '/oauth2/v1/token',

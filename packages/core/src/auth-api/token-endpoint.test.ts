@@ -129,7 +129,7 @@ describe('POST /auth/v1/token', () => {
     ['a Basic header without credentials', { Authorization: 'Basic' }, /malformed/],
     ['credentials that are not base64', { Authorization: 'Basic ***' }, /malformed/],
     ['credentials that are not UTF-8', { Authorization: `Basic ${btoa('\xff\xfe:\xff')}` }, /UTF-8/],
-    ['credentials without a colon', { Authorization: `Basic ${btoa('demo')}` }, /":"/],
+    ['credentials without a colon', { Authorization: `Basic ${btoa('demo')}` }, /':'/],
     ['an empty username', { Authorization: `Basic ${btoa(':demo-password')}` }, /username is empty/],
   ])(
     'answers %s with 401 invalid_request, a Basic challenge and a clear description',

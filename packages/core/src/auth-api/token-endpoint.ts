@@ -30,7 +30,7 @@ export async function authApiTokenEndpoint(request: Request, ctx: Context): Prom
   const { username, password } = readUserCredentials(request, ctx);
   const limiter = attemptLimiter(ctx, request, username);
   try {
-    await limiter.check();
+    await limiter.reserve();
   } catch (error) {
     if (error instanceof ProtocolError && error.status === 429) {
       ctx.emit({ type: 'login.rate_limited', username, via: 'auth-api' });
@@ -39,7 +39,6 @@ export async function authApiTokenEndpoint(request: Request, ctx: Context): Prom
   }
   const user = await ctx.users.verifyPassword(username, password);
   if (!user) {
-    await limiter.failed();
     ctx.emit({ type: 'login.failed', username, via: 'auth-api' });
     throw badCredentials(ctx.realm);
   }

@@ -15,11 +15,17 @@ export interface Route {
    * errors included, carries the CORS headers for an allowed origin. Never on `/authorize`.
    */
   readonly cors?: true;
+  /**
+   * Its `GET` changes state (the authorization endpoint issues a code), so `HEAD`, which must be
+   * safe (RFC 9110 §9.2.1), is not answered by it: 405.
+   */
+  readonly unsafeGet?: true;
 }
 
 /**
  * Dispatches on exact path and method: unknown path → 404 JSON, known path with another method →
- * 405 with `Allow` (RFC 9110 §15.5.6). `HEAD` is answered by the `GET` handler without a body.
+ * 405 with `Allow` (RFC 9110 §15.5.6). `HEAD` is answered by the `GET` handler without a body,
+ * except on routes whose `GET` changes state.
  */
 export class Router {
   readonly #routes = new Map<string, Route>();
@@ -54,16 +60,22 @@ export class Router {
 
   async #answer(route: Route, request: Request, ctx: Context, url: URL): Promise<Response> {
     const method = request.method.toUpperCase();
-    const handler = route.methods[(method === 'HEAD' ? 'GET' : method) as keyof Route['methods']];
+    const head = method === 'HEAD' && !route.unsafeGet;
+    const handler =
+      method === 'HEAD'
+        ? head
+          ? route.methods.GET
+          : undefined
+        : route.methods[method as keyof Route['methods']];
     if (!handler) {
       const allow = Object.keys(route.methods);
-      if (route.methods.GET) allow.push('HEAD');
+      if (route.methods.GET && !route.unsafeGet) allow.push('HEAD');
       throw new ProtocolError('method_not_allowed', `Use ${allow.join(', ')} on this endpoint.`, {
         status: 405,
         headers: { Allow: allow.join(', ') },
       });
     }
     const response = await handler(request, ctx, url);
-    return method === 'HEAD' ? new Response(null, response) : response;
+    return head ? new Response(null, response) : response;
   }
 }

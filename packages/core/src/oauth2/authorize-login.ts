@@ -84,7 +84,7 @@ export const loginEndpoint: Handler = async (request, ctx) => {
     }
     const limiter = attemptLimiter(ctx, request, username);
     try {
-      await limiter.check();
+      await limiter.reserve();
     } catch (error) {
       if (!(error instanceof ProtocolError) || error.status !== 429) throw error;
       ctx.emit({ type: 'login.rate_limited', username, via: 'login-page' });
@@ -100,7 +100,6 @@ export const loginEndpoint: Handler = async (request, ctx) => {
         ? null
         : await ctx.users.verifyPassword(username, password);
     if (!user) {
-      await limiter.failed();
       ctx.emit({ type: 'login.failed', username, via: 'login-page' });
       return renderLoginStep(ctx, request, auth, { status: 400, error: LOGIN_FAILED_MESSAGE, username });
     }

@@ -12,7 +12,11 @@ import { userinfoEndpoint } from './userinfo.js';
  */
 export function authorizationRoutes(): Route[] {
   return [
-    { path: ENDPOINTS.authorization, methods: { GET: authorizeEndpoint, POST: authorizeEndpoint } },
+    {
+      path: ENDPOINTS.authorization,
+      methods: { GET: authorizeEndpoint, POST: authorizeEndpoint },
+      unsafeGet: true,
+    },
     { path: PAGE_PATHS.login, methods: { POST: loginEndpoint } },
     { path: PAGE_PATHS.consent, methods: { POST: consentEndpoint } },
     { path: ENDPOINTS.userinfo, methods: { GET: userinfoEndpoint }, cors: true },

@@ -179,6 +179,15 @@ describe('authorization endpoint: success', () => {
     expect((await exchange(t, code, { redirect_uri: REDIRECT_URI })).status).toBe(400);
   });
 
+  it('refuses HEAD, which must be safe (RFC 9110 §9.2.1), instead of issuing a code', async () => {
+    const t = await testInstance();
+    const browser = await loggedIn(t);
+    const head = await browser.fetch(authorizeUrl(), { method: 'HEAD' });
+    expect(head.status).toBe(405);
+    expect(head.headers.get('allow')).toBe('GET, POST');
+    expect(head.headers.get('location')).toBeNull();
+  });
+
   it('redirects a logged-in user straight to the client', async () => {
     const t = await testInstance();
     const browser = await loggedIn(t);

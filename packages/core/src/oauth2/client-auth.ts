@@ -24,7 +24,7 @@ export async function authenticateClient(
   request: Request,
   params: Params,
 ): Promise<AuthenticatedClient> {
-  const basic = parseBasicAuth(request.headers.get('authorization'), { formEncoded: true });
+  const basic = readBasicCredentials(ctx, request);
   const bodyClientId = params.get('client_id');
   if (params.has('client_secret')) {
     throw invalidRequest(
@@ -32,11 +32,10 @@ export async function authenticateClient(
     );
   }
   if (basic) {
+    // A matching client_id in the body is no second method (many client libraries send it).
     if (bodyClientId !== undefined && bodyClientId !== basic.username) {
       throw invalidRequest('The client_id in the body differs from the authenticated client.');
     }
-    if (bodyClientId !== undefined)
-      throw invalidRequest('Use exactly one client authentication method (RFC 6749 §2.3).');
     const client = await ctx.clients.findClient(basic.username);
     const presented = await hashSecret(basic.password);
     const expected =
@@ -50,4 +49,16 @@ export async function authenticateClient(
   // A confidential client must prove itself; answering like an unknown client hides which ids exist.
   if (client?.type !== 'public') throw invalidClient(ctx.realm);
   return { client, method: 'none' };
+}
+
+/**
+ * The client's Basic credentials, or `null` without a Basic header. A malformed Basic header is a
+ * failed client authentication: 401 `invalid_client` with the challenge (RFC 6749 §5.2).
+ */
+function readBasicCredentials(ctx: Context, request: Request) {
+  try {
+    return parseBasicAuth(request.headers.get('authorization'), { formEncoded: true });
+  } catch {
+    throw invalidClient(ctx.realm);
+  }
 }

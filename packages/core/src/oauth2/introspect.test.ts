@@ -66,7 +66,8 @@ describe('introspection endpoint (RFC 7662)', () => {
     const publicClient = await t.gatehouse.fetch(
       post('/oauth2/v1/introspect', { token: access_token, client_id: 'demo-spa' }),
     );
-    expect(publicClient.status).toBe(403);
-    expect((await publicClient.json()).error).toBe('unauthorized_client');
+    expect(publicClient.status).toBe(401);
+    expect(publicClient.headers.get('www-authenticate')).toMatch(/^Basic /);
+    expect((await publicClient.json()).error).toBe('invalid_client');
   });
 });

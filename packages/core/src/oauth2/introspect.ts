@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import { ProtocolError } from '../errors.js';
+import { invalidClient } from '../errors.js';
 import { readForm } from '../http/form.js';
 import { noStoreJson } from '../http/responses.js';
 import { type AccessTokenClaims, verifyAccessToken } from '../tokens/access-token.js';
@@ -34,11 +34,8 @@ export function introspectAccessToken(ctx: Context, claims: AccessTokenClaims): 
 export async function introspectEndpoint(request: Request, ctx: Context): Promise<Response> {
   const params = await readForm(request, ctx.maxBodyBytes);
   const { client, method } = await authenticateClient(ctx, request, params);
-  if (method === 'none') {
-    throw new ProtocolError('unauthorized_client', 'Only confidential clients may introspect tokens.', {
-      status: 403,
-    });
-  }
+  // RFC 7662 §2.1: the caller must authenticate; a public client has no credentials (§2.3: 401).
+  if (method === 'none') throw invalidClient(ctx.realm);
   const token = params.require('token');
   params.get('token_type_hint');
   const now = ctx.now();

@@ -100,6 +100,30 @@ describe('authorization_code grant', () => {
     expect(await introspection.json()).toEqual({ active: false });
   });
 
+  it('still revokes the grant when the replay comes after the code lifetime (RFC 6749 §4.1.2)', async () => {
+    const t = await testInstance();
+    const code = await mintCode(t);
+    const first = await (await t.gatehouse.fetch(exchange(code))).json();
+    t.clock.advance(61);
+    const introspect = async () =>
+      (
+        await t.gatehouse.fetch(post('/oauth2/v1/introspect', { token: first.access_token }, DEMO_BASIC))
+      ).json();
+    // The grant is alive past the code's 60 s: whatever stops it below is the replay.
+    expect((await introspect()).active).toBe(true);
+
+    await expectError(await t.gatehouse.fetch(exchange(code)), 400, 'invalid_grant');
+    const refresh = await t.gatehouse.fetch(
+      post(
+        '/oauth2/v1/token',
+        { grant_type: 'refresh_token', refresh_token: first.refresh_token },
+        DEMO_BASIC,
+      ),
+    );
+    await expectError(refresh, 400, 'invalid_grant');
+    expect(await introspect()).toEqual({ active: false });
+  });
+
   it('revokes nothing when a replay comes with a bad verifier or bad client credentials', async () => {
     const t = await testInstance();
     const code = await mintCode(t);
@@ -269,6 +293,12 @@ describe('refresh_token grant', () => {
     expect(again.scope).toBe('read write');
   });
 
+  it('ends the grant of a user who no longer exists', async () => {
+    const t = await testInstance();
+    const { refresh_token } = await issueTokens(t, 'read', 'user-gone');
+    await expectError(await t.gatehouse.fetch(refresh(refresh_token)), 400, 'invalid_grant');
+  });
+
   it('expires refresh tokens after their lifetime', async () => {
     const t = await testInstance({ refreshTokenTtl: 100 });
     const { refresh_token } = await issueTokens(t);
@@ -320,17 +350,24 @@ describe('client authentication (RFC 6749 §2.3)', () => {
     expect((await t.gatehouse.fetch(exchange(code, {}, { Authorization: header }))).status).toBe(200);
   });
 
-  it('refuses two authentication methods at once', async () => {
+  it('refuses two authentication methods at once, or a body client_id naming another client', async () => {
     const t = await testInstance();
-    await expectError(
-      await t.gatehouse.fetch(exchange(await mintCode(t), { client_id: 'demo-client' })),
-      400,
-      'invalid_request',
-    );
     await expectError(
       await t.gatehouse.fetch(exchange(await mintCode(t), { client_secret: 'demo-secret' })),
       400,
       'invalid_request',
+    );
+    await expectError(
+      await t.gatehouse.fetch(exchange(await mintCode(t), { client_id: 'other-client' })),
+      400,
+      'invalid_request',
+    );
+  });
+
+  it('accepts a client_id in the body that matches the Basic credentials', async () => {
+    const t = await testInstance();
+    expect((await t.gatehouse.fetch(exchange(await mintCode(t), { client_id: 'demo-client' }))).status).toBe(
+      200,
     );
   });
 
@@ -348,14 +385,25 @@ describe('client authentication (RFC 6749 §2.3)', () => {
     await expectError(await t.gatehouse.fetch(exchange(await mintCode(t), {}, {})), 401, 'invalid_client');
   });
 
-  it('refuses malformed Basic headers as invalid_request', async () => {
+  it('answers malformed Basic headers as failed client authentication (401 invalid_client)', async () => {
     const t = await testInstance();
     for (const header of ['Basic', 'Basic !!!', `Basic ${btoa('no-colon')}`, `Basic ${btoa('%zz:x')}`]) {
-      await expectError(
-        await t.gatehouse.fetch(exchange('c', {}, { Authorization: header })),
-        400,
-        'invalid_request',
-      );
+      const response = await t.gatehouse.fetch(exchange('c', {}, { Authorization: header }));
+      expect(response.headers.get('www-authenticate')).toMatch(/^Basic /);
+      await expectError(response, 401, 'invalid_client');
+    }
+  });
+
+  it('keeps error descriptions within the characters RFC 6749 §5.2 allows', async () => {
+    const t = await testInstance();
+    const requests = [
+      post('/oauth2/v1/token', { grant_type: 'naïve"§\\' }, DEMO_BASIC),
+      post('/oauth2/v1/token', 'grant_type=a&grant_type=b', DEMO_BASIC),
+      exchange(await mintCode(t), { client_secret: 'x' }),
+    ];
+    for (const request of requests) {
+      const { error_description } = await (await t.gatehouse.fetch(request)).json();
+      expect(error_description).toMatch(/^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/);
     }
   });
 });

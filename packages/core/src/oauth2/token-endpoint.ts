@@ -19,7 +19,7 @@ export async function tokenEndpoint(request: Request, ctx: Context): Promise<Res
   if (!grant)
     throw new ProtocolError(
       'unsupported_grant_type',
-      `The grant type "${grantType.slice(0, 64)}" is not supported.`,
+      'The grant type is not supported (use authorization_code or refresh_token).',
     );
   const client = await authenticateClient(ctx, request, params);
   if (

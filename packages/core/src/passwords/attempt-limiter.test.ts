@@ -145,6 +145,26 @@ describe('password attempt limiter', () => {
     expect(verifications).toBe(5);
   });
 
+  it('lets no more than the per-address limit through when guesses for many usernames arrive at once', async () => {
+    const t = await testInstance({ rateLimit: { ...rateLimit, maxFailuresPerAddress: 5 } });
+    const responses = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => t.gatehouse.fetch(login(`user-${i}`, `guess-${i}`))),
+    );
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(35);
+  });
+
+  it('does not count successful logins against the address (many users behind one NAT)', async () => {
+    const t = await testInstance({ rateLimit: { ...rateLimit, maxFailuresPerAddress: 3 } });
+    for (let i = 0; i < 10; i++)
+      expect((await t.gatehouse.fetch(login('demo', 'demo-password'))).status).toBe(200);
+    await failTimes(t, 1, 'someone');
+    await failTimes(t, 1, 'someone-else');
+    await failTimes(t, 1, 'another');
+    expect((await t.gatehouse.fetch(login('demo', 'demo-password'))).status).toBe(429);
+  });
+
   it('reports rate-limited attempts to onEvent', async () => {
     const events: GatehouseEvent[] = [];
     const t = await testInstance({ rateLimit, onEvent: (event) => events.push(event) });

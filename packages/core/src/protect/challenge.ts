@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import { ProtocolError, quoteAuthParam } from '../errors.js';
+import { errorDescriptionText, ProtocolError, quoteAuthParam } from '../errors.js';
 
 /*
  * The 401/403 answers of protected operations (RFC 6750 §3): a JSON body like every Gatehouse error,
@@ -10,7 +10,9 @@ type ChallengeContext = Pick<Context, 'realm'>;
 
 function bearerChallenge(ctx: ChallengeContext, params: Record<string, string> = {}): string {
   let challenge = `Bearer realm=${quoteAuthParam(ctx.realm)}`;
-  for (const [name, value] of Object.entries(params)) challenge += `, ${name}=${quoteAuthParam(value)}`;
+  for (const [name, value] of Object.entries(params)) {
+    challenge += `, ${name}=${quoteAuthParam(name === 'error_description' ? errorDescriptionText(value) : value)}`;
+  }
   return challenge;
 }
 

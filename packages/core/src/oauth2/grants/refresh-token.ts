@@ -29,6 +29,11 @@ export async function refreshTokenGrant(
   if (!record || record.clientId !== client.id)
     throw invalidGrant('The refresh token is invalid, expired or revoked.');
   if (record.rotatedAt !== undefined) return reused(ctx, record.grantId, client.id);
+  // A deleted user's grants end with the user (sessions do the same through `sessionUser`).
+  if (!(await ctx.users.findUser(record.userId))) {
+    await ctx.storage.grants.revokeGrant(record.grantId, now + grantLifetimeMs(ctx));
+    throw invalidGrant('The refresh token is invalid, expired or revoked.');
+  }
   const scope = requestedScope === undefined ? record.scope : parseScope(requestedScope).join(' ');
   if (!isScopeSubset(scope, record.scope))
     throw invalidScope('A refresh may narrow the scope of the grant, never widen it.');
