@@ -62,7 +62,7 @@ bench
       authTime: now,
       expiresAt: now + 60_000,
     });
-    await grants.redeemCode(codeHash, refresh(hashes[n++ % hashes.length]), now);
+    await grants.redeemCode(codeHash, refresh(hashes[n++ % hashes.length]), now, now + 3_600_000);
   })
   .add('grants.isRevoked (not revoked)', async () => {
     await grants.isRevoked('jti-not-revoked', 'grant-not-revoked', now);

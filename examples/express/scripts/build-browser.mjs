@@ -1,6 +1,6 @@
 /**
  * Bundles the demo's browser app (src/browser/app.ts, using @gatehouse/client) into
- * public/client.js. Run by `pnpm start` before the server; the output is not committed.
+ * public/client.js (and the cross-tab test page into public/cross-tab.js). Run by `pnpm start` before the server; the output is not committed.
  * `@gatehouse/client` is taken from its source, so no package build is needed first.
  */
 import { fileURLToPath } from 'node:url';
@@ -11,8 +11,9 @@ const at = (path) => fileURLToPath(new URL(path, import.meta.url));
 /** Builds the bundle; resolves with esbuild's result. */
 export function buildBrowserApp() {
   return build({
-    entryPoints: [at('../src/browser/app.ts')],
-    outfile: at('../public/client.js'),
+    // client.js: the demo app; cross-tab.js: the page of the cross-tab refresh test (not linked).
+    entryPoints: { client: at('../src/browser/app.ts'), 'cross-tab': at('../src/browser/cross-tab.ts') },
+    outdir: at('../public'),
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -27,5 +28,5 @@ export function buildBrowserApp() {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   await buildBrowserApp();
-  console.log('built public/client.js');
+  console.log('built public/client.js and public/cross-tab.js');
 }

@@ -22,6 +22,11 @@ export function defaultTransactionStore(): TransactionStore {
 /** The part of the Web Locks API the refresher uses. */
 export interface LockManagerLike {
   request<T>(name: string, callback: () => Promise<T>): Promise<T>;
+  /**
+   * The held and pending locks (`navigator.locks.query()`). Optional: with it, a tab that finds a
+   * refresh token another tab has already rotated waits for the new token set (see `createRefresher`).
+   */
+  query?(): Promise<{ readonly held?: readonly { readonly name?: string }[] }>;
 }
 
 /** `navigator.locks` where the runtime has it (browsers), else `null`. */

@@ -1,18 +1,27 @@
-import { isGatehouseClientError, type LockManagerLike, memoryTokenStore } from '@gatehouse/client';
+import {
+  isGatehouseClientError,
+  type LockManagerLike,
+  memoryTokenStore,
+  type TokenSet,
+  type TokenStore,
+} from '@gatehouse/client';
 import { describe, expect, it } from 'vitest';
 import { basic, post } from '../../core/test/fixtures';
 import { ALWAYS_REFUSED_PATH, harness, RESOURCE_PATH, signIn } from '../test/support';
 
 /** An in-process stand-in for `navigator.locks`: one holder per name, others queue (FIFO). */
-function fakeLocks(): LockManagerLike & { grants: number } {
+function fakeLocks(withQuery = false): LockManagerLike & { grants: number } {
   const tails = new Map<string, Promise<unknown>>();
+  const held = new Set<string>();
   const manager = {
     grants: 0,
+    ...(withQuery ? { query: async () => ({ held: [...held].map((name) => ({ name })) }) } : {}),
     request<T>(name: string, callback: () => Promise<T>): Promise<T> {
       const previous = tails.get(name) ?? Promise.resolve();
       const result = previous.then(() => {
         manager.grants += 1;
-        return callback();
+        held.add(name);
+        return callback().finally(() => held.delete(name));
       });
       tails.set(
         name,
@@ -80,6 +89,34 @@ describe('automatic refresh', () => {
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(locks.grants).toBe(2);
     expect(h.tokenCalls('refresh_token')).toHaveLength(1);
+  });
+
+  it('with Web Locks, a tab whose store copy lags behind waits for the other tab’s tokens instead of reusing the rotated refresh token', async () => {
+    const h = await harness();
+    // Like localStorage across Chromium renderer processes: tab B sees tab A's writes only a task
+    // later, possibly after tab A has released the lock.
+    let shared: TokenSet | null = null;
+    let viewB: TokenSet | null = null;
+    const storeA: TokenStore = {
+      get: () => shared,
+      set(tokens) {
+        shared = tokens;
+        setTimeout(() => {
+          viewB = tokens;
+        }, 0);
+      },
+    };
+    const storeB: TokenStore = { get: () => viewB, set: (tokens) => storeA.set(tokens) };
+    const locks = fakeLocks(true);
+    const tabA = h.client({ tokenStore: storeA, locks });
+    const tabB = h.client({ tokenStore: storeB, locks });
+    await signIn(h, tabA);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    h.clock.advance(3601);
+    const [a, b] = await Promise.all([tabA.fetch(RESOURCE_PATH), tabB.fetch(RESOURCE_PATH)]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(h.tokenCalls('refresh_token')).toHaveLength(1);
+    expect(viewB).toEqual(shared);
   });
 
   it('retries once with a refreshed token after a 401 invalid_token', async () => {

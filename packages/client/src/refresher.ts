@@ -17,18 +17,83 @@ export interface Refresher {
   refresh(needed: RefreshCondition): Promise<TokenSet>;
 }
 
+/** How long a tab keeps announcing that it rotated a refresh token (far above storage propagation). */
+const ROTATION_NOTICE_MS = 10_000;
+/** How long a tab waits for another tab's new token set to become visible in the store. */
+const STORE_CATCH_UP_MS = 5_000;
+const STORE_POLL_MS = 10;
+
+const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms) as { unref?: () => void };
+    // In Node, a pending notice must not keep the process alive.
+    timer.unref?.();
+  });
+
+/** A short, non-reversible name for a refresh token (lock names are visible to the whole origin). */
+async function fingerprint(token: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token)));
+  return Array.from(digest.subarray(0, 16), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
 /**
  * Single flight: concurrent callers in this realm share one in-flight promise, and across tabs a
  * Web Lock serializes refreshes. Inside the lock the store is read again, so a refresh done by
  * another tab is reused instead of presenting a rotated refresh token (which the server treats as
  * reuse and answers by revoking the whole grant, RFC 9700 §4.14.2).
+ *
+ * Reading the store again is not enough with `localStorage` in Chromium: each renderer process
+ * reads its own copy, and another tab's write reaches it asynchronously, unordered with the lock
+ * grant, so the lock can be granted before the new token set is visible. Hence, with
+ * `locks.query`, the tab that rotates a refresh token holds a lock named after the old token's
+ * fingerprint for a while; a tab that finds that lock held knows its copy is stale and waits for
+ * the store to catch up instead of presenting the rotated token.
  */
 export function createRefresher(config: ClientConfig): Refresher {
   let inFlight: Promise<TokenSet> | undefined;
   const lockName = `gatehouse-refresh ${config.baseUrl} ${config.clientId}`;
+  const locks = config.locks;
+  const rotationNotice = async (refreshToken: string) =>
+    `${lockName} rotated ${await fingerprint(refreshToken)}`;
+
+  /** Whether another tab has announced that it rotated `refreshToken`. */
+  const rotatedElsewhere = async (refreshToken: string): Promise<boolean> => {
+    if (!locks?.query) return false;
+    const name = await rotationNotice(refreshToken);
+    return ((await locks.query()).held ?? []).some((lock) => lock.name === name);
+  };
+
+  /** Announces, until the store has surely caught up everywhere, that `refreshToken` is rotated. */
+  const announceRotation = async (refreshToken: string): Promise<void> => {
+    if (!locks?.query) return;
+    const name = await rotationNotice(refreshToken);
+    // Resolves once the notice lock is held, i.e. before the refresh lock is released.
+    await new Promise<void>((held) => {
+      void locks.request(name, () => {
+        held();
+        return sleep(ROTATION_NOTICE_MS);
+      });
+    });
+  };
+
+  /** The store's token set once it no longer holds `rotated`; throws when it does not catch up. */
+  const awaitNewTokenSet = async (rotated: string): Promise<TokenSet | null> => {
+    for (let waited = 0; waited < STORE_CATCH_UP_MS; waited += STORE_POLL_MS) {
+      await sleep(STORE_POLL_MS);
+      const tokens = await config.store.get();
+      if (tokens?.refreshToken !== rotated) return tokens;
+    }
+    throw new GatehouseClientError(
+      'refresh_failed',
+      'Another tab rotated the refresh token, but its new token set did not reach this tab.',
+    );
+  };
 
   const run = async (needed: RefreshCondition): Promise<TokenSet> => {
-    const current = await config.store.get();
+    let current = await config.store.get();
+    if (current?.refreshToken && needed(current) && (await rotatedElsewhere(current.refreshToken))) {
+      current = await awaitNewTokenSet(current.refreshToken);
+    }
     if (!current) throw new GatehouseClientError('no_token', 'There is no token set to refresh.');
     if (!needed(current)) return current;
     if (!current.refreshToken) {
@@ -62,6 +127,8 @@ export function createRefresher(config: ClientConfig): Refresher {
       throw error;
     }
     await config.store.set(tokens);
+    // Without rotation the old refresh token stays valid; nothing to announce.
+    if (tokens.refreshToken !== current.refreshToken) await announceRotation(current.refreshToken);
     return tokens;
   };
 

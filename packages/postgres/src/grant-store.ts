@@ -102,15 +102,17 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
       return row ? toCode(row) : null;
     },
 
-    async redeemCode(codeHash, refreshToken, now): Promise<RedeemCodeResult> {
+    async redeemCode(codeHash, refreshToken, now, keepUntil): Promise<RedeemCodeResult> {
+      // The consumed row is kept until keepUntil ($10, never shortened) so that a late replay is
+      // still recognised (RFC 6749 §4.1.2); the sweeper drops it by expires_at afterwards.
       const { rows } = await pool.query<CodeRow>(
         `WITH won AS (
-           UPDATE ${t.codes} r SET consumed_at = $2
+           UPDATE ${t.codes} r SET consumed_at = $2, expires_at = GREATEST(r.expires_at, $10::bigint)
            WHERE r.code_hash = $1 AND r.consumed_at IS NULL AND r.expires_at > $2 AND ${notRevoked('$2')}
            RETURNING r.*
          ), stored AS (${insertRefreshFromWinner})
          SELECT * FROM won`,
-        [codeHash, now, ...refreshParams(refreshToken)],
+        [codeHash, now, ...refreshParams(refreshToken), keepUntil],
       );
       if (rows[0]) return { status: 'redeemed', code: toCode(rows[0]) };
       // Lost: a fresh read (after the winner committed) tells a replay from an unknown code.

@@ -15,28 +15,37 @@ if not f[1] or tonumber(f[2]) <= now then return {'invalid'} end
 if f[3] ~= ARGV[2] then return {'retry'} end
 local revoked = redis.call('GET', KEYS[2])
 if revoked and tonumber(revoked) > now then return {'invalid'} end
-if f[4] then return {SEEN, f[1], f[4]} end
+if f[4] then return {SEEN, f[1], f[4], f[2]} end
 `;
 
-/** Stores the new refresh token of KEYS[3] from ARGV[3..5] (json, expiresAt, grant id). */
-const STORE_REFRESH_TOKEN = `
+/** Stores the new refresh token of KEYS[3] from ARGV[at..at+2] (json, expiresAt, grant id). */
+const storeRefreshToken = (at: number) => `
 redis.call('DEL', KEYS[3])
-redis.call('HSET', KEYS[3], 'r', ARGV[3], 'exp', ARGV[4], 'grant', ARGV[5])
-redis.call('PEXPIREAT', KEYS[3], ARGV[4])
+redis.call('HSET', KEYS[3], 'r', ARGV[${at}], 'exp', ARGV[${at + 1}], 'grant', ARGV[${at + 2}])
+redis.call('PEXPIREAT', KEYS[3], ARGV[${at + 1}])
 `;
 
 /**
- * KEYS: code, revoked-grant marker, [refresh token]. ARGV: now, expected grant id,
- * [refresh json, refresh expiresAt, refresh grant id].
+ * KEYS: code, revoked-grant marker, [refresh token]. ARGV: now, expected grant id, keepUntil,
+ * keepUntil as a PEXPIREAT time, [refresh json, refresh expiresAt, refresh grant id]. The consumed
+ * code is kept until keepUntil (never shortened) so that a late replay is still recognised.
+ * Replies `{'replayed', json, consumedAt, exp}` or `{'redeemed', json, exp}`.
  */
 export const redeemCodeScript = new LuaScript(`
 local MARKER, SEEN = 'used', 'replayed'
 ${CHECK_RECORD}
-redis.call('HSET', KEYS[1], 'used', ARGV[1])
-if #KEYS == 3 then
-${STORE_REFRESH_TOKEN}
+local exp = f[2]
+if tonumber(ARGV[3]) > tonumber(exp) then
+  exp = ARGV[3]
+  redis.call('HSET', KEYS[1], 'used', ARGV[1], 'exp', exp)
+  redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+else
+  redis.call('HSET', KEYS[1], 'used', ARGV[1])
 end
-return {'redeemed', f[1]}
+if #KEYS == 3 then
+${storeRefreshToken(5)}
+end
+return {'redeemed', f[1], exp}
 `);
 
 /** KEYS: token, revoked-grant marker, next token. ARGV: now, expected grant id, next json, expiresAt, grant id. */
@@ -44,7 +53,7 @@ export const rotateRefreshTokenScript = new LuaScript(`
 local MARKER, SEEN = 'rot', 'reused'
 ${CHECK_RECORD}
 redis.call('HSET', KEYS[1], 'rot', ARGV[1])
-${STORE_REFRESH_TOKEN}
+${storeRefreshToken(3)}
 return {'rotated', f[1]}
 `);
 

@@ -23,7 +23,7 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
     if (json == null || Number(exp) <= now) return null;
     const record = JSON.parse(json) as T;
     if (await grantRevoked(record.grantId, now)) return null;
-    return { record, seen: seen == null ? undefined : Number(seen) };
+    return { record, expiresAt: Number(exp), seen: seen == null ? undefined : Number(seen) };
   };
 
   const grantRevoked = async (grantId: string, now: number) => {
@@ -75,7 +75,7 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
         client,
         [key, keys.revokedGrant(grantId), ...extraKeys],
         [String(now), grantId, ...extraArgs],
-      )) as [string, string?, string?];
+      )) as [string, string?, string?, string?];
       if (reply[0] !== 'retry') return reply;
     }
     return null;
@@ -98,28 +98,37 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
     async findCode(codeHash, now) {
       const found = await findLive<AuthorizationCodeRecord>(keys.code(codeHash), 'used', now);
       if (!found) return null;
-      return found.seen === undefined ? found.record : { ...found.record, consumedAt: found.seen };
+      // A consumed code's `exp` field was extended by the redeem script; the JSON keeps the original.
+      return found.seen === undefined
+        ? found.record
+        : { ...found.record, expiresAt: found.expiresAt, consumedAt: found.seen };
     },
 
-    async redeemCode(codeHash, refreshToken, now): Promise<RedeemCodeResult> {
+    async redeemCode(codeHash, refreshToken, now, keepUntil): Promise<RedeemCodeResult> {
       const reply = await consume(
         keys.code(codeHash),
         redeemCodeScript,
         refreshToken ? [keys.refreshToken(refreshToken.tokenHash)] : [],
-        refreshToken
-          ? [
-              JSON.stringify(withoutRotation(refreshToken)),
-              String(refreshToken.expiresAt),
-              refreshToken.grantId,
-            ]
-          : [],
+        [
+          String(keepUntil),
+          expireAt(keepUntil),
+          ...(refreshToken
+            ? [
+                JSON.stringify(withoutRotation(refreshToken)),
+                String(refreshToken.expiresAt),
+                refreshToken.grantId,
+              ]
+            : []),
+        ],
         now,
       );
       if (!reply || reply[0] === 'invalid') return { status: 'invalid' };
       const code = JSON.parse(reply[1]!) as AuthorizationCodeRecord;
-      if (reply[0] === 'replayed')
-        return { status: 'replayed', code: { ...code, consumedAt: Number(reply[2]) } };
-      return { status: 'redeemed', code: { ...code, consumedAt: now } };
+      if (reply[0] === 'replayed') {
+        const replayed = { ...code, expiresAt: Number(reply[3]), consumedAt: Number(reply[2]) };
+        return { status: 'replayed', code: replayed };
+      }
+      return { status: 'redeemed', code: { ...code, expiresAt: Number(reply[2]), consumedAt: now } };
     },
 
     async saveRefreshToken(record) {

@@ -96,6 +96,10 @@ export interface AuthorizationCodeRecord {
   readonly codeChallenge?: string;
   /** When the user authenticated (epoch ms). */
   readonly authTime: number;
+  /**
+   * Until when the record is kept (epoch ms). For an unconsumed code, its end of validity; once
+   * redeemed, the store extends it to the caller's `keepUntil` (see {@link GrantStore.redeemCode}).
+   */
   readonly expiresAt: number;
   /** Set by the store when the code is redeemed; a record with it set is a replay target. */
   readonly consumedAt?: number;
@@ -142,17 +146,31 @@ export type RotateRefreshTokenResult =
 export interface GrantStore {
   /** Stores a new code. */
   saveCode(record: AuthorizationCodeRecord): Promise<void>;
-  /** The code record (consumed or not) if it exists and has not expired; never consumes. */
+  /**
+   * The code record (consumed or not) if it exists, `expiresAt > now` and its grant is not revoked;
+   * never consumes. For a consumed code `expiresAt` is the extended one set by {@link redeemCode}.
+   */
   findCode(codeHash: string, now: number): Promise<AuthorizationCodeRecord | null>;
   /**
-   * Atomically consumes an unexpired, unconsumed code (setting `consumedAt = now`, keeping the record
-   * until it expires so that replays are recognised) and, in the same step, stores `refreshToken`
-   * when given. At most one caller ever gets `redeemed`; a code of a revoked grant is `invalid`.
+   * Atomically consumes an unexpired (`expiresAt > now`), unconsumed code of a grant that is not
+   * revoked and, in the same step, stores `refreshToken` when given. At most one caller ever gets
+   * `redeemed`; a code of a revoked grant is `invalid`.
+   *
+   * On success the engine sets `consumedAt = now` and sets the record's `expiresAt` to
+   * `max(expiresAt, keepUntil)` (it never shortens it), keeping the consumed record until then so
+   * that a replay is recognised (and its grant revoked, RFC 6749 §4.1.2) long after the code itself
+   * would have expired: Gatehouse passes `now` + the longest lifetime of anything the grant issues.
+   * The `redeemed` result, and {@link findCode} / `replayed` results afterwards, carry the consumed
+   * record with that extended `expiresAt`. Unconsumed codes still expire at their original
+   * `expiresAt`; a failed or losing call writes nothing.
+   *
+   * @param keepUntil Epoch ms, at least the code's `expiresAt`: how long to keep the consumed record.
    */
   redeemCode(
     codeHash: string,
     refreshToken: RefreshTokenRecord | null,
     now: number,
+    keepUntil: number,
   ): Promise<RedeemCodeResult>;
 
   /** Stores a refresh token (used when refresh rotation is off, and by tests). */

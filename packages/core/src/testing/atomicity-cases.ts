@@ -1,5 +1,5 @@
 import type { CaseContext } from './conformance-api.js';
-import { baseTime, codeRecord, refreshRecord } from './records.js';
+import { baseTime, codeRecord, KEEP_CONSUMED_CODE_MS, refreshRecord } from './records.js';
 
 /**
  * The heart of the contract: among many concurrent callers exactly one wins a code or a refresh
@@ -20,7 +20,9 @@ export function atomicityCases({ api, storage, concurrency }: CaseContext): void
         ),
       );
       const results = await Promise.all(
-        candidates.map((refresh) => grants.redeemCode(code.codeHash, refresh, now)),
+        candidates.map((refresh) =>
+          grants.redeemCode(code.codeHash, refresh, now, now + KEEP_CONSUMED_CODE_MS),
+        ),
       );
       expect(results.filter((result) => result.status === 'redeemed').length).toBe(1);
       expect(results.filter((result) => result.status === 'replayed').length).toBe(concurrency - 1);

@@ -1,5 +1,13 @@
 import type { CaseContext } from './conformance-api.js';
-import { baseTime, codeRecord, freshHash, freshId, refreshRecord, withoutMarker } from './records.js';
+import {
+  baseTime,
+  codeRecord,
+  freshHash,
+  freshId,
+  KEEP_CONSUMED_CODE_MS,
+  refreshRecord,
+  withoutMarker,
+} from './records.js';
 
 /** Round trips, expiry, single use, rotation and revocation of the {@link GrantStore}. */
 export function grantStoreCases({ api, storage }: CaseContext): void {
@@ -32,7 +40,10 @@ export function grantStoreCases({ api, storage }: CaseContext): void {
       await grants.saveCode(code);
       expect(await grants.findCode(code.codeHash, code.expiresAt - 1)).toEqual(code);
       expect(await grants.findCode(code.codeHash, code.expiresAt)).toBeNull();
-      expect(await grants.redeemCode(code.codeHash, null, code.expiresAt)).toEqual({ status: 'invalid' });
+      expect(
+        await grants.redeemCode(code.codeHash, null, code.expiresAt, code.expiresAt + KEEP_CONSUMED_CODE_MS),
+      ).toEqual({ status: 'invalid' });
+      expect(await grants.findCode(code.codeHash, code.expiresAt)).toBeNull();
     });
 
     it('redeems a code once, storing its refresh token in the same step', async () => {
@@ -43,11 +54,13 @@ export function grantStoreCases({ api, storage }: CaseContext): void {
       const refresh = await refreshRecord(now + 5, { grantId: code.grantId, userId: code.userId });
       expect(await grants.findRefreshToken(refresh.tokenHash, now + 5)).toBeNull();
 
-      const result = await grants.redeemCode(code.codeHash, refresh, now + 5);
-      expect(result).toEqual({ status: 'redeemed', code: { ...code, consumedAt: now + 5 } });
+      const keepUntil = now + 5 + KEEP_CONSUMED_CODE_MS;
+      const result = await grants.redeemCode(code.codeHash, refresh, now + 5, keepUntil);
+      const consumed = { ...code, consumedAt: now + 5, expiresAt: keepUntil };
+      expect(result).toEqual({ status: 'redeemed', code: consumed });
       expect(await grants.findRefreshToken(refresh.tokenHash, now + 5)).toEqual(refresh);
-      // Consumed codes are kept (until they expire) so that a replay is recognised.
-      expect(await grants.findCode(code.codeHash, now + 6)).toEqual({ ...code, consumedAt: now + 5 });
+      // Consumed codes are kept (until keepUntil) so that a replay is recognised.
+      expect(await grants.findCode(code.codeHash, now + 6)).toEqual(consumed);
     });
 
     it('reports a second redemption as a replay and writes nothing for it', async () => {
@@ -55,20 +68,84 @@ export function grantStoreCases({ api, storage }: CaseContext): void {
       const now = baseTime();
       const code = await codeRecord(now);
       await grants.saveCode(code);
-      await grants.redeemCode(code.codeHash, null, now + 1);
+      const keepUntil = now + 1 + KEEP_CONSUMED_CODE_MS;
+      await grants.redeemCode(code.codeHash, null, now + 1, keepUntil);
       const late = await refreshRecord(now + 2, { grantId: code.grantId });
-      const replay = await grants.redeemCode(code.codeHash, late, now + 2);
-      expect(replay.status).toBe('replayed');
-      if (replay.status === 'replayed') expect(withoutMarker(replay.code, 'consumedAt')).toEqual(code);
+      const replay = await grants.redeemCode(code.codeHash, late, now + 2, now + 2 + KEEP_CONSUMED_CODE_MS);
+      const consumed = { ...code, consumedAt: now + 1, expiresAt: keepUntil };
+      expect(replay).toEqual({ status: 'replayed', code: consumed });
       expect(await grants.findRefreshToken(late.tokenHash, now + 2)).toBeNull();
-      expect(await grants.findCode(code.codeHash, now + 3)).toEqual({ ...code, consumedAt: now + 1 });
+      // The replay neither moved consumedAt nor extended the record again.
+      expect(await grants.findCode(code.codeHash, now + 3)).toEqual(consumed);
+    });
+
+    it('keeps a consumed code past its own expiry until keepUntil, so a late replay is recognised', async () => {
+      const { grants } = await storage();
+      const now = baseTime();
+      const code = await codeRecord(now);
+      await grants.saveCode(code);
+      const keepUntil = now + 5 + KEEP_CONSUMED_CODE_MS;
+      await grants.redeemCode(code.codeHash, null, now + 5, keepUntil);
+      const consumed = { ...code, consumedAt: now + 5, expiresAt: keepUntil };
+
+      // RFC 6749 §4.1.2: a replay after the code's original lifetime must still be seen as one.
+      const afterLifetime = code.expiresAt + 1;
+      expect(await grants.findCode(code.codeHash, afterLifetime)).toEqual(consumed);
+      const late = await refreshRecord(afterLifetime, { grantId: code.grantId });
+      expect(await grants.redeemCode(code.codeHash, late, afterLifetime, afterLifetime + 60_000)).toEqual({
+        status: 'replayed',
+        code: consumed,
+      });
+      expect(await grants.findRefreshToken(late.tokenHash, afterLifetime)).toBeNull();
+      expect(await grants.findCode(code.codeHash, keepUntil - 1)).toEqual(consumed);
+
+      // From keepUntil on, the consumed record is gone like any expired one.
+      expect(await grants.findCode(code.codeHash, keepUntil)).toBeNull();
+      expect(await grants.redeemCode(code.codeHash, null, keepUntil, keepUntil + 60_000)).toEqual({
+        status: 'invalid',
+      });
+    });
+
+    it('never shortens a code when redeemed with a keepUntil before its expiresAt', async () => {
+      const { grants } = await storage();
+      const now = baseTime();
+      const code = await codeRecord(now);
+      await grants.saveCode(code);
+      const result = await grants.redeemCode(code.codeHash, null, now + 1, now + 2);
+      const consumed = { ...code, consumedAt: now + 1 };
+      expect(result).toEqual({ status: 'redeemed', code: consumed });
+      expect(await grants.findCode(code.codeHash, code.expiresAt - 1)).toEqual(consumed);
+      expect(await grants.findCode(code.codeHash, code.expiresAt)).toBeNull();
+    });
+
+    it('lets an unconsumed code expire at its original expiresAt', async () => {
+      const { grants } = await storage();
+      const now = baseTime();
+      const code = await codeRecord(now);
+      const sibling = await codeRecord(now, { grantId: code.grantId, userId: code.userId });
+      await grants.saveCode(code);
+      await grants.saveCode(sibling);
+      // Redeeming one code of the grant extends that record only.
+      await grants.redeemCode(code.codeHash, null, now + 1, now + 1 + KEEP_CONSUMED_CODE_MS);
+      expect(await grants.findCode(sibling.codeHash, sibling.expiresAt - 1)).toEqual(sibling);
+      expect(await grants.findCode(sibling.codeHash, sibling.expiresAt)).toBeNull();
+      expect(
+        await grants.redeemCode(
+          sibling.codeHash,
+          null,
+          sibling.expiresAt,
+          sibling.expiresAt + KEEP_CONSUMED_CODE_MS,
+        ),
+      ).toEqual({ status: 'invalid' });
     });
 
     it('answers invalid for an unknown code and writes no refresh token for it', async () => {
       const { grants } = await storage();
       const now = baseTime();
       const refresh = await refreshRecord(now);
-      expect(await grants.redeemCode(await freshHash(), refresh, now)).toEqual({ status: 'invalid' });
+      expect(await grants.redeemCode(await freshHash(), refresh, now, now + KEEP_CONSUMED_CODE_MS)).toEqual({
+        status: 'invalid',
+      });
       expect(await grants.findRefreshToken(refresh.tokenHash, now)).toBeNull();
     });
   });
@@ -152,7 +229,9 @@ export function grantStoreCases({ api, storage }: CaseContext): void {
       await grants.revokeGrant(grantId, now + 3_600_000);
       expect(await grants.findCode(code.codeHash, now + 1)).toBeNull();
       const next = await refreshRecord(now + 1, { grantId });
-      expect(await grants.redeemCode(code.codeHash, next, now + 1)).toEqual({ status: 'invalid' });
+      expect(await grants.redeemCode(code.codeHash, next, now + 1, now + 1 + KEEP_CONSUMED_CODE_MS)).toEqual({
+        status: 'invalid',
+      });
       expect(await grants.findRefreshToken(token.tokenHash, now + 1)).toBeNull();
       expect(await grants.rotateRefreshToken(token.tokenHash, next, now + 1)).toEqual({ status: 'invalid' });
       expect(await grants.findRefreshToken(next.tokenHash, now + 1)).toBeNull();

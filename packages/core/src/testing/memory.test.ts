@@ -36,18 +36,33 @@ describe('the conformance suite', () => {
     const racy: GrantStore = {
       ...inner,
       // Reads, yields, then writes: concurrent callers all see the code unconsumed.
-      async redeemCode(codeHash, refreshToken, now) {
+      async redeemCode(codeHash, refreshToken, now, keepUntil) {
         const code = await inner.findCode(codeHash, now);
         await new Promise((resolve) => setTimeout(resolve, 1));
         if (!code) return { status: 'invalid' };
         if (code.consumedAt !== undefined) return { status: 'replayed', code };
-        await inner.saveCode({ ...code, consumedAt: now });
+        const consumed = { ...code, consumedAt: now, expiresAt: Math.max(code.expiresAt, keepUntil) };
+        await inner.saveCode(consumed);
         if (refreshToken) await inner.saveRefreshToken(refreshToken);
-        return { status: 'redeemed', code: { ...code, consumedAt: now } };
+        return { status: 'redeemed', code: consumed };
       },
     };
     expect(await failingCases(memoryStorage(racy))).toEqual([
       '200 parallel redemptions of one code: exactly one redeemed, the rest replayed',
+    ]);
+  });
+
+  it('fails an engine that drops a consumed code at its original expiry', async () => {
+    const inner = memoryGrantStore();
+    const forgetful: GrantStore = {
+      ...inner,
+      // Ignores keepUntil: the consumed record keeps the code's own 60 s lifetime.
+      redeemCode: (codeHash, refreshToken, now) => inner.redeemCode(codeHash, refreshToken, now, 0),
+    };
+    expect(await failingCases(memoryStorage(forgetful))).toEqual([
+      'redeems a code once, storing its refresh token in the same step',
+      'reports a second redemption as a replay and writes nothing for it',
+      'keeps a consumed code past its own expiry until keepUntil, so a late replay is recognised',
     ]);
   });
 

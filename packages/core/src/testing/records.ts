@@ -22,6 +22,12 @@ export function baseTime(): number {
   return Math.floor(Date.now() / 1000) * 1000;
 }
 
+/**
+ * The `keepUntil - now` the cases pass to `redeemCode`: how long a consumed code is kept for replay
+ * detection (Gatehouse passes the grant's lifetime; 10 min here, well past the codes' 60 s).
+ */
+export const KEEP_CONSUMED_CODE_MS = 600_000;
+
 /** An unconsumed code of a fresh grant, issued at `now`, valid 60 s. */
 export async function codeRecord(
   now: number,

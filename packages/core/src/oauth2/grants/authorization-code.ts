@@ -66,7 +66,13 @@ export async function authorizationCodeGrant(
         expiresAt: now + ctx.refreshTokenTtl * 1000,
       }
     : null;
-  const result = await ctx.storage.grants.redeemCode(codeHash, refreshRecord, now);
+  // The consumed code outlives its 60 s so that a late replay still revokes the grant (§4.1.2).
+  const result = await ctx.storage.grants.redeemCode(
+    codeHash,
+    refreshRecord,
+    now,
+    now + grantLifetimeMs(ctx),
+  );
   if (result.status === 'replayed') return replayed(ctx, record.grantId, client.id);
   if (result.status === 'invalid') throw invalidGrant('The authorization code is invalid or expired.');
   ctx.emit({

@@ -33,11 +33,12 @@ export function memoryGrantStore(): GrantStore {
       const code = codes.get(codeHash, now);
       return code && !grantRevoked(code.grantId, now) ? code : null;
     },
-    async redeemCode(codeHash, refreshToken, now): Promise<RedeemCodeResult> {
+    async redeemCode(codeHash, refreshToken, now, keepUntil): Promise<RedeemCodeResult> {
       const code = codes.get(codeHash, now);
       if (!code || grantRevoked(code.grantId, now)) return { status: 'invalid' };
       if (code.consumedAt !== undefined) return { status: 'replayed', code };
-      const consumed = { ...code, consumedAt: now };
+      // Kept past the code's own expiry so that a late replay still revokes the grant (RFC 6749 §4.1.2).
+      const consumed = { ...code, consumedAt: now, expiresAt: Math.max(code.expiresAt, keepUntil) };
       codes.set(codeHash, consumed, now);
       if (refreshToken) refreshTokens.set(refreshToken.tokenHash, refreshToken, now);
       return { status: 'redeemed', code: consumed };
