@@ -114,7 +114,7 @@ describe('demo tickets API', () => {
       expect({ limit, status: response?.status }).toEqual({ limit, status: 400 });
       const body = (await response!.json()) as { error: string; error_description: string };
       expect(body.error).toBe('invalid_request');
-      expect(body.error_description).toContain('"limit"');
+      expect(body.error_description).toContain("'limit'");
     }
     const bodies: [Record<string, string>, BodyInit, string][] = [
       [{ 'Content-Type': 'text/plain' }, '{"limit":5}', 'Content-Type'],
