@@ -1,5 +1,6 @@
 import type { PasswordHasher } from '../../passwords/password-hasher.js';
 import { pbkdf2Hasher } from '../../passwords/pbkdf2.js';
+import { markTrusted } from '../guard.js';
 import type { UserRecord, UserStore } from '../types.js';
 
 /** A user of {@link memoryUserStore}: a {@link UserRecord} plus its password hash. */
@@ -29,7 +30,7 @@ export function memoryUserStore(
   let dummyHash: Promise<string> | undefined;
   const toRecord = ({ passwordHash: _, ...user }: MemoryUser): UserRecord => user;
 
-  return {
+  return markTrusted({
     async verifyPassword(username, password) {
       const user = byUsername.get(username);
       if (!user) {
@@ -43,5 +44,5 @@ export function memoryUserStore(
       const user = byId.get(userId);
       return user ? toRecord(user) : null;
     },
-  };
+  });
 }
