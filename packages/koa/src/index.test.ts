@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { clientAddressOf } from '@gatehouse/core';
 import { type AuthState, gatehouse, requireAuth } from '@gatehouse/koa';
 import { bodyParser } from '@koa/bodyparser';
-import Koa, { type Middleware } from 'koa';
+import Koa3, { type Middleware } from 'koa';
+// Koa 2 through an npm alias: the adapter supports both majors, and both run every test below.
+import Koa2 from 'koa2';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   basic,
@@ -22,7 +24,7 @@ afterEach(async () => {
   }
 });
 
-async function listen(app: Koa): Promise<string> {
+async function listen(app: Koa3): Promise<string> {
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -61,189 +63,198 @@ const echo = {
   },
 };
 
-describe('gatehouse() middleware', () => {
-  it('sees the full URL at the root and under a mounting middleware', async () => {
-    const app = new Koa();
-    app.use(
-      mount('/demo', gatehouse({ ...echo, handles: (url) => new URL(url).pathname.startsWith('/demo/') })),
-    );
-    const base = await listen(app);
-    expect((await (await fetch(`${base}/demo/oauth2/v1/token?x=1`)).json()).url).toBe(
-      `${base}/demo/oauth2/v1/token?x=1`,
-    );
-  });
+const versions = [
+  ['Koa 3', Koa3],
+  ['Koa 2', Koa2],
+] as const;
 
-  it('falls through to the next middleware for other paths', async () => {
-    const app = new Koa();
-    app.use(gatehouse(echo));
-    app.use((ctx) => {
-      ctx.body = 'host route';
-    });
-    expect(await (await fetch(`${await listen(app)}/hello`)).text()).toBe('host route');
-  });
-
-  it('ignores X-Forwarded-* unless app.proxy is set', async () => {
-    const forwarded = {
-      'X-Forwarded-Proto': 'https',
-      'X-Forwarded-Host': 'public.example',
-      'X-Forwarded-For': '203.0.113.9',
-    };
-    const plainApp = new Koa();
-    plainApp.use(gatehouse(echo));
-    const base = await listen(plainApp);
-    const plain = await (await fetch(`${base}/demo/x`, { headers: forwarded })).json();
-    expect({ url: plain.url, address: plain.address }).toEqual({
-      url: `${base}/demo/x`,
-      address: '127.0.0.1',
+describe.each(versions)('on %s', (_version, Koa) => {
+  describe('gatehouse() middleware', () => {
+    it('sees the full URL at the root and under a mounting middleware', async () => {
+      const app = new Koa();
+      app.use(
+        mount('/demo', gatehouse({ ...echo, handles: (url) => new URL(url).pathname.startsWith('/demo/') })),
+      );
+      const base = await listen(app);
+      expect((await (await fetch(`${base}/demo/oauth2/v1/token?x=1`)).json()).url).toBe(
+        `${base}/demo/oauth2/v1/token?x=1`,
+      );
     });
 
-    const proxiedApp = new Koa({ proxy: true });
-    proxiedApp.use(gatehouse(echo));
-    const proxied = await (await fetch(`${await listen(proxiedApp)}/demo/x`, { headers: forwarded })).json();
-    expect({ url: proxied.url, address: proxied.address }).toEqual({
-      url: 'https://public.example/demo/x',
-      address: '203.0.113.9',
+    it('falls through to the next middleware for other paths', async () => {
+      const app = new Koa();
+      app.use(gatehouse(echo));
+      app.use((ctx) => {
+        ctx.body = 'host route';
+      });
+      expect(await (await fetch(`${await listen(app)}/hello`)).text()).toBe('host route');
+    });
+
+    it('ignores X-Forwarded-* unless app.proxy is set', async () => {
+      const forwarded = {
+        'X-Forwarded-Proto': 'https',
+        'X-Forwarded-Host': 'public.example',
+        'X-Forwarded-For': '203.0.113.9',
+      };
+      const plainApp = new Koa();
+      plainApp.use(gatehouse(echo));
+      const base = await listen(plainApp);
+      const plain = await (await fetch(`${base}/demo/x`, { headers: forwarded })).json();
+      expect({ url: plain.url, address: plain.address }).toEqual({
+        url: `${base}/demo/x`,
+        address: '127.0.0.1',
+      });
+
+      const proxiedApp = new Koa({ proxy: true });
+      proxiedApp.use(gatehouse(echo));
+      const proxied = await (
+        await fetch(`${await listen(proxiedApp)}/demo/x`, { headers: forwarded })
+      ).json();
+      expect({ url: proxied.url, address: proxied.address }).toEqual({
+        url: 'https://public.example/demo/x',
+        address: '203.0.113.9',
+      });
+    });
+
+    it('sends several Set-Cookie headers, and no body for HEAD', async () => {
+      const app = new Koa();
+      app.use(gatehouse(echo));
+      const base = await listen(app);
+      const response = await fetch(`${base}/demo/x`);
+      expect(response.headers.getSetCookie()).toEqual(['one=1; Path=/; HttpOnly', 'two=2; Path=/; HttpOnly']);
+      const head = await fetch(`${base}/demo/x`, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(await head.text()).toBe('');
+    });
+
+    it('streams large bodies and passes empty ones as empty', async () => {
+      const app = new Koa();
+      app.use(gatehouse(echo));
+      const base = await listen(app);
+      const big = 'x'.repeat(2 * 1024 * 1024);
+      expect((await (await fetch(`${base}/demo/x`, { method: 'POST', body: big })).json()).body).toBe(big);
+      expect((await (await fetch(`${base}/demo/x`, { method: 'POST' })).json()).body).toBe('');
+    });
+
+    it('uses the raw body @koa/bodyparser kept', async () => {
+      const app = new Koa();
+      app.use(bodyParser());
+      app.use(gatehouse(echo));
+      const base = await listen(app);
+      const original = 'z=1&a=%7E&a=%7e';
+      const response = await fetch(`${base}/demo/x`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: original,
+      });
+      expect((await response.json()).body).toBe(original);
     });
   });
 
-  it('sends several Set-Cookie headers, and no body for HEAD', async () => {
-    const app = new Koa();
-    app.use(gatehouse(echo));
-    const base = await listen(app);
-    const response = await fetch(`${base}/demo/x`);
-    expect(response.headers.getSetCookie()).toEqual(['one=1; Path=/; HttpOnly', 'two=2; Path=/; HttpOnly']);
-    const head = await fetch(`${base}/demo/x`, { method: 'HEAD' });
-    expect(head.status).toBe(200);
-    expect(await head.text()).toBe('');
+  describe('client disconnects', () => {
+    it('aborts the request signal and cancels the response body when the client hangs up', async () => {
+      let aborted: () => void = () => {};
+      let cancelled: () => void = () => {};
+      const both = Promise.all([
+        new Promise<void>((resolve) => {
+          aborted = resolve;
+        }),
+        new Promise<void>((resolve) => {
+          cancelled = resolve;
+        }),
+      ]);
+      const endless = {
+        handles: () => true,
+        async fetch(request: Request) {
+          request.signal.addEventListener('abort', () => aborted());
+          const body = new ReadableStream<Uint8Array>({
+            pull(controller) {
+              controller.enqueue(new Uint8Array(16 * 1024));
+            },
+            cancel() {
+              cancelled();
+            },
+          });
+          return new Response(body);
+        },
+      };
+      const app = new Koa();
+      // Koa reports the reset connection through app.on('error') like any aborted response: expected here.
+      app.silent = true;
+      app.use(gatehouse(endless));
+      const url = new URL(`${await listen(app)}/demo/endless`);
+      const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname });
+      req.on('response', (res) => res.once('data', () => req.destroy()));
+      req.on('error', () => {});
+      req.end();
+      await both;
+    });
   });
 
-  it('streams large bodies and passes empty ones as empty', async () => {
-    const app = new Koa();
-    app.use(gatehouse(echo));
-    const base = await listen(app);
-    const big = 'x'.repeat(2 * 1024 * 1024);
-    expect((await (await fetch(`${base}/demo/x`, { method: 'POST', body: big })).json()).body).toBe(big);
-    expect((await (await fetch(`${base}/demo/x`, { method: 'POST' })).json()).body).toBe('');
+  describe('gatehouse() with a real instance after a body parser', () => {
+    it('exchanges a code and refuses a repeated parameter', async () => {
+      const t = await testInstance();
+      const app = new Koa();
+      app.use(bodyParser());
+      app.use(gatehouse(t.gatehouse));
+      const base = await listen(app);
+      const headers = {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Authorization: basic('demo-client', 'demo-secret'),
+      };
+      const code = await mintCode(t);
+      const exchange = await fetch(`${base}/demo/oauth2/v1/token`, {
+        method: 'POST',
+        headers,
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT_URI,
+          code_verifier: PKCE_VERIFIER,
+        }).toString(),
+      });
+      expect(exchange.status).toBe(200);
+      const repeated = await fetch(`${base}/demo/oauth2/v1/token`, {
+        method: 'POST',
+        headers,
+        body: 'grant_type=refresh_token&refresh_token=a&refresh_token=b',
+      });
+      expect(repeated.status).toBe(400);
+      expect((await repeated.json()).error).toBe('invalid_request');
+    });
   });
 
-  it('uses the raw body @koa/bodyparser kept', async () => {
-    const app = new Koa();
-    app.use(bodyParser());
-    app.use(gatehouse(echo));
-    const base = await listen(app);
-    const original = 'z=1&a=%7E&a=%7e';
-    const response = await fetch(`${base}/demo/x`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: original,
-    });
-    expect((await response.json()).body).toBe(original);
-  });
-});
+  describe('requireAuth()', () => {
+    async function protectedApp() {
+      const t = await testInstance();
+      const app = new Koa<AuthState>();
+      app.use(requireAuth(t.gatehouse, { schemes: ['bearer'] }));
+      app.use(bodyParser());
+      app.use((ctx) => {
+        ctx.body = { sub: ctx.state.auth.sub, body: ctx.request.body };
+      });
+      return { t, base: await listen(app as unknown as Koa3) };
+    }
 
-describe('client disconnects', () => {
-  it('aborts the request signal and cancels the response body when the client hangs up', async () => {
-    let aborted: () => void = () => {};
-    let cancelled: () => void = () => {};
-    const both = Promise.all([
-      new Promise<void>((resolve) => {
-        aborted = resolve;
-      }),
-      new Promise<void>((resolve) => {
-        cancelled = resolve;
-      }),
-    ]);
-    const endless = {
-      handles: () => true,
-      async fetch(request: Request) {
-        request.signal.addEventListener('abort', () => aborted());
-        const body = new ReadableStream<Uint8Array>({
-          pull(controller) {
-            controller.enqueue(new Uint8Array(16 * 1024));
-          },
-          cancel() {
-            cancelled();
-          },
-        });
-        return new Response(body);
-      },
-    };
-    const app = new Koa();
-    // Koa reports the reset connection through app.on('error') like any aborted response: expected here.
-    app.silent = true;
-    app.use(gatehouse(endless));
-    const url = new URL(`${await listen(app)}/demo/endless`);
-    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname });
-    req.on('response', (res) => res.once('data', () => req.destroy()));
-    req.on('error', () => {});
-    req.end();
-    await both;
-  });
-});
+    it('puts the caller on ctx.state.auth and leaves the body to later middleware', async () => {
+      const { t, base } = await protectedApp();
+      const { access_token } = await issueTokens(t);
+      const response = await fetch(`${base}/api/things`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${access_token}`, 'Content-Type': 'application/json' },
+        body: '{"limit":2}',
+      });
+      expect(await response.json()).toEqual({ sub: 'user-1', body: { limit: 2 } });
+    });
 
-describe('gatehouse() with a real instance after a body parser', () => {
-  it('exchanges a code and refuses a repeated parameter', async () => {
-    const t = await testInstance();
-    const app = new Koa();
-    app.use(bodyParser());
-    app.use(gatehouse(t.gatehouse));
-    const base = await listen(app);
-    const headers = {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Authorization: basic('demo-client', 'demo-secret'),
-    };
-    const code = await mintCode(t);
-    const exchange = await fetch(`${base}/demo/oauth2/v1/token`, {
-      method: 'POST',
-      headers,
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT_URI,
-        code_verifier: PKCE_VERIFIER,
-      }).toString(),
+    it('answers 401 with a Bearer challenge otherwise', async () => {
+      const { base } = await protectedApp();
+      const response = await fetch(`${base}/api/things`, {
+        method: 'POST',
+        headers: { Authorization: 'Bearer nope' },
+      });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
     });
-    expect(exchange.status).toBe(200);
-    const repeated = await fetch(`${base}/demo/oauth2/v1/token`, {
-      method: 'POST',
-      headers,
-      body: 'grant_type=refresh_token&refresh_token=a&refresh_token=b',
-    });
-    expect(repeated.status).toBe(400);
-    expect((await repeated.json()).error).toBe('invalid_request');
-  });
-});
-
-describe('requireAuth()', () => {
-  async function protectedApp() {
-    const t = await testInstance();
-    const app = new Koa<AuthState>();
-    app.use(requireAuth(t.gatehouse, { schemes: ['bearer'] }));
-    app.use(bodyParser());
-    app.use((ctx) => {
-      ctx.body = { sub: ctx.state.auth.sub, body: ctx.request.body };
-    });
-    return { t, base: await listen(app as unknown as Koa) };
-  }
-
-  it('puts the caller on ctx.state.auth and leaves the body to later middleware', async () => {
-    const { t, base } = await protectedApp();
-    const { access_token } = await issueTokens(t);
-    const response = await fetch(`${base}/api/things`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${access_token}`, 'Content-Type': 'application/json' },
-      body: '{"limit":2}',
-    });
-    expect(await response.json()).toEqual({ sub: 'user-1', body: { limit: 2 } });
-  });
-
-  it('answers 401 with a Bearer challenge otherwise', async () => {
-    const { base } = await protectedApp();
-    const response = await fetch(`${base}/api/things`, {
-      method: 'POST',
-      headers: { Authorization: 'Bearer nope' },
-    });
-    expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
   });
 });
