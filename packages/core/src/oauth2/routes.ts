@@ -1,11 +1,12 @@
 import type { Route } from '../http/router.js';
 import type { ResolvedOptions } from '../resolve-options.js';
-import { authorizationRoutes } from './authorize-routes.js';
+import { authorizationRoutes } from './authorize/routes.js';
 import { introspectEndpoint } from './introspect.js';
 import { jwksEndpoint } from './jwks.js';
 import { ENDPOINTS, metadataRoute } from './metadata.js';
 import { revokeEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token-endpoint.js';
+import { userinfoEndpoint } from './userinfo.js';
 
 /** The routes of the OAuth 2.0 server under `{base}/oauth2/v1/`. */
 export function oauth2Routes(_options: ResolvedOptions): Route[] {
@@ -13,6 +14,7 @@ export function oauth2Routes(_options: ResolvedOptions): Route[] {
     { path: ENDPOINTS.token, methods: { POST: tokenEndpoint }, cors: true },
     { path: ENDPOINTS.revocation, methods: { POST: revokeEndpoint }, cors: true },
     { path: ENDPOINTS.introspection, methods: { POST: introspectEndpoint } },
+    { path: ENDPOINTS.userinfo, methods: { GET: userinfoEndpoint }, cors: true },
     { path: ENDPOINTS.jwks, methods: { GET: jwksEndpoint } },
     metadataRoute('/.well-known/oauth-authorization-server'),
     ...authorizationRoutes(),

@@ -1,17 +1,17 @@
-import type { Context } from '../context.js';
-import { invalidRequest, ProtocolError } from '../errors.js';
-import { readForm } from '../http/form.js';
-import type { Handler } from '../http/router.js';
-import { checkFormPost, pageCsrfToken } from '../session/csrf.js';
-import { type SessionUser, sessionUser } from '../session/session-user.js';
-import { formTargetSource } from '../ui/page-response.js';
-import { consentPage, errorPage } from '../ui/pages.js';
-import { PAGE_PATHS } from '../ui/paths.js';
-import { issueAuthorizationCode } from './authorize-code.js';
-import { renderLoginStep } from './authorize-login.js';
-import type { AuthorizationRequest } from './authorize-request.js';
-import { authorizationStep } from './authorize-response.js';
-import { isScopeSubset, parseScope } from './scope.js';
+import type { Context } from '../../context.js';
+import { invalidRequest, ProtocolError } from '../../errors.js';
+import { readForm } from '../../http/form.js';
+import type { Handler } from '../../http/router.js';
+import { checkFormPost, pageCsrfToken } from '../../session/csrf.js';
+import { type SessionUser, sessionUser } from '../../session/session-user.js';
+import { formTargetSource } from '../../ui/page-response.js';
+import { consentPage, errorPage } from '../../ui/pages.js';
+import { PAGE_PATHS } from '../../ui/paths.js';
+import { isScopeSubset, parseScope } from '../scope.js';
+import { issueAuthorizationCode } from './code.js';
+import { renderLoginStep } from './login.js';
+import type { AuthorizationRequest } from './request.js';
+import { authorizationStep } from './response.js';
 
 /** How long a remembered consent lasts: one year, after which the user is asked again. */
 const CONSENT_TTL_MS = 365 * 86_400 * 1000;

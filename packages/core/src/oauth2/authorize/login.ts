@@ -1,17 +1,17 @@
-import type { Context } from '../context.js';
-import { ProtocolError } from '../errors.js';
-import { readForm } from '../http/form.js';
-import { isForeignBrowserRequest } from '../http/origin.js';
-import type { Handler } from '../http/router.js';
-import { attemptLimiter } from '../passwords/attempt-limiter.js';
-import { crossSiteRefused, formExpired, hasValidCsrfToken, pageCsrfToken } from '../session/csrf.js';
-import { endSession, startSession } from '../session/session-cookie.js';
-import { formTargetSource } from '../ui/page-response.js';
-import { errorPage, loginPage } from '../ui/pages.js';
-import { PAGE_PATHS } from '../ui/paths.js';
-import type { AuthorizationRequest } from './authorize-request.js';
-import { authorizationStep } from './authorize-response.js';
-import { ENDPOINTS } from './metadata.js';
+import type { Context } from '../../context.js';
+import { ProtocolError } from '../../errors.js';
+import { readForm } from '../../http/form.js';
+import { isForeignBrowserRequest } from '../../http/origin.js';
+import type { Handler } from '../../http/router.js';
+import { attemptLimiter } from '../../passwords/attempt-limiter.js';
+import { crossSiteRefused, formExpired, hasValidCsrfToken, pageCsrfToken } from '../../session/csrf.js';
+import { endSession, startSession } from '../../session/session-cookie.js';
+import { formTargetSource } from '../../ui/page-response.js';
+import { errorPage, loginPage } from '../../ui/pages.js';
+import { PAGE_PATHS } from '../../ui/paths.js';
+import { ENDPOINTS } from '../metadata.js';
+import type { AuthorizationRequest } from './request.js';
+import { authorizationStep } from './response.js';
 
 /** The one message for every failed login: unknown user and wrong password look the same. */
 export const LOGIN_FAILED_MESSAGE = 'The username or password is incorrect.';

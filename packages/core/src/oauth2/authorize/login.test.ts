@@ -8,8 +8,8 @@ import {
   ORIGIN,
   parseForm,
   parseSetCookie,
-} from '../../test/browser-flow';
-import { ISSUER, testInstance } from '../../test/fixtures';
+} from '../../../test/browser-flow';
+import { ISSUER, testInstance } from '../../../test/fixtures';
 
 async function loginPage(browser: FakeBrowser, url = authorizeUrl()) {
   const response = await browser.get(url);

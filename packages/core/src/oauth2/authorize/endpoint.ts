@@ -1,9 +1,9 @@
-import { queryParams, readForm } from '../http/form.js';
-import type { Handler } from '../http/router.js';
-import { sessionUser } from '../session/session-user.js';
-import { continueAsUser } from './authorize-consent.js';
-import { renderLoginStep } from './authorize-login.js';
-import { authorizationStep } from './authorize-response.js';
+import { queryParams, readForm } from '../../http/form.js';
+import type { Handler } from '../../http/router.js';
+import { sessionUser } from '../../session/session-user.js';
+import { continueAsUser } from './consent.js';
+import { renderLoginStep } from './login.js';
+import { authorizationStep } from './response.js';
 
 /**
  * `GET` and `POST {base}/oauth2/v1/authorize` (RFC 6749 §4.1.1; POST with a form body, §3.1).

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../test/browser-flow';
-import { ISSUER, REDIRECT_URI, testInstance } from '../../test/fixtures';
+import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../../test/browser-flow';
+import { ISSUER, REDIRECT_URI, testInstance } from '../../../test/fixtures';
 
 const names = [
   'response_type',

@@ -1,8 +1,8 @@
-import type { Context } from '../context.js';
-import { base64url } from '../tokens/encoding.js';
-import { hashSecret, randomSecret } from '../tokens/secrets.js';
-import type { AuthorizationRequest } from './authorize-request.js';
-import { authorizationRedirect } from './authorize-response.js';
+import type { Context } from '../../context.js';
+import { base64url } from '../../tokens/encoding.js';
+import { hashSecret, randomSecret } from '../../tokens/secrets.js';
+import type { AuthorizationRequest } from './request.js';
+import { authorizationRedirect } from './response.js';
 
 /**
  * Completes an authorization request for a user: stores a new single-use code (by hash, with a

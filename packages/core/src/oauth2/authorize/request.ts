@@ -1,9 +1,9 @@
-import type { Context } from '../context.js';
-import { invalidRequest, ProtocolError } from '../errors.js';
-import type { Params } from '../http/form.js';
-import type { ClientRecord } from '../storage/types.js';
-import { isValidCodeChallenge } from './pkce.js';
-import { resolveRequestedScope } from './scope.js';
+import type { Context } from '../../context.js';
+import { invalidRequest, ProtocolError } from '../../errors.js';
+import type { Params } from '../../http/form.js';
+import type { ClientRecord } from '../../storage/types.js';
+import { isValidCodeChallenge } from '../pkce.js';
+import { resolveRequestedScope } from '../scope.js';
 
 /** The parameters of an authorization request Gatehouse reads (RFC 6749 §4.1.1, RFC 7636 §4.3). */
 export const AUTHORIZATION_PARAMETERS = [

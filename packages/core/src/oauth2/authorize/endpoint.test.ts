@@ -1,6 +1,6 @@
 import { hashClientSecret, memoryClientStore } from '@gatehouse/core';
 import { describe, expect, it } from 'vitest';
-import { authorizeUrl, callbackParams, FakeBrowser, logIn, parseForm } from '../../test/browser-flow';
+import { authorizeUrl, callbackParams, FakeBrowser, logIn, parseForm } from '../../../test/browser-flow';
 import {
   basic,
   ISSUER,
@@ -9,7 +9,7 @@ import {
   REDIRECT_URI,
   testClients,
   testInstance,
-} from '../../test/fixtures';
+} from '../../../test/fixtures';
 
 /** A browser already logged in (session cookie set) through a first authorization. */
 async function loggedIn(t: Awaited<ReturnType<typeof testInstance>>) {

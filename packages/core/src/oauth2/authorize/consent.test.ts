@@ -1,7 +1,7 @@
 import { memoryConsentStore } from '@gatehouse/core';
 import { describe, expect, it } from 'vitest';
-import { authorizeUrl, callbackParams, FakeBrowser, logIn, parseForm } from '../../test/browser-flow';
-import { ISSUER, testInstance } from '../../test/fixtures';
+import { authorizeUrl, callbackParams, FakeBrowser, logIn, parseForm } from '../../../test/browser-flow';
+import { ISSUER, testInstance } from '../../../test/fixtures';
 
 /** A third-party request (other-client is not first-party), without PKCE (confidential client). */
 const thirdParty = (params: Record<string, string | null> = {}) =>

@@ -1,13 +1,13 @@
-import type { Context } from '../context.js';
-import { ProtocolError, type ProtocolErrorCode } from '../errors.js';
-import type { Params } from '../http/form.js';
-import { errorPage } from '../ui/pages.js';
+import type { Context } from '../../context.js';
+import { ProtocolError, type ProtocolErrorCode } from '../../errors.js';
+import type { Params } from '../../http/form.js';
+import { errorPage } from '../../ui/pages.js';
 import {
   type AuthorizationRequest,
   type AuthorizationTarget,
   resolveAuthorizationTarget,
   validateAuthorizationRequest,
-} from './authorize-request.js';
+} from './request.js';
 
 /** Error codes that go back to the client on its redirect URI (RFC 6749 §4.1.2.1). */
 const REDIRECTABLE: ReadonlySet<ProtocolErrorCode> = new Set([
