@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
-import { clientAddressOf } from '@gatehouse/core';
 import { type AuthVariables, gatehouse, requireAuth } from '@gatehouse/hono';
 import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
+import { echoInstance } from '../../core/test/adapter-kit';
 import {
   basic,
   issueTokens,
@@ -32,18 +32,7 @@ async function listen(app: { fetch: (request: Request) => Response | Promise<Res
   return `http://127.0.0.1:${port}`;
 }
 
-const echo = {
-  handles: (url: URL | string) => new URL(url).pathname.startsWith('/demo/'),
-  async fetch(request: Request) {
-    const headers = new Headers();
-    headers.append('Set-Cookie', 'one=1; Path=/; HttpOnly');
-    headers.append('Set-Cookie', 'two=2; Path=/; HttpOnly');
-    return Response.json(
-      { url: request.url, address: clientAddressOf(request) ?? null, body: await request.text() },
-      { headers },
-    );
-  },
-};
+const echo = echoInstance;
 
 describe('gatehouse() middleware (fetch runtime)', () => {
   it('answers the instance routes with the full URL and falls through for others', async () => {

@@ -1,12 +1,15 @@
-import { request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { clientAddressOf } from '@gatehouse/core';
 import { type AuthState, gatehouse, requireAuth } from '@gatehouse/koa';
 import { bodyParser } from '@koa/bodyparser';
 import Koa3, { type Middleware } from 'koa';
 // Koa 2 through an npm alias: the adapter supports both majors, and both run every test below.
 import Koa2 from 'koa2';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  echoInstance,
+  endlessInstance,
+  hangUpAfterFirstChunk,
+  serverRegistry,
+} from '../../core/test/adapter-kit';
 import {
   basic,
   issueTokens,
@@ -16,21 +19,10 @@ import {
   testInstance,
 } from '../../core/test/fixtures';
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+const servers = serverRegistry();
+afterEach(() => servers.closeAll());
 
-async function listen(app: Koa3): Promise<string> {
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  servers.push(server);
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const listen = (app: Koa3) => servers.track(app.listen(0, '127.0.0.1'));
 
 /** What koa-mount does: strip a prefix from the path for the inner middleware, then restore it. */
 function mount(prefix: string, inner: Middleware): Middleware {
@@ -49,19 +41,7 @@ function mount(prefix: string, inner: Middleware): Middleware {
   };
 }
 
-/** An instance that answers below /demo/ with what it received: the translation made visible. */
-const echo = {
-  handles: (url: URL | string) => new URL(url).pathname.startsWith('/demo/'),
-  async fetch(request: Request) {
-    const headers = new Headers();
-    headers.append('Set-Cookie', 'one=1; Path=/; HttpOnly');
-    headers.append('Set-Cookie', 'two=2; Path=/; HttpOnly');
-    return Response.json(
-      { url: request.url, address: clientAddressOf(request) ?? null, body: await request.text() },
-      { headers },
-    );
-  },
-};
+const echo = echoInstance;
 
 const versions = [
   ['Koa 3', Koa3],
@@ -153,41 +133,13 @@ describe.each(versions)('on %s', (_version, Koa) => {
 
   describe('client disconnects', () => {
     it('aborts the request signal and cancels the response body when the client hangs up', async () => {
-      let aborted: () => void = () => {};
-      let cancelled: () => void = () => {};
-      const both = Promise.all([
-        new Promise<void>((resolve) => {
-          aborted = resolve;
-        }),
-        new Promise<void>((resolve) => {
-          cancelled = resolve;
-        }),
-      ]);
-      const endless = {
-        handles: () => true,
-        async fetch(request: Request) {
-          request.signal.addEventListener('abort', () => aborted());
-          const body = new ReadableStream<Uint8Array>({
-            pull(controller) {
-              controller.enqueue(new Uint8Array(16 * 1024));
-            },
-            cancel() {
-              cancelled();
-            },
-          });
-          return new Response(body);
-        },
-      };
+      const { instance: endless, hungUp } = endlessInstance();
       const app = new Koa();
       // Koa reports the reset connection through app.on('error') like any aborted response: expected here.
       app.silent = true;
       app.use(gatehouse(endless));
-      const url = new URL(`${await listen(app)}/demo/endless`);
-      const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname });
-      req.on('response', (res) => res.once('data', () => req.destroy()));
-      req.on('error', () => {});
-      req.end();
-      await both;
+      hangUpAfterFirstChunk(`${await listen(app)}/demo/endless`);
+      await hungUp;
     });
   });
 
