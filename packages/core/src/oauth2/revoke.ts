@@ -4,7 +4,7 @@ import { noStoreJson } from '../http/responses.js';
 import { verifyAccessTokenSignature } from '../tokens/access-token.js';
 import { hashSecret } from '../tokens/secrets.js';
 import { authenticateClient } from './client-auth.js';
-import { grantLifetimeMs } from './grants/authorization-code.js';
+import { revokeGrant } from './grants/grant-tokens.js';
 
 /**
  * `POST {base}/oauth2/v1/revoke` (RFC 7009). Answers 200 for unknown and already revoked tokens
@@ -21,7 +21,7 @@ export async function revokeEndpoint(request: Request, ctx: Context): Promise<Re
   const refresh = await ctx.storage.grants.findRefreshToken(await hashSecret(token), now);
   if (refresh) {
     if (refresh.clientId === client.id) {
-      await ctx.storage.grants.revokeGrant(refresh.grantId, now + grantLifetimeMs(ctx));
+      await revokeGrant(ctx, refresh.grantId);
       ctx.emit({ type: 'token.revoked', clientId: client.id, kind: 'refresh_token' });
     }
     return revoked();

@@ -3,6 +3,7 @@ import { invalidRequest, ProtocolError } from '../errors.js';
 import { readForm } from '../http/form.js';
 import { authenticateClient } from './client-auth.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
+import { clientMayUse } from './grants/grant-tokens.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
 
 const GRANTS = {
@@ -22,11 +23,7 @@ export async function tokenEndpoint(request: Request, ctx: Context): Promise<Res
       'The grant type is not supported (use authorization_code or refresh_token).',
     );
   const client = await authenticateClient(ctx, request, params);
-  if (
-    !(client.client.grantTypes ?? ['authorization_code', 'refresh_token']).includes(
-      grantType as keyof typeof GRANTS,
-    )
-  ) {
+  if (!clientMayUse(client.client, grantType as keyof typeof GRANTS)) {
     throw new ProtocolError('unauthorized_client', `The client may not use the ${grantType} grant.`);
   }
   return grant(ctx, params, client);

@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import { invalidRequest, ProtocolError } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { ClientRecord } from '../../storage/types.js';
+import { clientMayUse } from '../grants/grant-tokens.js';
 import { isValidCodeChallenge } from '../pkce.js';
 import { resolveRequestedScope } from '../scope.js';
 
@@ -104,7 +105,7 @@ export function validateAuthorizationRequest(
     throw new ProtocolError('unsupported_response_type', 'Only response_type=code is supported.');
   }
   const { client } = target;
-  if (!(client.grantTypes ?? ['authorization_code']).includes('authorization_code')) {
+  if (!clientMayUse(client, 'authorization_code')) {
     throw new ProtocolError('unauthorized_client', 'The client may not use the authorization code grant.');
   }
   const codeChallenge = checkPkce(ctx, client, parameters.code_challenge, parameters.code_challenge_method);

@@ -1,11 +1,17 @@
 import type { Context } from '../../context.js';
 import { invalidGrant, invalidRequest, ProtocolError } from '../../errors.js';
 import type { Params } from '../../http/form.js';
-import { signAccessToken } from '../../tokens/access-token.js';
-import { hashSecret, randomSecret } from '../../tokens/secrets.js';
+import { hashSecret } from '../../tokens/secrets.js';
 import type { AuthenticatedClient } from '../client-auth.js';
 import { isValidCodeVerifier, verifyS256 } from '../pkce.js';
 import { tokenResponse } from '../token-response.js';
+import {
+  clientMayUse,
+  grantAccessToken,
+  grantLifetimeMs,
+  newRefreshToken,
+  revokeGrant,
+} from './grant-tokens.js';
 
 /**
  * `grant_type=authorization_code` (RFC 6749 §4.1.3, RFC 7636 §4.5). Every check happens before the
@@ -43,33 +49,13 @@ export async function authorizationCodeGrant(
   }
   if (record.consumedAt !== undefined) return replayed(ctx, record.grantId, client.id);
 
-  const allowsRefresh = (client.grantTypes ?? ['authorization_code', 'refresh_token']).includes(
-    'refresh_token',
-  );
-  const access = await signAccessToken(ctx, {
-    family: 'oauth2',
-    sub: record.userId,
-    clientId: client.id,
-    scope: record.scope,
-    grantId: record.grantId,
-    ttl: ctx.accessTokenTtl,
-  });
-  const refreshToken = allowsRefresh ? randomSecret(ctx.randomBytes) : undefined;
-  const refreshRecord = refreshToken
-    ? {
-        tokenHash: await hashSecret(refreshToken),
-        grantId: record.grantId,
-        clientId: client.id,
-        userId: record.userId,
-        scope: record.scope,
-        issuedAt: now,
-        expiresAt: now + ctx.refreshTokenTtl * 1000,
-      }
-    : null;
+  const grant = { grantId: record.grantId, clientId: client.id, userId: record.userId, scope: record.scope };
+  const access = await grantAccessToken(ctx, grant);
+  const refresh = clientMayUse(client, 'refresh_token') ? await newRefreshToken(ctx, grant, now) : undefined;
   // The consumed code outlives its 60 s so that a late replay still revokes the grant (§4.1.2).
   const result = await ctx.storage.grants.redeemCode(
     codeHash,
-    refreshRecord,
+    refresh?.record ?? null,
     now,
     now + grantLifetimeMs(ctx),
   );
@@ -84,7 +70,7 @@ export async function authorizationCodeGrant(
   return tokenResponse({
     accessToken: access.token,
     expiresIn: ctx.accessTokenTtl,
-    refreshToken,
+    refreshToken: refresh?.token,
     scope: record.scope,
   });
 }
@@ -105,12 +91,7 @@ function redirectUriMatches(
 
 /** RFC 6749 §4.1.2: a code used twice revokes every token issued from it. */
 async function replayed(ctx: Context, grantId: string, clientId: string): Promise<never> {
-  await ctx.storage.grants.revokeGrant(grantId, ctx.now() + grantLifetimeMs(ctx));
+  await revokeGrant(ctx, grantId);
   ctx.emit({ type: 'code.replayed', clientId, grantId });
   throw new ProtocolError('invalid_grant', 'The authorization code has already been used.');
-}
-
-/** How long a grant revocation must be remembered: as long as anything of the grant can live. */
-export function grantLifetimeMs(ctx: Context): number {
-  return Math.max(ctx.refreshTokenTtl, ctx.accessTokenTtl) * 1000;
 }

@@ -1,12 +1,11 @@
 import type { Context } from '../../context.js';
 import { invalidGrant, invalidScope } from '../../errors.js';
 import type { Params } from '../../http/form.js';
-import { signAccessToken } from '../../tokens/access-token.js';
-import { hashSecret, randomSecret } from '../../tokens/secrets.js';
+import { hashSecret } from '../../tokens/secrets.js';
 import type { AuthenticatedClient } from '../client-auth.js';
 import { isScopeSubset, parseScope } from '../scope.js';
 import { tokenResponse } from '../token-response.js';
-import { grantLifetimeMs } from './authorization-code.js';
+import { clientMayUse, grantAccessToken, newRefreshToken, revokeGrant } from './grant-tokens.js';
 
 /**
  * `grant_type=refresh_token` (RFC 6749 §6). The token is bound to its client; the scope may narrow,
@@ -20,7 +19,7 @@ export async function refreshTokenGrant(
 ): Promise<Response> {
   const presented = params.require('refresh_token');
   const requestedScope = params.get('scope');
-  if (!(client.grantTypes ?? ['authorization_code', 'refresh_token']).includes('refresh_token')) {
+  if (!clientMayUse(client, 'refresh_token')) {
     throw invalidGrant('The client may not use refresh tokens.');
   }
   const now = ctx.now();
@@ -31,21 +30,14 @@ export async function refreshTokenGrant(
   if (record.rotatedAt !== undefined) return reused(ctx, record.grantId, client.id);
   // A deleted user's grants end with the user (sessions do the same through `sessionUser`).
   if (!(await ctx.users.findUser(record.userId))) {
-    await ctx.storage.grants.revokeGrant(record.grantId, now + grantLifetimeMs(ctx));
+    await revokeGrant(ctx, record.grantId);
     throw invalidGrant('The refresh token is invalid, expired or revoked.');
   }
   const scope = requestedScope === undefined ? record.scope : parseScope(requestedScope).join(' ');
   if (!isScopeSubset(scope, record.scope))
     throw invalidScope('A refresh may narrow the scope of the grant, never widen it.');
 
-  const access = await signAccessToken(ctx, {
-    family: 'oauth2',
-    sub: record.userId,
-    clientId: client.id,
-    scope,
-    grantId: record.grantId,
-    ttl: ctx.accessTokenTtl,
-  });
+  const access = await grantAccessToken(ctx, record, scope);
   if (!ctx.rotateRefreshTokens) {
     ctx.emit({
       type: 'token.issued',
@@ -55,29 +47,21 @@ export async function refreshTokenGrant(
     });
     return tokenResponse({ accessToken: access.token, expiresIn: ctx.accessTokenTtl, scope });
   }
-  const refreshToken = randomSecret(ctx.randomBytes);
-  const result = await ctx.storage.grants.rotateRefreshToken(
-    tokenHash,
-    {
-      tokenHash: await hashSecret(refreshToken),
-      grantId: record.grantId,
-      clientId: client.id,
-      userId: record.userId,
-      // The new token keeps the grant's scope, so that a narrowed refresh can widen back later.
-      scope: record.scope,
-      issuedAt: now,
-      expiresAt: now + ctx.refreshTokenTtl * 1000,
-    },
-    now,
-  );
+  const next = await newRefreshToken(ctx, record, now);
+  const result = await ctx.storage.grants.rotateRefreshToken(tokenHash, next.record, now);
   if (result.status === 'reused') return reused(ctx, record.grantId, client.id);
   if (result.status === 'invalid') throw invalidGrant('The refresh token is invalid, expired or revoked.');
   ctx.emit({ type: 'token.issued', clientId: client.id, userId: record.userId, grantType: 'refresh_token' });
-  return tokenResponse({ accessToken: access.token, expiresIn: ctx.accessTokenTtl, refreshToken, scope });
+  return tokenResponse({
+    accessToken: access.token,
+    expiresIn: ctx.accessTokenTtl,
+    refreshToken: next.token,
+    scope,
+  });
 }
 
 async function reused(ctx: Context, grantId: string, clientId: string): Promise<never> {
-  await ctx.storage.grants.revokeGrant(grantId, ctx.now() + grantLifetimeMs(ctx));
+  await revokeGrant(ctx, grantId);
   ctx.emit({ type: 'refresh_token.reused', clientId, grantId });
   throw invalidGrant('The refresh token has already been used; the grant is revoked.');
 }
