@@ -13,7 +13,7 @@
  * bench/lean-bridge.mjs).
  */
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { WORKLOADS as ALL_WORKLOADS, measure, startServer } from './harness.mjs';
@@ -68,14 +68,14 @@ async function main() {
     );
     for (const server of servers) {
       for (const workload of WORKLOADS) {
-        const run = await measure(server, workload, WARMUP, ceiling[server.adapter] ?? 0, CONNECTIONS);
+        const run = await measure(server, workload, WARMUP, CONNECTIONS);
         if (workload.id === 'W0') ceiling[server.adapter] = run.rps;
       }
     }
     for (let round = 1; round <= ROUNDS; round++) {
       for (const server of servers) {
         for (const workload of WORKLOADS) {
-          const run = await measure(server, workload, DURATION, ceiling[server.adapter] ?? 0, CONNECTIONS);
+          const run = await measure(server, workload, DURATION, CONNECTIONS);
           if (workload.id === 'W0') ceiling[server.adapter] = run.rps;
           run.ratio = ceiling[server.adapter] ? run.rps / ceiling[server.adapter] : undefined;
           results[server.adapter] ??= {};
@@ -90,12 +90,27 @@ async function main() {
         }
       }
     }
+    // Unused pre-minted credentials (and consumed ones, kept for reuse detection) stay in the
+    // servers' memory: show how much, so a pool that grew too large is seen, not guessed.
+    for (const server of servers)
+      console.log(`${server.adapter} server RSS at the end: ${serverRss(server)}`);
   } finally {
     stop();
   }
   report(results);
   if (process.env.BENCH_JSON)
     writeFileSync(process.env.BENCH_JSON, JSON.stringify({ machine: machine(), results }, null, 2));
+}
+
+/** Resident set size of a server process (Linux /proc), or "unknown". */
+function serverRss(server) {
+  try {
+    const status = readFileSync(`/proc/${server.child.pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+    return `${Math.round(kb / 1024)} MB`;
+  } catch {
+    return 'unknown';
+  }
 }
 
 function machine() {

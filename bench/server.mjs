@@ -45,8 +45,11 @@ function randomToken() {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
 }
 
-/** Mints `count` credentials of `kind` and returns them (the secrets; the store keeps hashes). */
-async function mint(kind, count) {
+/**
+ * Mints `count` credentials of `kind`, valid for `lifetime` seconds, and returns them (the secrets;
+ * the store keeps hashes).
+ */
+async function mint(kind, count, lifetime) {
   const now = Date.now();
   const out = [];
   for (let i = 0; i < count; i++) {
@@ -60,7 +63,7 @@ async function mint(kind, count) {
         userId: DEMO.user.id,
         scope: SCOPE,
         issuedAt: now,
-        expiresAt: now + 86_400_000,
+        expiresAt: now + lifetime * 1000,
       });
     } else if (kind === 'code' || kind === 'access') {
       await grants.saveCode({
@@ -72,7 +75,7 @@ async function mint(kind, count) {
         scope: SCOPE,
         codeChallenge: PKCE.challenge,
         authTime: now,
-        expiresAt: now + 1_800_000,
+        expiresAt: now + lifetime * 1000,
       });
     } else {
       throw new Error(`unknown kind ${kind}`);
@@ -108,11 +111,12 @@ async function redeem(code) {
 async function mintAnswer(searchParams) {
   const kind = searchParams.get('kind') ?? '';
   const count = Math.min(Number(searchParams.get('count') ?? 1), 2_000_000);
+  const lifetime = Math.min(Math.max(Number(searchParams.get('lifetime') ?? 1800), 60), 86_400);
   return JSON.stringify({
     issuer: demo.issuer,
     redirectUri: demo.redirectUri,
     verifier: PKCE.verifier,
-    tokens: await mint(kind, count),
+    tokens: await mint(kind, count, lifetime),
   });
 }
 

@@ -11,7 +11,7 @@ import type {
   Gatehouse,
   OperationsHandler,
 } from '@gatehouse/core';
-import { sendWebResponse, toWebRequest } from '@gatehouse/core/node';
+import { readWebRequest, sendWebResponse, toWebRequest, webRequestUrl } from '@gatehouse/core/node';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 /** What {@link requireAuth} needs of an instance. */
@@ -39,9 +39,14 @@ declare global {
 export function toRequest(req: Request, res?: Response): Request_ {
   return toWebRequest(req, {
     ...publicLocation(req),
-    body: { value: req.body, raw: (req as { rawBody?: Uint8Array | string }).rawBody },
+    body: preParsedBody(req),
     response: res,
   });
+}
+
+/** What a body parser that ran before us left (`req.rawBody` if its `verify` hook kept it). */
+function preParsedBody(req: Request) {
+  return { value: req.body, raw: (req as { rawBody?: Uint8Array | string }).rawBody };
 }
 
 /** Where the request was addressed and who sent it, as Express (and its `trust proxy`) sees it. */
@@ -55,19 +60,21 @@ function publicLocation(req: Request) {
  */
 export function gatehouse(instance: Pick<Gatehouse, 'fetch' | 'handles'>): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    let request: Request_;
+    const location = publicLocation(req);
+    let handled: boolean;
     try {
-      request = toRequest(req, res);
+      handled = instance.handles(webRequestUrl(req, location));
     } catch (error) {
       next(error);
       return;
     }
-    if (!instance.handles(request.url)) {
+    if (!handled) {
       next();
       return;
     }
-    instance
-      .fetch(request)
+    // Only now is the body touched: a small one is read into memory (cheaper than a stream).
+    readWebRequest(req, { ...location, body: preParsedBody(req), response: res })
+      .then((request) => instance.fetch(request))
       .then((response) => sendWebResponse(res, response))
       .catch(next);
   };

@@ -11,7 +11,13 @@ import type {
   Gatehouse,
   OperationsHandler,
 } from '@gatehouse/core';
-import { sendWebResponse, type ToWebRequestOptions, toWebRequest } from '@gatehouse/core/node';
+import {
+  readWebRequest,
+  sendWebResponse,
+  type ToWebRequestOptions,
+  toWebRequest,
+  webRequestUrl,
+} from '@gatehouse/core/node';
 import type { Context, Middleware } from 'koa';
 
 /** What {@link requireAuth} needs of an instance. */
@@ -33,17 +39,21 @@ export interface AuthState {
  * kept by `@koa/bodyparser`, is preferred).
  */
 export function toRequest(ctx: Context, extra: Pick<ToWebRequestOptions, 'ignoreBody'> = {}): Request {
+  return toWebRequest(ctx.req, { ...requestOptions(ctx), ...extra });
+}
+
+/** The bridge's options for a Koa context (see {@link toRequest}). */
+function requestOptions(ctx: Context): ToWebRequestOptions {
   const { originalUrl, url } = ctx;
   const mountPath = originalUrl !== url && originalUrl.endsWith(url) ? originalUrl.slice(0, -url.length) : '';
   const request = ctx.request as { body?: unknown; rawBody?: string | Uint8Array };
-  return toWebRequest(ctx.req, {
+  return {
     origin: `${ctx.protocol}://${ctx.host}`,
     mountPath,
     body: { value: request.body, raw: request.rawBody },
     clientAddress: ctx.ip,
     response: ctx.res,
-    ...extra,
-  });
+  };
 }
 
 /** Hands the answer to Node directly: Koa must not write a response of its own. */
@@ -59,9 +69,10 @@ async function respond(ctx: Context, response: Response): Promise<void> {
  */
 export function gatehouse(instance: Pick<Gatehouse, 'fetch' | 'handles'>): Middleware {
   return async (ctx, next) => {
-    const request = toRequest(ctx);
-    if (!instance.handles(request.url)) return next();
-    await respond(ctx, await instance.fetch(request));
+    const options = requestOptions(ctx);
+    if (!instance.handles(webRequestUrl(ctx.req, options))) return next();
+    // Only now is the body touched: a small one is read into memory (cheaper than a stream).
+    await respond(ctx, await instance.fetch(await readWebRequest(ctx.req, options)));
   };
 }
 

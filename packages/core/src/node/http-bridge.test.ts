@@ -10,9 +10,11 @@ import type { AddressInfo } from 'node:net';
 import { clientAddressOf } from '@gatehouse/core';
 import {
   encodePreParsedBody,
+  readWebRequest,
   sendWebResponse,
   type ToWebRequestOptions,
   toWebRequest,
+  webRequestUrl,
 } from '@gatehouse/core/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ISSUER, testInstance } from '../../test/fixtures';
@@ -42,6 +44,41 @@ async function serve(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
+
+/** Like {@link serve}, through `readWebRequest` (small bodies read into memory first). */
+async function serveRead(app: App): Promise<string> {
+  const server = createServer(async (req, res) => {
+    const request = await readWebRequest(req, { response: res, maxBufferedBytes: 1024 });
+    await sendWebResponse(res, await app(request, req));
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** The status, raw header lines and body of a response, read with node:http. */
+function exchange(
+  base: string,
+  method: string,
+  path = '/',
+): Promise<{ status?: number; headers: string[]; body: string }> {
+  return new Promise((resolve, reject) => {
+    raw(base, method, path)
+      .on('response', (res) => {
+        let body = '';
+        res.on('data', (chunk) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.rawHeaders, body }));
+      })
+      .on('error', reject)
+      .end();
+  });
+}
+
+/** The header lines of `name` (lower case) in a raw header list. */
+const linesOf = (rawHeaders: string[], name: string) =>
+  rawHeaders.filter((_, i) => i % 2 === 1 && rawHeaders[i - 1]!.toLowerCase() === name);
 
 /** A raw request with node:http, for what fetch cannot do (HEAD bodies, odd targets, hanging up). */
 function raw(base: string, method: string, path: string, headers: Record<string, string> = {}) {
@@ -292,6 +329,172 @@ describe('sendWebResponse', () => {
   });
 });
 
+describe('sendWebResponse framing', () => {
+  it('sends a body that is complete in one chunk with its exact Content-Length, not chunked', async () => {
+    const base = await serve(() => Response.json({ greeting: 'héllo' }));
+    const { status, headers, body } = await exchange(base, 'GET');
+    expect(status).toBe(200);
+    expect(linesOf(headers, 'content-length')).toEqual([String(Buffer.byteLength(body))]);
+    expect(linesOf(headers, 'transfer-encoding')).toEqual([]);
+    expect(JSON.parse(body)).toEqual({ greeting: 'héllo' });
+  });
+
+  it('keeps a Content-Length the response already declares, and sends an empty body as length 0', async () => {
+    const declared = await serve(() => new Response('abc', { headers: { 'Content-Length': '3' } }));
+    expect(linesOf((await exchange(declared, 'GET')).headers, 'content-length')).toEqual(['3']);
+    const empty = await serve(() => new Response(''));
+    const answer = await exchange(empty, 'GET');
+    expect({ length: linesOf(answer.headers, 'content-length'), body: answer.body }).toEqual({
+      length: ['0'],
+      body: '',
+    });
+  });
+
+  it('still streams a body of several chunks, chunked and intact', async () => {
+    const parts = ['first;', 'second;', 'third'];
+    const base = await serve(() => {
+      let i = 0;
+      return new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (i < parts.length) controller.enqueue(new TextEncoder().encode(parts[i++]));
+            else controller.close();
+          },
+        }),
+      );
+    });
+    const { headers, body } = await exchange(base, 'GET');
+    expect(linesOf(headers, 'transfer-encoding')).toEqual(['chunked']);
+    expect(linesOf(headers, 'content-length')).toEqual([]);
+    expect(body).toBe(parts.join(''));
+  });
+
+  it('sends no body and no invented length for 204', async () => {
+    const base = await serve(() => new Response(null, { status: 204, headers: { 'X-Probe': 'yes' } }));
+    const { status, headers, body } = await exchange(base, 'POST');
+    expect({ status, probe: linesOf(headers, 'x-probe'), body }).toEqual({
+      status: 204,
+      probe: ['yes'],
+      body: '',
+    });
+    expect(linesOf(headers, 'content-length')).toEqual([]);
+  });
+
+  it('sends the headers but no body for HEAD of a single-chunk body', async () => {
+    const base = await serve(() => Response.json({ a: 1 }));
+    const { status, body } = await exchange(base, 'HEAD');
+    expect({ status, body }).toEqual({ status: 200, body: '' });
+  });
+
+  it('keeps every Set-Cookie and the headers the host set before, the response winning on conflicts', async () => {
+    const server = createServer(async (_req, res) => {
+      res.setHeader('X-Host', 'kept');
+      res.setHeader('Content-Type', 'text/html');
+      const headers = new Headers({ 'Content-Type': 'text/plain' });
+      headers.append('Set-Cookie', 'a=1; Path=/');
+      headers.append('Set-Cookie', 'b=2; Path=/');
+      await sendWebResponse(res, new Response('ok', { headers }));
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { headers, body } = await exchange(
+      `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      'GET',
+    );
+    expect({
+      cookies: linesOf(headers, 'set-cookie'),
+      host: linesOf(headers, 'x-host'),
+      type: linesOf(headers, 'content-type'),
+      body,
+    }).toEqual({ cookies: ['a=1; Path=/', 'b=2; Path=/'], host: ['kept'], type: ['text/plain'], body: 'ok' });
+  });
+});
+
+describe('readWebRequest', () => {
+  it('reads a small body completely before building the request', async () => {
+    let built = false;
+    const base = await serveRead(async (request) => {
+      built = true;
+      return new Response(await request.text());
+    });
+    const req = raw(base, 'POST', '/', { 'content-length': '10', 'content-type': 'text/plain' });
+    const answer = new Promise<string>((resolve) => {
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve(text));
+      });
+    });
+    // Half the body goes out, and the server sees it (its socket has data), yet builds nothing.
+    await new Promise<void>((resolve) => req.write('hello', () => resolve()));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const builtEarly = built;
+    req.end('world');
+    expect({ builtEarly, echoed: await answer }).toEqual({ builtEarly: false, echoed: 'helloworld' });
+  });
+
+  it('streams a body larger than the cap, handing it over before the client has sent it all', async () => {
+    let built: () => void = () => {};
+    const builtSeen = new Promise<void>((resolve) => {
+      built = resolve;
+    });
+    const base = await serveRead(async (request) => {
+      built();
+      const bytes = new Uint8Array(await request.arrayBuffer());
+      return Response.json({ length: bytes.byteLength, sha256: sha256(bytes) });
+    });
+    const payload = randomBytes(4096);
+    const req = raw(base, 'POST', '/', { 'content-length': String(payload.byteLength) });
+    const answer = new Promise<unknown>((resolve) => {
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve(JSON.parse(text)));
+      });
+    });
+    req.write(payload.subarray(0, 100));
+    await builtSeen; // with only 100 of 4096 bytes sent
+    req.end(payload.subarray(100));
+    expect(await answer).toEqual({ length: payload.byteLength, sha256: sha256(payload) });
+  });
+
+  it('aborts the signal and fails the body when the client hangs up during a buffered read', async () => {
+    let seen: (outcome: { aborted: boolean; read: string }) => void = () => {};
+    const outcome = new Promise<{ aborted: boolean; read: string }>((resolve) => {
+      seen = resolve;
+    });
+    const server = createServer(async (req) => {
+      const request = await readWebRequest(req);
+      const read = await request.text().then(
+        () => 'read',
+        () => 'failed',
+      );
+      seen({ aborted: request.signal.aborted, read });
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const req = raw(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 'POST', '/', {
+      'content-length': '100',
+    });
+    req.on('error', () => {});
+    req.write('only ten b', () => setTimeout(() => req.destroy(), 20));
+    expect(await outcome).toEqual({ aborted: true, read: 'failed' });
+  });
+
+  it('gives the same URL as the request it builds', async () => {
+    const base = await serveRead((request, req) =>
+      Response.json({ url: request.url, computed: webRequestUrl(req, { mountPath: '/m/' }) }),
+    );
+    const { url, computed } = await (await fetch(`${base}/a/b?c=d`)).json();
+    expect(computed).toBe(`${base}/m/a/b?c=d`);
+    expect(url).toBe(`${base}/a/b?c=d`);
+  });
+});
+
 describe('the bridge in front of a Gatehouse instance', () => {
   it('delivers the 413 for an oversized body instead of dropping the connection', async () => {
     const t = await testInstance({ maxBodyBytes: 1024 });
@@ -313,6 +516,26 @@ describe('the bridge in front of a Gatehouse instance', () => {
       }),
       duplex: 'half',
     } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ error: 'invalid_request' });
+  });
+
+  it('delivers the 413 for a declared length over the limit that is small enough to be buffered', async () => {
+    const t = await testInstance({ maxBodyBytes: 1024 });
+    const server = createServer(async (req, res) => {
+      const request = await readWebRequest(req, { origin: new URL(ISSUER).origin, response: res });
+      await sendWebResponse(res, await t.gatehouse.fetch(request));
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const response = await fetch(
+      `http://127.0.0.1:${(server.address() as AddressInfo).port}/demo/oauth2/v1/token`,
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: `grant_type=refresh_token&refresh_token=${'x'.repeat(8 * 1024)}`,
+      },
+    );
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ error: 'invalid_request' });
   });

@@ -50,55 +50,183 @@ export interface ToWebRequestOptions {
  * Builds a Web `Request` for a Node request. The body is streamed, not buffered (`duplex: 'half'`),
  * unless middleware already consumed it (see {@link ToWebRequestOptions.body}). All headers are
  * copied as received (repeated headers stay repeated). The request's `signal` aborts when the
- * client disconnects early.
+ * client disconnects early (not with `ignoreBody`: a header-only request has nothing to abort).
  */
 export function toWebRequest(req: IncomingMessage, options: ToWebRequestOptions = {}): Request {
-  const method = (req.method ?? 'GET').toUpperCase();
+  return buildRequest(req, options);
+}
+
+/** Options of {@link readWebRequest}. */
+export interface ReadWebRequestOptions extends ToWebRequestOptions {
+  /**
+   * Largest declared `Content-Length` read into memory before the `Request` is built; longer
+   * bodies and bodies of unknown length are streamed. Default 64 KiB.
+   */
+  readonly maxBufferedBytes?: number;
+}
+
+const DEFAULT_MAX_BUFFERED_BYTES = 64 * 1024;
+
+/**
+ * Like {@link toWebRequest}, but a small body (`Content-Length` known and at most
+ * {@link ReadWebRequestOptions.maxBufferedBytes}) is read from the socket first and handed to the
+ * `Request` as bytes: reading a buffered body costs far less than undici's stream machinery, and
+ * the declared length bounds the memory. Other bodies are streamed as by `toWebRequest`. If the
+ * client goes away mid-body, the request's `signal` is aborted and reading its body fails, as
+ * with a streamed body. It consumes the body stream: call it only for a request you will answer.
+ */
+export async function readWebRequest(
+  req: IncomingMessage,
+  options: ReadWebRequestOptions = {},
+): Promise<Request> {
+  const length = bufferableLength(req, options, options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
+  if (length === undefined) return buildRequest(req, options);
+  try {
+    return buildRequest(req, options, { bytes: await readSmallBody(req, length) });
+  } catch (error) {
+    return buildRequest(req, options, { failure: asError(error) });
+  }
+}
+
+/**
+ * The URL {@link toWebRequest} gives the request, without building it (so an adapter can decide
+ * whether to answer before it touches the body).
+ */
+export function webRequestUrl(
+  req: IncomingMessage,
+  options: Pick<ToWebRequestOptions, 'origin' | 'mountPath'> = {},
+): string {
   const origin = options.origin ?? defaultOrigin(req);
-  const url = requestUrl(origin, (options.mountPath ?? '').replace(/\/+$/, ''), req.url ?? '/');
-  const headers = new Headers();
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i]!;
-    // HTTP/2 pseudo-headers (`:path`, …) are not header fields of the message.
-    if (!name.startsWith(':')) headers.append(name, raw[i + 1]!);
+  return requestUrl(origin, (options.mountPath ?? '').replace(/\/+$/, ''), req.url ?? '/').href;
+}
+
+/** A body already read into memory, or the reason reading it failed. */
+type ReadBody = { readonly bytes: Uint8Array } | { readonly failure: Error };
+
+function buildRequest(req: IncomingMessage, options: ToWebRequestOptions, read?: ReadBody): Request {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const url = webRequestUrl(req, options);
+  const headers = copyHeaders(req.rawHeaders);
+  const init: RequestInit & { duplex?: 'half' } = { method, headers };
+
+  if (!options.ignoreBody) {
+    // Header-only requests (authentication) get neither a signal nor listeners: nothing reads a
+    // body or waits on the request, and three listeners per call are measurable.
+    const controller = new AbortController();
+    const abort = () => controller.abort(new Error('The client closed the connection.'));
+    if (read && 'failure' in read) {
+      controller.abort(read.failure);
+    } else {
+      req.once('aborted', abort);
+      req.once('error', abort);
+      const res = options.response;
+      if (res) {
+        res.once('close', () => {
+          if (!res.writableFinished) abort();
+        });
+      }
+    }
+    init.signal = controller.signal;
   }
 
-  const controller = new AbortController();
-  const abort = () => controller.abort(new Error('The client closed the connection.'));
-  req.once('aborted', abort);
-  req.once('error', abort);
-  const res = options.response;
-  if (res) {
-    res.once('close', () => {
-      if (!res.writableFinished) abort();
-    });
-  }
-
-  let body: BodyInit | null = null;
   if (method !== 'GET' && method !== 'HEAD' && !options.ignoreBody) {
-    if (req.readableEnded) {
+    if (read) {
+      init.body = 'bytes' in read ? (read.bytes as Uint8Array<ArrayBuffer>) : failedBody(read.failure);
+    } else if (req.readableEnded) {
       // Already consumed by middleware: rebuild it from what that middleware kept, if anything.
       const bytes = options.body
         ? encodePreParsedBody(options.body, headers.get('content-type'))
         : new Uint8Array();
       headers.delete('transfer-encoding');
       headers.set('content-length', String(bytes.byteLength));
-      body = bytes.byteLength > 0 ? (bytes as Uint8Array<ArrayBuffer>) : null;
+      init.body = bytes.byteLength > 0 ? (bytes as Uint8Array<ArrayBuffer>) : null;
     } else if (hasBody(req)) {
-      body = streamBody(req);
+      init.body = streamBody(req);
     }
+    if (init.body instanceof ReadableStream) init.duplex = 'half';
   }
 
-  const request = new Request(url, {
-    method,
-    headers,
-    body,
-    signal: controller.signal,
-    ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
-  } as RequestInit);
+  const request = new Request(url, init);
   setClientAddress(request, options.clientAddress ?? req.socket?.remoteAddress);
   return request;
+}
+
+/** All header fields as received, in one pass (repeated fields stay repeated). */
+function copyHeaders(raw: readonly string[]): Headers {
+  const headers = new Headers();
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    // HTTP/2 pseudo-headers (`:path`, …) are not header fields of the message.
+    if (name.charCodeAt(0) !== 58 /* ':' */) headers.append(name, raw[i + 1]!);
+  }
+  return headers;
+}
+
+/** The body length if {@link readWebRequest} should read the body into memory, else `undefined`. */
+function bufferableLength(
+  req: IncomingMessage,
+  options: ToWebRequestOptions,
+  limit: number,
+): number | undefined {
+  const method = req.method ?? 'GET';
+  if (options.ignoreBody || method === 'GET' || method === 'HEAD' || req.readableEnded) return undefined;
+  if (req.headers['transfer-encoding'] !== undefined) return undefined;
+  const declared = req.headers['content-length'];
+  if (declared === undefined || !/^\d+$/.test(declared)) return undefined;
+  const length = Number(declared);
+  return length > 0 && length <= limit ? length : undefined;
+}
+
+/**
+ * Reads a body whose length Node's parser enforces (RFC 9112 §6.2), so at most `length` bytes
+ * arrive. Fails if the client goes away before the end.
+ */
+function readSmallBody(req: IncomingMessage, length: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.byteLength;
+    };
+    const detach = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onFailure);
+      req.off('aborted', onFailure);
+      req.off('close', onClose);
+    };
+    const onEnd = () => {
+      detach();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, Math.min(size, length)));
+    };
+    const onFailure = () => {
+      detach();
+      reject(new Error('The client closed the connection.'));
+    };
+    // `close` without `end` (no `error` listener of Node's own would report it otherwise).
+    const onClose = () => {
+      if (!req.complete) onFailure();
+    };
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onFailure);
+    req.once('aborted', onFailure);
+    req.once('close', onClose);
+  });
+}
+
+/** A body stream that fails at once: what a reader of a body cut short should see. */
+function failedBody(error: Error): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.error(error);
+    },
+  });
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 /** Options of {@link sendWebResponse}. */
@@ -108,37 +236,66 @@ export interface SendWebResponseOptions {
 }
 
 /**
- * Writes a Web `Response` to a Node `ServerResponse`: status, headers (each `Set-Cookie` as its own
- * header line, via `getSetCookie()`), then the body, streamed with back-pressure. No body for `HEAD`
- * and the statuses that have none. If the client goes away mid-body, the body stream is cancelled
- * and the promise resolves (there is nobody left to tell).
+ * Writes a Web `Response` to a Node `ServerResponse`: status and headers in one `writeHead` (each
+ * `Set-Cookie` as its own header line, via `getSetCookie()`), then the body. A body that is
+ * complete after its first chunk (a `Response` built from a string, bytes or JSON) goes out in one
+ * `end()` with its `Content-Length`, i.e. one write; longer bodies are streamed with back-pressure.
+ * No body for `HEAD` and the statuses that have none. If the client goes away mid-body, the body
+ * stream is cancelled and the promise resolves (there is nobody left to tell).
  */
 export async function sendWebResponse(
   res: ServerResponse,
   response: Response,
   options: SendWebResponseOptions = {},
 ): Promise<void> {
-  res.statusCode = response.status;
-  if (response.statusText) res.statusMessage = response.statusText;
+  // A flat name/value list. Set-Cookie goes in as one array: Node writes each element as its own
+  // header line, and merges the list with headers the host set earlier by `setHeader` (which would
+  // keep only the last of repeated names).
+  const fields: (string | string[])[] = [];
+  let framed = false;
   for (const [name, value] of response.headers) {
-    if (name !== 'set-cookie') res.setHeader(name, value);
+    if (name === 'set-cookie') continue;
+    if (name === 'content-length' || name === 'transfer-encoding') framed = true;
+    fields.push(name, value);
   }
   const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) res.setHeader('set-cookie', cookies);
+  if (cookies.length > 0) fields.push('set-cookie', cookies);
 
   const method = (options.method ?? res.req?.method ?? 'GET').toUpperCase();
   const bodyless = method === 'HEAD' || response.status === 204 || response.status === 304;
   if (!response.body || bodyless) {
     await response.body?.cancel().catch(() => {});
+    writeHead(res, response, fields);
     await endResponse(res);
     return;
   }
 
   const reader = response.body.getReader();
   const closed = new Promise<void>((resolve) => res.once('close', resolve));
+  const read = () => Promise.race([reader.read(), closed.then(() => undefined)]);
   try {
+    const first = await read();
+    const second = first && !first.done ? await read() : first;
+    if (!first || !second || res.destroyed) {
+      await reader.cancel().catch(() => {});
+      return;
+    }
+    if (second.done) {
+      // Complete after one chunk (or empty): one write, with its length.
+      const chunk = first.done ? undefined : first.value;
+      if (!framed) fields.push('content-length', String(chunk?.byteLength ?? 0));
+      writeHead(res, response, fields);
+      await endResponse(res, chunk);
+      return;
+    }
+    writeHead(res, response, fields);
+    for (const chunk of [first.value!, second.value]) {
+      if (!res.write(chunk)) {
+        await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
+      }
+    }
     for (;;) {
-      const next = await Promise.race([reader.read(), closed.then(() => undefined)]);
+      const next = await read();
       if (!next || res.destroyed) {
         await reader.cancel().catch(() => {});
         return;
@@ -149,12 +306,19 @@ export async function sendWebResponse(
       }
     }
   } catch (error) {
-    // The body stream failed after the head was sent: the only honest signal left is a cut connection.
+    // The body stream failed: before the head was sent this is still a cut connection (a status
+    // of 200 was promised by the Response), and after it the only honest signal left.
     await reader.cancel().catch(() => {});
-    res.destroy(error instanceof Error ? error : new Error(String(error)));
+    res.destroy(asError(error));
     return;
   }
   await endResponse(res);
+}
+
+/** Status line and every header field at once (a flat name/value list keeps repeated fields). */
+function writeHead(res: ServerResponse, response: Response, fields: (string | string[])[]): void {
+  if (response.statusText) res.writeHead(response.status, response.statusText, fields);
+  else res.writeHead(response.status, fields);
 }
 
 /**
@@ -284,10 +448,11 @@ function defaultOrigin(req: IncomingMessage): string {
   return `${encrypted ? 'https' : 'http'}://${host}`;
 }
 
-function endResponse(res: ServerResponse): Promise<void> {
+function endResponse(res: ServerResponse, chunk?: Uint8Array): Promise<void> {
   return new Promise((resolve) => {
     if (res.destroyed) return resolve();
-    res.end(() => resolve());
+    if (chunk) res.end(chunk, () => resolve());
+    else res.end(() => resolve());
     res.once('close', () => resolve());
   });
 }

@@ -6,9 +6,12 @@
 export {
   encodePreParsedBody,
   type PreParsedBody,
+  type ReadWebRequestOptions,
+  readWebRequest,
   type SendWebResponseOptions,
   sendWebResponse,
   type ToWebRequestOptions,
   toWebRequest,
+  webRequestUrl,
 } from './http-bridge.js';
 export { type ScryptHasherOptions, scryptHasher } from './scrypt.js';
