@@ -1,6 +1,6 @@
 /**
  * The demo instance and its tickets API on a plain `node:http` server, through the Node bridge of
- * `@gatehouse/core/node` and nothing else: the framework-free reference the conformance suite
+ * `@gatehouse/core/node` and nothing else: the framework-free reference the conformance suite (test/conformance.test.ts)
  * compares the adapters against. `PORT` (default 3000) and `HOST` (default 127.0.0.1).
  */
 import { createServer } from 'node:http';

@@ -6,8 +6,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DEMO } from '@gatehouse/demo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALLOWED_ORIGIN, CookieClient, type RunningTarget, startTarget } from './harness.js';
-import type { Target } from './targets.js';
+import { ALLOWED_ORIGIN, CookieClient, type RunningTarget, startTarget } from '../src/harness.js';
+import { TARGETS, type Target } from '../src/targets.js';
 
 const SESSION_COOKIE = 'gatehouse_session';
 const SCOPE = 'openid profile tickets:read offline_access';
@@ -53,7 +53,7 @@ function parseLoginForm(html: string): { action: string; fields: Record<string, 
 }
 
 /** Registers the suite for `target`. */
-export function conformanceSuite(target: Target): void {
+function conformanceSuite(target: Target): void {
   describe(`conformance: ${target.name}`, () => {
     let server: RunningTarget;
     let redirectUri: string;
@@ -402,3 +402,6 @@ export function conformanceSuite(target: Target): void {
     });
   });
 }
+
+// The same assertions against every target: the core behind plain node:http and the four examples.
+for (const target of Object.values(TARGETS)) conformanceSuite(target);

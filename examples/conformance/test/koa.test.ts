@@ -1,4 +1,0 @@
-import { conformanceSuite } from '../src/suite.js';
-import { TARGETS } from '../src/targets.js';
-
-conformanceSuite(TARGETS.koa);
