@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { gatehouse, operations, requireAuth } from '@gatehouse/express';
 import express, { type Express } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -87,6 +88,48 @@ describe('gatehouse() middleware', () => {
     app.use('/demo', gatehouse(echo));
     const response = await fetch(`${await listen(app)}/demo/x`);
     expect(response.headers.getSetCookie()).toEqual(['one=1; Path=/; HttpOnly', 'two=2; Path=/; HttpOnly']);
+  });
+
+  it("keeps the host's own cookies beside the instance's", async () => {
+    const app = express();
+    app.use((_req, res, next) => {
+      res.cookie('host_session', 'abc');
+      next();
+    });
+    app.use('/demo', gatehouse(echo));
+    const response = await fetch(`${await listen(app)}/demo/x`);
+    expect(response.headers.getSetCookie()).toEqual([
+      'host_session=abc; Path=/',
+      'one=1; Path=/; HttpOnly',
+      'two=2; Path=/; HttpOnly',
+    ]);
+  });
+
+  it('never lets a Host header with a path, query or credentials move the request to another route', async () => {
+    const app = express();
+    app.use('/demo', gatehouse(echo));
+    const base = new URL(await listen(app));
+    for (const host of [`${base.host}/demo/admin?`, `${base.host}#frag`, `user@${base.host}`]) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const req = httpRequest(
+          {
+            host: base.hostname,
+            port: base.port,
+            path: '/demo/oauth2/v1/token',
+            method: 'GET',
+            headers: { Host: host },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (chunk) => (body += chunk));
+            res.on('end', () => resolve(body));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      expect(JSON.parse(answer).url).toBe('http://localhost/demo/oauth2/v1/token');
+    }
   });
 
   it('answers HEAD without a body', async () => {

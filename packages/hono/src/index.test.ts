@@ -105,6 +105,54 @@ describe('gatehouse() middleware on @hono/node-server', () => {
   });
 });
 
+describe('gatehouse() after a middleware that read the body', () => {
+  const tokenRequest = (body: string) =>
+    new Request('http://localhost/demo/oauth2/v1/token', {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Authorization: basic('demo-client', 'demo-secret'),
+      },
+      body,
+    });
+
+  it('gets the bytes Hono kept, so the grant works and repeated parameters are still refused', async () => {
+    const t = await testInstance();
+    const app = new Hono();
+    app.use(async (c, next) => {
+      await c.req.parseBody();
+      await next();
+    });
+    app.use(gatehouse(t.gatehouse));
+    const code = await mintCode(t);
+    const body = new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: PKCE_VERIFIER,
+    });
+    expect((await app.request(tokenRequest(body.toString()))).status).toBe(200);
+    const repeated = await app.request(
+      tokenRequest('grant_type=refresh_token&refresh_token=a&refresh_token=b'),
+    );
+    expect(repeated.status).toBe(400);
+    expect((await repeated.json()).error).toBe('invalid_request');
+  });
+
+  it('answers 400, never a 5xx, when the body was consumed outside Hono', async () => {
+    const t = await testInstance();
+    const app = new Hono();
+    app.use(async (c, next) => {
+      await c.req.raw.text();
+      await next();
+    });
+    app.use(gatehouse(t.gatehouse));
+    const response = await app.request(tokenRequest('grant_type=authorization_code&code=x'));
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toBe('invalid_request');
+  });
+});
+
 describe('requireAuth()', () => {
   it("sets c.get('auth') for a valid token and answers 401 with a challenge otherwise", async () => {
     const t = await testInstance();

@@ -46,9 +46,25 @@ export function gatehouse(
 ): MiddlewareHandler {
   return async (c, next) => {
     if (!instance.handles(c.req.url)) return next();
-    setClientAddress(c.req.raw, options.clientAddress?.(c));
-    return instance.fetch(c.req.raw);
+    const request = await unreadRequest(c);
+    setClientAddress(request, options.clientAddress?.(c));
+    return instance.fetch(request);
   };
+}
+
+/**
+ * The request with its body readable. When an earlier middleware read it through Hono
+ * (`c.req.parseBody()`, `c.req.json()`, …), Hono keeps the bytes, and they are given back as they
+ * came (form bodies stay byte-faithful, so repeated parameters are still detected).
+ */
+async function unreadRequest(c: Context): Promise<Request> {
+  const raw = c.req.raw;
+  if (!raw.bodyUsed) return raw;
+  try {
+    return new Request(raw, { body: await c.req.arrayBuffer() });
+  } catch {
+    return raw; // Read outside Hono's cache: core answers 400, not a 5xx.
+  }
 }
 
 /**
@@ -60,8 +76,9 @@ export function operations(
   options: GatehouseMiddlewareOptions = {},
 ): MiddlewareHandler {
   return async (c, next) => {
-    setClientAddress(c.req.raw, options.clientAddress?.(c));
-    const response = await handler(c.req.raw);
+    const request = await unreadRequest(c);
+    setClientAddress(request, options.clientAddress?.(c));
+    const response = await handler(request);
     if (!response) return next();
     return response;
   };

@@ -5,6 +5,13 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > maxBytes) throw payloadTooLarge(maxBytes);
   if (!request.body) return '';
+  if (request.bodyUsed) {
+    // A host middleware consumed the stream before Gatehouse: a set-up problem, answered without a 5xx.
+    throw new ProtocolError(
+      'invalid_request',
+      'The request body was already read before Gatehouse could read it.',
+    );
+  }
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;

@@ -249,8 +249,7 @@ export async function sendWebResponse(
   options: SendWebResponseOptions = {},
 ): Promise<void> {
   // A flat name/value list. Set-Cookie goes in as one array: Node writes each element as its own
-  // header line, and merges the list with headers the host set earlier by `setHeader` (which would
-  // keep only the last of repeated names).
+  // header line (repeated names in a flat list would keep only the last).
   const fields: (string | string[])[] = [];
   let framed = false;
   for (const [name, value] of response.headers) {
@@ -259,7 +258,13 @@ export async function sendWebResponse(
     fields.push(name, value);
   }
   const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) fields.push('set-cookie', cookies);
+  if (cookies.length > 0) {
+    // `writeHead` replaces a header the host already set with `setHeader` (e.g. Express's
+    // `res.cookie`) by the one given here: keep the host's cookies in front of ours.
+    const prior = res.getHeader('set-cookie');
+    const hostCookies = prior === undefined ? [] : Array.isArray(prior) ? prior : [String(prior)];
+    fields.push('set-cookie', [...hostCookies, ...cookies]);
+  }
 
   const method = (options.method ?? res.req?.method ?? 'GET').toUpperCase();
   const bodyless = method === 'HEAD' || response.status === 204 || response.status === 304;
@@ -423,7 +428,10 @@ function streamBody(req: IncomingMessage): ReadableStream<Uint8Array> {
 /**
  * The URL the client asked for. Concatenated, never resolved: a target like `//evil.example/x` is a
  * path here, not a protocol-relative URL. An absolute-form target (RFC 9112 §3.2.2) keeps only its
- * path and query; an unusable origin (a malformed `Host`) falls back to `http://localhost`.
+ * path and query. The origin must be exactly scheme://host[:port]: a `Host` header carrying a path,
+ * query, fragment or credentials (Node lets `/`, `?`, `#` through) would otherwise move the request
+ * to another route than the one the host's own middleware saw; such an origin, or a malformed one,
+ * falls back to `http://localhost`.
  */
 function requestUrl(origin: string, mountPath: string, target: string): URL {
   let pathAndQuery = target;
@@ -435,11 +443,21 @@ function requestUrl(origin: string, mountPath: string, target: string): URL {
       pathAndQuery = `/${target}`;
     }
   }
-  try {
-    return new URL(origin + mountPath + pathAndQuery);
-  } catch {
-    return new URL('http://localhost' + mountPath + pathAndQuery);
+  return new URL(safeOrigin(origin) + mountPath + pathAndQuery);
+}
+
+/** `origin` when it is a bare origin (scheme://host[:port]), else `http://localhost`. */
+function safeOrigin(origin: string): string {
+  const separator = origin.indexOf('://');
+  if (separator > 0 && !/[/?#@\\\s]/.test(origin.slice(separator + 3))) {
+    try {
+      const parsed = new URL(origin);
+      if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return parsed.origin;
+    } catch {
+      // Malformed: fall through.
+    }
   }
+  return 'http://localhost';
 }
 
 function defaultOrigin(req: IncomingMessage): string {
