@@ -16,7 +16,7 @@ export interface ClientRequestInit extends RequestInit {
  */
 export function createAuthorizedFetch(config: ClientConfig, refresher: Refresher) {
   const nowSeconds = () => Math.floor(config.now() / 1000);
-  const isExpiring = (tokens: TokenSet) => tokens.expiresAt - config.skewSeconds <= nowSeconds();
+  const isExpiring = (tokens: TokenSet) => tokens.expiresAt - effectiveSkew(config, tokens) <= nowSeconds();
 
   /** The usable token set, refreshed first when it expires soon; `null` when there is none. */
   const usableTokens = async (): Promise<TokenSet | null> => {
@@ -78,6 +78,17 @@ export function createAuthorizedFetch(config: ClientConfig, refresher: Refresher
     await response.body?.cancel();
     return send(retryCopy, 'bearer', fresh.accessToken);
   };
+}
+
+/**
+ * The refresh skew for a token set: the configured one, capped at half the token's lifetime. With a
+ * lifetime at or below the skew, a fresh token would otherwise count as expiring and every request
+ * would refresh first.
+ */
+export function effectiveSkew(config: Pick<ClientConfig, 'skewSeconds'>, tokens: TokenSet): number {
+  return tokens.lifetime === undefined
+    ? config.skewSeconds
+    : Math.min(config.skewSeconds, tokens.lifetime / 2);
 }
 
 /** Whether a response is 401 with a Bearer challenge carrying `error="invalid_token"` (RFC 6750 §3). */

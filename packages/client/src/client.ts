@@ -56,6 +56,8 @@ export function createClient(options: ClientOptions): GatehouseClient {
   const authorizedFetch = createAuthorizedFetch(config, refresher);
 
   const revoke = async (): Promise<void> => {
+    // A refresh in flight must not store its tokens after this sign-out (it throws `no_token`).
+    refresher.invalidate();
     const tokens = await config.store.get();
     // Local sign-out happens whatever the server says; a failed revocation is still reported.
     await config.store.set(null);

@@ -6,13 +6,15 @@
  * - `invalid_argument`: a method argument is unusable (e.g. a username containing `:`).
  * - `confidential_client_required`: the operation needs a client secret (introspection).
  * - `untrusted_origin`: a credentialed `client.fetch` to an origin that is not the instance's.
- * - `no_token`: `oauth` mode, or an operation that needs a token, with no usable token set.
+ * - `no_token`: `oauth` mode, or an operation that needs a token, with no usable token set; also
+ *   a refresh that was in flight when `revoke()`/`logout()` signed out (its tokens are discarded).
  * - `no_refresh_token`: a refresh was asked for but the token set has no refresh token.
  * - `state_mismatch`: the callback's `state` is missing, unknown or already used (CSRF).
  * - `issuer_mismatch`: the callback's `iss` is not the instance (RFC 9207 mix-up defence).
  * - `authorization_error`: the callback reports an error; see {@link GatehouseClientError.error}.
  * - `token_request_failed`: the token endpoint refused the code exchange.
- * - `refresh_failed`: a refresh failed; if the server rejected the grant, the store was cleared.
+ * - `refresh_failed`: a refresh failed; if the server rejected the grant, the store was cleared
+ *   (unless it holds another token set by then).
  * - `revocation_failed`, `introspection_failed`, `login_failed`, `logout_failed`,
  *   `session_check_failed`: the named server call failed.
  * - `invalid_response`: the server answered something that is not the protocol's shape.

@@ -15,6 +15,11 @@ export interface Refresher {
    * case the current set is returned. Concurrent callers share one refresh.
    */
   refresh(needed: RefreshCondition): Promise<TokenSet>;
+  /**
+   * Called on sign-out (`revoke()`/`logout()`): a refresh in flight must not store its tokens (nor
+   * clear the store) afterwards; it throws `no_token` instead. Later refreshes are not affected.
+   */
+  invalidate(): void;
 }
 
 /** How long a tab keeps announcing that it rotated a refresh token (far above storage propagation). */
@@ -51,6 +56,8 @@ async function fingerprint(token: string): Promise<string> {
  */
 export function createRefresher(config: ClientConfig): Refresher {
   let inFlight: Promise<TokenSet> | undefined;
+  /** Bumped by each sign-out; a refresh started under an older generation never writes the store. */
+  let generation = 0;
   const lockName = `gatehouse-refresh ${config.baseUrl} ${config.clientId}`;
   const locks = config.locks;
   const rotationNotice = async (refreshToken: string) =>
@@ -90,6 +97,7 @@ export function createRefresher(config: ClientConfig): Refresher {
   };
 
   const run = async (needed: RefreshCondition): Promise<TokenSet> => {
+    const startedIn = generation;
     let current = await config.store.get();
     if (current?.refreshToken && needed(current) && (await rotatedElsewhere(current.refreshToken))) {
       current = await awaitNewTokenSet(current.refreshToken);
@@ -111,6 +119,14 @@ export function createRefresher(config: ClientConfig): Refresher {
     } catch (caught) {
       throw toClientError(caught, 'refresh_failed', 'Refresh');
     }
+    const refreshed = current.refreshToken;
+    /**
+     * Compare-and-set: the store may only be written if it still holds the set that was refreshed.
+     * During the round trip this client may have signed out (generation bumped), or another tab, a
+     * sign-out elsewhere or a new sign-in may have replaced or cleared the store; their state wins.
+     */
+    const stillCurrent = async (): Promise<boolean> =>
+      generation === startedIn && (await config.store.get())?.refreshToken === refreshed;
     let tokens: TokenSet;
     try {
       tokens = toTokenSet(
@@ -122,9 +138,19 @@ export function createRefresher(config: ClientConfig): Refresher {
       const error = toClientError(caught, 'refresh_failed', 'Refresh');
       // The server rejected the grant (revoked, expired, reused): these tokens are dead. A network
       // failure or a 5xx says nothing about them, so they are kept for a later attempt.
-      if (error.status !== undefined && error.status >= 400 && error.status < 500)
+      if (error.status !== undefined && error.status >= 400 && error.status < 500 && (await stillCurrent()))
         await config.store.set(null);
       throw error;
+    }
+    if (!(await stillCurrent())) {
+      const latest = generation === startedIn ? await config.store.get() : null;
+      // Replaced meanwhile (a new sign-in, another tab): that set is the current one.
+      if (latest) return latest;
+      // Signed out meanwhile: the new tokens are discarded, never resurrected.
+      throw new GatehouseClientError(
+        'no_token',
+        'Signed out while the refresh was in flight; its tokens were discarded.',
+      );
     }
     await config.store.set(tokens);
     // Without rotation the old refresh token stays valid; nothing to announce.
@@ -134,12 +160,20 @@ export function createRefresher(config: ClientConfig): Refresher {
 
   return {
     refresh(needed) {
-      inFlight ??= (config.locks ? config.locks.request(lockName, () => run(needed)) : run(needed)).finally(
+      if (inFlight) return inFlight;
+      const flight = (config.locks ? config.locks.request(lockName, () => run(needed)) : run(needed)).finally(
         () => {
-          inFlight = undefined;
+          // A sign-out may have detached this flight and a newer one may have started since.
+          if (inFlight === flight) inFlight = undefined;
         },
       );
-      return inFlight;
+      inFlight = flight;
+      return flight;
+    },
+    invalidate() {
+      generation += 1;
+      // Refreshes asked for after the sign-out must not join the doomed flight.
+      inFlight = undefined;
     },
   };
 }

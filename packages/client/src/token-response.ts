@@ -3,8 +3,9 @@ import { GatehouseClientError } from './errors.js';
 import type { TokenSet } from './token-store.js';
 
 /**
- * The {@link TokenSet} of a token response. `expiresAt` = now + `expires_in` (Unix seconds). A
- * response without a refresh token keeps the previous one (servers that do not rotate).
+ * The {@link TokenSet} of a token response. `expiresAt` = now + `expires_in` (Unix seconds), and
+ * `lifetime` = `expires_in` (caps the refresh skew). A response without a refresh token keeps the
+ * previous one (servers that do not rotate).
  */
 export function toTokenSet(
   response: oauth.TokenEndpointResponse | Record<string, unknown>,
@@ -24,5 +25,6 @@ export function toTokenSet(
     expiresAt: Math.floor(nowMs / 1000) + expiresIn,
     ...(refresh ? { refreshToken: refresh } : {}),
     ...(typeof scope === 'string' ? { scope } : {}),
+    lifetime: expiresIn,
   };
 }

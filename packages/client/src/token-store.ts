@@ -8,6 +8,12 @@ export interface TokenSet {
   readonly expiresAt: number;
   /** The granted scope, when the server reported it. */
   readonly scope?: string;
+  /**
+   * The access token's lifetime in seconds (the token response's `expires_in`), recorded when the
+   * set is stored. Caps the refresh skew at half of it, so a short-lived token is not refreshed
+   * before every request. Optional: sets without it use the configured skew as it is.
+   */
+  readonly lifetime?: number;
 }
 
 /**
@@ -73,15 +79,18 @@ export function localStorageTokenStore(key = 'gatehouse.tokens', storage?: KeyVa
 /** `value` as a {@link TokenSet}, or `null` when it does not have the shape of one. */
 export function parseTokenSet(value: unknown): TokenSet | null {
   if (typeof value !== 'object' || value === null) return null;
-  const { accessToken, refreshToken, expiresAt, scope } = value as Record<string, unknown>;
+  const { accessToken, refreshToken, expiresAt, scope, lifetime } = value as Record<string, unknown>;
   if (typeof accessToken !== 'string' || accessToken === '') return null;
   if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) return null;
   if (refreshToken !== undefined && typeof refreshToken !== 'string') return null;
   if (scope !== undefined && typeof scope !== 'string') return null;
+  const usableLifetime = typeof lifetime === 'number' && Number.isFinite(lifetime) && lifetime >= 0;
   return {
     accessToken,
     expiresAt,
     ...(refreshToken === undefined ? {} : { refreshToken }),
     ...(scope === undefined ? {} : { scope }),
+    // An unusable lifetime only loses the skew cap; the tokens themselves are still good.
+    ...(usableLifetime ? { lifetime } : {}),
   };
 }

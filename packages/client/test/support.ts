@@ -17,10 +17,11 @@ export const ALWAYS_REFUSED_PATH = '/demo/api/v1/refuses';
 
 /**
  * An in-process Gatehouse instance (memory stores, fake clock) and a fetch function that routes to
- * it, records every request, and serves {@link RESOURCE_PATH} (bearer or session).
+ * it, records every request, and serves {@link RESOURCE_PATH} (bearer or session). `instanceOptions`
+ * override the instance's options (e.g. `{ accessTokenTtl: 20 }`).
  */
-export async function harness() {
-  const t = await testInstance();
+export async function harness(instanceOptions: Parameters<typeof testInstance>[0] = {}) {
+  const t = await testInstance(instanceOptions);
   const seen: SeenRequest[] = [];
   const fetch: FetchFunction = async (input, init) => {
     const request = new Request(input, init);
