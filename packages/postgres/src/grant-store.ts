@@ -7,6 +7,7 @@ import type {
 } from '@gatehouse/core';
 import type { Pool } from 'pg';
 import type { Tables } from './schema.js';
+import { expiry, instant } from './times.js';
 
 interface CodeRow {
   code_hash: string;
@@ -47,7 +48,7 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
     (
       await pool.query<CodeRow>(
         `SELECT r.* FROM ${t.codes} r WHERE r.code_hash = $1 AND r.expires_at > $2 AND ${notRevoked('$2')}`,
-        [codeHash, now],
+        [codeHash, instant(now)],
       )
     ).rows[0];
 
@@ -55,7 +56,7 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
     (
       await pool.query<RefreshRow>(
         `SELECT r.* FROM ${t.refreshTokens} r WHERE r.token_hash = $1 AND r.expires_at > $2 AND ${notRevoked('$2')}`,
-        [tokenHash, now],
+        [tokenHash, instant(now)],
       )
     ).rows[0];
 
@@ -71,8 +72,8 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
           record.clientId,
           record.userId,
           record.scope,
-          record.issuedAt,
-          record.expiresAt,
+          instant(record.issuedAt),
+          expiry(record.expiresAt),
         ]
       : [null, null, null, null, null, null, null];
 
@@ -81,7 +82,12 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
       await pool.query(
         `INSERT INTO ${t.codes}
            (code_hash, grant_id, client_id, user_id, redirect_uri, scope, code_challenge, auth_time, expires_at, consumed_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+         ON CONFLICT (code_hash) DO UPDATE SET
+           grant_id = EXCLUDED.grant_id, client_id = EXCLUDED.client_id, user_id = EXCLUDED.user_id,
+           redirect_uri = EXCLUDED.redirect_uri, scope = EXCLUDED.scope,
+           code_challenge = EXCLUDED.code_challenge, auth_time = EXCLUDED.auth_time,
+           expires_at = EXCLUDED.expires_at, consumed_at = EXCLUDED.consumed_at`,
         [
           record.codeHash,
           record.grantId,
@@ -90,9 +96,9 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
           record.redirectUri,
           record.scope,
           record.codeChallenge ?? null,
-          record.authTime,
-          record.expiresAt,
-          record.consumedAt ?? null,
+          instant(record.authTime),
+          expiry(record.expiresAt),
+          record.consumedAt === undefined ? null : instant(record.consumedAt),
         ],
       );
     },
@@ -112,7 +118,7 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
            RETURNING r.*
          ), stored AS (${insertRefreshFromWinner})
          SELECT * FROM won`,
-        [codeHash, now, ...refreshParams(refreshToken), keepUntil],
+        [codeHash, instant(now), ...refreshParams(refreshToken), expiry(keepUntil)],
       );
       if (rows[0]) return { status: 'redeemed', code: toCode(rows[0]) };
       // Lost: a fresh read (after the winner committed) tells a replay from an unknown code.
@@ -125,8 +131,12 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
     async saveRefreshToken(record) {
       await pool.query(
         `INSERT INTO ${t.refreshTokens} (token_hash, grant_id, client_id, user_id, scope, issued_at, expires_at, rotated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [...refreshParams(record), record.rotatedAt ?? null],
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (token_hash) DO UPDATE SET
+           grant_id = EXCLUDED.grant_id, client_id = EXCLUDED.client_id, user_id = EXCLUDED.user_id,
+           scope = EXCLUDED.scope, issued_at = EXCLUDED.issued_at, expires_at = EXCLUDED.expires_at,
+           rotated_at = EXCLUDED.rotated_at`,
+        [...refreshParams(record), record.rotatedAt === undefined ? null : instant(record.rotatedAt)],
       );
     },
 
@@ -143,7 +153,7 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
            RETURNING r.*
          ), stored AS (${insertRefreshFromWinner})
          SELECT * FROM won`,
-        [tokenHash, now, ...refreshParams(next)],
+        [tokenHash, instant(now), ...refreshParams(next)],
       );
       if (rows[0]) return { status: 'rotated', previous: toRefresh({ ...rows[0], rotated_at: null }) };
       const current = await findRefreshRow(tokenHash, now);
@@ -156,7 +166,7 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
       await pool.query(
         `INSERT INTO ${t.revokedGrants} AS g (grant_id, expires_at) VALUES ($1, $2)
          ON CONFLICT (grant_id) DO UPDATE SET expires_at = GREATEST(g.expires_at, EXCLUDED.expires_at)`,
-        [grantId, expiresAt],
+        [grantId, expiry(expiresAt)],
       );
     },
 
@@ -164,7 +174,7 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
       await pool.query(
         `INSERT INTO ${t.revokedAccessTokens} AS a (jti, expires_at) VALUES ($1, $2)
          ON CONFLICT (jti) DO UPDATE SET expires_at = GREATEST(a.expires_at, EXCLUDED.expires_at)`,
-        [jti, expiresAt],
+        [jti, expiry(expiresAt)],
       );
     },
 
@@ -173,7 +183,7 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
       const { rows } = await pool.query<{ revoked: boolean }>(
         `SELECT EXISTS (SELECT 1 FROM ${t.revokedAccessTokens} WHERE jti = $1 AND expires_at > $3)
              OR EXISTS (SELECT 1 FROM ${t.revokedGrants} WHERE grant_id = $2::text AND expires_at > $3) AS revoked`,
-        [jti, grantId ?? null, now],
+        [jti, grantId ?? null, instant(now)],
       );
       return rows[0]!.revoked;
     },

@@ -1,14 +1,23 @@
 import type { ConsentStore, RateLimitStore, SessionStore } from '@gatehouse/core';
 import type { Pool } from 'pg';
 import type { Tables } from './schema.js';
+import { expiry, instant } from './times.js';
 
 /** {@link SessionStore} on PostgreSQL: one row per session, by id hash. */
 export function postgresSessionStore(pool: Pool, t: Tables): SessionStore {
   return {
     async createSession(record) {
       await pool.query(
-        `INSERT INTO ${t.sessions} (id_hash, user_id, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $5)`,
-        [record.idHash, record.userId, record.createdAt, record.lastSeenAt, record.expiresAt],
+        `INSERT INTO ${t.sessions} (id_hash, user_id, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (id_hash) DO UPDATE SET user_id = EXCLUDED.user_id, created_at = EXCLUDED.created_at,
+           last_seen_at = EXCLUDED.last_seen_at, expires_at = EXCLUDED.expires_at`,
+        [
+          record.idHash,
+          record.userId,
+          instant(record.createdAt),
+          instant(record.lastSeenAt),
+          expiry(record.expiresAt),
+        ],
       );
     },
     async findSession(idHash, now) {
@@ -19,7 +28,7 @@ export function postgresSessionStore(pool: Pool, t: Tables): SessionStore {
         expires_at: string;
       }>(
         `SELECT user_id, created_at, last_seen_at, expires_at FROM ${t.sessions} WHERE id_hash = $1 AND expires_at > $2`,
-        [idHash, now],
+        [idHash, instant(now)],
       );
       const row = rows[0];
       if (!row) return null;
@@ -34,7 +43,7 @@ export function postgresSessionStore(pool: Pool, t: Tables): SessionStore {
     async touchSession(idHash, lastSeenAt) {
       await pool.query(`UPDATE ${t.sessions} SET last_seen_at = $2 WHERE id_hash = $1 AND expires_at > $2`, [
         idHash,
-        lastSeenAt,
+        instant(lastSeenAt),
       ]);
     },
     async deleteSession(idHash) {
@@ -49,7 +58,7 @@ export function postgresConsentStore(pool: Pool, t: Tables): ConsentStore {
     async findConsent(userId, clientId, now) {
       const { rows } = await pool.query<{ scope: string; expires_at: string }>(
         `SELECT scope, expires_at FROM ${t.consents} WHERE user_id = $1 AND client_id = $2 AND expires_at > $3`,
-        [userId, clientId, now],
+        [userId, clientId, instant(now)],
       );
       const row = rows[0];
       return row ? { userId, clientId, scope: row.scope, expiresAt: Number(row.expires_at) } : null;
@@ -58,7 +67,7 @@ export function postgresConsentStore(pool: Pool, t: Tables): ConsentStore {
       await pool.query(
         `INSERT INTO ${t.consents} (user_id, client_id, scope, expires_at) VALUES ($1, $2, $3, $4)
          ON CONFLICT (user_id, client_id) DO UPDATE SET scope = EXCLUDED.scope, expires_at = EXCLUDED.expires_at`,
-        [record.userId, record.clientId, record.scope, record.expiresAt],
+        [record.userId, record.clientId, record.scope, expiry(record.expiresAt)],
       );
     },
   };
@@ -73,7 +82,7 @@ export function postgresRateLimitStore(pool: Pool, t: Tables): RateLimitStore {
     async get(key, now) {
       const { rows } = await pool.query<{ count: number; expires_at: string }>(
         `SELECT count, expires_at FROM ${t.rateLimits} WHERE key = $1 AND expires_at > $2`,
-        [key, now],
+        [key, instant(now)],
       );
       const row = rows[0];
       return row ? { count: row.count, resetAt: Number(row.expires_at) } : null;
@@ -85,7 +94,7 @@ export function postgresRateLimitStore(pool: Pool, t: Tables): RateLimitStore {
            count = CASE WHEN w.expires_at <= $2 THEN 1 ELSE w.count + 1 END,
            expires_at = CASE WHEN w.expires_at <= $2 THEN EXCLUDED.expires_at ELSE w.expires_at END
          RETURNING count, expires_at`,
-        [key, now, windowMs],
+        [key, instant(now), expiry(windowMs)],
       );
       return { count: rows[0]!.count, resetAt: Number(rows[0]!.expires_at) };
     },

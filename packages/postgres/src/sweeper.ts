@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import type { Tables } from './schema.js';
+import { instant } from './times.js';
 
 /** Options of a sweep. */
 export interface SweepOptions {
@@ -18,7 +19,7 @@ export interface SweepOptions {
  * process) around each other, so it never blocks a request. Returns the number of rows deleted.
  */
 export async function sweepExpired(pool: Pool, t: Tables, options: SweepOptions = {}): Promise<number> {
-  const now = options.now ?? Date.now();
+  const now = instant(options.now ?? Date.now());
   const batchSize = options.batchSize ?? 1000;
   const maxBatches = options.maxBatches ?? 50;
   let total = 0;

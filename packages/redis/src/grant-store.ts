@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type {
   AuthorizationCodeRecord,
   GrantStore,
@@ -6,7 +7,7 @@ import type {
   RotateRefreshTokenResult,
 } from '@gatehouse/core';
 import { redeemCodeScript, revokeScript, rotateRefreshTokenScript } from './grant-scripts.js';
-import { expireAt, type KeyLayout } from './keys.js';
+import { expireAt, instant, type KeyLayout } from './keys.js';
 import type { LuaScript, RedisClient } from './script.js';
 
 type Marker = 'used' | 'rot';
@@ -20,7 +21,7 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
   /** A stored record with its marker, if it exists, is unexpired and its grant is not revoked. */
   const findLive = async <T extends { grantId: string }>(key: string, marker: Marker, now: number) => {
     const [json, exp, , seen] = await client.hmget(key, 'r', 'exp', 'grant', marker);
-    if (json == null || Number(exp) <= now) return null;
+    if (json == null || Number(exp) <= instant(now)) return null;
     const record = JSON.parse(json) as T;
     if (await grantRevoked(record.grantId, now)) return null;
     return { record, expiresAt: Number(exp), seen: seen == null ? undefined : Number(seen) };
@@ -28,7 +29,7 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
 
   const grantRevoked = async (grantId: string, now: number) => {
     const until = await client.get(keys.revokedGrant(grantId));
-    return until !== null && Number(until) > now;
+    return until !== null && Number(until) > instant(now);
   };
 
   const saveHash = async (
@@ -42,10 +43,10 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
       'r',
       json,
       'exp',
-      String(expiresAt),
+      expireAt(expiresAt),
       'grant',
       grantId,
-      ...(marker ? [marker[0], String(marker[1])] : []),
+      ...(marker ? [marker[0], String(instant(marker[1]))] : []),
     ];
     // MULTI/EXEC: all three or nothing.
     await client
@@ -60,11 +61,14 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
   /**
    * Runs an atomic consume. The grant id is read first because the script must be told every key;
    * records never change grant, so `retry` only happens if the record was replaced in between.
+   * `nonce` identifies this call, so that a re-sent script (reply lost, see grant-scripts.ts)
+   * answers like the run that won instead of reporting a replay of itself.
    */
   const consume = async (
     key: string,
     script: LuaScript,
     extraKeys: string[],
+    nonce: string,
     extraArgs: string[],
     now: number,
   ) => {
@@ -74,7 +78,7 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
       const reply = (await script.run(
         client,
         [key, keys.revokedGrant(grantId), ...extraKeys],
-        [String(now), grantId, ...extraArgs],
+        [String(instant(now)), grantId, nonce, ...extraArgs],
       )) as [string, string?, string?, string?];
       if (reply[0] !== 'retry') return reply;
     }
@@ -109,13 +113,14 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
         keys.code(codeHash),
         redeemCodeScript,
         refreshToken ? [keys.refreshToken(refreshToken.tokenHash)] : [],
+        // The new refresh token's hash is unique to this call; without one, a fresh random id.
+        refreshToken?.tokenHash ?? randomUUID(),
         [
-          String(keepUntil),
           expireAt(keepUntil),
           ...(refreshToken
             ? [
                 JSON.stringify(withoutRotation(refreshToken)),
-                String(refreshToken.expiresAt),
+                expireAt(refreshToken.expiresAt),
                 refreshToken.grantId,
               ]
             : []),
@@ -128,7 +133,8 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
         const replayed = { ...code, expiresAt: Number(reply[3]), consumedAt: Number(reply[2]) };
         return { status: 'replayed', code: replayed };
       }
-      return { status: 'redeemed', code: { ...code, expiresAt: Number(reply[2]), consumedAt: now } };
+      const consumedAt = instant(now);
+      return { status: 'redeemed', code: { ...code, expiresAt: Number(reply[2]), consumedAt } };
     },
 
     async saveRefreshToken(record) {
@@ -154,7 +160,8 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
         keys.refreshToken(tokenHash),
         rotateRefreshTokenScript,
         [keys.refreshToken(next.tokenHash)],
-        [JSON.stringify(withoutRotation(next)), String(next.expiresAt), next.grantId],
+        next.tokenHash,
+        [JSON.stringify(withoutRotation(next)), expireAt(next.expiresAt), next.grantId],
         now,
       );
       if (!reply || reply[0] === 'invalid') return { status: 'invalid' };
@@ -178,7 +185,7 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
         grantId === undefined
           ? [await client.get(keys.revokedToken(jti))]
           : await client.mget(keys.revokedToken(jti), keys.revokedGrant(grantId));
-      return markers.some((until) => until !== null && Number(until) > now);
+      return markers.some((until) => until !== null && Number(until) > instant(now));
     },
   };
 }

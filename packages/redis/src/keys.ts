@@ -32,7 +32,19 @@ export function keyLayout(prefix: string): KeyLayout {
   };
 }
 
-/** Redis rejects `PXAT 0`; an expiry at or before 1 ms still means "already gone". */
+/**
+ * An instant (now, consumedAt, lastSeenAt…) as whole milliseconds, rounded down. Scripts compare
+ * and store integers; expiries round up ({@link expireAt}), so rounding never extends a record's
+ * life by more than 1 ms.
+ */
+export function instant(epochMs: number): number {
+  return Math.floor(epochMs);
+}
+
+/**
+ * An expiry as whole milliseconds, rounded up. Redis rejects `PXAT 0`; an expiry at or before 1 ms
+ * still means "already gone".
+ */
 export function expireAt(epochMs: number): string {
   return String(Math.max(1, Math.ceil(epochMs)));
 }

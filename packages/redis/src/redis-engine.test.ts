@@ -1,8 +1,9 @@
-import { createServer } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 import { hashSecret } from '@gatehouse/core';
 import { type RedisStorage, redisStorage } from '@gatehouse/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropPrefix } from '../test/drop-prefix.js';
+import { redeemCodeScript, rotateRefreshTokenScript } from './grant-scripts.js';
 
 const url = process.env.REDIS_URL;
 if (!url) console.warn('@gatehouse/redis: REDIS_URL is not set; skipping the Redis engine tests.');
@@ -70,6 +71,123 @@ describe.skipIf(!url)('redis engine specifics', () => {
     expect(storage.client.status).toBe('ready');
   });
 
+  const codeOf = async (now: number) => ({
+    codeHash: await hashSecret(crypto.randomUUID()),
+    clientId: 'c',
+    userId: 'u',
+    grantId: crypto.randomUUID(),
+    redirectUri: 'https://app.example/cb',
+    scope: '',
+    authTime: now,
+    expiresAt: now + 60_000,
+  });
+  const refreshOf = async (now: number, grantId: string) => ({
+    tokenHash: await hashSecret(crypto.randomUUID()),
+    grantId,
+    clientId: 'c',
+    userId: 'u',
+    scope: '',
+    issuedAt: now,
+    expiresAt: now + 3_600_000,
+  });
+
+  it('answers a re-run of the same redeem or rotate call like the first run, writing nothing more', async () => {
+    // ioredis re-sends a script whose reply a dropped connection lost; the re-run carries the
+    // call's nonce (the new refresh token's hash) and must not be mistaken for a replay.
+    const now = Date.now();
+    const code = await codeOf(now);
+    await storage.grants.saveCode(code);
+    const refresh = await refreshOf(now, code.grantId);
+    const codeKeys = [
+      `{${prefix}}:code:${code.codeHash}`,
+      `{${prefix}}:revoked-grant:${code.grantId}`,
+      `{${prefix}}:rt:${refresh.tokenHash}`,
+    ];
+    const redeemArgs = [
+      now,
+      code.grantId,
+      refresh.tokenHash,
+      now + 600_000,
+      '{}',
+      now + 3_600_000,
+      code.grantId,
+    ];
+    const first = (await redeemCodeScript.run(storage.client, codeKeys, redeemArgs)) as string[];
+    const again = (await redeemCodeScript.run(storage.client, codeKeys, redeemArgs)) as string[];
+    expect(first[0]).toBe('redeemed');
+    expect(again).toEqual(first);
+    // Another call (another nonce) is a replay.
+    const other = [...redeemArgs.slice(0, 2), 'other-nonce', ...redeemArgs.slice(3)];
+    expect(((await redeemCodeScript.run(storage.client, codeKeys, other)) as string[])[0]).toBe('replayed');
+
+    const next = await refreshOf(now, code.grantId);
+    await storage.grants.saveRefreshToken(refresh);
+    const rotateKeys = [codeKeys[2]!, codeKeys[1]!, `{${prefix}}:rt:${next.tokenHash}`];
+    const rotateArgs = [
+      now,
+      code.grantId,
+      next.tokenHash,
+      JSON.stringify(next),
+      now + 3_600_000,
+      code.grantId,
+    ];
+    expect(await rotateRefreshTokenScript.run(storage.client, rotateKeys, rotateArgs)).toEqual(
+      await rotateRefreshTokenScript.run(storage.client, rotateKeys, rotateArgs),
+    );
+    expect(await storage.grants.findRefreshToken(next.tokenHash, now)).toEqual(next);
+    const reused = await storage.grants.rotateRefreshToken(
+      refresh.tokenHash,
+      await refreshOf(now, code.grantId),
+      now,
+    );
+    expect(reused.status).toBe('reused');
+  });
+
+  it('redeems once when the reply of the redeem script is lost and ioredis re-sends it', async () => {
+    const proxy = await replyDroppingProxy(new URL(url!));
+    const viaProxy = redisStorage({ url: `redis://127.0.0.1:${proxy.port}`, prefix });
+    try {
+      await viaProxy.ready();
+      const now = Date.now();
+      const code = await codeOf(now);
+      await viaProxy.grants.saveCode(code);
+      const refresh = await refreshOf(now, code.grantId);
+      proxy.dropNextScriptReply();
+      const result = await viaProxy.grants.redeemCode(code.codeHash, refresh, now, now + 600_000);
+      expect(proxy.dropped()).toBe(true);
+      expect(result.status).toBe('redeemed');
+      expect(await viaProxy.grants.findRefreshToken(refresh.tokenHash, now)).toEqual(refresh);
+    } finally {
+      await viaProxy.close();
+      await proxy.close();
+    }
+  });
+
+  it('rejects a fractional time inside a script before writing anything', async () => {
+    const now = Date.now();
+    const code = await codeOf(now);
+    const refresh = await refreshOf(now, code.grantId);
+    await storage.grants.saveRefreshToken(refresh);
+    const next = await refreshOf(now, code.grantId);
+    const keys = [
+      `{${prefix}}:rt:${refresh.tokenHash}`,
+      `{${prefix}}:revoked-grant:${code.grantId}`,
+      `{${prefix}}:rt:${next.tokenHash}`,
+    ];
+    await expect(
+      rotateRefreshTokenScript.run(storage.client, keys, [
+        now,
+        code.grantId,
+        'n',
+        '{}',
+        now + 1000.5,
+        code.grantId,
+      ]),
+    ).rejects.toThrow('whole milliseconds');
+    expect(await storage.grants.findRefreshToken(refresh.tokenHash, now)).toEqual(refresh);
+    expect(await storage.client.exists(keys[2]!)).toBe(0);
+  });
+
   it('rejects a prefix with braces (the engine adds the cluster hash tag itself)', () => {
     expect(() => redisStorage({ client: storage.client, prefix: '{tag}' })).toThrow(TypeError);
   });
@@ -88,6 +206,45 @@ describe('redis engine without a server', () => {
     }
   });
 });
+
+/**
+ * A TCP proxy to Redis that, once armed, swallows the reply to the next script call and drops the
+ * client's connection (the script has run on the server), as a network failure would.
+ */
+async function replyDroppingProxy(target: URL) {
+  let armed = false;
+  let dropped = false;
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    let scriptSent = false;
+    client.on('data', (data) => {
+      if (armed && !dropped && /evalsha|eval/i.test(data.toString())) scriptSent = true;
+      upstream.write(data);
+    });
+    upstream.on('data', (data) => {
+      if (scriptSent && !dropped) {
+        dropped = true;
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      client.write(data);
+    });
+    client.on('error', () => {});
+    upstream.on('error', () => {});
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    dropNextScriptReply: () => {
+      armed = true;
+    },
+    dropped: () => dropped,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
 
 /** A loopback port nobody listens on. */
 async function closedPort(): Promise<number> {

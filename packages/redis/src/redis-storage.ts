@@ -39,7 +39,9 @@ export interface RedisStorage extends GatehouseStorage {
 /**
  * Client options under which an unreachable Redis fails a command at once instead of queueing it:
  * no offline queue, one retry, bounded connect and command times. Reconnection continues in the
- * background, so service resumes by itself when Redis returns.
+ * background, so service resumes by itself when Redis returns. ioredis's re-sending of a command
+ * whose reply a dropped connection lost stays on (bounded by `maxRetriesPerRequest`): the grant
+ * scripts are idempotent per call, so a re-run answers like the first run.
  */
 export function failFastOptions(commandTimeoutMs = 2000) {
   return {

@@ -6,7 +6,7 @@ import type {
   SessionStore,
 } from '@gatehouse/core';
 import { throwOnFailedStep } from './grant-store.js';
-import { expireAt, type KeyLayout } from './keys.js';
+import { expireAt, instant, type KeyLayout } from './keys.js';
 import type { RedisClient } from './script.js';
 import { incrementScript, touchSessionScript } from './session-scripts.js';
 
@@ -23,7 +23,15 @@ export function redisSessionStore(client: RedisClient, keys: KeyLayout): Session
       await client
         .multi()
         .del(key)
-        .hset(key, 'r', JSON.stringify(rest), 'exp', String(record.expiresAt), 'seen', String(lastSeenAt))
+        .hset(
+          key,
+          'r',
+          JSON.stringify(rest),
+          'exp',
+          expireAt(record.expiresAt),
+          'seen',
+          String(instant(lastSeenAt)),
+        )
         .pexpireat(key, expireAt(record.expiresAt))
         .exec()
         .then(throwOnFailedStep);
@@ -34,7 +42,7 @@ export function redisSessionStore(client: RedisClient, keys: KeyLayout): Session
       return { ...(JSON.parse(json) as Omit<SessionRecord, 'lastSeenAt'>), lastSeenAt: Number(seen) };
     },
     async touchSession(idHash, lastSeenAt) {
-      await touchSessionScript.run(client, [keys.session(idHash)], [String(lastSeenAt)]);
+      await touchSessionScript.run(client, [keys.session(idHash)], [String(instant(lastSeenAt))]);
     },
     async deleteSession(idHash) {
       await client.del(keys.session(idHash));
@@ -74,7 +82,7 @@ export function redisRateLimitStore(client: RedisClient, keys: KeyLayout): RateL
       const [count, resetAt] = (await incrementScript.run(
         client,
         [keys.rateLimit(key)],
-        [String(now), String(windowMs)],
+        [String(instant(now)), String(Math.ceil(windowMs))],
       )) as [number, string];
       return { count: Number(count), resetAt: Number(resetAt) };
     },

@@ -1,5 +1,6 @@
 import type { GatehouseStorage } from '../storage/types.js';
 import { atomicityCases } from './atomicity-cases.js';
+import { boundaryCases } from './boundary-cases.js';
 import type { ConformanceTestApi, StorageConformanceTarget } from './conformance-api.js';
 import { grantStoreCases } from './grant-store-cases.js';
 import { sessionStoreCases } from './session-store-cases.js';
@@ -7,7 +8,7 @@ import { sessionStoreCases } from './session-store-cases.js';
 /**
  * Registers the storage conformance suite for one engine with the given test runner: round trips,
  * expiry (by moving the `now` argument, never by sleeping), revocation by grant and by jti,
- * idempotency, and atomicity under concurrency (by default 200 parallel redemptions of one code and
+ * idempotency, fractional times and repeated saves, and atomicity under concurrency (by default 200 parallel redemptions of one code and
  * 200 parallel rotations of one refresh token, each with exactly one winner).
  *
  * Record times are based on the wall clock, so engines that hand expiries to a server (Redis TTLs,
@@ -36,6 +37,7 @@ export function runStorageConformance(target: StorageConformanceTarget, api: Con
     grantStoreCases(context);
     atomicityCases(context);
     sessionStoreCases(context);
+    boundaryCases(context);
     api.afterAll?.(async () => {
       if (created && target.cleanup) await target.cleanup(await created);
     });
