@@ -41,7 +41,7 @@ describe('the authorization code flow', () => {
       scope: 'read',
     });
     const tokens = await client.handleCallback(
-      `${REDIRECT_URI}?code=${code}&state=${url.searchParams.get('state')}`,
+      `${REDIRECT_URI}?code=${code}&state=${url.searchParams.get('state')}&iss=${encodeURIComponent(ISSUER)}`,
     );
     expect(tokens.refreshToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(tokens.scope).toBe('read');
@@ -82,7 +82,7 @@ describe('the authorization code flow', () => {
     const client = h.client();
     const url = await client.authorizationUrl();
     const code = await mintCode(h, { codeChallenge: url.searchParams.get('code_challenge') });
-    const callback = `${REDIRECT_URI}?code=${code}&state=${url.searchParams.get('state')}`;
+    const callback = `${REDIRECT_URI}?code=${code}&state=${url.searchParams.get('state')}&iss=${encodeURIComponent(ISSUER)}`;
     await client.handleCallback(callback);
     const error = await client.handleCallback(callback).catch((e: unknown) => e);
     expect(isGatehouseClientError(error, 'state_mismatch')).toBe(true);
@@ -101,6 +101,18 @@ describe('the authorization code flow', () => {
     expect(isGatehouseClientError(error, 'authorization_error')).toBe(true);
     expect(error).toMatchObject({ error: 'access_denied', errorDescription: 'The user said no' });
     expect(h.seen).toHaveLength(0);
+  });
+
+  it('refuses a callback without iss, which Gatehouse always sends (RFC 9207 §2.4)', async () => {
+    const h = await harness();
+    const client = h.client();
+    const url = await client.authorizationUrl();
+    const code = await mintCode(h, { codeChallenge: url.searchParams.get('code_challenge') });
+    const error = await client
+      .handleCallback(`${REDIRECT_URI}?code=${code}&state=${url.searchParams.get('state')}`)
+      .catch((e: unknown) => e);
+    expect(isGatehouseClientError(error, 'issuer_mismatch')).toBe(true);
+    expect(h.tokenCalls('authorization_code')).toHaveLength(0);
   });
 
   it('refuses a callback from another issuer (RFC 9207)', async () => {
@@ -127,7 +139,9 @@ describe('the authorization code flow', () => {
       codeChallenge: url.searchParams.get('code_challenge'),
     });
     const error = await client
-      .handleCallback(`${REDIRECT_URI}?code=${code}&state=${url.searchParams.get('state')}`)
+      .handleCallback(
+        `${REDIRECT_URI}?code=${code}&state=${url.searchParams.get('state')}&iss=${encodeURIComponent(ISSUER)}`,
+      )
       .catch((e: unknown) => e);
     expect(isGatehouseClientError(error, 'token_request_failed')).toBe(true);
     expect(error).toMatchObject({ error: 'invalid_grant', status: 400 });

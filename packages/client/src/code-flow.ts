@@ -47,8 +47,8 @@ export async function authorizationUrl(
 
 /**
  * Completes the code flow at the redirect URI: checks `state` against a pending sign-in (single
- * use), turns an error callback into an `authorization_error`, checks `iss` when present
- * (RFC 9207), exchanges the code with the same `redirect_uri` and the PKCE verifier, and stores the
+ * use), requires `iss` to be the configured issuer (RFC 9207 §2.4: Gatehouse always sends it, so a
+ * callback without it is refused too), turns an error callback into an `authorization_error`, exchanges the code with the same `redirect_uri` and the PKCE verifier, and stores the
  * token set.
  */
 export async function handleCallback(config: ClientConfig, input: URL | string): Promise<TokenSet> {
@@ -63,10 +63,12 @@ export async function handleCallback(config: ClientConfig, input: URL | string):
     );
   }
   const iss = params.get('iss');
-  if (iss !== null && iss !== config.as.issuer) {
+  if (iss !== config.as.issuer) {
     throw new GatehouseClientError(
       'issuer_mismatch',
-      `handleCallback: the callback comes from issuer "${iss}", not "${config.as.issuer}".`,
+      iss === null
+        ? 'handleCallback: the callback has no iss parameter (RFC 9207); it cannot be from this issuer.'
+        : `handleCallback: the callback comes from issuer "${iss}", not "${config.as.issuer}".`,
     );
   }
   const error = params.get('error');

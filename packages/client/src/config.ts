@@ -118,6 +118,8 @@ export function resolveConfig(options: ClientOptions): ClientConfig {
       introspection_endpoint: at(PATHS.introspect),
       userinfo_endpoint: at(PATHS.userinfo),
       code_challenge_methods_supported: ['S256'],
+      // Gatehouse always sends `iss` (RFC 9207), so a callback without it is refused (§2.4).
+      authorization_response_iss_parameter_supported: true,
     },
     client: { client_id: options.clientId },
     clientAuth:
