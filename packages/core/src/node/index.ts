@@ -3,15 +3,13 @@
  * @packageDocumentation
  */
 
+export { encodePreParsedBody, type PreParsedBody } from './pre-parsed-body.js';
+export { type ScryptHasherOptions, scryptHasher } from './scrypt.js';
 export {
-  encodePreParsedBody,
-  type PreParsedBody,
   type ReadWebRequestOptions,
   readWebRequest,
-  type SendWebResponseOptions,
-  sendWebResponse,
   type ToWebRequestOptions,
   toWebRequest,
   webRequestUrl,
-} from './http-bridge.js';
-export { type ScryptHasherOptions, scryptHasher } from './scrypt.js';
+} from './web-request.js';
+export { type SendWebResponseOptions, sendWebResponse } from './web-response.js';

@@ -1,0 +1,43 @@
+/** The public URL of a Node request, rebuilt from the host's view of origin and mount path. */
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * The URL the client asked for. Concatenated, never resolved: a target like `//evil.example/x` is a
+ * path here, not a protocol-relative URL. An absolute-form target (RFC 9112 §3.2.2) keeps only its
+ * path and query. The origin must be exactly scheme://host[:port]: a `Host` header carrying a path,
+ * query, fragment or credentials (Node lets `/`, `?`, `#` through) would otherwise move the request
+ * to another route than the one the host's own middleware saw; such an origin, or a malformed one,
+ * falls back to `http://localhost`.
+ */
+export function requestUrl(origin: string, mountPath: string, target: string): URL {
+  let pathAndQuery = target;
+  if (!target.startsWith('/')) {
+    try {
+      const absolute = new URL(target);
+      pathAndQuery = absolute.pathname + absolute.search;
+    } catch {
+      pathAndQuery = `/${target}`;
+    }
+  }
+  return new URL(safeOrigin(origin) + mountPath + pathAndQuery);
+}
+
+/** `origin` when it is a bare origin (scheme://host[:port]), else `http://localhost`. */
+function safeOrigin(origin: string): string {
+  const separator = origin.indexOf('://');
+  if (separator > 0 && !/[/?#@\\\s]/.test(origin.slice(separator + 3))) {
+    try {
+      const parsed = new URL(origin);
+      if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return parsed.origin;
+    } catch {
+      // Malformed: fall through.
+    }
+  }
+  return 'http://localhost';
+}
+
+export function defaultOrigin(req: IncomingMessage): string {
+  const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
+  const host = req.headers.host ?? req.headers[':authority'] ?? 'localhost';
+  return `${encrypted ? 'https' : 'http'}://${host}`;
+}

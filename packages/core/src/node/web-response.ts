@@ -1,0 +1,112 @@
+/**
+ * The Node.js bridge, response side: Web `Response` → `ServerResponse`, written once and used by every
+ * Node adapter. It only translates.
+ */
+import type { ServerResponse } from 'node:http';
+import { asError } from './request-body.js';
+
+/** Options of {@link sendWebResponse}. */
+export interface SendWebResponseOptions {
+  /** The request method; for `HEAD` no body is sent. Default: `res.req.method`. */
+  readonly method?: string;
+}
+
+/**
+ * Writes a Web `Response` to a Node `ServerResponse`: status and headers in one `writeHead` (each
+ * `Set-Cookie` as its own header line, via `getSetCookie()`), then the body. A body that is
+ * complete after its first chunk (a `Response` built from a string, bytes or JSON) goes out in one
+ * `end()` with its `Content-Length`, i.e. one write; longer bodies are streamed with back-pressure.
+ * No body for `HEAD` and the statuses that have none. If the client goes away mid-body, the body
+ * stream is cancelled and the promise resolves (there is nobody left to tell).
+ */
+export async function sendWebResponse(
+  res: ServerResponse,
+  response: Response,
+  options: SendWebResponseOptions = {},
+): Promise<void> {
+  // A flat name/value list. Set-Cookie goes in as one array: Node writes each element as its own
+  // header line (repeated names in a flat list would keep only the last).
+  const fields: (string | string[])[] = [];
+  let framed = false;
+  for (const [name, value] of response.headers) {
+    if (name === 'set-cookie') continue;
+    if (name === 'content-length' || name === 'transfer-encoding') framed = true;
+    fields.push(name, value);
+  }
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) {
+    // `writeHead` replaces a header the host already set with `setHeader` (e.g. Express's
+    // `res.cookie`) by the one given here: keep the host's cookies in front of ours.
+    const prior = res.getHeader('set-cookie');
+    const hostCookies = prior === undefined ? [] : Array.isArray(prior) ? prior : [String(prior)];
+    fields.push('set-cookie', [...hostCookies, ...cookies]);
+  }
+
+  const method = (options.method ?? res.req?.method ?? 'GET').toUpperCase();
+  const bodyless = method === 'HEAD' || response.status === 204 || response.status === 304;
+  if (!response.body || bodyless) {
+    await response.body?.cancel().catch(() => {});
+    writeHead(res, response, fields);
+    await endResponse(res);
+    return;
+  }
+
+  const reader = response.body.getReader();
+  const closed = new Promise<void>((resolve) => res.once('close', resolve));
+  const read = () => Promise.race([reader.read(), closed.then(() => undefined)]);
+  try {
+    const first = await read();
+    const second = first && !first.done ? await read() : first;
+    if (!first || !second || res.destroyed) {
+      await reader.cancel().catch(() => {});
+      return;
+    }
+    if (second.done) {
+      // Complete after one chunk (or empty): one write, with its length.
+      const chunk = first.done ? undefined : first.value;
+      if (!framed) fields.push('content-length', String(chunk?.byteLength ?? 0));
+      writeHead(res, response, fields);
+      await endResponse(res, chunk);
+      return;
+    }
+    writeHead(res, response, fields);
+    for (const chunk of [first.value!, second.value]) {
+      if (!res.write(chunk)) {
+        await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
+      }
+    }
+    for (;;) {
+      const next = await read();
+      if (!next || res.destroyed) {
+        await reader.cancel().catch(() => {});
+        return;
+      }
+      if (next.done) break;
+      if (!res.write(next.value)) {
+        await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
+      }
+    }
+  } catch (error) {
+    // The body stream failed: before the head was sent this is still a cut connection (a status
+    // of 200 was promised by the Response), and after it the only honest signal left.
+    await reader.cancel().catch(() => {});
+    res.destroy(asError(error));
+    return;
+  }
+  await endResponse(res);
+}
+
+/** Status line and every header field at once (a flat name/value list keeps repeated fields). */
+function writeHead(res: ServerResponse, response: Response, fields: (string | string[])[]): void {
+  if (response.statusText) res.writeHead(response.status, response.statusText, fields);
+  else res.writeHead(response.status, fields);
+}
+
+function endResponse(res: ServerResponse, chunk?: Uint8Array): Promise<void> {
+  return new Promise((resolve) => {
+    if (res.destroyed) return resolve();
+    if (chunk) res.end(chunk, () => resolve());
+    else res.end(() => resolve());
+    res.once('close', () => resolve());
+  });
+}
