@@ -132,6 +132,34 @@ describe('gatehouse() middleware', () => {
     }
   });
 
+  it('does not resolve dot segments the host routed on raw (/x/../keys is not the JWKS route)', async () => {
+    const t = await testInstance();
+    const app = express();
+    app.use('/demo', gatehouse(t.gatehouse));
+    app.use((_req, res) => {
+      res.status(404).send('host');
+    });
+    const base = new URL(await listen(app));
+    const get = (path: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest({ host: base.hostname, port: base.port, path }, (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect((await get('/demo/oauth2/v1/keys')).status).toBe(200);
+    for (const path of [
+      '/demo/x/../oauth2/v1/keys',
+      '/demo/./oauth2/v1/keys',
+      '/demo/x/%2e%2e/oauth2/v1/keys',
+    ]) {
+      expect(await get(path)).toEqual({ status: 404, body: 'host' });
+    }
+  });
+
   it('answers HEAD without a body', async () => {
     const app = express();
     app.use('/demo', gatehouse(echo));

@@ -7,7 +7,8 @@ import type { IncomingMessage } from 'node:http';
  * path and query. The origin must be exactly scheme://host[:port]: a `Host` header carrying a path,
  * query, fragment or credentials (Node lets `/`, `?`, `#` through) would otherwise move the request
  * to another route than the one the host's own middleware saw; such an origin, or a malformed one,
- * falls back to `http://localhost`.
+ * falls back to `http://localhost`. For the same reason dot segments (`/x/../token`) are kept, not
+ * resolved: the host routed on the raw path, so Gatehouse must not see another one.
  */
 export function requestUrl(origin: string, mountPath: string, target: string): URL {
   let pathAndQuery = target;
@@ -19,7 +20,21 @@ export function requestUrl(origin: string, mountPath: string, target: string): U
       pathAndQuery = `/${target}`;
     }
   }
-  return new URL(safeOrigin(origin) + mountPath + pathAndQuery);
+  return new URL(safeOrigin(origin) + mountPath + keepDotSegments(pathAndQuery));
+}
+
+/** `.`, `..` and their percent-encoded forms, as whole path segments (WHATWG URL resolves them). */
+const DOT_SEGMENT = /(^|\/)(?:\.|%2e)(?:\.|%2e)?(?=\/|\?|#|$)/gi;
+
+/** Escapes dot segments of the path (not the query) so that `new URL` leaves them in place. */
+function keepDotSegments(pathAndQuery: string): string {
+  const query = pathAndQuery.indexOf('?');
+  const path = query < 0 ? pathAndQuery : pathAndQuery.slice(0, query);
+  const escaped = path.replace(
+    DOT_SEGMENT,
+    (segment, slash: string) => slash + segment.slice(slash.length).replace(/\.|%2e/gi, '%252E'),
+  );
+  return query < 0 ? escaped : escaped + pathAndQuery.slice(query);
 }
 
 /** `origin` when it is a bare origin (scheme://host[:port]), else `http://localhost`. */
