@@ -3,15 +3,12 @@
  * against the Express example server, as `pnpm start` runs it. Signs in with the code flow and
  * PKCE, lists tickets with the bearer token and with the session cookie, refreshes, signs out.
  */
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artifactPath, chromiumSkipReason, launchChromium } from './support/browser';
-import { type DemoServer, startDemoServer } from './support/demo-server';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { artifactPath, chromiumSkipReason } from './support/browser';
+import { withBundledDemo } from './support/bundled-demo';
 
 const skipReason = chromiumSkipReason('browser-client.test');
-const buildScript = fileURLToPath(new URL('../scripts/build-browser.mjs', import.meta.url));
 
 /** Clicks a button of the app and waits until its action has finished. */
 async function press(page: Page, id: string): Promise<string> {
@@ -22,25 +19,11 @@ async function press(page: Page, id: string): Promise<string> {
 }
 
 describe.skipIf(skipReason !== undefined)('the demo browser app (Chromium, Express example server)', () => {
-  let server: DemoServer | undefined;
-  let browser: Browser | undefined;
-  let origin = '';
-
-  beforeAll(async () => {
-    // What `pnpm start` does before starting the server: bundle the app into public/client.js.
-    execFileSync(process.execPath, [buildScript], { stdio: 'pipe' });
-    server = await startDemoServer();
-    origin = server.origin;
-    browser = await launchChromium();
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  const demo = withBundledDemo();
 
   it('signs in, lists tickets in oauth and session mode, refreshes and signs out', async () => {
-    const page = await browser!.newPage();
+    const { browser, origin } = demo();
+    const page = await browser.newPage();
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
 
@@ -89,7 +72,8 @@ describe.skipIf(skipReason !== undefined)('the demo browser app (Chromium, Expre
   });
 
   it('shows a callback that belongs to no sign-in of the page, without exchanging anything', async () => {
-    const page = await browser!.newPage();
+    const { browser, origin } = demo();
+    const page = await browser.newPage();
     await page.goto(`${origin}/callback?code=abc&state=forged`);
     await page.waitForSelector('body[data-ready="yes"]');
     expect(await page.textContent('#callback-result')).toMatch(/does not belong to a sign-in/);

@@ -6,13 +6,11 @@
  * rotated refresh token, which the server would treat as reuse and answer by revoking the grant
  * (RFC 9700 §4.14.2). Without the lock (`?locks=off`) the tabs do trip reuse detection.
  */
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { GatehouseTestPage } from '../src/browser/cross-tab';
-import { chromiumSkipReason, launchChromium } from './support/browser';
-import { type DemoServer, startDemoServer } from './support/demo-server';
+import { chromiumSkipReason } from './support/browser';
+import { type BundledDemo, withBundledDemo } from './support/bundled-demo';
 
 declare global {
   interface Window {
@@ -21,7 +19,6 @@ declare global {
 }
 
 const skipReason = chromiumSkipReason('browser-cross-tab.test');
-const buildScript = fileURLToPath(new URL('../scripts/build-browser.mjs', import.meta.url));
 const TABS = 3;
 const CALLS_PER_TAB = 4;
 
@@ -60,7 +57,7 @@ async function signIn(page: Page, origin: string, query: string): Promise<void> 
 }
 
 /** One context (one profile: shared localStorage) with `TABS` tabs, signed in, token expired. */
-async function expiredSession(browser: Browser, origin: string, query: string) {
+async function expiredSession({ browser, origin }: BundledDemo, query: string) {
   const context = await browser.newContext();
   const refreshes = countRefreshes(context);
   const pageErrors: string[] = [];
@@ -95,24 +92,10 @@ async function ticketsInAllTabs(tabs: Page[]) {
 describe.skipIf(skipReason !== undefined)(
   'refresh across browser tabs (Chromium, Express example server)',
   () => {
-    let server: DemoServer | undefined;
-    let browser: Browser | undefined;
-    let origin = '';
-
-    beforeAll(async () => {
-      execFileSync(process.execPath, [buildScript], { stdio: 'pipe' });
-      server = await startDemoServer();
-      origin = server.origin;
-      browser = await launchChromium();
-    }, 60_000);
-
-    afterAll(async () => {
-      await browser?.close();
-      await server?.stop();
-    });
+    const demo = withBundledDemo();
 
     it('with Web Locks, tabs calling at once with an expired token share exactly one refresh', async () => {
-      const { context, tabs, refreshes, pageErrors, initial } = await expiredSession(browser!, origin, '');
+      const { context, tabs, refreshes, pageErrors, initial } = await expiredSession(demo(), '');
       expect(await tabs[0]!.evaluate(() => window.gatehouseTest.locks)).toBe(true);
 
       const outcomes = await ticketsInAllTabs(tabs);
@@ -138,7 +121,7 @@ describe.skipIf(skipReason !== undefined)(
     }, 60_000);
 
     it('without Web Locks, two tabs trip reuse detection and the grant is revoked', async () => {
-      const { context, tabs, refreshes } = await expiredSession(browser!, origin, '?locks=off');
+      const { context, tabs, refreshes } = await expiredSession(demo(), '?locks=off');
       expect(await tabs[0]!.evaluate(() => window.gatehouseTest.locks)).toBe(false);
       // Token requests are held back (never altered) so that every tab reads the expired set before
       // the first refresh lands: without the lock nothing else orders the tabs.
