@@ -26,6 +26,25 @@ async function failTimes(
   }
 }
 
+/** The demo user, counting how often a password is checked. */
+async function countingUsers(): Promise<UserStore & { readonly verifications: number }> {
+  const base = memoryUserStore(
+    [{ id: 'user-1', username: 'demo', passwordHash: await testHasher.hash('demo-password') }],
+    { hasher: testHasher },
+  );
+  let verifications = 0;
+  return {
+    get verifications() {
+      return verifications;
+    },
+    verifyPassword: (username, password) => {
+      verifications++;
+      return base.verifyPassword(username, password);
+    },
+    findUser: (id) => base.findUser(id),
+  };
+}
+
 describe('password attempt limiter', () => {
   it('answers 429 with Retry-After after 5 failures of one username from one address, even for the right password', async () => {
     const t = await testInstance({ rateLimit });
@@ -104,37 +123,15 @@ describe('password attempt limiter', () => {
   });
 
   it('does not check the password at all while blocked', async () => {
-    let verifications = 0;
-    const base = memoryUserStore(
-      [{ id: 'user-1', username: 'demo', passwordHash: await testHasher.hash('demo-password') }],
-      { hasher: testHasher },
-    );
-    const users: UserStore = {
-      verifyPassword: (username, password) => {
-        verifications++;
-        return base.verifyPassword(username, password);
-      },
-      findUser: (id) => base.findUser(id),
-    };
+    const users = await countingUsers();
     const t = await testInstance({ users, rateLimit });
     await failTimes(t, 5);
     await t.gatehouse.fetch(login('demo', 'demo-password'));
-    expect(verifications).toBe(5);
+    expect(users.verifications).toBe(5);
   });
 
   it('lets no more than the limit through when many guesses arrive at once', async () => {
-    let verifications = 0;
-    const base = memoryUserStore(
-      [{ id: 'user-1', username: 'demo', passwordHash: await testHasher.hash('demo-password') }],
-      { hasher: testHasher },
-    );
-    const users: UserStore = {
-      verifyPassword: (username, password) => {
-        verifications++;
-        return base.verifyPassword(username, password);
-      },
-      findUser: (id) => base.findUser(id),
-    };
+    const users = await countingUsers();
     const t = await testInstance({ users, rateLimit });
     const responses = await Promise.all(
       Array.from({ length: 40 }, (_, i) => t.gatehouse.fetch(login('demo', `guess-${i}`))),
@@ -142,7 +139,7 @@ describe('password attempt limiter', () => {
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 401)).toHaveLength(5);
     expect(statuses.filter((status) => status === 429)).toHaveLength(35);
-    expect(verifications).toBe(5);
+    expect(users.verifications).toBe(5);
   });
 
   it('lets no more than the per-address limit through when guesses for many usernames arrive at once', async () => {
