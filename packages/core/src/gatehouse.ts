@@ -2,6 +2,7 @@ import { authApiRoutes } from './auth-api/routes.js';
 import type { Context } from './context.js';
 import { errorResponse, ProtocolError } from './errors.js';
 import { isPreflight, preflightResponse, withCors } from './http/cors.js';
+import { type Answer, toResponse } from './http/reply.js';
 import { type Route, Router } from './http/router.js';
 import { authorizationServerMetadata } from './oauth2/metadata.js';
 import { oauth2Routes } from './oauth2/routes.js';
@@ -24,6 +25,14 @@ export interface Gatehouse {
    * bad input gets a 4xx, a failing store a 503, a bug a bare 500.
    */
   fetch(request: Request): Promise<Response>;
+  /**
+   * {@link fetch} for server adapters: the same answers, but one whose body Gatehouse built as text
+   * (JSON, an HTML page) comes back as a {@link Reply} (status, headers, text) that a server writes
+   * directly, without a `Response` and its body stream; anything else comes back as a `Response`.
+   * `toResponse` turns a reply into a `Response`; `sendWebResponse` of `@gatehouse/core/node` sends
+   * either.
+   */
+  answer(request: Request): Promise<Answer>;
   /** Whether {@link fetch} has a route for this URL (adapters use it to fall through to the host). */
   handles(url: URL | string): boolean;
   /** Resolves once keys are imported; rejects with the configuration problem if they cannot be. */
@@ -71,7 +80,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       : undefined;
   };
 
-  const answer = async (request: Request): Promise<Response> => {
+  const route = async (request: Request): Promise<Answer> => {
     let url: URL;
     try {
       url = new URL(request.url);
@@ -87,16 +96,23 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     return router.dispatch(path, request, ctx, url);
   };
 
+  /** Never rejects: anything thrown becomes its error answer. */
+  const answer = async (request: Request): Promise<Answer> => {
+    try {
+      return await route(request);
+    } catch (error) {
+      return errorResponse(error, resolved.logger);
+    }
+  };
+
   return {
     issuer: resolved.issuer,
     basePath: resolved.basePath,
+    // Methods never use `this`: hosts pass them around unbound (`export const GET = g.fetch`).
     async fetch(request) {
-      try {
-        return await answer(request);
-      } catch (error) {
-        return errorResponse(error, resolved.logger);
-      }
+      return toResponse(await answer(request));
     },
+    answer,
     async authenticate(request, options) {
       acceptedSchemes(options); // a programming error rejects rather than becoming a 500 response
       try {

@@ -16,6 +16,7 @@ export type { GatehouseEvent, Logger } from './events.js';
 export { createGatehouse, type Gatehouse } from './gatehouse.js';
 export { readBodyText } from './http/body.js';
 export { clientAddressOf, setClientAddress } from './http/client-address.js';
+export { type Answer, isReply, Reply, toResponse } from './http/reply.js';
 export type { Handler, Route } from './http/router.js';
 export { authorizationServerMetadata, ENDPOINTS } from './oauth2/metadata.js';
 export type {

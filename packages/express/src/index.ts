@@ -49,16 +49,24 @@ function preParsedBody(req: Request) {
   return { value: req.body, raw: (req as { rawBody?: Uint8Array | string }).rawBody };
 }
 
-/** Where the request was addressed and who sent it, as Express (and its `trust proxy`) sees it. */
+/**
+ * Where the request was addressed and who sent it, as Express (and its `trust proxy`) sees it.
+ * Origin and address are looked up when first needed: a bearer check needs neither.
+ */
 function publicLocation(req: Request) {
-  return { origin: `${req.protocol}://${req.host}`, mountPath: req.baseUrl, clientAddress: req.ip };
+  let origin: string | undefined;
+  return {
+    origin: () => (origin ??= `${req.protocol}://${req.host}`),
+    mountPath: req.baseUrl,
+    clientAddress: () => req.ip,
+  };
 }
 
 /**
  * Middleware answering every route of `instance` (e.g. `app.use('/demo', gatehouse(instance))` for
  * an issuer `https://host/demo`); any other request falls through to the next handler.
  */
-export function gatehouse(instance: Pick<Gatehouse, 'fetch' | 'handles'>): RequestHandler {
+export function gatehouse(instance: Servable): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const location = publicLocation(req);
     let handled: boolean;
@@ -74,11 +82,15 @@ export function gatehouse(instance: Pick<Gatehouse, 'fetch' | 'handles'>): Reque
     }
     // Only now is the body touched: a small one is read into memory (cheaper than a stream).
     readWebRequest(req, { ...location, body: preParsedBody(req), response: res })
-      .then((request) => instance.fetch(request))
+      // `answer` (when the instance has it) skips building a Response for text it wrote itself.
+      .then((request) => (instance.answer ? instance.answer(request) : instance.fetch(request)))
       .then((response) => sendWebResponse(res, response))
       .catch(next);
   };
 }
+
+/** What {@link gatehouse} needs of an instance (`answer` is used when present). */
+export type Servable = Pick<Gatehouse, 'fetch' | 'handles'> & Partial<Pick<Gatehouse, 'answer'>>;
 
 /**
  * Middleware running the host's protected REST operations (`defineOperations(instance, {...})`):

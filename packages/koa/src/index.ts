@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import type {
+  Answer,
   AuthenticateOptions,
   AuthenticationResult,
   Caller,
@@ -47,17 +48,19 @@ function requestOptions(ctx: Context): ToWebRequestOptions {
   const { originalUrl, url } = ctx;
   const mountPath = originalUrl !== url && originalUrl.endsWith(url) ? originalUrl.slice(0, -url.length) : '';
   const request = ctx.request as { body?: unknown; rawBody?: string | Uint8Array };
+  let origin: string | undefined;
   return {
-    origin: `${ctx.protocol}://${ctx.host}`,
+    // Looked up when first needed (a bearer check needs neither the URL nor the address).
+    origin: () => (origin ??= `${ctx.protocol}://${ctx.host}`),
     mountPath,
     body: { value: request.body, raw: request.rawBody },
-    clientAddress: ctx.ip,
+    clientAddress: () => ctx.ip,
     response: ctx.res,
   };
 }
 
 /** Hands the answer to Node directly: Koa must not write a response of its own. */
-async function respond(ctx: Context, response: Response): Promise<void> {
+async function respond(ctx: Context, response: Answer): Promise<void> {
   ctx.respond = false;
   await sendWebResponse(ctx.res, response);
 }
@@ -67,14 +70,19 @@ async function respond(ctx: Context, response: Response): Promise<void> {
  * anywhere (`app.use(gatehouse(instance))`, or under `koa-mount`): the instance routes on the full
  * path the client requested.
  */
-export function gatehouse(instance: Pick<Gatehouse, 'fetch' | 'handles'>): Middleware {
+export function gatehouse(instance: Servable): Middleware {
   return async (ctx, next) => {
     const options = requestOptions(ctx);
     if (!instance.handles(webRequestUrl(ctx.req, options))) return next();
     // Only now is the body touched: a small one is read into memory (cheaper than a stream).
-    await respond(ctx, await instance.fetch(await readWebRequest(ctx.req, options)));
+    const request = await readWebRequest(ctx.req, options);
+    // `answer` (when the instance has it) skips building a Response for text it wrote itself.
+    await respond(ctx, await (instance.answer ? instance.answer(request) : instance.fetch(request)));
   };
 }
+
+/** What {@link gatehouse} needs of an instance (`answer` is used when present). */
+export type Servable = Pick<Gatehouse, 'fetch' | 'handles'> & Partial<Pick<Gatehouse, 'answer'>>;
 
 /**
  * Middleware running the host's protected REST operations (`defineOperations(instance, {...})`):

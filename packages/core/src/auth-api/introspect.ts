@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
 import { INACTIVE, introspectAccessToken } from '../oauth2/introspect.js';
 import { verifyAccessToken } from '../tokens/access-token.js';
@@ -18,7 +19,7 @@ import { readTokenCaller } from './token-caller.js';
  *   resource server, may ask). OAuth 2.0 tokens are reported inactive here, keeping the families
  *   apart: clients introspect those at `/oauth2/v1/introspect`.
  */
-export async function authApiIntrospectEndpoint(request: Request, ctx: Context): Promise<Response> {
+export async function authApiIntrospectEndpoint(request: Request, ctx: Context): Promise<Answer> {
   const caller = await readTokenCaller(request, ctx);
   const claims = await verifyAccessToken(ctx, caller.token);
   if (!claims || (caller.kind === 'client' && claims.family !== 'auth_api')) return noStoreJson(INACTIVE);

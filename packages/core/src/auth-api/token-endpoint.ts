@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
 import { ProtocolError } from '../errors.js';
+import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
 import { attemptLimiter } from '../passwords/attempt-limiter.js';
 import { signAccessToken } from '../tokens/access-token.js';
@@ -21,7 +22,7 @@ import { badCredentials, readUserCredentials } from './user-credentials.js';
  * per username and client address and per address (`passwords/attempt-limiter.ts`): over a limit,
  * 429 `too_many_requests` with `Retry-After`, without the password being checked.
  */
-export async function authApiTokenEndpoint(request: Request, ctx: Context): Promise<Response> {
+export async function authApiTokenEndpoint(request: Request, ctx: Context): Promise<Answer> {
   await requireEmptyBody(
     request,
     ctx.maxBodyBytes,

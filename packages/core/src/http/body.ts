@@ -4,7 +4,6 @@ import { ProtocolError } from '../errors.js';
 export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > maxBytes) throw payloadTooLarge(maxBytes);
-  if (!request.body) return '';
   if (request.bodyUsed) {
     // A host middleware consumed the stream before Gatehouse: a set-up problem, answered without a 5xx.
     throw new ProtocolError(
@@ -12,6 +11,38 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
       'The request body was already read before Gatehouse could read it.',
     );
   }
+  const bytes = hasFramedLength(request, declared)
+    ? await readWhole(request)
+    : await readBounded(request, maxBytes);
+  if (bytes.byteLength > maxBytes) throw payloadTooLarge(maxBytes);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new ProtocolError('invalid_request', 'The request body is not valid UTF-8.');
+  }
+}
+
+/**
+ * Whether the body's length is the declared `Content-Length` (RFC 9112 §6.3: no
+ * `Transfer-Encoding`), which the HTTP server enforces, so it can be read whole without counting.
+ * `arrayBuffer()` then takes the request's own fast path (e.g. a body the Node bridge already holds
+ * in memory) instead of a reader loop over a stream.
+ */
+function hasFramedLength(request: Request, declared: string | null): boolean {
+  return declared !== null && /^\d+$/.test(declared) && !request.headers.has('transfer-encoding');
+}
+
+async function readWhole(request: Request): Promise<Uint8Array> {
+  try {
+    return new Uint8Array(await request.arrayBuffer());
+  } catch (error) {
+    throw new ProtocolError('invalid_request', 'The request body could not be read.', { cause: error });
+  }
+}
+
+/** Reads a body of unknown length chunk by chunk, giving up (413) once it exceeds `maxBytes`. */
+async function readBounded(request: Request, maxBytes: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -36,11 +67,7 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new ProtocolError('invalid_request', 'The request body is not valid UTF-8.');
-  }
+  return bytes;
 }
 
 function payloadTooLarge(maxBytes: number): ProtocolError {

@@ -14,11 +14,30 @@ type WithAddress = Request & { readonly [CLIENT_ADDRESS]?: string };
 
 /**
  * Records the client address of `request` (for the password rate limiter). Adapters call it right
- * after building the request; the value cannot be changed afterwards.
+ * after building the request; the value cannot be changed afterwards. A function is called on the
+ * first read only (most requests never need the address, and a proxy-aware lookup has a cost).
  */
-export function setClientAddress(request: Request, address: string | undefined): void {
-  if (!address || (request as WithAddress)[CLIENT_ADDRESS] !== undefined) return;
-  Object.defineProperty(request, CLIENT_ADDRESS, { value: address, enumerable: false, writable: false });
+export function setClientAddress(
+  request: Request,
+  address: string | undefined | (() => string | undefined),
+): void {
+  if (!address || Object.hasOwn(request, CLIENT_ADDRESS) || clientAddressOf(request) !== undefined) return;
+  if (typeof address === 'string') {
+    Object.defineProperty(request, CLIENT_ADDRESS, { value: address, enumerable: false, writable: false });
+    return;
+  }
+  let lookup: (() => string | undefined) | undefined = address;
+  let value: string | undefined;
+  Object.defineProperty(request, CLIENT_ADDRESS, {
+    enumerable: false,
+    get() {
+      if (lookup) {
+        value = lookup() || undefined;
+        lookup = undefined;
+      }
+      return value;
+    },
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
 import { allowedRequestOrigin } from './origin.js';
+import { type Answer, isReply } from './reply.js';
 
 /**
  * CORS (Fetch standard §3.2, "CORS protocol") for the REST API and the OAuth endpoints browsers call
@@ -57,7 +58,11 @@ export async function preflightResponse(
  * must key on it), and, for an allowed `Origin`, its exact echo with
  * `Access-Control-Allow-Credentials: true`. A response with immutable headers is copied.
  */
-export async function withCors(ctx: CorsContext, request: Request, response: Response): Promise<Response> {
+export async function withCors<T extends Answer>(
+  ctx: CorsContext,
+  request: Request,
+  response: T,
+): Promise<T> {
   const origin = await allowedRequestOrigin(ctx, request);
   const out = mutable(response);
   const vary = out.headers.get('vary');
@@ -72,12 +77,13 @@ export async function withCors(ctx: CorsContext, request: Request, response: Res
 }
 
 /** The response itself when its headers can be changed, else a copy (e.g. of `Response.redirect`). */
-function mutable(response: Response): Response {
+function mutable<T extends Answer>(response: T): T {
+  if (isReply(response)) return response;
   try {
     response.headers.set('x-gatehouse-probe', '');
     response.headers.delete('x-gatehouse-probe');
     return response;
   } catch {
-    return new Response(response.body, response);
+    return new Response(response.body, response) as T;
   }
 }

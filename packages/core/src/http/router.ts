@@ -1,9 +1,10 @@
 import type { Context } from '../context.js';
 import { errorResponse, ProtocolError } from '../errors.js';
 import { isPreflight, preflightResponse, withCors } from './cors.js';
+import { type Answer, withoutBody } from './reply.js';
 
 /** Answers one method of one route. `url` is the request URL, already parsed. */
-export type Handler = (request: Request, ctx: Context, url: URL) => Promise<Response>;
+export type Handler = (request: Request, ctx: Context, url: URL) => Promise<Answer>;
 
 /** One path (relative to the instance base path) and its methods. */
 export interface Route {
@@ -41,14 +42,14 @@ export class Router {
     return this.#routes.has(path);
   }
 
-  async dispatch(path: string, request: Request, ctx: Context, url: URL): Promise<Response> {
+  async dispatch(path: string, request: Request, ctx: Context, url: URL): Promise<Answer> {
     const route = this.#routes.get(path);
     if (!route) throw new ProtocolError('not_found', 'No such endpoint.', { status: 404 });
     if (!route.cors) return this.#answer(route, request, ctx, url);
     if (!route.methods.OPTIONS && isPreflight(request)) {
       return preflightResponse(ctx, request, Object.keys(route.methods));
     }
-    let response: Response;
+    let response: Answer;
     try {
       response = await this.#answer(route, request, ctx, url);
     } catch (error) {
@@ -58,7 +59,7 @@ export class Router {
     return withCors(ctx, request, response);
   }
 
-  async #answer(route: Route, request: Request, ctx: Context, url: URL): Promise<Response> {
+  async #answer(route: Route, request: Request, ctx: Context, url: URL): Promise<Answer> {
     const method = request.method.toUpperCase();
     const head = method === 'HEAD' && !route.unsafeGet;
     const handler =
@@ -76,6 +77,6 @@ export class Router {
       });
     }
     const response = await handler(request, ctx, url);
-    return head ? new Response(null, response) : response;
+    return head ? withoutBody(response) : response;
   }
 }

@@ -3,7 +3,9 @@
  * @packageDocumentation
  */
 
+export { BufferedRequest, type BufferedRequestOptions } from './buffered-request.js';
 export { encodePreParsedBody, type PreParsedBody } from './pre-parsed-body.js';
+export { RawHeaders } from './raw-headers.js';
 export { type ScryptHasherOptions, scryptHasher } from './scrypt.js';
 export {
   type ReadWebRequestOptions,

@@ -4,7 +4,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setClientAddress } from '../http/client-address.js';
+import { BufferedRequest } from './buffered-request.js';
 import { encodePreParsedBody, type PreParsedBody } from './pre-parsed-body.js';
+import { RawHeaders } from './raw-headers.js';
 import { asError, bufferableLength, failedBody, hasBody, readSmallBody, streamBody } from './request-body.js';
 import { defaultOrigin, requestUrl } from './request-url.js';
 
@@ -15,7 +17,7 @@ export interface ToWebRequestOptions {
    * proxy settings (Express `req.protocol` + `req.host`). Default: `http(s)://` + the `Host` header,
    * i.e. no proxy is trusted.
    */
-  readonly origin?: string;
+  readonly origin?: string | (() => string);
   /**
    * Path prefix a router stripped from `req.url` (Express `req.baseUrl`), put back so the URL is
    * the one the client requested. Default: none.
@@ -31,8 +33,12 @@ export interface ToWebRequestOptions {
    * reads headers only). Default `false`.
    */
   readonly ignoreBody?: boolean;
-  /** Client address to attach (see `setClientAddress`). Default: the socket's remote address. */
-  readonly clientAddress?: string;
+  /**
+   * Client address to attach (see `setClientAddress`). Default: the socket's remote address.
+   * `origin` and `clientAddress` may be functions, called when first needed (a header-only check
+   * never needs the URL or the address, and frameworks' proxy-aware getters have a cost).
+   */
+  readonly clientAddress?: string | (() => string | undefined);
   /**
    * The paired response. When given, the request's `signal` aborts if the client goes away before
    * the response is finished (Node does not report that on the request once its body is read).
@@ -45,6 +51,8 @@ export interface ToWebRequestOptions {
  * unless middleware already consumed it (see {@link ToWebRequestOptions.body}). All headers are
  * copied as received (repeated headers stay repeated). The request's `signal` aborts when the
  * client disconnects early (not with `ignoreBody`: a header-only request has nothing to abort).
+ * A request without a body (`GET`, `HEAD`, `ignoreBody`) or with one already in memory is a
+ * {@link BufferedRequest}: a `Request` that skips undici's stream machinery.
  */
 export function toWebRequest(req: IncomingMessage, options: ToWebRequestOptions = {}): Request {
   return buildRequest(req, options);
@@ -90,8 +98,12 @@ export function webRequestUrl(
   req: IncomingMessage,
   options: Pick<ToWebRequestOptions, 'origin' | 'mountPath'> = {},
 ): string {
-  const origin = options.origin ?? defaultOrigin(req);
-  return requestUrl(origin, (options.mountPath ?? '').replace(/\/+$/, ''), req.url ?? '/').href;
+  return publicUrl(req.url ?? '/', options.origin ?? defaultOrigin(req), options.mountPath);
+}
+
+function publicUrl(target: string, origin: string | (() => string), mountPath = ''): string {
+  const base = typeof origin === 'function' ? origin() : origin;
+  return requestUrl(base, mountPath.replace(/\/+$/, ''), target).href;
 }
 
 /** A body already read into memory, or the reason reading it failed. */
@@ -99,59 +111,80 @@ type ReadBody = { readonly bytes: Uint8Array } | { readonly failure: Error };
 
 function buildRequest(req: IncomingMessage, options: ToWebRequestOptions, read?: ReadBody): Request {
   const method = (req.method ?? 'GET').toUpperCase();
-  const url = webRequestUrl(req, options);
-  const headers = copyHeaders(req.rawHeaders);
-  const init: RequestInit & { duplex?: 'half' } = { method, headers };
+  // Only the URL of a buffered request is built when first read: frameworks rewrite `req.url` as
+  // they route, so its parts are taken now.
+  const target = req.url ?? '/';
+  const origin = options.origin ?? defaultOrigin(req);
+  const lazyUrl = () => publicUrl(target, origin, options.mountPath);
+  const headers = new RawHeaders(req.rawHeaders);
+  const clientAddress = options.clientAddress ?? (() => req.socket?.remoteAddress);
 
-  if (!options.ignoreBody) {
-    // Header-only requests (authentication) get neither a signal nor listeners: nothing reads a
-    // body or waits on the request, and three listeners per call are measurable.
-    const controller = new AbortController();
-    const abort = () => controller.abort(new Error('The client closed the connection.'));
-    if (read && 'failure' in read) {
-      controller.abort(read.failure);
-    } else {
-      req.once('aborted', abort);
-      req.once('error', abort);
-      const res = options.response;
-      if (res) {
-        res.once('close', () => {
-          if (!res.writableFinished) abort();
-        });
-      }
-    }
-    init.signal = controller.signal;
+  if (read && 'failure' in read) {
+    const failed = new AbortController();
+    failed.abort(read.failure);
+    return streamedRequest(
+      lazyUrl(),
+      method,
+      headers,
+      failed.signal,
+      failedBody(read.failure),
+      clientAddress,
+    );
   }
-
-  if (method !== 'GET' && method !== 'HEAD' && !options.ignoreBody) {
-    if (read) {
-      init.body = 'bytes' in read ? (read.bytes as Uint8Array<ArrayBuffer>) : failedBody(read.failure);
-    } else if (req.readableEnded) {
-      // Already consumed by middleware: rebuild it from what that middleware kept, if anything.
-      const bytes = options.body
-        ? encodePreParsedBody(options.body, headers.get('content-type'))
-        : new Uint8Array();
-      headers.delete('transfer-encoding');
-      headers.set('content-length', String(bytes.byteLength));
-      init.body = bytes.byteLength > 0 ? (bytes as Uint8Array<ArrayBuffer>) : null;
-    } else if (hasBody(req)) {
-      init.body = streamBody(req);
-    }
-    if (init.body instanceof ReadableStream) init.duplex = 'half';
+  const buffered = {
+    // Header-only requests (authentication) get no signal: nothing reads a body or waits on them.
+    signal: options.ignoreBody ? undefined : () => abortSignal(req, options.response),
+    clientAddress,
+  };
+  if (method === 'GET' || method === 'HEAD' || options.ignoreBody) {
+    return new BufferedRequest(method, lazyUrl, headers, null, buffered);
   }
+  if (read) return new BufferedRequest(method, lazyUrl, headers, read.bytes, buffered);
+  if (req.readableEnded) {
+    // Already consumed by middleware: rebuild it from what that middleware kept, if anything.
+    const bytes = options.body
+      ? encodePreParsedBody(options.body, headers.get('content-type'))
+      : new Uint8Array();
+    headers.delete('transfer-encoding');
+    headers.set('content-length', String(bytes.byteLength));
+    return new BufferedRequest(method, lazyUrl, headers, bytes.byteLength > 0 ? bytes : null, buffered);
+  }
+  const body = hasBody(req) ? streamBody(req) : null;
+  return streamedRequest(lazyUrl(), method, headers, abortSignal(req, options.response), body, clientAddress);
+}
 
+/** An undici `Request` with a streamed body (`duplex: 'half'`) and the client address attached. */
+function streamedRequest(
+  url: string,
+  method: string,
+  headers: Headers,
+  signal: AbortSignal,
+  body: ReadableStream<Uint8Array> | null,
+  clientAddress: string | (() => string | undefined),
+): Request {
+  const init = { method, headers, signal, body, duplex: 'half' } as RequestInit;
   const request = new Request(url, init);
-  setClientAddress(request, options.clientAddress ?? req.socket?.remoteAddress);
+  setClientAddress(request, clientAddress);
   return request;
 }
 
-/** All header fields as received, in one pass (repeated fields stay repeated). */
-function copyHeaders(raw: readonly string[]): Headers {
-  const headers = new Headers();
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i]!;
-    // HTTP/2 pseudo-headers (`:path`, …) are not header fields of the message.
-    if (name.charCodeAt(0) !== 58 /* ':' */) headers.append(name, raw[i + 1]!);
+/**
+ * A signal that aborts when the client disconnects before the response is finished (Node does not
+ * report that on the request once its body is read). Made on first use for a buffered request: a
+ * client already gone by then gets an aborted signal at once.
+ */
+function abortSignal(req: IncomingMessage, res: ServerResponse | undefined): AbortSignal {
+  const controller = new AbortController();
+  const abort = () => controller.abort(new Error('The client closed the connection.'));
+  if (req.destroyed && !req.complete) abort();
+  else if (res && (res.destroyed || res.closed) && !res.writableFinished) abort();
+  if (controller.signal.aborted) return controller.signal;
+  req.once('aborted', abort);
+  req.once('error', abort);
+  if (res) {
+    res.once('close', () => {
+      if (!res.writableFinished) abort();
+    });
   }
-  return headers;
+  return controller.signal;
 }

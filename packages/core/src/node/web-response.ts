@@ -3,6 +3,7 @@
  * Node adapter. It only translates.
  */
 import type { ServerResponse } from 'node:http';
+import { type Answer, isReply } from '../http/reply.js';
 import { asError } from './request-body.js';
 
 /** Options of {@link sendWebResponse}. */
@@ -12,7 +13,8 @@ export interface SendWebResponseOptions {
 }
 
 /**
- * Writes a Web `Response` to a Node `ServerResponse`: status and headers in one `writeHead` (each
+ * Writes a Web `Response`, or a Gatehouse `Reply` (see `Gatehouse.answer`: its text goes out in one
+ * write, no stream involved), to a Node `ServerResponse`: status and headers in one `writeHead` (each
  * `Set-Cookie` as its own header line, via `getSetCookie()`), then the body. A body that is
  * complete after its first chunk (a `Response` built from a string, bytes or JSON) goes out in one
  * `end()` with its `Content-Length`, i.e. one write; longer bodies are streamed with back-pressure.
@@ -21,29 +23,20 @@ export interface SendWebResponseOptions {
  */
 export async function sendWebResponse(
   res: ServerResponse,
-  response: Response,
+  response: Answer,
   options: SendWebResponseOptions = {},
 ): Promise<void> {
-  // A flat name/value list. Set-Cookie goes in as one array: Node writes each element as its own
-  // header line (repeated names in a flat list would keep only the last).
-  const fields: (string | string[])[] = [];
-  let framed = false;
-  for (const [name, value] of response.headers) {
-    if (name === 'set-cookie') continue;
-    if (name === 'content-length' || name === 'transfer-encoding') framed = true;
-    fields.push(name, value);
-  }
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) {
-    // `writeHead` replaces a header the host already set with `setHeader` (e.g. Express's
-    // `res.cookie`) by the one given here: keep the host's cookies in front of ours.
-    const prior = res.getHeader('set-cookie');
-    const hostCookies = prior === undefined ? [] : Array.isArray(prior) ? prior : [String(prior)];
-    fields.push('set-cookie', [...hostCookies, ...cookies]);
-  }
-
+  const { fields, framed } = headerFields(res, response.headers);
   const method = (options.method ?? res.req?.method ?? 'GET').toUpperCase();
   const bodyless = method === 'HEAD' || response.status === 204 || response.status === 304;
+  if (isReply(response)) {
+    // Text already in memory: one write with its length, no stream to read.
+    const body = bodyless || response.body === null ? undefined : Buffer.from(response.body);
+    if (body && !framed) fields.push('content-length', String(body.byteLength));
+    writeHead(res, response, fields);
+    await endResponse(res, body);
+    return;
+  }
   if (!response.body || bodyless) {
     await response.body?.cancel().catch(() => {});
     writeHead(res, response, fields);
@@ -96,9 +89,37 @@ export async function sendWebResponse(
   await endResponse(res);
 }
 
+/**
+ * The header fields as a flat name/value list for `writeHead`, and whether they frame the body
+ * themselves (`Content-Length`, `Transfer-Encoding`).
+ */
+function headerFields(
+  res: ServerResponse,
+  headers: Headers,
+): { fields: (string | string[])[]; framed: boolean } {
+  // Set-Cookie goes in as one array: Node writes each element as its own header line (repeated
+  // names in a flat list would keep only the last).
+  const fields: (string | string[])[] = [];
+  let framed = false;
+  for (const [name, value] of headers) {
+    if (name === 'set-cookie') continue;
+    if (name === 'content-length' || name === 'transfer-encoding') framed = true;
+    fields.push(name, value);
+  }
+  const cookies = headers.getSetCookie();
+  if (cookies.length > 0) {
+    // `writeHead` replaces a header the host already set with `setHeader` (e.g. Express's
+    // `res.cookie`) by the one given here: keep the host's cookies in front of ours.
+    const prior = res.getHeader('set-cookie');
+    const hostCookies = prior === undefined ? [] : Array.isArray(prior) ? prior : [String(prior)];
+    fields.push('set-cookie', [...hostCookies, ...cookies]);
+  }
+  return { fields, framed };
+}
+
 /** Status line and every header field at once (a flat name/value list keeps repeated fields). */
-function writeHead(res: ServerResponse, response: Response, fields: (string | string[])[]): void {
-  if (response.statusText) res.writeHead(response.status, response.statusText, fields);
+function writeHead(res: ServerResponse, response: Answer, fields: (string | string[])[]): void {
+  if (!isReply(response) && response.statusText) res.writeHead(response.status, response.statusText, fields);
   else res.writeHead(response.status, fields);
 }
 

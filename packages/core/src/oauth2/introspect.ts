@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import { invalidClient } from '../errors.js';
 import { readForm } from '../http/form.js';
+import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
 import { type AccessTokenClaims, verifyAccessToken } from '../tokens/access-token.js';
 import { hashSecret } from '../tokens/secrets.js';
@@ -31,7 +32,7 @@ export function introspectAccessToken(ctx: Context, claims: AccessTokenClaims): 
  * their own tokens: another client's token is reported inactive, so introspection reveals nothing
  * about tokens the caller does not own.
  */
-export async function introspectEndpoint(request: Request, ctx: Context): Promise<Response> {
+export async function introspectEndpoint(request: Request, ctx: Context): Promise<Answer> {
   const params = await readForm(request, ctx.maxBodyBytes);
   const { client, method } = await authenticateClient(ctx, request, params);
   // RFC 7662 §2.1: the caller must authenticate; a public client has no credentials (§2.3: 401).

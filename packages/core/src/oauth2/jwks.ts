@@ -1,8 +1,9 @@
 import type { Context } from '../context.js';
+import type { Answer } from '../http/reply.js';
 import { jsonResponse } from '../http/responses.js';
 
 /** `GET {base}/oauth2/v1/keys`: the public JWKS (RFC 7517 §5), so resource servers can verify tokens. */
-export async function jwksEndpoint(_request: Request, ctx: Context): Promise<Response> {
+export async function jwksEndpoint(_request: Request, ctx: Context): Promise<Answer> {
   return jsonResponse(ctx.keys.publicJwks, {
     headers: { 'Content-Type': 'application/jwk-set+json', 'Cache-Control': 'public, max-age=300' },
   });

@@ -1,6 +1,5 @@
-import { base64url } from '../tokens/encoding.js';
 import { timingSafeEqual } from '../tokens/secrets.js';
-import { sha256 } from '../tokens/sha256.js';
+import { sha256Base64url } from '../tokens/sha256.js';
 
 /** RFC 7636 §4.1: code_verifier = 43*128unreserved. */
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -17,6 +16,6 @@ export function isValidCodeChallenge(challenge: string): boolean {
 
 /** RFC 7636 §4.6: BASE64URL(SHA256(ASCII(code_verifier))) == code_challenge. */
 export async function verifyS256(verifier: string, challenge: string): Promise<boolean> {
-  const digest = base64url(await sha256(verifier));
+  const digest = await sha256Base64url(verifier);
   return timingSafeEqual(digest, challenge);
 }

@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
 import { readForm } from '../http/form.js';
+import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
 import { verifyAccessTokenSignature } from '../tokens/access-token.js';
 import { hashSecret } from '../tokens/secrets.js';
@@ -11,7 +12,7 @@ import { revokeGrant } from './grants/grant-tokens.js';
  * (§2.2) and for tokens of other clients, which it leaves untouched (§2.1). `token_type_hint` only
  * orders the lookups. Revoking a refresh token revokes its whole grant, access tokens included.
  */
-export async function revokeEndpoint(request: Request, ctx: Context): Promise<Response> {
+export async function revokeEndpoint(request: Request, ctx: Context): Promise<Answer> {
   const params = await readForm(request, ctx.maxBodyBytes);
   const { client } = await authenticateClient(ctx, request, params);
   const token = params.require('token');
@@ -34,6 +35,6 @@ export async function revokeEndpoint(request: Request, ctx: Context): Promise<Re
   return revoked();
 }
 
-function revoked(): Response {
+function revoked(): Answer {
   return noStoreJson({});
 }

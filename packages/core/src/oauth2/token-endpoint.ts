@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import { invalidRequest, ProtocolError } from '../errors.js';
 import { readForm } from '../http/form.js';
+import type { Answer } from '../http/reply.js';
 import { authenticateClient } from './client-auth.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { clientMayUse } from './grants/grant-tokens.js';
@@ -12,7 +13,7 @@ const GRANTS = {
 } as const;
 
 /** `POST {base}/oauth2/v1/token` (RFC 6749 §3.2). */
-export async function tokenEndpoint(request: Request, ctx: Context): Promise<Response> {
+export async function tokenEndpoint(request: Request, ctx: Context): Promise<Answer> {
   const params = await readForm(request, ctx.maxBodyBytes);
   const grantType = params.get('grant_type');
   if (grantType === undefined) throw invalidRequest('The "grant_type" parameter is missing.');

@@ -1,3 +1,4 @@
+import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
 
 /** The successful token response of RFC 6749 §5.1, never cached. */
@@ -6,7 +7,7 @@ export function tokenResponse(set: {
   expiresIn: number;
   refreshToken?: string;
   scope: string;
-}): Response {
+}): Answer {
   return noStoreJson({
     access_token: set.accessToken,
     token_type: 'Bearer',

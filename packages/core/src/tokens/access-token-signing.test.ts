@@ -12,7 +12,7 @@ import { ISSUER, issueTokens, testInstance } from '../../test/fixtures';
 import { base64url, portableBase64url, utf8 } from './encoding';
 import { createJwsSigner } from './jws-signer';
 import { nativeCrypto } from './native-crypto';
-import { sha256 } from './sha256';
+import { sha256, sha256Base64url } from './sha256';
 
 describe('access tokens signed by the token endpoint', () => {
   for (const algorithm of ['ES256', 'EdDSA'] as const) {
@@ -87,7 +87,14 @@ describe('SHA-256 of secrets', () => {
     expect(nativeCrypto).toBeDefined();
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 200 }), async (text) => {
-        expect(await sha256(text, nativeCrypto)).toEqual(await sha256(text, undefined));
+        const portable = await sha256(text, undefined);
+        expect(await sha256(text, nativeCrypto)).toEqual(portable);
+        // Without the one-shot `hash` (Node < 20.12), through `createHash`.
+        expect(await sha256(text, { ...nativeCrypto!, hash: undefined })).toEqual(portable);
+        const encoded = base64url(portable);
+        expect(await sha256Base64url(text, nativeCrypto)).toBe(encoded);
+        expect(await sha256Base64url(text, { ...nativeCrypto!, hash: undefined })).toBe(encoded);
+        expect(await sha256Base64url(text, undefined)).toBe(encoded);
       }),
       { numRuns: 300 },
     );

@@ -1,3 +1,4 @@
+import { Reply } from '../http/reply.js';
 /** Options of {@link htmlPage}. */
 export interface HtmlPageOptions {
   /** HTTP status. Default 200. */
@@ -35,7 +36,7 @@ export function formTargetSource(uri: string): string | undefined {
  * cross-origin yet lets the page's own form POST carry a real `Origin` (under `no-referrer`
  * browsers send `Origin: null`).
  */
-export function htmlPage(html: string, options: HtmlPageOptions = {}): Response {
+export function htmlPage(html: string, options: HtmlPageOptions = {}): Reply {
   const headers = new Headers(options.headers);
   const formAction = ["'self'", ...(options.formTargets ?? [])].join(' ');
   headers.set('Content-Type', 'text/html;charset=UTF-8');
@@ -48,5 +49,5 @@ export function htmlPage(html: string, options: HtmlPageOptions = {}): Response 
   headers.set('X-Frame-Options', 'DENY');
   headers.set('X-Content-Type-Options', 'nosniff');
   headers.set('Referrer-Policy', 'same-origin');
-  return new Response(html, { status: options.status ?? 200, headers });
+  return new Reply(options.status ?? 200, headers, html);
 }

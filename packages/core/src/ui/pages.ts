@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
 import type { ProtocolError } from '../errors.js';
+import type { Answer } from '../http/reply.js';
 import { defaultConsentPage } from './consent-page.js';
 import { defaultErrorPage } from './error-page.js';
 import { defaultLoginPage } from './login-page.js';
@@ -13,22 +14,22 @@ import type { ConsentPageModel, LoginPageModel, LogoutPageModel } from './types.
  */
 
 /** The login page response. */
-export function loginPage(ctx: Context, model: LoginPageModel, options?: HtmlPageOptions): Response {
+export function loginPage(ctx: Context, model: LoginPageModel, options?: HtmlPageOptions): Answer {
   return htmlPage((ctx.ui.renderLogin ?? defaultLoginPage)(model), options);
 }
 
 /** The consent page response. */
-export function consentPage(ctx: Context, model: ConsentPageModel, options?: HtmlPageOptions): Response {
+export function consentPage(ctx: Context, model: ConsentPageModel, options?: HtmlPageOptions): Answer {
   return htmlPage((ctx.ui.renderConsent ?? defaultConsentPage)(model), options);
 }
 
 /** The logout page response. */
-export function logoutPage(ctx: Context, model: LogoutPageModel, options?: HtmlPageOptions): Response {
+export function logoutPage(ctx: Context, model: LogoutPageModel, options?: HtmlPageOptions): Answer {
   return htmlPage((ctx.ui.renderLogout ?? defaultLogoutPage)(model), options);
 }
 
 /** An error as an HTML page, with the error's status and headers (e.g. `Retry-After`). */
-export function errorPage(ctx: Context, error: ProtocolError, headers?: HeadersInit): Response {
+export function errorPage(ctx: Context, error: ProtocolError, headers?: HeadersInit): Answer {
   const merged = new Headers(error.headers);
   for (const [name, value] of new Headers(headers)) merged.append(name, value);
   const html = (ctx.ui.renderError ?? defaultErrorPage)({
@@ -51,7 +52,7 @@ export function errorResponse(
   request: Request,
   error: ProtocolError,
   headers?: HeadersInit,
-): Response {
+): Answer {
   if (wantsHtml(request)) return errorPage(ctx, error, headers);
   const response = error.toResponse();
   for (const [name, value] of new Headers(headers)) response.headers.append(name, value);

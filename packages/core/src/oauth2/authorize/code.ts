@@ -1,4 +1,5 @@
 import type { Context } from '../../context.js';
+import type { Answer } from '../../http/reply.js';
 import { base64url } from '../../tokens/encoding.js';
 import { hashSecret, randomSecret } from '../../tokens/secrets.js';
 import type { AuthorizationRequest } from './request.js';
@@ -17,7 +18,7 @@ export async function issueAuthorizationCode(
   request: AuthorizationRequest,
   userId: string,
   authTime: number,
-): Promise<Response> {
+): Promise<Answer> {
   const code = randomSecret(ctx.randomBytes);
   const now = ctx.now();
   await ctx.storage.grants.saveCode({

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { invalidRequest, ProtocolError } from '../../errors.js';
 import { readForm } from '../../http/form.js';
+import type { Answer } from '../../http/reply.js';
 import type { Handler } from '../../http/router.js';
 import { checkFormPost, pageCsrfToken } from '../../session/csrf.js';
 import { type SessionUser, sessionUser } from '../../session/session-user.js';
@@ -25,7 +26,7 @@ export async function continueAsUser(
   request: Request,
   auth: AuthorizationRequest,
   current: SessionUser,
-): Promise<Response> {
+): Promise<Answer> {
   if (auth.client.firstParty || (await hasConsent(ctx, current.user.id, auth))) {
     return issueAuthorizationCode(ctx, auth, current.user.id, current.session.record.createdAt);
   }
@@ -43,7 +44,7 @@ function renderConsentStep(
   request: Request,
   auth: AuthorizationRequest,
   current: SessionUser,
-): Response {
+): Answer {
   const csrf = pageCsrfToken(ctx, request);
   const target = formTargetSource(auth.redirectUri);
   return consentPage(

@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import { ProtocolError } from '../../errors.js';
 import { readForm } from '../../http/form.js';
 import { isForeignBrowserRequest } from '../../http/origin.js';
+import type { Answer } from '../../http/reply.js';
 import type { Handler } from '../../http/router.js';
 import { attemptLimiter } from '../../passwords/attempt-limiter.js';
 import { crossSiteRefused, formExpired, hasValidCsrfToken, pageCsrfToken } from '../../session/csrf.js';
@@ -35,7 +36,7 @@ export function renderLoginStep(
   request: Request,
   auth: AuthorizationRequest,
   options: LoginStepOptions = {},
-): Response {
+): Answer {
   const csrf = pageCsrfToken(ctx, request);
   const headers = new Headers(options.headers);
   if (csrf.setCookie) headers.append('Set-Cookie', csrf.setCookie);

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { ProtocolError, type ProtocolErrorCode } from '../../errors.js';
 import type { Params } from '../../http/form.js';
+import type { Answer } from '../../http/reply.js';
 import { errorPage } from '../../ui/pages.js';
 import {
   type AuthorizationRequest,
@@ -30,7 +31,7 @@ export function authorizationRedirect(
   ctx: Pick<Context, 'issuer'>,
   target: Pick<AuthorizationTarget, 'redirectUri' | 'state'>,
   params: Readonly<Record<string, string>>,
-): Response {
+): Answer {
   const url = new URL(target.redirectUri);
   url.hash = '';
   const added = new URLSearchParams(params);
@@ -55,7 +56,7 @@ export function authorizationErrorRedirect(
   ctx: Context,
   target: AuthorizationTarget,
   error: ProtocolError,
-): Response {
+): Answer {
   return authorizationRedirect(ctx, target, { error: error.code, error_description: error.description });
 }
 
@@ -69,8 +70,8 @@ export function authorizationErrorRedirect(
 export async function authorizationStep(
   ctx: Context,
   params: Params,
-  step: (auth: AuthorizationRequest) => Promise<Response>,
-): Promise<Response> {
+  step: (auth: AuthorizationRequest) => Promise<Answer>,
+): Promise<Answer> {
   let target: AuthorizationTarget;
   try {
     target = await resolveAuthorizationTarget(ctx, params);
@@ -89,7 +90,7 @@ export async function authorizationStep(
 }
 
 /** An authorization request that cannot be redirected: an HTML error page, status 400. */
-export function unredirectableError(ctx: Context, error: unknown): Response {
+export function unredirectableError(ctx: Context, error: unknown): Answer {
   if (error instanceof ProtocolError && error.status < 500) return errorPage(ctx, error);
   throw error;
 }

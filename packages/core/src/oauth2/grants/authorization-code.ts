@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { invalidGrant, invalidRequest, ProtocolError } from '../../errors.js';
 import type { Params } from '../../http/form.js';
+import type { Answer } from '../../http/reply.js';
 import { hashSecret } from '../../tokens/secrets.js';
 import type { AuthenticatedClient } from '../client-auth.js';
 import { isValidCodeVerifier, verifyS256 } from '../pkce.js';
@@ -22,7 +23,7 @@ export async function authorizationCodeGrant(
   ctx: Context,
   params: Params,
   { client }: AuthenticatedClient,
-): Promise<Response> {
+): Promise<Answer> {
   const code = params.require('code');
   const redirectUri = params.get('redirect_uri');
   const verifier = params.get('code_verifier');

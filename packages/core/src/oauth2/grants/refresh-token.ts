@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { invalidGrant, invalidScope } from '../../errors.js';
 import type { Params } from '../../http/form.js';
+import type { Answer } from '../../http/reply.js';
 import { hashSecret } from '../../tokens/secrets.js';
 import type { AuthenticatedClient } from '../client-auth.js';
 import { isScopeSubset, parseScope } from '../scope.js';
@@ -16,7 +17,7 @@ export async function refreshTokenGrant(
   ctx: Context,
   params: Params,
   { client }: AuthenticatedClient,
-): Promise<Response> {
+): Promise<Answer> {
   const presented = params.require('refresh_token');
   const requestedScope = params.get('scope');
   if (!clientMayUse(client, 'refresh_token')) {

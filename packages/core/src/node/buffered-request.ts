@@ -1,0 +1,207 @@
+/** Options of {@link BufferedRequest}. */
+export interface BufferedRequestOptions {
+  /**
+   * Aborts when the client goes away (see `toWebRequest`), or a function making it on first use
+   * (most requests never look at their signal, and watching the connection has a cost). Default: a
+   * fresh, never-aborted signal, made on first use.
+   */
+  readonly signal?: AbortSignal | (() => AbortSignal) | undefined;
+  /** The client address, or a function looking it up on first read. Default: unknown. */
+  readonly clientAddress?: string | (() => string | undefined) | undefined;
+}
+
+/** The key `clientAddressOf` reads (`http/client-address.ts`). */
+const CLIENT_ADDRESS = Symbol.for('gatehouse.clientAddress');
+
+/**
+ * A Web `Request` whose body, if it has one, is already in memory: what the Node bridge hands to
+ * Gatehouse for header-only checks and for small bodies it read from the socket.
+ *
+ * Why not undici's `Request`: building one wraps the body bytes in a `ReadableStream` (and a
+ * transferable one at that), and reading it back goes through the stream machinery. On a token
+ * request that was about a third of the server's time (bench/RESULTS.md, run F). Here `text()`,
+ * `arrayBuffer()`, `bytes()` and `json()` read the bytes directly.
+ *
+ * It is a faithful `Request` for every reader: each member not served from memory (`body`,
+ * `formData()`, `blob()`, `cache`, …) is answered by a real `Request` built on first use with the
+ * same method, URL, headers, signal and bytes; from then on the body state is that request's. It is
+ * not an undici `Request` instance, so `instanceof Request` is false; pass it to `new Request(…)` or
+ * `fetch()` only through its members (`new Request(r.url, r)` works, as with any `RequestInit`).
+ */
+export class BufferedRequest implements Request {
+  /** The method, upper-case as the bridge normalised it. */
+  readonly method: string;
+  #url: string | (() => string);
+  /** The header fields as received. */
+  readonly headers: Headers;
+  #signal: AbortSignal | (() => AbortSignal) | undefined;
+  #clientAddress: string | (() => string | undefined) | undefined;
+  /** The body bytes; `null` for a request without a body. */
+  readonly #bytes: Uint8Array | null;
+  #consumed = false;
+  #real: Request | undefined;
+
+  /**
+   * @param url The absolute URL, or a function making it on first read (see `options`).
+   * @param bytes The whole body, or `null` for none (as for `GET`). The bytes are not copied: the
+   *   caller must not change them afterwards.
+   */
+  constructor(
+    method: string,
+    url: string | (() => string),
+    headers: Headers,
+    bytes: Uint8Array | null,
+    options: BufferedRequestOptions = {},
+  ) {
+    this.method = method;
+    this.#url = url;
+    this.headers = headers;
+    this.#bytes = bytes;
+    this.#signal = options.signal;
+    this.#clientAddress = options.clientAddress;
+  }
+
+  /**
+   * The client address (see `clientAddressOf` of `@gatehouse/core`), served from here rather than
+   * set on each request with `setClientAddress` (a property definition per request is measurable).
+   */
+  get [CLIENT_ADDRESS](): string | undefined {
+    if (typeof this.#clientAddress === 'function') this.#clientAddress = this.#clientAddress() || undefined;
+    return this.#clientAddress;
+  }
+
+  /** The absolute public URL. */
+  get url(): string {
+    if (typeof this.#url === 'function') this.#url = this.#url();
+    return this.#url;
+  }
+
+  get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
+    if (this.#bytes === null && this.#real === undefined) return null;
+    return this.#materialize().body;
+  }
+
+  get bodyUsed(): boolean {
+    return this.#real ? this.#real.bodyUsed : this.#consumed;
+  }
+
+  get signal(): AbortSignal {
+    if (typeof this.#signal === 'function') this.#signal = this.#signal();
+    return this.#signal ?? this.#materialize().signal;
+  }
+
+  text(): Promise<string> {
+    if (this.#real) return this.#real.text();
+    // Fetch's "UTF-8 decode": a leading BOM is dropped, invalid sequences become U+FFFD.
+    return this.#take((bytes) => new TextDecoder().decode(bytes));
+  }
+
+  arrayBuffer(): Promise<ArrayBuffer> {
+    if (this.#real) return this.#real.arrayBuffer();
+    return this.#take((bytes) => copy(bytes).buffer);
+  }
+
+  bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    if (this.#real) return this.#real.bytes();
+    return this.#take(copy);
+  }
+
+  json(): Promise<unknown> {
+    if (this.#real) return this.#real.json();
+    return this.#take((bytes) => JSON.parse(new TextDecoder().decode(bytes)));
+  }
+
+  blob(): Promise<Blob> {
+    return this.#materialize().blob();
+  }
+
+  formData(): Promise<FormData> {
+    return this.#materialize().formData();
+  }
+
+  clone(): Request {
+    if (this.#real) return this.#real.clone();
+    if (this.#consumed) throw new TypeError('Request.clone: the body has already been read.');
+    return new BufferedRequest(this.method, this.url, new Headers(this.headers), this.#bytes, {
+      signal: this.#signal,
+      clientAddress: this[CLIENT_ADDRESS],
+    });
+  }
+
+  get cache(): RequestCache {
+    return this.#materialize().cache;
+  }
+  get credentials(): RequestCredentials {
+    return this.#materialize().credentials;
+  }
+  get destination(): RequestDestination {
+    return this.#materialize().destination;
+  }
+  get integrity(): string {
+    return this.#materialize().integrity;
+  }
+  get keepalive(): boolean {
+    return this.#materialize().keepalive;
+  }
+  get mode(): RequestMode {
+    return this.#materialize().mode;
+  }
+  get redirect(): RequestRedirect {
+    return this.#materialize().redirect;
+  }
+  get referrer(): string {
+    return this.#materialize().referrer;
+  }
+  get referrerPolicy(): ReferrerPolicy {
+    return this.#materialize().referrerPolicy;
+  }
+  get duplex(): 'half' {
+    return 'half';
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'Request';
+  }
+
+  /** Reads the body once, as Fetch does: a second read is refused with a `TypeError`. */
+  #take<T>(read: (bytes: Uint8Array) => T): Promise<T> {
+    // Without a body there is nothing to use up: every read gives the empty body.
+    if (this.#bytes === null) return settle(read, EMPTY);
+    if (this.#consumed)
+      return Promise.reject(new TypeError('Body is unusable: the body has already been read.'));
+    this.#consumed = true;
+    return settle(read, this.#bytes);
+  }
+
+  /** The real `Request` that answers everything not served from memory, built once. */
+  #materialize(): Request {
+    if (this.#real) return this.#real;
+    const init: RequestInit & { duplex?: 'half' } = { method: this.method, headers: this.headers };
+    if (this.#signal) init.signal = this.signal;
+    if (this.#bytes !== null) init.body = this.#bytes as Uint8Array<ArrayBuffer>;
+    const real = new Request(this.url, init);
+    if (this.#consumed) {
+      // Keep "already read" true of the real body: start reading it (which disturbs it) and drop it.
+      real.arrayBuffer().catch(() => {});
+    }
+    this.#real = real;
+    return real;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** `read(bytes)` as a promise: a throw (bad JSON) becomes a rejection, as with Fetch. */
+function settle<T>(read: (bytes: Uint8Array) => T, bytes: Uint8Array): Promise<T> {
+  try {
+    return Promise.resolve(read(bytes));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function copy(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(bytes.byteLength);
+  out.set(bytes);
+  return out;
+}
