@@ -3,14 +3,15 @@
  *
  * Each adapter runs in its own server process (bench/server.mjs); this process drives them over
  * loopback with autocannon. Every workload gets a warm-up, then BENCH_ROUNDS rounds, interleaved
- * (round 1 of every workload on every adapter, then round 2, …), and the median is reported. A run
- * with more than 1 % failed requests (non-2xx, errors, timeouts) is reported INVALID, never hidden.
+ * (round 1 of every workload on every adapter, then round 2, …), and the median is reported. Each
+ * run is paired with a W0 run measured right before or after it (alternating by round), and its
+ * ratio is taken to that W0. A run with more than 1 % failed requests (non-2xx, errors, timeouts)
+ * is reported INVALID, never hidden.
  *
  * Environment: BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (3), BENCH_WARMUP (s, 3),
  * BENCH_CONNECTIONS (32), BENCH_ADAPTERS (express,hono), BENCH_WORKLOADS (W0,W1,W2,W3,W4,W5),
  * BENCH_JSON (a file to write the raw results to), BENCH_SKIP_MICRO (skip the memory and micro
- * benchmarks that run first). BENCH_ADAPTERS may add `express-lean`, an experimental bridge (see
- * bench/lean-bridge.mjs).
+ * benchmarks that run first).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -61,32 +62,47 @@ async function main() {
     process.exit(130);
   });
   const results = {};
-  const ceiling = {};
   try {
     console.log(
       `warm-up: ${WARMUP} s per workload; then ${ROUNDS} rounds × ${DURATION} s, ${CONNECTIONS} connections\n`,
     );
     for (const server of servers) {
       for (const workload of WORKLOADS) {
-        const run = await measure(server, workload, WARMUP, CONNECTIONS);
-        if (workload.id === 'W0') ceiling[server.adapter] = run.rps;
+        await measure(server, workload, WARMUP, CONNECTIONS);
       }
     }
+    // Each workload is measured right next to a W0 run of its own (W0 first in odd rounds, second in
+    // even ones) and its ratio is taken to that W0: on a VM whose speed drifts by tens of percent
+    // within seconds, a W0 measured 20 s earlier in the round made the ratios swing by ±0.2.
+    const w0 = ALL_WORKLOADS.find((w) => w.id === 'W0');
+    const record = (server, workload, run, round) => {
+      results[server.adapter] ??= {};
+      results[server.adapter][workload.id] ??= [];
+      results[server.adapter][workload.id].push(run);
+      console.log(
+        `round ${round} ${server.adapter.padEnd(7)} ${workload.id}: ${run.rps.toFixed(0).padStart(6)} req/s` +
+          `  p50 ${run.p50} ms  p99 ${run.p99} ms  non-2xx ${run.non2xx}  errors ${run.errors}` +
+          (run.ratio === undefined ? '' : `  ×W0 ${run.ratio.toFixed(2)}`) +
+          (run.invalid ? '  INVALID' : ''),
+      );
+    };
     for (let round = 1; round <= ROUNDS; round++) {
       for (const server of servers) {
         for (const workload of WORKLOADS) {
-          const run = await measure(server, workload, DURATION, CONNECTIONS);
-          if (workload.id === 'W0') ceiling[server.adapter] = run.rps;
-          run.ratio = ceiling[server.adapter] ? run.rps / ceiling[server.adapter] : undefined;
-          results[server.adapter] ??= {};
-          results[server.adapter][workload.id] ??= [];
-          results[server.adapter][workload.id].push(run);
-          console.log(
-            `round ${round} ${server.adapter.padEnd(7)} ${workload.id}: ${run.rps.toFixed(0).padStart(6)} req/s` +
-              `  p50 ${run.p50} ms  p99 ${run.p99} ms  non-2xx ${run.non2xx}  errors ${run.errors}` +
-              (run.ratio === undefined ? '' : `  ×W0 ${run.ratio.toFixed(2)}`) +
-              (run.invalid ? '  INVALID' : ''),
-          );
+          if (workload === w0) continue;
+          let ceilingRun;
+          let run;
+          if (round % 2 === 1) {
+            ceilingRun = await measure(server, w0, DURATION, CONNECTIONS);
+            run = await measure(server, workload, DURATION, CONNECTIONS);
+          } else {
+            run = await measure(server, workload, DURATION, CONNECTIONS);
+            ceilingRun = await measure(server, w0, DURATION, CONNECTIONS);
+          }
+          ceilingRun.ratio = 1;
+          run.ratio = run.rps / ceilingRun.rps;
+          if (SELECTED.includes('W0')) record(server, w0, ceilingRun, round);
+          record(server, workload, run, round);
         }
       }
     }
@@ -128,22 +144,23 @@ function report(results) {
   const m = machine();
   console.log(`\nNode ${m.node}, ${m.cpu}, ${m.memory}, ${m.os}, ${m.date}`);
   console.log(
-    `${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s, medians; ratio = median of per-round ratios to W0.\n`,
+    `${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s, medians; ratio = median of the ratios to the W0 run measured next to each run.\n`,
   );
   for (const [adapter, byWorkload] of Object.entries(results)) {
     console.log(`### ${adapter}\n`);
-    console.log('| workload | req/s | p50 ms | p99 ms | non-2xx | errors | × W0 | |');
-    console.log('|---|---:|---:|---:|---:|---:|---:|---|');
+    console.log('| workload | req/s | p50 ms | p99 ms | non-2xx | errors | × W0 | × W0 per pair | |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---|---|');
     for (const workload of WORKLOADS) {
       const runs = byWorkload[workload.id];
       if (!runs) continue;
       const ratios = runs.map((r) => r.ratio).filter((r) => r !== undefined);
       const invalid = runs.filter((r) => r.invalid).length;
+      const perRound = ratios.map((r) => r.toFixed(2)).join(' / ');
       console.log(
         `| ${workload.id} ${workload.name} | ${median(runs.map((r) => r.rps)).toFixed(0)} | ` +
           `${median(runs.map((r) => r.p50))} | ${median(runs.map((r) => r.p99))} | ` +
           `${runs.reduce((s, r) => s + r.non2xx, 0)} | ${runs.reduce((s, r) => s + r.errors, 0)} | ` +
-          `${ratios.length ? median(ratios).toFixed(2) : '–'} | ${invalid ? `INVALID (${invalid}/${runs.length} runs > 1 % failures)` : 'ok'} |`,
+          `${ratios.length ? median(ratios).toFixed(2) : '–'} | ${workload.id === 'W0' ? '' : perRound} | ${invalid ? `INVALID (${invalid}/${runs.length} runs > 1 % failures)` : 'ok'} |`,
       );
     }
     console.log('');

@@ -140,47 +140,6 @@ if (args.adapter === 'express') {
   });
   app.use('/demo', adapter.gatehouse(instance));
   server.on('request', app);
-} else if (args.adapter === 'express-lean') {
-  // EXPERIMENT (opt-in, BENCH_ADAPTERS=express-lean): the same app with bench/lean-bridge.mjs in
-  // place of the adapter's bridge, to measure the bridge's share. Not how hosts should mount.
-  const express = requireFrom('express')('express');
-  const { leanRequest, leanSend } = await import('./lean-bridge.mjs');
-  const app = express();
-  app.disable('x-powered-by');
-  const toWeb = (req, ignoreBody) =>
-    leanRequest(req, { origin: `${req.protocol}://${req.host}`, mountPath: req.baseUrl, ignoreBody });
-  app.get('/bench/ping', (_req, res) => {
-    res.json({ ok: true });
-  });
-  app.get(
-    '/bench/api',
-    (req, res, next) => {
-      toWeb(req, true)
-        .then((request) => instance.authenticate(request, { schemes: ['bearer'] }))
-        .then((result) => {
-          if (!result.ok) return leanSend(res, result.response);
-          req.auth = result.caller;
-          next();
-        })
-        .catch(next);
-    },
-    (req, res) => {
-      res.json({ sub: req.auth.sub });
-    },
-  );
-  app.post('/bench/mint', (req, res, next) => {
-    mintAnswer(new URL(req.originalUrl, demo.origin).searchParams)
-      .then((json) => res.type('json').send(json))
-      .catch(next);
-  });
-  app.use('/demo', (req, res, next) => {
-    toWeb(req, false)
-      .then((request) =>
-        instance.handles(request.url) ? instance.fetch(request).then((r) => leanSend(res, r)) : next(),
-      )
-      .catch(next);
-  });
-  server.on('request', app);
 } else if (args.adapter === 'hono') {
   const { Hono } = requireFrom('hono')('hono');
   const { getRequestListener } = requireFrom('hono')('@hono/node-server');

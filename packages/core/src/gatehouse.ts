@@ -68,6 +68,13 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     (keys) => toContext(resolved, keys),
   );
   contextPromise.catch((error) => resolved.logger.error('gatehouse: keys could not be imported', error));
+  // Once the keys are in, requests take the context without an await (a tick on every request).
+  let readyContext: Context | undefined;
+  contextPromise
+    .then((ctx) => {
+      readyContext = ctx;
+    })
+    .catch(() => {});
   const routes: Route[] = [...oauth2Routes(resolved), ...authApiRoutes(resolved), ...sessionRoutes(resolved)];
   const router = new Router(routes);
   const rootMetadataPath = `/.well-known/oauth-authorization-server${resolved.basePath}`;
@@ -87,7 +94,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     } catch {
       throw new ProtocolError('invalid_request', 'The request URL is not valid.');
     }
-    const ctx = await contextPromise;
+    const ctx = readyContext ?? (await contextPromise);
     if (url.pathname === rootMetadataPath && resolved.basePath !== '') {
       return router.dispatch('/.well-known/oauth-authorization-server', request, ctx, url);
     }
@@ -116,7 +123,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     async authenticate(request, options) {
       acceptedSchemes(options); // a programming error rejects rather than becoming a 500 response
       try {
-        const ctx = await contextPromise;
+        const ctx = readyContext ?? (await contextPromise);
         return { ok: true, caller: await authenticateRequest(ctx, request, options) };
       } catch (error) {
         return { ok: false, response: errorResponse(error, resolved.logger) };

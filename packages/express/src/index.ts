@@ -120,13 +120,10 @@ export function requireAuth(instance: Authenticator, options: AuthenticateOption
     });
     instance
       .authenticate(request, options)
-      .then(async (result) => {
-        if (result.ok) {
-          req.auth = result.caller;
-          next();
-        } else {
-          await sendWebResponse(res, result.response);
-        }
+      .then((result) => {
+        if (!result.ok) return sendWebResponse(res, result.response);
+        req.auth = result.caller;
+        next();
       })
       .catch(next);
   };

@@ -66,7 +66,9 @@ describe('RawHeaders', () => {
     lazy.append('x-added', '1');
     expect(Object.fromEntries(lazy)).toEqual({ 'content-length': '0', 'x-added': '1' });
     const seen: string[] = [];
-    lazy.forEach((_value, name) => seen.push(name));
+    lazy.forEach((_value, name) => {
+      seen.push(name);
+    });
     expect(seen).toEqual(['content-length', 'x-added']);
     expect([...lazy.keys()]).toEqual(seen);
     expect([...lazy.values()]).toEqual(['0', '1']);

@@ -103,8 +103,16 @@ export function webRequestUrl(
 
 function publicUrl(target: string, origin: string | (() => string), mountPath = ''): string {
   const base = typeof origin === 'function' ? origin() : origin;
-  return requestUrl(base, mountPath.replace(/\/+$/, ''), target).href;
+  // The same endpoint is asked for again and again (and twice per request by the adapters: to
+  // decide, then to build): the last answer is kept. It depends on these three strings only.
+  const last = lastUrl;
+  if (last.target === target && last.base === base && last.mountPath === mountPath) return last.href;
+  const href = requestUrl(base, mountPath.replace(/\/+$/, ''), target).href;
+  lastUrl = { target, base, mountPath, href };
+  return href;
 }
+
+let lastUrl = { target: '', base: '', mountPath: '', href: '' };
 
 /** A body already read into memory, or the reason reading it failed. */
 type ReadBody = { readonly bytes: Uint8Array } | { readonly failure: Error };

@@ -34,7 +34,8 @@ export async function sendWebResponse(
     const body = bodyless || response.body === null ? undefined : Buffer.from(response.body);
     if (body && !framed) fields.push('content-length', String(body.byteLength));
     writeHead(res, response, fields);
-    await endResponse(res, body);
+    // Handed to Node whole: nothing is left to wait for or cancel.
+    if (!res.destroyed) res.end(body);
     return;
   }
   if (!response.body || bodyless) {

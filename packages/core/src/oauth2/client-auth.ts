@@ -40,7 +40,7 @@ export async function authenticateClient(
     const presented = await hashSecret(basic.password);
     const expected =
       client?.type === 'confidential' && client.secretHash ? client.secretHash : presented.replace(/./g, '-');
-    const matches = await timingSafeEqual(presented, expected);
+    const matches = timingSafeEqual(presented, expected);
     if (client?.type !== 'confidential' || !matches) throw invalidClient(ctx.realm);
     return { client, method: 'client_secret_basic' };
   }

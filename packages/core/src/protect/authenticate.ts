@@ -39,19 +39,40 @@ export async function authenticateRequest(
   throw credentialsRequired(ctx, acceptsBearer);
 }
 
+/** What a `schemes` list accepts, once validated (hosts pass the same list on every request). */
+interface Accepted {
+  readonly acceptsBearer: boolean;
+  readonly acceptsSession: boolean;
+  /** The list as validated, to notice a list changed in place afterwards. */
+  readonly schemes: readonly AuthScheme[];
+}
+
+const validated = new WeakMap<readonly AuthScheme[], Accepted>();
+
 /** Validates the declared schemes; throws `TypeError` for none or unknown ones. */
-export function acceptedSchemes(options: AuthenticateOptions): {
-  acceptsBearer: boolean;
-  acceptsSession: boolean;
-} {
+export function acceptedSchemes(options: AuthenticateOptions): Accepted {
   const schemes = options?.schemes;
+  const known = Array.isArray(schemes) ? validated.get(schemes) : undefined;
+  if (known && known.schemes.length === schemes.length && known.schemes.every((s, i) => s === schemes[i])) {
+    return known;
+  }
+  const accepted = validateSchemes(schemes);
+  validated.set(schemes, accepted);
+  return accepted;
+}
+
+function validateSchemes(schemes: readonly AuthScheme[]): Accepted {
   if (!Array.isArray(schemes) || schemes.length === 0) {
     throw new TypeError('authenticate: `schemes` must list at least one of "bearer", "session".');
   }
   for (const scheme of schemes) {
     if (!SCHEMES.has(scheme)) throw new TypeError(`authenticate: unknown scheme ${JSON.stringify(scheme)}.`);
   }
-  return { acceptsBearer: schemes.includes('bearer'), acceptsSession: schemes.includes('session') };
+  return {
+    acceptsBearer: schemes.includes('bearer'),
+    acceptsSession: schemes.includes('session'),
+    schemes: [...schemes],
+  };
 }
 
 const NO_SCOPES: readonly string[] = [];

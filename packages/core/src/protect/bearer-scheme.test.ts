@@ -264,4 +264,22 @@ describe('bearer scheme', () => {
       }),
     ).rejects.toThrow(TypeError);
   });
+
+  it('validates a schemes list again when the host changed it in place', async () => {
+    const t = await protectInstance();
+    const schemes: string[] = ['bearer'];
+    const options = { schemes } as unknown as AuthenticateOptions;
+    expect((await t.gatehouse.authenticate(apiPost({}), options)).ok).toBe(false);
+    schemes.push('basic');
+    await expect(t.gatehouse.authenticate(apiPost({}), options)).rejects.toThrow(TypeError);
+  });
+
+  it('gives the same frozen caller for every use of a token', async () => {
+    const t = await protectInstance();
+    const token = await t.oauthToken('read write');
+    const first = await t.gatehouse.authenticate(withToken(token), BEARER);
+    const second = await t.gatehouse.authenticate(withToken(token), BEARER);
+    expect(first.ok && second.ok && first.caller === second.caller).toBe(true);
+    expect(first.ok && Object.isFrozen(first.caller) && Object.isFrozen(first.caller.scope)).toBe(true);
+  });
 });

@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { ProtocolError } from '../errors.js';
 import { isFormContentType, readForm } from '../http/form.js';
-import { verifyAccessToken } from '../tokens/access-token.js';
+import { type AccessTokenClaims, verifyAccessToken } from '../tokens/access-token.js';
 import { insufficientScope, invalidBearerRequest, invalidToken } from './challenge.js';
 import type { Caller } from './types.js';
 
@@ -17,22 +17,46 @@ export async function bearerCaller(
   token: string,
   requiredScopes: readonly string[],
 ): Promise<Caller> {
-  await refuseSecondTransmission(ctx, request);
+  // Only a form body can carry a second copy: the common case (no form) costs no await.
+  if (mayCarryBodyToken(request)) await refuseSecondTransmission(ctx, request);
   const claims = await verifyAccessToken(ctx, token);
   if (!claims) throw invalidToken(ctx);
-  const scope = claims.scope === '' ? [] : claims.scope.split(' ');
+  const caller = callerOf(claims);
   for (const needed of requiredScopes) {
-    if (!scope.includes(needed)) throw insufficientScope(ctx, requiredScopes);
+    if (!caller.scope.includes(needed)) throw insufficientScope(ctx, requiredScopes);
   }
-  return {
-    sub: claims.sub,
-    scheme: 'bearer',
-    clientId: claims.clientId,
-    scope,
-    family: claims.family,
-    tokenId: claims.jti,
-    expiresAt: claims.exp,
-  };
+  return caller;
+}
+
+/**
+ * Callers by the claims they were made from. The verified-token cache hands out the same claims
+ * object for every use of a token, so a token used again gets the same frozen caller instead of a
+ * new object and scope array per request.
+ */
+const callers = new WeakMap<AccessTokenClaims, Caller>();
+
+function callerOf(claims: AccessTokenClaims): Caller {
+  let caller = callers.get(claims);
+  if (caller === undefined) {
+    caller = Object.freeze({
+      sub: claims.sub,
+      scheme: 'bearer',
+      clientId: claims.clientId,
+      scope: Object.freeze(claims.scope === '' ? [] : claims.scope.split(' ')),
+      family: claims.family,
+      tokenId: claims.jti,
+      expiresAt: claims.exp,
+    });
+    callers.set(claims, caller);
+  }
+  return caller;
+}
+
+/** Whether the request has an unread form body, the only kind that can carry `access_token`. */
+function mayCarryBodyToken(request: Request): boolean {
+  // The header first: on lazily built requests (e.g. @hono/node-server's), touching `body`
+  // materialises a full Request, which cost a fifth of a bearer-protected GET under Hono.
+  return isFormContentType(request) && request.body !== null && !request.bodyUsed;
 }
 
 /**
@@ -42,9 +66,6 @@ export async function bearerCaller(
  * form is read from a clone, leaving the body to the operation.
  */
 async function refuseSecondTransmission(ctx: Context, request: Request): Promise<void> {
-  // The header first: on lazily built requests (e.g. @hono/node-server's), touching `body`
-  // materialises a full Request, which cost a fifth of a bearer-protected GET under Hono.
-  if (!isFormContentType(request) || request.body === null || request.bodyUsed) return;
   let hasBodyToken: boolean;
   try {
     hasBodyToken = (await readForm(request.clone(), ctx.maxBodyBytes)).has('access_token');

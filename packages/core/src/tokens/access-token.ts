@@ -97,10 +97,9 @@ export async function verifyAccessTokenSignature(
   token: string,
 ): Promise<AccessTokenClaims | null> {
   if (token.length > 8192) return null;
-  const now = ctx.now();
-  // A token verified before skips the signature check while its own lifetime still passes.
-  const cached = ctx.verifiedTokens.get(token, Math.floor(now / 1000), ctx.clockToleranceSeconds);
+  const cached = cachedClaims(ctx, token);
   if (cached) return cached;
+  const now = ctx.now();
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(token).kid;
@@ -146,9 +145,15 @@ export async function verifyAccessTokenSignature(
   }
 }
 
+/** The claims of a token verified before, while its own lifetime still passes (see the cache). */
+function cachedClaims(ctx: Context, token: string): AccessTokenClaims | undefined {
+  return ctx.verifiedTokens.get(token, Math.floor(ctx.now() / 1000), ctx.clockToleranceSeconds);
+}
+
 /** Verifies an access token fully: signature and claims, then revocation (of the token or its grant). */
 export async function verifyAccessToken(ctx: Context, token: string): Promise<AccessTokenClaims | null> {
-  const claims = await verifyAccessTokenSignature(ctx, token);
+  // A token seen before is answered from the cache without the async signature path's await.
+  const claims = cachedClaims(ctx, token) ?? (await verifyAccessTokenSignature(ctx, token));
   if (!claims) return null;
   return (await isAccessTokenActive(ctx, claims)) ? claims : null;
 }

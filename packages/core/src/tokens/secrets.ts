@@ -1,5 +1,5 @@
 import { base64url } from './encoding.js';
-import { sha256, sha256Base64url } from './sha256.js';
+import { sha256Base64url } from './sha256.js';
 
 /** Source of cryptographically secure random bytes (injectable for tests). */
 export type RandomBytes = (length: number) => Uint8Array;
@@ -45,14 +45,14 @@ export async function hashSecret(secret: string): Promise<string> {
 }
 
 /**
- * Compares two strings in time that does not depend on where they differ. Both sides are hashed
- * first, so the comparison also hides their lengths.
+ * Compares two strings in time that does not depend on where they differ. Their lengths are not
+ * hidden: every caller compares values whose length is public and fixed (stored SHA-256 hashes,
+ * PKCE challenges, CSRF tokens), so unequal lengths are answered at once.
  */
-export async function timingSafeEqual(a: string, b: string): Promise<boolean> {
-  const left = await sha256(a);
-  const right = await sha256(b);
+export function timingSafeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
   let diff = 0;
-  for (let i = 0; i < left.length; i++) diff |= left[i]! ^ right[i]!;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return diff === 0;
 }
 
