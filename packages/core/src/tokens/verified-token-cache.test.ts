@@ -85,6 +85,17 @@ describe('VerifiedTokenCache', () => {
     expect(cache.get('token-9', 0, 0)?.jti).toBe('jti-9');
   });
 
+  it('serves a token only for the whole token, not for another ending the same way', () => {
+    const cache = new VerifiedTokenCache();
+    const tail = 's'.repeat(40);
+    cache.set(`header.payload-1.${tail}`, claims('one', 1000));
+    expect(cache.get(`header.payload-2.${tail}`, 0, 0)).toBeUndefined();
+    expect(cache.get(`header.payload-1.${tail}`, 0, 0)?.jti).toBe('one');
+    cache.set(`header.payload-2.${tail}`, claims('two', 1000));
+    expect(cache.get(`header.payload-1.${tail}`, 0, 0)).toBeUndefined();
+    expect(cache.get(`header.payload-2.${tail}`, 0, 0)?.jti).toBe('two');
+  });
+
   it('re-caching a token refreshes its place instead of growing', () => {
     const cache = new VerifiedTokenCache(2);
     cache.set('a', claims('a', 1000));

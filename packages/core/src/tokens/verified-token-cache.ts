@@ -4,6 +4,8 @@ import type { AccessTokenClaims } from './access-token.js';
 export const DEFAULT_VERIFIED_TOKEN_CACHE_SIZE = 10_000;
 
 interface Entry {
+  /** The whole token: the map is keyed by its tail only (see {@link keyOf}). */
+  readonly token: string;
   readonly claims: AccessTokenClaims;
   /** `nbf` of the token (epoch seconds), when it had one. */
   readonly notBefore: number | undefined;
@@ -38,10 +40,10 @@ export class VerifiedTokenCache {
    * `exp <= now - tolerance`, premature when `nbf > now + tolerance`); otherwise `undefined`.
    */
   get(token: string, nowSeconds: number, toleranceSeconds: number): AccessTokenClaims | undefined {
-    const entry = this.#entries.get(token);
-    if (entry === undefined) return undefined;
+    const entry = this.#entries.get(keyOf(token));
+    if (entry === undefined || entry.token !== token) return undefined;
     if (entry.claims.exp <= nowSeconds - toleranceSeconds) {
-      this.#entries.delete(token);
+      this.#entries.delete(keyOf(token));
       return undefined;
     }
     if (entry.notBefore !== undefined && entry.notBefore > nowSeconds + toleranceSeconds) return undefined;
@@ -50,13 +52,14 @@ export class VerifiedTokenCache {
 
   /** Remembers a token that just passed full (signature and claims) verification. */
   set(token: string, claims: AccessTokenClaims, notBefore?: number): void {
-    if (this.#entries.has(token)) this.#entries.delete(token);
+    const key = keyOf(token);
+    if (this.#entries.has(key)) this.#entries.delete(key);
     else if (this.#entries.size >= this.#maxEntries) {
       // Map iterates in insertion order: the first key is the oldest entry.
       const oldest = this.#entries.keys().next();
       if (!oldest.done) this.#entries.delete(oldest.value);
     }
-    this.#entries.set(token, { claims, notBefore });
+    this.#entries.set(key, { token, claims, notBefore });
   }
 
   /** Number of cached tokens. */
@@ -68,4 +71,14 @@ export class VerifiedTokenCache {
   clear(): void {
     this.#entries.clear();
   }
+}
+
+/**
+ * The map key of a token: its last 32 characters, part of the signature. Hashing a string costs
+ * its length, and a JWT is ~700 characters, hashed anew for every request (each request's token is
+ * a new string); the entry keeps the whole token, compared in full on every lookup, so a token that
+ * merely ends like a cached one is a miss (and, unverified, never enters the cache to evict it).
+ */
+function keyOf(token: string): string {
+  return token.length > 32 ? token.slice(-32) : token;
 }
