@@ -11,7 +11,13 @@ import type {
   Gatehouse,
   OperationsHandler,
 } from '@gatehouse/core';
-import { readWebRequest, sendWebResponse, toWebRequest, webRequestUrl } from '@gatehouse/core/node';
+import {
+  readWebRequest,
+  sendWebResponse,
+  type ToWebRequestOptions,
+  toWebRequest,
+  webRequestUrl,
+} from '@gatehouse/core/node';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 /** What {@link requireAuth} needs of an instance. */
@@ -53,7 +59,9 @@ function preParsedBody(req: Request) {
  * Where the request was addressed and who sent it, as Express (and its `trust proxy`) sees it.
  * Origin and address are looked up when first needed: a bearer check needs neither.
  */
-function publicLocation(req: Request) {
+function publicLocation(req: Request): {
+  -readonly [K in keyof ToWebRequestOptions]: ToWebRequestOptions[K];
+} {
   let origin: string | undefined;
   return {
     origin: () => (origin ??= `${req.protocol}://${req.host}`),
@@ -113,11 +121,10 @@ export function operations(handler: OperationsHandler): RequestHandler {
  */
 export function requireAuth(instance: Authenticator, options: AuthenticateOptions): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const request = toWebRequest(req, {
-      ...publicLocation(req),
-      // Authentication reads headers only: the body stream stays for the route.
-      ignoreBody: true,
-    });
+    const location = publicLocation(req);
+    // Authentication reads headers only: the body stream stays for the route.
+    location.ignoreBody = true;
+    const request = toWebRequest(req, location);
     instance
       .authenticate(request, options)
       .then((result) => {

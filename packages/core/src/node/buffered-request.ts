@@ -19,7 +19,7 @@ const CLIENT_ADDRESS = Symbol.for('gatehouse.clientAddress');
  *
  * Why not undici's `Request`: building one wraps the body bytes in a `ReadableStream` (and a
  * transferable one at that), and reading it back goes through the stream machinery. On a token
- * request that was about a third of the server's time (bench/RESULTS.md, run F). Here `text()`,
+ * request that was about a seventh of the server's time (bench/RESULTS.md, run F). Here `text()`,
  * `arrayBuffer()`, `bytes()` and `json()` read the bytes directly.
  *
  * It is a faithful `Request` for every reader: each member not served from memory (`body`,

@@ -16,7 +16,7 @@ const SCHEMES: ReadonlySet<AuthScheme> = new Set(['bearer', 'session']);
  * with a `WWW-Authenticate` challenge, 403 for missing scope or a refused cross-site session request.
  * Throws `TypeError` for options that name no or unknown schemes (a programming error).
  */
-export async function authenticateRequest(
+export function authenticateRequest(
   ctx: Context,
   request: Request,
   options: AuthenticateOptions,
@@ -27,11 +27,21 @@ export async function authenticateRequest(
     try {
       token = parseBearerToken(request);
     } catch (error) {
-      if (error instanceof ProtocolError) throw invalidBearerRequest(ctx, error.description);
+      if (error instanceof ProtocolError) return Promise.reject(invalidBearerRequest(ctx, error.description));
       throw error;
     }
+    // Handed on without an `await` of our own: one promise fewer on every API call.
     if (token !== null) return bearerCaller(ctx, request, token, requiredScopes(options.scope));
   }
+  return sessionOrNothing(ctx, request, acceptsBearer, acceptsSession);
+}
+
+async function sessionOrNothing(
+  ctx: Context,
+  request: Request,
+  acceptsBearer: boolean,
+  acceptsSession: boolean,
+): Promise<Caller> {
   if (acceptsSession) {
     const caller = await sessionCaller(ctx, request, acceptsBearer);
     if (caller) return caller;

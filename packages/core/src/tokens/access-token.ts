@@ -88,7 +88,7 @@ export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Pr
  * Verifies an access token's signature (by `kid`, with the instance algorithm only: never `none`),
  * `typ` (`at+jwt`, so ID tokens and other JWTs are refused, RFC 9068 §4), issuer, audience and
  * lifetime (with the configured clock tolerance), and shape. Returns `null` for anything invalid.
- * Does **not** consult revocation: see {@link isAccessTokenActive}. Verified tokens are remembered
+ * Does **not** consult revocation: see {@link verifyAccessToken}. Verified tokens are remembered
  * in the instance's `VerifiedTokenCache` until their `exp`, so a token seen again costs a map
  * lookup instead of a signature check.
  */
@@ -155,10 +155,6 @@ export async function verifyAccessToken(ctx: Context, token: string): Promise<Ac
   // A token seen before is answered from the cache without the async signature path's await.
   const claims = cachedClaims(ctx, token) ?? (await verifyAccessTokenSignature(ctx, token));
   if (!claims) return null;
-  return (await isAccessTokenActive(ctx, claims)) ? claims : null;
-}
-
-/** Whether a signature-verified token is still unrevoked. */
-export async function isAccessTokenActive(ctx: Context, claims: AccessTokenClaims): Promise<boolean> {
-  return !(await ctx.storage.grants.isRevoked(claims.jti, claims.grantId, ctx.now()));
+  // Revocation of the token or of its grant, asked of storage on every use (never cached).
+  return (await ctx.storage.grants.isRevoked(claims.jti, claims.grantId, ctx.now())) ? null : claims;
 }
