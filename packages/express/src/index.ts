@@ -4,17 +4,12 @@
  * shared Node bridge of `@gatehouse/core/node`.
  * @packageDocumentation
  */
-import type {
-  AuthenticateOptions,
-  AuthenticationResult,
-  Caller,
-  Gatehouse,
-  OperationsHandler,
-} from '@gatehouse/core';
+import type { AuthenticateOptions, AuthenticationResult, Caller, OperationsHandler } from '@gatehouse/core';
 import {
+  answerOf,
   readWebRequest,
+  type Servable,
   sendWebResponse,
-  type ToWebRequestOptions,
   toWebRequest,
   webRequestUrl,
 } from '@gatehouse/core/node';
@@ -59,9 +54,7 @@ function preParsedBody(req: Request) {
  * Where the request was addressed and who sent it, as Express (and its `trust proxy`) sees it.
  * Origin and address are looked up when first needed: a bearer check needs neither.
  */
-function publicLocation(req: Request): {
-  -readonly [K in keyof ToWebRequestOptions]: ToWebRequestOptions[K];
-} {
+function publicLocation(req: Request) {
   let origin: string | undefined;
   return {
     origin: () => (origin ??= `${req.protocol}://${req.host}`),
@@ -90,15 +83,14 @@ export function gatehouse(instance: Servable): RequestHandler {
     }
     // Only now is the body touched: a small one is read into memory (cheaper than a stream).
     readWebRequest(req, { ...location, body: preParsedBody(req), response: res })
-      // `answer` (when the instance has it) skips building a Response for text it wrote itself.
-      .then((request) => (instance.answer ? instance.answer(request) : instance.fetch(request)))
+      .then((request) => answerOf(instance, request))
       .then((response) => sendWebResponse(res, response))
       .catch(next);
   };
 }
 
 /** What {@link gatehouse} needs of an instance (`answer` is used when present). */
-export type Servable = Pick<Gatehouse, 'fetch' | 'handles'> & Partial<Pick<Gatehouse, 'answer'>>;
+export type { Servable };
 
 /**
  * Middleware running the host's protected REST operations (`defineOperations(instance, {...})`):
@@ -121,10 +113,8 @@ export function operations(handler: OperationsHandler): RequestHandler {
  */
 export function requireAuth(instance: Authenticator, options: AuthenticateOptions): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const location = publicLocation(req);
     // Authentication reads headers only: the body stream stays for the route.
-    location.ignoreBody = true;
-    const request = toWebRequest(req, location);
+    const request = toWebRequest(req, { ...publicLocation(req), ignoreBody: true });
     instance
       .authenticate(request, options)
       .then((result) => {

@@ -9,11 +9,12 @@ import type {
   AuthenticateOptions,
   AuthenticationResult,
   Caller,
-  Gatehouse,
   OperationsHandler,
 } from '@gatehouse/core';
 import {
+  answerOf,
   readWebRequest,
+  type Servable,
   sendWebResponse,
   type ToWebRequestOptions,
   toWebRequest,
@@ -76,13 +77,12 @@ export function gatehouse(instance: Servable): Middleware {
     if (!instance.handles(webRequestUrl(ctx.req, options))) return next();
     // Only now is the body touched: a small one is read into memory (cheaper than a stream).
     const request = await readWebRequest(ctx.req, options);
-    // `answer` (when the instance has it) skips building a Response for text it wrote itself.
-    await respond(ctx, await (instance.answer ? instance.answer(request) : instance.fetch(request)));
+    await respond(ctx, await answerOf(instance, request));
   };
 }
 
 /** What {@link gatehouse} needs of an instance (`answer` is used when present). */
-export type Servable = Pick<Gatehouse, 'fetch' | 'handles'> & Partial<Pick<Gatehouse, 'answer'>>;
+export type { Servable };
 
 /**
  * Middleware running the host's protected REST operations (`defineOperations(instance, {...})`):

@@ -3,6 +3,7 @@
  * @packageDocumentation
  */
 
+export { answerOf, type Servable } from './answer.js';
 export { BufferedRequest, type BufferedRequestOptions } from './buffered-request.js';
 export { encodePreParsedBody, type PreParsedBody } from './pre-parsed-body.js';
 export { RawHeaders } from './raw-headers.js';
