@@ -161,6 +161,7 @@ export async function measure(server, workload, seconds, connections = 32) {
   // memory engine's incremental sweep drops them, so the pools of earlier windows do not pile up
   // in the server's heap (a first version of this reached ~1 GB RSS over a full run).
   const requests = await workload.prepare(server, budget, seconds + 30);
+  const counter = await countInstructions(server.child.pid);
   const result = await autocannon({
     url: server.url,
     connections,
@@ -168,6 +169,7 @@ export async function measure(server, workload, seconds, connections = 32) {
     requests,
     timeout: 10,
   });
+  const instructions = await counter.stop();
   const total = result.requests.total;
   const failed = result.non2xx + result.errors + result.timeouts;
   const run = {
@@ -179,7 +181,56 @@ export async function measure(server, workload, seconds, connections = 32) {
     errors: result.errors + result.timeouts,
     invalid: total === 0 || failed / total > 0.01,
     minted: workload.fresh ? budget : 0,
+    // Instructions the server executed per request (user and kernel), when `perf` can count them.
+    instructionsPerRequest: instructions === undefined || total === 0 ? undefined : instructions / total,
   };
   server.lastRps = { ...server.lastRps, [workload.id]: run.rps };
   return run;
+}
+
+/**
+ * Counts the instructions a process executes until `stop()`, with `perf stat` attached to it.
+ * On a VM whose speed drifts (runs here swung by ±20 % within a minute), throughput ratios need
+ * many pairs to settle, while the instructions per request of a workload repeat to within 1 %
+ * run after run: the benchmark reports both. Without `perf`, or where the machine does not expose
+ * the counter, `stop()` resolves to `undefined` and only throughput is reported.
+ */
+async function countInstructions(pid) {
+  if (!(await perfCanCount())) return { stop: async () => undefined };
+  const perf = spawn('perf', ['stat', '-x', ',', '-e', 'instructions', '-p', String(pid)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let output = '';
+  perf.stderr.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise((resolve) => perf.once('close', resolve));
+  // perf prints nothing once attached; give it a moment before the load starts.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  return {
+    async stop() {
+      perf.kill('SIGINT');
+      await exited;
+      const count = Number(/^(\d+),[^,]*,instructions/m.exec(output)?.[1]);
+      return Number.isFinite(count) && count > 0 ? count : undefined;
+    },
+  };
+}
+
+let perfProbe;
+
+/** Whether `perf stat` can count instructions here (once per process). */
+function perfCanCount() {
+  perfProbe ??= new Promise((resolve) => {
+    const probe = spawn('perf', ['stat', '-x', ',', '-e', 'instructions', 'true'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let output = '';
+    probe.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    probe.once('error', () => resolve(false));
+    probe.once('close', (code) => resolve(code === 0 && /^\d+,[^,]*,instructions/m.test(output)));
+  });
+  return perfProbe;
 }

@@ -83,6 +83,10 @@ async function main() {
         `round ${round} ${server.adapter.padEnd(7)} ${workload.id}: ${run.rps.toFixed(0).padStart(6)} req/s` +
           `  p50 ${run.p50} ms  p99 ${run.p99} ms  non-2xx ${run.non2xx}  errors ${run.errors}` +
           (run.ratio === undefined ? '' : `  ×W0 ${run.ratio.toFixed(2)}`) +
+          (run.instructionsPerRequest === undefined
+            ? ''
+            : `  ${(run.instructionsPerRequest / 1000).toFixed(1)} k instr/req` +
+              (run.instructionRatio === undefined ? '' : ` (×W0 ${run.instructionRatio.toFixed(3)})`)) +
           (run.invalid ? '  INVALID' : ''),
       );
     };
@@ -101,6 +105,11 @@ async function main() {
           }
           ceilingRun.ratio = 1;
           run.ratio = run.rps / ceilingRun.rps;
+          // The same ratio in work done: the ceiling's instructions per request over this workload's.
+          if (ceilingRun.instructionsPerRequest && run.instructionsPerRequest) {
+            ceilingRun.instructionRatio = 1;
+            run.instructionRatio = ceilingRun.instructionsPerRequest / run.instructionsPerRequest;
+          }
           if (SELECTED.includes('W0')) record(server, w0, ceilingRun, round);
           record(server, workload, run, round);
         }
@@ -144,23 +153,33 @@ function report(results) {
   const m = machine();
   console.log(`\nNode ${m.node}, ${m.cpu}, ${m.memory}, ${m.os}, ${m.date}`);
   console.log(
-    `${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s, medians; ratio = median of the ratios to the W0 run measured next to each run.\n`,
+    `${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s, medians; ratio = median of the ratios to the W0 run measured next to each run.`,
+  );
+  console.log(
+    "k instr/req: instructions the server process executed per request (perf stat); × W0 (instr) = W0 instructions per request ÷ the workload's, paired the same way (– where perf cannot count).\n",
   );
   for (const [adapter, byWorkload] of Object.entries(results)) {
     console.log(`### ${adapter}\n`);
-    console.log('| workload | req/s | p50 ms | p99 ms | non-2xx | errors | × W0 | × W0 per pair | |');
-    console.log('|---|---:|---:|---:|---:|---:|---:|---|---|');
+    console.log(
+      '| workload | req/s | p50 ms | p99 ms | non-2xx | errors | × W0 | × W0 per pair | k instr/req | × W0 (instr) | |',
+    );
+    console.log('|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|');
     for (const workload of WORKLOADS) {
       const runs = byWorkload[workload.id];
       if (!runs) continue;
       const ratios = runs.map((r) => r.ratio).filter((r) => r !== undefined);
       const invalid = runs.filter((r) => r.invalid).length;
       const perRound = ratios.map((r) => r.toFixed(2)).join(' / ');
+      const counted = runs.map((r) => r.instructionsPerRequest).filter((n) => n !== undefined);
+      const instructionRatios = runs.map((r) => r.instructionRatio).filter((r) => r !== undefined);
+      const perRequest = counted.length ? (median(counted) / 1000).toFixed(1) : '–';
+      const instructionRatio = instructionRatios.length ? median(instructionRatios).toFixed(3) : '–';
       console.log(
         `| ${workload.id} ${workload.name} | ${median(runs.map((r) => r.rps)).toFixed(0)} | ` +
           `${median(runs.map((r) => r.p50))} | ${median(runs.map((r) => r.p99))} | ` +
           `${runs.reduce((s, r) => s + r.non2xx, 0)} | ${runs.reduce((s, r) => s + r.errors, 0)} | ` +
-          `${ratios.length ? median(ratios).toFixed(2) : '–'} | ${workload.id === 'W0' ? '' : perRound} | ${invalid ? `INVALID (${invalid}/${runs.length} runs > 1 % failures)` : 'ok'} |`,
+          `${ratios.length ? median(ratios).toFixed(2) : '–'} | ${workload.id === 'W0' ? '' : perRound} | ` +
+          `${perRequest} | ${instructionRatio} | ${invalid ? `INVALID (${invalid}/${runs.length} runs > 1 % failures)` : 'ok'} |`,
       );
     }
     console.log('');

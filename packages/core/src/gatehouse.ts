@@ -1,4 +1,5 @@
 import { authApiRoutes } from './auth-api/routes.js';
+import type { Awaitable } from './awaitable.js';
 import type { Context } from './context.js';
 import { errorResponse, ProtocolError } from './errors.js';
 import { isPreflight, preflightResponse, withCors } from './http/cors.js';
@@ -8,7 +9,7 @@ import { authorizationServerMetadata } from './oauth2/metadata.js';
 import { oauth2Routes } from './oauth2/routes.js';
 import type { GatehouseOptions } from './options.js';
 import { acceptedSchemes, authenticateRequest } from './protect/authenticate.js';
-import type { AuthenticateOptions, AuthenticationResult } from './protect/types.js';
+import type { AuthenticateOptions, AuthenticationResult, Caller } from './protect/types.js';
 import { resolveOptions, toContext } from './resolve-options.js';
 import { sessionRoutes } from './session/routes.js';
 import { importKeySet } from './tokens/keys.js';
@@ -48,6 +49,17 @@ export interface Gatehouse {
    * for a whole route table with CORS.
    */
   authenticate(request: Request, options: AuthenticateOptions): Promise<AuthenticationResult>;
+  /**
+   * {@link authenticate} for server adapters: the same result, returned as it is when it is known
+   * at once, else as a promise. A bearer token verified before, checked against the memory grant
+   * store, is known at once: the adapter can then let the request through without waiting a turn
+   * of the event loop (see `withAuthentication`). Throws `TypeError` for options naming no or
+   * unknown schemes.
+   */
+  authenticateNow(
+    request: Request,
+    options: AuthenticateOptions,
+  ): AuthenticationResult | Promise<AuthenticationResult>;
   /**
    * Adds the CORS headers for the request's `Origin` to a response of the host's own API:
    * `Vary: Origin` always, and for an allowed origin (the issuer's, `cors.allowedOrigins`, or a
@@ -112,6 +124,27 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     }
   };
 
+  const authenticated = (caller: Caller): AuthenticationResult => ({ ok: true, caller });
+  const refused = (error: unknown): AuthenticationResult => ({
+    ok: false,
+    response: errorResponse(error, resolved.logger),
+  });
+  const authenticateNow = (
+    request: Request,
+    options: AuthenticateOptions,
+  ): AuthenticationResult | Promise<AuthenticationResult> => {
+    acceptedSchemes(options); // a programming error throws rather than becoming a 500 response
+    const ctx = readyContext;
+    if (ctx === undefined) return contextPromise.then(() => authenticateNow(request, options), refused);
+    let caller: Awaitable<Caller>;
+    try {
+      caller = authenticateRequest(ctx, request, options);
+    } catch (error) {
+      return refused(error);
+    }
+    return caller instanceof Promise ? caller.then(authenticated, refused) : authenticated(caller);
+  };
+
   return {
     issuer: resolved.issuer,
     basePath: resolved.basePath,
@@ -121,14 +154,9 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     },
     answer,
     async authenticate(request, options) {
-      acceptedSchemes(options); // a programming error rejects rather than becoming a 500 response
-      try {
-        const ctx = readyContext ?? (await contextPromise);
-        return { ok: true, caller: await authenticateRequest(ctx, request, options) };
-      } catch (error) {
-        return { ok: false, response: errorResponse(error, resolved.logger) };
-      }
+      return authenticateNow(request, options);
     },
+    authenticateNow,
     async cors(request, response) {
       try {
         return await withCors(await contextPromise, request, response);

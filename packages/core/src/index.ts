@@ -38,6 +38,7 @@ export {
   type OperationTable,
 } from './protect/operations.js';
 export type { AuthenticateOptions, AuthenticationResult, AuthScheme, Caller } from './protect/types.js';
+export { type Authenticator, withAuthentication } from './protect/with-authentication.js';
 export { memoryClientStore } from './storage/memory/clients.js';
 export { memoryConsentStore } from './storage/memory/consents.js';
 export { memoryGrantStore } from './storage/memory/grants.js';

@@ -318,4 +318,33 @@ describe('requireAuth()', () => {
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
   });
+
+  it('keeps req.auth per request, for later handlers, other middleware and mounted sub-apps', async () => {
+    const t = await testInstance();
+    const { access_token } = await issueTokens(t);
+    const sub = express();
+    // Protected inside a sub-app whose routes do not answer: the request leaves it with the caller.
+    sub.use(requireAuth(t.gatehouse, { schemes: ['bearer'] }));
+    const app = express();
+    app.use('/sub', sub);
+    app.get('/sub/who', (req, res) => {
+      res.json({ sub: req.auth?.sub ?? null, own: Object.hasOwn(req, 'auth') });
+    });
+    app.get('/open', (req, res) => {
+      const before = req.auth ?? null;
+      // Other middleware may set req.auth itself (as other auth libraries do) and read it back.
+      req.auth = { sub: 'someone-else', scheme: 'session', scope: [], expiresAt: 0 };
+      res.json({ before, after: req.auth.sub });
+    });
+    const base = await listen(app);
+    const bearer = { headers: { Authorization: `Bearer ${access_token}` } };
+    expect(await (await fetch(`${base}/sub/who`, bearer)).json()).toEqual({ sub: 'user-1', own: false });
+    expect(await (await fetch(`${base}/open`)).json()).toEqual({ before: null, after: 'someone-else' });
+    // Nothing leaks from one request to the next.
+    expect((await fetch(`${base}/sub/who`)).status).toBe(401);
+    expect(await (await fetch(`${base}/open`, bearer)).json()).toEqual({
+      before: null,
+      after: 'someone-else',
+    });
+  });
 });

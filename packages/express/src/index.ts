@@ -4,7 +4,15 @@
  * shared Node bridge of `@gatehouse/core/node`.
  * @packageDocumentation
  */
-import type { AuthenticateOptions, AuthenticationResult, Caller, OperationsHandler } from '@gatehouse/core';
+
+import { IncomingMessage } from 'node:http';
+import {
+  type AuthenticateOptions,
+  type Authenticator,
+  type Caller,
+  type OperationsHandler,
+  withAuthentication,
+} from '@gatehouse/core';
 import {
   answerOf,
   readWebRequest,
@@ -15,10 +23,9 @@ import {
 } from '@gatehouse/core/node';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
-/** What {@link requireAuth} needs of an instance. */
-export interface Authenticator {
-  authenticate(request: Request_, options: AuthenticateOptions): Promise<AuthenticationResult>;
-}
+/** What {@link requireAuth} needs of an instance (a `Gatehouse`). */
+export type { Authenticator };
+
 type Request_ = globalThis.Request;
 
 declare global {
@@ -109,19 +116,64 @@ export function operations(handler: OperationsHandler): RequestHandler {
  * Middleware that lets a request through only with valid credentials of one of `options.schemes`
  * (and, for bearer tokens, every scope of `options.scope`), putting the caller on `req.auth`.
  * Otherwise it sends Gatehouse's ready 401/403 answer (RFC 6750 `WWW-Authenticate` included).
- * It never reads the body, so body parsers may run before or after it.
+ * It never reads the body, so body parsers may run before or after it. A token verified before
+ * lets the request through in the same turn of the event loop (see `withAuthentication`).
  */
 export function requireAuth(instance: Authenticator, options: AuthenticateOptions): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     // Authentication reads headers only: the body stream stays for the route.
     const request = toWebRequest(req, { ...publicLocation(req), ignoreBody: true });
-    instance
-      .authenticate(request, options)
-      .then((result) => {
-        if (!result.ok) return sendWebResponse(res, result.response);
-        req.auth = result.caller;
-        next();
-      })
-      .catch(next);
+    const pending = withAuthentication(instance, request, options, (result) => {
+      if (!result.ok) return sendWebResponse(res, result.response);
+      setCaller(req, result.caller);
+      next();
+    });
+    pending?.catch(next);
   };
+}
+
+/** The callers put on requests, read and written through the `auth` accessor (see below). */
+const callers = new WeakMap<object, unknown>();
+
+/** The request prototype last seen to carry the accessor (Express sets it per app). */
+let preparedPrototype: object | null = null;
+
+/**
+ * `req.auth = caller`, made cheap. Express swaps each request's prototype (`Object.setPrototypeOf`
+ * to `app.request`), and V8 does not cache the hidden-class transition of a property added after
+ * that: `req.auth = …` as an own property measured ~17,000 instructions per request, about 3 % of
+ * a whole Express request (bench/RESULTS.md, run H). So `auth` is an accessor on Express's base
+ * request prototype (the one every app's `app.request` inherits from, also across mounted sub-apps),
+ * storing the value by request in a `WeakMap`. Reading and assigning `req.auth` behave as before,
+ * for Gatehouse and for any other middleware; it is only not an own, enumerable property. Where the
+ * chain has no such prototype, or someone defined `auth` there already, it stays a plain property.
+ */
+function setCaller(req: Request, caller: Caller): void {
+  const prototype = Object.getPrototypeOf(req) as object | null;
+  if (prototype !== preparedPrototype && prototype !== null) {
+    installAuthAccessor(prototype);
+    preparedPrototype = prototype;
+  }
+  req.auth = caller;
+}
+
+function installAuthAccessor(prototype: object): void {
+  // Express's base request prototype is the last one before `IncomingMessage.prototype`.
+  let base: object | undefined;
+  let p: object | null = prototype;
+  for (; p !== null && p !== IncomingMessage.prototype; p = Object.getPrototypeOf(p)) {
+    if (Object.hasOwn(p, 'auth')) return; // defined by someone: leave it alone
+    base = p;
+  }
+  if (p === null || base === undefined || !Object.isExtensible(base)) return;
+  Object.defineProperty(base, 'auth', {
+    configurable: true,
+    enumerable: false,
+    get(this: object) {
+      return callers.get(this);
+    },
+    set(this: object, value: unknown) {
+      callers.set(this, value);
+    },
+  });
 }

@@ -6,18 +6,17 @@
  */
 import {
   type AuthenticateOptions,
-  type AuthenticationResult,
+  type Authenticator,
   type Caller,
   type Gatehouse,
   type OperationsHandler,
   setClientAddress,
+  withAuthentication,
 } from '@gatehouse/core';
 import type { Context, MiddlewareHandler } from 'hono';
 
-/** What {@link requireAuth} needs of an instance. */
-export interface Authenticator {
-  authenticate(request: Request, options: AuthenticateOptions): Promise<AuthenticationResult>;
-}
+/** What {@link requireAuth} needs of an instance (a `Gatehouse`). */
+export type { Authenticator };
 
 /** Hono `Variables` after {@link requireAuth}: `c.get('auth')`. */
 export interface AuthVariables {
@@ -94,10 +93,13 @@ export function requireAuth(
   instance: Authenticator,
   options: AuthenticateOptions,
 ): MiddlewareHandler<{ Variables: AuthVariables }> {
-  return async (c, next) => {
-    const result = await instance.authenticate(c.req.raw, options);
-    if (!result.ok) return result.response;
-    c.set('auth', result.caller);
-    await next();
+  return (c, next) => {
+    // A token verified before goes on to `next` without waiting (see `withAuthentication`).
+    const outcome = withAuthentication(instance, c.req.raw, options, (result) => {
+      if (!result.ok) return result.response;
+      c.set('auth', result.caller);
+      return next();
+    });
+    return Promise.resolve(outcome);
   };
 }

@@ -4,12 +4,13 @@
  * bridge of `@gatehouse/core/node`.
  * @packageDocumentation
  */
-import type {
-  Answer,
-  AuthenticateOptions,
-  AuthenticationResult,
-  Caller,
-  OperationsHandler,
+import {
+  type Answer,
+  type AuthenticateOptions,
+  type Authenticator,
+  type Caller,
+  type OperationsHandler,
+  withAuthentication,
 } from '@gatehouse/core';
 import {
   answerOf,
@@ -22,10 +23,8 @@ import {
 } from '@gatehouse/core/node';
 import type { Context, Middleware } from 'koa';
 
-/** What {@link requireAuth} needs of an instance. */
-export interface Authenticator {
-  authenticate(request: Request, options: AuthenticateOptions): Promise<AuthenticationResult>;
-}
+/** What {@link requireAuth} needs of an instance (a `Gatehouse`). */
+export type { Authenticator };
 
 /** `ctx.state` after {@link requireAuth}. */
 export interface AuthState {
@@ -103,13 +102,16 @@ export function operations(handler: OperationsHandler): Middleware {
  * `WWW-Authenticate` included). It never reads the body.
  */
 export function requireAuth(instance: Authenticator, options: AuthenticateOptions): Middleware<AuthState> {
-  return async (ctx, next) => {
-    const result = await instance.authenticate(
+  // A token verified before goes on to `next` in the same turn (see `withAuthentication`).
+  return (ctx, next) =>
+    withAuthentication(
+      instance,
       toRequest(ctx as unknown as Context, { ignoreBody: true }),
       options,
+      (result) => {
+        if (!result.ok) return respond(ctx as unknown as Context, result.response);
+        ctx.state.auth = result.caller;
+        return next();
+      },
     );
-    if (!result.ok) return respond(ctx as unknown as Context, result.response);
-    ctx.state.auth = result.caller;
-    return next();
-  };
 }

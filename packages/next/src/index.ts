@@ -6,7 +6,7 @@
  */
 import {
   type AuthenticateOptions,
-  type AuthenticationResult,
+  type Authenticator,
   type Caller,
   type Gatehouse,
   type OperationsHandler,
@@ -14,10 +14,8 @@ import {
   setClientAddress,
 } from '@gatehouse/core';
 
-/** What {@link withAuth} needs of an instance. */
-export interface Authenticator {
-  authenticate(request: Request, options: AuthenticateOptions): Promise<AuthenticationResult>;
-}
+/** What {@link withAuth} needs of an instance (a `Gatehouse`). */
+export type { Authenticator };
 
 /** A route handler: `(request, { params })` → `Response`. */
 export type RouteHandler<C = unknown> = (request: Request, context: C) => Response | Promise<Response>;

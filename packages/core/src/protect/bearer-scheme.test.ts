@@ -1,4 +1,5 @@
-import { type AuthenticateOptions, memoryGrantStore } from '@gatehouse/core';
+import { type AuthenticateOptions, memoryGrantStore, withAuthentication } from '@gatehouse/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { basic, ISSUER, post } from '../../test/fixtures';
 import { API, apiPost, protectInstance, signWithInstanceKey } from '../../test/protect-fixtures';
@@ -124,6 +125,47 @@ describe('bearer scheme', () => {
         'error="invalid_request"',
       );
     }
+  });
+
+  it('reads the Authorization header by the RFC 6750 §2.1 grammar, whatever its shape', async () => {
+    const t = await protectInstance();
+    // The grammar, written as regular expressions: what the hand-written scanner must agree with.
+    const expected = (header: string) => {
+      const match = /^bearer(?:[ ]+(.*))?$/is.exec(header.trim());
+      if (!match) return 'no credentials';
+      return /^[A-Za-z0-9\-._~+/]+=*$/.test((match[1] ?? '').trim()) ? 'invalid token' : 'malformed';
+    };
+    const outcome = async (header: string) => {
+      const result = await t.gatehouse.authenticate(apiPost({ Authorization: header }), BEARER);
+      if (result.ok) return 'accepted';
+      const challenge = result.response.headers.get('www-authenticate') ?? '';
+      if (result.response.status === 400 && challenge.includes('error="invalid_request"')) return 'malformed';
+      if (result.response.status === 401 && challenge.includes('error="invalid_token"'))
+        return 'invalid token';
+      return result.response.status === 401 && !challenge.includes('error=') ? 'no credentials' : 'other';
+    };
+    const scheme = fc.constantFrom(
+      'Bearer',
+      'bearer',
+      'BEARER',
+      'bEaReR',
+      'Bearerx',
+      'Bear',
+      'Basic',
+      'bearer=',
+      '',
+    );
+    const gap = fc.constantFrom('', ' ', '   ', '\t', ' \t ');
+    const tokenChar = fc.constantFrom(...'aZ09-._~+/= ,ä\t"'.split(''));
+    const header = fc
+      .tuple(gap, scheme, gap, fc.string({ unit: tokenChar, maxLength: 12 }), gap)
+      .map((parts) => parts.join(''));
+    await fc.assert(
+      fc.asyncProperty(header, async (value) => {
+        expect(await outcome(value)).toBe(expected(value));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('refuses garbage tokens', async () => {
@@ -281,5 +323,84 @@ describe('bearer scheme', () => {
     const second = await t.gatehouse.authenticate(withToken(token), BEARER);
     expect(first.ok && second.ok && first.caller === second.caller).toBe(true);
     expect(first.ok && Object.isFrozen(first.caller) && Object.isFrozen(first.caller.scope)).toBe(true);
+  });
+
+  it('answers a token seen before synchronously (authenticateNow), revocation included', async () => {
+    const t = await protectInstance();
+    const token = await t.oauthToken();
+    // First use: the signature is checked, which is asynchronous.
+    const first = t.gatehouse.authenticateNow(withToken(token), BEARER);
+    expect(first).toBeInstanceOf(Promise);
+    expect((await first).ok).toBe(true);
+    const again = t.gatehouse.authenticateNow(withToken(token), BEARER);
+    expect(again).not.toBeInstanceOf(Promise);
+    expect(again).toEqual(await first);
+    const revoked = await t.gatehouse.fetch(
+      post('/oauth2/v1/revoke', { token }, { Authorization: basic('demo-client', 'demo-secret') }),
+    );
+    expect(revoked.status).toBe(200);
+    const afterRevocation = t.gatehouse.authenticateNow(withToken(token), BEARER);
+    expect(afterRevocation).not.toBeInstanceOf(Promise);
+    await expectInvalidToken(afterRevocation as Awaited<typeof afterRevocation>);
+  });
+
+  it('waits only where it must: a form body, a store answering with a promise', async () => {
+    const t = await protectInstance();
+    const token = await t.oauthToken();
+    await t.gatehouse.authenticate(withToken(token), BEARER);
+    const form = new Request(API, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'title=x',
+    });
+    const withForm = t.gatehouse.authenticateNow(form, BEARER);
+    expect(withForm).toBeInstanceOf(Promise);
+    expect((await withForm).ok).toBe(true);
+
+    const grants = memoryGrantStore();
+    const hosted = await protectInstance({
+      storage: {
+        grants: { ...grants, saveCode: grants.saveCode.bind(grants), isRevoked: async () => false },
+      },
+    });
+    const hostedToken = await signWithInstanceKey(
+      {
+        iss: ISSUER,
+        sub: 'user-1',
+        aud: `${ISSUER}/api/v1`,
+        iat: hosted.clock.now() / 1000,
+        exp: hosted.clock.now() / 1000 + 60,
+        jti: 'j3',
+        token_family: 'auth_api',
+      },
+      { typ: 'at+jwt' },
+    );
+    await hosted.gatehouse.authenticate(withToken(hostedToken), BEARER);
+    const pending = hosted.gatehouse.authenticateNow(withToken(hostedToken), BEARER);
+    expect(pending).toBeInstanceOf(Promise);
+    expect((await pending).ok).toBe(true);
+  });
+
+  it('throws TypeError from authenticateNow for options that name no schemes', async () => {
+    const t = await protectInstance();
+    expect(() => t.gatehouse.authenticateNow(apiPost({}), { schemes: [] })).toThrow(TypeError);
+  });
+
+  it('hands the result on through withAuthentication, at once when it can', async () => {
+    const t = await protectInstance();
+    const token = await t.oauthToken();
+    await t.gatehouse.authenticate(withToken(token), BEARER);
+    const seen: string[] = [];
+    const now = withAuthentication(t.gatehouse, withToken(token), BEARER, (result) => {
+      seen.push(result.ok ? result.caller.sub : 'refused');
+      return 'used';
+    });
+    expect(now).toBe('used');
+    expect(seen).toEqual(['user-1']);
+    // An authenticator with `authenticate` only (a wrapper, a test double) is awaited.
+    const plain = { authenticate: t.gatehouse.authenticate };
+    const later = withAuthentication(plain, withToken(token), BEARER, (result) => result.ok);
+    expect(later).toBeInstanceOf(Promise);
+    expect(await later).toBe(true);
   });
 });

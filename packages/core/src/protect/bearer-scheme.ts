@@ -1,25 +1,54 @@
+import { type Awaitable, andThen } from '../awaitable.js';
 import type { Context } from '../context.js';
 import { ProtocolError } from '../errors.js';
+import { isB64Token } from '../http/bearer.js';
 import { isFormContentType, readForm } from '../http/form.js';
-import { type AccessTokenClaims, verifyAccessToken } from '../tokens/access-token.js';
+import {
+  type AccessTokenClaims,
+  cachedAccessTokenClaims,
+  unlessRevoked,
+  verifyAccessToken,
+} from '../tokens/access-token.js';
 import { insufficientScope, invalidBearerRequest, invalidToken } from './challenge.js';
 import type { Caller } from './types.js';
 
 /**
- * The caller of a request that presented `Authorization: Bearer <token>` (RFC 6750 §2.1): the token
- * verified (signature, `typ: at+jwt`, issuer, audience, lifetime, revocation; see
+ * The caller of a request that presented `Authorization: Bearer <token>` (RFC 6750 §2.1), given
+ * the header's credentials as sent (see `bearerCredentials`): the token checked for the b64token
+ * syntax, verified (signature, `typ: at+jwt`, issuer, audience, lifetime, revocation; see
  * `verifyAccessToken`) and checked against `requiredScopes` (all of them). Both token families
- * (OAuth 2.0 and Auth API) are accepted. Throws the RFC 6750 §3.1 answers.
+ * (OAuth 2.0 and Auth API) are accepted. Throws (or rejects with) the RFC 6750 §3.1 answers.
+ *
+ * A token verified before, on a request without a form body, is answered synchronously when the
+ * grant store answers revocation synchronously: no promise on the path of a repeated API call.
  */
-export async function bearerCaller(
+export function bearerCaller(
   ctx: Context,
   request: Request,
-  token: string,
+  credentials: string,
   requiredScopes: readonly string[],
-): Promise<Caller> {
-  // Only a form body can carry a second copy: the common case (no form) costs no await.
-  if (mayCarryBodyToken(request)) await refuseSecondTransmission(ctx, request);
-  const claims = await verifyAccessToken(ctx, token);
+): Awaitable<Caller> {
+  const cached = cachedAccessTokenClaims(ctx, credentials);
+  // A token verified before is well-formed: only an unknown one is matched against the syntax.
+  if (cached === undefined && !isB64Token(credentials)) {
+    throw invalidBearerRequest(ctx, 'The Bearer authorization header is malformed.');
+  }
+  // Only a form body can carry a second copy: the common case (no form) waits for nothing.
+  if (mayCarryBodyToken(request)) {
+    return refuseSecondTransmission(ctx, request)
+      .then(() => verifyAccessToken(ctx, credentials))
+      .then((claims) => permittedCaller(ctx, claims, requiredScopes));
+  }
+  const claims = cached ? unlessRevoked(ctx, cached) : verifyAccessToken(ctx, credentials);
+  return andThen(claims, (verified) => permittedCaller(ctx, verified, requiredScopes));
+}
+
+/** The caller of verified claims holding every required scope; throws the 401 / 403 answer. */
+function permittedCaller(
+  ctx: Context,
+  claims: AccessTokenClaims | null,
+  requiredScopes: readonly string[],
+): Caller {
   if (!claims) throw invalidToken(ctx);
   const caller = callerOf(claims);
   for (const needed of requiredScopes) {

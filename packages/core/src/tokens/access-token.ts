@@ -1,4 +1,5 @@
 import { decodeProtectedHeader, jwtVerify } from 'jose';
+import type { Awaitable } from '../awaitable.js';
 import type { Context } from '../context.js';
 import { base64url, utf8 } from './encoding.js';
 
@@ -97,7 +98,7 @@ export async function verifyAccessTokenSignature(
   token: string,
 ): Promise<AccessTokenClaims | null> {
   if (token.length > 8192) return null;
-  const cached = cachedClaims(ctx, token);
+  const cached = cachedAccessTokenClaims(ctx, token);
   if (cached) return cached;
   const now = ctx.now();
   let kid: string | undefined;
@@ -145,16 +146,33 @@ export async function verifyAccessTokenSignature(
   }
 }
 
-/** The claims of a token verified before, while its own lifetime still passes (see the cache). */
-function cachedClaims(ctx: Context, token: string): AccessTokenClaims | undefined {
+/**
+ * The claims of a token verified before, while its own lifetime still passes (see the cache);
+ * `undefined` for a token never verified, or no longer valid. Revocation is not consulted: see
+ * {@link unlessRevoked}.
+ */
+export function cachedAccessTokenClaims(ctx: Context, token: string): AccessTokenClaims | undefined {
   return ctx.verifiedTokens.get(token, Math.floor(ctx.now() / 1000), ctx.clockToleranceSeconds);
 }
 
-/** Verifies an access token fully: signature and claims, then revocation (of the token or its grant). */
-export async function verifyAccessToken(ctx: Context, token: string): Promise<AccessTokenClaims | null> {
-  // A token seen before is answered from the cache without the async signature path's await.
-  const claims = cachedClaims(ctx, token) ?? (await verifyAccessTokenSignature(ctx, token));
-  if (!claims) return null;
-  // Revocation of the token or of its grant, asked of storage on every use (never cached).
-  return (await ctx.storage.grants.isRevoked(claims.jti, claims.grantId, ctx.now())) ? null : claims;
+/**
+ * Verifies an access token fully: signature and claims, then revocation (of the token or its grant).
+ * A token verified before is answered without waiting a turn when the grant store answers
+ * revocation synchronously (the memory engine does). A failing store throws or rejects.
+ */
+export function verifyAccessToken(ctx: Context, token: string): Awaitable<AccessTokenClaims | null> {
+  const cached = cachedAccessTokenClaims(ctx, token);
+  if (cached) return unlessRevoked(ctx, cached);
+  return verifyAccessTokenSignature(ctx, token).then((claims) => claims && unlessRevoked(ctx, claims));
+}
+
+/**
+ * `claims`, or `null` when its token or its grant was revoked: asked of storage on every use, never
+ * cached, so a revocation holds at once (on every instance sharing the store).
+ */
+export function unlessRevoked(ctx: Context, claims: AccessTokenClaims): Awaitable<AccessTokenClaims | null> {
+  const revoked = ctx.storage.grants.isRevoked(claims.jti, claims.grantId, ctx.now());
+  if (typeof revoked === 'boolean') return revoked ? null : claims;
+  // Anything else is taken as a promise (or a thenable of another realm) of the answer.
+  return Promise.resolve(revoked).then((isRevoked) => (isRevoked ? null : claims));
 }
