@@ -3,6 +3,7 @@
  * workloads, the bench server process, one autocannon measurement.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
@@ -29,6 +30,16 @@ export const WORKLOADS = [
     prepare: async (server) => {
       const [token] = await server.mint('access', 1);
       return [{ method: 'GET', path: '/bench/api', headers: { authorization: `Bearer ${token}` } }];
+    },
+  },
+  {
+    // Not in the default set (BENCH_WORKLOADS=W0,F1,W1 adds it): a middleware that only reads the
+    // Authorization header, i.e. what the framework charges for any middleware, under W1.
+    id: 'F1',
+    name: 'header-reading no-op middleware (framework floor under W1)',
+    prepare: async (server) => {
+      const [token] = await server.mint('access', 1);
+      return [{ method: 'GET', path: '/bench/floor', headers: { authorization: `Bearer ${token}` } }];
     },
   },
   {
@@ -161,6 +172,7 @@ export async function measure(server, workload, seconds, connections = 32) {
   // memory engine's incremental sweep drops them, so the pools of earlier windows do not pile up
   // in the server's heap (a first version of this reached ~1 GB RSS over a full run).
   const requests = await workload.prepare(server, budget, seconds + 30);
+  await settle(server.child.pid);
   const counter = await countInstructions(server.child.pid);
   const result = await autocannon({
     url: server.url,
@@ -233,4 +245,31 @@ function perfCanCount() {
     probe.once('close', (code) => resolve(code === 0 && /^\d+,[^,]*,instructions/m.test(output)));
   });
   return perfProbe;
+}
+
+/**
+ * Waits until a process has stopped working: its CPU time (Linux `/proc/<pid>/stat`) grows by at
+ * most one clock tick in 250 ms, or 10 s have passed. Work left over from the previous run (W5's
+ * password hashes still running on the thread pool when autocannon stops) then no longer lands in
+ * the next run's throughput and instruction count (run H: a W0 right after W5 counted 858 k
+ * instructions per request instead of ~620 k). Elsewhere than Linux it returns at once.
+ */
+async function settle(pid) {
+  const cpuTicks = () => {
+    try {
+      // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1).split(' ');
+      return Number(fields[11]) + Number(fields[12]);
+    } catch {
+      return undefined;
+    }
+  };
+  let last = cpuTicks();
+  if (last === undefined) return;
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = cpuTicks();
+    if (now === undefined || now - last <= 1) return;
+    last = now;
+  }
 }

@@ -9,7 +9,7 @@
  * is reported INVALID, never hidden.
  *
  * Environment: BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (3), BENCH_WARMUP (s, 3),
- * BENCH_CONNECTIONS (32), BENCH_ADAPTERS (express,hono), BENCH_WORKLOADS (W0,W1,W2,W3,W4,W5),
+ * BENCH_CONNECTIONS (32), BENCH_ADAPTERS (express,hono), BENCH_WORKLOADS (W0,W1,W2,W3,W4,W5; F1 on request),
  * BENCH_JSON (a file to write the raw results to), BENCH_SKIP_MICRO (skip the memory and micro
  * benchmarks that run first).
  */

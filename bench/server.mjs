@@ -3,6 +3,8 @@
  * adapter with @hono/node-server, plus three bench-only routes on the same app:
  *   GET  /bench/ping   W0, unprotected: the framework's own ceiling;
  *   GET  /bench/api    W1, behind the adapter's `requireAuth({ schemes: ['bearer'] })`;
+ *   GET  /bench/floor  F1 (optional), behind a middleware that only reads the Authorization header:
+ *                      what any middleware costs on this framework, the floor under W1;
  *   POST /bench/mint   mints credentials for the load generator through public APIs only: refresh
  *                      tokens and PKCE codes go through the instance's GrantStore (`saveRefreshToken`,
  *                      `saveCode`, with `hashSecret`), access tokens through the real token endpoint.
@@ -133,6 +135,13 @@ if (args.adapter === 'express') {
   app.get('/bench/api', adapter.requireAuth(instance, { schemes: ['bearer'] }), (req, res) => {
     res.json({ sub: req.auth.sub });
   });
+  app.get(
+    '/bench/floor',
+    (req, res, next) => (req.headers.authorization ? next() : res.sendStatus(401)),
+    (_req, res) => {
+      res.json({ sub: 'floor' });
+    },
+  );
   app.post('/bench/mint', (req, res, next) => {
     mintAnswer(new URL(req.originalUrl, demo.origin).searchParams)
       .then((json) => res.type('json').send(json))
@@ -148,6 +157,14 @@ if (args.adapter === 'express') {
   app.get('/bench/ping', (c) => c.json({ ok: true }));
   app.get('/bench/api', adapter.requireAuth(instance, { schemes: ['bearer'] }), (c) =>
     c.json({ sub: c.get('auth').sub }),
+  );
+  app.get(
+    '/bench/floor',
+    async (c, next) => {
+      if (!c.req.header('authorization')) return c.body(null, 401);
+      await next();
+    },
+    (c) => c.json({ sub: 'floor' }),
   );
   app.post('/bench/mint', async (c) =>
     c.body(await mintAnswer(new URL(c.req.url).searchParams), 200, { 'content-type': 'application/json' }),

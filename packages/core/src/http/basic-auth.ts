@@ -26,9 +26,7 @@ export function parseBasicAuth(
   }
   let decoded: string;
   try {
-    const binary = atob(match[1]!);
-    const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
-    decoded = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    decoded = utf8Decode(atob(match[1]!));
   } catch {
     throw invalidRequest('The Basic authorization header is not valid base64-encoded UTF-8.');
   }
@@ -42,6 +40,22 @@ export function parseBasicAuth(
   } catch {
     throw invalidRequest('The client credentials are not correctly form-urlencoded (RFC 6749 §2.3.1).');
   }
+}
+
+/** Strict UTF-8: malformed sequences throw rather than becoming U+FFFD. Stateless, so shared. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The text whose UTF-8 bytes `binary` holds (one byte per character, as `atob` returns them).
+ * Credentials are nearly always ASCII, which decodes to itself: only other bytes go through the
+ * decoder (every client-authenticated request passes here).
+ */
+function utf8Decode(binary: string): string {
+  // `atob` gives one character per byte (U+0000–U+00FF): none above U+007F means ASCII.
+  if (!/[\u0080-\u00ff]/.test(binary)) return binary;
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return strictUtf8.decode(bytes);
 }
 
 function formDecode(value: string): string {
