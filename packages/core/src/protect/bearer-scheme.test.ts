@@ -11,6 +11,22 @@ function withToken(token: string, scheme = 'Bearer'): Request {
   return apiPost({ Authorization: `${scheme} ${token}` });
 }
 
+/** An Auth API access token signed with the instance key, valid for 60 s from `now` (epoch ms). */
+function authApiToken(now: number, jti: string): Promise<string> {
+  return signWithInstanceKey(
+    {
+      iss: ISSUER,
+      sub: 'user-1',
+      aud: `${ISSUER}/api/v1`,
+      iat: now / 1000,
+      exp: now / 1000 + 60,
+      jti,
+      token_family: 'auth_api',
+    },
+    { typ: 'at+jwt' },
+  );
+}
+
 async function expectInvalidToken(
   result: Awaited<ReturnType<Awaited<ReturnType<typeof protectInstance>>['gatehouse']['authenticate']>>,
 ) {
@@ -281,18 +297,7 @@ describe('bearer scheme', () => {
       },
       logger: { warn() {}, error() {} },
     });
-    const token = await signWithInstanceKey(
-      {
-        iss: ISSUER,
-        sub: 'user-1',
-        aud: `${ISSUER}/api/v1`,
-        iat: t.clock.now() / 1000,
-        exp: t.clock.now() / 1000 + 60,
-        jti: 'j2',
-        token_family: 'auth_api',
-      },
-      { typ: 'at+jwt' },
-    );
+    const token = await authApiToken(t.clock.now(), 'j2');
     const result = await t.gatehouse.authenticate(withToken(token), BEARER);
     expect(!result.ok && result.response.status).toBe(503);
   });
@@ -363,18 +368,7 @@ describe('bearer scheme', () => {
         grants: { ...grants, saveCode: grants.saveCode.bind(grants), isRevoked: async () => false },
       },
     });
-    const hostedToken = await signWithInstanceKey(
-      {
-        iss: ISSUER,
-        sub: 'user-1',
-        aud: `${ISSUER}/api/v1`,
-        iat: hosted.clock.now() / 1000,
-        exp: hosted.clock.now() / 1000 + 60,
-        jti: 'j3',
-        token_family: 'auth_api',
-      },
-      { typ: 'at+jwt' },
-    );
+    const hostedToken = await authApiToken(hosted.clock.now(), 'j3');
     await hosted.gatehouse.authenticate(withToken(hostedToken), BEARER);
     const pending = hosted.gatehouse.authenticateNow(withToken(hostedToken), BEARER);
     expect(pending).toBeInstanceOf(Promise);
