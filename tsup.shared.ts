@@ -14,5 +14,8 @@ export function packageBuild(entry: Record<string, string>, platform: Options['p
     sourcemap: true,
     target: 'es2022',
     platform,
+    // `import.meta.url` is empty in a CJS build unless shimmed (it crashed `require('…/postgres')`,
+    // whose migrations are located relative to the module). Node entries only: the shim uses `url`.
+    shims: platform === 'node',
   });
 }

@@ -5,17 +5,19 @@ import { defineProject, type UserWorkspaceConfig } from 'vitest/config';
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 export const sourceAliases = {
-  '@gatehouse/core/node': source('./packages/core/src/node/index.ts'),
-  '@gatehouse/core/testing': source('./packages/core/src/testing/index.ts'),
-  '@gatehouse/core': source('./packages/core/src/index.ts'),
-  '@gatehouse/client': source('./packages/client/src/index.ts'),
-  '@gatehouse/express': source('./packages/express/src/index.ts'),
-  '@gatehouse/koa': source('./packages/koa/src/index.ts'),
-  '@gatehouse/hono': source('./packages/hono/src/index.ts'),
-  '@gatehouse/next': source('./packages/next/src/index.ts'),
-  '@gatehouse/redis': source('./packages/redis/src/index.ts'),
-  '@gatehouse/postgres': source('./packages/postgres/src/index.ts'),
-  '@gatehouse/demo': source('./examples/demo/src/index.ts'),
+  '@gatehousejs/core/adapter': source('./packages/core/src/adapter/index.ts'),
+  '@gatehousejs/core/node': source('./packages/core/src/node/index.ts'),
+  '@gatehousejs/core/testing': source('./packages/core/src/testing/index.ts'),
+  '@gatehousejs/core': source('./packages/core/src/index.ts'),
+  '@gatehousejs/client': source('./packages/client/src/index.ts'),
+  '@gatehousejs/express': source('./packages/express/src/index.ts'),
+  '@gatehousejs/koa': source('./packages/koa/src/index.ts'),
+  '@gatehousejs/fastify': source('./packages/fastify/src/index.ts'),
+  '@gatehousejs/hono': source('./packages/hono/src/index.ts'),
+  '@gatehousejs/next': source('./packages/next/src/index.ts'),
+  '@gatehousejs/redis': source('./packages/redis/src/index.ts'),
+  '@gatehousejs/postgres': source('./packages/postgres/src/index.ts'),
+  '@gatehousejs/demo': source('./examples/demo/src/index.ts'),
 };
 
 /** The one vitest project shape every package uses. */

@@ -2,7 +2,7 @@
  * Shared pieces of the HTTP benchmark (bench/run.mjs) and the profiler (bench/profile.mjs): the
  * workloads, the bench server process, one autocannon measurement.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -12,6 +12,19 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 const CLIENT_BASIC = `Basic ${btoa('demo-client:demo-secret')}`;
 const USER_BASIC = `Basic ${btoa('demo:demo-password')}`;
 const FORM = 'application/x-www-form-urlencoded';
+
+/** W3's requests: one code exchange per minted code of `kind` (the PKCE verifier is the server's). */
+async function codeExchanges(server, kind, budget, lifetime) {
+  // Also tells the redirect URI and the PKCE verifier.
+  const codes = await server.mint(kind, budget, lifetime);
+  const redirect = encodeURIComponent(server.redirectUri);
+  return freshBodies(
+    '/demo/oauth2/v1/token',
+    codes,
+    (c) =>
+      `grant_type=authorization_code&code=${c}&redirect_uri=${redirect}&code_verifier=${server.verifier}`,
+  );
+}
 
 /**
  * The workloads. `prepare(server, budget, lifetime)` returns autocannon `requests`; `fresh`
@@ -54,20 +67,29 @@ export const WORKLOADS = [
       ),
   },
   {
-    id: 'W3',
-    name: 'token endpoint, authorization_code + PKCE',
+    // Not in the default set: refresh of an OpenID Connect grant, which signs a new ID token.
+    id: 'W2o',
+    name: 'token endpoint, refresh grant with openid (ID token, RS256)',
     fresh: true,
-    prepare: async (server, budget, lifetime) => {
-      // Also tells the redirect URI and the PKCE verifier.
-      const codes = await server.mint('code', budget, lifetime);
-      const redirect = encodeURIComponent(server.redirectUri);
-      return freshBodies(
+    prepare: async (server, budget, lifetime) =>
+      freshBodies(
         '/demo/oauth2/v1/token',
-        codes,
-        (c) =>
-          `grant_type=authorization_code&code=${c}&redirect_uri=${redirect}&code_verifier=${server.verifier}`,
-      );
-    },
+        await server.mint('refresh-openid', budget, lifetime),
+        (t) => `grant_type=refresh_token&refresh_token=${t}`,
+      ),
+  },
+  {
+    id: 'W3',
+    name: 'token endpoint, authorization_code + PKCE, scope openid (ID token, RS256)',
+    fresh: true,
+    prepare: async (server, budget, lifetime) => codeExchanges(server, 'code', budget, lifetime),
+  },
+  {
+    // Not in the default set: W3 without openid (no ID token), the code exchange of an API client.
+    id: 'W3a',
+    name: 'token endpoint, authorization_code + PKCE, no openid',
+    fresh: true,
+    prepare: async (server, budget, lifetime) => codeExchanges(server, 'code-api', budget, lifetime),
   },
   {
     id: 'W4',
@@ -112,11 +134,15 @@ function freshBodies(path, credentials, body) {
   ];
 }
 
-/** Starts bench/server.mjs for an adapter and returns a handle once it listens. */
-export function startServer(adapter, nodeOptions = []) {
+/**
+ * Starts bench/server.mjs for an adapter on an engine (`memory`, `redis`: REDIS_URL, `postgres`:
+ * DATABASE_URL) and returns a handle once it listens. `adapter` of the handle names both
+ * (`express`, `express+redis`).
+ */
+export function startServer(adapter, nodeOptions = [], engine = 'memory') {
   const child = spawn(
     process.execPath,
-    [...nodeOptions, '--import', 'tsx', 'bench/server.mjs', '--adapter', adapter],
+    [...nodeOptions, '--import', 'tsx', 'bench/server.mjs', '--adapter', adapter, '--engine', engine],
     {
       cwd: root,
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -133,7 +159,7 @@ export function startServer(adapter, nodeOptions = []) {
       child.stdout.resume();
       const url = `http://127.0.0.1:${match[1]}`;
       const server = {
-        adapter,
+        adapter: engine === 'memory' ? adapter : `${adapter}+${engine}`,
         url,
         child,
         redirectUri: '',
@@ -171,9 +197,13 @@ export async function measure(server, workload, seconds, connections = 32) {
   // Pool credentials live for the window plus a margin: the ones left unused then expire, and the
   // memory engine's incremental sweep drops them, so the pools of earlier windows do not pile up
   // in the server's heap (a first version of this reached ~1 GB RSS over a full run).
-  const requests = await workload.prepare(server, budget, seconds + 30);
+  // On Redis and PostgreSQL minting is one write per credential and, on a loaded machine, can take
+  // longer than the window itself: their credentials live 10 minutes (nothing piles up in the server).
+  const onEngine = server.adapter.includes('+');
+  const requests = await workload.prepare(server, budget, seconds + (onEngine ? 600 : 30));
   await settle(server.child.pid);
   const counter = await countInstructions(server.child.pid);
+  const cpuBefore = cpuTicks(server.child.pid);
   const result = await autocannon({
     url: server.url,
     connections,
@@ -181,6 +211,7 @@ export async function measure(server, workload, seconds, connections = 32) {
     requests,
     timeout: 10,
   });
+  const cpuAfter = cpuTicks(server.child.pid);
   const instructions = await counter.stop();
   const total = result.requests.total;
   const failed = result.non2xx + result.errors + result.timeouts;
@@ -195,6 +226,11 @@ export async function measure(server, workload, seconds, connections = 32) {
     minted: workload.fresh ? budget : 0,
     // Instructions the server executed per request (user and kernel), when `perf` can count them.
     instructionsPerRequest: instructions === undefined || total === 0 ? undefined : instructions / total,
+    // CPU time the server used per request (user and kernel, µs), where Linux's /proc tells it.
+    cpuMicrosPerRequest:
+      cpuBefore === undefined || cpuAfter === undefined || total === 0
+        ? undefined
+        : ((cpuAfter - cpuBefore) * 1e6) / CLOCK_TICKS_PER_SECOND / total,
   };
   server.lastRps = { ...server.lastRps, [workload.id]: run.rps };
   return run;
@@ -255,21 +291,37 @@ function perfCanCount() {
  * instructions per request instead of ~620 k). Elsewhere than Linux it returns at once.
  */
 async function settle(pid) {
-  const cpuTicks = () => {
-    try {
-      // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1).split(' ');
-      return Number(fields[11]) + Number(fields[12]);
-    } catch {
-      return undefined;
-    }
-  };
-  let last = cpuTicks();
+  let last = cpuTicks(pid);
   if (last === undefined) return;
   for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
     await new Promise((resolve) => setTimeout(resolve, 250));
-    const now = cpuTicks();
+    const now = cpuTicks(pid);
     if (now === undefined || now - last <= 1) return;
     last = now;
   }
 }
+
+/**
+ * The CPU time (user + system, in clock ticks) a process has used so far, from Linux's
+ * `/proc/<pid>/stat`; `undefined` elsewhere. Where `perf` cannot count instructions (a VM without
+ * the counter), CPU time per request is the next best measure of work: unlike throughput it does
+ * not drop when other processes take the CPU, though cache effects still leak in.
+ */
+function cpuTicks(pid) {
+  try {
+    // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `getconf CLK_TCK`: the unit of /proc's CPU times (100 on every common Linux). */
+const CLOCK_TICKS_PER_SECOND = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();

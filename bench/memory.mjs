@@ -24,7 +24,7 @@ for (let i = 0; i < COUNT; i++) {
     tokenHash: await hashSecret(random()),
     grantId: crypto.randomUUID(),
     clientId: 'demo-client',
-    userId: `user-${i % 5000}`,
+    subject: { kind: 'user', userId: `user-${i % 5000}` },
     scope: 'openid profile tickets:read offline_access',
     issuedAt: now,
     expiresAt: now + 30 * 86_400_000,

@@ -2,7 +2,7 @@
  * Where does the time go? Runs one workload against a bench server started with `--cpu-prof`, then
  * prints the functions with the most self time and the share per package/area.
  *
- *   node bench/profile.mjs [W2] [express|hono] [seconds]
+ *   node bench/profile.mjs [W2] [express|hono|fastify] [seconds]
  *
  * The raw `.cpuprofile` stays in the printed directory: open it in Chrome DevTools (Performance) or
  * speedscope for a flame graph.

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench`: HTTP benchmark of the demo instance on the Express and Hono adapters.
+ * `pnpm bench`: HTTP benchmark of the demo instance on the Express, Hono and Fastify adapters.
  *
  * Each adapter runs in its own server process (bench/server.mjs); this process drives them over
  * loopback with autocannon. Every workload gets a warm-up, then BENCH_ROUNDS rounds, interleaved
@@ -9,12 +9,14 @@
  * is reported INVALID, never hidden.
  *
  * Environment: BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (3), BENCH_WARMUP (s, 3),
- * BENCH_CONNECTIONS (32), BENCH_ADAPTERS (express,hono), BENCH_WORKLOADS (W0,W1,W2,W3,W4,W5; F1 on request),
+ * BENCH_CONNECTIONS (32), BENCH_ADAPTERS (express,hono,fastify), BENCH_WORKLOADS (W0,W1,W2,W3,W4,W5; F1, W2o, W3a on request),
  * BENCH_JSON (a file to write the raw results to), BENCH_SKIP_MICRO (skip the memory and micro
- * benchmarks that run first).
+ * benchmarks that run first), BENCH_ENGINES (memory,redis,postgres; default memory: redis needs
+ * REDIS_URL, postgres DATABASE_URL; both run with pushed revocations unless BENCH_PUSHED=0). The
+ * engines' own CPU time during the run is printed (Linux /proc), since they share the machine.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { WORKLOADS as ALL_WORKLOADS, measure, startServer } from './harness.mjs';
@@ -24,8 +26,9 @@ const DURATION = Number(env('BENCH_DURATION', 10));
 const ROUNDS = Number(env('BENCH_ROUNDS', 3));
 const WARMUP = Number(env('BENCH_WARMUP', 3));
 const CONNECTIONS = Number(env('BENCH_CONNECTIONS', 32));
-const ADAPTERS = env('BENCH_ADAPTERS', 'express,hono').split(',');
+const ADAPTERS = env('BENCH_ADAPTERS', 'express,hono,fastify').split(',');
 const SELECTED = env('BENCH_WORKLOADS', 'W0,W1,W2,W3,W4,W5').split(',');
+const ENGINES = env('BENCH_ENGINES', 'memory').split(',');
 const root = fileURLToPath(new URL('../', import.meta.url));
 const WORKLOADS = ALL_WORKLOADS.filter((w) => SELECTED.includes(w.id));
 
@@ -53,7 +56,9 @@ async function main() {
     console.log('');
   }
   const servers = [];
-  for (const adapter of ADAPTERS) servers.push(await startServer(adapter));
+  for (const engine of ENGINES)
+    for (const adapter of ADAPTERS) servers.push(await startServer(adapter, [], engine));
+  const engineCpuBefore = engineCpu();
   const stop = () => {
     for (const server of servers) server.child.kill('SIGTERM');
   };
@@ -83,6 +88,10 @@ async function main() {
         `round ${round} ${server.adapter.padEnd(7)} ${workload.id}: ${run.rps.toFixed(0).padStart(6)} req/s` +
           `  p50 ${run.p50} ms  p99 ${run.p99} ms  non-2xx ${run.non2xx}  errors ${run.errors}` +
           (run.ratio === undefined ? '' : `  ×W0 ${run.ratio.toFixed(2)}`) +
+          (run.cpuMicrosPerRequest === undefined
+            ? ''
+            : `  ${run.cpuMicrosPerRequest.toFixed(1)} µs CPU/req` +
+              (run.cpuRatio === undefined ? '' : ` (×W0 ${run.cpuRatio.toFixed(3)})`)) +
           (run.instructionsPerRequest === undefined
             ? ''
             : `  ${(run.instructionsPerRequest / 1000).toFixed(1)} k instr/req` +
@@ -106,6 +115,10 @@ async function main() {
           ceilingRun.ratio = 1;
           run.ratio = run.rps / ceilingRun.rps;
           // The same ratio in work done: the ceiling's instructions per request over this workload's.
+          if (ceilingRun.cpuMicrosPerRequest && run.cpuMicrosPerRequest) {
+            ceilingRun.cpuRatio = 1;
+            run.cpuRatio = ceilingRun.cpuMicrosPerRequest / run.cpuMicrosPerRequest;
+          }
           if (ceilingRun.instructionsPerRequest && run.instructionsPerRequest) {
             ceilingRun.instructionRatio = 1;
             run.instructionRatio = ceilingRun.instructionsPerRequest / run.instructionsPerRequest;
@@ -119,6 +132,9 @@ async function main() {
     // servers' memory: show how much, so a pool that grew too large is seen, not guessed.
     for (const server of servers)
       console.log(`${server.adapter} server RSS at the end: ${serverRss(server)}`);
+    const engineCpuAfter = engineCpu();
+    for (const [name, seconds] of Object.entries(engineCpuAfter))
+      console.log(`${name} CPU during the run: ${(seconds - (engineCpuBefore[name] ?? 0)).toFixed(1)} s`);
   } finally {
     stop();
   }
@@ -136,6 +152,32 @@ function serverRss(server) {
   } catch {
     return 'unknown';
   }
+}
+
+/** CPU seconds (user + system) used so far by the local redis-server and postgres processes (Linux). */
+function engineCpu() {
+  const totals = {};
+  try {
+    const ticks = 100; // USER_HZ
+    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+      let stat;
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue;
+      }
+      const name = /\(([^)]*)\)/.exec(stat)?.[1] ?? '';
+      const engine = name.startsWith('redis-server')
+        ? 'redis'
+        : name.startsWith('postgres')
+          ? 'postgres'
+          : '';
+      if (!engine) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      totals[engine] = (totals[engine] ?? 0) + (Number(fields[11]) + Number(fields[12])) / ticks;
+    }
+  } catch {}
+  return totals;
 }
 
 function machine() {
@@ -156,14 +198,14 @@ function report(results) {
     `${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s, medians; ratio = median of the ratios to the W0 run measured next to each run.`,
   );
   console.log(
-    "k instr/req: instructions the server process executed per request (perf stat); × W0 (instr) = W0 instructions per request ÷ the workload's, paired the same way (– where perf cannot count).\n",
+    "k instr/req: instructions the server process executed per request (perf stat); × W0 (instr) = W0 instructions per request ÷ the workload's, paired the same way (– where perf cannot count). µs CPU/req and × W0 (CPU): the same with the server's CPU time (Linux /proc), for machines where perf cannot count.\n",
   );
   for (const [adapter, byWorkload] of Object.entries(results)) {
     console.log(`### ${adapter}\n`);
     console.log(
-      '| workload | req/s | p50 ms | p99 ms | non-2xx | errors | × W0 | × W0 per pair | k instr/req | × W0 (instr) | |',
+      '| workload | req/s | p50 ms | p99 ms | non-2xx | errors | × W0 | × W0 per pair | k instr/req | × W0 (instr) | µs CPU/req | × W0 (CPU) | CPU pairs | |',
     );
-    console.log('|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---|');
     for (const workload of WORKLOADS) {
       const runs = byWorkload[workload.id];
       if (!runs) continue;
@@ -174,12 +216,17 @@ function report(results) {
       const instructionRatios = runs.map((r) => r.instructionRatio).filter((r) => r !== undefined);
       const perRequest = counted.length ? (median(counted) / 1000).toFixed(1) : '–';
       const instructionRatio = instructionRatios.length ? median(instructionRatios).toFixed(3) : '–';
+      const cpu = runs.map((r) => r.cpuMicrosPerRequest).filter((n) => n !== undefined);
+      const cpuRatios = runs.map((r) => r.cpuRatio).filter((r) => r !== undefined);
+      const cpuPerRequest = cpu.length ? median(cpu).toFixed(1) : '–';
+      const cpuRatio = cpuRatios.length ? median(cpuRatios).toFixed(3) : '–';
+      const cpuPairs = workload.id === 'W0' ? '' : cpuRatios.map((r) => r.toFixed(2)).join(' / ');
       console.log(
         `| ${workload.id} ${workload.name} | ${median(runs.map((r) => r.rps)).toFixed(0)} | ` +
           `${median(runs.map((r) => r.p50))} | ${median(runs.map((r) => r.p99))} | ` +
           `${runs.reduce((s, r) => s + r.non2xx, 0)} | ${runs.reduce((s, r) => s + r.errors, 0)} | ` +
           `${ratios.length ? median(ratios).toFixed(2) : '–'} | ${workload.id === 'W0' ? '' : perRound} | ` +
-          `${perRequest} | ${instructionRatio} | ${invalid ? `INVALID (${invalid}/${runs.length} runs > 1 % failures)` : 'ok'} |`,
+          `${perRequest} | ${instructionRatio} | ${cpuPerRequest} | ${cpuRatio} | ${cpuPairs} | ${invalid ? `INVALID (${invalid}/${runs.length} runs > 1 % failures)` : 'ok'} |`,
       );
     }
     console.log('');

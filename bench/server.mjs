@@ -1,21 +1,23 @@
 /**
- * The benchmark's server: the demo instance (examples/demo) on the Express adapter or on the Hono
- * adapter with @hono/node-server, plus three bench-only routes on the same app:
- *   GET  /bench/ping   W0, unprotected: the framework's own ceiling;
+ * The benchmark's server: the demo instance (examples/demo) on the Express adapter, the Hono
+ * adapter with @hono/node-server, or the Fastify adapter, plus these bench-only routes on the same app:
+ *   GET  /bench/ping   W0, unprotected: the framework's own ceiling (a bare route of the framework);
  *   GET  /bench/api    W1, behind the adapter's `requireAuth({ schemes: ['bearer'] })`;
  *   GET  /bench/floor  F1 (optional), behind a middleware that only reads the Authorization header:
  *                      what any middleware costs on this framework, the floor under W1;
  *   POST /bench/mint   mints credentials for the load generator through public APIs only: refresh
  *                      tokens and PKCE codes go through the instance's GrantStore (`saveRefreshToken`,
  *                      `saveCode`, with `hashSecret`), access tokens through the real token endpoint.
- * Run by bench/run.mjs as `node --import tsx bench/server.mjs --adapter express|hono` (tsx loads the
+ * Run by bench/run.mjs as `node --import tsx bench/server.mjs --adapter express|hono|fastify` (tsx loads the
  * TypeScript demo; Gatehouse itself runs from the built dist). Prints `LISTENING <port>` when ready.
  */
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 
-const { values: args } = parseArgs({ options: { adapter: { type: 'string', default: 'express' } } });
+const { values: args } = parseArgs({
+  options: { adapter: { type: 'string', default: 'express' }, engine: { type: 'string', default: 'memory' } },
+});
 const root = new URL('../', import.meta.url);
 const core = await import(new URL('packages/core/dist/index.js', root).href);
 const { createDemo, DEMO } = await import(new URL('examples/demo/src/index.ts', root).href);
@@ -25,13 +27,57 @@ const PKCE = {
   verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
   challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
 };
+/**
+ * Scopes of minted credentials: W3's codes are OpenID Connect sign-ins (their exchange signs an ID
+ * token, RS256), W2's refresh tokens those of an API client (no ID token, the work W2 has always
+ * measured); W2o refreshes an OpenID Connect grant (a new ID token each time).
+ */
 const SCOPE = 'openid tickets:read';
+const API_SCOPE = 'tickets:read offline_access';
 
 // Listen first (port 0 = any free port), then build the demo for that port: its issuer names it.
 const server = createServer();
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const port = server.address().port;
-const grants = core.memoryGrantStore();
+/**
+ * The instance's storage: memory (grants only, the rest in memory too), or a Redis / PostgreSQL
+ * view of its own namespace (dropped at exit) with pushed revocations (BENCH_PUSHED=0: off).
+ */
+async function benchStorage(engine) {
+  const namespace = `gatehouse_bench_${process.pid}`;
+  if (engine === 'memory') return { storage: { grants: core.memoryGrantStore() }, drop: async () => {} };
+  if (engine === 'redis') {
+    const redis = await import(new URL('packages/redis/dist/index.js', root).href);
+    const storage = redis.redisStorage({ url: process.env.REDIS_URL, prefix: namespace });
+    await storage.ready();
+    return {
+      storage,
+      drop: async () => {
+        await storage.clear();
+        await storage.close();
+      },
+    };
+  }
+  if (engine === 'postgres') {
+    const postgres = await import(new URL('packages/postgres/dist/index.js', root).href);
+    const storage = postgres.postgresStorage({
+      connectionString: process.env.DATABASE_URL,
+      schema: namespace,
+    });
+    await postgres.migrate(storage.pool, { schema: namespace });
+    return {
+      storage,
+      drop: async () => {
+        await storage.pool.query(`DROP SCHEMA IF EXISTS "${namespace}" CASCADE`);
+        await storage.close();
+      },
+    };
+  }
+  throw new Error(`--engine must be memory, redis or postgres, not ${engine}`);
+}
+const { storage, drop } = await benchStorage(args.engine);
+const grants = storage.grants;
+const pushed = args.engine !== 'memory' && process.env.BENCH_PUSHED !== '0';
 // The limiter charges each attempt before the password check (so concurrent guesses cannot slip
 // through), so 32 concurrent logins of the one demo user would be refused with 429 by design. W5
 // measures logins, not the limiter's refusals: its bound is raised; its cost is still paid.
@@ -39,7 +85,11 @@ const demo = await createDemo({
   port,
   host: '127.0.0.1',
   warn: () => {},
-  overrides: { storage: { grants }, rateLimit: { maxFailuresPerUsername: 1_000_000 } },
+  overrides: {
+    storage,
+    rateLimit: { maxFailuresPerUsername: 1_000_000 },
+    ...(pushed && { pushedRevocations: true }),
+  },
 });
 const instance = demo.gatehouse;
 
@@ -57,24 +107,25 @@ async function mint(kind, count, lifetime) {
   for (let i = 0; i < count; i++) {
     const secret = randomToken();
     const hash = await core.hashSecret(secret);
-    if (kind === 'refresh') {
+    if (kind === 'refresh' || kind === 'refresh-openid') {
       await grants.saveRefreshToken({
         tokenHash: hash,
         grantId: crypto.randomUUID(),
         clientId: DEMO.client.id,
-        userId: DEMO.user.id,
-        scope: SCOPE,
+        subject: { kind: 'user', userId: DEMO.user.id },
+        scope: kind === 'refresh' ? API_SCOPE : SCOPE,
+        authTime: now,
         issuedAt: now,
         expiresAt: now + lifetime * 1000,
       });
-    } else if (kind === 'code' || kind === 'access') {
+    } else if (kind === 'code' || kind === 'code-api' || kind === 'access') {
       await grants.saveCode({
         codeHash: hash,
         clientId: DEMO.client.id,
         userId: DEMO.user.id,
         grantId: crypto.randomUUID(),
         redirectUri: demo.redirectUri,
-        scope: SCOPE,
+        scope: kind === 'code' ? SCOPE : API_SCOPE,
         codeChallenge: PKCE.challenge,
         authTime: now,
         expiresAt: now + lifetime * 1000,
@@ -132,8 +183,8 @@ if (args.adapter === 'express') {
   app.get('/bench/ping', (_req, res) => {
     res.json({ ok: true });
   });
-  app.get('/bench/api', adapter.requireAuth(instance, { schemes: ['bearer'] }), (req, res) => {
-    res.json({ sub: req.auth.sub });
+  app.get('/bench/api', adapter.requireAuth(instance, { schemes: ['bearer'] }), (_req, res) => {
+    res.json({ sub: res.locals.auth.sub });
   });
   app.get(
     '/bench/floor',
@@ -171,14 +222,52 @@ if (args.adapter === 'express') {
   );
   app.use('/demo/*', adapter.gatehouse(instance));
   server.on('request', getRequestListener(app.fetch));
+} else if (args.adapter === 'fastify') {
+  const Fastify = requireFrom('fastify')('fastify');
+  const adapter = await import(new URL('packages/fastify/dist/index.js', root).href);
+  // Fastify on the server made above (it is listening already, and the issuer names its port).
+  const app = Fastify({
+    serverFactory: (handler) => {
+      server.on('request', handler);
+      return server;
+    },
+  });
+  app.get('/bench/ping', (_request, reply) => {
+    reply.send({ ok: true });
+  });
+  app.get(
+    '/bench/api',
+    { preHandler: adapter.requireAuth(instance, { schemes: ['bearer'] }) },
+    (request, reply) => {
+      reply.send({ sub: request.auth.sub });
+    },
+  );
+  app.get(
+    '/bench/floor',
+    {
+      preHandler: (request, reply, done) => {
+        if (request.headers.authorization) done();
+        else reply.code(401).send();
+      },
+    },
+    (_request, reply) => {
+      reply.send({ sub: 'floor' });
+    },
+  );
+  app.post('/bench/mint', async (request, reply) => {
+    reply.type('application/json').send(await mintAnswer(new URL(request.url, demo.origin).searchParams));
+    return reply;
+  });
+  await app.register(adapter.gatehouse, { instance });
+  await app.ready();
 } else {
-  throw new Error(`--adapter must be express or hono, not ${args.adapter}`);
+  throw new Error(`--adapter must be express, hono or fastify, not ${args.adapter}`);
 }
 
 for (const signal of ['SIGTERM', 'SIGINT']) {
   process.once(signal, () => {
     server.closeAllConnections();
-    server.close(() => process.exit(0));
+    server.close(() => drop().finally(() => process.exit(0)));
   });
 }
 console.log(`LISTENING ${port}`);

@@ -16,7 +16,7 @@ const refresh = (tokenHash) => ({
   tokenHash,
   grantId: `grant-${tokenHash}`,
   clientId: 'demo-client',
-  userId: 'user-1',
+  subject: { kind: 'user', userId: 'user-1' },
   scope: 'openid',
   issuedAt: now,
   expiresAt: now + 86_400_000,

@@ -51,7 +51,7 @@ const ctx = toContext(resolveOptions(options), await importKeySet([key], 'ES256'
 
 const grant = {
   family: 'oauth2',
-  sub: 'user-1',
+  subject: { kind: 'user', userId: 'user-1' },
   clientId: 'demo-client',
   scope: 'openid tickets:read',
   grantId: crypto.randomUUID(),

@@ -1,9 +1,9 @@
-const OPTIONAL_ENGINES = ['@gatehouse/redis', '@gatehouse/postgres'];
+const OPTIONAL_ENGINES = ['@gatehousejs/redis', '@gatehousejs/postgres'];
 
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // The demo package ships TypeScript source.
-  transpilePackages: ['@gatehouse/demo'],
+  transpilePackages: ['@gatehousejs/demo'],
   // Linting is Biome's job, at the repository root.
   eslint: { ignoreDuringBuilds: true },
   poweredByHeader: false,

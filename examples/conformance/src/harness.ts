@@ -3,6 +3,7 @@
  * tiny cookie-keeping HTTP client that behaves like a browser where the suite needs one.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { createServer } from 'node:net';
 import type { Target } from './targets.js';
 
@@ -138,4 +139,22 @@ export class CookieClient {
     if (!cookie) throw new Error(`no cookie ${name}; have ${[...this.cookies.keys()].join(', ')}`);
     return `${name}=${cookie.value}`;
   }
+}
+
+/** A request fetch() will not send (`TRACE`), with node:http: its status, headers and body. */
+export function rawRequest(
+  url: string,
+  method: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method }, (res) => {
+      let body = '';
+      res.on('data', (chunk) => {
+        body += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }

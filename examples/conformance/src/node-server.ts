@@ -1,11 +1,11 @@
 /**
  * The demo instance and its tickets API on a plain `node:http` server, through the Node bridge of
- * `@gatehouse/core/node` and nothing else: the framework-free reference the conformance suite (test/conformance.test.ts)
+ * `@gatehousejs/core/node` and nothing else: the framework-free reference the conformance suite (test/conformance.test.ts)
  * compares the adapters against. `PORT` (default 3000) and `HOST` (default 127.0.0.1).
  */
 import { createServer } from 'node:http';
-import { sendWebResponse, toWebRequest } from '@gatehouse/core/node';
-import { allowedOriginsFromEnv, createDemo, demoApi, describeDemo } from '@gatehouse/demo';
+import { sendWebResponse, toWebRequest } from '@gatehousejs/core/node';
+import { allowedOriginsFromEnv, createDemo, demoApi, describeDemo } from '@gatehousejs/demo';
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';

@@ -1,16 +1,22 @@
 /**
- * The five servers the conformance suite runs against: each example as its user would start it,
+ * The six servers the conformance suite runs against: each example as its user would start it,
  * and the core behind a plain `node:http` server. Each listens on `PORT` (127.0.0.1).
  */
 import { fileURLToPath } from 'node:url';
 
-/** How to start one server. */
+/** How to start one server (the examples' servers here, the other runtimes' in examples/runtimes). */
 export interface Target {
-  readonly name: 'core' | 'express' | 'koa' | 'hono' | 'next';
+  /** Names the server in test titles and errors. */
+  readonly name: string;
   /** Working directory. */
   readonly cwd: string;
   /** Executable (relative to `cwd`) and arguments. */
   readonly command: readonly [string, ...string[]];
+  /**
+   * Requests the framework answers itself before any Gatehouse code can run, each with the reason:
+   * the suite skips those checks for this target and says why.
+   */
+  readonly answeredByFramework?: { readonly trace?: string };
 }
 
 const examples = fileURLToPath(new URL('../../', import.meta.url));
@@ -19,15 +25,23 @@ const tsx = (dir: string, script = 'src/server.ts'): Target['command'] => [
   script,
 ];
 
-export const TARGETS: Readonly<Record<Target['name'], Target>> = {
+/** The Node.js servers of the examples, by name. */
+export type TargetName = 'core' | 'express' | 'koa' | 'hono' | 'fastify' | 'next';
+
+export const TARGETS: Readonly<Record<TargetName, Target>> = {
   core: { name: 'core', cwd: `${examples}conformance`, command: tsx('conformance', 'src/node-server.ts') },
   express: { name: 'express', cwd: `${examples}express`, command: tsx('express') },
   koa: { name: 'koa', cwd: `${examples}koa`, command: tsx('koa') },
   hono: { name: 'hono', cwd: `${examples}hono`, command: tsx('hono') },
+  fastify: { name: 'fastify', cwd: `${examples}fastify`, command: tsx('fastify') },
   // The production build (made once by the global setup), served by `next start`.
   next: {
     name: 'next',
     cwd: `${examples}next`,
     command: [`${examples}next/node_modules/.bin/next`, 'start', '-H', '127.0.0.1'],
+    answeredByFramework: {
+      trace:
+        'Next.js builds its own Request before any route handler or middleware runs, and new Request() refuses TRACE: Next answers its generic 500 page (no stack trace in production)',
+    },
   },
 };

@@ -1,12 +1,12 @@
 /**
  * The conformance suite: end-to-end flows over real HTTP against one running server. Every target
- * (the four examples and the core behind plain `node:http`) runs exactly these assertions; nothing
+ * (the five examples and the core behind plain `node:http`) runs exactly these assertions; nothing
  * here knows which framework answers.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { DEMO } from '@gatehouse/demo';
+import { DEMO } from '@gatehousejs/demo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALLOWED_ORIGIN, CookieClient, type RunningTarget, startTarget } from '../src/harness.js';
+import { ALLOWED_ORIGIN, CookieClient, type RunningTarget, rawRequest, startTarget } from '../src/harness.js';
 import { TARGETS, type Target } from '../src/targets.js';
 
 const SESSION_COOKIE = 'gatehouse_session';
@@ -167,6 +167,27 @@ function conformanceSuite(target: Target): void {
       // Adapters let unknown paths fall through to the host, so only the status is common.
       expect((await fetch(at('/oauth2/v1/nothing-here'))).status).toBe(404);
     });
+
+    const traceSkipped = target.answeredByFramework?.trace;
+    it.skipIf(traceSkipped !== undefined)(
+      `answers TRACE on its paths 405 with Allow, never a 5xx${traceSkipped ? ` (skipped: ${traceSkipped})` : ''}`,
+      async () => {
+        for (const [url, allow] of [
+          [at('/oauth2/v1/token'), 'POST'],
+          [at('/oauth2/v1/authorize'), 'GET, POST'],
+          [`${server.origin}/.well-known/oauth-authorization-server/demo`, 'GET, HEAD'],
+          [at('/api/v1/tickets'), 'POST'],
+        ] as const) {
+          const answer = await rawRequest(url, 'TRACE');
+          expect({ url, status: answer.status, allow: answer.headers.allow }).toEqual({
+            url,
+            status: 405,
+            allow,
+          });
+          expect(JSON.parse(answer.body).error).toBe('method_not_allowed');
+        }
+      },
+    );
 
     it('runs the code flow through the login form and returns code and state to the client', async () => {
       const { browser, state, callback } = await signIn();
@@ -403,5 +424,5 @@ function conformanceSuite(target: Target): void {
   });
 }
 
-// The same assertions against every target: the core behind plain node:http and the four examples.
+// The same assertions against every target: the core behind plain node:http and the five examples.
 for (const target of Object.values(TARGETS)) conformanceSuite(target);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const PACKAGES = ['core', 'express', 'koa', 'hono', 'next'];
+const PACKAGES = ['core', 'express', 'koa', 'hono', 'fastify', 'next'];
 
 /** Newest modification time (ms) of the files under `path`, skipping build output. */
 function newest(path: string): number {
@@ -41,7 +41,7 @@ export default function setup(): void {
     return newest(join(dir, 'dist')) < Math.max(newest(join(dir, 'src')), newest(join(dir, 'package.json')));
   });
   if (stale.length > 0) {
-    run('pnpm', stale.flatMap((name) => ['--filter', `@gatehouse/${name}`]).concat('run', 'build'), root);
+    run('pnpm', stale.flatMap((name) => ['--filter', `@gatehousejs/${name}`]).concat('run', 'build'), root);
   }
 
   const next = join(root, 'examples', 'next');

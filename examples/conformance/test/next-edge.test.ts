@@ -1,7 +1,7 @@
 /**
  * The Edge-runtime proof: the built Next.js example under `next start` serves a second, minimal
  * instance at `/edge` from a route declared `runtime = 'edge'` (`examples/next/src/app/edge/`),
- * importing only `@gatehouse/core` and `@gatehouse/next`. These flows run against it over HTTP,
+ * importing only `@gatehousejs/core` and `@gatehousejs/next`. These flows run against it over HTTP,
  * and every answer must say it came from the Edge runtime (`x-gatehouse-runtime`, computed from
  * the `EdgeRuntime` global that only that runtime defines).
  */

@@ -5,18 +5,28 @@
  */
 import {
   createGatehouse,
+  createGatehouseHost,
   type Gatehouse,
+  type GatehouseHost,
   type GatehouseOptions,
   generateKeys,
+  type HostedInstanceOptions,
   hashClientSecret,
   memoryClientStore,
   memoryUserStore,
   type PrivateJwk,
   pbkdf2Hasher,
-} from '@gatehouse/core';
-import { storageFromEnv } from './storage.js';
+  type StorageEngine,
+} from '@gatehousejs/core';
+import { engineFromEnv, storageFromEnv } from './storage.js';
 
-export { type DemoStorage, type DemoStoreEngine, storageFromEnv } from './storage.js';
+export {
+  type DemoEngine,
+  type DemoStorage,
+  type DemoStoreEngine,
+  engineFromEnv,
+  storageFromEnv,
+} from './storage.js';
 
 export {
   demoApi,
@@ -33,8 +43,32 @@ export const DEMO = {
   instancePath: '/demo',
   client: { id: 'demo-client', secret: 'demo-secret' },
   publicClient: { id: 'demo-spa' },
-  user: { id: 'user-demo', username: 'demo', password: 'demo-password' },
+  /** A third-party relying party (not first-party): it gets the consent page. */
+  thirdPartyClient: { id: 'demo-third-party', secret: 'demo-third-party-secret' },
+  user: {
+    id: 'user-demo',
+    username: 'demo',
+    password: 'demo-password',
+    claims: {
+      name: 'Demo User',
+      preferred_username: 'demo',
+      email: 'demo@example.com',
+      email_verified: true,
+    },
+  },
+  scopes: ['openid', 'profile', 'email', 'offline_access', 'tickets:read'],
 } as const;
+
+/** The small page a host answers at `/logged-out`, where the demo clients land after signing out. */
+export const LOGGED_OUT_PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Signed out</title></head>
+<body>
+<h1>Signed out</h1>
+<p>You have signed out of the Gatehouse demo. <a href="/">Back to the demo</a></p>
+</body>
+</html>
+`;
 
 /** Options of {@link createDemo}. */
 export interface DemoOptions {
@@ -48,7 +82,15 @@ export interface DemoOptions {
   readonly overrides?: Partial<GatehouseOptions>;
   /** Where the ephemeral-key warning goes. Default `console.warn`. */
   readonly warn?: (message: string) => void;
+  /**
+   * Where `GATEHOUSE_SIGNING_KEY` and the `GATEHOUSE_STORE` variables are read. Default
+   * `process.env`; a Cloudflare Worker, which has no `process` unless `nodejs_compat` is on, passes
+   * its bindings.
+   */
+  readonly env?: Env;
 }
+
+type Env = Record<string, string | undefined>;
 
 /** A demo instance and what a host needs to describe it. */
 export interface Demo {
@@ -56,10 +98,12 @@ export interface Demo {
   readonly origin: string;
   readonly issuer: string;
   readonly redirectUri: string;
+  /** Where the demo clients land after RP-initiated logout: `{origin}/logged-out`. */
+  readonly postLogoutRedirectUri: string;
 }
 
 /** Allowed origins from `GATEHOUSE_ALLOWED_ORIGINS` (comma-separated), trimmed, empty entries dropped. */
-export function allowedOriginsFromEnv(env: Record<string, string | undefined> = process.env): string[] {
+export function allowedOriginsFromEnv(env: Env = process.env): string[] {
   return (env.GATEHOUSE_ALLOWED_ORIGINS ?? '')
     .split(',')
     .map((origin) => origin.trim())
@@ -67,17 +111,90 @@ export function allowedOriginsFromEnv(env: Record<string, string | undefined> = 
 }
 
 /**
- * The signing key from `GATEHOUSE_SIGNING_KEY` (a private JWK as JSON, e.g. the output of
- * `generateKeys()`), so that several demo processes sharing a storage engine verify each other's
- * tokens; otherwise an ephemeral key, with a warning.
+ * The signing keys from `GATEHOUSE_SIGNING_KEY` (a private JWK as JSON, e.g. the output of
+ * `generateKeys()`, or a JSON array of them), so that several demo processes sharing a storage
+ * engine verify each other's tokens; otherwise ephemeral keys, with a warning. The demo signs access
+ * tokens with ES256 and ID tokens with RS256 (the default relying parties expect): a missing key of
+ * either algorithm is generated.
  */
-async function signingKeysFromEnv(warn: (message: string) => void): Promise<PrivateJwk[]> {
-  const configured = process.env.GATEHOUSE_SIGNING_KEY;
-  if (configured) return [JSON.parse(configured) as PrivateJwk];
-  warn(
-    'gatehouse demo: using an ephemeral signing key; tokens stop verifying when the process restarts. Set GATEHOUSE_SIGNING_KEY (a private JWK from generateKeys()) to keep one.',
+async function signingKeysFromEnv(env: Env, warn: (message: string) => void): Promise<PrivateJwk[]> {
+  const configured = env.GATEHOUSE_SIGNING_KEY;
+  const parsed: unknown = configured ? JSON.parse(configured) : [];
+  const keys = (Array.isArray(parsed) ? parsed : [parsed]) as PrivateJwk[];
+  const missing = (['ES256', 'RS256'] as const).filter(
+    (alg) => !keys.some((key) => key.alg === alg || (alg === 'ES256' ? key.kty === 'EC' : key.kty === 'RSA')),
   );
-  return [await generateKeys()];
+  if (missing.length > 0) {
+    warn(
+      `gatehouse demo: using an ephemeral ${missing.join(' and ')} signing key; tokens stop verifying when the process restarts. Set GATEHOUSE_SIGNING_KEY (a private JWK from generateKeys(), or a JSON array of an ES256 and an RS256 one) to keep them.`,
+    );
+  }
+  for (const alg of missing) keys.push(await generateKeys(alg));
+  return keys;
+}
+
+/** What makes one seeded instance: where it lives, its keys and its user's id. */
+interface SeedOptions {
+  readonly origin: string;
+  readonly redirectUri: string;
+  readonly postLogoutRedirectUri: string;
+  readonly keys: GatehouseOptions['keys'];
+  readonly userId: string;
+  readonly allowedOrigins?: readonly string[];
+}
+
+// A moderate PBKDF2 cost keeps the demo responsive; production hosts keep the default (600,000).
+const hasher = pbkdf2Hasher({ iterations: 100_000 });
+
+/**
+ * The options of a seeded instance except issuer and storage: the demo's client, public client and
+ * user (same ids, secrets, username and password on every instance; the user id is the instance's).
+ */
+async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> {
+  return {
+    keys: seed.keys,
+    clients: memoryClientStore([
+      {
+        id: DEMO.client.id,
+        name: 'Demo Client',
+        type: 'confidential',
+        secretHash: await hashClientSecret(DEMO.client.secret),
+        redirectUris: [seed.redirectUri],
+        postLogoutRedirectUris: [seed.postLogoutRedirectUri],
+        firstParty: true,
+      },
+      {
+        id: DEMO.thirdPartyClient.id,
+        name: 'Demo Third-Party App',
+        type: 'confidential',
+        secretHash: await hashClientSecret(DEMO.thirdPartyClient.secret),
+        redirectUris: [seed.redirectUri],
+        postLogoutRedirectUris: [seed.postLogoutRedirectUri],
+      },
+      {
+        id: DEMO.publicClient.id,
+        name: 'Demo SPA',
+        type: 'public',
+        redirectUris: [seed.redirectUri],
+        postLogoutRedirectUris: [seed.postLogoutRedirectUri],
+        firstParty: true,
+        allowedOrigins: [seed.origin],
+      },
+    ]),
+    users: memoryUserStore(
+      [
+        {
+          id: seed.userId,
+          username: DEMO.user.username,
+          passwordHash: await hasher.hash(DEMO.user.password),
+          claims: DEMO.user.claims,
+        },
+      ],
+      { hasher },
+    ),
+    scopes: [...DEMO.scopes],
+    cors: { allowedOrigins: seed.allowedOrigins ?? [] },
+  };
 }
 
 /** Creates the demo instance with its seeded client, public client and user. */
@@ -85,50 +202,122 @@ export async function createDemo(options: DemoOptions): Promise<Demo> {
   const origin = `http://${options.host ?? 'localhost'}:${options.port}`;
   const issuer = origin + DEMO.instancePath;
   const redirectUri = `${origin}/callback`;
-  // A moderate PBKDF2 cost keeps the demo responsive; production hosts keep the default (600,000).
-  const hasher = pbkdf2Hasher({ iterations: 100_000 });
-  const keys = options.overrides?.keys ?? (await signingKeysFromEnv(options.warn ?? console.warn));
+  const postLogoutRedirectUri = `${origin}/logged-out`;
+  const env = options.env ?? process.env;
+  const keys = options.overrides?.keys ?? (await signingKeysFromEnv(env, options.warn ?? console.warn));
   // `GATEHOUSE_STORE` picks the engine (memory by default) unless the caller passes its own stores.
-  const storage = options.overrides?.storage ?? (await storageFromEnv());
+  const storage = options.overrides?.storage ?? (await storageFromEnv(env));
   const gatehouse = createGatehouse({
     issuer,
-    keys,
-    clients: memoryClientStore([
-      {
-        id: DEMO.client.id,
-        name: 'Demo Client',
-        type: 'confidential',
-        secretHash: await hashClientSecret(DEMO.client.secret),
-        redirectUris: [redirectUri],
-        firstParty: true,
-      },
-      {
-        id: DEMO.publicClient.id,
-        name: 'Demo SPA',
-        type: 'public',
-        redirectUris: [redirectUri],
-        firstParty: true,
-        allowedOrigins: [origin],
-      },
-    ]),
-    users: memoryUserStore(
-      [
-        {
-          id: DEMO.user.id,
-          username: DEMO.user.username,
-          passwordHash: await hasher.hash(DEMO.user.password),
-          claims: { name: 'Demo User', preferred_username: DEMO.user.username },
-        },
-      ],
-      { hasher },
-    ),
-    scopes: ['openid', 'profile', 'tickets:read', 'offline_access'],
-    cors: { allowedOrigins: options.allowedOrigins ?? [] },
+    ...(await seededOptions({
+      origin,
+      redirectUri,
+      postLogoutRedirectUri,
+      keys,
+      userId: DEMO.user.id,
+      allowedOrigins: options.allowedOrigins,
+    })),
     storage,
     ...options.overrides,
   });
   await gatehouse.ready();
-  return { gatehouse, origin, issuer, redirectUri };
+  return { gatehouse, origin, issuer, redirectUri, postLogoutRedirectUri };
+}
+
+/**
+ * The second instance of the demo host (issue 18): the same client ids, secrets, redirect URI,
+ * username and password as `demo`, but its own signing key and user id, so that what isolates
+ * instances is visible (a token, code or session of one is refused by the other).
+ */
+export const ACME = { instancePath: '/acme', user: { id: 'user-acme' } } as const;
+
+/** The instance names the demo host serves. */
+export const DEMO_INSTANCES = ['demo', 'acme'] as const;
+
+/** Options of {@link createDemoHost}: those of {@link createDemo} but `overrides`. */
+export interface DemoHostOptions extends Omit<DemoOptions, 'overrides'> {
+  /** The engine shared by both instances. Default: the one `GATEHOUSE_STORE` names. */
+  readonly storage?: StorageEngine;
+  /** Overrides for both instances' options (lifetimes, rate limits, …). */
+  readonly overrides?: Partial<HostedInstanceOptions>;
+}
+
+/** The demo host and what a server needs to describe it. */
+export interface DemoHost {
+  readonly host: GatehouseHost;
+  readonly origin: string;
+  readonly redirectUri: string;
+  /** Issuer per instance name. */
+  readonly issuers: Readonly<Record<(typeof DEMO_INSTANCES)[number], string>>;
+  /** Closes the storage engine it opened (nothing when `storage` was given). */
+  close(): Promise<void>;
+}
+
+/**
+ * Both demo instances, `demo` and `acme`, served by one `createGatehouseHost` under one origin
+ * (`/demo/…`, `/acme/…`), on one shared storage engine. `demo` is the instance of
+ * {@link createDemo} (its key from `GATEHOUSE_SIGNING_KEY` when set); `acme` gets its key from
+ * `GATEHOUSE_ACME_SIGNING_KEY`, else an ephemeral one.
+ */
+export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost> {
+  const origin = `http://${options.host ?? 'localhost'}:${options.port}`;
+  const redirectUri = `${origin}/callback`;
+  const env = options.env ?? process.env;
+  const warn = options.warn ?? console.warn;
+  const keys = {
+    demo: options.overrides?.keys ?? (await signingKeysFromEnv(env, warn)),
+    acme:
+      options.overrides?.keys ??
+      (env.GATEHOUSE_ACME_SIGNING_KEY
+        ? [JSON.parse(env.GATEHOUSE_ACME_SIGNING_KEY) as PrivateJwk]
+        : [await generateKeys()]),
+  };
+  const engine = options.storage ? undefined : await engineFromEnv(env);
+  const seeds = new Map<string, Promise<HostedInstanceOptions>>();
+  const seed = (name: 'demo' | 'acme') =>
+    seededOptions({
+      origin,
+      redirectUri,
+      postLogoutRedirectUri: `${origin}/logged-out`,
+      keys: keys[name],
+      userId: name === 'demo' ? DEMO.user.id : ACME.user.id,
+      allowedOrigins: options.allowedOrigins,
+    }).then((seeded) => ({ ...seeded, ...options.overrides }));
+  const host = createGatehouseHost({
+    origin,
+    storage: options.storage ?? engine!.engine,
+    // A real host looks the name up in its database; the demo knows two.
+    resolve: (name) => {
+      if (name !== 'demo' && name !== 'acme') return null;
+      let options = seeds.get(name);
+      if (!options) {
+        options = seed(name);
+        seeds.set(name, options);
+      }
+      return options;
+    },
+  });
+  // Create both now, so that a configuration problem stops the start rather than the first request.
+  for (const name of DEMO_INSTANCES) await host.instance(name);
+  return {
+    host,
+    origin,
+    redirectUri,
+    issuers: { demo: host.issuerOf('demo'), acme: host.issuerOf('acme') },
+    close: async () => engine?.close(),
+  };
+}
+
+/** The lines a demo host server prints on start. */
+export function describeDemoHost(demo: DemoHost): string {
+  return [
+    ...DEMO_INSTANCES.map((name) => `Gatehouse demo instance "${name}": ${demo.issuers[name]}`),
+    `  metadata:       ${demo.origin}/.well-known/oauth-authorization-server/{demo,acme}`,
+    `  OAuth client:   ${DEMO.client.id} / ${DEMO.client.secret} (confidential), ${DEMO.publicClient.id} (public, PKCE), on both`,
+    `  redirect URI:   ${demo.redirectUri}`,
+    `  user:           ${DEMO.user.username} / ${DEMO.user.password} (user id ${DEMO.user.id} on demo, ${ACME.user.id} on acme)`,
+    `  tickets API:    POST ${demo.origin}/{demo,acme}/api/v1/tickets (bearer or session)`,
+  ].join('\n');
 }
 
 /** The lines a demo server prints on start. */
@@ -136,8 +325,11 @@ export function describeDemo(demo: Demo): string {
   return [
     `Gatehouse demo instance: ${demo.issuer}`,
     `  metadata:       ${demo.issuer}/.well-known/oauth-authorization-server`,
+    `  OpenID Connect: ${demo.issuer}/.well-known/openid-configuration`,
     `  OAuth client:   ${DEMO.client.id} / ${DEMO.client.secret} (confidential), ${DEMO.publicClient.id} (public, PKCE)`,
-    `  redirect URI:   ${demo.redirectUri}`,
+    `  third party:    ${DEMO.thirdPartyClient.id} / ${DEMO.thirdPartyClient.secret} (confidential, asks for consent)`,
+    `  redirect URI:   ${demo.redirectUri} (after sign-out: ${demo.postLogoutRedirectUri})`,
+    `  scopes:         ${DEMO.scopes.join(' ')}`,
     `  user:           ${DEMO.user.username} / ${DEMO.user.password}`,
     `  tickets API:    POST ${demo.issuer}/api/v1/tickets (bearer or session)`,
   ].join('\n');

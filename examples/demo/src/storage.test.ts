@@ -1,5 +1,5 @@
-import { storageFromEnv } from '@gatehouse/demo';
-import { postgresStorage } from '@gatehouse/postgres';
+import { storageFromEnv } from '@gatehousejs/demo';
+import { postgresStorage } from '@gatehousejs/postgres';
 import { describe, expect, it } from 'vitest';
 
 describe('storageFromEnv', () => {

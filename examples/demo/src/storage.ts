@@ -2,13 +2,13 @@
  * Storage engine selection for the demo, by environment:
  *
  * - `GATEHOUSE_STORE=memory` (default): the embedded in-memory engines (one process).
- * - `GATEHOUSE_STORE=redis` + `REDIS_URL=redis://…`: `@gatehouse/redis`.
- * - `GATEHOUSE_STORE=postgres` + `DATABASE_URL=postgres://…`: `@gatehouse/postgres` (migrated on start).
+ * - `GATEHOUSE_STORE=redis` + `REDIS_URL=redis://…`: `@gatehousejs/redis`.
+ * - `GATEHOUSE_STORE=postgres` + `DATABASE_URL=postgres://…`: `@gatehousejs/postgres` (migrated on start).
  *
  * `GATEHOUSE_STORE_NAMESPACE` (default `gatehouse_demo`) is the Redis key prefix or the PostgreSQL
  * schema, so several demos can share one server. Engines are imported only when selected.
  */
-import type { GatehouseStorage } from '@gatehouse/core';
+import { type GatehouseStorage, memoryEngine, type StorageEngine } from '@gatehousejs/core';
 
 /** The engines the demo can run on. */
 export type DemoStoreEngine = 'memory' | 'redis' | 'postgres';
@@ -31,20 +31,57 @@ export async function storageFromEnv(env: Env = process.env): Promise<DemoStorag
       return { engine, close: async () => {} };
     case 'redis': {
       const url = required(env, 'REDIS_URL', engine);
-      const { redisStorage } = await import('@gatehouse/redis');
+      const { redisStorage } = await import('@gatehousejs/redis');
       const storage = redisStorage({ url, prefix: namespace });
       await closeOnFailure(storage, () => storage.ready());
       return { ...stores(storage), engine, close: () => storage.close() };
     }
     case 'postgres': {
       const connectionString = required(env, 'DATABASE_URL', engine);
-      const { migrate, postgresStorage } = await import('@gatehouse/postgres');
+      const { migrate, postgresStorage } = await import('@gatehousejs/postgres');
       const storage = postgresStorage({ connectionString, schema: namespace });
       await closeOnFailure(storage, () => migrate(storage.pool, { schema: namespace }));
       return { ...stores(storage), engine, close: () => storage.close() };
     }
     default:
       throw new Error(`GATEHOUSE_STORE must be memory, redis or postgres (got "${engine}").`);
+  }
+}
+
+/** A storage engine shared by many instances (`createGatehouseHost`), plus how to close it. */
+export interface DemoEngine {
+  readonly kind: DemoStoreEngine;
+  readonly engine: StorageEngine;
+  /** Closes the engine's connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * The engine named by `GATEHOUSE_STORE` for every instance of a host (each under its own instance
+ * id), connected (and for PostgreSQL, migrated): what {@link storageFromEnv} is for one instance.
+ */
+export async function engineFromEnv(env: Env = process.env): Promise<DemoEngine> {
+  const kind = (env.GATEHOUSE_STORE ?? 'memory').trim().toLowerCase() || 'memory';
+  const namespace = env.GATEHOUSE_STORE_NAMESPACE ?? 'gatehouse_demo';
+  switch (kind) {
+    case 'memory':
+      return { kind, engine: memoryEngine(), close: async () => {} };
+    case 'redis': {
+      const url = required(env, 'REDIS_URL', kind);
+      const { redisEngine } = await import('@gatehousejs/redis');
+      const engine = redisEngine({ url, prefix: namespace });
+      await closeOnFailure(engine, () => engine.ready());
+      return { kind, engine, close: () => engine.close() };
+    }
+    case 'postgres': {
+      const connectionString = required(env, 'DATABASE_URL', kind);
+      const { migrate, postgresEngine } = await import('@gatehousejs/postgres');
+      const engine = postgresEngine({ connectionString, schema: namespace });
+      await closeOnFailure(engine, () => migrate(engine.pool, { schema: namespace }));
+      return { kind, engine, close: () => engine.close() };
+    }
+    default:
+      throw new Error(`GATEHOUSE_STORE must be memory, redis or postgres (got "${kind}").`);
   }
 }
 
@@ -67,6 +104,14 @@ async function closeOnFailure(
   }
 }
 
-function stores({ grants, sessions, consents, rateLimits }: GatehouseStorage): GatehouseStorage {
-  return { grants, sessions, consents, rateLimits };
+function stores({
+  grants,
+  sessions,
+  consents,
+  rateLimits,
+  clients,
+  replay,
+  clear,
+}: GatehouseStorage): GatehouseStorage {
+  return { grants, sessions, consents, rateLimits, clients, replay, clear };
 }

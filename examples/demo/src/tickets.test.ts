@@ -1,5 +1,5 @@
-import { hashSecret, memoryGrantStore, memorySessionStore } from '@gatehouse/core';
-import { createDemo, DEMO, demoApi, SAMPLE_TICKETS_PER_CALLER } from '@gatehouse/demo';
+import { hashSecret, memoryGrantStore, memorySessionStore } from '@gatehousejs/core';
+import { createDemo, DEMO, demoApi, SAMPLE_TICKETS_PER_CALLER } from '@gatehousejs/demo';
 import { describe, expect, it } from 'vitest';
 
 const PARTNER = 'http://localhost:4100';

@@ -3,7 +3,13 @@
  * caller. It shows how a host protects its own operations with `defineOperations`: bearer tokens of
  * either family (no particular scope) and the session cookie, with CORS for allowed origins.
  */
-import { defineOperations, type Gatehouse, ProtocolError, readBodyText } from '@gatehouse/core';
+import {
+  defineOperations,
+  type Gatehouse,
+  type GatehouseHost,
+  ProtocolError,
+  readBodyText,
+} from '@gatehousejs/core';
 
 /** One ticket of the listing (the seed leaves the record shape open; this is the demo's). */
 export interface Ticket {
@@ -103,11 +109,14 @@ export async function readTicketLimit(request: Request): Promise<number> {
 }
 
 /**
- * The demo's REST API on an instance: answers `POST {base}/api/v1/tickets` (and its CORS preflight)
- * and resolves `undefined` for every other request, so hosts fall through to their own routes.
- * The response is `{ "tickets": Ticket[] }` with at most `limit` tickets, never cached.
+ * The demo's REST API on an instance (or on every instance of a host, each authenticating its own
+ * callers): answers `POST {base}/api/v1/tickets` (and its CORS preflight) and resolves `undefined`
+ * for every other request, so hosts fall through to their own routes. The response is
+ * `{ "tickets": Ticket[] }` with at most `limit` tickets, never cached.
  */
-export function demoApi(gatehouse: Gatehouse): (request: Request) => Promise<Response | undefined> {
+export function demoApi(
+  gatehouse: Gatehouse | GatehouseHost,
+): (request: Request) => Promise<Response | undefined> {
   return defineOperations(gatehouse, {
     'POST /api/v1/tickets': {
       schemes: ['bearer', 'session'],

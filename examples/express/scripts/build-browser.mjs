@@ -1,7 +1,7 @@
 /**
- * Bundles the demo's browser app (src/browser/app.ts, using @gatehouse/client) into
+ * Bundles the demo's browser app (src/browser/app.ts, using @gatehousejs/client) into
  * public/client.js (and the cross-tab test page into public/cross-tab.js). Run by `pnpm start` before the server; the output is not committed.
- * `@gatehouse/client` is taken from its source, so no package build is needed first.
+ * `@gatehousejs/client` is taken from its source, so no package build is needed first.
  */
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -21,7 +21,7 @@ export function buildBrowserApp() {
     sourcemap: true,
     minify: false,
     legalComments: 'none',
-    alias: { '@gatehouse/client': at('../../../packages/client/src/index.ts') },
+    alias: { '@gatehousejs/client': at('../../../packages/client/src/index.ts') },
     logLevel: 'warning',
   });
 }

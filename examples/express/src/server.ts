@@ -1,40 +1,61 @@
 /**
- * The Express example: the demo Gatehouse instance mounted at `/demo`, plus the demo client's
- * callback page. `PORT` (default 3000) and `HOST` (default 127.0.0.1) choose where it listens.
+ * The Express example: the demo host's two Gatehouse instances, `demo` at `/demo` and `acme` at
+ * `/acme` (issue 18: one `createGatehouseHost` mounted like one instance), plus the demo client's
+ * callback page, the page its users land on after signing out (`/logged-out`), and the browser
+ * app for `demo`. `PORT` (default 3000) and `HOST` (default
+ * 127.0.0.1) choose where it listens.
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { allowedOriginsFromEnv, createDemo, demoApi, describeDemo } from '@gatehouse/demo';
-import { gatehouse, operations } from '@gatehouse/express';
+import {
+  allowedOriginsFromEnv,
+  createDemoHost,
+  demoApi,
+  describeDemoHost,
+  LOGGED_OUT_PAGE,
+} from '@gatehousejs/demo';
+import { gatehouse, operations } from '@gatehousejs/express';
 import express from 'express';
 
 const publicDir = fileURLToPath(new URL('../public', import.meta.url));
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
-const demo = await createDemo({ port, allowedOrigins: allowedOriginsFromEnv() });
+const demo = await createDemoHost({ port, allowedOrigins: allowedOriginsFromEnv() });
 
 const app = express();
 app.disable('x-powered-by');
-app.use('/demo', gatehouse(demo.gatehouse));
-// The demo's REST API (POST /demo/api/v1/tickets), protected by bearer tokens and the session cookie.
-app.use('/demo', operations(demoApi(demo.gatehouse)));
-// RFC 8414 §3: the metadata of an issuer with a path also lives at /.well-known/oauth-authorization-server/demo.
-app.use('/.well-known', gatehouse(demo.gatehouse));
+// Every route of both instances (/demo/…, /acme/…), and their RFC 8414 §3 metadata at
+// /.well-known/oauth-authorization-server/{demo,acme} (and /.well-known/openid-configuration/…):
+// the host is mounted like one instance.
+app.use(gatehouse(demo.host));
+// The demo's REST API (POST /{demo,acme}/api/v1/tickets): each instance authenticates its own callers.
+app.use(operations(demoApi(demo.host)));
 // The browser demo app (`/`) and its callback page (`/callback`): public/, bundled by `pnpm start`.
-app.use(express.static(publicDir, { index: 'index.html' }));
+// No site may frame them (clickjacking): a `<meta>` CSP cannot say so, only these response headers
+// can (CSP Level 3 §6.4.2 `frame-ancestors`; `X-Frame-Options`, RFC 7034, for older browsers).
+// Gatehouse's own pages send the same.
+const refuseFraming = (res: express.Response) => {
+  res.set({ 'X-Frame-Options': 'DENY', 'Content-Security-Policy': "frame-ancestors 'none'" });
+};
+app.use(express.static(publicDir, { index: 'index.html', setHeaders: refuseFraming }));
 app.get('/callback', (_req, res) => {
+  refuseFraming(res);
   res.set('Cache-Control', 'no-store').sendFile(join(publicDir, 'callback.html'));
+});
+// Where the demo clients land after RP-initiated logout (their registered post-logout redirect URI).
+app.get('/logged-out', (_req, res) => {
+  res.set('Cache-Control', 'no-store').type('html').send(LOGGED_OUT_PAGE);
 });
 
 const server = app.listen(port, host, () => {
-  console.log(describeDemo(demo));
+  console.log(describeDemoHost(demo));
   console.log(`listening on http://localhost:${port}`);
 });
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
-    server.close(() => process.exit(0));
+    server.close(() => demo.close().finally(() => process.exit(0)));
     server.closeAllConnections();
   });
 }

@@ -53,7 +53,7 @@ export async function loginWithPassword(
       cause: caught,
     });
   }
-  const tokens = toTokenSet(body, config.now());
+  const tokens: TokenSet = { ...toTokenSet(body, config.now()), family: 'auth_api' };
   await config.store.set(tokens);
   return tokens;
 }

@@ -1,4 +1,4 @@
-import { createClient, isGatehouseClientError } from '@gatehouse/client';
+import { createClient, isGatehouseClientError } from '@gatehousejs/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ISSUER, REDIRECT_URI } from '../../core/test/fixtures';
 import { harness, RESOURCE_PATH, signIn } from '../test/support';
@@ -202,6 +202,37 @@ describe('Auth API password login and session checks', () => {
     await client.fetch(RESOURCE_PATH);
     expect(h.seen.at(-1)).toMatchObject({ authorization: null, credentials: 'include' });
     expect(await client.getTokens()).toBeNull();
+  });
+
+  it('revoke() after loginWithPassword() revokes the Auth API token at the Auth API, so the server refuses it', async () => {
+    const h = await harness();
+    const client = h.client({ clientId: undefined, clientSecret: undefined, mode: 'oauth' });
+    const { accessToken, family } = await client.loginWithPassword('demo', 'demo-password');
+    expect(family).toBe('auth_api');
+    const asBearer = () =>
+      h.fetch(`${ISSUER}/api/v1/whoami`, { headers: { Authorization: `Bearer ${accessToken}` } });
+    expect((await asBearer()).status).toBe(200);
+    await client.revoke();
+    expect(h.seen.at(-1)).toMatchObject({ method: 'POST', authorization: `Bearer ${accessToken}` });
+    expect(h.seen.at(-1)?.url.href).toBe(`${ISSUER}/auth/v1/token/revoke`);
+    expect(await client.getTokens()).toBeNull();
+    expect((await asBearer()).status).toBe(401);
+  });
+
+  it('a client without clientId uses the Auth API, and its OAuth operations say clientId is required', async () => {
+    const h = await harness();
+    const client = h.client({ clientId: undefined, clientSecret: undefined });
+    await client.loginWithPassword('demo', 'demo-password');
+    for (const attempt of [
+      () => client.authorizationUrl(),
+      () => client.introspect('t'),
+      () => client.handleCallback(`${REDIRECT_URI}?code=c&state=s`),
+    ]) {
+      const error = await attempt().catch((e: unknown) => e);
+      expect(isGatehouseClientError(error, 'invalid_options')).toBe(true);
+      expect(String(error)).toMatch(/clientId is required for \w+/);
+    }
+    expect(() => h.client({ clientId: undefined })).toThrowError(/clientSecret without clientId/);
   });
 
   it('checkSession() asks userinfo with the cookie and Accept: application/json; no session → null', async () => {

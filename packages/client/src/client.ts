@@ -2,14 +2,22 @@ import * as oauth from 'oauth4webapi';
 import { loginWithPassword } from './auth-api.js';
 import { type ClientRequestInit, createAuthorizedFetch } from './authorized-fetch.js';
 import { type AuthorizationUrlOptions, authorizationUrl, handleCallback } from './code-flow.js';
-import { type ClientConfig, resolveConfig } from './config.js';
+import { type ClientConfig, PATHS, requireClientId, resolveConfig } from './config.js';
 import { isBrowser } from './environment.js';
 import { GatehouseClientError } from './errors.js';
 import type { AuthMode, ClientOptions } from './options.js';
 import { createRefresher } from './refresher.js';
-import { toClientError } from './server-errors.js';
+import { errorFromResponse, toClientError } from './server-errors.js';
 import { checkSession, endSession, type SessionUser } from './session.js';
 import type { TokenSet } from './token-store.js';
+
+/** Options of {@link GatehouseClient.signOut}. */
+export interface SignOutOptions {
+  /** Where Gatehouse sends the browser afterwards: one of the client's registered post-logout URIs. */
+  readonly postLogoutRedirectUri?: string;
+  /** Returned unchanged on the post-logout redirect. */
+  readonly state?: string;
+}
 
 /** A client of one Gatehouse instance. Create it with {@link createClient}. */
 export interface GatehouseClient {
@@ -29,7 +37,12 @@ export interface GatehouseClient {
   handleCallback(url: URL | string): Promise<TokenSet>;
   /** Refreshes the token set now (single flight with other refreshes) and stores the new one. */
   refresh(): Promise<TokenSet>;
-  /** Revokes the refresh and access tokens (RFC 7009) and clears the store. */
+  /**
+   * Revokes the stored tokens where they were issued, and clears the store: OAuth 2.0 tokens at the
+   * RFC 7009 endpoint (refresh token first, which ends the grant), Auth API tokens
+   * (`loginWithPassword`) at the Auth API's revocation endpoint. The store is cleared even when
+   * the server cannot be reached; the failure is still reported.
+   */
   revoke(): Promise<void>;
   /** Introspects a token (RFC 7662), by default the stored access token. Confidential clients only. */
   introspect(token?: string): Promise<oauth.IntrospectionResponse>;
@@ -40,6 +53,19 @@ export interface GatehouseClient {
    * a same-origin `POST {base}/logout`.
    */
   logout(): Promise<void>;
+  /**
+   * Signs out at the OpenID Provider (RP-Initiated Logout 1.0): revokes the stored tokens, clears
+   * the store, and returns the end-session URL to send the browser to, with the stored ID token as
+   * `id_token_hint` (so Gatehouse ends the session without asking), `client_id`, and the
+   * `postLogoutRedirectUri` (registered for the client) and `state` Gatehouse returns to. Without a
+   * stored ID token Gatehouse asks the user to confirm.
+   */
+  signOut(options?: SignOutOptions): Promise<URL>;
+  /**
+   * The claims of the signed-in user from the stored ID token (`sub`, `auth_time`, and the profile
+   * the granted scopes release: `name`, `email`, …), or `null` without an OpenID Connect sign-in.
+   */
+  getClaims(): Promise<Readonly<Record<string, unknown>> | null>;
   /** The signed-in user of the browser session (`{ sub, … }`), or `null` when there is none. */
   checkSession(): Promise<SessionUser | null>;
   /** The stored token set, or `null`. */
@@ -62,6 +88,8 @@ export function createClient(options: ClientOptions): GatehouseClient {
     // Local sign-out happens whatever the server says; a failed revocation is still reported.
     await config.store.set(null);
     if (!tokens) return;
+    if (tokens.family === 'auth_api') return revokeAuthApiToken(config, tokens.accessToken);
+    requireClientId(config, 'revoke');
     // The refresh token first: revoking it ends the whole grant on Gatehouse (RFC 7009 §2.1).
     const revocations = [
       ...(tokens.refreshToken ? [{ token: tokens.refreshToken, hint: 'refresh_token' }] : []),
@@ -99,12 +127,45 @@ export function createClient(options: ClientOptions): GatehouseClient {
       if (isBrowser()) await endSession(config);
       if (revocationError) throw revocationError;
     },
+    async signOut(signOutOptions = {}) {
+      const clientId = requireClientId(config, 'signOut');
+      const idToken = (await config.store.get())?.idToken;
+      const url = new URL(config.as.end_session_endpoint as string);
+      if (idToken) url.searchParams.set('id_token_hint', idToken);
+      url.searchParams.set('client_id', clientId);
+      if (signOutOptions.postLogoutRedirectUri)
+        url.searchParams.set('post_logout_redirect_uri', signOutOptions.postLogoutRedirectUri);
+      if (signOutOptions.state !== undefined) url.searchParams.set('state', signOutOptions.state);
+      await revoke();
+      return url;
+    },
+    getClaims: async () => (await config.store.get())?.claims ?? null,
     checkSession: () => checkSession(config),
     getTokens: async () => (await config.store.get()) ?? null,
   };
 }
 
+/**
+ * Revokes an Auth API token with itself (`POST {base}/auth/v1/token/revoke`, `Authorization: Bearer`):
+ * the OAuth revocation endpoint leaves Auth API tokens alone (RFC 7009 §2.1 binds it to client
+ * tokens), so sending one there would report success and revoke nothing.
+ */
+async function revokeAuthApiToken(config: ClientConfig, accessToken: string): Promise<void> {
+  let response: Response;
+  try {
+    response = await config.fetch(`${config.baseUrl}${PATHS.authApiRevoke}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${accessToken}`, Accept: 'application/json' },
+      credentials: 'omit',
+    });
+  } catch (caught) {
+    throw new GatehouseClientError('network_error', 'Revocation: the request failed.', { cause: caught });
+  }
+  if (!response.ok) throw await errorFromResponse(response, 'revocation_failed', 'Revocation');
+}
+
 async function introspect(config: ClientConfig, token?: string): Promise<oauth.IntrospectionResponse> {
+  requireClientId(config, 'introspect');
   if (!config.confidential) {
     throw new GatehouseClientError(
       'confidential_client_required',

@@ -1,6 +1,7 @@
 import * as oauth from 'oauth4webapi';
-import type { ClientConfig } from './config.js';
+import { type ClientConfig, requireClientId } from './config.js';
 import { GatehouseClientError } from './errors.js';
+import { checkIdToken, clientOnConfigClock } from './id-token.js';
 import { toClientError } from './server-errors.js';
 import { toTokenSet } from './token-response.js';
 import type { TokenSet } from './token-store.js';
@@ -11,7 +12,10 @@ export interface AuthorizationUrlOptions {
   readonly scope?: string;
   /** Redirect URI for this request. Default: the client's `redirectUri`. */
   readonly redirectUri?: string;
-  /** Extra authorization request parameters (e.g. `prompt`). Cannot override the protocol ones. */
+  /**
+   * Extra authorization request parameters (e.g. `prompt`, `max_age`, `login_hint`). Cannot override
+   * the protocol ones. A `max_age` is remembered: the ID token's `auth_time` must satisfy it.
+   */
   readonly extraParams?: Readonly<Record<string, string>>;
 }
 
@@ -20,7 +24,8 @@ const TRANSACTION_TTL_MS = 15 * 60 * 1000;
 
 /**
  * Builds the authorization request URL (RFC 6749 §4.1.1) with a fresh `state` (CSRF, §10.12) and
- * PKCE S256 (RFC 7636), and remembers both for {@link handleCallback}.
+ * PKCE S256 (RFC 7636), plus a `nonce` when the scope has `openid` (OpenID Connect Core
+ * §3.1.2.1), and remembers them for {@link handleCallback}.
  */
 export async function authorizationUrl(
   config: ClientConfig,
@@ -34,24 +39,38 @@ export async function authorizationUrl(
   const url = new URL(config.as.authorization_endpoint as string);
   for (const [name, value] of Object.entries(options.extraParams ?? {})) url.searchParams.set(name, value);
   url.searchParams.set('response_type', 'code');
-  url.searchParams.set('client_id', config.clientId);
+  url.searchParams.set('client_id', requireClientId(config, 'authorizationUrl'));
   url.searchParams.set('redirect_uri', redirectUri);
   url.searchParams.set('state', state);
   url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(codeVerifier));
   url.searchParams.set('code_challenge_method', 'S256');
   if (options.scope !== undefined) url.searchParams.set('scope', options.scope);
   else url.searchParams.delete('scope');
-  await config.transactions.put(state, { codeVerifier, redirectUri, createdAt: config.now() });
+  const openid = options.scope?.split(' ').includes('openid') ?? false;
+  const nonce = openid ? oauth.generateRandomNonce() : undefined;
+  if (nonce === undefined) url.searchParams.delete('nonce');
+  else url.searchParams.set('nonce', nonce);
+  const maxAge = url.searchParams.get('max_age');
+  await config.transactions.put(state, {
+    codeVerifier,
+    redirectUri,
+    createdAt: config.now(),
+    ...(nonce === undefined ? {} : { nonce }),
+    ...(maxAge !== null && /^\d+$/.test(maxAge) ? { maxAge: Number(maxAge) } : {}),
+  });
   return url;
 }
 
 /**
  * Completes the code flow at the redirect URI: checks `state` against a pending sign-in (single
  * use), requires `iss` to be the configured issuer (RFC 9207 §2.4: Gatehouse always sends it, so a
- * callback without it is refused too), turns an error callback into an `authorization_error`, exchanges the code with the same `redirect_uri` and the PKCE verifier, and stores the
- * token set.
+ * callback without it is refused too), turns an error callback into an `authorization_error`,
+ * exchanges the code with the same `redirect_uri` and the PKCE verifier, validates the ID token of
+ * an OpenID Connect sign-in (claims, `nonce`, `auth_time` against `max_age`, signature against the
+ * JWKS), and stores the token set.
  */
 export async function handleCallback(config: ClientConfig, input: URL | string): Promise<TokenSet> {
+  requireClientId(config, 'handleCallback');
   const url = new URL(input);
   const params = url.searchParams;
   const state = params.get('state');
@@ -94,7 +113,18 @@ export async function handleCallback(config: ClientConfig, input: URL | string):
       transaction.codeVerifier,
       config.http,
     );
-    const result = await oauth.processAuthorizationCodeResponse(config.as, config.client, response);
+    // With a nonce (scope openid) the ID token is required, and oauth4webapi validates its claims.
+    const result = await oauth.processAuthorizationCodeResponse(
+      config.as,
+      clientOnConfigClock(config),
+      response,
+      {
+        expectedNonce: transaction.nonce ?? oauth.expectNoNonce,
+        requireIdToken: transaction.nonce !== undefined,
+        ...(transaction.maxAge === undefined ? {} : { maxAge: transaction.maxAge }),
+      },
+    );
+    await checkIdToken(config, response, result);
     const tokens = toTokenSet(result, config.now());
     await config.store.set(tokens);
     return tokens;

@@ -12,7 +12,10 @@ export const PATHS = {
   revoke: '/oauth2/v1/revoke',
   introspect: '/oauth2/v1/introspect',
   userinfo: '/oauth2/v1/userinfo',
+  jwks: '/oauth2/v1/keys',
+  endSession: '/oauth2/v1/end-session',
   authApiToken: '/auth/v1/token',
+  authApiRevoke: '/auth/v1/token/revoke',
   logout: '/logout',
 } as const;
 
@@ -20,7 +23,8 @@ export const PATHS = {
 export interface ClientConfig {
   readonly baseUrl: string;
   readonly origin: string;
-  readonly clientId: string;
+  /** `undefined` when the client only uses the Auth API (see {@link requireClientId}). */
+  readonly clientId: string | undefined;
   readonly confidential: boolean;
   readonly redirectUri: string | undefined;
   readonly mode: AuthMode;
@@ -37,6 +41,19 @@ export interface ClientConfig {
   readonly clientAuth: oauth.ClientAuth;
   /** Options for every oauth4webapi request: our fetch, and http only for loopback issuers. */
   readonly http: { [oauth.customFetch]: FetchFunction; [oauth.allowInsecureRequests]: boolean };
+}
+
+/**
+ * The client id, for an operation of the OAuth 2.0 family; throws `invalid_options` naming the
+ * operation when the client was created without one (Auth API only).
+ */
+export function requireClientId(config: ClientConfig, operation: string): string {
+  if (config.clientId === undefined) {
+    throw invalid(
+      `clientId is required for ${operation} (a client created without one can only use the Auth API).`,
+    );
+  }
+  return config.clientId;
 }
 
 const MODES: readonly AuthMode[] = ['auto', 'oauth', 'session', 'none'];
@@ -66,7 +83,12 @@ export function resolveConfig(options: ClientOptions): ClientConfig {
   if (base.protocol !== 'https:' && !(base.protocol === 'http:' && loopback)) {
     throw invalid('baseUrl must use https (http is allowed for localhost only).');
   }
-  if (typeof options.clientId !== 'string' || options.clientId === '') throw invalid('clientId is required.');
+  if (options.clientId !== undefined && (typeof options.clientId !== 'string' || options.clientId === '')) {
+    throw invalid('clientId must be a non-empty string (leave it out to use the Auth API only).');
+  }
+  if (options.clientId === undefined && options.clientSecret !== undefined) {
+    throw invalid('clientSecret without clientId: a secret belongs to a registered client.');
+  }
   if (options.clientSecret === '') throw invalid('clientSecret must not be empty.');
   if (options.redirectUri !== undefined) {
     try {
@@ -117,11 +139,16 @@ export function resolveConfig(options: ClientOptions): ClientConfig {
       revocation_endpoint: at(PATHS.revoke),
       introspection_endpoint: at(PATHS.introspect),
       userinfo_endpoint: at(PATHS.userinfo),
+      jwks_uri: at(PATHS.jwks),
+      end_session_endpoint: at(PATHS.endSession),
+      // ID tokens are signed with RS256 unless the client registered another of Gatehouse's
+      // algorithms; the signature is checked against the JWKS whatever it is.
+      id_token_signing_alg_values_supported: ['RS256', 'ES256', 'EdDSA'],
       code_challenge_methods_supported: ['S256'],
       // Gatehouse always sends `iss` (RFC 9207), so a callback without it is refused (§2.4).
       authorization_response_iss_parameter_supported: true,
     },
-    client: { client_id: options.clientId },
+    client: { client_id: options.clientId ?? '' },
     clientAuth:
       options.clientSecret === undefined ? oauth.None() : oauth.ClientSecretBasic(options.clientSecret),
     http: {

@@ -17,7 +17,9 @@
  *   (unless it holds another token set by then).
  * - `revocation_failed`, `introspection_failed`, `login_failed`, `logout_failed`,
  *   `session_check_failed`: the named server call failed.
- * - `invalid_response`: the server answered something that is not the protocol's shape.
+ * - `invalid_response`: the server answered something that is not the protocol's shape, or an ID
+ *   token that does not validate (signature, issuer, audience, lifetime, `nonce`, `auth_time`
+ *   against `max_age`, or a refreshed one naming another user).
  * - `network_error`: the request did not reach the server (see `cause`).
  */
 export type GatehouseClientErrorCode =
@@ -53,7 +55,7 @@ export interface GatehouseClientErrorOptions {
   readonly cause?: unknown;
 }
 
-/** The one error type of `@gatehouse/client`, with a stable {@link GatehouseClientErrorCode}. */
+/** The one error type of `@gatehousejs/client`, with a stable {@link GatehouseClientErrorCode}. */
 export class GatehouseClientError extends Error {
   /** What went wrong, as a stable code. */
   readonly code: GatehouseClientErrorCode;

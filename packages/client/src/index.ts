@@ -1,12 +1,12 @@
 /**
- * `@gatehouse/client`: the client helper of Gatehouse (seed §5) for browsers and server-side
+ * `@gatehousejs/client`: the client helper of Gatehouse (seed §5) for browsers and server-side
  * JavaScript. Code flow with state and PKCE, token storage, automatic single-flight refresh, the
  * auto/oauth/session/none request modes, revocation, introspection, Auth API password login and
  * session checks. Built on oauth4webapi; no Node.js built-ins.
  * @packageDocumentation
  */
 export type { ClientRequestInit } from './authorized-fetch.js';
-export { createClient, type GatehouseClient } from './client.js';
+export { createClient, type GatehouseClient, type SignOutOptions } from './client.js';
 export type { AuthorizationUrlOptions } from './code-flow.js';
 export type { LockManagerLike } from './environment.js';
 export {

@@ -1,4 +1,4 @@
-import { isGatehouseClientError } from '@gatehouse/client';
+import { isGatehouseClientError } from '@gatehousejs/client';
 import { describe, expect, it } from 'vitest';
 import { harness, RESOURCE_PATH, signIn } from '../test/support';
 

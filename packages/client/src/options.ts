@@ -24,8 +24,12 @@ export interface AutoRefreshOptions {
 export interface ClientOptions {
   /** The instance's `{base_url}` (its issuer), e.g. `https://auth.example.com/acme`. */
   readonly baseUrl: string;
-  /** The registered client id. */
-  readonly clientId: string;
+  /**
+   * The registered client id. Required for the OAuth 2.0 flows (code flow, refresh, introspection,
+   * OAuth revocation); optional when the client only uses the Auth API ({@link
+   * GatehouseClient.loginWithPassword}), whose tokens belong to no client.
+   */
+  readonly clientId?: string;
   /**
    * The client secret of a confidential client. Refused in browsers (seed §5 rule 4): browser apps
    * use a public client with PKCE, session mode, or a backend that holds the secret.

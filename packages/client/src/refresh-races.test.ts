@@ -4,7 +4,7 @@ import {
   localStorageTokenStore,
   memoryTokenStore,
   type TokenSet,
-} from '@gatehouse/client';
+} from '@gatehousejs/client';
 import { describe, expect, it } from 'vitest';
 import { basic, post } from '../../core/test/fixtures';
 import { harness, RESOURCE_PATH, signIn } from '../test/support';

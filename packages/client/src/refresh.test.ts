@@ -4,7 +4,7 @@ import {
   memoryTokenStore,
   type TokenSet,
   type TokenStore,
-} from '@gatehouse/client';
+} from '@gatehousejs/client';
 import { describe, expect, it } from 'vitest';
 import { basic, post } from '../../core/test/fixtures';
 import { ALWAYS_REFUSED_PATH, harness, RESOURCE_PATH, signIn } from '../test/support';

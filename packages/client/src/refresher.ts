@@ -1,6 +1,7 @@
 import * as oauth from 'oauth4webapi';
-import type { ClientConfig } from './config.js';
+import { type ClientConfig, requireClientId } from './config.js';
 import { GatehouseClientError } from './errors.js';
+import { checkIdToken, clientOnConfigClock } from './id-token.js';
 import { toClientError } from './server-errors.js';
 import { toTokenSet } from './token-response.js';
 import type { TokenSet } from './token-store.js';
@@ -107,6 +108,7 @@ export function createRefresher(config: ClientConfig): Refresher {
     if (!current.refreshToken) {
       throw new GatehouseClientError('no_refresh_token', 'The token set has no refresh token.');
     }
+    requireClientId(config, 'refresh');
     let response: Response;
     try {
       response = await oauth.refreshTokenGrantRequest(
@@ -129,11 +131,13 @@ export function createRefresher(config: ClientConfig): Refresher {
       generation === startedIn && (await config.store.get())?.refreshToken === refreshed;
     let tokens: TokenSet;
     try {
-      tokens = toTokenSet(
-        await oauth.processRefreshTokenResponse(config.as, config.client, response),
-        config.now(),
-        current,
+      const result = await oauth.processRefreshTokenResponse(
+        config.as,
+        clientOnConfigClock(config),
+        response,
       );
+      await checkIdToken(config, response, result, current);
+      tokens = toTokenSet(result, config.now(), current);
     } catch (caught) {
       const error = toClientError(caught, 'refresh_failed', 'Refresh');
       // The server rejected the grant (revoked, expired, reused): these tokens are dead. A network

@@ -4,7 +4,7 @@ import {
   memoryTokenStore,
   type TokenSet,
   type TokenStore,
-} from '@gatehouse/client';
+} from '@gatehousejs/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { harness, RESOURCE_PATH, signIn } from '../test/support';
 

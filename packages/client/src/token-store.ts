@@ -2,6 +2,13 @@
 export interface TokenSet {
   /** The bearer access token. */
   readonly accessToken: string;
+  /**
+   * Which endpoint issued the set, hence where it is revoked: `oauth2` (the token endpoint; revoked
+   * at the RFC 7009 endpoint) or `auth_api` (`loginWithPassword`; revoked at the Auth API's own
+   * revocation endpoint, which is the only one that revokes Auth API tokens). Absent = `oauth2`
+   * (sets stored before this field existed).
+   */
+  readonly family?: 'oauth2' | 'auth_api';
   /** The refresh token, when the server issued one (OAuth2 family only). */
   readonly refreshToken?: string;
   /** When the access token expires, in Unix seconds. */
@@ -14,6 +21,16 @@ export interface TokenSet {
    * before every request. Optional: sets without it use the configured skew as it is.
    */
   readonly lifetime?: number;
+  /**
+   * The ID token of an OpenID Connect sign-in (scope `openid`), validated on receipt; kept across
+   * refreshes that issue none. `signOut()` sends it as `id_token_hint`.
+   */
+  readonly idToken?: string;
+  /**
+   * The claims of {@link idToken}: who signed in (`sub`), when (`auth_time`), and the profile the
+   * granted scopes release (`name`, `email`, …).
+   */
+  readonly claims?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -79,7 +96,10 @@ export function localStorageTokenStore(key = 'gatehouse.tokens', storage?: KeyVa
 /** `value` as a {@link TokenSet}, or `null` when it does not have the shape of one. */
 export function parseTokenSet(value: unknown): TokenSet | null {
   if (typeof value !== 'object' || value === null) return null;
-  const { accessToken, refreshToken, expiresAt, scope, lifetime } = value as Record<string, unknown>;
+  const { accessToken, refreshToken, expiresAt, scope, lifetime, idToken, claims } = value as Record<
+    string,
+    unknown
+  >;
   if (typeof accessToken !== 'string' || accessToken === '') return null;
   if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) return null;
   if (refreshToken !== undefined && typeof refreshToken !== 'string') return null;
@@ -92,5 +112,8 @@ export function parseTokenSet(value: unknown): TokenSet | null {
     ...(scope === undefined ? {} : { scope }),
     // An unusable lifetime only loses the skew cap; the tokens themselves are still good.
     ...(usableLifetime ? { lifetime } : {}),
+    ...(typeof idToken === 'string' && typeof claims === 'object' && claims !== null
+      ? { idToken, claims: claims as Record<string, unknown> }
+      : {}),
   };
 }

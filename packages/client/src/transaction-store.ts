@@ -8,6 +8,10 @@ export interface AuthorizationTransaction {
   readonly redirectUri: string;
   /** When the transaction started, in Unix milliseconds. */
   readonly createdAt: number;
+  /** The OpenID Connect `nonce` sent (scope `openid`): the ID token must echo it. */
+  readonly nonce?: string;
+  /** The `max_age` sent, in seconds: the ID token's `auth_time` must satisfy it. */
+  readonly maxAge?: number;
 }
 
 /**
@@ -67,6 +71,8 @@ export function sessionStorageTransactionStore(
           codeVerifier: value.codeVerifier,
           redirectUri: value.redirectUri,
           createdAt: Number(value.createdAt),
+          ...(typeof value.nonce === 'string' ? { nonce: value.nonce } : {}),
+          ...(typeof value.maxAge === 'number' ? { maxAge: value.maxAge } : {}),
         };
       } catch {
         return null;

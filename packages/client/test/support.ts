@@ -1,4 +1,4 @@
-import { type ClientOptions, createClient, type FetchFunction } from '@gatehouse/client';
+import { type ClientOptions, createClient, type FetchFunction } from '@gatehousejs/client';
 import { ISSUER, mintCode, REDIRECT_URI, testInstance } from '../../core/test/fixtures';
 
 /** What the fetch layer saw of one request. */

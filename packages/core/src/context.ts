@@ -1,9 +1,14 @@
 import type { GatehouseEvent, Logger } from './events.js';
 import type { CorsOptions, UiOptions } from './options.js';
+import type { PasswordCheckGate } from './passwords/password-check-gate.js';
+import type { RevocationMirror } from './revocation/revocation-mirror.js';
 import type { ClientStore, GatehouseStorage, UserStore } from './storage/types.js';
 import type { KeySet } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';
+
+/** The stores of the instance's storage view that handlers use (everything but `clear`). */
+export type InstanceStores = Omit<GatehouseStorage, 'clear'>;
 
 /**
  * Everything a handler needs, resolved and validated once by `createGatehouse`. Internal: handlers
@@ -18,12 +23,16 @@ export interface Context {
   readonly basePath: string;
   /** Whether the issuer is https (cookies get `Secure`). */
   readonly secure: boolean;
+  /** The configured `aud` of access tokens: the host's own API, checked by the bearer scheme. */
   readonly audience: string;
+  /** `[audience]`, the audience of tokens whose grant names no resources. */
+  readonly audienceList: readonly string[];
   readonly keys: KeySet;
+  /** The host's clients, then the instance's registered ones. */
   readonly clients: ClientStore;
   readonly users: UserStore;
   /** Guarded stores: any failure or timeout surfaces as `StorageUnavailableError`. */
-  readonly storage: GatehouseStorage;
+  readonly storage: InstanceStores;
   readonly scopes: ReadonlySet<string> | undefined;
   readonly defaultScope: string;
   readonly accessTokenTtl: number;
@@ -31,9 +40,11 @@ export interface Context {
   readonly authorizationCodeTtl: number;
   readonly rotateRefreshTokens: boolean;
   readonly requirePkce: 'public' | 'all';
-  readonly authApi: { readonly enabled: boolean; readonly tokenTtl: number };
+  readonly authApi: { readonly enabled: boolean; readonly tokenTtl: number; readonly scope: string };
   readonly session: {
     readonly cookieName: string;
+    /** `Path` of the session cookie: the instance path, or the `session.cookiePath` prefix of it. */
+    readonly cookiePath: string;
     readonly idleTimeout: number;
     readonly absoluteTimeout: number;
   };
@@ -43,6 +54,8 @@ export interface Context {
     readonly windowSeconds: number;
     readonly clientAddress: (request: Request) => string | undefined;
   };
+  /** The bound on password checks in flight on this instance. */
+  readonly passwordChecks: PasswordCheckGate;
   readonly cors: Required<CorsOptions>;
   readonly ui: UiOptions;
   readonly maxBodyBytes: number;
@@ -56,4 +69,6 @@ export interface Context {
   readonly realm: string;
   /** Verified access tokens of this instance (stateless checks only: revocation is always consulted). */
   readonly verifiedTokens: VerifiedTokenCache;
+  /** The pushed-revocations mirror the bearer check consults first (`pushedRevocations`), if on. */
+  readonly revocationMirror: RevocationMirror | undefined;
 }

@@ -1,39 +1,85 @@
 import type { Logger } from './events.js';
+import { type Reply, toResponse } from './http/reply.js';
+import { noStoreJson } from './http/responses.js';
 
 /**
- * The one error model. Handlers throw a {@link ProtocolError}; the router turns it into a response
- * with {@link ProtocolError.toResponse}. Nothing else builds error JSON.
+ * The one error model. Handlers throw a {@link ProtocolError} naming an error code; the code's
+ * HTTP status (and whether it needs a `WWW-Authenticate` challenge) comes from {@link ERROR_TABLE},
+ * never from the call site. {@link errorAnswer} turns whatever was thrown into the answer. Nothing
+ * else builds error JSON.
  */
 
-/** Error codes of RFC 6749 §4.1.2.1 / §5.2, RFC 6750 §3.1, RFC 7009 §2.2.1 and Gatehouse's own. */
-export type ProtocolErrorCode =
-  | 'invalid_request'
-  | 'invalid_client'
-  | 'invalid_grant'
-  | 'unauthorized_client'
-  | 'unsupported_grant_type'
-  | 'unsupported_response_type'
-  | 'unsupported_token_type'
-  | 'invalid_scope'
-  | 'access_denied'
-  | 'invalid_token'
-  | 'insufficient_scope'
-  | 'server_error'
-  | 'temporarily_unavailable'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'too_many_requests'
-  | 'unauthorized'
-  | 'forbidden';
+/**
+ * Every protocol error code and its status. One entry per code: a new one (OpenID Connect's
+ * `login_required`, DPoP's `invalid_dpop_proof`, …) is one line here.
+ *
+ * `challenge: true` marks the 401 codes: RFC 9110 §15.5.2 requires a `WWW-Authenticate` challenge
+ * on every 401, so {@link oauthError} does not compile for them without one.
+ */
+export const ERROR_TABLE = {
+  // RFC 6749 §5.2 (token endpoint) and §4.1.2.1 (authorization response)
+  invalid_request: { status: 400 },
+  /** §5.2 allows 400 or 401; 401 with a challenge is required when the client used `Authorization`, and Gatehouse answers alike for every method so that the method cannot be probed. */
+  invalid_client: { status: 401, challenge: true },
+  invalid_grant: { status: 400 },
+  unauthorized_client: { status: 400 },
+  unsupported_grant_type: { status: 400 },
+  unsupported_response_type: { status: 400 },
+  invalid_scope: { status: 400 },
+  /** An authorization-response code: its status matters only when it is shown as a page. */
+  access_denied: { status: 400 },
+  // OpenID Connect Core §3.1.2.6 (authorization responses) and §6 (request objects)
+  login_required: { status: 400 },
+  consent_required: { status: 400 },
+  interaction_required: { status: 400 },
+  request_not_supported: { status: 400 },
+  request_uri_not_supported: { status: 400 },
+  server_error: { status: 500 },
+  temporarily_unavailable: { status: 503 },
+  // RFC 7009 §2.2.1
+  unsupported_token_type: { status: 400 },
+  // RFC 8707 §2
+  invalid_target: { status: 400 },
+  // RFC 6750 §3.1
+  invalid_token: { status: 401, challenge: true },
+  insufficient_scope: { status: 403 },
+  // Gatehouse's own, named after their HTTP status (RFC 9110 §15, RFC 6585 §4)
+  /** No credentials at all: RFC 6750 §3.1 puts no `error` in the challenge then, the body still has one. */
+  unauthorized: { status: 401, challenge: true },
+  forbidden: { status: 403 },
+  not_found: { status: 404 },
+  method_not_allowed: { status: 405 },
+  payload_too_large: { status: 413 },
+  too_many_requests: { status: 429 },
+} as const satisfies Readonly<Record<string, { readonly status: number; readonly challenge?: true }>>;
 
-/** Options of {@link ProtocolError}. */
+/** An error code of {@link ERROR_TABLE}: the `error` field of every error answer. */
+export type ProtocolErrorCode = keyof typeof ERROR_TABLE;
+
+/** The codes whose answer is a 401, which must carry a `WWW-Authenticate` challenge. */
+export type ChallengedErrorCode = {
+  [C in ProtocolErrorCode]: (typeof ERROR_TABLE)[C] extends { readonly challenge: true } ? C : never;
+}[ProtocolErrorCode];
+
+/** Options of {@link ProtocolError}: what the answer needs besides the code's own status. */
 export interface ProtocolErrorOptions {
-  /** HTTP status. Default 400. */
-  readonly status?: number;
-  /** Extra response headers (`WWW-Authenticate`, `Allow`, `Retry-After`, …). */
-  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The `WWW-Authenticate` field value (one or more challenges, RFC 9110 §11.6.1). Sent with any
+   * code (RFC 6750 §3.1 challenges a 400 `invalid_request` and a 403 `insufficient_scope` too);
+   * required for the 401 codes.
+   */
+  readonly challenge?: string;
+  /**
+   * The error is about the credentials of the `Authorization` header (missing, malformed or not
+   * matching): answered 401 with {@link challenge}, whatever the code's own status, as RFC 9110
+   * §15.5.2 answers a failed HTTP authentication. The Auth API does this for `invalid_request`
+   * and `invalid_grant`, since its user credentials travel in `Authorization: Basic`.
+   */
+  readonly unauthenticated?: boolean;
+  /** The methods the resource allows (`Allow`, RFC 9110 §10.2.1), for `method_not_allowed`. */
+  readonly allow?: readonly string[];
+  /** Seconds after which to try again (`Retry-After`, RFC 9110 §10.2.3), for 429 and 503. */
+  readonly retryAfter?: number;
   /** The underlying error, for logs only: never sent to the client. */
   readonly cause?: unknown;
 }
@@ -41,7 +87,9 @@ export interface ProtocolErrorOptions {
 /** An error that has a well-defined protocol answer. */
 export class ProtocolError extends Error {
   override readonly name = 'ProtocolError';
+  /** The HTTP status, from {@link ERROR_TABLE} (401 for an `unauthenticated` error). */
   readonly status: number;
+  /** The answer's header fields besides the JSON ones: `WWW-Authenticate`, `Allow`, `Retry-After`. */
   readonly headers: Readonly<Record<string, string>>;
 
   /** The `error_description` field: for developers, never containing secrets. */
@@ -56,49 +104,71 @@ export class ProtocolError extends Error {
     const text = errorDescriptionText(description);
     super(text, { cause: options.cause });
     this.description = text;
-    this.status = options.status ?? 400;
-    this.headers = options.headers ?? {};
+    const entry: { readonly status: number } | undefined = ERROR_TABLE[code];
+    if (entry === undefined)
+      throw new TypeError(`ProtocolError: unknown error code ${JSON.stringify(code)}.`);
+    this.status = options.unauthenticated && options.challenge !== undefined ? 401 : entry.status;
+    const headers: Record<string, string> = {};
+    if (options.challenge !== undefined) headers['WWW-Authenticate'] = options.challenge;
+    if (options.allow !== undefined) headers.Allow = options.allow.join(', ');
+    if (options.retryAfter !== undefined) headers['Retry-After'] = String(options.retryAfter);
+    this.headers = headers;
   }
 
-  /** The RFC 6749 §5.2 JSON answer: `{ error, error_description }`, never cached. */
+  /** The RFC 6749 §5.2 JSON answer `{ error, error_description }`, never cached, as a `Response`. */
   toResponse(): Response {
-    const headers = new Headers(this.headers);
-    headers.set('Content-Type', 'application/json;charset=UTF-8');
-    headers.set('Cache-Control', 'no-store');
-    headers.set('Pragma', 'no-cache');
-    return new Response(JSON.stringify({ error: this.code, error_description: this.description }), {
-      status: this.status,
-      headers,
-    });
+    return toResponse(this.toReply());
   }
+
+  /** {@link toResponse} as a `Reply`, the form every Gatehouse answer takes before a server sends it. */
+  toReply(): Reply {
+    return noStoreJson(
+      { error: this.code, error_description: this.description },
+      { status: this.status, headers: this.headers },
+    );
+  }
+}
+
+/**
+ * A {@link ProtocolError} for `code`, the way Gatehouse's own call sites build one: the compiler
+ * insists on a `challenge` for the 401 codes.
+ */
+export function oauthError<C extends ProtocolErrorCode>(
+  code: C,
+  description: string,
+  ...[options]: C extends ChallengedErrorCode
+    ? [options: ProtocolErrorOptions & { readonly challenge: string }]
+    : [options?: ProtocolErrorOptions]
+): ProtocolError {
+  return new ProtocolError(code, description, options);
 }
 
 /** A storage engine failed or timed out: the request is answered 503 and nothing was written. */
 export class StorageUnavailableError extends ProtocolError {
   constructor(cause: unknown) {
     super('temporarily_unavailable', 'The service is temporarily unavailable; try again shortly.', {
-      status: 503,
-      headers: { 'Retry-After': '1' },
+      retryAfter: 1,
       cause,
     });
   }
 }
 
 /**
- * The one conversion of anything thrown while answering a request into a response: a
- * {@link ProtocolError} gives its own answer (logged when it is a 5xx), anything else is a bug,
- * logged and answered with a bare 500 that reveals nothing.
+ * The one conversion of anything thrown while answering a request into an answer: a
+ * {@link ProtocolError} gives its own (logged when it is a 5xx), anything else is a bug, logged
+ * and answered with a bare 500 `server_error` that reveals nothing. `what` names what failed in
+ * the log line (never request data: it may hold credentials).
  */
-export function errorResponse(error: unknown, logger: Logger): Response {
+export function errorAnswer(error: unknown, logger: Logger, what = 'unexpected error'): Reply {
   if (error instanceof ProtocolError) {
     if (error.status >= 500) logger.error(`gatehouse: ${error.description}`, error.cause);
-    return error.toResponse();
+    return error.toReply();
   }
-  logger.error('gatehouse: unexpected error', error);
-  return new ProtocolError('server_error', 'The server could not complete the request.', {
-    status: 500,
-  }).toResponse();
+  logger.error(`gatehouse: ${what}`, error);
+  return SERVER_ERROR.toReply();
 }
+
+const SERVER_ERROR = oauthError('server_error', 'The server could not complete the request.');
 
 /** Thrown by {@link createGatehouse} for options that cannot work, with a precise message. */
 export class ConfigurationError extends Error {
@@ -124,21 +194,23 @@ export function quoteAuthParam(value: string): string {
   return `"${value.replace(/["\\]/g, '\\$&')}"`;
 }
 
+/** The Basic challenge (RFC 7617 §2, with the UTF-8 charset of §2.1) of the realm. */
+export function basicChallenge(realm: string): string {
+  return `Basic realm=${quoteAuthParam(realm)}, charset="UTF-8"`;
+}
+
 /** 400 `invalid_request`. */
-export const invalidRequest = (description: string) => new ProtocolError('invalid_request', description);
+export const invalidRequest = (description: string) => oauthError('invalid_request', description);
 
 /** 400 `invalid_grant`. */
-export const invalidGrant = (description: string) => new ProtocolError('invalid_grant', description);
+export const invalidGrant = (description: string) => oauthError('invalid_grant', description);
 
 /** 400 `invalid_scope`. */
-export const invalidScope = (description: string) => new ProtocolError('invalid_scope', description);
+export const invalidScope = (description: string) => oauthError('invalid_scope', description);
 
 /**
  * 401 `invalid_client` with a `WWW-Authenticate: Basic` challenge (RFC 6749 §5.2). Unknown client
  * and wrong secret use the same description so that client ids cannot be probed.
  */
 export const invalidClient = (realm: string) =>
-  new ProtocolError('invalid_client', 'Client authentication failed.', {
-    status: 401,
-    headers: { 'WWW-Authenticate': `Basic realm=${quoteAuthParam(realm)}, charset="UTF-8"` },
-  });
+  oauthError('invalid_client', 'Client authentication failed.', { challenge: basicChallenge(realm) });

@@ -1,4 +1,9 @@
-/** A security-relevant event. Carries identifiers, never a secret, token, code or password. */
+import type { GrantType, Subject } from './storage/types.js';
+
+/**
+ * A security-relevant event. Carries identifiers, never a secret, token, code or password. A
+ * `username` is as the client sent it, cut to `CREDENTIAL_LIMITS.maxUsernameLength` characters.
+ */
 export type GatehouseEvent =
   | { readonly type: 'login.succeeded'; readonly userId: string; readonly via: 'login-page' | 'auth-api' }
   | { readonly type: 'login.failed'; readonly username: string; readonly via: 'login-page' | 'auth-api' }
@@ -10,8 +15,12 @@ export type GatehouseEvent =
   | {
       readonly type: 'token.issued';
       readonly clientId?: string;
-      readonly userId: string;
-      readonly grantType: string;
+      /** Who the token speaks for: a user, or a client acting for itself. */
+      readonly subject: Subject;
+      /** The user, when the subject is one (`subject.userId`). */
+      readonly userId?: string;
+      /** The grant type, or `auth_api` for the Auth API. */
+      readonly grantType: GrantType | 'auth_api';
     }
   | {
       readonly type: 'token.revoked';
@@ -20,7 +29,9 @@ export type GatehouseEvent =
     }
   | { readonly type: 'code.replayed'; readonly clientId: string; readonly grantId: string }
   | { readonly type: 'refresh_token.reused'; readonly clientId: string; readonly grantId: string }
-  | { readonly type: 'session.ended'; readonly userId: string };
+  | { readonly type: 'session.ended'; readonly userId: string }
+  /** `gatehouse.revokeUser` marked everything issued to the user so far as revoked. */
+  | { readonly type: 'user.revoked'; readonly userId: string; readonly reason?: string };
 
 /** Where Gatehouse writes diagnostics. `console` fits. */
 export interface Logger {

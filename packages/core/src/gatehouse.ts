@@ -1,16 +1,20 @@
+import { attachInternals } from './adapter/internals.js';
 import { authApiRoutes } from './auth-api/routes.js';
 import type { Awaitable } from './awaitable.js';
 import type { Context } from './context.js';
-import { errorResponse, ProtocolError } from './errors.js';
+import { errorAnswer, oauthError } from './errors.js';
 import { isPreflight, preflightResponse, withCors } from './http/cors.js';
+import { dispatch } from './http/dispatch.js';
 import { type Answer, toResponse } from './http/reply.js';
-import { type Route, Router } from './http/router.js';
+import { notFound, type Route, Router } from './http/router.js';
 import { authorizationServerMetadata } from './oauth2/metadata.js';
 import { oauth2Routes } from './oauth2/routes.js';
+import { oidcRoutes } from './oidc/routes.js';
 import type { GatehouseOptions } from './options.js';
 import { acceptedSchemes, authenticateRequest } from './protect/authenticate.js';
 import type { AuthenticateOptions, AuthenticationResult, Caller } from './protect/types.js';
-import { resolveOptions, toContext } from './resolve-options.js';
+import { type ResolvedOptions, resolveOptions, type SharedResources, toContext } from './resolve-options.js';
+import { type RevokeUserOptions, revokeUser } from './revocation/user-revocation.js';
 import { sessionRoutes } from './session/routes.js';
 import { importKeySet } from './tokens/keys.js';
 
@@ -22,18 +26,12 @@ export interface Gatehouse {
   readonly basePath: string;
   /**
    * Answers every Gatehouse route below {@link basePath}, plus the RFC 8414 metadata at
-   * `/.well-known/oauth-authorization-server{basePath}`. Unknown paths get 404 JSON. Never rejects:
-   * bad input gets a 4xx, a failing store a 503, a bug a bare 500.
+   * `/.well-known/oauth-authorization-server{basePath}` and the OpenID Provider metadata at
+   * `/.well-known/openid-configuration{basePath}`. Unknown paths get 404 JSON. Never rejects:
+   * bad input gets a 4xx, a failing store a 503, a bug a bare 500. (Server adapters get the same
+   * answers without building a `Response` through `answerOf` of `@gatehousejs/core/adapter`.)
    */
   fetch(request: Request): Promise<Response>;
-  /**
-   * {@link fetch} for server adapters: the same answers, but one whose body Gatehouse built as text
-   * (JSON, an HTML page) comes back as a {@link Reply} (status, headers, text) that a server writes
-   * directly, without a `Response` and its body stream; anything else comes back as a `Response`.
-   * `toResponse` turns a reply into a `Response`; `sendWebResponse` of `@gatehouse/core/node` sends
-   * either.
-   */
-  answer(request: Request): Promise<Answer>;
   /** Whether {@link fetch} has a route for this URL (adapters use it to fall through to the host). */
   handles(url: URL | string): boolean;
   /** Resolves once keys are imported; rejects with the configuration problem if they cannot be. */
@@ -46,20 +44,10 @@ export interface Gatehouse {
    * from the instance's origin or an allowed origin; cross-site state-changing requests get 403).
    * Resolves to the caller, or to the ready 400/401/403 (or 503) response to send as is; never
    * rejects except with `TypeError` for options naming no or unknown schemes. See `defineOperations`
-   * for a whole route table with CORS.
+   * for a whole route table with CORS. (Server adapters get the result without waiting when it is
+   * known at once through `withAuthentication` of `@gatehousejs/core/adapter`.)
    */
   authenticate(request: Request, options: AuthenticateOptions): Promise<AuthenticationResult>;
-  /**
-   * {@link authenticate} for server adapters: the same result, returned as it is when it is known
-   * at once, else as a promise. A bearer token verified before, checked against the memory grant
-   * store, is known at once: the adapter can then let the request through without waiting a turn
-   * of the event loop (see `withAuthentication`). Throws `TypeError` for options naming no or
-   * unknown schemes.
-   */
-  authenticateNow(
-    request: Request,
-    options: AuthenticateOptions,
-  ): AuthenticationResult | Promise<AuthenticationResult>;
   /**
    * Adds the CORS headers for the request's `Origin` to a response of the host's own API:
    * `Vary: Origin` always, and for an allowed origin (the issuer's, `cors.allowedOrigins`, or a
@@ -71,11 +59,38 @@ export interface Gatehouse {
    * accepting `methods`, or `undefined` when the request is no preflight.
    */
   preflight(request: Request, methods: readonly string[]): Promise<Response | undefined>;
+  /**
+   * Revokes everything issued to a user so far: call it when deleting a user, after a password
+   * change, or on a suspected account compromise. Writes the user's mark ("everything issued before
+   * now is revoked") to the grant store, kept for the longest lifetime of anything Gatehouse issues.
+   * Once it resolves, on every instance sharing the store: the user's access tokens of both
+   * families fail the bearer check (401 `invalid_token`) and introspect `active: false`; their
+   * refresh tokens and authorization codes get `invalid_grant`; their sessions end (401). Anything
+   * issued afterwards works, so the user (or a re-created user with the same id) can sign in again.
+   *
+   * Access tokens carry their issue time in whole seconds, so one issued in the same second as the
+   * mark counts as revoked even if it was issued just after the call (a client retrying a second
+   * later gets a working token); refresh tokens, codes and sessions are compared to the millisecond.
+   * Emits `user.revoked`. Rejects with `ConfigurationError` when the grant store has no
+   * `revokeSubject` (see the storage contract), with `TypeError` for an empty `userId`, and with
+   * `StorageUnavailableError` when the store fails (nothing was revoked: retry).
+   */
+  revokeUser(userId: string, options?: RevokeUserOptions): Promise<void>;
+}
+
+/** Every route of an instance (below its base path, plus the origin-root aliases). */
+export function instanceRoutes(resolved: ResolvedOptions): Route[] {
+  return [...oauth2Routes(resolved), ...oidcRoutes(), ...authApiRoutes(resolved), ...sessionRoutes(resolved)];
 }
 
 /** Creates an instance. Throws `ConfigurationError` for unusable options. */
 export function createGatehouse(options: GatehouseOptions): Gatehouse {
-  const resolved = resolveOptions(options);
+  return buildGatehouse(options);
+}
+
+/** {@link createGatehouse}, drawing on resources shared with other instances (`createGatehouseHost`). */
+export function buildGatehouse(options: GatehouseOptions, shared?: SharedResources): Gatehouse {
+  const resolved = resolveOptions(options, shared);
   const contextPromise: Promise<Context> = importKeySet(options.keys, options.algorithm ?? 'ES256').then(
     (keys) => toContext(resolved, keys),
   );
@@ -87,32 +102,19 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       readyContext = ctx;
     })
     .catch(() => {});
-  const routes: Route[] = [...oauth2Routes(resolved), ...authApiRoutes(resolved), ...sessionRoutes(resolved)];
-  const router = new Router(routes);
-  const rootMetadataPath = `/.well-known/oauth-authorization-server${resolved.basePath}`;
-
-  const relativePath = (pathname: string): string | undefined => {
-    if (resolved.basePath === '') return pathname;
-    if (pathname === resolved.basePath) return '/';
-    return pathname.startsWith(`${resolved.basePath}/`)
-      ? pathname.slice(resolved.basePath.length)
-      : undefined;
-  };
+  const router = new Router(resolved.basePath, instanceRoutes(resolved));
 
   const route = async (request: Request): Promise<Answer> => {
     let url: URL;
     try {
       url = new URL(request.url);
     } catch {
-      throw new ProtocolError('invalid_request', 'The request URL is not valid.');
+      throw oauthError('invalid_request', 'The request URL is not valid.');
     }
     const ctx = readyContext ?? (await contextPromise);
-    if (url.pathname === rootMetadataPath && resolved.basePath !== '') {
-      return router.dispatch('/.well-known/oauth-authorization-server', request, ctx, url);
-    }
-    const path = relativePath(url.pathname);
-    if (path === undefined) throw new ProtocolError('not_found', 'No such endpoint.', { status: 404 });
-    return router.dispatch(path, request, ctx, url);
+    const match = router.match(url.pathname);
+    if (!match) throw notFound();
+    return dispatch(match.route, request, ctx, url);
   };
 
   /** Never rejects: anything thrown becomes its error answer. */
@@ -120,19 +122,19 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     try {
       return await route(request);
     } catch (error) {
-      return errorResponse(error, resolved.logger);
+      return errorAnswer(error, resolved.logger);
     }
   };
 
   const authenticated = (caller: Caller): AuthenticationResult => ({ ok: true, caller });
   const refused = (error: unknown): AuthenticationResult => ({
     ok: false,
-    response: errorResponse(error, resolved.logger),
+    response: toResponse(errorAnswer(error, resolved.logger)),
   });
   const authenticateNow = (
     request: Request,
     options: AuthenticateOptions,
-  ): AuthenticationResult | Promise<AuthenticationResult> => {
+  ): Awaitable<AuthenticationResult> => {
     acceptedSchemes(options); // a programming error throws rather than becoming a 500 response
     const ctx = readyContext;
     if (ctx === undefined) return contextPromise.then(() => authenticateNow(request, options), refused);
@@ -145,23 +147,21 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     return caller instanceof Promise ? caller.then(authenticated, refused) : authenticated(caller);
   };
 
-  return {
+  const instance: Gatehouse = {
     issuer: resolved.issuer,
     basePath: resolved.basePath,
     // Methods never use `this`: hosts pass them around unbound (`export const GET = g.fetch`).
     async fetch(request) {
       return toResponse(await answer(request));
     },
-    answer,
     async authenticate(request, options) {
       return authenticateNow(request, options);
     },
-    authenticateNow,
     async cors(request, response) {
       try {
         return await withCors(await contextPromise, request, response);
       } catch (error) {
-        return errorResponse(error, resolved.logger);
+        return toResponse(errorAnswer(error, resolved.logger));
       }
     },
     async preflight(request, methods) {
@@ -169,14 +169,12 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       try {
         return await preflightResponse(await contextPromise, request, methods);
       } catch (error) {
-        return errorResponse(error, resolved.logger);
+        return toResponse(errorAnswer(error, resolved.logger));
       }
     },
     handles(input) {
       const url = typeof input === 'string' ? new URL(input) : input;
-      if (url.pathname === rootMetadataPath) return true;
-      const path = relativePath(url.pathname);
-      return path !== undefined && router.has(path);
+      return router.match(url.pathname) !== undefined;
     },
     async ready() {
       await contextPromise;
@@ -184,5 +182,14 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     metadata() {
       return authorizationServerMetadata(resolved);
     },
+    revokeUser(userId, options) {
+      return revokeUser(resolved, userId, options);
+    },
   };
+  return attachInternals(instance, {
+    answer,
+    authenticateNow,
+    context: () => readyContext ?? contextPromise,
+    logger: resolved.logger,
+  });
 }

@@ -1,12 +1,14 @@
 /**
- * `@gatehouse/core`: an OAuth 2.0 authorization server, session login and bearer protection as
+ * `@gatehousejs/core`: an OAuth 2.0 authorization server, session login and bearer protection as
  * functions of Web `Request` → `Response`. Runtime-neutral: no Node.js built-ins in this entry.
  * @packageDocumentation
  */
 export { AUTH_API_ENDPOINTS } from './auth-api/endpoints.js';
 export type { Context } from './context.js';
 export {
+  type ChallengedErrorCode,
   ConfigurationError,
+  ERROR_TABLE,
   ProtocolError,
   type ProtocolErrorCode,
   type ProtocolErrorOptions,
@@ -14,19 +16,28 @@ export {
 } from './errors.js';
 export type { GatehouseEvent, Logger } from './events.js';
 export { createGatehouse, type Gatehouse } from './gatehouse.js';
+export {
+  createGatehouseHost,
+  type GatehouseHost,
+  type GatehouseHostOptions,
+  type HostedInstanceOptions,
+  type InstanceLayout,
+} from './host/gatehouse-host.js';
+export { isInstanceName, MAX_INSTANCE_NAME_LENGTH } from './host/instance-name.js';
 export { readBodyText } from './http/body.js';
 export { clientAddressOf, setClientAddress } from './http/client-address.js';
-export { type Answer, isReply, Reply, toResponse } from './http/reply.js';
 export type { Handler, Route } from './http/router.js';
 export { authorizationServerMetadata, ENDPOINTS } from './oauth2/metadata.js';
 export type {
   AuthApiOptions,
   CorsOptions,
   GatehouseOptions,
+  PasswordCheckOptions,
   RateLimitOptions,
   SessionOptions,
   UiOptions,
 } from './options.js';
+export { CREDENTIAL_LIMITS } from './passwords/credential-limits.js';
 export type { PasswordHasher } from './passwords/password-hasher.js';
 export { type Pbkdf2HasherOptions, pbkdf2Hasher } from './passwords/pbkdf2.js';
 export {
@@ -38,17 +49,41 @@ export {
   type OperationTable,
 } from './protect/operations.js';
 export type { AuthenticateOptions, AuthenticationResult, AuthScheme, Caller } from './protect/types.js';
-export { type Authenticator, withAuthentication } from './protect/with-authentication.js';
+export type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
+export type { RevokeUserOptions } from './revocation/user-revocation.js';
+export { checkInstanceId, DEFAULT_INSTANCE_ID } from './storage/instance-id.js';
+export type { Clearable } from './storage/memory/clearable.js';
+export { type MemoryClientRegistryOptions, memoryClientRegistry } from './storage/memory/client-registry.js';
 export { memoryClientStore } from './storage/memory/clients.js';
 export { memoryConsentStore } from './storage/memory/consents.js';
+export { memoryEngine, memoryStorage } from './storage/memory/engine.js';
 export { memoryGrantStore } from './storage/memory/grants.js';
-export { memoryRateLimitStore } from './storage/memory/rate-limits.js';
+export {
+  DEFAULT_RATE_LIMIT_ENTRIES,
+  type MemoryRateLimitStoreOptions,
+  memoryRateLimitStore,
+} from './storage/memory/rate-limits.js';
+export { type MemoryReplayStoreOptions, memoryReplayStore } from './storage/memory/replay.js';
 export { memorySessionStore } from './storage/memory/sessions.js';
 export { type MemoryUser, type MemoryUserStoreOptions, memoryUserStore } from './storage/memory/users.js';
 export type * from './storage/types.js';
+export {
+  addSeconds,
+  type EpochMs,
+  type EpochSeconds,
+  fromEpochSeconds,
+  type Milliseconds,
+  type Seconds,
+  secondsToMs,
+  secondsUntil,
+  toEpochSeconds,
+  wholeExpiry,
+  wholeInstant,
+} from './time.js';
 export type { AccessTokenClaims, TokenFamily } from './tokens/access-token.js';
 export { generateKeys, type PrivateJwk, type SigningAlgorithm } from './tokens/keys.js';
 export { generateClientSecret, hashClientSecret, hashSecret } from './tokens/secrets.js';
+export { clientSubject, subjectId, userSubject } from './tokens/subject.js';
 export { defaultConsentPage } from './ui/consent-page.js';
 export { defaultErrorPage } from './ui/error-page.js';
 export { escapeHtml } from './ui/escape.js';

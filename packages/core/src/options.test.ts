@@ -4,7 +4,7 @@ import {
   generateKeys,
   memoryClientStore,
   memoryUserStore,
-} from '@gatehouse/core';
+} from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { testKey } from '../test/fixtures';
 
@@ -29,6 +29,16 @@ describe('createGatehouse options', () => {
     ['http outside loopback', { issuer: 'http://auth.example.com' }, /not https/],
     ['a query in the issuer', { issuer: 'https://auth.example.com/t?x=1' }, /query or fragment/],
     ['no keys', { keys: [] }, /at least one private JWK/],
+    [
+      'a key list passed as JSON text',
+      { keys: '[{"kty":"EC"}]' },
+      /keys: expected an array of private JWK objects, got a string \(parse .* JSON.parse/,
+    ],
+    [
+      'a JWK passed as JSON text',
+      { keys: ['{"kty":"EC"}'] },
+      /keys\[0\]: expected a JWK object, got a string/,
+    ],
     ['an unsupported algorithm', { algorithm: 'HS256' }, /not supported/],
     ['a zero lifetime', { accessTokenTtl: 0 }, /accessTokenTtl/],
     ['a code lifetime over 10 minutes', { authorizationCodeTtl: 3600 }, /authorizationCodeTtl/],
@@ -39,6 +49,13 @@ describe('createGatehouse options', () => {
       /not an origin/,
     ],
     ['no client store', { clients: undefined }, /ClientStore/],
+    ['a misspelt option', { scope: ['read'] }, 'scope: unknown option (did you mean "scopes"?).'],
+    [
+      'a misspelt nested option',
+      { session: { idleTimout: 60 } },
+      'session.idleTimout: unknown option (did you mean "session.idleTimeout"?).',
+    ],
+    ['an unknown option', { tenantMode: true }, /^tenantMode: unknown option\.$/],
   ])('refuses %s with a precise message', async (_name, override, message) => {
     const options = { ...(await base()), ...(override as object) };
     expect(() => createGatehouse(options)).toThrow(ConfigurationError);

@@ -1,9 +1,11 @@
 import type { GatehouseEvent, Logger } from './events.js';
-import type { ClientStore, GatehouseStorage, UserStore } from './storage/types.js';
+import type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
+import type { ClientStore, GatehouseStorage, StorageEngine, UserStore } from './storage/types.js';
 import type { PrivateJwk, SigningAlgorithm } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type {
   ConsentPageRenderer,
+  EndSessionPageRenderer,
   ErrorPageRenderer,
   LoginPageRenderer,
   LogoutPageRenderer,
@@ -21,21 +23,46 @@ export interface GatehouseOptions {
   readonly allowInsecureIssuer?: boolean;
 
   /**
-   * Private JWKs (each with a `kid`): the first signs, all verify. Create one with `generateKeys()`.
+   * Private JWKs (each with a `kid`), of one or several algorithms (ES256, EdDSA, RS256): the first
+   * key of each algorithm signs, all verify, and the JWKS publishes them all. Create one with
+   * `generateKeys(alg)`. ID tokens are signed with RS256 unless a client registers another
+   * algorithm (OpenID Connect Core §3.1.3.7), so an OpenID Provider holds an RS256 key too.
    * Rotate by prepending a new key and dropping the old one once its tokens have expired.
    */
   readonly keys: readonly PrivateJwk[];
-  /** Signing algorithm of access tokens. Default `'ES256'`. */
+  /** Signing algorithm of access tokens; `keys` must hold a key of it. Default `'ES256'`. */
   readonly algorithm?: SigningAlgorithm;
 
   /** The host's clients. */
   readonly clients: ClientStore;
   /** The host's users (and their password verification). */
   readonly users: UserStore;
-  /** Where Gatehouse keeps codes, tokens, sessions, consents and counters. Default: in memory. */
-  readonly storage?: Partial<GatehouseStorage>;
+  /**
+   * Where Gatehouse keeps codes, tokens, sessions, consents, counters, registered clients and
+   * replay ids. Either a storage engine shared by several instances (`memoryEngine()`,
+   * `redisEngine(…)`, `postgresEngine(…)`), of which the instance takes the view of its
+   * {@link instanceId}; or one instance's stores (`redisStorage(…)`, or some stores only, the others
+   * staying in memory). Default: in memory, for this instance alone.
+   */
+  readonly storage?: Partial<GatehouseStorage> | StorageEngine;
+  /**
+   * The instance's name inside a shared storage engine: part of every key of its records, so it must
+   * stay the same for the life of the data (1 to 256 characters, no whitespace or braces). Default:
+   * the issuer. Set it when the issuer may change (a new domain) but the grants and sessions must
+   * survive. Only used when `storage` is an engine.
+   */
+  readonly instanceId?: string;
   /** Upper bound, in milliseconds, on any single storage call before it counts as failed (503). Default 5000. */
   readonly storageTimeoutMs?: number;
+  /**
+   * Answer the bearer check's revocation question from a per-process mirror of the revocations,
+   * pushed by the engine (Redis pub/sub, PostgreSQL `LISTEN/NOTIFY`), instead of one engine round
+   * trip per request. A revocation committed by any process holds here within `maxLagMs` (default
+   * 1000); while the channel is down, lagging or catching up the check asks the engine, as without
+   * this option. Requires a grant store with `watchRevocations` (the Redis, PostgreSQL and memory
+   * engines). Default: off (every check asks the engine).
+   */
+  readonly pushedRevocations?: boolean | PushedRevocationsOptions;
 
   /** Scopes the instance knows. Requests for others fail with `invalid_scope`. Default: any. */
   readonly scopes?: readonly string[];
@@ -55,7 +82,7 @@ export interface GatehouseOptions {
   /**
    * Issue a new refresh token on every refresh and treat reuse of a rotated one as theft, revoking
    * the grant (RFC 9700 §4.14.2). Default `true`. Rotation is strict, with no grace period: clients
-   * that refresh from several tabs must serialise refreshes (`@gatehouse/client` does, with a
+   * that refresh from several tabs must serialise refreshes (`@gatehousejs/client` does, with a
    * single flight per page and the Web Locks API across tabs).
    */
   readonly rotateRefreshTokens?: boolean;
@@ -71,6 +98,8 @@ export interface GatehouseOptions {
   readonly session?: SessionOptions;
   /** Brute-force protection of password checks (login page and Auth API). */
   readonly rateLimit?: RateLimitOptions;
+  /** How much password-hashing work may be in flight at once (login page and Auth API). */
+  readonly passwordChecks?: PasswordCheckOptions;
   /** CORS for the REST API and the OAuth endpoints browsers call. */
   readonly cors?: CorsOptions;
   /** Replace the built-in HTML pages. */
@@ -91,7 +120,7 @@ export interface GatehouseOptions {
   readonly logger?: Logger;
 }
 
-/** Options of the Auth API (seed §4.2). */
+/** Options of the Auth API (`{base}/auth/v1/…`: username and password in, access token out). */
 export interface AuthApiOptions {
   /**
    * Serve `{base}/auth/v1/…`. Default `true`. It exchanges a username and password for a token,
@@ -101,32 +130,87 @@ export interface AuthApiOptions {
   readonly enabled?: boolean;
   /** Lifetime of Auth API access tokens. Default 86,400 (24 hours). */
   readonly tokenTtl?: number;
+  /**
+   * The scope every Auth API token carries (space-separated; each must be in `scopes` when that is
+   * set). Default `''`: no scope, so an Auth API token passes only operations that require none.
+   *
+   * What a token may do is decided where it is checked: an operation's `scope` requirement compares
+   * against this set for Auth API tokens, against the granted scope for OAuth tokens, and sessions
+   * (the user acting directly) pass every scope requirement. Give Auth API tokens the scopes of
+   * what your first-party tools do (e.g. `'tickets:read'`); an operation that must never be reached
+   * with a password-issued token requires a scope left out here.
+   */
+  readonly scope?: string;
 }
 
 /** Options of browser sessions. */
 export interface SessionOptions {
   /** Session cookie name. Default `gatehouse_session`. */
   readonly cookieName?: string;
+  /**
+   * The session cookie's `Path`. Default: the instance path (`/demo` for issuer
+   * `https://example.com/demo`), so that the cookie reaches Gatehouse's own routes and nothing else.
+   *
+   * Set it to a prefix of the instance path (`/` most often) when the host's own routes outside the
+   * instance path authenticate with the `session` scheme (`app.get('/me', requireAuth(…, { schemes:
+   * ['session'] }))`): a browser only sends a cookie to paths below its `Path`. Trade-offs: every
+   * route under that path then receives the cookie (it is HttpOnly and SameSite=Lax, and Gatehouse's
+   * session scheme still checks origin and CSRF rules), and several instances on one host under the
+   * same cookie path must use distinct `cookieName`s, or they overwrite each other's cookie. The login
+   * form's CSRF cookie stays on the instance path.
+   */
+  readonly cookiePath?: string;
   /** Idle timeout: a session unused this long ends. Default 1800 (30 minutes). */
   readonly idleTimeout?: number;
   /** Absolute timeout: a session ends this long after login, whatever the activity. Default 43,200 (12 hours). */
   readonly absoluteTimeout?: number;
 }
 
-/** Options of the password rate limiter. */
+/**
+ * Options of the password rate limiter. The policy is documented in `docs/security.md`; the
+ * counters live in the `rateLimits` store.
+ */
 export interface RateLimitOptions {
-  /** Failures allowed per username and client address within the window. Default 5. */
+  /**
+   * Failures allowed per (username, client address) within a fixed window starting at the first
+   * failure; a success forgets them. Default 5.
+   */
   readonly maxFailuresPerUsername?: number;
-  /** Failures allowed per client address (all usernames) within the window. Default 50. */
+  /**
+   * Failures allowed per client address (all usernames together) within a sliding window of
+   * `windowSeconds`. Only failures count: successful logins refund their own attempt and nothing
+   * more. Default 50.
+   */
   readonly maxFailuresPerAddress?: number;
   /** Window length. Default 900 (15 minutes). */
   readonly windowSeconds?: number;
   /**
    * How to find the client address of a request. Default: the address the adapter recorded with
-   * `setClientAddress` (the socket address, honouring the framework's proxy settings); when none was
-   * recorded, only the per-username limit applies.
+   * `setClientAddress` (the socket address, honouring the framework's proxy settings). IPv6
+   * addresses are counted by their /64 network. Requests without an address share one "unknown
+   * address" bucket, limited like a single address.
    */
   readonly clientAddress?: (request: Request) => string | undefined;
+}
+
+/**
+ * Options of the bound on password checks in flight on this instance (one queue per
+ * `createGatehouse` instance; Gatehouse never spreads checks over processes). A check beyond
+ * `maxConcurrent + maxQueued` is not started: the login page shows the form again and the Auth API
+ * answers, both with 503 `temporarily_unavailable` and `Retry-After: 1`, charging no attempt. So a
+ * legitimate login waits behind at most `maxConcurrent + maxQueued` checks, or is asked to retry.
+ */
+export interface PasswordCheckOptions {
+  /**
+   * Password checks (`users.verifyPassword`) running at once. Default 4: Node hashes on libuv's four
+   * worker threads, and more at once only share the same cores.
+   */
+  readonly maxConcurrent?: number;
+  /**
+   * Checks allowed to wait for a place, first come, first served; 0 refuses every check beyond
+   * `maxConcurrent`. A waiting check whose client goes away leaves the line unchecked. Default 32.
+   */
+  readonly maxQueued?: number;
 }
 
 /** Options of CORS. */
@@ -145,5 +229,7 @@ export interface UiOptions {
   readonly renderLogin?: LoginPageRenderer;
   readonly renderConsent?: ConsentPageRenderer;
   readonly renderLogout?: LogoutPageRenderer;
+  /** The confirmation of an RP-initiated logout (OpenID Connect `end_session_endpoint`). */
+  readonly renderEndSession?: EndSessionPageRenderer;
   readonly renderError?: ErrorPageRenderer;
 }

@@ -1,17 +1,19 @@
-import type { Context } from './context.js';
+import type { Context, InstanceStores } from './context.js';
 import { ConfigurationError } from './errors.js';
 import { clientAddressOf } from './http/client-address.js';
 import type { GatehouseOptions } from './options.js';
+import { PasswordCheckGate } from './passwords/password-check-gate.js';
+import { mirroredGrantStore, RevocationMirror } from './revocation/revocation-mirror.js';
+import { clientDirectory } from './storage/client-directory.js';
 import { guardStore } from './storage/guard.js';
-import { memoryConsentStore } from './storage/memory/consents.js';
-import { memoryGrantStore } from './storage/memory/grants.js';
-import { memoryRateLimitStore } from './storage/memory/rate-limits.js';
-import { memorySessionStore } from './storage/memory/sessions.js';
-import type { GatehouseStorage } from './storage/types.js';
+import { checkInstanceId, isStorageEngine } from './storage/instance-id.js';
+import { memoryStorage } from './storage/memory/engine.js';
+import type { GatehouseStorage, GrantStore } from './storage/types.js';
 import type { KeySet } from './tokens/keys.js';
-import { checkKeys } from './tokens/keys.js';
+import { checkKeys, SIGNING_ALGORITHMS } from './tokens/keys.js';
 import { webRandomBytes } from './tokens/secrets.js';
 import { VerifiedTokenCache } from './tokens/verified-token-cache.js';
+import { refuseUnknownOptions } from './unknown-options.js';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -25,10 +27,12 @@ function lifetime(name: string, value: number | undefined, fallback: number, max
   return seconds;
 }
 
-function count(name: string, value: number | undefined, fallback: number): number {
+function count(name: string, value: number | undefined, fallback: number, min = 1): number {
   const n = value ?? fallback;
-  if (!Number.isInteger(n) || n < 1)
-    throw new ConfigurationError(`${name}: expected a positive whole number, got ${String(value)}.`);
+  if (!Number.isInteger(n) || n < min) {
+    const expected = min === 0 ? 'a whole number, 0 or more' : 'a positive whole number';
+    throw new ConfigurationError(`${name}: expected ${expected}, got ${String(value)}.`);
+  }
   return n;
 }
 
@@ -56,16 +60,28 @@ export function parseIssuer(issuer: string, allowInsecure: boolean): URL {
 /** Everything of the context that does not need the imported keys; validated synchronously. */
 export type ResolvedOptions = Omit<Context, 'keys'>;
 
+/**
+ * What a `createGatehouseHost` hands every instance it creates, beyond the options: memory whose
+ * bound holds for all of them together rather than for each.
+ */
+export interface SharedResources {
+  /** A cache of the host's one bounded table ({@link VerifiedTokenCache.share}). */
+  readonly verifiedTokens?: VerifiedTokenCache;
+}
+
 /** Validates options and fills in defaults; throws {@link ConfigurationError} with a precise message. */
-export function resolveOptions(options: GatehouseOptions): ResolvedOptions {
+export function resolveOptions(options: GatehouseOptions, shared: SharedResources = {}): ResolvedOptions {
   if (!options || typeof options !== 'object')
     throw new ConfigurationError('createGatehouse: options are required.');
+  refuseUnknownOptions(options);
   const url = parseIssuer(options.issuer, options.allowInsecureIssuer ?? false);
   const basePath = url.pathname.replace(/\/+$/, '');
   const issuer = url.origin + basePath;
   const algorithm = options.algorithm ?? 'ES256';
-  if (algorithm !== 'ES256' && algorithm !== 'EdDSA')
-    throw new ConfigurationError(`algorithm: "${algorithm}" is not supported (ES256 or EdDSA).`);
+  if (!SIGNING_ALGORITHMS.includes(algorithm))
+    throw new ConfigurationError(
+      `algorithm: "${algorithm}" is not supported (${SIGNING_ALGORITHMS.join(', ')}).`,
+    );
   checkKeys(options.keys, algorithm);
   if (!options.clients || typeof options.clients.findClient !== 'function') {
     throw new ConfigurationError(
@@ -80,13 +96,7 @@ export function resolveOptions(options: GatehouseOptions): ResolvedOptions {
     throw new ConfigurationError('users: a UserStore (with verifyPassword and findUser) is required.');
   }
   const timeoutMs = count('storageTimeoutMs', options.storageTimeoutMs, 5000);
-  const given = options.storage ?? {};
-  const storage: GatehouseStorage = {
-    grants: guardStore(given.grants ?? memoryGrantStore(), timeoutMs),
-    sessions: guardStore(given.sessions ?? memorySessionStore(), timeoutMs),
-    consents: guardStore(given.consents ?? memoryConsentStore(), timeoutMs),
-    rateLimits: guardStore(given.rateLimits ?? memoryRateLimitStore(), timeoutMs),
-  };
+  const { storage, revocationMirror } = instanceStorage(options, issuer, timeoutMs);
   for (const origin of options.cors?.allowedOrigins ?? []) {
     let parsed: URL | undefined;
     try {
@@ -104,6 +114,11 @@ export function resolveOptions(options: GatehouseOptions): ResolvedOptions {
     if (scopes && !scopes.has(scope))
       throw new ConfigurationError(`defaultScope: "${scope}" is not in scopes.`);
   }
+  const authApiScope = (options.authApi?.scope ?? '').split(' ').filter(Boolean);
+  for (const scope of authApiScope) {
+    if (scopes && !scopes.has(scope))
+      throw new ConfigurationError(`authApi.scope: "${scope}" is not in scopes.`);
+  }
   const requirePkce = options.requirePkce ?? 'public';
   if (requirePkce !== 'public' && requirePkce !== 'all')
     throw new ConfigurationError('requirePkce: expected "public" or "all".');
@@ -116,14 +131,28 @@ export function resolveOptions(options: GatehouseOptions): ResolvedOptions {
     );
   }
 
+  const cookiePath = options.session?.cookiePath ?? (basePath === '' ? '/' : basePath);
+  if (!isPathPrefix(cookiePath, basePath)) {
+    throw new ConfigurationError(
+      `session.cookiePath: "${cookiePath}" must be "/" or a path prefix of the instance path "${basePath || '/'}" ` +
+        '(the cookie must reach the login and authorize routes), without a trailing slash.',
+    );
+  }
+
+  const audience = options.audience ?? `${issuer}/api/v1`;
   return {
     issuer,
     issuerOrigin: url.origin,
     basePath,
     secure: url.protocol === 'https:',
-    audience: options.audience ?? `${issuer}/api/v1`,
+    audience,
+    audienceList: Object.freeze([audience]),
     // Host stores too: a failing or hanging user/client lookup is a 503, never a 500 or a stuck request.
-    clients: guardStore(options.clients, timeoutMs),
+    clients: clientDirectory(
+      guardStore(options.clients, timeoutMs),
+      storage.clients,
+      options.now ?? Date.now,
+    ),
     users: guardStore(options.users, timeoutMs),
     storage,
     scopes,
@@ -136,9 +165,11 @@ export function resolveOptions(options: GatehouseOptions): ResolvedOptions {
     authApi: {
       enabled: options.authApi?.enabled ?? true,
       tokenTtl: lifetime('authApi.tokenTtl', options.authApi?.tokenTtl, 86_400, 30 * 86_400),
+      scope: [...new Set(authApiScope)].join(' '),
     },
     session: {
       cookieName,
+      cookiePath,
       idleTimeout: lifetime('session.idleTimeout', options.session?.idleTimeout, 1800),
       absoluteTimeout: lifetime('session.absoluteTimeout', options.session?.absoluteTimeout, 43_200),
     },
@@ -156,6 +187,10 @@ export function resolveOptions(options: GatehouseOptions): ResolvedOptions {
       windowSeconds: lifetime('rateLimit.windowSeconds', options.rateLimit?.windowSeconds, 900),
       clientAddress: options.rateLimit?.clientAddress ?? clientAddressOf,
     },
+    passwordChecks: new PasswordCheckGate(
+      count('passwordChecks.maxConcurrent', options.passwordChecks?.maxConcurrent, 4),
+      count('passwordChecks.maxQueued', options.passwordChecks?.maxQueued, 32, 0),
+    ),
     cors: {
       allowedOrigins: options.cors?.allowedOrigins ?? [],
       maxAgeSeconds: lifetime('cors.maxAgeSeconds', options.cors?.maxAgeSeconds, 600, 86_400),
@@ -174,11 +209,94 @@ export function resolveOptions(options: GatehouseOptions): ResolvedOptions {
     },
     logger,
     realm: issuer,
-    verifiedTokens: new VerifiedTokenCache(),
+    verifiedTokens: shared.verifiedTokens ?? new VerifiedTokenCache(),
+    revocationMirror,
   };
+}
+
+/**
+ * The instance's stores, guarded: the view of `instanceId` (default: the issuer) when `storage` is
+ * an engine, else the stores given, the missing ones in memory.
+ */
+function instanceStorage(
+  options: GatehouseOptions,
+  issuer: string,
+  timeoutMs: number,
+): { storage: InstanceStores; revocationMirror: RevocationMirror | undefined } {
+  const given = options.storage ?? {};
+  let view: Partial<GatehouseStorage>;
+  if (isStorageEngine(given)) {
+    let instanceId: string;
+    try {
+      instanceId = checkInstanceId(options.instanceId ?? issuer);
+    } catch (error) {
+      throw new ConfigurationError((error as Error).message);
+    }
+    view = given.instance(instanceId);
+  } else {
+    if (options.instanceId !== undefined) {
+      throw new ConfigurationError(
+        'instanceId: only applies when `storage` is a storage engine (with `instance()`); these stores already belong to one instance.',
+      );
+    }
+    view = given;
+  }
+  if (
+    view.grants &&
+    (typeof view.grants.revokeSubject === 'function') !== (typeof view.grants.subjectRevokedAt === 'function')
+  ) {
+    throw new ConfigurationError(
+      'storage.grants: revokeSubject and subjectRevokedAt come together (a user mark is written by one and read by the other).',
+    );
+  }
+  const fallback = memoryStorage();
+  const rawGrants = view.grants ?? fallback.grants;
+  let grants = guardStore(rawGrants, timeoutMs);
+  const revocationMirror = pushedRevocations(options, rawGrants);
+  if (revocationMirror) grants = mirroredGrantStore(grants, revocationMirror);
+  return {
+    storage: {
+      grants,
+      sessions: guardStore(view.sessions ?? fallback.sessions, timeoutMs),
+      consents: guardStore(view.consents ?? fallback.consents, timeoutMs),
+      rateLimits: guardStore(view.rateLimits ?? fallback.rateLimits, timeoutMs),
+      clients: guardStore(view.clients ?? fallback.clients, timeoutMs),
+      replay: guardStore(view.replay ?? fallback.replay, timeoutMs),
+    },
+    revocationMirror,
+  };
+}
+
+/** The revocation mirror of `pushedRevocations`, subscribed to the unguarded grant store. */
+function pushedRevocations(options: GatehouseOptions, grants: GrantStore): RevocationMirror | undefined {
+  const given = options.pushedRevocations;
+  if (given === undefined || given === false) return undefined;
+  if (typeof grants.watchRevocations !== 'function') {
+    throw new ConfigurationError(
+      'pushedRevocations: the grant store cannot push revocations (it has no watchRevocations); remove the option to check each request against the store.',
+    );
+  }
+  const settings = given === true ? {} : given;
+  const maxLagMs = count('pushedRevocations.maxLagMs', settings.maxLagMs, 1000);
+  if (maxLagMs < 50 || maxLagMs > 60_000)
+    throw new ConfigurationError('pushedRevocations.maxLagMs: expected 50 to 60000 ms.');
+  const maxEntries = count('pushedRevocations.maxEntries', settings.maxEntries, 1_000_000);
+  return new RevocationMirror(
+    (listener) => grants.watchRevocations!(listener),
+    { maxLagMs, maxEntries },
+    options.logger ?? console,
+    options.now ?? Date.now,
+  );
 }
 
 /** Joins the resolved options and the imported keys into the handlers' context. */
 export function toContext(resolved: ResolvedOptions, keys: KeySet): Context {
   return { ...resolved, keys };
+}
+
+/** Whether `prefix` is `/` or a whole-segment prefix of `path` (`/a` of `/a/b`, never of `/ab`). */
+function isPathPrefix(prefix: string, path: string): boolean {
+  if (prefix === '/') return true;
+  if (!prefix.startsWith('/') || prefix.endsWith('/')) return false;
+  return path === prefix || path.startsWith(`${prefix}/`);
 }

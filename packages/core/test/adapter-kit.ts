@@ -1,10 +1,10 @@
 /**
  * Test doubles shared by the adapter tests (Express, Koa, Hono, Next): instances that make the
- * translation visible, and a client that hangs up mid-response.
+ * translation visible, a client that hangs up mid-response, and one that resets the connection.
  */
-import { request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { clientAddressOf } from '@gatehouse/core';
+import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
+import { clientAddressOf } from '@gatehousejs/core';
 
 /** An instance that answers below /demo/ with what it received, and sets two cookies. */
 export const echoInstance = {
@@ -66,6 +66,89 @@ export function hangUpAfterFirstChunk(url: string): void {
   req.on('response', (res) => res.once('data', () => req.destroy()));
   req.on('error', () => {});
   req.end();
+}
+
+/** What {@link sendRaw} received. */
+export interface RawAnswer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+/**
+ * A request with node:http, for what fetch() will not send: methods it refuses (`TRACE`), a `Host`
+ * of one's choosing, targets it would normalise (`/x/../y`).
+ */
+export function sendRaw(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<RawAnswer> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
+      let body = '';
+      res.on('data', (chunk) => {
+        body += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * An instance that, for each request, reports that it has it (`received`), waits until the
+ * request's signal says the client is gone, and only then reads the client address recorded on it
+ * (`addressAfterReset`): what the password limiter does when a client resets the connection while
+ * its password is being checked.
+ */
+export function resetProbe() {
+  let received: () => void = () => {};
+  let read: (address: string | null) => void = () => {};
+  const probe = {
+    received: new Promise<void>((resolve) => {
+      received = resolve;
+    }),
+    addressAfterReset: new Promise<string | null>((resolve) => {
+      read = resolve;
+    }),
+    instance: {
+      handles: (url: URL | string) => new URL(url).pathname.startsWith('/demo/'),
+      async fetch(request: Request) {
+        received();
+        if (!request.signal.aborted) {
+          await new Promise((resolve) => request.signal.addEventListener('abort', resolve, { once: true }));
+        }
+        read(clientAddressOf(request) ?? null);
+        return new Response(null, { status: 204 });
+      },
+    },
+  };
+  return probe;
+}
+
+/**
+ * Sends `method path` with `headers` (and `body`) on a raw TCP connection to `base`, and returns a
+ * function that resets that connection (TCP RST, as an attacker shedding a request would).
+ */
+export async function sendResettable(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body = '',
+): Promise<() => void> {
+  const target = new URL(base);
+  const socket = connect(Number(target.port), target.hostname);
+  socket.on('error', () => {});
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const fields = Object.entries({ Host: target.host, 'Content-Length': String(body.length), ...headers });
+  const head = `${method} ${path} HTTP/1.1\r\n${fields.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`;
+  await new Promise((resolve) => socket.write(head + body, resolve));
+  return () => socket.resetAndDestroy();
 }
 
 /** Node servers started by a test file, closed after each test. */

@@ -3,7 +3,7 @@
  * `Set-Cookie`, the browser headers of a same-origin form POST (`Origin`, `Sec-Fetch-Site`), and
  * a parser of Gatehouse's forms (action and hidden fields).
  */
-import type { Gatehouse } from '@gatehouse/core';
+import type { Gatehouse } from '@gatehousejs/core';
 import { ISSUER, PKCE_CHALLENGE, REDIRECT_URI } from './fixtures';
 
 export const ORIGIN = new URL(ISSUER).origin;
@@ -61,7 +61,7 @@ export function parseSetCookie(header: string): SetCookie {
 export class FakeBrowser {
   readonly cookies = new Map<string, string>();
 
-  constructor(readonly gatehouse: Gatehouse) {}
+  constructor(readonly gatehouse: Pick<Gatehouse, 'fetch'>) {}
 
   /** Sends a request with the jar's cookies; stores what comes back. */
   async fetch(url: string, init: RequestInit = {}): Promise<Response> {

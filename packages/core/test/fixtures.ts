@@ -11,7 +11,7 @@ import {
   memoryUserStore,
   type PrivateJwk,
   pbkdf2Hasher,
-} from '@gatehouse/core';
+} from '@gatehousejs/core';
 
 export const ISSUER = 'http://localhost:3000/demo';
 export const REDIRECT_URI = 'http://localhost:3000/callback';

@@ -1,4 +1,4 @@
-import { type GatehouseOptions, hashSecret, memorySessionStore } from '@gatehouse/core';
+import { type GatehouseOptions, hashSecret, memorySessionStore } from '@gatehousejs/core';
 import { importJWK, SignJWT } from 'jose';
 import { basic, ISSUER, issueTokens, testInstance, testKey } from './fixtures';
 

@@ -1,11 +1,15 @@
 import { request as httpRequest } from 'node:http';
-import { gatehouse, operations, requireAuth } from '@gatehouse/express';
+import { defineOperations } from '@gatehousejs/core';
+import { gatehouse, getAuth, operations, requireAuth, type Servable } from '@gatehousejs/express';
 import express, { type Express } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   echoInstance,
   endlessInstance,
   hangUpAfterFirstChunk,
+  resetProbe,
+  sendRaw,
+  sendResettable,
   serverRegistry,
 } from '../../core/test/adapter-kit';
 import {
@@ -110,25 +114,8 @@ describe('gatehouse() middleware', () => {
     app.use('/demo', gatehouse(echo));
     const base = new URL(await listen(app));
     for (const host of [`${base.host}/demo/admin?`, `${base.host}#frag`, `user@${base.host}`]) {
-      const answer = await new Promise<string>((resolve, reject) => {
-        const req = httpRequest(
-          {
-            host: base.hostname,
-            port: base.port,
-            path: '/demo/oauth2/v1/token',
-            method: 'GET',
-            headers: { Host: host },
-          },
-          (res) => {
-            let body = '';
-            res.on('data', (chunk) => (body += chunk));
-            res.on('end', () => resolve(body));
-          },
-        );
-        req.on('error', reject);
-        req.end();
-      });
-      expect(JSON.parse(answer).url).toBe('http://localhost/demo/oauth2/v1/token');
+      const answer = await sendRaw(base.origin, 'GET', '/demo/oauth2/v1/token', { Host: host });
+      expect(JSON.parse(answer.body).url).toBe('http://localhost/demo/oauth2/v1/token');
     }
   });
 
@@ -139,17 +126,11 @@ describe('gatehouse() middleware', () => {
     app.use((_req, res) => {
       res.status(404).send('host');
     });
-    const base = new URL(await listen(app));
-    const get = (path: string) =>
-      new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = httpRequest({ host: base.hostname, port: base.port, path }, (res) => {
-          let body = '';
-          res.on('data', (chunk) => (body += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        });
-        req.on('error', reject);
-        req.end();
-      });
+    const base = await listen(app);
+    const get = async (path: string) => {
+      const { status, body } = await sendRaw(base, 'GET', path);
+      return { status, body };
+    };
     expect((await get('/demo/oauth2/v1/keys')).status).toBe(200);
     for (const path of [
       '/demo/x/../oauth2/v1/keys',
@@ -224,6 +205,52 @@ describe('client disconnects', () => {
   });
 });
 
+describe('client resets', () => {
+  it('keeps the client address (req.ip) of a request whose client reset the connection', async () => {
+    for (const mount of [gatehouse, (probe: Servable) => operations((request) => probe.fetch(request))]) {
+      const probe = resetProbe();
+      const app = express();
+      app.use('/demo', mount(probe.instance));
+      // A GET, so that nothing needs the socket before the reset (operations() builds the URL only
+      // when read): the address must have been taken as the request was built.
+      const reset = await sendResettable(await listen(app), 'GET', '/demo/x');
+      await probe.received;
+      reset();
+      expect(await probe.addressAfterReset).toBe('127.0.0.1');
+    }
+  });
+});
+
+describe('methods new Request() refuses', () => {
+  it('answers TRACE on the instance and operations paths 405 with Allow, and leaves other paths to the host', async () => {
+    const t = await testInstance();
+    const app = express();
+    app.use('/demo', gatehouse(t.gatehouse));
+    app.use(
+      '/demo',
+      operations(
+        defineOperations(t.gatehouse, {
+          'POST /api/v1/things': { schemes: ['bearer'], handler: () => Response.json({}) },
+        }),
+      ),
+    );
+    app.use((_req, res) => {
+      res.status(404).send('host');
+    });
+    const base = await listen(app);
+    for (const [path, allow] of [
+      ['/demo/oauth2/v1/token', 'POST'],
+      ['/demo/oauth2/v1/keys', 'GET, HEAD'],
+      ['/demo/api/v1/things', 'POST'],
+    ]) {
+      const answer = await sendRaw(base, 'TRACE', path!);
+      expect({ status: answer.status, allow: answer.headers.allow }).toEqual({ status: 405, allow });
+      expect(JSON.parse(answer.body).error).toBe('method_not_allowed');
+    }
+    expect(await sendRaw(base, 'TRACE', '/elsewhere')).toMatchObject({ status: 404, body: 'host' });
+  });
+});
+
 describe('gatehouse() with a real instance', () => {
   for (const parsed of [false, true]) {
     const label = parsed ? 'after express.urlencoded()' : 'without a body parser';
@@ -290,12 +317,12 @@ describe('requireAuth()', () => {
     const t = await testInstance();
     const app = express();
     app.post('/api/things', requireAuth(t.gatehouse, { schemes: ['bearer'] }), express.json(), (req, res) => {
-      res.json({ sub: req.auth?.sub, scheme: req.auth?.scheme, body: req.body });
+      res.json({ sub: res.locals.auth?.sub, scheme: getAuth(req)?.scheme, body: req.body });
     });
     return { t, base: await listen(app) };
   }
 
-  it('puts the caller on req.auth and leaves the body to the route', async () => {
+  it('puts the caller on res.locals.auth (getAuth) and leaves the body to the route', async () => {
     const { t, base } = await protectedApp();
     const { access_token } = await issueTokens(t);
     const response = await fetch(`${base}/api/things`, {
@@ -319,7 +346,7 @@ describe('requireAuth()', () => {
     expect(bad.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
   });
 
-  it('keeps req.auth per request, for later handlers, other middleware and mounted sub-apps', async () => {
+  it('keeps the caller per request, for later handlers and mounted sub-apps, and leaves Express alone', async () => {
     const t = await testInstance();
     const { access_token } = await issueTokens(t);
     const sub = express();
@@ -328,23 +355,26 @@ describe('requireAuth()', () => {
     const app = express();
     app.use('/sub', sub);
     app.get('/sub/who', (req, res) => {
-      res.json({ sub: req.auth?.sub ?? null, own: Object.hasOwn(req, 'auth') });
+      res.json({ sub: getAuth(req)?.sub ?? null, locals: res.locals.auth?.sub ?? null });
     });
     app.get('/open', (req, res) => {
-      const before = req.auth ?? null;
-      // Other middleware may set req.auth itself (as other auth libraries do) and read it back.
-      req.auth = { sub: 'someone-else', scheme: 'session', scope: [], expiresAt: 0 };
-      res.json({ before, after: req.auth.sub });
+      const before = getAuth(req) ?? null;
+      // Other middleware may use req.auth (as other auth libraries do): Gatehouse neither sets nor reads it.
+      (req as { auth?: unknown }).auth = 'theirs';
+      res.json({ before, theirs: (req as { auth?: unknown }).auth });
     });
     const base = await listen(app);
     const bearer = { headers: { Authorization: `Bearer ${access_token}` } };
-    expect(await (await fetch(`${base}/sub/who`, bearer)).json()).toEqual({ sub: 'user-1', own: false });
-    expect(await (await fetch(`${base}/open`)).json()).toEqual({ before: null, after: 'someone-else' });
-    // Nothing leaks from one request to the next.
-    expect((await fetch(`${base}/sub/who`)).status).toBe(401);
-    expect(await (await fetch(`${base}/open`, bearer)).json()).toEqual({
-      before: null,
-      after: 'someone-else',
+    expect(await (await fetch(`${base}/sub/who`, bearer)).json()).toEqual({
+      sub: 'user-1',
+      locals: 'user-1',
     });
+    expect(await (await fetch(`${base}/open`)).json()).toEqual({ before: null, theirs: 'theirs' });
+    // Nothing leaks from one request to the next, and Express's request prototypes stay untouched.
+    expect((await fetch(`${base}/sub/who`)).status).toBe(401);
+    expect(await (await fetch(`${base}/open`, bearer)).json()).toEqual({ before: null, theirs: 'theirs' });
+    for (let proto = Object.getPrototypeOf(app.request); proto; proto = Object.getPrototypeOf(proto)) {
+      expect(Object.getOwnPropertyNames(proto)).not.toContain('auth');
+    }
   });
 });

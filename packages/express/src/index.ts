@@ -1,26 +1,19 @@
 /**
- * `@gatehouse/express`: mounts a Gatehouse instance in an Express 5 app, and protects the
+ * `@gatehousejs/express`: mounts a Gatehouse instance in an Express 5 app, and protects the
  * host's own routes. It only translates between Express and Web `Request`/`Response`, through the
- * shared Node bridge of `@gatehouse/core/node`.
+ * shared Node bridge of `@gatehousejs/core/node`.
  * @packageDocumentation
  */
 
-import { IncomingMessage } from 'node:http';
+import type { AuthenticateOptions, Caller, OperationsHandler } from '@gatehousejs/core';
+import { type Authenticator, answerOf, type Servable, withAuthentication } from '@gatehousejs/core/adapter';
 import {
-  type AuthenticateOptions,
-  type Authenticator,
-  type Caller,
-  type OperationsHandler,
-  withAuthentication,
-} from '@gatehouse/core';
-import {
-  answerOf,
+  frameworkRequestOptions,
   readWebRequest,
-  type Servable,
   sendWebResponse,
   toWebRequest,
   webRequestUrl,
-} from '@gatehouse/core/node';
+} from '@gatehousejs/core/node';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 /** What {@link requireAuth} needs of an instance (a `Gatehouse`). */
@@ -30,8 +23,8 @@ type Request_ = globalThis.Request;
 
 declare global {
   namespace Express {
-    interface Request {
-      /** The caller, set by `requireAuth` of `@gatehouse/express`. */
+    interface Locals {
+      /** The caller, set by `requireAuth` of `@gatehousejs/express`. */
       auth?: Caller;
     }
   }
@@ -40,16 +33,16 @@ declare global {
 /**
  * The Web `Request` for an Express request: the public URL from `req.protocol` and `req.host`
  * (which honour the app's `trust proxy` setting; `X-Forwarded-*` is never read here), the mount
- * path put back from `req.baseUrl`, the client address from `req.ip` (also `trust proxy`-aware),
- * and the body streamed, or re-encoded when a body parser already consumed it (`req.rawBody` is
- * used when a parser's `verify` hook kept the raw bytes).
+ * path put back from `req.baseUrl`, the client address from `req.ip` (also `trust proxy`-aware;
+ * read as the request is built), and the body streamed, or re-encoded when a body parser already
+ * consumed it (`req.rawBody` is used when a parser's `verify` hook kept the raw bytes). The
+ * middlewares below build their requests the same way (`frameworkRequestOptions`).
  */
 export function toRequest(req: Request, res?: Response): Request_ {
-  return toWebRequest(req, {
-    ...publicLocation(req),
-    body: preParsedBody(req),
-    response: res,
-  });
+  return toWebRequest(
+    req,
+    frameworkRequestOptions(req, { mountPath: req.baseUrl, body: preParsedBody(req), response: res }),
+  );
 }
 
 /** What a body parser that ran before us left (`req.rawBody` if its `verify` hook kept it). */
@@ -58,28 +51,19 @@ function preParsedBody(req: Request) {
 }
 
 /**
- * Where the request was addressed and who sent it, as Express (and its `trust proxy`) sees it.
- * Origin and address are looked up when first needed: a bearer check needs neither.
- */
-function publicLocation(req: Request) {
-  let origin: string | undefined;
-  return {
-    origin: () => (origin ??= `${req.protocol}://${req.host}`),
-    mountPath: req.baseUrl,
-    clientAddress: () => req.ip,
-  };
-}
-
-/**
  * Middleware answering every route of `instance` (e.g. `app.use('/demo', gatehouse(instance))` for
  * an issuer `https://host/demo`); any other request falls through to the next handler.
  */
 export function gatehouse(instance: Servable): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const location = publicLocation(req);
+    const options = frameworkRequestOptions(req, {
+      mountPath: req.baseUrl,
+      body: preParsedBody(req),
+      response: res,
+    });
     let handled: boolean;
     try {
-      handled = instance.handles(webRequestUrl(req, location));
+      handled = instance.handles(webRequestUrl(req, options));
     } catch (error) {
       next(error);
       return;
@@ -89,7 +73,7 @@ export function gatehouse(instance: Servable): RequestHandler {
       return;
     }
     // Only now is the body touched: a small one is read into memory (cheaper than a stream).
-    readWebRequest(req, { ...location, body: preParsedBody(req), response: res })
+    readWebRequest(req, options)
       .then((request) => answerOf(instance, request))
       .then((response) => sendWebResponse(res, response))
       .catch(next);
@@ -114,66 +98,37 @@ export function operations(handler: OperationsHandler): RequestHandler {
 
 /**
  * Middleware that lets a request through only with valid credentials of one of `options.schemes`
- * (and, for bearer tokens, every scope of `options.scope`), putting the caller on `req.auth`.
- * Otherwise it sends Gatehouse's ready 401/403 answer (RFC 6750 `WWW-Authenticate` included).
- * It never reads the body, so body parsers may run before or after it. A token verified before
- * lets the request through in the same turn of the event loop (see `withAuthentication`).
+ * (and, for bearer tokens, every scope of `options.scope`), putting the caller on `res.locals.auth`
+ * (read it there, or with {@link getAuth}). Otherwise it sends Gatehouse's ready 401/403 answer
+ * (RFC 6750 `WWW-Authenticate` included). It never reads the body, so body parsers may run before
+ * or after it. A token verified before lets the request through in the same turn of the event loop.
+ *
+ * Why `res.locals` and not `req.auth`: `res.locals` is Express's own place for what middleware
+ * hands on to later handlers, one fresh object per request, so nothing about Express's request
+ * objects changes. A `req.auth` property added after Express swapped the request's prototype
+ * costs ~3 % of a request (bench run H), and making it cheap took an accessor on Express's shared
+ * request prototype, for every app in the process: not a library's call to make.
  */
 export function requireAuth(instance: Authenticator, options: AuthenticateOptions): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     // Authentication reads headers only: the body stream stays for the route.
-    const request = toWebRequest(req, { ...publicLocation(req), ignoreBody: true });
+    const request = toWebRequest(
+      req,
+      frameworkRequestOptions(req, { mountPath: req.baseUrl, ignoreBody: true }),
+    );
     const pending = withAuthentication(instance, request, options, (result) => {
       if (!result.ok) return sendWebResponse(res, result.response);
-      setCaller(req, result.caller);
+      res.locals.auth = result.caller;
       next();
     });
     pending?.catch(next);
   };
 }
 
-/** The callers put on requests, read and written through the `auth` accessor (see below). */
-const callers = new WeakMap<object, unknown>();
-
-/** The request prototype last seen to carry the accessor (Express sets it per app). */
-let preparedPrototype: object | null = null;
-
 /**
- * `req.auth = caller`, made cheap. Express swaps each request's prototype (`Object.setPrototypeOf`
- * to `app.request`), and V8 does not cache the hidden-class transition of a property added after
- * that: `req.auth = …` as an own property measured ~17,000 instructions per request, about 3 % of
- * a whole Express request (bench/RESULTS.md, run H). So `auth` is an accessor on Express's base
- * request prototype (the one every app's `app.request` inherits from, also across mounted sub-apps),
- * storing the value by request in a `WeakMap`. Reading and assigning `req.auth` behave as before,
- * for Gatehouse and for any other middleware; it is only not an own, enumerable property. Where the
- * chain has no such prototype, or someone defined `auth` there already, it stays a plain property.
+ * The caller {@link requireAuth} let through, or `undefined` on a route it does not protect:
+ * `res.locals.auth`, for code that holds only the request.
  */
-function setCaller(req: Request, caller: Caller): void {
-  const prototype = Object.getPrototypeOf(req) as object | null;
-  if (prototype !== preparedPrototype && prototype !== null) {
-    installAuthAccessor(prototype);
-    preparedPrototype = prototype;
-  }
-  req.auth = caller;
-}
-
-function installAuthAccessor(prototype: object): void {
-  // Express's base request prototype is the last one before `IncomingMessage.prototype`.
-  let base: object | undefined;
-  let p: object | null = prototype;
-  for (; p !== null && p !== IncomingMessage.prototype; p = Object.getPrototypeOf(p)) {
-    if (Object.hasOwn(p, 'auth')) return; // defined by someone: leave it alone
-    base = p;
-  }
-  if (p === null || base === undefined || !Object.isExtensible(base)) return;
-  Object.defineProperty(base, 'auth', {
-    configurable: true,
-    enumerable: false,
-    get(this: object) {
-      return callers.get(this);
-    },
-    set(this: object, value: unknown) {
-      callers.set(this, value);
-    },
-  });
+export function getAuth(req: Request): Caller | undefined {
+  return req.res?.locals.auth;
 }

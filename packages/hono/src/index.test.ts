@@ -1,10 +1,11 @@
 import type { AddressInfo } from 'node:net';
-import { type AuthVariables, gatehouse, requireAuth } from '@gatehouse/hono';
+import { defineOperations } from '@gatehousejs/core';
+import { type AuthVariables, gatehouse, operations, requireAuth } from '@gatehousejs/hono';
 import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
-import { echoInstance } from '../../core/test/adapter-kit';
+import { echoInstance, resetProbe, sendRaw, sendResettable } from '../../core/test/adapter-kit';
 import {
   basic,
   issueTokens,
@@ -102,6 +103,46 @@ describe('gatehouse() middleware on @hono/node-server', () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe('on @hono/node-server: reset connections and methods new Request() refuses', () => {
+  const clientAddress = (c: Context) => getConnInfo(c).remote.address;
+
+  it('keeps the client address of a request whose client reset the connection', async () => {
+    const probe = resetProbe();
+    const app = new Hono();
+    app.use(gatehouse(probe.instance, { clientAddress }));
+    const reset = await sendResettable(await listen(app), 'POST', '/demo/auth/v1/token', {}, 'a=1');
+    await probe.received;
+    reset();
+    expect(await probe.addressAfterReset).toBe('127.0.0.1');
+  });
+
+  it('answers TRACE on the instance and operations paths 405 with Allow, and leaves other paths to the host', async () => {
+    const t = await testInstance();
+    const app = new Hono();
+    app.use(gatehouse(t.gatehouse, { clientAddress }));
+    app.use(
+      operations(
+        defineOperations(t.gatehouse, {
+          'POST /api/v1/things': { schemes: ['bearer'], handler: () => Response.json({}) },
+        }),
+        { clientAddress },
+      ),
+    );
+    app.notFound((c) => c.text('host', 404));
+    const base = await listen(app);
+    for (const [path, allow] of [
+      ['/demo/oauth2/v1/token', 'POST'],
+      ['/.well-known/oauth-authorization-server/demo', 'GET, HEAD'],
+      ['/demo/api/v1/things', 'POST'],
+    ]) {
+      const answer = await sendRaw(base, 'TRACE', path!);
+      expect({ status: answer.status, allow: answer.headers.allow }).toEqual({ status: 405, allow });
+      expect(JSON.parse(answer.body).error).toBe('method_not_allowed');
+    }
+    expect(await sendRaw(base, 'TRACE', '/elsewhere')).toMatchObject({ status: 404, body: 'host' });
   });
 });
 

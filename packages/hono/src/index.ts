@@ -1,18 +1,17 @@
 /**
- * `@gatehouse/hono`: mounts a Gatehouse instance in a Hono app and protects the host's own routes,
+ * `@gatehousejs/hono`: mounts a Gatehouse instance in a Hono app and protects the host's own routes,
  * on every runtime Hono runs on (Node via `@hono/node-server`, Bun, Deno, workers): Hono already
  * speaks Web `Request`/`Response`, so this adapter passes them through.
  * @packageDocumentation
  */
 import {
   type AuthenticateOptions,
-  type Authenticator,
   type Caller,
   type Gatehouse,
   type OperationsHandler,
   setClientAddress,
-  withAuthentication,
-} from '@gatehouse/core';
+} from '@gatehousejs/core';
+import { type Authenticator, withAuthentication } from '@gatehousejs/core/adapter';
 import type { Context, MiddlewareHandler } from 'hono';
 
 /** What {@link requireAuth} needs of an instance (a `Gatehouse`). */
@@ -28,7 +27,8 @@ export interface GatehouseMiddlewareOptions {
   /**
    * The client address, for the password rate limiter. Hono has no portable way to know it: on
    * Node pass `(c) => getConnInfo(c).remote.address` (`@hono/node-server/conninfo`), on other
-   * runtimes their equivalent. Default: unknown (only the per-username limit applies).
+   * runtimes their equivalent. Called once per request, before its body is touched. Default:
+   * unknown (see `rateLimit` in the core's docs for how unknown addresses are limited).
    */
   readonly clientAddress?: (c: Context) => string | undefined;
 }
@@ -45,8 +45,10 @@ export function gatehouse(
 ): MiddlewareHandler {
   return async (c, next) => {
     if (!instance.handles(c.req.url)) return next();
+    // Read before anything is awaited: a client that reset the connection has no address later.
+    const address = options.clientAddress?.(c);
     const request = await unreadRequest(c);
-    setClientAddress(request, options.clientAddress?.(c));
+    setClientAddress(request, address);
     return instance.fetch(request);
   };
 }
@@ -75,8 +77,9 @@ export function operations(
   options: GatehouseMiddlewareOptions = {},
 ): MiddlewareHandler {
   return async (c, next) => {
+    const address = options.clientAddress?.(c);
     const request = await unreadRequest(c);
-    setClientAddress(request, options.clientAddress?.(c));
+    setClientAddress(request, address);
     const response = await handler(request);
     if (!response) return next();
     return response;

@@ -1,6 +1,8 @@
-import { type AuthState, gatehouse, requireAuth } from '@gatehouse/koa';
+import { defineOperations } from '@gatehousejs/core';
+import { type AuthState, gatehouse, operations, requireAuth } from '@gatehousejs/koa';
 import { bodyParser } from '@koa/bodyparser';
-import Koa3, { type Middleware } from 'koa';
+import Koa3 from 'koa';
+import mount from 'koa-mount';
 // Koa 2 through an npm alias: the adapter supports both majors, and both run every test below.
 import Koa2 from 'koa2';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,6 +10,9 @@ import {
   echoInstance,
   endlessInstance,
   hangUpAfterFirstChunk,
+  resetProbe,
+  sendRaw,
+  sendResettable,
   serverRegistry,
 } from '../../core/test/adapter-kit';
 import {
@@ -24,23 +29,6 @@ afterEach(() => servers.closeAll());
 
 const listen = (app: Koa3) => servers.track(app.listen(0, '127.0.0.1'));
 
-/** What koa-mount does: strip a prefix from the path for the inner middleware, then restore it. */
-function mount(prefix: string, inner: Middleware): Middleware {
-  return async (ctx, next) => {
-    if (!ctx.path.startsWith(`${prefix}/`)) return next();
-    const original = ctx.path;
-    ctx.path = ctx.path.slice(prefix.length);
-    try {
-      await inner(ctx, async () => {
-        ctx.path = original;
-        await next();
-      });
-    } finally {
-      ctx.path = original;
-    }
-  };
-}
-
 const echo = echoInstance;
 
 const versions = [
@@ -50,15 +38,49 @@ const versions = [
 
 describe.each(versions)('on %s', (_version, Koa) => {
   describe('gatehouse() middleware', () => {
-    it('sees the full URL at the root and under a mounting middleware', async () => {
+    it('sees the full URL at the root and under koa-mount, nested or not', async () => {
+      const echoAll = { ...echo, handles: () => true };
+      const app = new Koa();
+      app.use(mount('/demo', gatehouse(echoAll)));
+      app.use(mount('/outer', mount('/demo', gatehouse(echoAll))));
+      const base = await listen(app);
+      for (const path of ['/demo/oauth2/v1/token?x=1', '/outer/demo/oauth2/v1/token?x=1']) {
+        expect((await (await fetch(base + path)).json()).url).toBe(base + path);
+      }
+    });
+
+    it('routes on ctx.url as middleware rewrote it outside any mount, also after the request left one', async () => {
+      const echoAll = { ...echo, handles: () => true };
+      const app = new Koa();
+      app.use(async (ctx, next) => {
+        if (ctx.path.startsWith('/v2/')) ctx.url = ctx.url.slice('/v2'.length);
+        else if (ctx.path === '/alias') ctx.url = '/demo/oauth2/v1/token?from=alias';
+        await next();
+      });
+      // A mount the request passes through and leaves (koa-mount leaves ctx.mountPath set).
+      app.use(mount('/demo', (_ctx, next) => next()));
+      app.use(gatehouse(echoAll));
+      const base = await listen(app);
+      const urlOf = async (path: string) => (await (await fetch(base + path)).json()).url;
+      // A prefix a rewrite stripped is not a mount path.
+      expect(await urlOf('/v2/demo/oauth2/v1/token')).toBe(`${base}/demo/oauth2/v1/token`);
+      expect(await urlOf('/alias')).toBe(`${base}/demo/oauth2/v1/token?from=alias`);
+      expect(await urlOf('/demo/x?y=1')).toBe(`${base}/demo/x?y=1`);
+    });
+
+    it('puts the mount back when middleware inside it rewrote the path or the query', async () => {
       const app = new Koa();
       app.use(
-        mount('/demo', gatehouse({ ...echo, handles: (url) => new URL(url).pathname.startsWith('/demo/') })),
+        mount('/demo', async (ctx, next) => {
+          if (ctx.path === '/token') ctx.url = '/oauth2/v1/token?rewritten=path';
+          else if (ctx.query.q) ctx.querystring = 'rewritten=query';
+          await gatehouse(echo)(ctx, next);
+        }),
       );
       const base = await listen(app);
-      expect((await (await fetch(`${base}/demo/oauth2/v1/token?x=1`)).json()).url).toBe(
-        `${base}/demo/oauth2/v1/token?x=1`,
-      );
+      const urlOf = async (path: string) => (await (await fetch(base + path)).json()).url;
+      expect(await urlOf('/demo/token?a=1')).toBe(`${base}/demo/oauth2/v1/token?rewritten=path`);
+      expect(await urlOf('/demo/oauth2/v1/token?q=1')).toBe(`${base}/demo/oauth2/v1/token?rewritten=query`);
     });
 
     it('falls through to the next middleware for other paths', async () => {
@@ -140,6 +162,50 @@ describe.each(versions)('on %s', (_version, Koa) => {
       app.use(gatehouse(endless));
       hangUpAfterFirstChunk(`${await listen(app)}/demo/endless`);
       await hungUp;
+    });
+  });
+
+  describe('client resets', () => {
+    it('keeps the client address (ctx.ip) of a request whose client reset the connection', async () => {
+      const probe = resetProbe();
+      const app = new Koa();
+      app.silent = true; // the reset surfaces through app.on('error'): expected here
+      app.use(gatehouse(probe.instance));
+      const reset = await sendResettable(await listen(app), 'POST', '/demo/auth/v1/token', {}, 'a=1');
+      await probe.received;
+      reset();
+      expect(await probe.addressAfterReset).toBe('127.0.0.1');
+    });
+  });
+
+  describe('methods new Request() refuses', () => {
+    it('answers TRACE on the instance and operations paths 405 with Allow, and leaves other paths to the host', async () => {
+      const t = await testInstance();
+      const app = new Koa();
+      app.use(gatehouse(t.gatehouse));
+      app.use(
+        operations(
+          defineOperations(t.gatehouse, {
+            'POST /api/v1/things': { schemes: ['bearer'], handler: () => Response.json({}) },
+          }),
+        ),
+      );
+      app.use((ctx) => {
+        ctx.status = 404;
+        ctx.body = 'host';
+      });
+      const base = await listen(app);
+      for (const [path, allow] of [
+        ['/demo/oauth2/v1/token', 'POST'],
+        ['/demo/.well-known/oauth-authorization-server', 'GET, HEAD'],
+        ['/.well-known/oauth-authorization-server/demo', 'GET, HEAD'],
+        ['/demo/api/v1/things', 'POST'],
+      ]) {
+        const answer = await sendRaw(base, 'TRACE', path!);
+        expect({ status: answer.status, allow: answer.headers.allow }).toEqual({ status: 405, allow });
+        expect(JSON.parse(answer.body).error).toBe('method_not_allowed');
+      }
+      expect(await sendRaw(base, 'TRACE', '/elsewhere')).toMatchObject({ status: 404, body: 'host' });
     });
   });
 

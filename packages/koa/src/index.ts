@@ -1,26 +1,25 @@
 /**
- * `@gatehouse/koa`: mounts a Gatehouse instance in a Koa (2 or 3) app, and protects the host's own
+ * `@gatehousejs/koa`: mounts a Gatehouse instance in a Koa (2 or 3) app, and protects the host's own
  * routes. It only translates between Koa and Web `Request`/`Response`, through the shared Node
- * bridge of `@gatehouse/core/node`.
+ * bridge of `@gatehousejs/core/node`.
  * @packageDocumentation
  */
+import type { AuthenticateOptions, Caller, OperationsHandler } from '@gatehousejs/core';
 import {
   type Answer,
-  type AuthenticateOptions,
   type Authenticator,
-  type Caller,
-  type OperationsHandler,
-  withAuthentication,
-} from '@gatehouse/core';
-import {
   answerOf,
-  readWebRequest,
   type Servable,
+  withAuthentication,
+} from '@gatehousejs/core/adapter';
+import {
+  frameworkRequestOptions,
+  readWebRequest,
   sendWebResponse,
   type ToWebRequestOptions,
   toWebRequest,
   webRequestUrl,
-} from '@gatehouse/core/node';
+} from '@gatehousejs/core/node';
 import type { Context, Middleware } from 'koa';
 
 /** What {@link requireAuth} needs of an instance (a `Gatehouse`). */
@@ -34,29 +33,56 @@ export interface AuthState {
 
 /**
  * The Web `Request` for a Koa context: the public URL from `ctx.protocol` and `ctx.host` (which
- * honour `app.proxy`; `X-Forwarded-*` is never read here), a prefix stripped by a mounting
- * middleware (`koa-mount`) put back from `ctx.originalUrl`, the client address from `ctx.ip`, and
- * the body streamed, or re-encoded when a body parser already consumed it (`ctx.request.rawBody`,
- * kept by `@koa/bodyparser`, is preferred).
+ * honour `app.proxy`; `X-Forwarded-*` is never read here), the prefix a `koa-mount` stripped put
+ * back (see {@link mountPathOf}), the client address from `ctx.ip`, and the body streamed, or
+ * re-encoded when a body parser already consumed it (`ctx.request.rawBody`, kept by
+ * `@koa/bodyparser`, is preferred).
  */
 export function toRequest(ctx: Context, extra: Pick<ToWebRequestOptions, 'ignoreBody'> = {}): Request {
-  return toWebRequest(ctx.req, { ...requestOptions(ctx), ...extra });
+  return toWebRequest(ctx.req, requestOptions(ctx, extra.ignoreBody));
 }
 
 /** The bridge's options for a Koa context (see {@link toRequest}). */
-function requestOptions(ctx: Context): ToWebRequestOptions {
-  const { originalUrl, url } = ctx;
-  const mountPath = originalUrl !== url && originalUrl.endsWith(url) ? originalUrl.slice(0, -url.length) : '';
+function requestOptions(ctx: Context, ignoreBody = false): ToWebRequestOptions {
   const request = ctx.request as { body?: unknown; rawBody?: string | Uint8Array };
-  let origin: string | undefined;
-  return {
-    // Looked up when first needed (a bearer check needs neither the URL nor the address).
-    origin: () => (origin ??= `${ctx.protocol}://${ctx.host}`),
-    mountPath,
+  return frameworkRequestOptions(ctx, {
+    mountPath: mountPathOf(ctx),
+    ignoreBody,
     body: { value: request.body, raw: request.rawBody },
-    clientAddress: () => ctx.ip,
     response: ctx.res,
-  };
+  });
+}
+
+/**
+ * The prefix mounting middleware stripped from the path before this one, so that the instance
+ * routes on the path the client asked for. Koa keeps no `baseUrl`; `koa-mount` records the prefix
+ * it strips in `ctx.mountPath` (only the innermost one when mounts are nested, and it stays set
+ * after the request has left the mount, whose path is then restored). So, comparing paths (a
+ * rewritten query changes nothing):
+ * - no `ctx.mountPath`, or the path is the original one: no mount is active, and a `ctx.url` that
+ *   middleware rewrote is routed as rewritten;
+ * - the original path is what precedes the current one plus the current one, and that prefix ends
+ *   with `ctx.mountPath`: that whole prefix (one mount, or several nested);
+ * - the current path still starts with `ctx.mountPath`: the request has left the mount (which put
+ *   its path back) and was rewritten since: none;
+ * - otherwise middleware rewrote the path before or inside the mount: `ctx.mountPath`.
+ * Left ambiguous: a rewrite that strips a prefix ending like the mount's own (`/x/demo/y` →
+ * `/demo/y`, then `koa-mount('/demo')`) reads as two nested mounts.
+ */
+function mountPathOf(ctx: Context): string {
+  const mounted = (ctx as { mountPath?: unknown }).mountPath;
+  if (typeof mounted !== 'string' || mounted === '' || mounted === '/') return '';
+  const query = ctx.originalUrl.indexOf('?');
+  const original = query < 0 ? ctx.originalUrl : ctx.originalUrl.slice(0, query);
+  const current = ctx.path;
+  if (original === current) return '';
+  if (original.endsWith(current)) {
+    const stripped = original.slice(0, original.length - current.length);
+    if (stripped.endsWith(mounted)) return stripped;
+  }
+  const prefix = mounted.endsWith('/') ? mounted : `${mounted}/`;
+  if (current === mounted || current.startsWith(prefix)) return '';
+  return mounted;
 }
 
 /** Hands the answer to Node directly: Koa must not write a response of its own. */

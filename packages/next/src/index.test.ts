@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { clientAddressOf } from '@gatehouse/core';
-import { handlers, withAuth } from '@gatehouse/next';
+import { clientAddressOf, createGatehouseHost, memoryClientStore, memoryUserStore } from '@gatehousejs/core';
+import { handlers, withAuth } from '@gatehousejs/next';
 import { describe, expect, it } from 'vitest';
 import {
   basic,
@@ -9,10 +9,35 @@ import {
   mintCode,
   PKCE_VERIFIER,
   REDIRECT_URI,
+  testClients,
   testInstance,
+  testKey,
 } from '../../core/test/fixtures';
 
 describe('handlers()', () => {
+  it('serves a createGatehouseHost from one catch-all route (app/[instance]/[...path]/route.ts)', async () => {
+    const host = createGatehouseHost({
+      origin: 'http://localhost:3000',
+      resolve: async (name) =>
+        name === 'demo' || name === 'acme'
+          ? {
+              keys: [await testKey()],
+              clients: memoryClientStore(await testClients()),
+              users: memoryUserStore([]),
+            }
+          : null,
+    });
+    const { GET } = handlers(host);
+    for (const name of ['demo', 'acme']) {
+      const metadata = await GET(
+        new Request(`http://localhost:3000/${name}/.well-known/oauth-authorization-server`),
+        {},
+      );
+      expect((await metadata.json()).issuer).toBe(`http://localhost:3000/${name}`);
+    }
+    expect((await GET(new Request('http://localhost:3000/other/oauth2/v1/keys'), {})).status).toBe(404);
+  });
+
   it('answers the token endpoint through the route methods', async () => {
     const t = await testInstance();
     const { POST, GET } = handlers(t.gatehouse);

@@ -1,18 +1,17 @@
 /**
- * `@gatehouse/next`: Next.js App Router route handlers for a Gatehouse instance, and a wrapper that
+ * `@gatehousejs/next`: Next.js App Router route handlers for a Gatehouse instance, and a wrapper that
  * protects the host's own route handlers. Route handlers already speak Web `Request`/`Response`,
  * so this runs on the Node and the Edge runtime alike (no Node built-ins).
  * @packageDocumentation
  */
 import {
   type AuthenticateOptions,
-  type Authenticator,
   type Caller,
   type Gatehouse,
   type OperationsHandler,
-  ProtocolError,
   setClientAddress,
-} from '@gatehouse/core';
+} from '@gatehousejs/core';
+import { type Authenticator, notFoundResponse } from '@gatehousejs/core/adapter';
 
 /** What {@link withAuth} needs of an instance (a `Gatehouse`). */
 export type { Authenticator };
@@ -25,7 +24,8 @@ export interface HandlersOptions {
   /**
    * The client address, for the password rate limiter. Next.js exposes none it vouches for; behind
    * a proxy you trust, read its header here (e.g. the last `X-Forwarded-For` entry it appends).
-   * Default: unknown (only the per-username limit applies).
+   * Called once per request, first thing. Default: unknown (see `rateLimit` in the core's docs for
+   * how unknown addresses are limited).
    */
   readonly clientAddress?: (request: Request) => string | undefined;
 }
@@ -75,10 +75,7 @@ export function operations(
 ): OperationRouteHandlers {
   const handle: RouteHandler = async (request) => {
     setClientAddress(request, options.clientAddress?.(request));
-    return (
-      (await handler(request)) ??
-      new ProtocolError('not_found', 'No such endpoint.', { status: 404 }).toResponse()
-    );
+    return (await handler(request)) ?? notFoundResponse();
   };
   return {
     GET: handle,

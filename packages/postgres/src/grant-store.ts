@@ -1,13 +1,18 @@
-import type {
-  AuthorizationCodeRecord,
-  GrantStore,
-  RedeemCodeResult,
-  RefreshTokenRecord,
-  RotateRefreshTokenResult,
-} from '@gatehouse/core';
+import {
+  type AuthorizationCodeRecord,
+  type GrantStore,
+  type RedeemCodeResult,
+  type RefreshTokenRecord,
+  type RotateRefreshTokenResult,
+  type Subject,
+  subjectId,
+  wholeExpiry,
+  wholeInstant,
+} from '@gatehousejs/core';
 import type { Pool } from 'pg';
+import { attributesFrom, attributesOf, CODE_ATTRIBUTES, REFRESH_ATTRIBUTES } from './attributes.js';
+import type { RevocationHub } from './revocation-channel.js';
 import type { Tables } from './schema.js';
-import { expiry, instant } from './times.js';
 
 interface CodeRow {
   code_hash: string;
@@ -20,75 +25,103 @@ interface CodeRow {
   auth_time: string;
   expires_at: string;
   consumed_at: string | null;
+  attrs: Record<string, unknown> | null;
 }
 
 interface RefreshRow {
   token_hash: string;
   grant_id: string;
   client_id: string;
-  user_id: string;
+  subject_kind: 'user' | 'client';
+  subject_id: string;
   scope: string;
   issued_at: string;
   expires_at: string;
   rotated_at: string | null;
+  attrs: Record<string, unknown> | null;
 }
 
 /**
- * {@link GrantStore} on PostgreSQL. Consuming a code and rotating a refresh token are each one
- * statement: a conditional `UPDATE … WHERE consumed_at IS NULL … RETURNING` whose row lock makes
- * concurrent callers wait and then fail the condition (exactly one winner under READ COMMITTED),
- * chained to the `INSERT` of the new refresh token, so both land or neither does.
+ * {@link GrantStore} on PostgreSQL, for one instance: every statement names `instance_id = $1`
+ * (part of every primary key), so no lookup reaches another instance's rows. Consuming a code and
+ * rotating a refresh token are each one statement: a conditional `UPDATE … WHERE consumed_at IS NULL
+ * … RETURNING` whose row lock makes concurrent callers wait and then fail the condition (exactly one
+ * winner under READ COMMITTED), chained to the `INSERT` of the new refresh token, so both land or
+ * neither does.
  */
-export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
-  // A grant revocation that is still in force ($2 = now), for the record aliased `r`.
-  const notRevoked = (now: string) =>
-    `NOT EXISTS (SELECT 1 FROM ${t.revokedGrants} g WHERE g.grant_id = r.grant_id AND g.expires_at > ${now})`;
+export function postgresGrantStore(
+  pool: Pool,
+  t: Tables,
+  instanceId: string,
+  hub: RevocationHub,
+): GrantStore {
+  /** Names the instance in the channel's messages. */
+  const tag = `${instanceId.length}:${instanceId}`;
+  // Neither a grant revocation of this instance nor a mark of the record's user covering its issue
+  // time is in force at `now` ($2), for the record aliased `r`. `user` names the user of `r` (codes
+  // always have one; a refresh token only when its subject is a user), `issued` its issue time.
+  const notRevoked = (user: 'r.user_id' | 'r.subject_id', issued: 'r.auth_time' | 'r.issued_at') =>
+    `NOT EXISTS (SELECT 1 FROM ${t.revokedGrants} g
+       WHERE g.instance_id = r.instance_id AND g.grant_id = r.grant_id AND g.expires_at > $2)
+     AND NOT EXISTS (SELECT 1 FROM ${t.revokedSubjects} s
+       WHERE s.instance_id = r.instance_id AND s.user_id = ${user} AND s.expires_at > $2 AND ${issued} <= s.revoked_at
+         ${user === 'r.subject_id' ? "AND r.subject_kind = 'user'" : ''})`;
+  const codeNotRevoked = notRevoked('r.user_id', 'r.auth_time');
+  const refreshNotRevoked = notRevoked('r.subject_id', 'r.issued_at');
 
   const findCodeRow = async (codeHash: string, now: number) =>
     (
       await pool.query<CodeRow>(
-        `SELECT r.* FROM ${t.codes} r WHERE r.code_hash = $1 AND r.expires_at > $2 AND ${notRevoked('$2')}`,
-        [codeHash, instant(now)],
+        `SELECT r.* FROM ${t.codes} r
+         WHERE r.instance_id = $1 AND r.code_hash = $3 AND r.expires_at > $2 AND ${codeNotRevoked}`,
+        [instanceId, wholeInstant(now), codeHash],
       )
     ).rows[0];
 
   const findRefreshRow = async (tokenHash: string, now: number) =>
     (
       await pool.query<RefreshRow>(
-        `SELECT r.* FROM ${t.refreshTokens} r WHERE r.token_hash = $1 AND r.expires_at > $2 AND ${notRevoked('$2')}`,
-        [tokenHash, instant(now)],
+        `SELECT r.* FROM ${t.refreshTokens} r
+         WHERE r.instance_id = $1 AND r.token_hash = $3 AND r.expires_at > $2 AND ${refreshNotRevoked}`,
+        [instanceId, wholeInstant(now), tokenHash],
       )
     ).rows[0];
 
-  /** INSERT of the refresh token in $3…$9, for each row of the CTE `won` (none when $3 is null). */
+  /** INSERT of the refresh token in $4…$12, for each row of the CTE `won` (none when $4 is null). */
   const insertRefreshFromWinner = `
-    INSERT INTO ${t.refreshTokens} (token_hash, grant_id, client_id, user_id, scope, issued_at, expires_at)
-    SELECT $3::text, $4::text, $5::text, $6::text, $7::text, $8::bigint, $9::bigint FROM won WHERE $3::text IS NOT NULL`;
+    INSERT INTO ${t.refreshTokens}
+      (instance_id, token_hash, grant_id, client_id, subject_kind, subject_id, scope, issued_at, expires_at, attrs)
+    SELECT $1, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::bigint, $11::bigint, $12::jsonb
+    FROM won WHERE $4::text IS NOT NULL`;
   const refreshParams = (record: RefreshTokenRecord | null) =>
     record
       ? [
           record.tokenHash,
           record.grantId,
           record.clientId,
-          record.userId,
+          record.subject.kind,
+          subjectId(record.subject),
           record.scope,
-          instant(record.issuedAt),
-          expiry(record.expiresAt),
+          wholeInstant(record.issuedAt),
+          wholeExpiry(record.expiresAt),
+          attributesOf(record, REFRESH_ATTRIBUTES),
         ]
-      : [null, null, null, null, null, null, null];
+      : [null, null, null, null, null, null, null, null, null];
 
   return {
     async saveCode(record) {
       await pool.query(
         `INSERT INTO ${t.codes}
-           (code_hash, grant_id, client_id, user_id, redirect_uri, scope, code_challenge, auth_time, expires_at, consumed_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-         ON CONFLICT (code_hash) DO UPDATE SET
+           (instance_id, code_hash, grant_id, client_id, user_id, redirect_uri, scope, code_challenge,
+            auth_time, expires_at, consumed_at, attrs)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+         ON CONFLICT (instance_id, code_hash) DO UPDATE SET
            grant_id = EXCLUDED.grant_id, client_id = EXCLUDED.client_id, user_id = EXCLUDED.user_id,
            redirect_uri = EXCLUDED.redirect_uri, scope = EXCLUDED.scope,
            code_challenge = EXCLUDED.code_challenge, auth_time = EXCLUDED.auth_time,
-           expires_at = EXCLUDED.expires_at, consumed_at = EXCLUDED.consumed_at`,
+           expires_at = EXCLUDED.expires_at, consumed_at = EXCLUDED.consumed_at, attrs = EXCLUDED.attrs`,
         [
+          instanceId,
           record.codeHash,
           record.grantId,
           record.clientId,
@@ -96,9 +129,10 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
           record.redirectUri,
           record.scope,
           record.codeChallenge ?? null,
-          instant(record.authTime),
-          expiry(record.expiresAt),
-          record.consumedAt === undefined ? null : instant(record.consumedAt),
+          wholeInstant(record.authTime),
+          wholeExpiry(record.expiresAt),
+          record.consumedAt === undefined ? null : wholeInstant(record.consumedAt),
+          attributesOf(record, CODE_ATTRIBUTES),
         ],
       );
     },
@@ -109,16 +143,17 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
     },
 
     async redeemCode(codeHash, refreshToken, now, keepUntil): Promise<RedeemCodeResult> {
-      // The consumed row is kept until keepUntil ($10, never shortened) so that a late replay is
+      // The consumed row is kept until keepUntil ($13, never shortened) so that a late replay is
       // still recognised (RFC 6749 §4.1.2); the sweeper drops it by expires_at afterwards.
       const { rows } = await pool.query<CodeRow>(
         `WITH won AS (
-           UPDATE ${t.codes} r SET consumed_at = $2, expires_at = GREATEST(r.expires_at, $10::bigint)
-           WHERE r.code_hash = $1 AND r.consumed_at IS NULL AND r.expires_at > $2 AND ${notRevoked('$2')}
+           UPDATE ${t.codes} r SET consumed_at = $2, expires_at = GREATEST(r.expires_at, $13::bigint)
+           WHERE r.instance_id = $1 AND r.code_hash = $3 AND r.consumed_at IS NULL AND r.expires_at > $2
+             AND ${codeNotRevoked}
            RETURNING r.*
          ), stored AS (${insertRefreshFromWinner})
          SELECT * FROM won`,
-        [codeHash, instant(now), ...refreshParams(refreshToken), expiry(keepUntil)],
+        [instanceId, wholeInstant(now), codeHash, ...refreshParams(refreshToken), wholeExpiry(keepUntil)],
       );
       if (rows[0]) return { status: 'redeemed', code: toCode(rows[0]) };
       // Lost: a fresh read (after the winner committed) tells a replay from an unknown code.
@@ -130,13 +165,20 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
 
     async saveRefreshToken(record) {
       await pool.query(
-        `INSERT INTO ${t.refreshTokens} (token_hash, grant_id, client_id, user_id, scope, issued_at, expires_at, rotated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-         ON CONFLICT (token_hash) DO UPDATE SET
-           grant_id = EXCLUDED.grant_id, client_id = EXCLUDED.client_id, user_id = EXCLUDED.user_id,
+        `INSERT INTO ${t.refreshTokens}
+           (instance_id, token_hash, grant_id, client_id, subject_kind, subject_id, scope, issued_at,
+            expires_at, attrs, rotated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+         ON CONFLICT (instance_id, token_hash) DO UPDATE SET
+           grant_id = EXCLUDED.grant_id, client_id = EXCLUDED.client_id,
+           subject_kind = EXCLUDED.subject_kind, subject_id = EXCLUDED.subject_id,
            scope = EXCLUDED.scope, issued_at = EXCLUDED.issued_at, expires_at = EXCLUDED.expires_at,
-           rotated_at = EXCLUDED.rotated_at`,
-        [...refreshParams(record), record.rotatedAt === undefined ? null : instant(record.rotatedAt)],
+           attrs = EXCLUDED.attrs, rotated_at = EXCLUDED.rotated_at`,
+        [
+          instanceId,
+          ...refreshParams(record),
+          record.rotatedAt === undefined ? null : wholeInstant(record.rotatedAt),
+        ],
       );
     },
 
@@ -149,11 +191,12 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
       const { rows } = await pool.query<RefreshRow>(
         `WITH won AS (
            UPDATE ${t.refreshTokens} r SET rotated_at = $2
-           WHERE r.token_hash = $1 AND r.rotated_at IS NULL AND r.expires_at > $2 AND ${notRevoked('$2')}
+           WHERE r.instance_id = $1 AND r.token_hash = $3 AND r.rotated_at IS NULL AND r.expires_at > $2
+             AND ${refreshNotRevoked}
            RETURNING r.*
          ), stored AS (${insertRefreshFromWinner})
          SELECT * FROM won`,
-        [tokenHash, instant(now), ...refreshParams(next)],
+        [instanceId, wholeInstant(now), tokenHash, ...refreshParams(next)],
       );
       if (rows[0]) return { status: 'rotated', previous: toRefresh({ ...rows[0], rotated_at: null }) };
       const current = await findRefreshRow(tokenHash, now);
@@ -162,30 +205,75 @@ export function postgresGrantStore(pool: Pool, t: Tables): GrantStore {
         : { status: 'invalid' };
     },
 
+    // Each revocation notifies the engine's channel in its own statement, so its own transaction:
+    // the notification is delivered at commit, with the values in force (pushed revocations).
     async revokeGrant(grantId, expiresAt) {
       await pool.query(
-        `INSERT INTO ${t.revokedGrants} AS g (grant_id, expires_at) VALUES ($1, $2)
-         ON CONFLICT (grant_id) DO UPDATE SET expires_at = GREATEST(g.expires_at, EXCLUDED.expires_at)`,
-        [grantId, expiry(expiresAt)],
+        `WITH r AS (
+           INSERT INTO ${t.revokedGrants} AS g (instance_id, grant_id, expires_at) VALUES ($1, $2, $3)
+           ON CONFLICT (instance_id, grant_id) DO UPDATE SET expires_at = GREATEST(g.expires_at, EXCLUDED.expires_at)
+           RETURNING expires_at)
+         SELECT pg_notify($4, 'g|' || r.expires_at || '|' || $5) FROM r`,
+        [instanceId, grantId, wholeExpiry(expiresAt), hub.channel, tag + grantId],
       );
     },
 
     async revokeAccessToken(jti, expiresAt) {
       await pool.query(
-        `INSERT INTO ${t.revokedAccessTokens} AS a (jti, expires_at) VALUES ($1, $2)
-         ON CONFLICT (jti) DO UPDATE SET expires_at = GREATEST(a.expires_at, EXCLUDED.expires_at)`,
-        [jti, expiry(expiresAt)],
+        `WITH r AS (
+           INSERT INTO ${t.revokedAccessTokens} AS a (instance_id, jti, expires_at) VALUES ($1, $2, $3)
+           ON CONFLICT (instance_id, jti) DO UPDATE SET expires_at = GREATEST(a.expires_at, EXCLUDED.expires_at)
+           RETURNING expires_at)
+         SELECT pg_notify($4, 't|' || r.expires_at || '|' || $5) FROM r`,
+        [instanceId, jti, wholeExpiry(expiresAt), hub.channel, tag + jti],
       );
     },
 
-    async isRevoked(jti, grantId, now) {
-      // One round trip, two primary-key probes.
+    async revokeSubject(userId, at, expiresAt) {
+      await pool.query(
+        `WITH r AS (
+           INSERT INTO ${t.revokedSubjects} AS s (instance_id, user_id, revoked_at, expires_at) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (instance_id, user_id) DO UPDATE SET revoked_at = GREATEST(s.revoked_at, EXCLUDED.revoked_at),
+             expires_at = GREATEST(s.expires_at, EXCLUDED.expires_at)
+           RETURNING revoked_at, expires_at)
+         SELECT pg_notify($5, 'u|' || r.revoked_at || ' ' || r.expires_at || '|' || $6) FROM r`,
+        // The mark's time rounds up and issue times round down: a fraction errs towards revoking.
+        [instanceId, userId, wholeExpiry(at), wholeExpiry(expiresAt), hub.channel, tag + userId],
+      );
+    },
+
+    watchRevocations(listener) {
+      return hub.watch(instanceId, listener);
+    },
+
+    async isRevoked(jti, grantId, now, userId, issuedAt) {
+      // One round trip, three primary-key probes (the user's only when a user is given).
       const { rows } = await pool.query<{ revoked: boolean }>(
-        `SELECT EXISTS (SELECT 1 FROM ${t.revokedAccessTokens} WHERE jti = $1 AND expires_at > $3)
-             OR EXISTS (SELECT 1 FROM ${t.revokedGrants} WHERE grant_id = $2::text AND expires_at > $3) AS revoked`,
-        [jti, grantId ?? null, instant(now)],
+        `SELECT EXISTS (SELECT 1 FROM ${t.revokedAccessTokens}
+                         WHERE instance_id = $1 AND jti = $2 AND expires_at > $4)
+             OR EXISTS (SELECT 1 FROM ${t.revokedGrants}
+                         WHERE instance_id = $1 AND grant_id = $3::text AND expires_at > $4)
+             OR EXISTS (SELECT 1 FROM ${t.revokedSubjects}
+                         WHERE instance_id = $1 AND user_id = $5::text AND expires_at > $4
+                           AND $6::bigint <= revoked_at) AS revoked`,
+        [
+          instanceId,
+          jti,
+          grantId ?? null,
+          wholeInstant(now),
+          issuedAt === undefined ? null : (userId ?? null),
+          issuedAt === undefined ? null : wholeInstant(issuedAt),
+        ],
       );
       return rows[0]!.revoked;
+    },
+
+    async subjectRevokedAt(userId, now) {
+      const { rows } = await pool.query<{ revoked_at: string }>(
+        `SELECT revoked_at FROM ${t.revokedSubjects} WHERE instance_id = $1 AND user_id = $2 AND expires_at > $3`,
+        [instanceId, userId, wholeInstant(now)],
+      );
+      return rows[0] ? Number(rows[0].revoked_at) : null;
     },
   };
 }
@@ -199,6 +287,7 @@ function toCode(row: CodeRow): AuthorizationCodeRecord {
     redirectUri: row.redirect_uri,
     scope: row.scope,
     ...(row.code_challenge === null ? {} : { codeChallenge: row.code_challenge }),
+    ...attributesFrom(row.attrs, CODE_ATTRIBUTES),
     authTime: Number(row.auth_time),
     expiresAt: Number(row.expires_at),
     ...(row.consumed_at === null ? {} : { consumedAt: Number(row.consumed_at) }),
@@ -206,12 +295,17 @@ function toCode(row: CodeRow): AuthorizationCodeRecord {
 }
 
 function toRefresh(row: RefreshRow): RefreshTokenRecord {
+  const subject: Subject =
+    row.subject_kind === 'client'
+      ? { kind: 'client', clientId: row.subject_id }
+      : { kind: 'user', userId: row.subject_id };
   return {
     tokenHash: row.token_hash,
     grantId: row.grant_id,
     clientId: row.client_id,
-    userId: row.user_id,
+    subject,
     scope: row.scope,
+    ...attributesFrom(row.attrs, REFRESH_ATTRIBUTES),
     issuedAt: Number(row.issued_at),
     expiresAt: Number(row.expires_at),
     ...(row.rotated_at === null ? {} : { rotatedAt: Number(row.rotated_at) }),

@@ -1,13 +1,17 @@
 /**
- * `@gatehouse/postgres`: Gatehouse storage on PostgreSQL, for several processes sharing grants,
- * sessions, consents and rate limits. Ships its SQL migrations (`migrations/`) and {@link migrate}.
+ * `@gatehousejs/postgres`: Gatehouse storage on PostgreSQL, for several processes sharing grants,
+ * sessions, consents, rate limits, registered clients and replay ids of any number of instances in one schema. Ships its SQL migrations (`migrations/`) and {@link migrate}.
  * @packageDocumentation
  */
 export { type MigrateOptions, migrate } from './migrate.js';
 export {
   failFastPoolConfig,
+  type PostgresEngine,
+  type PostgresEngineOptions,
+  type PostgresHousekeeping,
   type PostgresStorage,
   type PostgresStorageOptions,
+  postgresEngine,
   postgresStorage,
 } from './postgres-storage.js';
 export type { SweepOptions } from './sweeper.js';

@@ -6,6 +6,11 @@ import { DEFAULT_SCHEMA, tables } from './schema.js';
 export interface MigrateOptions {
   /** Schema to create and migrate. Default `gatehouse`. */
   readonly schema?: string;
+  /**
+   * Stop after this version (e.g. `'001_init'`): for staged upgrades and for testing an upgrade
+   * from an older schema. Default: every shipped migration.
+   */
+  readonly target?: string;
 }
 
 /** The shipped migrations (`migrations/NNN_name.sql`), in order. */
@@ -20,7 +25,14 @@ const MIGRATIONS_DIR = new URL('../migrations/', import.meta.url);
 export async function migrate(pool: Pool, options: MigrateOptions = {}): Promise<string[]> {
   const schemaName = options.schema ?? DEFAULT_SCHEMA;
   const { schema } = tables(schemaName);
-  const files = (await readdir(MIGRATIONS_DIR)).filter((name) => /^\d+_.+\.sql$/.test(name)).sort();
+  const shipped = (await readdir(MIGRATIONS_DIR)).filter((name) => /^\d+_.+\.sql$/.test(name)).sort();
+  const files =
+    options.target === undefined
+      ? shipped
+      : shipped.filter((file) => file.replace(/\.sql$/, '') <= options.target!);
+  if (options.target !== undefined && !shipped.includes(`${options.target}.sql`)) {
+    throw new TypeError(`migrate: no migration "${options.target}" (shipped: ${shipped.join(', ')}).`);
+  }
   const client = await pool.connect();
   try {
     await client.query('BEGIN');

@@ -1,10 +1,12 @@
 import { createServer } from 'node:net';
-import { hashSecret } from '@gatehouse/core';
-import { migrate, type PostgresStorage, postgresStorage } from '@gatehouse/postgres';
+import { hashSecret } from '@gatehousejs/core';
+import { migrate, type PostgresStorage, postgresStorage } from '@gatehousejs/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { failPasswordAttempts } from '../../core/test/password-attempts.js';
 
 const url = process.env.DATABASE_URL;
-if (!url) console.warn('@gatehouse/postgres: DATABASE_URL is not set; skipping the PostgreSQL engine tests.');
+if (!url)
+  console.warn('@gatehousejs/postgres: DATABASE_URL is not set; skipping the PostgreSQL engine tests.');
 
 describe.skipIf(!url)('postgres engine specifics', () => {
   const schema = `gatehouse_test_${crypto.randomUUID().replaceAll('-', '')}`;
@@ -19,10 +21,30 @@ describe.skipIf(!url)('postgres engine specifics', () => {
 
   it('migrates once, even when several processes start together', async () => {
     const runs = await Promise.all([1, 2, 3].map(() => migrate(storage.pool, { schema })));
-    expect(runs.flat()).toEqual(['001_init']);
+    expect(runs.flat()).toEqual(['001_init', '002_revoked_subjects', '003_storage_v2']);
     expect(await migrate(storage.pool, { schema })).toEqual([]);
-    const { rows } = await storage.pool.query('SELECT version FROM "' + schema + '".schema_migrations');
-    expect(rows).toEqual([{ version: '001_init' }]);
+    const { rows } = await storage.pool.query(
+      'SELECT version FROM "' + schema + '".schema_migrations ORDER BY version',
+    );
+    expect(rows).toEqual([
+      { version: '001_init' },
+      { version: '002_revoked_subjects' },
+      { version: '003_storage_v2' },
+    ]);
+  });
+
+  it('keeps password-attempt counters few, fixed-size and expiring, and writes none for refusals', async () => {
+    await migrate(storage.pool, { schema });
+    const flood = await failPasswordAttempts(storage.rateLimits, 200);
+    expect(flood.statuses.filter((status) => status === 429)).toHaveLength(150);
+    const { rows } = await storage.pool.query<{ rows: string; longest: number; last: string }>(
+      `SELECT count(*) AS rows, max(length(key)) AS longest, max(expires_at) AS last
+       FROM "${schema}".rate_limits WHERE key LIKE 'pw:%'`,
+    );
+    // One address bucket and one counter per username checked: nothing for the 150 refused.
+    expect(Number(rows[0]!.rows)).toBe(51);
+    expect(rows[0]!.longest).toBeLessThanOrEqual(64);
+    expect(Number(rows[0]!.last)).toBeLessThanOrEqual(flood.startedAt + 2 * flood.windowMs);
   });
 
   it('sweeps expired rows in batches and keeps live ones', async () => {
@@ -45,6 +67,7 @@ describe.skipIf(!url)('postgres engine specifics', () => {
     const expired = await Promise.all(Array.from({ length: 5 }, () => code(now - 1)));
     const live = await code(now + 60_000);
     await storage.grants.revokeAccessToken(crypto.randomUUID(), now - 1);
+    await storage.grants.revokeSubject!(crypto.randomUUID(), now - 10, now - 1);
     await storage.sessions.createSession({
       idHash: live,
       userId: 'u',
@@ -53,7 +76,7 @@ describe.skipIf(!url)('postgres engine specifics', () => {
       expiresAt: now - 1,
     });
 
-    expect(await storage.sweepExpired({ now, batchSize: 2 })).toBe(7);
+    expect(await storage.sweepExpired({ now, batchSize: 2 })).toBe(8);
     const { rows } = await storage.pool.query(`SELECT code_hash FROM "${schema}".authorization_codes`);
     expect(rows).toEqual([{ code_hash: live }]);
     expect(await storage.grants.findCode(expired[0]!, now - 10)).toBeNull();

@@ -1,20 +1,27 @@
-import type { GatehouseStorage } from '@gatehouse/core';
+import {
+  checkInstanceId,
+  DEFAULT_INSTANCE_ID,
+  type GatehouseStorage,
+  type StorageEngine,
+} from '@gatehousejs/core';
 import pg from 'pg';
 import { postgresGrantStore } from './grant-store.js';
-import { DEFAULT_SCHEMA, tables } from './schema.js';
+import { postgresClientRegistry, postgresReplayStore } from './registry-stores.js';
+import { type RevocationHub, revocationHub } from './revocation-channel.js';
+import { DEFAULT_SCHEMA, instanceTables, type Tables, tables } from './schema.js';
 import { postgresConsentStore, postgresRateLimitStore, postgresSessionStore } from './session-stores.js';
 import { type SweepOptions, scheduleSweeps, sweepExpired } from './sweeper.js';
 
-/** Options of {@link postgresStorage}: give a `pool`, or a `connectionString` to let the engine make one. */
-export interface PostgresStorageOptions {
+/** Options of {@link postgresEngine}: give a `pool`, or a `connectionString` to let the engine make one. */
+export interface PostgresEngineOptions {
   /**
    * Your own `pg` pool, used as configured: give it bounded timeouts (see {@link failFastPoolConfig}),
    * listen to its `error` event, and close it yourself.
    */
   readonly pool?: pg.Pool;
-  /** `postgres://…`: the engine creates (and {@link PostgresStorage.close}s) a pool with bounded timeouts. */
+  /** `postgres://…`: the engine creates (and {@link PostgresEngine.close}s) a pool with bounded timeouts. */
   readonly connectionString?: string;
-  /** Schema holding the tables (see `migrate`). Default `gatehouse`. */
+  /** Schema holding the tables of every instance (see `migrate`). Default `gatehouse`. */
   readonly schema?: string;
   /** How often expired rows are swept, in ms; `0` disables the timer (call `sweepExpired` yourself). Default 60000. */
   readonly sweepIntervalMs?: number;
@@ -24,14 +31,26 @@ export interface PostgresStorageOptions {
   readonly statementTimeoutMs?: number;
 }
 
-/** The four stores, plus the pool and housekeeping. */
-export interface PostgresStorage extends GatehouseStorage {
+/** Options of {@link postgresStorage}: those of the engine. */
+export type PostgresStorageOptions = PostgresEngineOptions;
+
+/** The pool and the housekeeping of an engine, shared by all its instances. */
+export interface PostgresHousekeeping {
   readonly pool: pg.Pool;
-  /** Deletes expired rows now, in batches; resolves to the number deleted. */
+  /** Deletes expired rows of every instance now, in batches; resolves to the number deleted. */
   sweepExpired(options?: SweepOptions): Promise<number>;
-  /** Stops the sweep timer and closes the pool if the engine created it. */
+  /**
+   * Stops the sweep timer, closes the engine's listening connection (pushed revocations) and
+   * closes the pool if the engine created it.
+   */
   close(): Promise<void>;
 }
+
+/** One schema for any number of instances: {@link instance} hands out each one's stores. */
+export interface PostgresEngine extends StorageEngine, PostgresHousekeeping {}
+
+/** One instance's stores (the instance `default`), plus the engine's pool and housekeeping. */
+export interface PostgresStorage extends GatehouseStorage, PostgresHousekeeping {}
 
 /**
  * Pool settings under which an unreachable or stuck server fails a request within bounded time:
@@ -49,20 +68,24 @@ export function failFastPoolConfig(connectionString: string, statementTimeoutMs 
 }
 
 /**
- * Gatehouse storage on PostgreSQL (≥ 12): grants, sessions, consents and rate limits, in the tables
- * created by `migrate`. Atomic steps are single statements; expired rows are invisible at once and
- * swept in the background.
+ * Gatehouse storage on PostgreSQL (≥ 12) for any number of instances in one schema: grants,
+ * sessions, consents, rate limits, registered clients and replay ids, in the tables created by
+ * `migrate`. Every table has `instance_id` in its primary key and every statement of a view names
+ * its instance, so instances are kept apart by construction, without a schema, a migration or a
+ * sweep timer each. Atomic steps are single statements; expired rows are invisible at once and
+ * swept in the background (one sweeper for all instances).
  *
  * @example
  * ```ts
- * const pool = new pg.Pool(failFastPoolConfig(process.env.DATABASE_URL!));
- * await migrate(pool);
- * const gatehouse = createGatehouse({ ...options, storage: postgresStorage({ pool }) });
+ * const engine = postgresEngine({ connectionString: process.env.DATABASE_URL });
+ * await migrate(engine.pool);
+ * const a = createGatehouse({ ...options, issuer: 'https://a.example', storage: engine });
+ * const b = createGatehouse({ ...options, issuer: 'https://b.example', storage: engine });
  * ```
  */
-export function postgresStorage(options: PostgresStorageOptions): PostgresStorage {
+export function postgresEngine(options: PostgresEngineOptions): PostgresEngine {
   if (!options.pool && !options.connectionString)
-    throw new TypeError('postgresStorage: give `pool` or `connectionString`.');
+    throw new TypeError('postgresEngine: give `pool` or `connectionString`.');
   const t = tables(options.schema ?? DEFAULT_SCHEMA);
   const owned = options.pool === undefined;
   const pool =
@@ -73,17 +96,78 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
   const interval = options.sweepIntervalMs ?? 60_000;
   const stopSweeps =
     interval > 0 ? scheduleSweeps(sweep, interval, options.onSweepError ?? (() => {})) : () => {};
+  const views = new Map<string, GatehouseStorage>();
+  // Pushed revocations: one listening connection, opened when a Gatehouse instance first asks.
+  const hub = revocationHub(pool, t);
 
   return {
     pool,
-    grants: postgresGrantStore(pool, t),
-    sessions: postgresSessionStore(pool, t),
-    consents: postgresConsentStore(pool, t),
-    rateLimits: postgresRateLimitStore(pool, t),
+    instance(instanceId) {
+      const id = checkInstanceId(instanceId);
+      let view = views.get(id);
+      if (!view) {
+        view = instanceView(pool, t, id, hub);
+        views.set(id, view);
+      }
+      return view;
+    },
     sweepExpired: sweep,
     async close() {
       stopSweeps();
+      await hub.close();
       if (owned) await pool.end();
     },
   };
+}
+
+/**
+ * Gatehouse storage on PostgreSQL for one instance: the view of the instance `default` of a
+ * {@link postgresEngine}, with its pool and housekeeping. Round 1's rows are migrated to that
+ * instance, so a host upgrading keeps its tokens and sessions.
+ *
+ * @example
+ * ```ts
+ * const pool = new pg.Pool(failFastPoolConfig(process.env.DATABASE_URL!));
+ * await migrate(pool);
+ * const gatehouse = createGatehouse({ ...options, storage: postgresStorage({ pool }) });
+ * ```
+ */
+export function postgresStorage(options: PostgresStorageOptions): PostgresStorage {
+  const engine = postgresEngine(options);
+  return {
+    ...engine.instance(DEFAULT_INSTANCE_ID),
+    pool: engine.pool,
+    sweepExpired: engine.sweepExpired,
+    close: engine.close,
+  };
+}
+
+/** The stores of one instance. */
+function instanceView(pool: pg.Pool, t: Tables, instanceId: string, hub: RevocationHub): GatehouseStorage {
+  return {
+    grants: postgresGrantStore(pool, t, instanceId, hub),
+    sessions: postgresSessionStore(pool, t, instanceId),
+    consents: postgresConsentStore(pool, t, instanceId),
+    rateLimits: postgresRateLimitStore(pool, t, instanceId),
+    clients: postgresClientRegistry(pool, t, instanceId),
+    replay: postgresReplayStore(pool, t, instanceId),
+    clear: () => clearInstance(pool, t, instanceId),
+  };
+}
+
+/** Deletes every row of one instance, one DELETE per table, in one transaction. */
+async function clearInstance(pool: pg.Pool, t: Tables, instanceId: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    for (const table of instanceTables(t)) {
+      await client.query(`DELETE FROM ${table} WHERE instance_id = $1`, [instanceId]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
 }

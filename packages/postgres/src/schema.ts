@@ -5,9 +5,12 @@ export interface Tables {
   readonly refreshTokens: string;
   readonly revokedGrants: string;
   readonly revokedAccessTokens: string;
+  readonly revokedSubjects: string;
   readonly sessions: string;
   readonly consents: string;
   readonly rateLimits: string;
+  readonly registeredClients: string;
+  readonly replayIds: string;
 }
 
 /** The default schema. */
@@ -27,8 +30,27 @@ export function tables(schema: string): Tables {
     refreshTokens: q('refresh_tokens'),
     revokedGrants: q('revoked_grants'),
     revokedAccessTokens: q('revoked_access_tokens'),
+    revokedSubjects: q('revoked_subjects'),
     sessions: q('sessions'),
     consents: q('consents'),
     rateLimits: q('rate_limits'),
+    registeredClients: q('registered_clients'),
+    replayIds: q('replay_ids'),
   };
+}
+
+/** Every table holding instance rows (all of them carry `instance_id`). */
+export function instanceTables(t: Tables): string[] {
+  return [
+    t.codes,
+    t.refreshTokens,
+    t.revokedGrants,
+    t.revokedAccessTokens,
+    t.revokedSubjects,
+    t.sessions,
+    t.consents,
+    t.rateLimits,
+    t.registeredClients,
+    t.replayIds,
+  ];
 }

@@ -1,6 +1,6 @@
+import { wholeInstant } from '@gatehousejs/core';
 import type { Pool } from 'pg';
-import type { Tables } from './schema.js';
-import { instant } from './times.js';
+import { instanceTables, type Tables } from './schema.js';
 
 /** Options of a sweep. */
 export interface SweepOptions {
@@ -13,25 +13,17 @@ export interface SweepOptions {
 }
 
 /**
- * Deletes expired rows in small batches. Expired rows are already invisible to every lookup (each
+ * Deletes expired rows of every instance in the schema in small batches. Expired rows are already invisible to every lookup (each
  * query compares `expires_at` with the caller's `now`), so sweeping is housekeeping only. `SKIP
  * LOCKED` lets it step around rows a request is working on, and concurrent sweepers (one per
  * process) around each other, so it never blocks a request. Returns the number of rows deleted.
  */
 export async function sweepExpired(pool: Pool, t: Tables, options: SweepOptions = {}): Promise<number> {
-  const now = instant(options.now ?? Date.now());
+  const now = wholeInstant(options.now ?? Date.now());
   const batchSize = options.batchSize ?? 1000;
   const maxBatches = options.maxBatches ?? 50;
   let total = 0;
-  for (const table of [
-    t.codes,
-    t.refreshTokens,
-    t.revokedGrants,
-    t.revokedAccessTokens,
-    t.sessions,
-    t.consents,
-    t.rateLimits,
-  ]) {
+  for (const table of instanceTables(t)) {
     for (let batch = 0; batch < maxBatches; batch++) {
       const { rowCount } = await pool.query(
         `DELETE FROM ${table} WHERE ctid = ANY (ARRAY(

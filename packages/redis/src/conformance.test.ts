@@ -1,5 +1,12 @@
-import { runStorageConformance } from '@gatehouse/core/testing';
-import { type RedisStorage, redisStorage } from '@gatehouse/redis';
+import { runStorageConformance } from '@gatehousejs/core/testing';
+import {
+  failFastOptions,
+  type RedisEngine,
+  type RedisStorage,
+  redisEngine,
+  redisStorage,
+} from '@gatehousejs/redis';
+import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scaleOutSuite } from '../../core/test/scale-out/harness.js';
 import { dropPrefix } from '../test/drop-prefix.js';
@@ -8,7 +15,7 @@ import { dropPrefix } from '../test/drop-prefix.js';
 const url = process.env.REDIS_URL;
 if (!url)
   console.warn(
-    '@gatehouse/redis: REDIS_URL is not set; skipping the Redis conformance and scale-out suites.',
+    '@gatehousejs/redis: REDIS_URL is not set; skipping the Redis conformance and scale-out suites.',
   );
 
 async function open(prefix: string): Promise<RedisStorage> {
@@ -19,6 +26,7 @@ async function open(prefix: string): Promise<RedisStorage> {
 
 describe.skipIf(!url)('redis engine', () => {
   const prefix = `gatehouse-test-${crypto.randomUUID()}`;
+  const peers: RedisEngine[] = [];
 
   it('keeps its records on the Redis server, under its prefix', async () => {
     const storage = await open(prefix);
@@ -30,7 +38,7 @@ describe.skipIf(!url)('redis engine', () => {
       lastSeenAt: now,
       expiresAt: now + 60_000,
     });
-    expect(await storage.client.exists(`${prefix}:session:probe`)).toBe(1);
+    expect(await storage.client.exists(`${prefix}:{7:default:session:probe}`)).toBe(1);
     await dropPrefix(storage, prefix);
     await storage.close();
   });
@@ -38,10 +46,40 @@ describe.skipIf(!url)('redis engine', () => {
   runStorageConformance(
     {
       name: 'redis',
-      create: () => open(prefix),
-      async cleanup(storage) {
-        await dropPrefix(storage as RedisStorage, prefix);
-        await (storage as RedisStorage).close();
+      async create() {
+        const engine = redisEngine({ url: url!, prefix });
+        await engine.ready();
+        return engine;
+      },
+      async cleanup(engine) {
+        await dropPrefix(engine as RedisEngine, prefix);
+        await (engine as RedisEngine).close();
+        for (const peer of peers) {
+          await peer.close();
+          peer.client.disconnect();
+        }
+      },
+      // Another process: its own client (named, so that its subscriber can be found and cut).
+      async peer() {
+        const client = new Redis(url!, {
+          ...failFastOptions(),
+          connectionName: `peer-${crypto.randomUUID()}`,
+        });
+        const peer = redisEngine({ client, prefix });
+        await peer.ready();
+        peers.push(peer);
+        return peer;
+      },
+      // CLIENT KILL of the peer's subscriber connection: the server drops it, ioredis reconnects.
+      async cutChannel(peer) {
+        const { client } = peer as RedisEngine;
+        const name = (client as Redis).options.connectionName!;
+        const list = (await client.client('LIST')) as string;
+        for (const line of list.split('\n')) {
+          if (line.includes(` name=${name} `) && / sub=[1-9]/.test(line)) {
+            await client.client('KILL', 'ID', line.match(/^id=(\d+)/)![1]!);
+          }
+        }
       },
     },
     { describe, it, expect, afterAll },

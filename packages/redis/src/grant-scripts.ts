@@ -1,14 +1,19 @@
 import { LuaScript } from './script.js';
 
 /**
- * The grant store's atomic steps. Code and refresh-token keys are hashes: `r` (the record as JSON,
+ * The grant store's atomic steps. Every key a script names is in one grant's slot (keys.ts). Code and
+ * refresh-token keys are hashes: `r` (the record as JSON,
  * without the store-managed marker), `exp` (expiresAt, ms), `grant` (grant id), the marker
  * `used` / `rot` (consumedAt / rotatedAt) and `by` (the nonce of the call that set the marker).
- * Revocation markers are strings holding their expiry.
+ * Revocation markers are strings holding their expiry; a user's mark (`revokeSubject`) holds
+ * `"<at> <expiresAt>"`: everything issued to the user at or before `at` is revoked until `expiresAt`.
  *
  * Every script first validates its arguments (times must be whole milliseconds), then re-checks
- * expiry against the caller's `now` (ARGV[1]) and the grant revocation, and only writes once every
- * check passed: Redis does not roll a script back when a command fails midway, so a write followed
+ * expiry against the caller's `now` (ARGV[1]), the grant revocation and the user's mark (ARGV[4],
+ * its `at` as read just before by the store, since the mark lives in the user's slot, not the
+ * grant's; compared with the record's own issue time, `ISSUED`: `authTime` of a code, `issuedAt`
+ * of a refresh token),
+ * and only writes once every check passed: Redis does not roll a script back when a command fails midway, so a write followed
  * by a failing command would leave half a step behind.
  *
  * Idempotent per call: ioredis re-sends a command whose reply was lost to a dropped connection, so
@@ -32,9 +37,12 @@ ${VALIDATE}
 local now = tonumber(ARGV[1])
 local f = redis.call('HMGET', KEYS[1], 'r', 'exp', 'grant', MARKER, 'by')
 if not f[1] or tonumber(f[2]) <= now then return {'invalid'} end
-if f[3] ~= ARGV[2] then return {'retry'} end
+if f[3] ~= ARGV[2] then return {'invalid'} end
 local revoked = redis.call('GET', KEYS[2])
 if revoked and tonumber(revoked) > now then return {'invalid'} end
+if ARGV[4] ~= '' and tonumber(cjson.decode(f[1])[ISSUED]) <= tonumber(ARGV[4]) then
+  return {'invalid'}
+end
 if f[4] and f[5] == ARGV[3] then return REPEAT(f) end
 if f[4] then return {SEEN, f[1], f[4], f[2]} end
 `;
@@ -47,48 +55,83 @@ redis.call('PEXPIREAT', KEYS[3], ARGV[${at + 1}])
 `;
 
 /**
- * KEYS: code, revoked-grant marker, [refresh token]. ARGV: now, expected grant id, nonce, keepUntil,
- * [refresh json, refresh expiresAt, refresh grant id]. The consumed code is kept until keepUntil
- * (never shortened) so that a late replay is still recognised.
+ * KEYS: code, revoked-grant marker, [refresh token]. ARGV: now, expected grant id, nonce, the
+ * user's mark (`at`, or ''), keepUntil, [refresh json, refresh expiresAt, refresh grant id]. The
+ * consumed code is kept until keepUntil (never shortened) so that a late replay is still recognised.
  * Replies `{'replayed', json, consumedAt, exp}` or `{'redeemed', json, exp}`.
  */
 export const redeemCodeScript = new LuaScript(`
-local MARKER, SEEN, INTS = 'used', 'replayed', {1, 4, 6}
+local MARKER, SEEN, ISSUED, INTS = 'used', 'replayed', 'authTime', {1, 5, 7}
 local REPEAT = function(f) return {'redeemed', f[1], f[2]} end
 ${CHECK_RECORD}
 local exp = f[2]
-if tonumber(ARGV[4]) > tonumber(exp) then
-  exp = ARGV[4]
+if tonumber(ARGV[5]) > tonumber(exp) then
+  exp = ARGV[5]
   redis.call('HSET', KEYS[1], 'used', ARGV[1], 'by', ARGV[3], 'exp', exp)
   redis.call('PEXPIREAT', KEYS[1], exp)
 else
   redis.call('HSET', KEYS[1], 'used', ARGV[1], 'by', ARGV[3])
 end
 if #KEYS == 3 then
-${storeRefreshToken(5)}
+${storeRefreshToken(6)}
 end
 return {'redeemed', f[1], exp}
 `);
 
 /**
- * KEYS: token, revoked-grant marker, next token. ARGV: now, expected grant id, nonce, next json,
- * expiresAt, grant id. Replies `{'reused', json, rotatedAt}` or `{'rotated', json}`.
+ * KEYS: token, revoked-grant marker, next token. ARGV: now, expected grant id, nonce, the user's
+ * mark (`at`, or ''), next json, expiresAt, grant id. Replies `{'reused', json, rotatedAt}` or
+ * `{'rotated', json}`.
  */
 export const rotateRefreshTokenScript = new LuaScript(`
-local MARKER, SEEN, INTS = 'rot', 'reused', {1, 5}
+local MARKER, SEEN, ISSUED, INTS = 'rot', 'reused', 'issuedAt', {1, 6}
 local REPEAT = function(f) return {'rotated', f[1]} end
 ${CHECK_RECORD}
 redis.call('HSET', KEYS[1], 'rot', ARGV[1], 'by', ARGV[3])
-${storeRefreshToken(4)}
+${storeRefreshToken(5)}
 return {'rotated', f[1]}
 `);
 
-/** KEYS: revocation marker. ARGV: expiresAt. Keeps the later expiry, so a revocation never shortens. */
+/**
+ * KEYS: revocation marker. ARGV: expiresAt, channel, kind (`g`, `t`), `<len>:<instance id><id>`.
+ * Keeps the later expiry, so a revocation never shortens, and publishes the expiry in force on the
+ * engine's revocation channel in the same atomic step (pushed revocations, revocation-channel.ts).
+ */
 export const revokeScript = new LuaScript(`
 local INTS = {1}
 ${VALIDATE}
+local value = ARGV[1]
 local current = redis.call('GET', KEYS[1])
-if current and tonumber(current) >= tonumber(ARGV[1]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[1])
+local changed = 1
+if current and tonumber(current) >= tonumber(ARGV[1]) then
+  value = current
+  changed = 0
+else
+  redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[1])
+end
+redis.call('PUBLISH', ARGV[2], ARGV[3] .. '|' .. value .. '|' .. ARGV[4])
+return changed
+`);
+
+/**
+ * KEYS: the user's mark. ARGV: at, expiresAt, channel, `<len>:<instance id><user id>`. Keeps the
+ * later `at` and the later expiry, so a mark never moves back nor shortens, and publishes the mark
+ * in force (kind `u`) in the same atomic step.
+ */
+export const revokeSubjectScript = new LuaScript(`
+local INTS = {1, 2}
+${VALIDATE}
+local at, exp = tonumber(ARGV[1]), tonumber(ARGV[2])
+local current = redis.call('GET', KEYS[1])
+if current then
+  local a, e = string.match(current, '^(%-?%d+) (%-?%d+)$')
+  if a then
+    at = math.max(at, tonumber(a))
+    exp = math.max(exp, tonumber(e))
+  end
+end
+local value = string.format('%.0f %.0f', at, exp)
+redis.call('SET', KEYS[1], value, 'PXAT', string.format('%.0f', exp))
+redis.call('PUBLISH', ARGV[3], 'u|' .. value .. '|' .. ARGV[4])
 return 1
 `);

@@ -1,42 +1,90 @@
 import { randomUUID } from 'node:crypto';
-import type {
-  AuthorizationCodeRecord,
-  GrantStore,
-  RedeemCodeResult,
-  RefreshTokenRecord,
-  RotateRefreshTokenResult,
-} from '@gatehouse/core';
-import { redeemCodeScript, revokeScript, rotateRefreshTokenScript } from './grant-scripts.js';
-import { expireAt, instant, type KeyLayout } from './keys.js';
+import {
+  type AuthorizationCodeRecord,
+  type GrantStore,
+  type RedeemCodeResult,
+  type RefreshTokenRecord,
+  type RotateRefreshTokenResult,
+  wholeExpiry,
+  wholeInstant,
+} from '@gatehousejs/core';
+import {
+  redeemCodeScript,
+  revokeScript,
+  revokeSubjectScript,
+  rotateRefreshTokenScript,
+} from './grant-scripts.js';
+import { expireAt, type KeyLayout } from './keys.js';
+import type { RevocationHub } from './revocation-channel.js';
 import type { LuaScript, RedisClient } from './script.js';
 
 type Marker = 'used' | 'rot';
 
 /**
- * {@link GrantStore} on Redis. Redeeming and rotating take two round trips: one read to learn the
- * record's grant id, then one script that re-checks everything and writes. The script names every
- * key it touches (the grant's revocation marker included), as Redis Cluster requires.
+ * {@link GrantStore} on Redis, for one instance (see keys.ts). A code or refresh token is found
+ * through its pointer (hash → grant id) and then read, with its grant's revocation marker, from its
+ * grant's slot. Redeeming and rotating take two round trips: one read of the pointer (with, for a
+ * rotation, the write of the next token's pointer), then one script that re-checks everything and
+ * writes. The script names every key it touches, all in the grant's slot, as Redis Cluster requires.
+ *
+ * A pointer is written before its record, never after: a pointer whose record never landed (a
+ * losing or failed call) leads to no record, which reads as absent, and expires with the record it
+ * would have named.
+ *
+ * A user's mark (`revokeSubject`) lives in the user's slot, not the grant's, so a script cannot read
+ * it: the store reads it just before (the pointer names the user) and hands its `at` to the script,
+ * which compares it with the record's issue time in the same step as the write. A mark written
+ * between that read and the script is as if written just after the script, which a mark's `at`
+ * (the time of `revokeUser`) does not distinguish from a mark written while the script ran.
  */
-export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStore {
-  /** A stored record with its marker, if it exists, is unexpired and its grant is not revoked. */
-  const findLive = async <T extends { grantId: string }>(key: string, marker: Marker, now: number) => {
-    const [json, exp, , seen] = await client.hmget(key, 'r', 'exp', 'grant', marker);
-    if (json == null || Number(exp) <= instant(now)) return null;
+export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: RevocationHub): GrantStore {
+  /**
+   * A stored record with its marker, if it exists, is unexpired, its grant is not revoked and no
+   * mark of its user covers its issue time (`issuedAt` of it). Two round trips: the pointer, then
+   * the record with its grant's marker (one slot, pipelined) and the user's mark, sent together.
+   */
+  const findLive = async <T>(
+    pointer: string,
+    recordKey: (grantId: string) => string,
+    marker: Marker,
+    issuedAt: (record: T) => number,
+    now: number,
+  ) => {
+    const owner = parsePointer(await client.get(pointer));
+    if (owner === null) return null;
+    const { grantId, userId } = owner;
+    const [replies, mark] = await Promise.all([
+      client
+        .pipeline()
+        .hmget(recordKey(grantId), 'r', 'exp', 'grant', marker)
+        .get(keys.revokedGrant(grantId))
+        .exec(),
+      userId === undefined ? null : client.get(keys.revokedSubject(userId)),
+    ]);
+    throwOnFailedStep(replies);
+    const [json, exp, storedGrant, seen] = replies![0]![1] as (string | null)[];
+    const revokedUntil = replies![1]![1] as string | null;
+    if (json == null || storedGrant !== grantId || Number(exp) <= wholeInstant(now)) return null;
+    if (markerInForce(revokedUntil, now)) return null;
     const record = JSON.parse(json) as T;
-    if (await grantRevoked(record.grantId, now)) return null;
+    if (markCovers(mark, issuedAt(record), now)) return null;
     return { record, expiresAt: Number(exp), seen: seen == null ? undefined : Number(seen) };
   };
 
-  const grantRevoked = async (grantId: string, now: number) => {
-    const until = await client.get(keys.revokedGrant(grantId));
-    return until !== null && Number(until) > instant(now);
+  /** The `at` of `userId`'s mark in force at `now`, as a script argument ('' for none). */
+  const markArgument = async (userId: string | undefined, now: number): Promise<string> => {
+    if (userId === undefined) return '';
+    const mark = parseMark(await client.get(keys.revokedSubject(userId)));
+    return mark && mark.expiresAt > wholeInstant(now) ? String(mark.at) : '';
   };
 
   const saveHash = async (
+    pointer: string,
     key: string,
     json: string,
     expiresAt: number,
     grantId: string,
+    userId: string | undefined,
     marker?: [Marker, number],
   ) => {
     const fields = [
@@ -46,8 +94,9 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
       expireAt(expiresAt),
       'grant',
       grantId,
-      ...(marker ? [marker[0], String(instant(marker[1]))] : []),
+      ...(marker ? [marker[0], String(wholeInstant(marker[1]))] : []),
     ];
+    await client.set(pointer, pointerValue(grantId, userId), 'PXAT', expireAt(expiresAt));
     // MULTI/EXEC: all three or nothing.
     await client
       .multi()
@@ -59,30 +108,35 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
   };
 
   /**
-   * Runs an atomic consume. The grant id is read first because the script must be told every key;
-   * records never change grant, so `retry` only happens if the record was replaced in between.
-   * `nonce` identifies this call, so that a re-sent script (reply lost, see grant-scripts.ts)
-   * answers like the run that won instead of reporting a replay of itself.
+   * Runs an atomic consume of the record behind `pointer`. `nonce` identifies this call, so that a
+   * re-sent script (reply lost, see grant-scripts.ts) answers like the run that won instead of
+   * reporting a replay of itself. `next`, when given, is the pointer of the record the script
+   * stores (written first, see above).
    */
   const consume = async (
-    key: string,
+    pointer: string,
+    recordKey: (grantId: string) => string,
     script: LuaScript,
-    extraKeys: string[],
+    next: { pointer: string; key: string; grantId: string; userId?: string; expiresAt: number } | undefined,
     nonce: string,
     extraArgs: string[],
     now: number,
   ) => {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const grantId = await client.hget(key, 'grant');
-      if (grantId === null) return null;
-      const reply = (await script.run(
-        client,
-        [key, keys.revokedGrant(grantId), ...extraKeys],
-        [String(instant(now)), grantId, nonce, ...extraArgs],
-      )) as [string, string?, string?, string?];
-      if (reply[0] !== 'retry') return reply;
-    }
-    return null;
+    const [current] = await Promise.all([
+      client.get(pointer),
+      next &&
+        client.set(next.pointer, pointerValue(next.grantId, next.userId), 'PXAT', expireAt(next.expiresAt)),
+    ]);
+    const owner = parsePointer(current);
+    if (owner === null) return null;
+    const { grantId, userId } = owner;
+    // The next record must live in the same grant (and so the same slot); the contract says it does.
+    if (next && next.grantId !== grantId) return null;
+    return (await script.run(
+      client,
+      [recordKey(grantId), keys.revokedGrant(grantId), ...(next ? [next.key] : [])],
+      [String(wholeInstant(now)), grantId, nonce, await markArgument(userId, now), ...extraArgs],
+    )) as [string, string?, string?, string?];
   };
 
   return {
@@ -91,16 +145,24 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
       const marker: [Marker, number] | undefined =
         consumedAt === undefined ? undefined : ['used', consumedAt];
       await saveHash(
-        keys.code(record.codeHash),
+        keys.codePointer(record.codeHash),
+        keys.code(record.grantId, record.codeHash),
         JSON.stringify(rest),
         record.expiresAt,
         record.grantId,
+        record.userId,
         marker,
       );
     },
 
     async findCode(codeHash, now) {
-      const found = await findLive<AuthorizationCodeRecord>(keys.code(codeHash), 'used', now);
+      const found = await findLive<AuthorizationCodeRecord>(
+        keys.codePointer(codeHash),
+        (grantId) => keys.code(grantId, codeHash),
+        'used',
+        (code) => code.authTime,
+        now,
+      );
       if (!found) return null;
       // A consumed code's `exp` field was extended by the redeem script; the JSON keeps the original.
       return found.seen === undefined
@@ -110,9 +172,18 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
 
     async redeemCode(codeHash, refreshToken, now, keepUntil): Promise<RedeemCodeResult> {
       const reply = await consume(
-        keys.code(codeHash),
+        keys.codePointer(codeHash),
+        (grantId) => keys.code(grantId, codeHash),
         redeemCodeScript,
-        refreshToken ? [keys.refreshToken(refreshToken.tokenHash)] : [],
+        refreshToken
+          ? {
+              pointer: keys.refreshTokenPointer(refreshToken.tokenHash),
+              key: keys.refreshToken(refreshToken.grantId, refreshToken.tokenHash),
+              grantId: refreshToken.grantId,
+              userId: userOf(refreshToken),
+              expiresAt: refreshToken.expiresAt,
+            }
+          : undefined,
         // The new refresh token's hash is unique to this call; without one, a fresh random id.
         refreshToken?.tokenHash ?? randomUUID(),
         [
@@ -127,13 +198,13 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
         ],
         now,
       );
-      if (!reply || reply[0] === 'invalid') return { status: 'invalid' };
+      if (!reply || reply[0] === 'invalid' || reply[0] === 'retry') return { status: 'invalid' };
       const code = JSON.parse(reply[1]!) as AuthorizationCodeRecord;
       if (reply[0] === 'replayed') {
         const replayed = { ...code, expiresAt: Number(reply[3]), consumedAt: Number(reply[2]) };
         return { status: 'replayed', code: replayed };
       }
-      const consumedAt = instant(now);
+      const consumedAt = wholeInstant(now);
       return { status: 'redeemed', code: { ...code, expiresAt: Number(reply[2]), consumedAt } };
     },
 
@@ -141,53 +212,136 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout): GrantStor
       const marker: [Marker, number] | undefined =
         record.rotatedAt === undefined ? undefined : ['rot', record.rotatedAt];
       await saveHash(
-        keys.refreshToken(record.tokenHash),
+        keys.refreshTokenPointer(record.tokenHash),
+        keys.refreshToken(record.grantId, record.tokenHash),
         JSON.stringify(withoutRotation(record)),
         record.expiresAt,
         record.grantId,
+        userOf(record),
         marker,
       );
     },
 
     async findRefreshToken(tokenHash, now) {
-      const found = await findLive<RefreshTokenRecord>(keys.refreshToken(tokenHash), 'rot', now);
+      const found = await findLive<RefreshTokenRecord>(
+        keys.refreshTokenPointer(tokenHash),
+        (grantId) => keys.refreshToken(grantId, tokenHash),
+        'rot',
+        (token) => token.issuedAt,
+        now,
+      );
       if (!found) return null;
       return found.seen === undefined ? found.record : { ...found.record, rotatedAt: found.seen };
     },
 
     async rotateRefreshToken(tokenHash, next, now): Promise<RotateRefreshTokenResult> {
       const reply = await consume(
-        keys.refreshToken(tokenHash),
+        keys.refreshTokenPointer(tokenHash),
+        (grantId) => keys.refreshToken(grantId, tokenHash),
         rotateRefreshTokenScript,
-        [keys.refreshToken(next.tokenHash)],
+        {
+          pointer: keys.refreshTokenPointer(next.tokenHash),
+          key: keys.refreshToken(next.grantId, next.tokenHash),
+          grantId: next.grantId,
+          userId: userOf(next),
+          expiresAt: next.expiresAt,
+        },
         next.tokenHash,
         [JSON.stringify(withoutRotation(next)), expireAt(next.expiresAt), next.grantId],
         now,
       );
-      if (!reply || reply[0] === 'invalid') return { status: 'invalid' };
+      if (!reply || reply[0] === 'invalid' || reply[0] === 'retry') return { status: 'invalid' };
       const previous = JSON.parse(reply[1]!) as RefreshTokenRecord;
       if (reply[0] === 'reused')
         return { status: 'reused', previous: { ...previous, rotatedAt: Number(reply[2]) } };
       return { status: 'rotated', previous };
     },
 
+    // Each revocation is published on the engine's channel by the script that writes it.
     async revokeGrant(grantId, expiresAt) {
-      await revokeScript.run(client, [keys.revokedGrant(grantId)], [expireAt(expiresAt)]);
+      await revokeScript.run(
+        client,
+        [keys.revokedGrant(grantId)],
+        [expireAt(expiresAt), hub.channel, 'g', keys.instanceTag + grantId],
+      );
     },
 
     async revokeAccessToken(jti, expiresAt) {
-      await revokeScript.run(client, [keys.revokedToken(jti)], [expireAt(expiresAt)]);
+      await revokeScript.run(
+        client,
+        [keys.revokedToken(jti)],
+        [expireAt(expiresAt), hub.channel, 't', keys.instanceTag + jti],
+      );
     },
 
-    async isRevoked(jti, grantId, now) {
-      // One round trip on every bearer request: both markers share a slot, so one MGET.
-      const markers =
-        grantId === undefined
-          ? [await client.get(keys.revokedToken(jti))]
-          : await client.mget(keys.revokedToken(jti), keys.revokedGrant(grantId));
-      return markers.some((until) => until !== null && Number(until) > instant(now));
+    async revokeSubject(userId, at, expiresAt) {
+      await revokeSubjectScript.run(
+        client,
+        [keys.revokedSubject(userId)],
+        // The mark's time rounds up: a fraction errs towards revoking.
+        [String(wholeExpiry(at)), expireAt(expiresAt), hub.channel, keys.instanceTag + userId],
+      );
+    },
+
+    watchRevocations(listener) {
+      return hub.watch(keys, listener);
+    },
+
+    async isRevoked(jti, grantId, now, userId, issuedAt) {
+      // On every bearer request. The token's, the grant's and the user's markers live in different
+      // slots, so up to three GETs sent together: one round trip of latency, also on a Cluster.
+      const checkUser = userId !== undefined && issuedAt !== undefined;
+      const [tokenMarker, grantMarker, userMark] = await Promise.all([
+        client.get(keys.revokedToken(jti)),
+        grantId === undefined ? null : client.get(keys.revokedGrant(grantId)),
+        checkUser ? client.get(keys.revokedSubject(userId)) : null,
+      ]);
+      if (markerInForce(tokenMarker, now) || markerInForce(grantMarker, now)) return true;
+      return checkUser && markCovers(userMark, issuedAt, now);
+    },
+
+    async subjectRevokedAt(userId, now) {
+      const mark = parseMark(await client.get(keys.revokedSubject(userId)));
+      return mark && mark.expiresAt > wholeInstant(now) ? mark.at : null;
     },
   };
+}
+
+/** The user whose mark covers a refresh token: its subject's, when the subject is a user. */
+function userOf(record: RefreshTokenRecord): string | undefined {
+  return record.subject.kind === 'user' ? record.subject.userId : undefined;
+}
+
+/** A pointer's value: the grant id (length-prefixed) followed by the user id, if any. */
+export function pointerValue(grantId: string, userId: string | undefined): string {
+  return `${grantId.length}:${grantId}${userId ?? ''}`;
+}
+
+function parsePointer(value: string | null): { grantId: string; userId?: string } | null {
+  if (value === null) return null;
+  const colon = value.indexOf(':');
+  const length = Number(value.slice(0, colon));
+  const grantId = value.slice(colon + 1, colon + 1 + length);
+  const userId = value.slice(colon + 1 + length);
+  return userId === '' ? { grantId } : { grantId, userId };
+}
+
+/** Whether a revocation marker (a string holding its expiry) is still in force at `now`. */
+function markerInForce(until: string | null | undefined, now: number): boolean {
+  return until != null && Number(until) > wholeInstant(now);
+}
+
+/** A user's mark, `"<at> <expiresAt>"` (see grant-scripts.ts), or `null`. */
+function parseMark(mark: string | null | undefined): { at: number; expiresAt: number } | null {
+  if (mark == null) return null;
+  const space = mark.indexOf(' ');
+  return { at: Number(mark.slice(0, space)), expiresAt: Number(mark.slice(space + 1)) };
+}
+
+/** Whether a user's mark in force at `now` covers something issued at `issuedAt` (at or before it). */
+function markCovers(mark: string | null | undefined, issuedAt: number, now: number): boolean {
+  const parsed = parseMark(mark);
+  return parsed !== null && parsed.expiresAt > wholeInstant(now) && issuedAt <= parsed.at;
 }
 
 function withoutRotation(record: RefreshTokenRecord): Omit<RefreshTokenRecord, 'rotatedAt'> {

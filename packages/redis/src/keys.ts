@@ -1,50 +1,119 @@
+import { wholeExpiry } from '@gatehousejs/core';
+
 /**
- * Key layout. Everything the grant store touches in one script (a code, its grant's revocation
- * marker, the refresh token it issues) shares the hash tag `{prefix}`, so that multi-key scripts run
- * on Redis Cluster (all of them hash to one slot). Sessions, consents and rate-limit windows are
- * single-key and carry no tag, so they spread over the cluster.
+ * Key layout v2: one key space for every instance of every issuer, below `prefix` (default
+ * `gatehouse`). Every key of an instance starts with `{prefix}:{<I>:`, where `<I>` is the instance
+ * id preceded by its length (`7:default`), so that no key of one instance is a key of another
+ * whatever the ids (`x` and `x:1`), and one SCAN pattern finds all of an instance's keys (`clear()`).
+ *
+ * Redis Cluster hashes only the part between the first `{` and the next `}`: the hash tag.
+ *
+ * - Grant-scoped keys, the ones a script touches together (a code, its grant's revocation marker,
+ *   the refresh tokens of the grant), share the tag `{<I>:g:<grant id>}`: each grant lives in one
+ *   slot, and grants spread over the cluster (never one slot per instance).
+ *     `<prefix>:{<I>:g:<grant>}:code:<hash>`   hash: r (JSON), exp, grant, used, by
+ *     `<prefix>:{<I>:g:<grant>}:rt:<hash>`     hash: r (JSON), exp, grant, rot, by
+ *     `<prefix>:{<I>:g:<grant>}:revoked`       string: expiry (ms)
+ * - A code or refresh token is presented by hash alone, so a pointer (single key, its own tag)
+ *   names its grant and its user (for the user's mark):
+ *     `<prefix>:{<I>:code:<hash>}`  `<prefix>:{<I>:rt:<hash>}`   string: `<len>:<grant id><user id>`
+ * - Everything else is single-key, tagged by its own name, so it spreads over the cluster:
+ *     `<prefix>:{<I>:jti:<jti>}`                    string: expiry (revoked access token)
+ *     `<prefix>:{<I>:user:<user id>}`               string: "<at> <expiresAt>" (a user's mark)
+ *     `<prefix>:{<I>:session:<hash>}`                hash: r (JSON), exp, seen
+ *     `<prefix>:{<I>:consent:<n>:<user>:<client>}`  string: JSON
+ *     `<prefix>:{<I>:rate:<key>}`                    hash: count, reset
+ *     `<prefix>:{<I>:client:<client id>}`            hash: r (JSON), exp (registered client)
+ *     `<prefix>:{<I>:once:<id>}`                     string (replay id)
+ *
+ * Every key carries its record's expiry (`PEXPIREAT`), so Redis deletes it without a sweeper.
+ * Round 1's keys (`{prefix}:…` and `prefix:…`) are not read: `migrateRedisKeys` moves them into
+ * this layout once, at upgrade.
  */
 export interface KeyLayout {
-  code(codeHash: string): string;
-  refreshToken(tokenHash: string): string;
+  code(grantId: string, codeHash: string): string;
+  refreshToken(grantId: string, tokenHash: string): string;
   revokedGrant(grantId: string): string;
+  codePointer(codeHash: string): string;
+  refreshTokenPointer(tokenHash: string): string;
   revokedToken(jti: string): string;
+  revokedSubject(userId: string): string;
+  /** A user's revocation mark (`revokeSubject`), in the tagged slot so that scripts can read it. */
+  revokedSubject(userId: string): string;
   session(idHash: string): string;
   consent(userId: string, clientId: string): string;
   rateLimit(key: string): string;
-}
-
-/** The keys of one instance, below `prefix`. */
-export function keyLayout(prefix: string): KeyLayout {
-  if (prefix === '' || /[{}\s]/.test(prefix)) {
-    throw new TypeError('redisStorage: `prefix` must be non-empty, without braces or whitespace.');
-  }
-  const tagged = `{${prefix}}`;
-  return {
-    code: (codeHash) => `${tagged}:code:${codeHash}`,
-    refreshToken: (tokenHash) => `${tagged}:rt:${tokenHash}`,
-    revokedGrant: (grantId) => `${tagged}:revoked-grant:${grantId}`,
-    revokedToken: (jti) => `${tagged}:revoked-jti:${jti}`,
-    session: (idHash) => `${prefix}:session:${idHash}`,
-    // The user id's length keeps ("a:b", "c") and ("a", "b:c") apart.
-    consent: (userId, clientId) => `${prefix}:consent:${userId.length}:${userId}:${clientId}`,
-    rateLimit: (key) => `${prefix}:rate:${key}`,
+  registeredClient(clientId: string): string;
+  replayId(id: string): string;
+  /** The SCAN pattern of every key of the instance. */
+  readonly pattern: string;
+  /** `<len>:<instance id>`: names the instance in messages of the revocation channel. */
+  readonly instanceTag: string;
+  /** SCAN patterns of the instance's revocations, and the id each key names (a snapshot's source). */
+  readonly revocations: {
+    readonly grants: string;
+    readonly tokens: string;
+    readonly subjects: string;
+    idOf(key: string): string;
   };
 }
 
-/**
- * An instant (now, consumedAt, lastSeenAt…) as whole milliseconds, rounded down. Scripts compare
- * and store integers; expiries round up ({@link expireAt}), so rounding never extends a record's
- * life by more than 1 ms.
- */
-export function instant(epochMs: number): number {
-  return Math.floor(epochMs);
+/** Checks a key prefix: non-empty, without braces (the engine places the hash tags) or whitespace. */
+export function checkPrefix(prefix: string): string {
+  if (prefix === '' || /[{}\s]/.test(prefix)) {
+    throw new TypeError('redis: `prefix` must be non-empty, without braces or whitespace.');
+  }
+  return prefix;
+}
+
+/** The keys of one instance (an id checked by `checkInstanceId`), below `prefix`. */
+export function keyLayout(prefix: string, instanceId: string): KeyLayout {
+  const base = `${checkPrefix(prefix)}:{${instanceId.length}:${instanceId}:`;
+  // A grant id is inside the hash tag: a brace in it would end the tag early, so braces (and the
+  // escape character itself) are percent-encoded, which keeps distinct ids distinct.
+  const grant = (grantId: string) => `${base}g:${grantId.replace(/[{}%]/g, percentEncode)}}`;
+  return {
+    code: (grantId, codeHash) => `${grant(grantId)}:code:${codeHash}`,
+    refreshToken: (grantId, tokenHash) => `${grant(grantId)}:rt:${tokenHash}`,
+    revokedGrant: (grantId) => `${grant(grantId)}:revoked`,
+    codePointer: (codeHash) => `${base}code:${codeHash}}`,
+    refreshTokenPointer: (tokenHash) => `${base}rt:${tokenHash}}`,
+    revokedToken: (jti) => `${base}jti:${jti}}`,
+    revokedSubject: (userId) => `${base}user:${userId}}`,
+    session: (idHash) => `${base}session:${idHash}}`,
+    // The user id's length keeps ("a:b", "c") and ("a", "b:c") apart.
+    consent: (userId, clientId) => `${base}consent:${userId.length}:${userId}:${clientId}}`,
+    rateLimit: (key) => `${base}rate:${key}}`,
+    registeredClient: (clientId) => `${base}client:${clientId}}`,
+    replayId: (id) => `${base}once:${id}}`,
+    pattern: `${globEscape(base)}*`,
+    instanceTag: `${instanceId.length}:${instanceId}`,
+    revocations: {
+      grants: `${globEscape(base)}g:*}:revoked`,
+      tokens: `${globEscape(base)}jti:*`,
+      subjects: `${globEscape(base)}user:*`,
+      idOf(key) {
+        const rest = key.slice(base.length);
+        if (rest.startsWith('g:')) return decodeURIComponent(rest.slice(2, -'}:revoked'.length));
+        return rest.slice(rest.indexOf(':') + 1, -1);
+      },
+    },
+  };
+}
+
+function percentEncode(character: string): string {
+  return `%${character.charCodeAt(0).toString(16).toUpperCase()}`;
+}
+
+/** Escapes the glob characters of SCAN MATCH (`*`, `?`, `[`, `]`, `\`): issuers may hold `[::1]`. */
+export function globEscape(text: string): string {
+  return text.replace(/[*?[\]\\]/g, (character) => `\\${character}`);
 }
 
 /**
- * An expiry as whole milliseconds, rounded up. Redis rejects `PXAT 0`; an expiry at or before 1 ms
- * still means "already gone".
+ * An expiry as whole milliseconds, rounded up (`wholeExpiry`), as the string `PXAT`/`PEXPIREAT`
+ * take. Redis rejects `PXAT 0`; an expiry at or before 1 ms still means "already gone".
  */
 export function expireAt(epochMs: number): string {
-  return String(Math.max(1, Math.ceil(epochMs)));
+  return String(Math.max(1, wholeExpiry(epochMs)));
 }

@@ -1,15 +1,20 @@
 import { connect, createServer, type Server } from 'node:net';
-import { hashSecret } from '@gatehouse/core';
-import { type RedisStorage, redisStorage } from '@gatehouse/redis';
+import { hashSecret } from '@gatehousejs/core';
+import { type RedisStorage, redisStorage } from '@gatehousejs/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { failPasswordAttempts } from '../../core/test/password-attempts.js';
 import { dropPrefix } from '../test/drop-prefix.js';
 import { redeemCodeScript, rotateRefreshTokenScript } from './grant-scripts.js';
+import { pointerValue } from './grant-store.js';
 
 const url = process.env.REDIS_URL;
-if (!url) console.warn('@gatehouse/redis: REDIS_URL is not set; skipping the Redis engine tests.');
+if (!url) console.warn('@gatehousejs/redis: REDIS_URL is not set; skipping the Redis engine tests.');
 
 describe.skipIf(!url)('redis engine specifics', () => {
   const prefix = `gatehouse-test-${crypto.randomUUID()}`;
+  // Key layout v2 of the instance `default` (what redisStorage serves), see keys.ts.
+  const key = (rest: string) => `${prefix}:{7:default:${rest}}`;
+  const grantKey = (grantId: string, rest: string) => `${prefix}:{7:default:g:${grantId}}:${rest}`;
   let storage: RedisStorage;
   beforeAll(async () => {
     storage = redisStorage({ url: url!, prefix });
@@ -19,6 +24,8 @@ describe.skipIf(!url)('redis engine specifics', () => {
     await dropPrefix(storage, prefix);
     await storage.close();
   });
+
+  const within = (value: number, max: number) => value > 0 && value <= max;
 
   it('hands every record its expiry, so Redis deletes it without a sweeper', async () => {
     const now = Date.now();
@@ -43,20 +50,42 @@ describe.skipIf(!url)('redis engine specifics', () => {
       expiresAt: now + 30_000,
     });
     await storage.rateLimits.increment('login:u', 10_000, now);
+    const userId = crypto.randomUUID();
+    await storage.grants.revokeSubject!(userId, now, now + 90_000);
 
     const ttl = (key: string) => storage.client.pttl(key);
-    const within = (value: number, max: number) => value > 0 && value <= max;
-    expect(within(await ttl(`{${prefix}}:code:${codeHash}`), 60_000)).toBe(true);
-    expect(within(await ttl(`{${prefix}}:revoked-grant:${grantId}`), 120_000)).toBe(true);
-    expect(within(await ttl(`${prefix}:session:${codeHash}`), 30_000)).toBe(true);
-    expect(within(await ttl(`${prefix}:rate:login:u`), 10_000)).toBe(true);
+    expect(within(await ttl(grantKey(grantId, `code:${codeHash}`)), 60_000)).toBe(true);
+    expect(within(await ttl(key(`code:${codeHash}`)), 60_000)).toBe(true);
+    expect(within(await ttl(grantKey(grantId, 'revoked')), 120_000)).toBe(true);
+    expect(within(await ttl(key(`session:${codeHash}`)), 30_000)).toBe(true);
+    expect(within(await ttl(key('rate:login:u')), 10_000)).toBe(true);
+    expect(within(await ttl(key(`user:${userId}`)), 90_000)).toBe(true);
+  });
+
+  it('keeps password-attempt counters few, fixed-size and expiring, and writes none for refusals', async () => {
+    const flood = await failPasswordAttempts(storage.rateLimits, 200);
+    expect(flood.statuses.filter((status) => status === 429)).toHaveLength(150);
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, found] = await storage.client.scan(cursor, 'MATCH', key('rate:pw:*'), 'COUNT', 500);
+      keys.push(...found);
+      cursor = next;
+    } while (cursor !== '0');
+    // One address bucket and one counter per username checked: nothing for the 150 refused.
+    expect(keys).toHaveLength(51);
+    const longest = Math.max(...keys.map((found) => found.length - key('').length));
+    expect(longest).toBeLessThanOrEqual(80);
+    for (const found of keys) {
+      expect(within(await storage.client.pttl(found), 2 * flood.windowMs)).toBe(true);
+    }
   });
 
   it('records already past their expiry are not kept at all', async () => {
     const now = Date.now();
     const jti = crypto.randomUUID();
     await storage.grants.revokeAccessToken(jti, now - 1000);
-    expect(await storage.client.exists(`{${prefix}}:revoked-jti:${jti}`)).toBe(0);
+    expect(await storage.client.exists(key(`jti:${jti}`))).toBe(0);
   });
 
   it('keeps instances with different prefixes apart', async () => {
@@ -85,7 +114,7 @@ describe.skipIf(!url)('redis engine specifics', () => {
     tokenHash: await hashSecret(crypto.randomUUID()),
     grantId,
     clientId: 'c',
-    userId: 'u',
+    subject: { kind: 'user' as const, userId: 'u' },
     scope: '',
     issuedAt: now,
     expiresAt: now + 3_600_000,
@@ -99,14 +128,15 @@ describe.skipIf(!url)('redis engine specifics', () => {
     await storage.grants.saveCode(code);
     const refresh = await refreshOf(now, code.grantId);
     const codeKeys = [
-      `{${prefix}}:code:${code.codeHash}`,
-      `{${prefix}}:revoked-grant:${code.grantId}`,
-      `{${prefix}}:rt:${refresh.tokenHash}`,
+      grantKey(code.grantId, `code:${code.codeHash}`),
+      grantKey(code.grantId, 'revoked'),
+      grantKey(code.grantId, `rt:${refresh.tokenHash}`),
     ];
     const redeemArgs = [
       now,
       code.grantId,
       refresh.tokenHash,
+      '',
       now + 600_000,
       '{}',
       now + 3_600_000,
@@ -122,11 +152,14 @@ describe.skipIf(!url)('redis engine specifics', () => {
 
     const next = await refreshOf(now, code.grantId);
     await storage.grants.saveRefreshToken(refresh);
-    const rotateKeys = [codeKeys[2]!, codeKeys[1]!, `{${prefix}}:rt:${next.tokenHash}`];
+    const rotateKeys = [codeKeys[2]!, codeKeys[1]!, grantKey(code.grantId, `rt:${next.tokenHash}`)];
+    // What the store writes before the script: the next token's pointer to its grant.
+    await storage.client.set(key(`rt:${next.tokenHash}`), pointerValue(code.grantId, 'u'));
     const rotateArgs = [
       now,
       code.grantId,
       next.tokenHash,
+      '',
       JSON.stringify(next),
       now + 3_600_000,
       code.grantId,
@@ -170,22 +203,23 @@ describe.skipIf(!url)('redis engine specifics', () => {
     await storage.grants.saveRefreshToken(refresh);
     const next = await refreshOf(now, code.grantId);
     const keys = [
-      `{${prefix}}:rt:${refresh.tokenHash}`,
-      `{${prefix}}:revoked-grant:${code.grantId}`,
-      `{${prefix}}:rt:${next.tokenHash}`,
+      grantKey(code.grantId, `rt:${refresh.tokenHash}`),
+      grantKey(code.grantId, 'revoked'),
+      grantKey(code.grantId, `rt:${next.tokenHash}`),
     ];
     await expect(
       rotateRefreshTokenScript.run(storage.client, keys, [
         now,
         code.grantId,
         'n',
+        '',
         '{}',
         now + 1000.5,
         code.grantId,
       ]),
     ).rejects.toThrow('whole milliseconds');
     expect(await storage.grants.findRefreshToken(refresh.tokenHash, now)).toEqual(refresh);
-    expect(await storage.client.exists(keys[2]!)).toBe(0);
+    expect(await storage.client.exists(keys[3]!)).toBe(0);
   });
 
   it('rejects a prefix with braces (the engine adds the cluster hash tag itself)', () => {

@@ -1,12 +1,14 @@
-import type {
-  ConsentRecord,
-  ConsentStore,
-  RateLimitStore,
-  SessionRecord,
-  SessionStore,
-} from '@gatehouse/core';
+import {
+  type ConsentRecord,
+  type ConsentStore,
+  type RateLimitStore,
+  type SessionRecord,
+  type SessionStore,
+  wholeExpiry,
+  wholeInstant,
+} from '@gatehousejs/core';
 import { throwOnFailedStep } from './grant-store.js';
-import { expireAt, instant, type KeyLayout } from './keys.js';
+import { expireAt, type KeyLayout } from './keys.js';
 import type { RedisClient } from './script.js';
 import { incrementScript, touchSessionScript } from './session-scripts.js';
 
@@ -30,7 +32,7 @@ export function redisSessionStore(client: RedisClient, keys: KeyLayout): Session
           'exp',
           expireAt(record.expiresAt),
           'seen',
-          String(instant(lastSeenAt)),
+          String(wholeInstant(lastSeenAt)),
         )
         .pexpireat(key, expireAt(record.expiresAt))
         .exec()
@@ -38,11 +40,11 @@ export function redisSessionStore(client: RedisClient, keys: KeyLayout): Session
     },
     async findSession(idHash, now) {
       const [json, exp, seen] = await client.hmget(keys.session(idHash), 'r', 'exp', 'seen');
-      if (json == null || Number(exp) <= now) return null;
+      if (json == null || Number(exp) <= wholeInstant(now)) return null;
       return { ...(JSON.parse(json) as Omit<SessionRecord, 'lastSeenAt'>), lastSeenAt: Number(seen) };
     },
     async touchSession(idHash, lastSeenAt) {
-      await touchSessionScript.run(client, [keys.session(idHash)], [String(instant(lastSeenAt))]);
+      await touchSessionScript.run(client, [keys.session(idHash)], [String(wholeInstant(lastSeenAt))]);
     },
     async deleteSession(idHash) {
       await client.del(keys.session(idHash));
@@ -82,7 +84,7 @@ export function redisRateLimitStore(client: RedisClient, keys: KeyLayout): RateL
       const [count, resetAt] = (await incrementScript.run(
         client,
         [keys.rateLimit(key)],
-        [String(instant(now)), String(Math.ceil(windowMs))],
+        [String(wholeInstant(now)), String(wholeExpiry(windowMs))],
       )) as [number, string];
       return { count: Number(count), resetAt: Number(resetAt) };
     },

@@ -1,7 +1,10 @@
-import type { RedisStorage } from '@gatehouse/redis';
+import type { RedisClient } from '@gatehousejs/redis';
 
-/** Test cleanup: deletes every key of `prefix`. SCAN is fine here, never on a request path. */
-export async function dropPrefix({ client }: RedisStorage, prefix: string): Promise<void> {
+/**
+ * Test cleanup: deletes every key below `prefix`, v2 (`prefix:{…}`) and round 1 (`{prefix}:…`)
+ * alike. SCAN is fine here, never on a request path.
+ */
+export async function dropPrefix({ client }: { client: RedisClient }, prefix: string): Promise<void> {
   for (const pattern of [`{${prefix}}:*`, `${prefix}:*`]) {
     let cursor = '0';
     do {

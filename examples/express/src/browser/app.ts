@@ -1,6 +1,6 @@
 /**
  * The demo's browser app (served at `/` and `/callback`): a public client (`demo-spa`) that signs
- * in with the code flow and PKCE through `@gatehouse/client`, shows who is signed in and when the
+ * in with the code flow and PKCE through `@gatehousejs/client`, shows who is signed in and when the
  * token expires, lists tickets with the bearer token and with the session cookie, refreshes and
  * signs out. No framework; every value reaches the page through `textContent`, never as HTML.
  */
@@ -9,7 +9,7 @@ import {
   type GatehouseClient,
   isGatehouseClientError,
   localStorageTokenStore,
-} from '@gatehouse/client';
+} from '@gatehousejs/client';
 
 const INSTANCE_PATH = '/demo';
 const SCOPE = 'openid profile tickets:read offline_access';

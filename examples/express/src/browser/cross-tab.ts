@@ -9,7 +9,7 @@ import {
   type GatehouseClient,
   localStorageTokenStore,
   sessionStorageTransactionStore,
-} from '@gatehouse/client';
+} from '@gatehousejs/client';
 
 const TOKENS_KEY = 'gatehouse.cross-tab.tokens';
 

@@ -6,6 +6,21 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
+/** The server process's heap (after a full garbage collection) and CPU time, at one moment. */
+export interface ProcessSample {
+  readonly heapUsedBytes: number;
+  /** User plus system CPU time since the process started. */
+  readonly cpuMs: number;
+}
+
+/** Process options of {@link startDemoServer}. */
+export interface DemoServerOptions {
+  /** Extra Node.js options of the server process, e.g. `--max-old-space-size=512`. */
+  readonly nodeOptions?: readonly string[];
+  /** Lets {@link DemoServer.sample} measure the process (runs it with `--expose-gc` and an IPC channel). */
+  readonly sampled?: boolean;
+}
+
 /** A running example server. */
 export interface DemoServer {
   /** `http://localhost:<port>`: the origin of the issuer and of the callback. */
@@ -15,6 +30,8 @@ export interface DemoServer {
   readonly port: number;
   /** Output so far (for failure messages). */
   output(): string;
+  /** Heap and CPU time of the server process (only when started with `sampled`). */
+  sample(): Promise<ProcessSample>;
   /** Stops the server and waits for it to exit. */
   stop(): Promise<void>;
 }
@@ -35,18 +52,29 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Answers sample requests inside the server process (see `process-sampler.mjs`). */
+const sampler = fileURLToPath(new URL('./process-sampler.mjs', import.meta.url));
+
 /** Starts the server and resolves once its metadata endpoint answers 200 (rejects if it exits first). */
 export async function startDemoServer(
   env: Record<string, string> = {},
   timeoutMs = 15_000,
+  options: DemoServerOptions = {},
 ): Promise<DemoServer> {
   const port = await freePort();
   const origin = `http://localhost:${port}`;
   const issuer = `${origin}/demo`;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const nodeArgs = [
+    ...(options.nodeOptions ?? []),
+    ...(options.sampled ? ['--expose-gc', '--import', sampler] : []),
+    '--import',
+    'tsx',
+    'src/server.ts',
+  ];
+  const child: ChildProcess = spawn(process.execPath, nodeArgs, {
     cwd: exampleDir,
     env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: options.sampled ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   let exited = false;
@@ -63,6 +91,14 @@ export async function startDemoServer(
     issuer,
     port,
     output: () => output,
+    sample() {
+      if (!child.send) return Promise.reject(new Error('the server was not started with `sampled`'));
+      if (exited) return Promise.reject(new Error(`the server has exited:\n${output}`));
+      return new Promise((resolve, reject) => {
+        child.once('message', (message) => resolve(message as ProcessSample));
+        child.send!('gatehouse:sample', (error) => error && reject(error));
+      });
+    },
     async stop() {
       if (!exited) child.kill('SIGTERM');
       await exit;

@@ -4,7 +4,7 @@
  * symbol) rather than in a module variable: every route handler gets the same issuer, keys and
  * stores. `PORT` (which `next start` also reads) is part of the issuer.
  */
-import { allowedOriginsFromEnv, createDemo, type Demo, demoApi } from '@gatehouse/demo';
+import { allowedOriginsFromEnv, createDemo, type Demo, demoApi } from '@gatehousejs/demo';
 
 const KEY = Symbol.for('gatehouse.example-next.demo');
 type Holder = { [KEY]?: Promise<{ demo: Demo; api: ReturnType<typeof demoApi> }> };

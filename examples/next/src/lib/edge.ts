@@ -1,6 +1,6 @@
 /**
  * The Edge-runtime proof instance (`/edge`): the smallest Gatehouse that runs where Node.js does
- * not, importing only `@gatehouse/core` (never `@gatehouse/demo`, which reads `process.env` and
+ * not, importing only `@gatehousejs/core` (never `@gatehousejs/demo`, which reads `process.env` and
  * loads Node-only storage engines). In-memory stores, a signing key generated at first use, one
  * confidential client and one user. Not for production: the credentials are public and tokens die
  * with the isolate.
@@ -13,7 +13,7 @@ import {
   memoryClientStore,
   memoryUserStore,
   pbkdf2Hasher,
-} from '@gatehouse/core';
+} from '@gatehousejs/core';
 
 /** The seeded credentials of the edge instance, used by the conformance tests. */
 export const EDGE = {

@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
-import { INACTIVE, introspectAccessToken } from '../oauth2/introspect.js';
+import { INACTIVE, introspectAccessToken, userExists } from '../oauth2/introspect.js';
 import { verifyAccessToken } from '../tokens/access-token.js';
 import { readTokenCaller } from './token-caller.js';
 
@@ -18,10 +18,13 @@ import { readTokenCaller } from './token-caller.js';
  *   token, if it is an Auth API token (no client owns those, so any confidential client, such as a
  *   resource server, may ask). OAuth 2.0 tokens are reported inactive here, keeping the families
  *   apart: clients introspect those at `/oauth2/v1/introspect`.
+ *
+ * A token of a revoked user (`revokeUser`) or of a user the user store no longer finds is inactive.
  */
 export async function authApiIntrospectEndpoint(request: Request, ctx: Context): Promise<Answer> {
   const caller = await readTokenCaller(request, ctx);
   const claims = await verifyAccessToken(ctx, caller.token);
   if (!claims || (caller.kind === 'client' && claims.family !== 'auth_api')) return noStoreJson(INACTIVE);
+  if (!(await userExists(ctx, claims.sub))) return noStoreJson(INACTIVE);
   return noStoreJson(introspectAccessToken(ctx, claims));
 }

@@ -1,4 +1,4 @@
-import type { GatehouseEvent } from '@gatehouse/core';
+import type { GatehouseEvent } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { authApiToken, basic, bearerPost, issueTokens, post, testInstance } from '../../test/fixtures';
 

@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
+import { fromEpochSeconds } from '../time.js';
 import { verifyAccessTokenSignature } from '../tokens/access-token.js';
 import { readTokenCaller } from './token-caller.js';
 
@@ -20,7 +21,7 @@ export async function authApiRevokeEndpoint(request: Request, ctx: Context): Pro
   const caller = await readTokenCaller(request, ctx);
   const claims = await verifyAccessTokenSignature(ctx, caller.token);
   if (claims && (caller.kind === 'bearer' || claims.family === 'auth_api')) {
-    await ctx.storage.grants.revokeAccessToken(claims.jti, claims.exp * 1000);
+    await ctx.storage.grants.revokeAccessToken(claims.jti, fromEpochSeconds(claims.exp));
     ctx.emit({
       type: 'token.revoked',
       ...(caller.kind === 'client' ? { clientId: caller.client.id } : {}),

@@ -1,8 +1,8 @@
 import type { Context } from '../context.js';
-import { ProtocolError, quoteAuthParam } from '../errors.js';
+import { basicChallenge, oauthError, quoteAuthParam } from '../errors.js';
 import { parseBearerToken } from '../http/bearer.js';
 import { readForm } from '../http/form.js';
-import { authenticateClient } from '../oauth2/client-auth.js';
+import { authenticateClient } from '../oauth2/client-auth/authenticate-client.js';
 import type { ClientRecord } from '../storage/types.js';
 import { requireEmptyBody } from './empty-body.js';
 
@@ -32,14 +32,12 @@ export async function readTokenCaller(request: Request, ctx: Context): Promise<T
     return { kind: 'bearer', token: bearer };
   }
   if (!/^basic(\s|$)/i.test(request.headers.get('authorization')?.trim() ?? '')) {
-    throw new ProtocolError(
+    throw oauthError(
       'invalid_request',
       'Present the token as Authorization: Bearer, or authenticate a confidential client with HTTP Basic and send the token in the "token" form field.',
       {
-        status: 401,
-        headers: {
-          'WWW-Authenticate': `Bearer realm=${quoteAuthParam(ctx.realm)}, Basic realm=${quoteAuthParam(ctx.realm)}, charset="UTF-8"`,
-        },
+        challenge: `Bearer realm=${quoteAuthParam(ctx.realm)}, ${basicChallenge(ctx.realm)}`,
+        unauthenticated: true,
       },
     );
   }

@@ -1,4 +1,4 @@
-import { type GatehouseEvent, memoryUserStore, type UserStore } from '@gatehouse/core';
+import { type GatehouseEvent, memoryUserStore, type UserStore } from '@gatehousejs/core';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { ISSUER, testHasher, testInstance, userBasic } from '../../test/fixtures';
@@ -212,7 +212,12 @@ describe('POST /auth/v1/token', () => {
     expect(events).toEqual([
       { type: 'login.failed', username: 'demo', via: 'auth-api' },
       { type: 'login.succeeded', userId: 'user-1', via: 'auth-api' },
-      { type: 'token.issued', userId: 'user-1', grantType: 'auth_api' },
+      {
+        type: 'token.issued',
+        subject: { kind: 'user', userId: 'user-1' },
+        userId: 'user-1',
+        grantType: 'auth_api',
+      },
     ]);
     expect(JSON.stringify(events)).not.toMatch(/password/);
   });

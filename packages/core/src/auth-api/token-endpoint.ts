@@ -1,9 +1,10 @@
 import type { Context } from '../context.js';
-import { ProtocolError } from '../errors.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
-import { attemptLimiter } from '../passwords/attempt-limiter.js';
+import { shownUsername } from '../passwords/credential-limits.js';
+import { attemptPasswordLogin } from '../passwords/password-login.js';
 import { signAccessToken } from '../tokens/access-token.js';
+import { userSubject } from '../tokens/subject.js';
 import { requireEmptyBody } from './empty-body.js';
 import { badCredentials, readUserCredentials } from './user-credentials.js';
 
@@ -13,14 +14,18 @@ import { badCredentials, readUserCredentials } from './user-credentials.js';
  * 200 `{ access_token, token_type: "Bearer", expires_in }` with `Cache-Control: no-store`.
  *
  * The token has the same JWT form and audience as OAuth 2.0 access tokens (so REST operations
- * accept it), with `token_family: "auth_api"`, no `client_id`, no grant and an empty scope; it
- * lasts `authApi.tokenTtl` seconds and comes without a refresh token.
+ * accept it), with `token_family: "auth_api"`, no `client_id`, no grant and the scope of
+ * `authApi.scope` (empty by default; reported as `scope` in the response when not empty); it lasts
+ * `authApi.tokenTtl` seconds and comes without a refresh token.
  *
  * Errors: a missing or malformed Basic header is 401 `invalid_request`; wrong credentials (unknown
  * user or wrong password, answered identically) are 401 `invalid_grant`, both with
- * `WWW-Authenticate: Basic`. A non-empty body is 400 `invalid_request`. Failures are rate-limited
- * per username and client address and per address (`passwords/attempt-limiter.ts`): over a limit,
- * 429 `too_many_requests` with `Retry-After`, without the password being checked.
+ * `WWW-Authenticate: Basic`; credentials beyond `CREDENTIAL_LIMITS` are wrong credentials too (and a
+ * Basic header longer than any within the limits is `invalid_request`). A non-empty body is 400
+ * `invalid_request`. Failures are rate-limited per username and client address and per address
+ * (`passwords/attempt-limiter.ts`): over a limit, 429 `too_many_requests` with `Retry-After`,
+ * without the password being checked. Too many password checks in flight: 503
+ * `temporarily_unavailable` with `Retry-After` (`passwords/password-check-gate.ts`).
  */
 export async function authApiTokenEndpoint(request: Request, ctx: Context): Promise<Answer> {
   await requireEmptyBody(
@@ -29,28 +34,31 @@ export async function authApiTokenEndpoint(request: Request, ctx: Context): Prom
     'This endpoint takes no body: send the username and password with HTTP Basic authentication.',
   );
   const { username, password } = readUserCredentials(request, ctx);
-  const limiter = attemptLimiter(ctx, request, username);
-  try {
-    await limiter.reserve();
-  } catch (error) {
-    if (error instanceof ProtocolError && error.status === 429) {
-      ctx.emit({ type: 'login.rate_limited', username, via: 'auth-api' });
+  const attempt = await attemptPasswordLogin(ctx, request, username, password);
+  if (attempt.outcome === 'refused') {
+    if (attempt.reason === 'rate_limited') {
+      ctx.emit({ type: 'login.rate_limited', username: shownUsername(username), via: 'auth-api' });
     }
-    throw error;
+    throw attempt.error;
   }
-  const user = await ctx.users.verifyPassword(username, password);
-  if (!user) {
-    ctx.emit({ type: 'login.failed', username, via: 'auth-api' });
+  if (attempt.outcome === 'failed') {
+    ctx.emit({ type: 'login.failed', username: shownUsername(username), via: 'auth-api' });
     throw badCredentials(ctx.realm);
   }
-  await limiter.succeeded();
+  const { user } = attempt;
+  const subject = userSubject(user.id);
   const access = await signAccessToken(ctx, {
     family: 'auth_api',
-    sub: user.id,
-    scope: '',
+    subject,
+    scope: ctx.authApi.scope,
     ttl: ctx.authApi.tokenTtl,
   });
   ctx.emit({ type: 'login.succeeded', userId: user.id, via: 'auth-api' });
-  ctx.emit({ type: 'token.issued', userId: user.id, grantType: 'auth_api' });
-  return noStoreJson({ access_token: access.token, token_type: 'Bearer', expires_in: ctx.authApi.tokenTtl });
+  ctx.emit({ type: 'token.issued', subject, userId: user.id, grantType: 'auth_api' });
+  return noStoreJson({
+    access_token: access.token,
+    token_type: 'Bearer',
+    expires_in: ctx.authApi.tokenTtl,
+    ...(ctx.authApi.scope === '' ? {} : { scope: ctx.authApi.scope }),
+  });
 }

@@ -1,11 +1,6 @@
 import type { Context } from '../context.js';
-import { ProtocolError, quoteAuthParam } from '../errors.js';
+import { basicChallenge, oauthError, ProtocolError } from '../errors.js';
 import { type BasicCredentials, parseBasicAuth } from '../http/basic-auth.js';
-
-/** The challenge of every 401 of the token endpoint (RFC 7617 §2, with the UTF-8 charset of §2.1). */
-export function basicChallenge(realm: string): Record<string, string> {
-  return { 'WWW-Authenticate': `Basic realm=${quoteAuthParam(realm)}, charset="UTF-8"` };
-}
 
 /**
  * 401 `invalid_grant`: the username and password do not match a user. RFC 6749 §5.2 names
@@ -14,9 +9,9 @@ export function basicChallenge(realm: string): Record<string, string> {
  * (RFC 9110 §15.5.2). Unknown user and wrong password get this same answer.
  */
 export function badCredentials(realm: string): ProtocolError {
-  return new ProtocolError('invalid_grant', 'The username or password is incorrect.', {
-    status: 401,
-    headers: basicChallenge(realm),
+  return oauthError('invalid_grant', 'The username or password is incorrect.', {
+    challenge: basicChallenge(realm),
+    unauthenticated: true,
   });
 }
 
@@ -44,5 +39,8 @@ export function readUserCredentials(request: Request, ctx: Pick<Context, 'realm'
 }
 
 function unauthenticated(realm: string, description: string): ProtocolError {
-  return new ProtocolError('invalid_request', description, { status: 401, headers: basicChallenge(realm) });
+  return oauthError('invalid_request', description, {
+    challenge: basicChallenge(realm),
+    unauthenticated: true,
+  });
 }

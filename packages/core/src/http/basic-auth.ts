@@ -1,4 +1,5 @@
 import { invalidRequest } from '../errors.js';
+import { MAX_BASIC_HEADER_LENGTH } from '../passwords/credential-limits.js';
 
 /** A user-id/password pair from an `Authorization: Basic` header (RFC 7617). */
 export interface BasicCredentials {
@@ -9,7 +10,9 @@ export interface BasicCredentials {
 /**
  * Parses `Authorization: Basic …`. Returns `null` when the header is absent or uses another scheme
  * (the scheme name is case-insensitive, RFC 9110 §11.1); throws `invalid_request` when it is a
- * malformed Basic header. The payload is decoded as UTF-8 (RFC 7617 §2.1).
+ * malformed Basic header, or one longer than any credentials within `CREDENTIAL_LIMITS` need
+ * (`MAX_BASIC_HEADER_LENGTH`: refused before decoding, so its size costs nothing more). The
+ * payload is decoded as UTF-8 (RFC 7617 §2.1).
  *
  * With `formEncoded` (client credentials, RFC 6749 §2.3.1), both parts are additionally
  * `application/x-www-form-urlencoded`-decoded.
@@ -19,6 +22,9 @@ export function parseBasicAuth(
   options: { formEncoded?: boolean } = {},
 ): BasicCredentials | null {
   if (header === null) return null;
+  if (header.length > MAX_BASIC_HEADER_LENGTH && /^basic(\s|$)/i.test(header)) {
+    throw invalidRequest('The Basic authorization header is too long.');
+  }
   const match = /^basic[ ]+([A-Za-z0-9+/]+={0,2})[ ]*$/i.exec(header);
   if (!match) {
     if (/^basic(\s|$)/i.test(header)) throw invalidRequest('The Basic authorization header is malformed.');

@@ -1,4 +1,4 @@
-import { ProtocolError } from '../errors.js';
+import { oauthError, ProtocolError } from '../errors.js';
 
 /** Reads the request body as UTF-8 text, refusing more than `maxBytes` with 413. */
 export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
@@ -6,10 +6,7 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
   if (declared !== null && Number(declared) > maxBytes) throw payloadTooLarge(maxBytes);
   if (request.bodyUsed) {
     // A host middleware consumed the stream before Gatehouse: a set-up problem, answered without a 5xx.
-    throw new ProtocolError(
-      'invalid_request',
-      'The request body was already read before Gatehouse could read it.',
-    );
+    throw oauthError('invalid_request', 'The request body was already read before Gatehouse could read it.');
   }
   const bytes = hasFramedLength(request, declared)
     ? await readWhole(request)
@@ -18,7 +15,7 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new ProtocolError('invalid_request', 'The request body is not valid UTF-8.');
+    throw oauthError('invalid_request', 'The request body is not valid UTF-8.');
   }
 }
 
@@ -36,7 +33,7 @@ async function readWhole(request: Request): Promise<Uint8Array> {
   try {
     return new Uint8Array(await request.arrayBuffer());
   } catch (error) {
-    throw new ProtocolError('invalid_request', 'The request body could not be read.', { cause: error });
+    throw oauthError('invalid_request', 'The request body could not be read.', { cause: error });
   }
 }
 
@@ -59,7 +56,7 @@ async function readBounded(request: Request, maxBytes: number): Promise<Uint8Arr
     }
   } catch (error) {
     if (error instanceof ProtocolError) throw error;
-    throw new ProtocolError('invalid_request', 'The request body could not be read.', { cause: error });
+    throw oauthError('invalid_request', 'The request body could not be read.', { cause: error });
   }
   const bytes = new Uint8Array(total);
   let offset = 0;
@@ -71,5 +68,5 @@ async function readBounded(request: Request, maxBytes: number): Promise<Uint8Arr
 }
 
 function payloadTooLarge(maxBytes: number): ProtocolError {
-  return new ProtocolError('invalid_request', `The request body exceeds ${maxBytes} bytes.`, { status: 413 });
+  return oauthError('payload_too_large', `The request body exceeds ${maxBytes} bytes.`);
 }

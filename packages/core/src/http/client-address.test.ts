@@ -1,4 +1,4 @@
-import { clientAddressOf, setClientAddress } from '@gatehouse/core';
+import { clientAddressOf, setClientAddress } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { ISSUER, testInstance, userBasic } from '../../test/fixtures';
 
@@ -21,21 +21,12 @@ describe('client address', () => {
     expect(clientAddressOf(request)).toBe('203.0.113.1');
   });
 
-  it('asks a lookup function once, on the first read only', () => {
-    let calls = 0;
-    const request = new Request('http://localhost/');
-    setClientAddress(request, () => {
-      calls++;
-      return '203.0.113.7';
-    });
-    setClientAddress(request, '198.51.100.2');
-    expect(calls).toBe(0);
-    expect(clientAddressOf(request)).toBe('203.0.113.7');
-    expect(clientAddressOf(request)).toBe('203.0.113.7');
-    expect(calls).toBe(1);
-    const unknown = new Request('http://localhost/');
-    setClientAddress(unknown, () => '');
-    expect(clientAddressOf(unknown)).toBeUndefined();
+  it('records nothing for an empty or missing address', () => {
+    for (const address of [undefined, '']) {
+      const request = new Request('http://localhost/');
+      setClientAddress(request, address);
+      expect(clientAddressOf(request)).toBeUndefined();
+    }
   });
 
   it('keys the per-address password limit by default, ignoring forwarding headers', async () => {

@@ -1,4 +1,4 @@
-import { memoryClientStore } from '@gatehouse/core';
+import { memoryClientStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { basic, ISSUER, post, testClients } from '../../test/fixtures';
 import { ALLOWED, CLIENT_ORIGIN, ORIGIN, protectInstance } from '../../test/protect-fixtures';

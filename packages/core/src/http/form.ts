@@ -1,4 +1,4 @@
-import { invalidRequest, ProtocolError } from '../errors.js';
+import { invalidRequest, oauthError } from '../errors.js';
 import { readBodyText } from './body.js';
 
 /**
@@ -55,7 +55,7 @@ export function isFormContentType(request: Request): boolean {
 export async function readForm(request: Request, maxBytes: number): Promise<Params> {
   const text = await readBodyText(request, maxBytes);
   if (text.length > 0 && !isFormContentType(request)) {
-    throw new ProtocolError('invalid_request', 'The request body must be application/x-www-form-urlencoded.');
+    throw oauthError('invalid_request', 'The request body must be application/x-www-form-urlencoded.');
   }
   return new Params(new URLSearchParams(text));
 }

@@ -1,21 +1,29 @@
 import { Reply } from './reply.js';
 
-/** Headers every response carrying tokens or personal data must have (RFC 6749 §5.1). */
-export const NO_STORE_HEADERS: Readonly<Record<string, string>> = {
-  'Cache-Control': 'no-store',
-  Pragma: 'no-cache',
-};
+/**
+ * Marks an answer as never to be stored: every answer carrying tokens, codes, personal data or a
+ * session change (RFC 6749 §5.1, RFC 9111 §5.2.2.5; `Pragma` for HTTP/1.0 caches). The one place
+ * that sets these headers.
+ */
+export function noStore(headers: Headers): Headers {
+  headers.set('Cache-Control', 'no-store');
+  headers.set('Pragma', 'no-cache');
+  return headers;
+}
 
 /** A JSON answer. */
 export function jsonResponse(body: unknown, init: { status?: number; headers?: HeadersInit } = {}): Reply {
   return jsonReply(body, new Headers(init.headers), init.status);
 }
 
-/** A JSON answer that must never be cached: token sets, introspection, userinfo. */
+/** A JSON answer that must never be cached: token sets, introspection, userinfo, errors. */
 export function noStoreJson(body: unknown, init: { status?: number; headers?: HeadersInit } = {}): Reply {
-  const headers = new Headers(init.headers);
-  for (const name in NO_STORE_HEADERS) headers.set(name, NO_STORE_HEADERS[name]!);
-  return jsonReply(body, headers, init.status);
+  return jsonReply(body, noStore(new Headers(init.headers)), init.status);
+}
+
+/** An answer without a body that must never be cached: redirects of the browser flow, 204s. */
+export function noStoreEmpty(status: number, headers: HeadersInit): Reply {
+  return new Reply(status, noStore(new Headers(headers)), null);
 }
 
 /** The reply itself, on headers the caller owns (JSON content type unless one is set). */

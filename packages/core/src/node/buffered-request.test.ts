@@ -1,5 +1,5 @@
-import { clientAddressOf } from '@gatehouse/core';
-import { BufferedRequest } from '@gatehouse/core/node';
+import { clientAddressOf } from '@gatehousejs/core';
+import { BufferedRequest } from '@gatehousejs/core/node';
 import { describe, expect, it } from 'vitest';
 
 const URL_ = 'https://as.example/demo/oauth2/v1/token';
@@ -80,7 +80,7 @@ describe('BufferedRequest', () => {
     const controller = new AbortController();
     const request = new BufferedRequest('POST', URL_, new Headers(), new TextEncoder().encode('x'), {
       signal: controller.signal,
-      clientAddress: () => '203.0.113.5',
+      clientAddress: '203.0.113.5',
     });
     expect(request.signal).toBe(controller.signal);
     expect(clientAddressOf(request)).toBe('203.0.113.5');

@@ -6,8 +6,11 @@ export interface BufferedRequestOptions {
    * fresh, never-aborted signal, made on first use.
    */
   readonly signal?: AbortSignal | (() => AbortSignal) | undefined;
-  /** The client address, or a function looking it up on first read. Default: unknown. */
-  readonly clientAddress?: string | (() => string | undefined) | undefined;
+  /**
+   * The client address, read when the request was built (see `setClientAddress` of
+   * `@gatehousejs/core`). Default: unknown.
+   */
+  readonly clientAddress?: string | undefined;
 }
 
 /** The key `clientAddressOf` reads (`http/client-address.ts`). */
@@ -35,7 +38,7 @@ export class BufferedRequest implements Request {
   /** The header fields as received. */
   readonly headers: Headers;
   #signal: AbortSignal | (() => AbortSignal) | undefined;
-  #clientAddress: string | (() => string | undefined) | undefined;
+  readonly #clientAddress: string | undefined;
   /** The body bytes; `null` for a request without a body. */
   readonly #bytes: Uint8Array | null;
   #consumed = false;
@@ -58,15 +61,14 @@ export class BufferedRequest implements Request {
     this.headers = headers;
     this.#bytes = bytes;
     this.#signal = options.signal;
-    this.#clientAddress = options.clientAddress;
+    this.#clientAddress = options.clientAddress || undefined;
   }
 
   /**
-   * The client address (see `clientAddressOf` of `@gatehouse/core`), served from here rather than
+   * The client address (see `clientAddressOf` of `@gatehousejs/core`), served from here rather than
    * set on each request with `setClientAddress` (a property definition per request is measurable).
    */
   get [CLIENT_ADDRESS](): string | undefined {
-    if (typeof this.#clientAddress === 'function') this.#clientAddress = this.#clientAddress() || undefined;
     return this.#clientAddress;
   }
 

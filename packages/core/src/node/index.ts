@@ -1,10 +1,14 @@
 /**
- * `@gatehouse/core/node`: helpers that need Node.js built-ins. The main entry stays runtime-neutral.
+ * `@gatehousejs/core/node`: helpers that need Node.js built-ins. The main entry stays runtime-neutral.
  * @packageDocumentation
  */
 
-export { answerOf, type Servable } from './answer.js';
 export { BufferedRequest, type BufferedRequestOptions } from './buffered-request.js';
+export {
+  type FrameworkRequestExtras,
+  frameworkRequestOptions,
+  type ProxyAwareRequest,
+} from './framework-request.js';
 export { encodePreParsedBody, type PreParsedBody } from './pre-parsed-body.js';
 export { RawHeaders } from './raw-headers.js';
 export { type ScryptHasherOptions, scryptHasher } from './scrypt.js';

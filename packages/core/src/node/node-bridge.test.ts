@@ -2,12 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import {
   createServer,
   request as httpRequest,
-  type IncomingMessage,
+  IncomingMessage,
   type Server,
   type ServerResponse,
 } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { clientAddressOf } from '@gatehouse/core';
+import { type AddressInfo, Socket } from 'node:net';
+import { clientAddressOf } from '@gatehousejs/core';
 import {
   encodePreParsedBody,
   readWebRequest,
@@ -15,8 +15,9 @@ import {
   type ToWebRequestOptions,
   toWebRequest,
   webRequestUrl,
-} from '@gatehouse/core/node';
+} from '@gatehousejs/core/node';
 import { afterEach, describe, expect, it } from 'vitest';
+import { resetProbe, sendResettable } from '../../test/adapter-kit';
 import { ISSUER, testInstance } from '../../test/fixtures';
 
 type App = (request: Request, req: IncomingMessage) => Promise<Response> | Response;
@@ -210,6 +211,16 @@ describe('toWebRequest', () => {
     expect(await (await fetch(given, { headers: { 'X-Forwarded-For': '198.51.100.1' } })).text()).toBe(
       '203.0.113.7',
     );
+  });
+
+  it('keeps the client address of a request whose client resets the connection before it is read', async () => {
+    const probe = resetProbe();
+    const base = await serve((request) => probe.instance.fetch(request));
+    const reset = await sendResettable(base, 'GET', '/demo/x');
+    await probe.received;
+    reset();
+    // The signal says the client is gone, and the address read after that is still the socket's.
+    expect(await probe.addressAfterReset).toBe('127.0.0.1');
   });
 
   it('re-encodes a body a parser already consumed, with a matching Content-Length', async () => {
@@ -485,6 +496,15 @@ describe('readWebRequest', () => {
     expect(await outcome).toEqual({ aborted: true, read: 'failed' });
   });
 
+  it('reads the client address before the body, so a reset during the read cannot drop it', async () => {
+    const probe = resetProbe();
+    const base = await serveRead((request) => probe.instance.fetch(request));
+    const reset = await sendResettable(base, 'POST', '/demo/x', { 'Content-Type': 'text/plain' }, 'abc');
+    await probe.received;
+    reset();
+    expect(await probe.addressAfterReset).toBe('127.0.0.1');
+  });
+
   it('gives the same URL as the request it builds', async () => {
     const base = await serveRead((request, req) =>
       Response.json({ url: request.url, computed: webRequestUrl(req, { mountPath: '/m/' }) }),
@@ -517,7 +537,7 @@ describe('the bridge in front of a Gatehouse instance', () => {
       duplex: 'half',
     } as RequestInit);
     expect(response.status).toBe(413);
-    expect(await response.json()).toMatchObject({ error: 'invalid_request' });
+    expect(await response.json()).toMatchObject({ error: 'payload_too_large' });
   });
 
   it('delivers the 413 for a declared length over the limit that is small enough to be buffered', async () => {
@@ -537,7 +557,55 @@ describe('the bridge in front of a Gatehouse instance', () => {
       },
     );
     expect(response.status).toBe(413);
-    expect(await response.json()).toMatchObject({ error: 'invalid_request' });
+    expect(await response.json()).toMatchObject({ error: 'payload_too_large' });
+  });
+});
+
+describe('methods new Request() refuses', () => {
+  /** A Node request as the parser would hand it over, for methods a client cannot send with fetch. */
+  function message(method: string, url: string): IncomingMessage {
+    const req = new IncomingMessage(new Socket());
+    req.method = method;
+    req.url = url;
+    req.rawHeaders = ['Host', 'localhost:3000'];
+    req.headers = { host: 'localhost:3000' };
+    req.push(null);
+    return req;
+  }
+
+  it('answers TRACE on an instance path 405 with Allow over HTTP, with and without reading the body', async () => {
+    const t = await testInstance();
+    const origin = new URL(ISSUER).origin;
+    for (const base of [
+      await serve(
+        (request) => t.gatehouse.fetch(request),
+        (_req, res) => ({ origin, response: res }),
+      ),
+      await serveRead((request) => t.gatehouse.fetch(request)),
+    ]) {
+      for (const [path, allow] of [
+        ['/demo/oauth2/v1/token', 'POST'],
+        ['/demo/oauth2/v1/keys', 'GET, HEAD'],
+      ] as const) {
+        const answer = await exchange(base, 'TRACE', path);
+        expect(answer.status).toBe(405);
+        expect(linesOf(answer.headers, 'allow')).toEqual([allow]);
+        expect(JSON.parse(answer.body).error).toBe('method_not_allowed');
+      }
+    }
+  });
+
+  it('builds a body-less request for TRACK, CONNECT and non-token methods, which the instance answers 405', async () => {
+    const t = await testInstance();
+    for (const method of ['TRACK', 'CONNECT', 'trace', 'GE T']) {
+      const request = toWebRequest(message(method, '/demo/oauth2/v1/token'));
+      expect(request.body).toBeNull();
+      const response = await t.gatehouse.fetch(request);
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST');
+      const read = await readWebRequest(message(method, '/demo/oauth2/v1/keys'));
+      expect((await t.gatehouse.fetch(read)).headers.get('allow')).toBe('GET, HEAD');
+    }
   });
 });
 

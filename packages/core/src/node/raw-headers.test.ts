@@ -1,4 +1,4 @@
-import { RawHeaders } from '@gatehouse/core/node';
+import { RawHeaders } from '@gatehousejs/core/node';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 

@@ -1,3 +1,5 @@
+import { isHttpToken } from './http-token.js';
+
 /**
  * `Headers` over Node's raw header list (`req.rawHeaders`: name, value, name, value, …), filled
  * only when something more than a lookup is asked of it.
@@ -103,12 +105,10 @@ export class RawHeaders extends Headers {
   }
 }
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-
 /** The lower-case name, or the `TypeError` `Headers` throws for a name that is no field name. */
 function headerName(name: string): string {
   const text = String(name);
-  if (!TOKEN.test(text)) throw new TypeError(`Headers: invalid header name ${JSON.stringify(text)}.`);
+  if (!isHttpToken(text)) throw new TypeError(`Headers: invalid header name ${JSON.stringify(text)}.`);
   return text.toLowerCase();
 }
 

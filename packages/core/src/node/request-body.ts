@@ -1,5 +1,6 @@
 /** Reading a Node request body: streamed, or buffered when small and of known length. */
 import type { IncomingMessage } from 'node:http';
+import { fetchAcceptsMethod } from './fetch-method.js';
 import type { ToWebRequestOptions } from './web-request.js';
 
 /** The body length if `readWebRequest` should read the body into memory, else `undefined`. */
@@ -10,6 +11,7 @@ export function bufferableLength(
 ): number | undefined {
   const method = req.method ?? 'GET';
   if (options.ignoreBody || method === 'GET' || method === 'HEAD' || req.readableEnded) return undefined;
+  if (!fetchAcceptsMethod(method)) return undefined; // built without a body, never read
   if (req.headers['transfer-encoding'] !== undefined) return undefined;
   const declared = req.headers['content-length'];
   if (declared === undefined || !/^\d+$/.test(declared)) return undefined;

@@ -1,4 +1,4 @@
-import { scryptHasher } from '@gatehouse/core/node';
+import { scryptHasher } from '@gatehousejs/core/node';
 import { describe, expect, it } from 'vitest';
 
 // Cheap parameters for speed; one test keeps the production default.

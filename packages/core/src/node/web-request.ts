@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setClientAddress } from '../http/client-address.js';
 import { BufferedRequest } from './buffered-request.js';
+import { fetchAcceptsMethod } from './fetch-method.js';
 import { encodePreParsedBody, type PreParsedBody } from './pre-parsed-body.js';
 import { RawHeaders } from './raw-headers.js';
 import { asError, bufferableLength, failedBody, hasBody, readSmallBody, streamBody } from './request-body.js';
@@ -34,9 +35,12 @@ export interface ToWebRequestOptions {
    */
   readonly ignoreBody?: boolean;
   /**
-   * Client address to attach (see `setClientAddress`). Default: the socket's remote address.
-   * `origin` and `clientAddress` may be functions, called when first needed (a header-only check
-   * never needs the URL or the address, and frameworks' proxy-aware getters have a cost).
+   * Client address to attach (see `setClientAddress`), or a function giving it (a framework's
+   * proxy-aware getter, e.g. `() => req.ip`). It is read once, as the request is built, and by
+   * `readWebRequest` before the body: Node reports no address for a socket the client has reset,
+   * so an address looked up later could be gone, and with it the per-address password limit.
+   * Default: the socket's remote address, read the same way. `origin` may also be a function; it
+   * is called when the URL is first needed (a header-only check never needs it).
    */
   readonly clientAddress?: string | (() => string | undefined);
   /**
@@ -52,10 +56,12 @@ export interface ToWebRequestOptions {
  * copied as received (repeated headers stay repeated). The request's `signal` aborts when the
  * client disconnects early (not with `ignoreBody`: a header-only request has nothing to abort).
  * A request without a body (`GET`, `HEAD`, `ignoreBody`) or with one already in memory is a
- * {@link BufferedRequest}: a `Request` that skips undici's stream machinery.
+ * {@link BufferedRequest}: a `Request` that skips undici's stream machinery. So is a request whose
+ * method `new Request()` refuses (`TRACE`, `TRACK`, `CONNECT`, non-tokens): it gets no body, and
+ * Gatehouse answers it 405 with `Allow` on its own paths; nothing throws.
  */
 export function toWebRequest(req: IncomingMessage, options: ToWebRequestOptions = {}): Request {
-  return buildRequest(req, options);
+  return buildRequest(req, options, readClientAddress(req, options));
 }
 
 /** Options of {@link readWebRequest}. */
@@ -81,13 +87,27 @@ export async function readWebRequest(
   req: IncomingMessage,
   options: ReadWebRequestOptions = {},
 ): Promise<Request> {
+  // Before the body: a client may reset the connection while it is read.
+  const address = readClientAddress(req, options);
   const length = bufferableLength(req, options, options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
-  if (length === undefined) return buildRequest(req, options);
+  if (length === undefined) return buildRequest(req, options, address);
   try {
-    return buildRequest(req, options, { bytes: await readSmallBody(req, length) });
+    return buildRequest(req, options, address, { bytes: await readSmallBody(req, length) });
   } catch (error) {
-    return buildRequest(req, options, { failure: asError(error) });
+    return buildRequest(req, options, address, { failure: asError(error) });
   }
+}
+
+/** The client address, read now (see {@link ToWebRequestOptions.clientAddress}). */
+function readClientAddress(req: IncomingMessage, options: ToWebRequestOptions): string | undefined {
+  const { clientAddress } = options;
+  const address =
+    clientAddress === undefined
+      ? req.socket?.remoteAddress
+      : typeof clientAddress === 'function'
+        ? clientAddress()
+        : clientAddress;
+  return address || undefined;
 }
 
 /**
@@ -117,7 +137,12 @@ let lastUrl = { target: '', base: '', mountPath: '', href: '' };
 /** A body already read into memory, or the reason reading it failed. */
 type ReadBody = { readonly bytes: Uint8Array } | { readonly failure: Error };
 
-function buildRequest(req: IncomingMessage, options: ToWebRequestOptions, read?: ReadBody): Request {
+function buildRequest(
+  req: IncomingMessage,
+  options: ToWebRequestOptions,
+  clientAddress: string | undefined,
+  read?: ReadBody,
+): Request {
   const method = (req.method ?? 'GET').toUpperCase();
   // Only the URL of a buffered request is built when first read: frameworks rewrite `req.url` as
   // they route, so its parts are taken now.
@@ -125,7 +150,6 @@ function buildRequest(req: IncomingMessage, options: ToWebRequestOptions, read?:
   const origin = options.origin ?? defaultOrigin(req);
   const lazyUrl = () => publicUrl(target, origin, options.mountPath);
   const headers = new RawHeaders(req.rawHeaders);
-  const clientAddress = options.clientAddress ?? (() => req.socket?.remoteAddress);
 
   if (read && 'failure' in read) {
     const failed = new AbortController();
@@ -144,7 +168,7 @@ function buildRequest(req: IncomingMessage, options: ToWebRequestOptions, read?:
     signal: options.ignoreBody ? undefined : () => abortSignal(req, options.response),
     clientAddress,
   };
-  if (method === 'GET' || method === 'HEAD' || options.ignoreBody) {
+  if (method === 'GET' || method === 'HEAD' || options.ignoreBody || !fetchAcceptsMethod(method)) {
     return new BufferedRequest(method, lazyUrl, headers, null, buffered);
   }
   if (read) return new BufferedRequest(method, lazyUrl, headers, read.bytes, buffered);
@@ -168,7 +192,7 @@ function streamedRequest(
   headers: Headers,
   signal: AbortSignal,
   body: ReadableStream<Uint8Array> | null,
-  clientAddress: string | (() => string | undefined),
+  clientAddress: string | undefined,
 ): Request {
   const init = { method, headers, signal, body, duplex: 'half' } as RequestInit;
   const request = new Request(url, init);

@@ -3,9 +3,12 @@ import { invalidClient } from '../errors.js';
 import { readForm } from '../http/form.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
+import { toEpochSeconds } from '../time.js';
 import { type AccessTokenClaims, verifyAccessToken } from '../tokens/access-token.js';
 import { hashSecret } from '../tokens/secrets.js';
-import { authenticateClient } from './client-auth.js';
+import { subjectId } from '../tokens/subject.js';
+import { authenticateClient } from './client-auth/authenticate-client.js';
+import { CLIENT_AUTH_METHODS } from './client-auth/methods.js';
 
 /** RFC 7662 §2.2 answer for an inactive token: exactly `{"active": false}`. */
 export const INACTIVE = Object.freeze({ active: false });
@@ -18,7 +21,7 @@ export function introspectAccessToken(ctx: Context, claims: AccessTokenClaims): 
     scope: claims.scope,
     ...(claims.clientId ? { client_id: claims.clientId } : {}),
     sub: claims.sub,
-    aud: ctx.audience,
+    aud: claims.audience.length === 1 ? claims.audience[0] : claims.audience,
     iss: ctx.issuer,
     exp: claims.exp,
     iat: claims.iat,
@@ -28,34 +31,53 @@ export function introspectAccessToken(ctx: Context, claims: AccessTokenClaims): 
 }
 
 /**
+ * Whether the user a token was issued to still exists. Introspection is off the hot path, so besides
+ * the user's revocation mark (consulted with the token, see `unlessRevoked`) it asks the user store:
+ * a deleted user's token is inactive even when the host did not call `revokeUser`.
+ */
+export async function userExists(ctx: Context, userId: string): Promise<boolean> {
+  return (await ctx.users.findUser(userId)) !== null;
+}
+
+/**
  * `POST {base}/oauth2/v1/introspect` (RFC 7662). Only confidential clients may introspect, and only
  * their own tokens: another client's token is reported inactive, so introspection reveals nothing
- * about tokens the caller does not own.
+ * about tokens the caller does not own. A token of a deleted or revoked user is inactive.
  */
 export async function introspectEndpoint(request: Request, ctx: Context): Promise<Answer> {
   const params = await readForm(request, ctx.maxBodyBytes);
   const { client, method } = await authenticateClient(ctx, request, params);
   // RFC 7662 §2.1: the caller must authenticate; a public client has no credentials (§2.3: 401).
-  if (method === 'none') throw invalidClient(ctx.realm);
+  if (!CLIENT_AUTH_METHODS[method]?.provesIdentity) throw invalidClient(ctx.realm);
   const token = params.require('token');
   params.get('token_type_hint');
   const now = ctx.now();
 
   const access = await verifyAccessToken(ctx, token);
   if (access) {
-    return noStoreJson(access.clientId === client.id ? introspectAccessToken(ctx, access) : INACTIVE);
+    const active =
+      access.clientId === client.id &&
+      (access.subject.kind === 'client' || (await userExists(ctx, access.sub)));
+    return noStoreJson(active ? introspectAccessToken(ctx, access) : INACTIVE);
   }
   const refresh = await ctx.storage.grants.findRefreshToken(await hashSecret(token), now);
-  if (refresh && refresh.rotatedAt === undefined && refresh.clientId === client.id) {
+  if (
+    refresh &&
+    refresh.rotatedAt === undefined &&
+    refresh.clientId === client.id &&
+    refresh.subject !== undefined &&
+    (refresh.subject.kind === 'client' || (await userExists(ctx, refresh.subject.userId)))
+  ) {
     return noStoreJson({
       active: true,
       token_type: 'refresh_token',
       scope: refresh.scope,
       client_id: refresh.clientId,
-      sub: refresh.userId,
+      sub: subjectId(refresh.subject),
+      ...(refresh.audience?.length ? { aud: refresh.audience } : {}),
       iss: ctx.issuer,
-      exp: Math.floor(refresh.expiresAt / 1000),
-      iat: Math.floor(refresh.issuedAt / 1000),
+      exp: toEpochSeconds(refresh.expiresAt),
+      iat: toEpochSeconds(refresh.issuedAt),
     });
   }
   return noStoreJson(INACTIVE);

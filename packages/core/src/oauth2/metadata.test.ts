@@ -21,7 +21,7 @@ describe('authorization server metadata (RFC 8414)', () => {
         jwks_uri: `${ISSUER}/oauth2/v1/keys`,
         response_types_supported: ['code'],
         grant_types_supported: ['authorization_code', 'refresh_token'],
-        token_endpoint_auth_methods_supported: ['client_secret_basic', 'none'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
         code_challenge_methods_supported: ['S256'],
         authorization_response_iss_parameter_supported: true,
       });

@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import { jsonResponse } from '../http/responses.js';
 import type { Route } from '../http/router.js';
+import { identityProvingAuthMethods, supportedAuthMethods } from './client-auth/methods.js';
 
 /** Endpoints relative to the issuer. */
 export const ENDPOINTS = {
@@ -17,7 +18,7 @@ export function authorizationServerMetadata(
   ctx: Pick<Context, 'issuer' | 'scopes'>,
 ): Record<string, unknown> {
   const at = (path: string) => ctx.issuer + path;
-  const clientAuth = ['client_secret_basic', 'none'];
+  const clientAuth = supportedAuthMethods();
   return {
     issuer: ctx.issuer,
     authorization_endpoint: at(ENDPOINTS.authorization),
@@ -32,16 +33,22 @@ export function authorizationServerMetadata(
     grant_types_supported: ['authorization_code', 'refresh_token'],
     token_endpoint_auth_methods_supported: clientAuth,
     revocation_endpoint_auth_methods_supported: clientAuth,
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic'],
+    introspection_endpoint_auth_methods_supported: identityProvingAuthMethods(),
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
   };
 }
 
-/** The metadata route at `path` (below the base path, or the origin-level alias). */
-export function metadataRoute(path: string): Route {
+/**
+ * The RFC 8414 metadata route: at `{issuer}/.well-known/oauth-authorization-server` and, for an
+ * issuer with a path, at `/.well-known/oauth-authorization-server{path}`, where RFC 8414 §3 puts
+ * it (the well-known segment inserted between host and path). Another well-known document (OpenID
+ * Connect discovery, RFC 9728 resource metadata) is one more route of this shape.
+ */
+export function metadataRoute(): Route {
   return {
-    path,
+    path: '/.well-known/oauth-authorization-server',
+    aliases: ['/.well-known/oauth-authorization-server{mount}'],
     methods: {
       GET: async (_request, ctx) =>
         jsonResponse(authorizationServerMetadata(ctx), {

@@ -2,9 +2,10 @@ import type { Context } from '../context.js';
 import { readForm } from '../http/form.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
+import { fromEpochSeconds } from '../time.js';
 import { verifyAccessTokenSignature } from '../tokens/access-token.js';
 import { hashSecret } from '../tokens/secrets.js';
-import { authenticateClient } from './client-auth.js';
+import { authenticateClient } from './client-auth/authenticate-client.js';
 import { revokeGrant } from './grants/grant-tokens.js';
 
 /**
@@ -29,7 +30,7 @@ export async function revokeEndpoint(request: Request, ctx: Context): Promise<An
   }
   const access = await verifyAccessTokenSignature(ctx, token);
   if (access && access.family === 'oauth2' && access.clientId === client.id) {
-    await ctx.storage.grants.revokeAccessToken(access.jti, access.exp * 1000);
+    await ctx.storage.grants.revokeAccessToken(access.jti, fromEpochSeconds(access.exp));
     ctx.emit({ type: 'token.revoked', clientId: client.id, kind: 'access_token' });
   }
   return revoked();

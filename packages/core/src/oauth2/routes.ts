@@ -14,9 +14,9 @@ export function oauth2Routes(_options: ResolvedOptions): Route[] {
     { path: ENDPOINTS.token, methods: { POST: tokenEndpoint }, cors: true },
     { path: ENDPOINTS.revocation, methods: { POST: revokeEndpoint }, cors: true },
     { path: ENDPOINTS.introspection, methods: { POST: introspectEndpoint } },
-    { path: ENDPOINTS.userinfo, methods: { GET: userinfoEndpoint }, cors: true },
+    { path: ENDPOINTS.userinfo, methods: { GET: userinfoEndpoint, POST: userinfoEndpoint }, cors: true },
     { path: ENDPOINTS.jwks, methods: { GET: jwksEndpoint } },
-    metadataRoute('/.well-known/oauth-authorization-server'),
+    metadataRoute(),
     ...authorizationRoutes(),
   ];
 }

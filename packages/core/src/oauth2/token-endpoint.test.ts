@@ -462,14 +462,14 @@ describe('token endpoint request errors', () => {
     await expectError(await t.gatehouse.fetch(request), 400, 'invalid_request');
   });
 
-  it('answers 413 for bodies over the size cap, without reading them whole', async () => {
+  it('answers 413 payload_too_large for bodies over the size cap, without reading them whole', async () => {
     const t = await testInstance({ maxBodyBytes: 1024 });
     const big = post(
       '/oauth2/v1/token',
       `grant_type=authorization_code&code=${'a'.repeat(5000)}`,
       DEMO_BASIC,
     );
-    await expectError(await t.gatehouse.fetch(big), 413, 'invalid_request');
+    await expectError(await t.gatehouse.fetch(big), 413, 'payload_too_large');
   });
 
   it('answers 405 with Allow for the wrong method and 404 for unknown paths', async () => {

@@ -1,8 +1,8 @@
 import type { Context } from '../context.js';
-import { invalidRequest, ProtocolError } from '../errors.js';
+import { invalidRequest, oauthError } from '../errors.js';
 import { readForm } from '../http/form.js';
 import type { Answer } from '../http/reply.js';
-import { authenticateClient } from './client-auth.js';
+import { authenticateClient } from './client-auth/authenticate-client.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { clientMayUse } from './grants/grant-tokens.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
@@ -19,13 +19,13 @@ export async function tokenEndpoint(request: Request, ctx: Context): Promise<Ans
   if (grantType === undefined) throw invalidRequest('The "grant_type" parameter is missing.');
   const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType as keyof typeof GRANTS] : undefined;
   if (!grant)
-    throw new ProtocolError(
+    throw oauthError(
       'unsupported_grant_type',
       'The grant type is not supported (use authorization_code or refresh_token).',
     );
   const client = await authenticateClient(ctx, request, params);
   if (!clientMayUse(client.client, grantType as keyof typeof GRANTS)) {
-    throw new ProtocolError('unauthorized_client', `The client may not use the ${grantType} grant.`);
+    throw oauthError('unauthorized_client', `The client may not use the ${grantType} grant.`);
   }
   return grant(ctx, params, client);
 }

@@ -1,12 +1,13 @@
 import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
 
-/** The successful token response of RFC 6749 §5.1, never cached. */
+/** The successful token response of RFC 6749 §5.1 (and its `id_token`, OpenID Connect Core §3.1.3.3), never cached. */
 export function tokenResponse(set: {
   accessToken: string;
   expiresIn: number;
   refreshToken?: string;
   scope: string;
+  idToken?: string | undefined;
 }): Answer {
   return noStoreJson({
     access_token: set.accessToken,
@@ -14,5 +15,6 @@ export function tokenResponse(set: {
     expires_in: set.expiresIn,
     ...(set.refreshToken ? { refresh_token: set.refreshToken } : {}),
     scope: set.scope,
+    ...(set.idToken ? { id_token: set.idToken } : {}),
   });
 }

@@ -5,15 +5,26 @@ import { ISSUER, issueTokens, testInstance } from '../../test/fixtures';
 const URL_ = `${ISSUER}/oauth2/v1/userinfo`;
 
 describe('userinfo', () => {
-  it('answers sub and claims for a bearer access token, never cached', async () => {
+  it('answers sub and the claims of the granted scopes for a bearer access token, never cached', async () => {
     const t = await testInstance();
-    const { access_token } = await issueTokens(t);
+    const { access_token } = await issueTokens(t, 'openid profile');
     const response = await t.gatehouse.fetch(
       new Request(URL_, { headers: { Authorization: `Bearer ${access_token}` } }),
     );
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(await response.json()).toEqual({ sub: 'user-1', name: 'Demo User' });
+  });
+
+  it('answers only sub to a bearer token without a claim-bearing scope (Core section 5.4)', async () => {
+    const t = await testInstance();
+    const { access_token } = await issueTokens(t, 'read write');
+    for (const method of ['GET', 'POST']) {
+      const response = await t.gatehouse.fetch(
+        new Request(URL_, { method, headers: { Authorization: `Bearer ${access_token}` } }),
+      );
+      expect(await response.json()).toEqual({ sub: 'user-1' });
+    }
   });
 
   it('answers sub for an active session cookie with Accept: application/json', async () => {

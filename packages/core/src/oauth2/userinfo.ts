@@ -1,20 +1,24 @@
 import { noStoreJson } from '../http/responses.js';
 import type { Handler } from '../http/router.js';
+import { claimsForScope } from '../oidc/standard-claims.js';
 import { authenticateRequest } from '../protect/authenticate.js';
 import { invalidToken, sessionEnded } from '../protect/challenge.js';
 
 /**
- * `GET {base}/oauth2/v1/userinfo` (seed §4.1): who is logged in. Accepts a bearer access token
- * (RFC 6750 §2.1) or the session cookie (the seed's session check, sent with
- * `Accept: application/json`), with exactly the rules of a protected REST operation
+ * `GET` and `POST {base}/oauth2/v1/userinfo` (OpenID Connect Core §5.3; seed §4.1): who is logged in.
+ * Accepts a bearer access token (RFC 6750 §2.1) or the session cookie (the seed's session check,
+ * sent with `Accept: application/json`), with exactly the rules of a protected REST operation
  * (`authenticateRequest`): the cookie counts only from the instance origin or an allowed origin.
- * Answers `{ sub, ...claims }`, never cached. Without valid credentials: 401 with
- * `WWW-Authenticate: Bearer realm=…` (plus `error="invalid_token"` when a token was presented).
- * A user deleted since the token or session was issued gets the same 401.
+ * A bearer token gets `sub` and the standard claims of the scopes it was granted (Core §5.4), never
+ * others; the session, which is the user themself, gets `{ sub, ...claims }`. Never cached. Without
+ * valid credentials: 401 with `WWW-Authenticate: Bearer realm=…` (plus `error="invalid_token"` when
+ * a token was presented). A user deleted since the token or session was issued gets the same 401.
  */
 export const userinfoEndpoint: Handler = async (request, ctx) => {
   const caller = await authenticateRequest(ctx, request, { schemes: ['bearer', 'session'] });
   const user = await ctx.users.findUser(caller.sub);
   if (!user) throw caller.scheme === 'bearer' ? invalidToken(ctx) : sessionEnded(ctx, true);
-  return noStoreJson({ ...user.claims, sub: user.id }, { headers: { Vary: 'Authorization, Cookie' } });
+  const claims =
+    caller.scheme === 'bearer' ? claimsForScope(user.claims, caller.scope.join(' ')) : user.claims;
+  return noStoreJson({ ...claims, sub: user.id }, { headers: { Vary: 'Authorization, Cookie' } });
 };

@@ -1,74 +1,161 @@
 import type { Context } from '../context.js';
-import { ProtocolError } from '../errors.js';
+import { oauthError, type ProtocolError } from '../errors.js';
+import type { RateLimitWindow } from '../storage/types.js';
+import { sha256Base64url } from '../tokens/sha256.js';
+import { clientNetwork } from './client-network.js';
 
 /**
  * Brute-force protection for password checks (login page and Auth API), on the rate-limit store.
  *
- * Policy: failures are counted per (username, client address) and per client address, in fixed
- * windows of `rateLimit.windowSeconds` (defaults: 5 per username and address, 50 per address, 15
- * minutes). Over either limit, further attempts from that address are refused with 429 and
- * `Retry-After` until the window ends, without checking the password. The real user is never
- * locked out from other addresses, and never for longer than one window; a success forgets the
- * (username, address) failures. When the client address is unknown (an adapter that cannot vouch
- * for one), the username alone keys the counter: an attacker can then delay that account by one
- * window at a time, not guess its password.
+ * Policy (defaults: 5 failures per username and address, 50 per address, 15-minute window):
+ * - **Per (username, client address)**: failures in a fixed window of `rateLimit.windowSeconds`,
+ *   starting at the first failure. A success forgets them. The real user is never locked out from
+ *   other addresses, and never for longer than one window.
+ * - **Per client address**, all usernames together: *failures only* (ASVS 5.0 V6.3.1), in a sliding
+ *   window estimated from two fixed buckets aligned to the window length: the failures of the
+ *   current bucket, plus those of the previous one weighted by how much of it the sliding window
+ *   still covers. So neither a new window nor successful logins wipe the slate: each success
+ *   refunds only its own attempt, in the bucket that attempt was charged to (successes are counted
+ *   per bucket beside the attempts, and never outnumber them), and many users behind one NAT are
+ *   limited only by their failures.
+ * - Over either limit, attempts are refused with 429 and `Retry-After` (when one more attempt would
+ *   fit again), without checking the password.
  *
- * Every attempt is charged by {@link AttemptLimiter.reserve} *before* the password is verified, so
- * that a burst of concurrent guesses cannot all pass the check before the first failure is
- * recorded (the counters are atomic increments). A success then refunds it: the (username,
- * address) counter is reset, and the address counter is offset by a counter of successes, so that
- * many users behind one address (a NAT) are only limited by their failures. Usernames are compared
- * case- and normalisation-insensitively (NFKC, lower case), so that `Demo` and `demo` share a
- * counter even when the host's user store treats them as one account.
+ * Bounded state: the store is keyed by fixed-size SHA-256 digests (of the client network, and of
+ * the network with the normalised username), never by the raw username or address, so an
+ * attempt's keys are a few dozen bytes whatever it sent. A refusal writes nothing: the counters are
+ * read first, and an attempt over a limit stops there. An attempt under the limits is charged
+ * before the password is verified, so that a burst of concurrent guesses cannot all pass before
+ * the first failure is recorded (the increments are atomic): the address first, and the
+ * per-username counter only once the address has room, so even such a burst creates at most
+ * `maxFailuresPerAddress` per-username counters per address and window. An attempt refused by an
+ * increment in such a race stays counted.
+ *
+ * Addresses are counted by network ({@link clientNetwork}: an IPv6 /64 is one client). A request
+ * without a known address shares one "unknown address" bucket, limited like an address: never a
+ * more lenient one. Credentials beyond `CREDENTIAL_LIMITS` (`username` undefined) are charged to
+ * the address only: they never create a per-username counter. Usernames are compared case- and
+ * normalisation-insensitively (NFKC, lower case), so that `Demo` and `demo` share a counter even
+ * when the host's user store treats them as one account.
  */
 export interface AttemptLimiter {
   /**
-   * Charges one attempt against this username/address and this address; throws 429
-   * `too_many_requests` (with `Retry-After`) when either is over its limit.
+   * Checks the limits and charges one attempt to this address (and username); throws 429
+   * `too_many_requests` (with `Retry-After`), writing nothing, when it would exceed either.
    */
   reserve(): Promise<void>;
-  /** The attempt succeeded: refunds it and forgets this username's failures from this address. */
+  /** The reserved attempt succeeded: refunds it and forgets this username's failures from this address. */
   succeeded(): Promise<void>;
 }
 
-/** The limiter of one password attempt for `username` from the client address of `request`. */
-export function attemptLimiter(ctx: Context, request: Request, username: string): AttemptLimiter {
-  const address = ctx.rateLimit.clientAddress(request);
-  const name = username.normalize('NFKC').toLowerCase();
-  // The length prefix keeps the key unambiguous whatever characters the username and address hold.
-  const userKey = `pw:user:${name.length}:${name}@${address ?? '*'}`;
-  const addressKey = address === undefined ? undefined : `pw:addr:${address}`;
-  const addressSuccessKey = address === undefined ? undefined : `pw:addr-ok:${address}`;
-  const windowMs = ctx.rateLimit.windowSeconds * 1000;
+/** The address of requests whose client address nobody knows; never equal to a digest (43 characters). */
+const UNKNOWN_ADDRESS = 'unknown';
+
+/**
+ * The limiter of one password attempt for `username` from the client address of `request`;
+ * `username` is `undefined` when the credentials are beyond the limits (the address alone is charged).
+ */
+export function attemptLimiter(ctx: Context, request: Request, username: string | undefined): AttemptLimiter {
   const store = ctx.storage.rateLimits;
+  const { maxFailuresPerAddress, maxFailuresPerUsername } = ctx.rateLimit;
+  const windowMs = ctx.rateLimit.windowSeconds * 1000;
+  const keys = limiterKeys(ctx.rateLimit.clientAddress(request), username);
+  /** The address bucket the reserved attempt was charged to. */
+  let chargedBucket: number | undefined;
+
+  /** A bucket's key lives until the end of the next bucket, while the sliding window still covers it. */
+  const bucketLifetime = (bucket: number, now: number) => (bucket + 2) * windowMs - now;
 
   return {
     async reserve() {
+      const { attemptsKey, successesKey, userKey } = await keys;
       const now = ctx.now();
-      const [user, attempts, successes] = await Promise.all([
-        store.increment(userKey, windowMs, now),
-        addressKey ? store.increment(addressKey, windowMs, now) : null,
-        addressSuccessKey ? store.get(addressSuccessKey, now) : null,
+      const bucket = Math.floor(now / windowMs);
+      const intoBucket = now - bucket * windowMs;
+      const [attempts, successes, previousAttempts, previousSuccesses, user] = await Promise.all([
+        store.get(attemptsKey(bucket), now),
+        store.get(successesKey(bucket), now),
+        store.get(attemptsKey(bucket - 1), now),
+        store.get(successesKey(bucket - 1), now),
+        userKey === undefined ? null : store.get(userKey, now),
       ]);
-      let resetAt = 0;
-      // Both counts include this attempt: up to the configured number of failures get through.
-      if (user.count > ctx.rateLimit.maxFailuresPerUsername) resetAt = user.resetAt;
-      if (attempts && attempts.count - (successes?.count ?? 0) > ctx.rateLimit.maxFailuresPerAddress) {
-        resetAt = Math.max(resetAt, attempts.resetAt);
-      }
-      if (resetAt > 0) {
-        const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
-        throw new ProtocolError('too_many_requests', 'Too many failed attempts; try again later.', {
-          status: 429,
-          headers: { 'Retry-After': String(retryAfter) },
-        });
+      const previous = failures(previousAttempts, previousSuccesses);
+      const slidingWindow = (current: number) => current + previous * (1 - intoBucket / windowMs);
+      const addressRetry = (current: number) =>
+        addressRetryMs(maxFailuresPerAddress, current, previous, intoBucket, windowMs);
+
+      // Refusals write nothing: the counters are read before anything is charged.
+      const current = failures(attempts, successes);
+      let retryMs: number | undefined;
+      if (slidingWindow(current + 1) > maxFailuresPerAddress) retryMs = addressRetry(current);
+      if (user && user.count >= maxFailuresPerUsername) retryMs = Math.max(retryMs ?? 0, user.resetAt - now);
+      if (retryMs !== undefined) throw tooManyAttempts(retryMs);
+
+      // The address first: an attempt it refuses never creates a per-username counter.
+      const charged = await store.increment(attemptsKey(bucket), bucketLifetime(bucket, now), now);
+      chargedBucket = bucket;
+      const counted = failures(charged, successes);
+      if (slidingWindow(counted) > maxFailuresPerAddress) throw tooManyAttempts(addressRetry(counted));
+      if (userKey !== undefined) {
+        const perUser = await store.increment(userKey, windowMs, now);
+        if (perUser.count > maxFailuresPerUsername) throw tooManyAttempts(perUser.resetAt - now);
       }
     },
     async succeeded() {
+      const { successesKey, userKey } = await keys;
+      const now = ctx.now();
+      const bucket = chargedBucket;
       await Promise.all([
-        store.reset(userKey),
-        addressSuccessKey ? store.increment(addressSuccessKey, windowMs, ctx.now()) : null,
+        userKey === undefined ? null : store.reset(userKey),
+        bucket === undefined || bucketLifetime(bucket, now) <= 0
+          ? null
+          : store.increment(successesKey(bucket), bucketLifetime(bucket, now), now),
       ]);
     },
   };
+}
+
+/** The store keys of one attempt: fixed-size digests, whatever the username and address hold. */
+async function limiterKeys(address: string | undefined, username: string | undefined) {
+  const network = address ? await sha256Base64url(clientNetwork(address)) : UNKNOWN_ADDRESS;
+  const name = username?.normalize('NFKC').toLowerCase();
+  // The network digest has a fixed form without a newline: the pair is unambiguous.
+  const userKey = name === undefined ? undefined : `pw:user:${await sha256Base64url(`${network}\n${name}`)}`;
+  return {
+    attemptsKey: (bucket: number) => `pw:addr:${network}:${bucket}`,
+    successesKey: (bucket: number) => `pw:addr-ok:${network}:${bucket}`,
+    userKey,
+  };
+}
+
+/** Failed attempts of a bucket: its attempts less the successes refunded to it. */
+function failures(attempts: RateLimitWindow | null, successes: RateLimitWindow | null): number {
+  return Math.max(0, (attempts?.count ?? 0) - (successes?.count ?? 0));
+}
+
+/**
+ * Milliseconds until one more attempt fits under `max` in the sliding window, with `current`
+ * failures in the current bucket, `previous` in the one before, `into` ms into the current bucket.
+ */
+function addressRetryMs(
+  max: number,
+  current: number,
+  previous: number,
+  into: number,
+  windowMs: number,
+): number {
+  if (current + 1 <= max) {
+    // Within this bucket, once the previous one weighs at most what is left.
+    const fraction = previous === 0 ? 0 : 1 - (max - current - 1) / previous;
+    return fraction * windowMs - into;
+  }
+  // This bucket is full by itself: into the next one, once this one weighs at most max - 1.
+  return windowMs - into + (1 - (max - 1) / current) * windowMs;
+}
+
+/** 429 `too_many_requests` with `Retry-After` in whole seconds (at least 1). */
+function tooManyAttempts(retryMs: number): ProtocolError {
+  return oauthError('too_many_requests', 'Too many failed attempts; try again later.', {
+    retryAfter: Math.max(1, Math.ceil(retryMs / 1000)),
+  });
 }

@@ -1,4 +1,4 @@
-import { pbkdf2Hasher } from '@gatehouse/core';
+import { pbkdf2Hasher } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 
 const hasher = pbkdf2Hasher({ iterations: 1000 });

@@ -40,7 +40,7 @@ async function derive(
 
 /**
  * A runtime-neutral {@link PasswordHasher} on Web Crypto PBKDF2-HMAC-SHA256, encoded as
- * `pbkdf2-sha256$<iterations>$<salt>$<digest>`. On Node, `scryptHasher` from `@gatehouse/core/node`
+ * `pbkdf2-sha256$<iterations>$<salt>$<digest>`. On Node, `scryptHasher` from `@gatehousejs/core/node`
  * is memory-hard and preferable.
  */
 export function pbkdf2Hasher(options: Pbkdf2HasherOptions = {}): PasswordHasher {

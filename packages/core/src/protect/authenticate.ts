@@ -1,6 +1,7 @@
 import type { Awaitable } from '../awaitable.js';
 import type { Context } from '../context.js';
 import { bearerCredentials } from '../http/bearer.js';
+import { sessionCookieReaches } from '../session/session-cookie.js';
 import { bearerCaller } from './bearer-scheme.js';
 import { credentialsRequired } from './challenge.js';
 import { sessionCaller } from './session-scheme.js';
@@ -40,8 +41,32 @@ async function sessionOrNothing(
   if (acceptsSession) {
     const caller = await sessionCaller(ctx, request, acceptsBearer);
     if (caller) return caller;
+    const pathname = new URL(request.url).pathname;
+    if (!sessionCookieReaches(ctx, pathname)) throw outsideCookiePath(ctx, pathname, acceptsBearer);
   }
   throw credentialsRequired(ctx, acceptsBearer);
+}
+
+/** Warnings of {@link outsideCookiePath} are logged once per path, for this many paths at most. */
+const MAX_WARNED_PATHS = 16;
+const warnedPaths = new Set<string>();
+
+/**
+ * The 401 of a session-scheme route the session cookie can never reach (a host route outside the
+ * cookie's `Path`): the usual challenge, with a description that says why, and one warning in the
+ * log, since it is a set-up mistake that would otherwise look like "not signed in".
+ */
+function outsideCookiePath(ctx: Context, pathname: string, acceptsBearer: boolean) {
+  const advice =
+    `The session cookie is not sent to ${pathname}: its Path is ${ctx.session.cookiePath}. ` +
+    'Set the session.cookiePath option to a prefix of both paths (e.g. "/").';
+  if (warnedPaths.size < MAX_WARNED_PATHS && !warnedPaths.has(pathname) && pathname.length <= 256) {
+    warnedPaths.add(pathname);
+    ctx.logger.warn(
+      `gatehouse: a route that accepts sessions is outside the session cookie's path. ${advice}`,
+    );
+  }
+  return credentialsRequired(ctx, acceptsBearer, `Authentication is required for this operation. ${advice}`);
 }
 
 /** What a `schemes` list accepts, once validated (hosts pass the same list on every request). */

@@ -1,4 +1,5 @@
-import { type AuthenticateOptions, memoryGrantStore, withAuthentication } from '@gatehouse/core';
+import { type AuthenticateOptions, memoryGrantStore } from '@gatehousejs/core';
+import { authenticateNow, withAuthentication } from '@gatehousejs/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { basic, ISSUER, post } from '../../test/fixtures';
@@ -51,6 +52,7 @@ describe('bearer scheme', () => {
       ok: true,
       caller: {
         sub: 'user-1',
+        subject: { kind: 'user', userId: 'user-1' },
         scheme: 'bearer',
         clientId: 'demo-client',
         scope: ['read', 'write'],
@@ -334,17 +336,17 @@ describe('bearer scheme', () => {
     const t = await protectInstance();
     const token = await t.oauthToken();
     // First use: the signature is checked, which is asynchronous.
-    const first = t.gatehouse.authenticateNow(withToken(token), BEARER);
+    const first = authenticateNow(t.gatehouse, withToken(token), BEARER);
     expect(first).toBeInstanceOf(Promise);
     expect((await first).ok).toBe(true);
-    const again = t.gatehouse.authenticateNow(withToken(token), BEARER);
+    const again = authenticateNow(t.gatehouse, withToken(token), BEARER);
     expect(again).not.toBeInstanceOf(Promise);
     expect(again).toEqual(await first);
     const revoked = await t.gatehouse.fetch(
       post('/oauth2/v1/revoke', { token }, { Authorization: basic('demo-client', 'demo-secret') }),
     );
     expect(revoked.status).toBe(200);
-    const afterRevocation = t.gatehouse.authenticateNow(withToken(token), BEARER);
+    const afterRevocation = authenticateNow(t.gatehouse, withToken(token), BEARER);
     expect(afterRevocation).not.toBeInstanceOf(Promise);
     await expectInvalidToken(afterRevocation as Awaited<typeof afterRevocation>);
   });
@@ -358,7 +360,7 @@ describe('bearer scheme', () => {
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/x-www-form-urlencoded' },
       body: 'title=x',
     });
-    const withForm = t.gatehouse.authenticateNow(form, BEARER);
+    const withForm = authenticateNow(t.gatehouse, form, BEARER);
     expect(withForm).toBeInstanceOf(Promise);
     expect((await withForm).ok).toBe(true);
 
@@ -370,14 +372,14 @@ describe('bearer scheme', () => {
     });
     const hostedToken = await authApiToken(hosted.clock.now(), 'j3');
     await hosted.gatehouse.authenticate(withToken(hostedToken), BEARER);
-    const pending = hosted.gatehouse.authenticateNow(withToken(hostedToken), BEARER);
+    const pending = authenticateNow(hosted.gatehouse, withToken(hostedToken), BEARER);
     expect(pending).toBeInstanceOf(Promise);
     expect((await pending).ok).toBe(true);
   });
 
   it('throws TypeError from authenticateNow for options that name no schemes', async () => {
     const t = await protectInstance();
-    expect(() => t.gatehouse.authenticateNow(apiPost({}), { schemes: [] })).toThrow(TypeError);
+    expect(() => authenticateNow(t.gatehouse, apiPost({}), { schemes: [] })).toThrow(TypeError);
   });
 
   it('hands the result on through withAuthentication, at once when it can', async () => {

@@ -6,7 +6,7 @@ import { isFormContentType, readForm } from '../http/form.js';
 import {
   type AccessTokenClaims,
   cachedAccessTokenClaims,
-  unlessRevoked,
+  usableOnOwnApi,
   verifyAccessToken,
 } from '../tokens/access-token.js';
 import { insufficientScope, invalidBearerRequest, invalidToken } from './challenge.js';
@@ -39,7 +39,7 @@ export function bearerCaller(
       .then(() => verifyAccessToken(ctx, credentials))
       .then((claims) => permittedCaller(ctx, claims, requiredScopes));
   }
-  const claims = cached ? unlessRevoked(ctx, cached) : verifyAccessToken(ctx, credentials);
+  const claims = cached ? usableOnOwnApi(ctx, cached) : verifyAccessToken(ctx, credentials);
   return andThen(claims, (verified) => permittedCaller(ctx, verified, requiredScopes));
 }
 
@@ -69,6 +69,7 @@ function callerOf(claims: AccessTokenClaims): Caller {
   if (caller === undefined) {
     caller = Object.freeze({
       sub: claims.sub,
+      subject: claims.subject,
       scheme: 'bearer',
       clientId: claims.clientId,
       scope: Object.freeze(claims.scope === '' ? [] : claims.scope.split(' ')),

@@ -1,10 +1,12 @@
-import { type Caller, defineOperations, ProtocolError } from '@gatehouse/core';
+import { type Caller, defineOperations, ProtocolError } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { ISSUER } from '../../test/fixtures';
 import { ALLOWED, API, apiPost, ORIGIN, protectInstance } from '../../test/protect-fixtures';
 
 async function instanceWithApi() {
-  const t = await protectInstance();
+  const logged: unknown[][] = [];
+  const logger = { warn: () => {}, error: (...args: unknown[]) => void logged.push(args) };
+  const t = await protectInstance({ logger });
   const seen: { caller: Caller; params: Record<string, string> }[] = [];
   const api = defineOperations(t.gatehouse, {
     'POST /api/v1/tickets': {
@@ -22,17 +24,17 @@ async function instanceWithApi() {
     'DELETE /api/v1/tickets/:id': {
       schemes: ['bearer'],
       handler: () => {
-        throw new ProtocolError('not_found', 'No such ticket.', { status: 404 });
+        throw new ProtocolError('not_found', 'No such ticket.');
       },
     },
     'PUT /api/v1/tickets/:id': {
       schemes: ['bearer'],
       handler: () => {
-        throw new Error('bug');
+        throw new Error('bug in the handler');
       },
     },
   });
-  return { ...t, api, seen };
+  return { ...t, api, seen, logged };
 }
 
 describe('defineOperations', () => {
@@ -104,13 +106,40 @@ describe('defineOperations', () => {
     expect(patch?.headers.get('access-control-allow-origin')).toBe(ALLOWED);
   });
 
-  it('turns a ProtocolError of a handler into its JSON answer and lets other errors through', async () => {
+  it('turns a ProtocolError of a handler into its JSON answer', async () => {
     const t = await instanceWithApi();
     const auth = { Authorization: `Bearer ${await t.oauthToken()}` };
     const missing = await t.api(new Request(`${API}/1`, { method: 'DELETE', headers: auth }));
     expect(missing?.status).toBe(404);
     expect(await missing?.json()).toEqual({ error: 'not_found', error_description: 'No such ticket.' });
-    await expect(t.api(new Request(`${API}/1`, { method: 'PUT', headers: auth }))).rejects.toThrow('bug');
+    expect(t.logged).toEqual([]);
+  });
+
+  it('logs any other error of a handler, without the request, and answers 500 server_error with CORS', async () => {
+    const t = await instanceWithApi();
+    const token = await t.oauthToken();
+    const response = await t.api(
+      new Request(`${API}/1?secret=query`, {
+        method: 'PUT',
+        headers: { Authorization: `Bearer ${token}`, Origin: ALLOWED },
+      }),
+    );
+    expect(response?.status).toBe(500);
+    expect(response?.headers.get('cache-control')).toBe('no-store');
+    expect(response?.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+    const body = await response?.text();
+    expect(JSON.parse(body!)).toEqual({
+      error: 'server_error',
+      error_description: 'The server could not complete the request.',
+    });
+    expect(body).not.toContain('bug');
+    expect(t.logged).toHaveLength(1);
+    const [message, error] = t.logged[0]!;
+    expect(message).toBe('gatehouse: operation "PUT /api/v1/tickets/:id" failed');
+    expect((error as Error).message).toBe('bug in the handler');
+    const line = `${message} ${String(error)}`;
+    expect(line).not.toContain(token);
+    expect(line).not.toContain('secret=query');
   });
 
   it('refuses malformed tables at definition', async () => {

@@ -1,5 +1,11 @@
-import { ProtocolError } from '../errors.js';
+import { internalsOf } from '../adapter/internals.js';
+import { errorAnswer } from '../errors.js';
 import type { Gatehouse } from '../gatehouse.js';
+import type { GatehouseHost } from '../host/gatehouse-host.js';
+import { type HostInternals, hostInternalsOf } from '../host/host-internals.js';
+import { isPreflight, preflightResponse, withCors } from '../http/cors.js';
+import { type Answer, toResponse, withoutBody } from '../http/reply.js';
+import { methodHandler, type RoutePattern, Router } from '../http/router.js';
 import { acceptedSchemes } from './authenticate.js';
 import type { AuthenticateOptions, Caller } from './types.js';
 
@@ -27,9 +33,9 @@ export type OperationTable = Readonly<Record<`${OperationMethod} /${string}`, Op
 /** Answers a request when the table has its path, else `undefined` (so the host can fall through). */
 export type OperationsHandler = (request: Request) => Promise<Response | undefined>;
 
-interface CompiledPath {
-  readonly segments: readonly string[];
-  readonly methods: Map<string, Operation>;
+/** The operations of one path pattern, as a route of the router. */
+interface OperationRoute extends RoutePattern<Operation> {
+  readonly methods: Readonly<Record<string, Operation>>;
 }
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
@@ -47,39 +53,99 @@ const METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DE
  * For a matching path it answers CORS preflights, 405 (with `Allow`) for undeclared methods, the
  * ready 401/403 of `gatehouse.authenticate`, or the handler's response; every answer carries the
  * CORS headers (`gatehouse.cors`). A `ProtocolError` thrown by a handler becomes its JSON answer;
- * any other error propagates to the host. Paths match segment by segment; the first declared
- * pattern that matches wins. Throws `TypeError` at definition for malformed keys or schemes.
+ * anything else a handler throws is logged with the instance's logger (the operation's method and
+ * path pattern and the error; nothing of the request, which carries credentials) and answered 500
+ * `server_error`, never with the error's text. Paths are matched by the instance's router below
+ * its base path, segment by segment; the first declared pattern that matches wins. Throws
+ * `TypeError` at definition for malformed keys or schemes, or an instance not made by
+ * `createGatehouse`.
  */
 export function defineOperations(
-  gatehouse: Pick<Gatehouse, 'basePath' | 'authenticate' | 'cors' | 'preflight'>,
+  gatehouse: Gatehouse | GatehouseHost,
   table: OperationTable,
 ): OperationsHandler {
-  const paths = compile(table);
+  const host = hostInternalsOf(gatehouse);
+  if (host) return hostedOperations(host, table);
+  const internals = internalsOf(gatehouse);
+  if (!internals) throw new TypeError('defineOperations: the instance was not made by createGatehouse.');
+  const { authenticateNow, logger } = internals;
+  const router = new Router((gatehouse as Gatehouse).basePath, compile(table));
+
+  const answerOperation = async (
+    route: OperationRoute,
+    params: Readonly<Record<string, string>>,
+    request: Request,
+  ): Promise<Answer> => {
+    const { handler: operation, head } = methodHandler(route, request.method.toUpperCase());
+    const result = await authenticateNow(request, operation);
+    if (!result.ok) return result.response;
+    const response = await operation.handler(request, result.caller, params);
+    return head ? withoutBody(response) : response;
+  };
+
   return async (request) => {
-    const match = matchPath(paths, gatehouse.basePath, request.url);
-    if (!match) return undefined;
-    const { path, params } = match;
-    const preflight =
-      request.method === 'OPTIONS' ? await gatehouse.preflight(request, [...path.methods.keys()]) : undefined;
-    if (preflight) return preflight;
-    const operation = path.methods.get(request.method === 'HEAD' ? 'GET' : request.method);
-    if (!operation) return gatehouse.cors(request, methodNotAllowed(path).toResponse());
-    const result = await gatehouse.authenticate(request, operation);
-    if (!result.ok) return gatehouse.cors(request, result.response);
-    let response: Response;
+    let pathname: string;
     try {
-      response = await operation.handler(request, result.caller, params);
-    } catch (error) {
-      if (!(error instanceof ProtocolError)) throw error;
-      response = error.toResponse();
+      pathname = new URL(request.url).pathname;
+    } catch {
+      return undefined;
     }
-    if (request.method === 'HEAD') response = new Response(null, response);
-    return gatehouse.cors(request, response);
+    const match = router.match(pathname);
+    if (!match) return undefined;
+    const { route, params } = match;
+    let answer: Answer;
+    try {
+      const ctx = await internals.context();
+      if (isPreflight(request)) return await preflightResponse(ctx, request, Object.keys(route.methods));
+      try {
+        answer = await answerOperation(route, params, request);
+      } catch (error) {
+        answer = errorAnswer(error, logger, `operation "${request.method} ${route.path}" failed`);
+      }
+      answer = await withCors(ctx, request, answer);
+    } catch (error) {
+      answer = errorAnswer(error, logger); // the context or the CORS origin lookup failed
+    }
+    return toResponse(answer);
   };
 }
 
-function compile(table: OperationTable): CompiledPath[] {
-  const byPattern = new Map<string, CompiledPath>();
+/**
+ * The table for every instance of a host: matched below the host's layout (`/{instance}/…`), then
+ * answered by the table defined for the instance the request is for (defined once per live
+ * instance), so a caller is authenticated by that instance only. Requests for no known instance
+ * fall through, like paths outside the table.
+ */
+function hostedOperations(host: HostInternals, table: OperationTable): OperationsHandler {
+  const router = new Router(host.mount, compile(table)); // malformed tables throw here, at definition
+  const byInstance = new WeakMap<Gatehouse, OperationsHandler>();
+  return async (request) => {
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      return undefined;
+    }
+    const match = router.match(url.pathname);
+    if (!match) return undefined;
+    let instance: Gatehouse | null;
+    try {
+      instance = await host.instanceNamed(host.nameOf(url, match.params) ?? '');
+    } catch (error) {
+      return toResponse(errorAnswer(error, host.logger));
+    }
+    if (!instance) return undefined;
+    let handler = byInstance.get(instance);
+    if (!handler) {
+      handler = defineOperations(instance, table);
+      byInstance.set(instance, handler);
+    }
+    return handler(request);
+  };
+}
+
+function compile(table: OperationTable): OperationRoute[] {
+  const byPattern = new Map<string, Record<string, Operation>>();
   for (const [key, operation] of Object.entries(table) as [string, Operation][]) {
     const match = /^([A-Z]+) (\/\S*)$/.exec(key);
     if (!match || !METHODS.has(match[1]!)) {
@@ -89,57 +155,12 @@ function compile(table: OperationTable): CompiledPath[] {
       throw new TypeError(`defineOperations: "${key}" has no handler.`);
     acceptedSchemes(operation);
     const pattern = match[2]!;
-    let path = byPattern.get(pattern);
-    if (!path) {
-      path = { segments: pattern.split('/').slice(1), methods: new Map() };
-      byPattern.set(pattern, path);
+    let methods = byPattern.get(pattern);
+    if (!methods) {
+      methods = {};
+      byPattern.set(pattern, methods);
     }
-    path.methods.set(match[1]!, operation);
+    methods[match[1]!] = operation;
   }
-  return [...byPattern.values()];
-}
-
-function matchPath(
-  paths: readonly CompiledPath[],
-  basePath: string,
-  url: string,
-): { path: CompiledPath; params: Record<string, string> } | undefined {
-  let pathname: string;
-  try {
-    pathname = new URL(url).pathname;
-  } catch {
-    return undefined;
-  }
-  if (basePath !== '') {
-    if (!pathname.startsWith(`${basePath}/`)) return undefined;
-    pathname = pathname.slice(basePath.length);
-  }
-  const segments = pathname.split('/').slice(1);
-  for (const path of paths) {
-    if (path.segments.length !== segments.length) continue;
-    const params: Record<string, string> = {};
-    let matches = true;
-    for (let i = 0; i < segments.length && matches; i++) {
-      const expected = path.segments[i]!;
-      const actual = segments[i]!;
-      if (expected.startsWith(':') && actual !== '') {
-        try {
-          params[expected.slice(1)] = decodeURIComponent(actual);
-        } catch {
-          matches = false;
-        }
-      } else matches = expected === actual;
-    }
-    if (matches) return { path, params };
-  }
-  return undefined;
-}
-
-function methodNotAllowed(path: CompiledPath): ProtocolError {
-  const allow = [...path.methods.keys()];
-  if (path.methods.has('GET')) allow.push('HEAD');
-  return new ProtocolError('method_not_allowed', `Use ${allow.join(', ')} on this endpoint.`, {
-    status: 405,
-    headers: { Allow: allow.join(', ') },
-  });
+  return [...byPattern].map(([path, methods]) => ({ path, methods }));
 }

@@ -1,4 +1,4 @@
-import type { AuthenticateOptions } from '@gatehouse/core';
+import type { AuthenticateOptions } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { ISSUER } from '../../test/fixtures';
 import { ALLOWED, API, apiPost, CLIENT_ORIGIN, ORIGIN, protectInstance } from '../../test/protect-fixtures';
@@ -20,7 +20,13 @@ describe('session scheme', () => {
     });
     expect(result).toEqual({
       ok: true,
-      caller: { sub: 'user-1', scheme: 'session', scope: [], expiresAt: t.clock.now() / 1000 + 1800 },
+      caller: {
+        sub: 'user-1',
+        subject: { kind: 'user', userId: 'user-1' },
+        scheme: 'session',
+        scope: [],
+        expiresAt: t.clock.now() / 1000 + 1800,
+      },
     });
   });
 

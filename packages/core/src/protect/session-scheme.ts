@@ -2,6 +2,8 @@ import type { Context } from '../context.js';
 import { isAllowedOrigin } from '../http/origin.js';
 import { sessionCookieValue } from '../session/session-cookie.js';
 import { sessionUser } from '../session/session-user.js';
+import { toEpochSeconds } from '../time.js';
+import { userSubject } from '../tokens/subject.js';
 import { crossSiteSessionRefused, sessionEnded } from './challenge.js';
 import type { Caller } from './types.js';
 
@@ -63,9 +65,10 @@ export async function sessionCaller(
   const { session } = active;
   return {
     sub: session.record.userId,
+    subject: userSubject(session.record.userId),
     scheme: 'session',
     scope: [],
-    expiresAt: Math.floor(session.endsAt / 1000),
+    expiresAt: toEpochSeconds(session.endsAt),
   };
 }
 

@@ -1,3 +1,5 @@
+import type { Subject } from '../storage/types.js';
+import type { EpochSeconds } from '../time.js';
 import type { TokenFamily } from '../tokens/access-token.js';
 
 /** How a caller may prove who it is on a REST operation (seed §5). */
@@ -13,8 +15,13 @@ export interface AuthenticateOptions {
 
 /** The authenticated caller of a REST operation. */
 export interface Caller {
-  /** The user (`sub`). */
+  /**
+   * The `sub`: the user's id, or for a client acting for itself (client credentials) its client id.
+   * Use {@link subject} to tell them apart.
+   */
   readonly sub: string;
+  /** Who the caller is: a user (sessions always), or a client acting for itself. */
+  readonly subject: Subject;
   /** How the caller authenticated. */
   readonly scheme: AuthScheme;
   /** The OAuth client, for OAuth 2.0 bearer tokens. */
@@ -25,8 +32,8 @@ export interface Caller {
   readonly family?: TokenFamily;
   /** Token id (`jti`) for bearer tokens. */
   readonly tokenId?: string;
-  /** Expiry (epoch seconds) of the token or session. */
-  readonly expiresAt: number;
+  /** Expiry of the token or session. */
+  readonly expiresAt: EpochSeconds;
 }
 
 /** Outcome of `gatehouse.authenticate`: the caller, or a ready 401/403 response to send as is. */

@@ -1,6 +1,6 @@
 import { parse, serialize } from 'cookie';
 import type { Context } from '../context.js';
-import { ProtocolError } from '../errors.js';
+import { oauthError, type ProtocolError } from '../errors.js';
 import type { Params } from '../http/form.js';
 import { isForeignBrowserRequest, isSameOrigin } from '../http/origin.js';
 import { randomSecret, timingSafeEqual } from '../tokens/secrets.js';
@@ -56,18 +56,53 @@ export async function hasValidCsrfToken(ctx: Context, request: Request, params: 
 }
 
 /** 403 for a cross-site browser request. */
-export function crossSiteRefused(): ProtocolError {
-  return new ProtocolError('forbidden', 'Cross-site requests to this form are refused.', { status: 403 });
+export function crossSiteRefused(
+  ctx: Pick<Context, 'issuerOrigin' | 'logger'>,
+  request: Request,
+): ProtocolError {
+  const misaddressed = misaddressedOrigin(ctx, request);
+  if (misaddressed === null) {
+    return oauthError('forbidden', 'Cross-site requests to this form are refused.');
+  }
+  // The page was served by this very server under another name (127.0.0.1 for localhost, a proxy's
+  // inner address): not an attack but a wrong address, so say which one to use.
+  if (warnedOrigins.size < MAX_WARNED_ORIGINS && !warnedOrigins.has(misaddressed)) {
+    warnedOrigins.add(misaddressed);
+    ctx.logger.warn(
+      `gatehouse: a form was posted from ${misaddressed}, but the issuer's origin is ${ctx.issuerOrigin}; ` +
+        "browsers must open the site at the issuer's address (or set the issuer / the proxy settings to match).",
+    );
+  }
+  return oauthError(
+    'forbidden',
+    `This page was opened at ${misaddressed}, but this server's address is ${ctx.issuerOrigin}. ` +
+      `Open ${ctx.issuerOrigin} in the browser and sign in there.`,
+  );
+}
+
+/** Warnings of {@link crossSiteRefused} are logged once per origin, for this many origins at most. */
+const MAX_WARNED_ORIGINS = 16;
+const warnedOrigins = new Set<string>();
+
+/**
+ * The `Origin` of a refused form post when it is the request's own origin (the browser is on this
+ * server, under a name other than the issuer's), else `null` (a genuinely foreign site).
+ */
+function misaddressedOrigin(ctx: Pick<Context, 'issuerOrigin'>, request: Request): string | null {
+  const origin = request.headers.get('origin');
+  if (origin === null || origin === 'null' || origin === ctx.issuerOrigin || origin.length > 256) return null;
+  try {
+    return new URL(request.url).origin === origin ? origin : null;
+  } catch {
+    return null;
+  }
 }
 
 /** 403 for a form posted without the matching CSRF token. */
 export function formExpired(): ProtocolError {
-  return new ProtocolError(
+  return oauthError(
     'forbidden',
     'The form has expired or was not sent by this site. Reload the page and try again.',
-    {
-      status: 403,
-    },
   );
 }
 
@@ -77,7 +112,7 @@ export function formExpired(): ProtocolError {
  * `Sec-Fetch-Site`), then requires the double-submitted token. Throws 403 `forbidden`.
  */
 export async function checkFormPost(ctx: Context, request: Request, params: Params): Promise<void> {
-  if (isForeignBrowserRequest(ctx, request)) throw crossSiteRefused();
+  if (isForeignBrowserRequest(ctx, request)) throw crossSiteRefused(ctx, request);
   if (!(await hasValidCsrfToken(ctx, request, params))) throw formExpired();
 }
 
@@ -86,7 +121,7 @@ export async function checkFormPost(ctx: Context, request: Request, params: Para
  * when cross-site; accepted when the browser proves it is same-origin, or with the form's token.
  */
 export async function checkSameOriginOrToken(ctx: Context, request: Request, params: Params): Promise<void> {
-  if (isForeignBrowserRequest(ctx, request)) throw crossSiteRefused();
+  if (isForeignBrowserRequest(ctx, request)) throw crossSiteRefused(ctx, request);
   if (isSameOrigin(ctx, request)) return;
   if (!(await hasValidCsrfToken(ctx, request, params))) throw formExpired();
 }

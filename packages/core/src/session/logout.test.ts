@@ -1,4 +1,4 @@
-import { type GatehouseEvent, memorySessionStore } from '@gatehouse/core';
+import { type GatehouseEvent, memorySessionStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, FakeBrowser, logIn, ORIGIN, parseForm, parseSetCookie } from '../../test/browser-flow';
 import { ISSUER, testInstance } from '../../test/fixtures';

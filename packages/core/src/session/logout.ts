@@ -1,7 +1,8 @@
 import { ProtocolError } from '../errors.js';
 import { readForm } from '../http/form.js';
+import { noStoreEmpty } from '../http/responses.js';
 import type { Handler } from '../http/router.js';
-import { errorResponse, logoutPage, wantsHtml } from '../ui/pages.js';
+import { errorPageOrJson, logoutPage, wantsHtml } from '../ui/pages.js';
 import { PAGE_PATHS } from '../ui/paths.js';
 import { checkSameOriginOrToken, pageCsrfToken } from './csrf.js';
 import { endSession } from './session-cookie.js';
@@ -34,15 +35,14 @@ export const logoutEndpoint: Handler = async (request, ctx) => {
   try {
     await checkSameOriginOrToken(ctx, request, params);
   } catch (error) {
-    if (error instanceof ProtocolError) return errorResponse(ctx, request, error);
+    if (error instanceof ProtocolError) return errorPageOrJson(ctx, request, error);
     throw error;
   }
   const current = await sessionUser(ctx, request);
   const expired = await endSession(ctx, request);
   if (current) ctx.emit({ type: 'session.ended', userId: current.user.id });
   const headers = { 'Set-Cookie': expired };
-  if (!wantsHtml(request))
-    return new Response(null, { status: 204, headers: { ...headers, 'Cache-Control': 'no-store' } });
+  if (!wantsHtml(request)) return noStoreEmpty(204, headers);
   return logoutPage(
     ctx,
     { action: ctx.basePath + PAGE_PATHS.logout, csrfToken: '', state: 'signed-out' },

@@ -1,4 +1,4 @@
-import { hashSecret, memoryClientStore, memorySessionStore } from '@gatehouse/core';
+import { hashSecret, memoryClientStore, memorySessionStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, FakeBrowser, logIn, parseSetCookie } from '../../test/browser-flow';
 import { ISSUER, REDIRECT_URI, testClients, testInstance } from '../../test/fixtures';

@@ -1,6 +1,8 @@
 import { parse, serialize } from 'cookie';
 import type { Context } from '../context.js';
 import type { SessionRecord } from '../storage/types.js';
+import { addSeconds } from '../time.js';
+import { base64url } from '../tokens/encoding.js';
 import { hashSecret, randomSecret } from '../tokens/secrets.js';
 
 /** An active session, as read from a request. */
@@ -22,6 +24,20 @@ export function cookieAttributes(ctx: Pick<Context, 'secure' | 'basePath'>) {
     secure: ctx.secure,
     path: ctx.basePath === '' ? '/' : ctx.basePath,
   };
+}
+
+/** {@link cookieAttributes} with the session cookie's own `Path` (`session.cookiePath`). */
+function sessionCookieAttributes(ctx: Pick<Context, 'secure' | 'basePath' | 'session'>) {
+  return { ...cookieAttributes(ctx), path: ctx.session.cookiePath };
+}
+
+/**
+ * Whether a browser sends the session cookie to `pathname`: it is the cookie's `Path` or below it
+ * (RFC 6265 §5.1.4 path-match).
+ */
+export function sessionCookieReaches(ctx: Pick<Context, 'session'>, pathname: string): boolean {
+  const path = ctx.session.cookiePath;
+  return path === '/' || pathname === path || pathname.startsWith(`${path}/`);
 }
 
 /**
@@ -46,13 +62,13 @@ export async function readSession(ctx: Context, request: Request): Promise<Activ
   const idHash = await hashSecret(value);
   const record = await ctx.storage.sessions.findSession(idHash, now);
   if (!record) return null;
-  const idleEnd = record.lastSeenAt + ctx.session.idleTimeout * 1000;
+  const idleEnd = addSeconds(record.lastSeenAt, ctx.session.idleTimeout);
   if (idleEnd <= now) {
     await ctx.storage.sessions.deleteSession(idHash);
     return null;
   }
   if (now - record.lastSeenAt > 60_000) await ctx.storage.sessions.touchSession(idHash, now);
-  const endsAt = Math.min(record.expiresAt, Math.max(idleEnd, now + ctx.session.idleTimeout * 1000));
+  const endsAt = Math.min(record.expiresAt, Math.max(idleEnd, addSeconds(now, ctx.session.idleTimeout)));
   return { record, endsAt };
 }
 
@@ -68,14 +84,16 @@ export async function startSession(
   const now = ctx.now();
   const record: SessionRecord = {
     idHash: await hashSecret(id),
+    // The public id (OIDC `sid`) is drawn apart from the cookie's secret: it may be shown to clients.
+    sid: base64url(ctx.randomBytes(16)),
     userId,
     createdAt: now,
     lastSeenAt: now,
-    expiresAt: now + ctx.session.absoluteTimeout * 1000,
+    expiresAt: addSeconds(now, ctx.session.absoluteTimeout),
   };
   await ctx.storage.sessions.createSession(record);
   const setCookie = serialize(ctx.session.cookieName, id, {
-    ...cookieAttributes(ctx),
+    ...sessionCookieAttributes(ctx),
     maxAge: ctx.session.absoluteTimeout,
   });
   return { setCookie, record };
@@ -85,5 +103,9 @@ export async function startSession(
 export async function endSession(ctx: Context, request: Request): Promise<string> {
   const value = sessionCookieValue(ctx, request);
   if (value) await ctx.storage.sessions.deleteSession(await hashSecret(value));
-  return serialize(ctx.session.cookieName, '', { ...cookieAttributes(ctx), maxAge: 0, expires: new Date(0) });
+  return serialize(ctx.session.cookieName, '', {
+    ...sessionCookieAttributes(ctx),
+    maxAge: 0,
+    expires: new Date(0),
+  });
 }

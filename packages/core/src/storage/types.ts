@@ -1,16 +1,78 @@
 /**
- * The storage contract between Gatehouse and a host.
+ * The storage contract between Gatehouse and a host, version 2.
  *
- * Every time is an epoch timestamp in **milliseconds**, taken from the instance clock and passed in
- * by Gatehouse (`now`), so that engines never read their own clock for protocol decisions and tests
- * can move time without sleeping. Engines must treat a record whose `expiresAt <= now` as absent.
+ * **Instances.** Every record belongs to one Gatehouse instance (one issuer). An engine shared by
+ * many instances ({@link StorageEngine}) hands out one {@link GatehouseStorage} view per stable
+ * instance id, and keeps the instances apart by construction: the instance id is part of every key
+ * (Redis) or primary key (SQL) the view reads or writes, so no lookup of one instance can see a
+ * code, token, revocation, session, consent, rate-limit window, registered client or replay id of
+ * another, even when their client ids and user ids coincide.
  *
- * Secrets (codes, refresh tokens, session ids) never reach a store: only their SHA-256 hashes
+ * **Time.** Every time is an epoch timestamp in **milliseconds** ({@link EpochMs}), taken from the
+ * instance clock and passed in by Gatehouse (`now`), so that engines never read their own clock for
+ * protocol decisions and tests can move time without sleeping. Engines must treat a record whose
+ * `expiresAt <= now` as absent. Engines that store integers round with `wholeInstant` /
+ * `wholeExpiry` (instants down, expiries up).
+ *
+ * **Secrets** (codes, refresh tokens, session ids) never reach a store: only their SHA-256 hashes
  * (base64url, see `hashSecret`) do, so a leaked database does not leak credentials.
+ *
+ * **Open records.** Grant types are open strings; a token's subject is a user or a client
+ * ({@link Subject}); optional fields (audience, OpenID Connect's nonce, auth time, session id, acr,
+ * amr) and the `ext` extension field must be stored losslessly (engines keep them in one JSON
+ * value), so later features add fields without a storage migration.
  *
  * Any method may throw (or reject) when the engine is unavailable; Gatehouse answers such a request
  * with 503 `temporarily_unavailable`. A method that throws must not have written anything.
  */
+
+import type { EpochMs, Milliseconds } from '../time.js';
+
+/**
+ * Who a token speaks for (RFC 9068 §2.2 `sub`): a user who authorized a client, or a client acting
+ * for itself (the client credentials grant, RFC 6749 §4.4), whose `sub` is its client id.
+ */
+export type Subject =
+  | { readonly kind: 'user'; readonly userId: string }
+  | { readonly kind: 'client'; readonly clientId: string };
+
+/**
+ * A grant type (RFC 6749 §4, or an extension grant's absolute URI, §4.5). Open: the two Gatehouse
+ * serves today are named for completion, any other string is allowed.
+ */
+export type GrantType = 'authorization_code' | 'refresh_token' | (string & {});
+
+/** Extension attributes of a record: JSON values, stored and returned as given. */
+export type RecordExtensions = Readonly<Record<string, unknown>>;
+
+/**
+ * OpenID Connect attributes of an authentication (OpenID Connect Core 1.0 §2, §3.1.2.1), carried from
+ * the session to the code and from the code to its refresh tokens. All optional.
+ */
+export interface AuthenticationAttributes {
+  /** The `nonce` of the authentication request, echoed in the first ID token only. */
+  readonly nonce?: string;
+  /** Public id of the browser session the grant started from (`sid`, OIDC Front/Back-Channel Logout). */
+  readonly sessionId?: string;
+  /** Authentication context class reference (`acr`). */
+  readonly acr?: string;
+  /** Authentication methods references (`amr`, RFC 8176). */
+  readonly amr?: readonly string[];
+}
+
+/**
+ * Client authentication methods of the IANA "OAuth Token Endpoint Authentication Methods"
+ * registry (RFC 7591 §4.2, RFC 8705 §2). Which of them a Gatehouse instance accepts is its table
+ * in `oauth2/client-auth/methods.ts`.
+ */
+export type TokenEndpointAuthMethod =
+  | 'none'
+  | 'client_secret_basic'
+  | 'client_secret_post'
+  | 'client_secret_jwt'
+  | 'private_key_jwt'
+  | 'tls_client_auth'
+  | 'self_signed_tls_client_auth';
 
 /** A registered OAuth 2.0 client (RFC 6749 §2). */
 export interface ClientRecord {
@@ -29,19 +91,42 @@ export interface ClientRecord {
    * random strings (generate them with `generateClientSecret()`), never human-chosen passwords.
    */
   readonly secretHash?: string;
+  /**
+   * How the client authenticates at the token, revocation and introspection endpoints (RFC 7591
+   * §2 `token_endpoint_auth_method`). Defaults to `client_secret_basic` for confidential clients
+   * and `none` for public ones. A request using another method than the registered one is refused
+   * (401 `invalid_client`), as is a method this server does not offer (see the metadata's
+   * `token_endpoint_auth_methods_supported`).
+   */
+  readonly tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
   /** Registered redirect URIs, compared by exact string equality (RFC 9700 §4.1.3). */
   readonly redirectUris: readonly string[];
   /** Grant types the client may use. Defaults to `['authorization_code', 'refresh_token']`. */
-  readonly grantTypes?: readonly ('authorization_code' | 'refresh_token')[];
+  readonly grantTypes?: readonly GrantType[];
   /** Scopes the client may request. When absent, any scope the instance supports. */
   readonly scopes?: readonly string[];
   /** Browser origins (e.g. `https://app.example.com`) allowed for CORS with credentials. */
   readonly allowedOrigins?: readonly string[];
   /** First-party clients skip the consent page. */
   readonly firstParty?: boolean;
+  /**
+   * The JWS algorithm of the client's ID tokens (OpenID Connect Registration §2
+   * `id_token_signed_response_alg`); the instance must hold a key of it. Default `RS256`
+   * (OpenID Connect Core §3.1.3.7).
+   */
+  readonly idTokenSignedResponseAlg?: 'RS256' | 'ES256' | 'EdDSA';
+  /**
+   * Where the browser may be sent after RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0
+   * §3 `post_logout_redirect_uris`), compared by exact string equality. None by default: the
+   * end-session endpoint then shows its own "signed out" page.
+   */
+  readonly postLogoutRedirectUris?: readonly string[];
 }
 
-/** Looks up clients. Read-only from Gatehouse's point of view. */
+/**
+ * Looks up the host's clients. Read-only from Gatehouse's point of view; clients Gatehouse registers
+ * itself live in the instance's {@link ClientRegistry}, consulted after this store.
+ */
 export interface ClientStore {
   /** The client with this id, or `null`. */
   findClient(clientId: string): Promise<ClientRecord | null>;
@@ -53,6 +138,54 @@ export interface ClientStore {
    * Without it, client registrations add no allowed origins.
    */
   isOriginAllowed?(origin: string): Promise<boolean>;
+}
+
+/** A client registered with the instance itself (RFC 7591 registration, client ID metadata documents). */
+export interface RegisteredClient {
+  /** The client's registration, as {@link ClientStore.findClient} would return it. */
+  readonly client: ClientRecord;
+  /** When it was registered (or last replaced). */
+  readonly registeredAt: EpochMs;
+  /**
+   * When the registration lapses (e.g. a fetched metadata document's cache lifetime); absent: it
+   * is kept until deleted.
+   */
+  readonly expiresAt?: EpochMs;
+  /** Registration metadata Gatehouse does not interpret (RFC 7591 §2), kept as given. */
+  readonly ext?: RecordExtensions;
+}
+
+/**
+ * The instance's writable client registry, beside the host's {@link ClientStore} (which wins when
+ * both know a client id). Registered clients add no CORS origins: a client that registered itself
+ * must not gain credentialed cross-origin access by doing so.
+ */
+export interface ClientRegistry {
+  /** Stores or replaces the registration of `record.client.id`. */
+  saveClient(record: RegisteredClient): Promise<void>;
+  /** The registration if it exists and has not lapsed (`expiresAt > now`), else `null`. */
+  findClient(clientId: string, now: EpochMs): Promise<RegisteredClient | null>;
+  /**
+   * Moves the expiry of a live registration (`undefined`: keep until deleted). Returns whether a
+   * live registration was there; a missing or lapsed one stays missing.
+   */
+  touchClient(clientId: string, expiresAt: EpochMs | undefined, now: EpochMs): Promise<boolean>;
+  /** Removes a registration. Idempotent. */
+  deleteClient(clientId: string): Promise<void>;
+}
+
+/**
+ * Single-use identifiers (the `jti` of private_key_jwt client assertions, RFC 7523 §3; later DPoP
+ * proofs, RFC 9449 §11.1), remembered until they expire.
+ */
+export interface ReplayStore {
+  /**
+   * Atomically records `id` as used until `expiresAt`. Resolves `true` for the first use only:
+   * among any number of concurrent callers (in any number of processes), at most one gets `true`
+   * while the id is remembered; later callers get `false`. An engine that cannot remember a new id
+   * (full) answers `false`: refusing a proof is safe, accepting a replay is not.
+   */
+  useOnce(id: string, expiresAt: EpochMs, now: EpochMs): Promise<boolean>;
 }
 
 /** A user as Gatehouse sees it. */
@@ -73,15 +206,22 @@ export interface UserStore {
    * which usernames exist.
    */
   verifyPassword(username: string, password: string): Promise<UserRecord | null>;
-  /** The user with this id, or `null` (a deleted user's tokens and sessions stop working). */
+  /**
+   * The user with this id, or `null`. Gatehouse asks it on introspection, userinfo, refresh and
+   * session use, so a deleted user's sessions and refresh tokens stop working, and introspection
+   * reports their tokens inactive, at once. The bearer check of REST operations does not ask it (it
+   * is the hot path): call `gatehouse.revokeUser(userId)` when deleting a user so that their access
+   * tokens stop working there too (see docs/security.md).
+   */
   findUser(userId: string): Promise<UserRecord | null>;
 }
 
 /** An authorization code (RFC 6749 §4.1.2), stored by hash until it expires. */
-export interface AuthorizationCodeRecord {
+export interface AuthorizationCodeRecord extends AuthenticationAttributes {
   /** `hashSecret(code)`. */
   readonly codeHash: string;
   readonly clientId: string;
+  /** The user who authorized the client (a code always has one). */
   readonly userId: string;
   /** The grant this code starts: every token issued from it carries this id. */
   readonly grantId: string;
@@ -92,31 +232,48 @@ export interface AuthorizationCodeRecord {
   readonly redirectUri: string;
   /** Space-separated granted scope (may be empty). */
   readonly scope: string;
+  /**
+   * The resources (RFC 8707 `resource`) the grant's access tokens are for, their `aud`. Absent: the
+   * instance's configured `audience`.
+   */
+  readonly audience?: readonly string[];
   /** PKCE S256 challenge (RFC 7636 §4.2), when the client sent one. */
   readonly codeChallenge?: string;
-  /** When the user authenticated (epoch ms). */
-  readonly authTime: number;
+  /** When the user authenticated. */
+  readonly authTime: EpochMs;
   /**
-   * Until when the record is kept (epoch ms). For an unconsumed code, its end of validity; once
-   * redeemed, the store extends it to the caller's `keepUntil` (see {@link GrantStore.redeemCode}).
+   * Until when the record is kept. For an unconsumed code, its end of validity; once redeemed, the
+   * store extends it to the caller's `keepUntil` (see {@link GrantStore.redeemCode}).
    */
-  readonly expiresAt: number;
+  readonly expiresAt: EpochMs;
   /** Set by the store when the code is redeemed; a record with it set is a replay target. */
-  readonly consumedAt?: number;
+  readonly consumedAt?: EpochMs;
+  /** Attributes later features attach, kept as given. */
+  readonly ext?: RecordExtensions;
 }
 
 /** A refresh token, stored by hash until it expires. */
-export interface RefreshTokenRecord {
+export interface RefreshTokenRecord extends Omit<AuthenticationAttributes, 'nonce'> {
   /** `hashSecret(refreshToken)`. */
   readonly tokenHash: string;
   readonly grantId: string;
   readonly clientId: string;
-  readonly userId: string;
+  /** Who the grant's tokens speak for. */
+  readonly subject: Subject;
   readonly scope: string;
-  readonly issuedAt: number;
-  readonly expiresAt: number;
+  /** The grant's resources (see {@link AuthorizationCodeRecord.audience}). */
+  readonly audience?: readonly string[];
+  /**
+   * When the user authenticated (OIDC `auth_time` of ID tokens issued on refresh), carried unchanged
+   * from the code through every rotation.
+   */
+  readonly authTime?: EpochMs;
+  readonly issuedAt: EpochMs;
+  readonly expiresAt: EpochMs;
   /** Set by the store when the token was rotated; presenting it again is reuse (RFC 9700 §4.14.2). */
-  readonly rotatedAt?: number;
+  readonly rotatedAt?: EpochMs;
+  /** Attributes later features attach, kept as given (and carried across rotation by Gatehouse). */
+  readonly ext?: RecordExtensions;
 }
 
 /** Outcome of {@link GrantStore.redeemCode}. */
@@ -150,7 +307,7 @@ export interface GrantStore {
    * The code record (consumed or not) if it exists, `expiresAt > now` and its grant is not revoked;
    * never consumes. For a consumed code `expiresAt` is the extended one set by {@link redeemCode}.
    */
-  findCode(codeHash: string, now: number): Promise<AuthorizationCodeRecord | null>;
+  findCode(codeHash: string, now: EpochMs): Promise<AuthorizationCodeRecord | null>;
   /**
    * Atomically consumes an unexpired (`expiresAt > now`), unconsumed code of a grant that is not
    * revoked and, in the same step, stores `refreshToken` when given. At most one caller ever gets
@@ -164,68 +321,170 @@ export interface GrantStore {
    * record with that extended `expiresAt`. Unconsumed codes still expire at their original
    * `expiresAt`; a failed or losing call writes nothing.
    *
-   * @param keepUntil Epoch ms, at least the code's `expiresAt`: how long to keep the consumed record.
+   * @param keepUntil At least the code's `expiresAt`: how long to keep the consumed record.
    */
   redeemCode(
     codeHash: string,
     refreshToken: RefreshTokenRecord | null,
-    now: number,
-    keepUntil: number,
+    now: EpochMs,
+    keepUntil: EpochMs,
   ): Promise<RedeemCodeResult>;
 
   /** Stores a refresh token (used when refresh rotation is off, and by tests). */
   saveRefreshToken(record: RefreshTokenRecord): Promise<void>;
   /** The refresh token record (rotated or not) if it exists, has not expired and its grant is not revoked. */
-  findRefreshToken(tokenHash: string, now: number): Promise<RefreshTokenRecord | null>;
+  findRefreshToken(tokenHash: string, now: EpochMs): Promise<RefreshTokenRecord | null>;
   /**
    * Atomically marks an active (unexpired, not rotated, grant not revoked) refresh token as rotated
    * (`rotatedAt = now`, kept until it expires for reuse detection) and stores `next`. At most one
-   * caller gets `rotated`; a caller presenting an already rotated token gets `reused`.
+   * caller gets `rotated`; a caller presenting an already rotated token gets `reused`. `next`
+   * belongs to the same grant as the token it replaces.
    */
   rotateRefreshToken(
     tokenHash: string,
     next: RefreshTokenRecord,
-    now: number,
+    now: EpochMs,
   ): Promise<RotateRefreshTokenResult>;
 
   /**
    * Revokes a whole grant: its refresh tokens and codes stop working, and {@link isRevoked} reports
    * `true` for any access token carrying this grant id, until `expiresAt` (the latest expiry of
-   * anything the grant issued). Idempotent.
+   * anything the grant issued). Idempotent; never shortens an earlier revocation.
    */
-  revokeGrant(grantId: string, expiresAt: number): Promise<void>;
+  revokeGrant(grantId: string, expiresAt: EpochMs): Promise<void>;
   /** Revokes one access token by its `jti` until `expiresAt` (its `exp`). Idempotent. */
-  revokeAccessToken(jti: string, expiresAt: number): Promise<void>;
+  revokeAccessToken(jti: string, expiresAt: EpochMs): Promise<void>;
   /**
-   * `true` when the access token `jti` was revoked, or its grant was. On the path of every bearer
-   * request: engines should answer it in a single round trip. Gatehouse's in-process memory engine
+   * `true` when the access token `jti` was revoked, or its grant was, or (engines with
+   * {@link revokeSubject}) its user was revoked at or after the token's issue time: a mark in force
+   * for `userId` whose `at >= issuedAt`. On the path of every bearer request: engines should answer
+   * it in a single round trip, the user's mark included. Gatehouse's in-process memory engine
    * returns the boolean itself rather than a promise, so that the bearer check of a token seen
    * before completes without waiting a turn of the event loop. (Stores a host supplies are called
    * through a guard that turns failures and timeouts into 503 answers; their answers are awaited.)
+   *
+   * @param userId The token's `sub`. Gatehouse always passes it; engines without
+   *   {@link revokeSubject} ignore it.
+   * @param issuedAt The token's `iat` in epoch ms (whole seconds × 1000: the start of the second the
+   *   token was issued in, so the comparison errs towards revoking).
    */
-  isRevoked(jti: string, grantId: string | undefined, now: number): boolean | Promise<boolean>;
+  isRevoked(
+    jti: string,
+    grantId: string | undefined,
+    now: EpochMs,
+    userId?: string,
+    issuedAt?: EpochMs,
+  ): boolean | Promise<boolean>;
+
+  /**
+   * Optional (required by `gatehouse.revokeUser`): marks everything issued to `userId` at or before
+   * `at` as revoked, until `expiresAt` (the longest lifetime of anything Gatehouse issues, counted
+   * from `at`). While the mark is in force:
+   *
+   * - {@link isRevoked} is `true` for the user's access tokens with `issuedAt <= at`;
+   * - {@link findRefreshToken} and {@link rotateRefreshToken} treat the user's refresh tokens with
+   *   `issuedAt <= at` as revoked (absent / `invalid`), in the same atomic step as the rotation;
+   * - {@link findCode} and {@link redeemCode} treat the user's codes with `authTime <= at` as
+   *   revoked (absent / `invalid`), in the same atomic step as the redemption;
+   * - {@link subjectRevokedAt} answers `at` (Gatehouse ends the user's sessions created at or
+   *   before it).
+   *
+   * A later call keeps the later `at` and the later `expiresAt` (a mark never moves back nor
+   * shortens). Things issued after `at` are unaffected. Engines that implement it must implement
+   * {@link subjectRevokedAt} and honour `userId` / `issuedAt` in {@link isRevoked}.
+   *
+   * Without it (host engines written before it), `revokeUser` rejects, and a deleted user's access
+   * tokens keep passing the bearer check until they expire (introspection, userinfo, refresh and
+   * sessions still refuse them through `UserStore.findUser`).
+   */
+  revokeSubject?(userId: string, at: EpochMs, expiresAt: EpochMs): Promise<void>;
+  /**
+   * Optional, together with {@link revokeSubject}: the `at` of the user's mark in force at `now`,
+   * or `null`. Asked when a session is loaded (not on the bearer path, which asks
+   * {@link isRevoked}); like `isRevoked`, an in-process engine may answer synchronously.
+   */
+  subjectRevokedAt?(userId: string, now: EpochMs): EpochMs | null | Promise<EpochMs | null>;
+
+  /**
+   * Optional: pushes this instance's revocations to `listener` as the engine commits them, so that
+   * each process can keep a mirror of them and answer the bearer check without a round trip (the
+   * `pushedRevocations` option). An engine implementing it must:
+   *
+   * - deliver every revocation ({@link revokeGrant}, {@link revokeAccessToken}, {@link revokeSubject},
+   *   by any process) to `listener.revoked` with the values in force after it (the later expiry,
+   *   the later `at`), published in the same atomic step that writes it (a Redis script, a
+   *   PostgreSQL transaction), in commit order;
+   * - call `listener.connected()` once the channel is established (and again after every
+   *   reconnection), before delivering anything sent on it, and `listener.lost()` when it breaks;
+   * - deliver `probe(id)`'s `id` to `listener.echoed` through the same channel, after everything
+   *   committed before the probe was sent (that is how the mirror proves its lag);
+   * - answer {@link RevocationSubscription.snapshot} with every revocation in force.
+   *
+   * Gatehouse subscribes lazily (on the first bearer check) and trusts the mirror only while the
+   * channel is connected, caught up (snapshot taken after `connected`) and a recent probe came
+   * back; otherwise it asks {@link isRevoked}. Called without the storage guard: it must not throw.
+   */
+  watchRevocations?(listener: RevocationListener): RevocationSubscription;
 }
 
-/** A browser session (the session cookie's server side). */
-export interface SessionRecord {
-  /** `hashSecret(sessionId)`. */
+/** A revocation as it is in force after a write: what a mirror needs to answer `isRevoked`. */
+export type RevocationEvent =
+  /** A grant revoked until `expiresAt` ({@link GrantStore.revokeGrant}). */
+  | { readonly kind: 'grant'; readonly id: string; readonly expiresAt: EpochMs }
+  /** An access token (`jti`) revoked until `expiresAt` ({@link GrantStore.revokeAccessToken}). */
+  | { readonly kind: 'token'; readonly id: string; readonly expiresAt: EpochMs }
+  /** A user's mark: everything issued at or before `at`, until `expiresAt` ({@link GrantStore.revokeSubject}). */
+  | { readonly kind: 'subject'; readonly id: string; readonly at: EpochMs; readonly expiresAt: EpochMs };
+
+/** Receives an engine's pushed revocations (see {@link GrantStore.watchRevocations}). */
+export interface RevocationListener {
+  /** The channel is (re)established: whatever is committed from now on will be delivered. */
+  connected(): void;
+  /** A revocation committed by any process, this one included. */
+  revoked(event: RevocationEvent): void;
+  /** A probe sent with {@link RevocationSubscription.probe} came back. */
+  echoed(probeId: string): void;
+  /** The channel broke: revocations committed meanwhile may never be delivered. */
+  lost(): void;
+}
+
+/** One listener's subscription to an engine's revocations. */
+export interface RevocationSubscription {
+  /** Sends `probeId` through the channel; it comes back to every subscriber's `echoed`. */
+  probe(probeId: string): Promise<void>;
+  /** Every revocation of the instance in force at `now`. */
+  snapshot(now: EpochMs): Promise<readonly RevocationEvent[]>;
+  /** Stops delivery to this listener. */
+  unsubscribe(): void;
+}
+
+/** A browser session (the session cookie's server side). Sessions are always a user's. */
+export interface SessionRecord extends Omit<AuthenticationAttributes, 'nonce' | 'sessionId'> {
+  /** `hashSecret(sessionId)`: the cookie's secret, never shown to anyone but the browser. */
   readonly idHash: string;
+  /**
+   * The session's public id (OIDC `sid`): random, unrelated to the cookie's secret, safe to put in
+   * ID tokens and logout requests. Absent on sessions created before storage v2.
+   */
+  readonly sid?: string;
   readonly userId: string;
-  /** When the user logged in. */
-  readonly createdAt: number;
+  /** When the user logged in (OIDC `auth_time`). */
+  readonly createdAt: EpochMs;
   /** Last request seen; the idle timeout counts from here. */
-  readonly lastSeenAt: number;
+  readonly lastSeenAt: EpochMs;
   /** Absolute end of the session, whatever the activity. */
-  readonly expiresAt: number;
+  readonly expiresAt: EpochMs;
+  /** Attributes later features attach, kept as given. */
+  readonly ext?: RecordExtensions;
 }
 
 /** Server-side sessions. */
 export interface SessionStore {
   createSession(record: SessionRecord): Promise<void>;
   /** The session if it exists and `expiresAt > now` (the idle timeout is Gatehouse's check). */
-  findSession(idHash: string, now: number): Promise<SessionRecord | null>;
+  findSession(idHash: string, now: EpochMs): Promise<SessionRecord | null>;
   /** Records activity (sliding idle timeout). A missing session is ignored. */
-  touchSession(idHash: string, lastSeenAt: number): Promise<void>;
+  touchSession(idHash: string, lastSeenAt: EpochMs): Promise<void>;
   /** Removes a session. Idempotent. */
   deleteSession(idHash: string): Promise<void>;
 }
@@ -236,12 +495,14 @@ export interface ConsentRecord {
   readonly clientId: string;
   /** Space-separated scopes granted so far. */
   readonly scope: string;
-  readonly expiresAt: number;
+  readonly expiresAt: EpochMs;
+  /** Attributes later features attach (e.g. consented claims), kept as given. */
+  readonly ext?: RecordExtensions;
 }
 
 /** Remembered consents, so that the consent page is shown once per user, client and scope. */
 export interface ConsentStore {
-  findConsent(userId: string, clientId: string, now: number): Promise<ConsentRecord | null>;
+  findConsent(userId: string, clientId: string, now: EpochMs): Promise<ConsentRecord | null>;
   /** Stores or replaces the consent of this user for this client. */
   saveConsent(record: ConsentRecord): Promise<void>;
 }
@@ -250,26 +511,63 @@ export interface ConsentStore {
 export interface RateLimitWindow {
   readonly count: number;
   /** When the window ends and the counter starts again from zero. */
-  readonly resetAt: number;
+  readonly resetAt: EpochMs;
 }
 
-/** Counters for failed password attempts (and anything else worth limiting). */
+/**
+ * Counters for failed password attempts (and anything else worth limiting). Gatehouse's keys are
+ * short (digests and a bucket number, about 60 characters), and every window expires after at most
+ * two rate-limit windows.
+ */
 export interface RateLimitStore {
   /** The current window of `key`, or `null` when there is none or it has ended. */
-  get(key: string, now: number): Promise<RateLimitWindow | null>;
+  get(key: string, now: EpochMs): Promise<RateLimitWindow | null>;
   /**
    * Atomically adds one to `key`, starting a new window of `windowMs` when there is none or it has
    * ended, and returns the window after the increment.
+   *
+   * An engine that bounds its size and has no room for a new key may store nothing and answer a
+   * window counted `Number.MAX_SAFE_INTEGER` (over any limit, so the attempt is refused), as the
+   * memory engine does; it must never make room by dropping a live window, which would reset a
+   * counter.
    */
-  increment(key: string, windowMs: number, now: number): Promise<RateLimitWindow>;
+  increment(key: string, windowMs: Milliseconds, now: EpochMs): Promise<RateLimitWindow>;
   /** Forgets `key` (e.g. after a successful login). Idempotent. */
   reset(key: string): Promise<void>;
 }
 
-/** The state Gatehouse keeps itself; all default to the in-memory engines. */
+/**
+ * The state one Gatehouse instance keeps: one view of a {@link StorageEngine}. All stores default
+ * to the in-memory engine.
+ */
 export interface GatehouseStorage {
   readonly grants: GrantStore;
   readonly sessions: SessionStore;
   readonly consents: ConsentStore;
   readonly rateLimits: RateLimitStore;
+  /** Clients registered with the instance itself. */
+  readonly clients: ClientRegistry;
+  /** Single-use assertion ids. */
+  readonly replay: ReplayStore;
+  /**
+   * Deletes every record of this instance, and nothing of any other instance on the same engine:
+   * for tests and for decommissioning an instance. Not atomic with concurrent writes of the same
+   * instance (stop its traffic first).
+   */
+  clear(): Promise<void>;
+}
+
+/**
+ * A storage engine shared by many instances (one Redis key space, one PostgreSQL schema, one
+ * process's memory). Pass it as `createGatehouse({ storage })`: the instance takes the view of its
+ * `instanceId` (by default its issuer).
+ */
+export interface StorageEngine {
+  /**
+   * The view of one instance. `instanceId` is stable for the life of the instance's data (it is
+   * part of every key): 1 to 256 characters, no whitespace, control characters or braces (see
+   * `checkInstanceId`). Views of the same id share their records; views of different ids share
+   * nothing.
+   */
+  instance(instanceId: string): GatehouseStorage;
 }

@@ -16,7 +16,7 @@ export function atomicityCases({ api, storage, concurrency }: CaseContext): void
       await grants.saveCode(code);
       const candidates = await Promise.all(
         Array.from({ length: concurrency }, () =>
-          refreshRecord(now, { grantId: code.grantId, userId: code.userId }),
+          refreshRecord(now, { grantId: code.grantId, subject: { kind: 'user', userId: code.userId } }),
         ),
       );
       const results = await Promise.all(
@@ -40,7 +40,7 @@ export function atomicityCases({ api, storage, concurrency }: CaseContext): void
       await grants.saveRefreshToken(token);
       const candidates = await Promise.all(
         Array.from({ length: concurrency }, () =>
-          refreshRecord(now + 1, { grantId: token.grantId, userId: token.userId }),
+          refreshRecord(now + 1, { grantId: token.grantId, subject: token.subject }),
         ),
       );
       const results = await Promise.all(

@@ -1,8 +1,8 @@
-import type { GatehouseStorage } from '../storage/types.js';
+import type { GatehouseStorage, StorageEngine } from '../storage/types.js';
 
 /**
  * The few assertion methods the conformance suite uses. Structural, so that vitest's (or Jest's)
- * `expect` fits without `@gatehouse/core` depending on a test runner.
+ * `expect` fits without `@gatehousejs/core` depending on a test runner.
  */
 export interface ConformanceAssertion {
   toBe(expected: unknown): void;
@@ -25,13 +25,26 @@ export interface StorageConformanceTarget {
   /** Shown in the test names, e.g. `redis`. */
   readonly name: string;
   /**
-   * Creates the stores under test, once per suite (every case uses fresh random keys, so cases share
-   * the instance safely). Give the engine a unique namespace (key prefix, schema) per run so that
-   * parallel runs do not collide.
+   * Creates the engine under test, once per suite. The cases take views of fresh random instance
+   * ids from it (and use fresh random keys), so they share the engine safely, and the isolation
+   * cases take two views to check that instances never see each other's records. Give the engine a
+   * unique namespace (key prefix, schema) per run so that parallel runs do not collide.
+   *
+   * A host store that serves one instance only may return its {@link GatehouseStorage} and set
+   * {@link isolation} to `false`: the isolation cases are then left out.
    */
-  create(): Promise<GatehouseStorage> | GatehouseStorage;
+  create(): Promise<StorageEngine | GatehouseStorage> | StorageEngine | GatehouseStorage;
   /** Releases what {@link create} made (drop the namespace, close connections). */
-  cleanup?(storage: GatehouseStorage): Promise<void> | void;
+  cleanup?(created: StorageEngine | GatehouseStorage): Promise<void> | void;
+  /** Run the isolation cases (two instances on one engine). Default `true`: `create` returns an engine. */
+  readonly isolation?: boolean;
+  /**
+   * Pushed revocations (engines with `watchRevocations`): another handle on the same data with its
+   * own connections, standing for another process. Without it the cases watch the engine itself.
+   */
+  peer?(): Promise<StorageEngine>;
+  /** Breaks `peer`'s revocation channel once (it must reconnect by itself); enables the cut-channel case. */
+  cutChannel?(peer: StorageEngine): Promise<void>;
   /** Callers racing on one code / one refresh token in the atomicity cases. Default 200. */
   readonly concurrency?: number;
 }
@@ -39,7 +52,9 @@ export interface StorageConformanceTarget {
 /** What each group of cases receives. */
 export interface CaseContext {
   readonly api: ConformanceTestApi;
-  /** The stores under test (created on first use). */
+  /** The stores under test: one instance's view (created on first use). */
   storage(): Promise<GatehouseStorage>;
+  /** The engine under test (created on first use); rejects when the target gave no engine. */
+  engine(): Promise<StorageEngine>;
   readonly concurrency: number;
 }

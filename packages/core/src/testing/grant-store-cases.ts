@@ -51,7 +51,10 @@ export function grantStoreCases({ api, storage }: CaseContext): void {
       const now = baseTime();
       const code = await codeRecord(now);
       await grants.saveCode(code);
-      const refresh = await refreshRecord(now + 5, { grantId: code.grantId, userId: code.userId });
+      const refresh = await refreshRecord(now + 5, {
+        grantId: code.grantId,
+        subject: { kind: 'user', userId: code.userId },
+      });
       expect(await grants.findRefreshToken(refresh.tokenHash, now + 5)).toBeNull();
 
       const keepUntil = now + 5 + KEEP_CONSUMED_CODE_MS;
@@ -167,7 +170,7 @@ export function grantStoreCases({ api, storage }: CaseContext): void {
       const now = baseTime();
       const token = await refreshRecord(now);
       await grants.saveRefreshToken(token);
-      const next = await refreshRecord(now + 10, { grantId: token.grantId, userId: token.userId });
+      const next = await refreshRecord(now + 10, { grantId: token.grantId, subject: token.subject });
 
       expect(await grants.rotateRefreshToken(token.tokenHash, next, now + 10)).toEqual({
         status: 'rotated',

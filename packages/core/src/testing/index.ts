@@ -1,5 +1,5 @@
 /**
- * `@gatehouse/core/testing`: the storage conformance suite, for engines shipped with Gatehouse and
+ * `@gatehousejs/core/testing`: the storage conformance suite, for engines shipped with Gatehouse and
  * for a host's own. Runner-agnostic: pass your runner's `describe`, `it`, `expect`.
  * @packageDocumentation
  */

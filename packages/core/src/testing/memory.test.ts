@@ -1,28 +1,26 @@
 import {
   type GatehouseStorage,
   type GrantStore,
-  memoryConsentStore,
+  memoryEngine,
   memoryGrantStore,
-  memoryRateLimitStore,
-  memorySessionStore,
-} from '@gatehouse/core';
-import { runStorageConformance } from '@gatehouse/core/testing';
+  memoryStorage as memoryStorageOf,
+  type StorageEngine,
+} from '@gatehousejs/core';
+import { runStorageConformance } from '@gatehousejs/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const memoryStorage = (grants: GrantStore = memoryGrantStore()): GatehouseStorage => ({
+  ...memoryStorageOf(),
   grants,
-  sessions: memorySessionStore(),
-  consents: memoryConsentStore(),
-  rateLimits: memoryRateLimitStore(),
 });
 
-runStorageConformance({ name: 'memory', create: () => memoryStorage() }, { describe, it, expect, afterAll });
+runStorageConformance({ name: 'memory', create: () => memoryEngine() }, { describe, it, expect, afterAll });
 
 /** Runs the suite outside vitest and returns the names of the cases that failed. */
-async function failingCases(storage: GatehouseStorage): Promise<string[]> {
+async function failingCases(target: GatehouseStorage | StorageEngine): Promise<string[]> {
   const cases: { name: string; body: () => Promise<void> }[] = [];
   runStorageConformance(
-    { name: 'probe', create: () => storage },
+    { name: 'probe', create: () => target, isolation: 'instance' in target },
     { describe: (_name, body) => body(), it: (name, body) => cases.push({ name, body }), expect },
   );
   const failed: string[] = [];
@@ -63,6 +61,7 @@ describe('the conformance suite', () => {
       'redeems a code once, storing its refresh token in the same step',
       'reports a second redemption as a replay and writes nothing for it',
       'keeps a consumed code past its own expiry until keepUntil, so a late replay is recognised',
+      'keeps a code’s audience, OpenID Connect attributes and extensions, through redemption',
     ]);
   });
 
@@ -70,12 +69,33 @@ describe('the conformance suite', () => {
     const inner = memoryGrantStore();
     const leaky: GrantStore = {
       ...inner,
-      isRevoked: (jti, _grantId, now) => inner.isRevoked(jti, undefined, now),
+      isRevoked: (jti, _grantId, now, userId, issuedAt) =>
+        inner.isRevoked(jti, undefined, now, userId, issuedAt),
     };
     expect(await failingCases(memoryStorage(leaky))).toEqual([
       'revoking a grant stops its codes, its refresh tokens and its access tokens, and nothing else',
       'remembers a grant revocation until its expiresAt, never shortened by a later call',
     ]);
+  });
+
+  it("fails an engine that ignores the user's mark on bearer checks", async () => {
+    const inner = memoryGrantStore();
+    const leaky: GrantStore = {
+      ...inner,
+      isRevoked: (jti, grantId, now) => inner.isRevoked(jti, grantId, now),
+    };
+    expect(await failingCases(memoryStorage(leaky))).toEqual([
+      "revokes the user's access tokens issued at or before the mark, and nothing else",
+      'keeps the later mark and the later expiry, and forgets the mark from its expiresAt on',
+      'rounds a fractional mark towards revoking',
+    ]);
+  });
+
+  it('fails an engine with only one of the two mark methods', async () => {
+    const { subjectRevokedAt: _, ...halfway } = memoryGrantStore();
+    expect(await failingCases(memoryStorage(halfway))).toContain(
+      "revokes the user's access tokens issued at or before the mark, and nothing else",
+    );
   });
 
   it('fails an engine that keeps records past their expiry', async () => {
@@ -86,6 +106,42 @@ describe('the conformance suite', () => {
     };
     expect(await failingCases(memoryStorage(stale))).toEqual([
       'finds a saved refresh token with every field intact until it expires',
+    ]);
+  });
+
+  it('fails an engine whose instances share their records', async () => {
+    const shared = memoryStorageOf();
+    const leaky: StorageEngine = { instance: () => shared };
+    expect(await failingCases(leaky)).toEqual([
+      'keeps codes apart: another instance can neither find, redeem nor overwrite one',
+      'keeps refresh tokens apart: another instance can neither find, rotate nor introspect one',
+      'keeps revocations apart: revoking a grant or a jti in one instance leaves the other’s alone',
+      'keeps sessions apart: another instance can neither find, touch nor delete one',
+      'keeps consents apart for the same user and client ids',
+      'keeps rate-limit windows apart: counts, resets and windows of one key are per instance',
+      'keeps registered clients and replay ids apart',
+      'clear() deletes every record of one instance and nothing of the other',
+      "does not deliver another instance's revocations",
+    ]);
+  });
+
+  it('fails an engine whose clear() reaches other instances', async () => {
+    const inner = memoryEngine();
+    const views = new Map<string, GatehouseStorage>();
+    const sweeping: StorageEngine = {
+      instance(id) {
+        const view = inner.instance(id);
+        views.set(id, view);
+        return {
+          ...view,
+          async clear() {
+            for (const each of views.values()) await each.clear();
+          },
+        };
+      },
+    };
+    expect(await failingCases(sweeping)).toEqual([
+      'clear() deletes every record of one instance and nothing of the other',
     ]);
   });
 });

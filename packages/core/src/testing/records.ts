@@ -56,7 +56,7 @@ export async function refreshRecord(
     tokenHash: await freshHash(),
     grantId: freshId('grant'),
     clientId: 'client-a',
-    userId: freshId('user'),
+    subject: { kind: 'user', userId: freshId('user') },
     scope: 'openid read',
     issuedAt: now,
     expiresAt: now + 3_600_000,

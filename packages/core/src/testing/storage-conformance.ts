@@ -1,15 +1,26 @@
-import type { GatehouseStorage } from '../storage/types.js';
+import { isStorageEngine } from '../storage/instance-id.js';
+import type { GatehouseStorage, StorageEngine } from '../storage/types.js';
 import { atomicityCases } from './atomicity-cases.js';
 import { boundaryCases } from './boundary-cases.js';
 import type { ConformanceTestApi, StorageConformanceTarget } from './conformance-api.js';
 import { grantStoreCases } from './grant-store-cases.js';
+import { isolationCases } from './isolation-cases.js';
+import { pushedRevocationCases } from './pushed-revocation-cases.js';
+import { recordFieldCases } from './record-field-cases.js';
+import { freshId } from './records.js';
+import { registryCases } from './registry-cases.js';
 import { sessionStoreCases } from './session-store-cases.js';
+import { subjectRevocationCases } from './subject-revocation-cases.js';
 
 /**
  * Registers the storage conformance suite for one engine with the given test runner: round trips,
- * expiry (by moving the `now` argument, never by sleeping), revocation by grant and by jti,
- * idempotency, fractional times and repeated saves, and atomicity under concurrency (by default 200 parallel redemptions of one code and
- * 200 parallel rotations of one refresh token, each with exactly one winner).
+ * expiry (by moving the `now` argument, never by sleeping), revocation by grant, by jti and by user,
+ * idempotency, fractional times and repeated saves, lossless optional fields (subjects, audience,
+ * OpenID Connect attributes, `ext`), the client registry and the replay store, atomicity under
+ * concurrency (by default 200 parallel redemptions of one code, 200 parallel rotations of one
+ * refresh token and 200 parallel uses of one replay id, each with exactly one winner), and
+ * isolation: two instances of one engine, with the same client and user ids, never see each
+ * other's records, and `clear()` empties one instance only.
  *
  * Record times are based on the wall clock, so engines that hand expiries to a server (Redis TTLs,
  * SQL sweepers) keep the records for the duration of the suite.
@@ -17,7 +28,7 @@ import { sessionStoreCases } from './session-store-cases.js';
  * @example
  * ```ts
  * import { afterAll, describe, expect, it } from 'vitest';
- * import { runStorageConformance } from '@gatehouse/core/testing';
+ * import { runStorageConformance } from '@gatehousejs/core/testing';
  *
  * runStorageConformance(
  *   { name: 'my-engine', create: () => myStorage({ prefix: `test-${crypto.randomUUID()}` }) },
@@ -26,18 +37,39 @@ import { sessionStoreCases } from './session-store-cases.js';
  * ```
  */
 export function runStorageConformance(target: StorageConformanceTarget, api: ConformanceTestApi): void {
-  let created: Promise<GatehouseStorage> | undefined;
-  const storage = () => {
+  let created: Promise<StorageEngine | GatehouseStorage> | undefined;
+  const create = () => {
     created ??= Promise.resolve().then(() => target.create());
     return created;
   };
-  const context = { api, storage, concurrency: target.concurrency ?? 200 };
+  const engine = async (): Promise<StorageEngine> => {
+    const made = await create();
+    if (!isStorageEngine(made)) {
+      throw new TypeError(
+        `${target.name}: create() returned one instance's stores, not an engine with instance(); set isolation: false to leave out the isolation cases.`,
+      );
+    }
+    return made;
+  };
+  // The single-instance cases run on one view, of an instance id unique to this run.
+  const instanceId = freshId('conformance');
+  let view: Promise<GatehouseStorage> | undefined;
+  const storage = () => {
+    view ??= create().then((made) => (isStorageEngine(made) ? made.instance(instanceId) : made));
+    return view;
+  };
+  const context = { api, storage, engine, concurrency: target.concurrency ?? 200 };
 
   api.describe(`storage conformance: ${target.name}`, () => {
     grantStoreCases(context);
+    subjectRevocationCases(context);
     atomicityCases(context);
     sessionStoreCases(context);
     boundaryCases(context);
+    recordFieldCases(context);
+    registryCases(context);
+    if (target.isolation !== false) isolationCases(context);
+    if (target.isolation !== false) pushedRevocationCases(context, target);
     api.afterAll?.(async () => {
       if (created && target.cleanup) await target.cleanup(await created);
     });

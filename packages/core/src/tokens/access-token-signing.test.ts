@@ -1,9 +1,11 @@
-import { generateKeys } from '@gatehouse/core';
+import { generateKeys } from '@gatehousejs/core';
 import fc from 'fast-check';
 import {
   createLocalJWKSet,
   decodeProtectedHeader,
+  exportJWK,
   generateKeyPair,
+  importJWK,
   type JSONWebKeySet,
   jwtVerify,
 } from 'jose';
@@ -59,7 +61,7 @@ describe('access tokens signed by the token endpoint', () => {
 });
 
 describe('JWS signing, native and Web Crypto', () => {
-  for (const algorithm of ['ES256', 'EdDSA'] as const) {
+  for (const algorithm of ['ES256', 'EdDSA', 'RS256'] as const) {
     for (const [name, native] of [
       ['Web Crypto', undefined],
       ['native', nativeCrypto],
@@ -68,8 +70,13 @@ describe('JWS signing, native and Web Crypto', () => {
         if (name === 'native') expect(native, 'Node exposes process.getBuiltinModule').toBeDefined();
         const { privateKey, publicKey } = await generateKeyPair(algorithm, {
           crv: algorithm === 'EdDSA' ? 'Ed25519' : undefined,
+          extractable: true,
         });
-        const sign = createJwsSigner(algorithm, privateKey, native);
+        // As importKeySet has them: the JWK, and a non-extractable CryptoKey made from it.
+        const jwk = await exportJWK(privateKey);
+        const cryptoKey = (await importJWK(jwk, algorithm)) as CryptoKey;
+        expect(cryptoKey.extractable).toBe(false);
+        const sign = createJwsSigner(algorithm, cryptoKey, jwk, native);
         const header = base64url(utf8(JSON.stringify({ alg: algorithm, typ: 'at+jwt', kid: 'k' })));
         const body = base64url(utf8(JSON.stringify({ sub: 'ü-ser', exp: 4_000_000_000 })));
         const token = `${header}.${body}.${await sign(`${header}.${body}`)}`;

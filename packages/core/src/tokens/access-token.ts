@@ -1,7 +1,10 @@
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import type { Awaitable } from '../awaitable.js';
 import type { Context } from '../context.js';
+import type { Subject } from '../storage/types.js';
+import { type EpochSeconds, fromEpochSeconds, type Seconds, toEpochSeconds } from '../time.js';
 import { base64url, utf8 } from './encoding.js';
+import { clientSubject, subjectId, userSubject } from './subject.js';
 
 /** Which issuing path produced an access token. */
 export type TokenFamily = 'oauth2' | 'auth_api';
@@ -9,31 +12,34 @@ export type TokenFamily = 'oauth2' | 'auth_api';
 /** What an access token says, once verified. */
 export interface AccessTokenClaims {
   readonly family: TokenFamily;
-  /** The user. */
+  /** Who the token speaks for: a user, or a client acting for itself. */
+  readonly subject: Subject;
+  /** The `sub` claim: the user id, or the client id of a client subject. */
   readonly sub: string;
   /** The OAuth client (absent for Auth API tokens, which no client requested). */
   readonly clientId?: string;
   /** Space-separated scope (may be empty). */
   readonly scope: string;
+  /** The `aud` claim as a list: the resources the token is for (RFC 9068 §3, RFC 8707). */
+  readonly audience: readonly string[];
   /** Token id (`jti`), the handle of single-token revocation. */
   readonly jti: string;
   /** The grant the token belongs to (`gid`), the handle of grant revocation. */
   readonly grantId?: string;
-  /** Epoch seconds. */
-  readonly iat: number;
-  /** Epoch seconds. */
-  readonly exp: number;
+  readonly iat: EpochSeconds;
+  readonly exp: EpochSeconds;
 }
 
 /** What to put in a new access token. */
 export interface AccessTokenGrant {
   readonly family: TokenFamily;
-  readonly sub: string;
+  readonly subject: Subject;
   readonly clientId?: string;
   readonly scope: string;
+  /** The grant's resources; absent: the instance's configured `audience`. */
+  readonly audience?: readonly string[];
   readonly grantId?: string;
-  /** Lifetime in seconds. */
-  readonly ttl: number;
+  readonly ttl: Seconds;
 }
 
 /** A freshly signed access token. */
@@ -44,7 +50,9 @@ export interface SignedAccessToken {
 
 /**
  * Signs an access token as a JWT per RFC 9068: header `typ: at+jwt` and `kid`; claims `iss`, `sub`,
- * `aud`, `client_id`, `scope`, `iat`, `exp`, `jti`, plus Gatehouse's `token_family` and `gid`.
+ * `aud`, `client_id`, `scope`, `iat`, `exp`, `jti`, plus Gatehouse's `token_family`, `gid` and, for a
+ * client acting for itself, `sub_kind: "client"` (its `sub` is then its client id, RFC 9068 §2.2).
+ * `aud` is the grant's resources when it has some, else the configured audience (one string).
  *
  * The JWS compact serialisation (RFC 7515 §7.1) is assembled here rather than through jose's
  * `SignJWT`: the header is constant per key and pre-encoded (`KeySet.encodedHeader`), the
@@ -53,13 +61,15 @@ export interface SignedAccessToken {
  * jose accepts every token signed here.
  */
 export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Promise<SignedAccessToken> {
-  const iat = Math.floor(ctx.now() / 1000);
+  const iat = toEpochSeconds(ctx.now());
   const exp = iat + grant.ttl;
   const jti = base64url(ctx.randomBytes(16));
+  const sub = subjectId(grant.subject);
+  const audience = grant.audience?.length ? grant.audience : ctx.audienceList;
   const payload: Record<string, unknown> = {
     iss: ctx.issuer,
-    sub: grant.sub,
-    aud: ctx.audience,
+    sub,
+    aud: audience.length === 1 ? audience[0] : audience,
     iat,
     exp,
     jti,
@@ -68,15 +78,18 @@ export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Pr
   };
   if (grant.clientId !== undefined) payload.client_id = grant.clientId;
   if (grant.grantId !== undefined) payload.gid = grant.grantId;
+  if (grant.subject.kind === 'client') payload.sub_kind = 'client';
   const signingInput = `${ctx.keys.encodedHeader}.${base64url(utf8(JSON.stringify(payload)))}`;
   const token = `${signingInput}.${await ctx.keys.sign(signingInput)}`;
   return {
     token,
     claims: {
       family: grant.family,
-      sub: grant.sub,
+      subject: grant.subject,
+      sub,
       clientId: grant.clientId,
       scope: grant.scope,
+      audience,
       jti,
       grantId: grant.grantId,
       iat,
@@ -87,9 +100,11 @@ export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Pr
 
 /**
  * Verifies an access token's signature (by `kid`, with the instance algorithm only: never `none`),
- * `typ` (`at+jwt`, so ID tokens and other JWTs are refused, RFC 9068 §4), issuer, audience and
- * lifetime (with the configured clock tolerance), and shape. Returns `null` for anything invalid.
- * Does **not** consult revocation: see {@link verifyAccessToken}. Verified tokens are remembered
+ * `typ` (`at+jwt`, so ID tokens and other JWTs are refused, RFC 9068 §4), issuer, lifetime (with
+ * the configured clock tolerance), and shape. Returns `null` for anything invalid. Checks that an
+ * `aud` is present but not whose it is (introspection and revocation serve tokens of every
+ * resource): {@link verifyAccessToken} does, for the instance's own API. Does **not** consult
+ * revocation: see {@link verifyAccessToken}. Verified tokens are remembered
  * in the instance's `VerifiedTokenCache` until their `exp`, so a token seen again costs a map
  * lookup instead of a signature check.
  */
@@ -114,10 +129,9 @@ export async function verifyAccessTokenSignature(
       algorithms: [ctx.keys.algorithm],
       typ: 'at+jwt',
       issuer: ctx.issuer,
-      audience: ctx.audience,
       clockTolerance: ctx.clockToleranceSeconds,
       currentDate: new Date(now),
-      requiredClaims: ['sub', 'exp', 'iat', 'jti'],
+      requiredClaims: ['sub', 'aud', 'exp', 'iat', 'jti'],
     });
     const family = payload.token_family;
     const scope = payload.scope ?? '';
@@ -129,11 +143,19 @@ export async function verifyAccessTokenSignature(
     if (clientId !== undefined && typeof clientId !== 'string') return null;
     if (grantId !== undefined && typeof grantId !== 'string') return null;
     if (family === 'oauth2' && clientId === undefined) return null;
+    const audience = typeof payload.aud === 'string' ? [payload.aud] : payload.aud;
+    if (!Array.isArray(audience) || audience.length === 0 || !audience.every((a) => typeof a === 'string'))
+      return null;
+    // A client subject's `sub` is its own client id (RFC 9068 §2.2); anything else is forged or broken.
+    const subKind = payload.sub_kind;
+    if (subKind !== undefined && (subKind !== 'client' || clientId !== payload.sub)) return null;
     const claims: AccessTokenClaims = {
       family,
+      subject: subKind === 'client' ? clientSubject(payload.sub) : userSubject(payload.sub),
       sub: payload.sub,
       clientId,
       scope,
+      audience: Object.freeze(audience),
       jti: payload.jti,
       grantId,
       iat: payload.iat!,
@@ -152,26 +174,52 @@ export async function verifyAccessTokenSignature(
  * {@link unlessRevoked}.
  */
 export function cachedAccessTokenClaims(ctx: Context, token: string): AccessTokenClaims | undefined {
-  return ctx.verifiedTokens.get(token, Math.floor(ctx.now() / 1000), ctx.clockToleranceSeconds);
+  return ctx.verifiedTokens.get(token, toEpochSeconds(ctx.now()), ctx.clockToleranceSeconds);
 }
 
 /**
- * Verifies an access token fully: signature and claims, then revocation (of the token or its grant).
- * A token verified before is answered without waiting a turn when the grant store answers
- * revocation synchronously (the memory engine does). A failing store throws or rejects.
+ * Verifies an access token fully: signature and claims, audience (it must name the instance's own
+ * API, the `audience` option; when per-request resources arrive, one of the instance's resources),
+ * then revocation (of the token, its grant or its user). A token verified before is answered without waiting
+ * a turn when the grant store answers revocation synchronously (the memory engine does). A failing
+ * store throws or rejects.
  */
 export function verifyAccessToken(ctx: Context, token: string): Awaitable<AccessTokenClaims | null> {
   const cached = cachedAccessTokenClaims(ctx, token);
-  if (cached) return unlessRevoked(ctx, cached);
-  return verifyAccessTokenSignature(ctx, token).then((claims) => claims && unlessRevoked(ctx, claims));
+  if (cached) return usableOnOwnApi(ctx, cached);
+  return verifyAccessTokenSignature(ctx, token).then((claims) => claims && usableOnOwnApi(ctx, claims));
 }
 
 /**
- * `claims`, or `null` when its token or its grant was revoked: asked of storage on every use, never
- * cached, so a revocation holds at once (on every instance sharing the store).
+ * `claims` if the token is for the instance's own API (RFC 9068 §4: a resource server checks that
+ * `aud` names it) and not revoked, else `null`.
+ */
+export function usableOnOwnApi(ctx: Context, claims: AccessTokenClaims): Awaitable<AccessTokenClaims | null> {
+  const audience = claims.audience;
+  if (audience[0] !== ctx.audience && !audience.includes(ctx.audience)) return null;
+  return unlessRevoked(ctx, claims);
+}
+
+/**
+ * `claims`, or `null` when its token or its grant was revoked, or its user was (`revokeUser`) at or
+ * after its issue time: asked of storage on every use, in one call, never cached, so a revocation
+ * holds at once (on every instance sharing the store). The user is not looked up here (the hot
+ * path): a deleted user's token stops here only once the host called `revokeUser`.
+ *
+ * `iat` has whole seconds, so it is compared as the start of its second: a token issued in the
+ * same second as the user's mark counts as issued before it and is revoked too, even if it was
+ * issued a few milliseconds after (never the other way round).
  */
 export function unlessRevoked(ctx: Context, claims: AccessTokenClaims): Awaitable<AccessTokenClaims | null> {
-  const revoked = ctx.storage.grants.isRevoked(claims.jti, claims.grantId, ctx.now());
+  const now = ctx.now();
+  // A user's mark covers users only: a client acting for itself is never one of them.
+  const userId = claims.subject.kind === 'user' ? claims.sub : undefined;
+  const issuedAt = fromEpochSeconds(claims.iat);
+  // The pushed-revocations mirror answers while it is live (caught up, within its lag bound);
+  // `undefined` means ask the engine.
+  const mirrored = ctx.revocationMirror?.check(claims.jti, claims.grantId, now, userId, issuedAt);
+  if (mirrored !== undefined) return mirrored ? null : claims;
+  const revoked = ctx.storage.grants.isRevoked(claims.jti, claims.grantId, now, userId, issuedAt);
   if (typeof revoked === 'boolean') return revoked ? null : claims;
   // Anything else is taken as a promise (or a thenable of another realm) of the answer.
   return Promise.resolve(revoked).then((isRevoked) => (isRevoked ? null : claims));

@@ -2,6 +2,13 @@ import { base64url, utf8 } from './encoding.js';
 import type { SigningAlgorithm } from './keys.js';
 import { type NativeCrypto, nativeCrypto } from './native-crypto.js';
 
+/** The Web Crypto `sign` parameters of each algorithm. */
+const WEB_CRYPTO_PARAMS: Readonly<Record<SigningAlgorithm, AlgorithmIdentifier | EcdsaParams>> = {
+  ES256: { name: 'ECDSA', hash: 'SHA-256' },
+  EdDSA: { name: 'Ed25519' },
+  RS256: { name: 'RSASSA-PKCS1-v1_5' },
+};
+
 /** Signs a JWS signing input (`header.payload`, RFC 7515 §5.1) and returns the base64url signature. */
 export type JwsSigner = (signingInput: string) => Promise<string>;
 
@@ -9,28 +16,33 @@ export type JwsSigner = (signingInput: string) => Promise<string>;
  * A signer bound to one private key, built once per instance so that no request pays for key
  * handling. ES256 signatures are the raw `r || s` form JWS requires (RFC 7518 §3.4), which is what
  * Web Crypto produces and what Node produces with `dsaEncoding: 'ieee-p1363'`; EdDSA is Ed25519
- * (RFC 8037 §3.1). With native crypto the signature is computed synchronously, skipping Web
- * Crypto's thread-pool hop; otherwise Web Crypto signs.
+ * (RFC 8037 §3.1); RS256 is RSASSA-PKCS1-v1_5 with SHA-256 (RFC 7518 §3.3), Node's default padding
+ * for an RSA key. With native crypto the signature is computed synchronously, skipping Web
+ * Crypto's thread-pool hop; otherwise Web Crypto signs with `key`.
+ *
+ * The native key is made from the private JWK, not from `key`: turning a non-extractable
+ * `CryptoKey` into a `KeyObject` is deprecated (Node DEP0204; Bun prints the warning at start).
  */
 export function createJwsSigner(
   algorithm: SigningAlgorithm,
   key: CryptoKey,
+  jwk: object,
   native: NativeCrypto | undefined = nativeCrypto,
 ): JwsSigner {
   if (native) {
     let keyObject: unknown;
     try {
-      keyObject = native.KeyObject.from(key);
+      keyObject = native.createPrivateKey({ key: jwk, format: 'jwk' });
     } catch {
       keyObject = undefined;
     }
     if (keyObject !== undefined) {
       const options = algorithm === 'ES256' ? { key: keyObject, dsaEncoding: 'ieee-p1363' } : keyObject;
-      const digest = algorithm === 'ES256' ? 'sha256' : null;
+      const digest = algorithm === 'EdDSA' ? null : 'sha256';
       return async (signingInput) => base64url(native.sign(digest, utf8(signingInput), options));
     }
   }
-  const params = algorithm === 'ES256' ? { name: 'ECDSA', hash: 'SHA-256' } : { name: 'Ed25519' };
+  const params = WEB_CRYPTO_PARAMS[algorithm];
   return async (signingInput) =>
     base64url(new Uint8Array(await crypto.subtle.sign(params, key, utf8(signingInput))));
 }

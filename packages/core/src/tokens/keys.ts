@@ -3,16 +3,33 @@ import { ConfigurationError } from '../errors.js';
 import { base64url, utf8 } from './encoding.js';
 import { createJwsSigner, type JwsSigner } from './jws-signer.js';
 
-/** JWS algorithms Gatehouse signs access tokens with. */
-export type SigningAlgorithm = 'ES256' | 'EdDSA';
+/**
+ * JWS algorithms Gatehouse signs with: access tokens with the instance's `algorithm` (ES256 by
+ * default), ID tokens with each client's `id_token_signed_response_alg` (RS256 by default, as
+ * OpenID Connect Core §3.1.3.7 requires).
+ */
+export type SigningAlgorithm = 'ES256' | 'EdDSA' | 'RS256';
+
+/** Every algorithm of {@link SigningAlgorithm}, in the order Gatehouse lists them. */
+export const SIGNING_ALGORITHMS: readonly SigningAlgorithm[] = ['RS256', 'ES256', 'EdDSA'];
 
 /** A private JWK as accepted in `options.keys` (with `kid`; `alg` optional). */
 export type PrivateJwk = JWK & { readonly kid: string };
 
+/** The key that signs everything of one algorithm: the first key of that algorithm in `options.keys`. */
+export interface SigningKey {
+  readonly algorithm: SigningAlgorithm;
+  readonly kid: string;
+  readonly key: CryptoKey;
+  /** Signs with {@link key}, the fastest way the runtime allows. */
+  readonly sign: JwsSigner;
+}
+
 /** The instance's keys, imported once at creation. */
 export interface KeySet {
+  /** The algorithm of access tokens (`options.algorithm`). */
   readonly algorithm: SigningAlgorithm;
-  /** The first key: signs every new token. */
+  /** The first key of {@link algorithm}: signs every new access token. */
   readonly signingKey: CryptoKey;
   readonly signingKid: string;
   /**
@@ -22,21 +39,30 @@ export interface KeySet {
   readonly encodedHeader: string;
   /** Signs with {@link signingKey}, the fastest way the runtime allows. */
   readonly sign: JwsSigner;
+  /**
+   * The signing key of each algorithm the instance holds (the first key of it), in the order of
+   * `options.keys`: what ID tokens are signed with, and what discovery advertises.
+   */
+  readonly signers: ReadonlyMap<SigningAlgorithm, SigningKey>;
   /** Every key by `kid`: all of them verify (so old tokens survive a key rotation). */
   readonly verificationKeys: ReadonlyMap<string, CryptoKey>;
-  /** The public JWKS served at `{base}/oauth2/v1/keys`. */
+  /** The algorithm of every key, by `kid`. */
+  readonly keyAlgorithms: ReadonlyMap<string, SigningAlgorithm>;
+  /** The public JWKS served at `{base}/oauth2/v1/keys`: every key, of every algorithm. */
   readonly publicJwks: { readonly keys: readonly JWK[] };
 }
 
 /**
  * Generates a private signing key as a JWK (with a random `kid`), for `options.keys`. Store it as a
  * secret (environment variable, secret manager); keep old keys after the new one while tokens they
- * signed may still be alive.
+ * signed may still be alive. RS256 keys are 2048-bit RSA: relying parties that do not register an
+ * `id_token_signed_response_alg` expect ID tokens signed with RS256 (OpenID Connect Core §3.1.3.7).
  */
 export async function generateKeys(algorithm: SigningAlgorithm = 'ES256'): Promise<PrivateJwk> {
   const { privateKey } = await generateKeyPair(algorithm, {
     extractable: true,
-    crv: algorithm === 'EdDSA' ? 'Ed25519' : undefined,
+    ...(algorithm === 'EdDSA' ? { crv: 'Ed25519' } : {}),
+    ...(algorithm === 'RS256' ? { modulusLength: 2048 } : {}),
   });
   const jwk = await exportJWK(privateKey);
   const kid = crypto.randomUUID();
@@ -45,36 +71,115 @@ export async function generateKeys(algorithm: SigningAlgorithm = 'ES256'): Promi
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
 
-function expectedKeyType(algorithm: SigningAlgorithm, jwk: JWK): boolean {
-  return algorithm === 'ES256'
-    ? jwk.kty === 'EC' && jwk.crv === 'P-256'
-    : jwk.kty === 'OKP' && jwk.crv === 'Ed25519';
+/** Smallest RSA modulus accepted, in bytes: 2048 bits (RFC 7518 §3.3). */
+const MIN_RSA_MODULUS_BYTES = 256;
+
+/** How each algorithm's keys are described in messages. */
+const KEY_TYPES: Readonly<Record<SigningAlgorithm, string>> = {
+  ES256: 'P-256 EC',
+  EdDSA: 'Ed25519 OKP',
+  RS256: 'RSA (2048 bits or more)',
+};
+
+/** The algorithm a key's type implies, or `undefined` for a key Gatehouse cannot sign with. */
+function algorithmOfKeyType(jwk: JWK): SigningAlgorithm | undefined {
+  if (jwk.kty === 'EC' && jwk.crv === 'P-256') return 'ES256';
+  if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519') return 'EdDSA';
+  if (
+    jwk.kty === 'RSA' &&
+    typeof jwk.n === 'string' &&
+    Math.floor((jwk.n.length * 3) / 4) >= MIN_RSA_MODULUS_BYTES
+  )
+    return 'RS256';
+  return undefined;
 }
 
-/** Checks `options.keys` without importing them; throws {@link ConfigurationError} with the reason. */
+/** What a value is, for messages: `a string`, `an array`, `null`… */
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  const type = typeof value;
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+}
+
+/**
+ * The algorithm of each key of a checked key list (its `alg`, or the one its type implies), in order.
+ * Throws {@link ConfigurationError} for a key Gatehouse cannot sign with, or whose `alg` contradicts
+ * its type.
+ */
+function keyAlgorithmsOf(keys: readonly PrivateJwk[]): SigningAlgorithm[] {
+  return keys.map((jwk, index) => {
+    const implied = algorithmOfKeyType(jwk);
+    if (implied === undefined) {
+      throw new ConfigurationError(
+        `keys[${index}] ("${jwk.kid}"): not a key Gatehouse signs with (${Object.values(KEY_TYPES).join(', ')}).`,
+      );
+    }
+    if (jwk.alg !== undefined && jwk.alg !== implied) {
+      throw new ConfigurationError(
+        `keys[${index}] ("${jwk.kid}"): alg "${jwk.alg}" does not fit a ${KEY_TYPES[implied]} key (${implied}).`,
+      );
+    }
+    return implied;
+  });
+}
+
+/**
+ * Checks `options.keys` without importing them; throws {@link ConfigurationError} with the reason.
+ * Keys of several algorithms may be mixed; the first key of each algorithm signs (so it must be
+ * private), and `algorithm`, the access tokens' one, must have a key.
+ */
 export function checkKeys(keys: readonly PrivateJwk[], algorithm: SigningAlgorithm): void {
-  if (!Array.isArray(keys) || keys.length === 0) {
+  if (!Array.isArray(keys)) {
+    throw new ConfigurationError(
+      `keys: expected an array of private JWK objects, got ${describeValue(keys)}` +
+        (typeof keys === 'string' ? ' (parse a JWK kept as JSON text with JSON.parse first).' : '.'),
+    );
+  }
+  if (keys.length === 0) {
     throw new ConfigurationError('keys: at least one private JWK is required (see generateKeys()).');
   }
   const kids = new Set<string>();
   for (const [index, jwk] of keys.entries()) {
+    if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) {
+      throw new ConfigurationError(
+        `keys[${index}]: expected a JWK object, got ${describeValue(jwk)}` +
+          (typeof jwk === 'string' ? ' (parse a JWK kept as JSON text with JSON.parse first).' : '.'),
+      );
+    }
     if (typeof jwk?.kid !== 'string' || jwk.kid === '')
       throw new ConfigurationError(`keys[${index}]: a "kid" is required.`);
     if (kids.has(jwk.kid)) throw new ConfigurationError(`keys[${index}]: duplicate kid "${jwk.kid}".`);
     kids.add(jwk.kid);
-    if (!expectedKeyType(algorithm, jwk)) {
+  }
+  const algorithms = keyAlgorithmsOf(keys);
+  if (!algorithms.includes(algorithm)) {
+    throw new ConfigurationError(
+      `keys: no ${KEY_TYPES[algorithm]} key, as algorithm ${algorithm} (the access tokens' algorithm) requires.`,
+    );
+  }
+  for (const signing of new Set(algorithms)) {
+    const index = algorithms.indexOf(signing);
+    if (typeof keys[index]!.d !== 'string') {
       throw new ConfigurationError(
-        `keys[${index}] ("${jwk.kid}"): not a ${algorithm === 'ES256' ? 'P-256 EC' : 'Ed25519 OKP'} key, as algorithm ${algorithm} requires.`,
-      );
-    }
-    if (jwk.alg !== undefined && jwk.alg !== algorithm) {
-      throw new ConfigurationError(
-        `keys[${index}] ("${jwk.kid}"): alg "${jwk.alg}" differs from algorithm ${algorithm}.`,
+        `keys[${index}]: the signing key must be a private JWK (with "d"): it is the first ${signing} key.`,
       );
     }
   }
-  if (typeof keys[0]!.d !== 'string')
-    throw new ConfigurationError('keys[0]: the signing key must be a private JWK (with "d").');
+}
+
+/**
+ * The public half of a private JWK, as published in the JWKS: the private members dropped,
+ * `key_ops` dropped (it would say `sign`), `alg` and `use: "sig"` set.
+ */
+export function publicJwkOf(jwk: JWK, algorithm: SigningAlgorithm): JWK {
+  const publicJwk: JWK = Object.fromEntries(
+    Object.entries(jwk).filter(([name]) => !(PRIVATE_MEMBERS as readonly string[]).includes(name)),
+  );
+  delete publicJwk.key_ops;
+  publicJwk.alg = algorithm;
+  publicJwk.use = 'sig';
+  return publicJwk;
 }
 
 /** Imports `options.keys` (checked by {@link checkKeys}). */
@@ -83,36 +188,47 @@ export async function importKeySet(
   algorithm: SigningAlgorithm,
 ): Promise<KeySet> {
   checkKeys(keys, algorithm);
+  const algorithms = keyAlgorithmsOf(keys);
   const verificationKeys = new Map<string, CryptoKey>();
+  const keyAlgorithms = new Map<string, SigningAlgorithm>();
+  const signers = new Map<SigningAlgorithm, SigningKey>();
   const publicKeys: JWK[] = [];
-  let signingKey: CryptoKey | undefined;
   for (const [index, jwk] of keys.entries()) {
-    const publicJwk: JWK = Object.fromEntries(
-      Object.entries(jwk).filter(([name]) => !(PRIVATE_MEMBERS as readonly string[]).includes(name)),
-    );
-    delete publicJwk.key_ops;
-    publicJwk.alg = algorithm;
-    publicJwk.use = 'sig';
+    const keyAlgorithm = algorithms[index]!;
+    const publicJwk = publicJwkOf(jwk, keyAlgorithm);
     let publicKey: CryptoKey;
     try {
-      publicKey = (await importJWK(publicJwk, algorithm)) as CryptoKey;
-      if (index === 0) signingKey = (await importJWK({ ...jwk, key_ops: undefined }, algorithm)) as CryptoKey;
+      publicKey = (await importJWK(publicJwk, keyAlgorithm)) as CryptoKey;
+      if (!signers.has(keyAlgorithm)) {
+        const key = (await importJWK({ ...jwk, key_ops: undefined }, keyAlgorithm)) as CryptoKey;
+        signers.set(keyAlgorithm, {
+          algorithm: keyAlgorithm,
+          kid: jwk.kid,
+          key,
+          sign: createJwsSigner(keyAlgorithm, key, jwk),
+        });
+      }
     } catch (cause) {
       throw new ConfigurationError(
         `keys[${index}] ("${jwk.kid}"): the key could not be imported: ${(cause as Error).message}`,
       );
     }
     verificationKeys.set(jwk.kid, publicKey);
+    keyAlgorithms.set(jwk.kid, keyAlgorithm);
     publicKeys.push(publicJwk);
   }
-  const signingKid = keys[0]!.kid;
+  const accessTokenSigner = signers.get(algorithm)!;
   return {
     algorithm,
-    signingKey: signingKey!,
-    signingKid,
-    encodedHeader: base64url(utf8(JSON.stringify({ alg: algorithm, typ: 'at+jwt', kid: signingKid }))),
-    sign: createJwsSigner(algorithm, signingKey!),
+    signingKey: accessTokenSigner.key,
+    signingKid: accessTokenSigner.kid,
+    encodedHeader: base64url(
+      utf8(JSON.stringify({ alg: algorithm, typ: 'at+jwt', kid: accessTokenSigner.kid })),
+    ),
+    sign: accessTokenSigner.sign,
+    signers,
     verificationKeys,
+    keyAlgorithms,
     publicJwks: { keys: publicKeys },
   };
 }

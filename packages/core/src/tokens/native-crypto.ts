@@ -3,12 +3,13 @@
  * offers it. Typed here (not imported) because the main entry must not import `node:` modules.
  */
 export interface NativeCrypto {
-  createHash(algorithm: 'sha256'): { update(data: string): { digest(): Uint8Array } };
+  createHash(algorithm: 'sha256' | 'sha512'): { update(data: string): { digest(): Uint8Array } };
   /** One-shot digest (Node ≥ 20.12): about half the cost of `createHash` for short inputs. */
   hash?(algorithm: 'sha256', data: string, outputEncoding: 'buffer'): Uint8Array;
   hash?(algorithm: 'sha256', data: string, outputEncoding: 'base64url'): string;
   sign(algorithm: 'sha256' | null, data: Uint8Array, key: unknown): Uint8Array;
-  KeyObject: { from(key: CryptoKey): unknown };
+  /** A private key object from a JWK (the signing key is built from the JWK, see `jws-signer.ts`). */
+  createPrivateKey(key: { key: object; format: 'jwk' }): unknown;
 }
 
 interface ProcessWithBuiltins {
@@ -33,7 +34,7 @@ export function detectNativeCrypto(): NativeCrypto | undefined {
     if (
       typeof module?.createHash === 'function' &&
       typeof module.sign === 'function' &&
-      typeof module.KeyObject?.from === 'function'
+      typeof module.createPrivateKey === 'function'
     ) {
       return module as NativeCrypto;
     }

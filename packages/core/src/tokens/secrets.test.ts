@@ -1,4 +1,4 @@
-import { generateClientSecret } from '@gatehouse/core';
+import { generateClientSecret } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 
 describe('random secrets', () => {

@@ -16,7 +16,17 @@ async function introspect(
 }
 
 function claims(jti: string, exp: number): AccessTokenClaims {
-  return { family: 'oauth2', sub: 'user-1', clientId: 'demo-client', scope: '', jti, iat: exp - 60, exp };
+  return {
+    family: 'oauth2',
+    subject: { kind: 'user', userId: 'user-1' },
+    sub: 'user-1',
+    clientId: 'demo-client',
+    scope: '',
+    audience: ['https://api.example'],
+    jti,
+    iat: exp - 60,
+    exp,
+  };
 }
 
 describe('verified access tokens seen again', () => {
@@ -115,6 +125,23 @@ describe('VerifiedTokenCache', () => {
     expect(cache.get('t', 104, 5)?.jti).toBe('t');
     expect(cache.get('t', 105, 5)).toBeUndefined(); // exp 100 <= 105 - 5
     expect(cache.size).toBe(0);
+  });
+
+  it('shared between instances, holds at most its bound in total and serves each only its own tokens', () => {
+    const a = new VerifiedTokenCache(3);
+    const b = a.share();
+    a.set('t-a', claims('a', 1000));
+    expect(b.get('t-a', 0, 0)).toBeUndefined();
+    expect(a.get('t-a', 0, 0)?.jti).toBe('a');
+    for (let i = 0; i < 5; i++) b.set(`t-b-${i}`, claims(`b${i}`, 1000));
+    expect(a.size).toBe(3);
+    expect(b.size).toBe(3);
+    expect(a.get('t-a', 0, 0)).toBeUndefined(); // the oldest entry, of any instance, made room
+    // The same token verified by both (identical keys) is one entry, served to whoever verified it last.
+    a.set('same', claims('by-a', 1000));
+    b.set('same', claims('by-b', 1000));
+    expect(a.get('same', 0, 0)).toBeUndefined();
+    expect(b.get('same', 0, 0)?.jti).toBe('by-b');
   });
 
   it('refuses a bound that is not a positive integer', () => {

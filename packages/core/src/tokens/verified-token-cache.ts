@@ -3,7 +3,10 @@ import type { AccessTokenClaims } from './access-token.js';
 /** Default bound of {@link VerifiedTokenCache}: enough for the live tokens of a busy API, a few MB. */
 export const DEFAULT_VERIFIED_TOKEN_CACHE_SIZE = 10_000;
 
-interface Entry {
+/** One cached token. */
+export interface VerifiedTokenEntry {
+  /** The instance's cache that verified it: only that instance is served the entry. */
+  readonly owner: VerifiedTokenCache;
   /** The whole token: the map is keyed by its tail only (see {@link keyOf}). */
   readonly token: string;
   readonly claims: AccessTokenClaims;
@@ -21,17 +24,32 @@ interface Entry {
  *
  * Bounded: when full, the oldest entry is dropped (insertion order), so memory stays flat whatever
  * the traffic. Only verified tokens enter it, so a caller cannot fill it with garbage. One cache
- * per instance (it lives on the instance context), never shared between issuers.
+ * per instance (it lives on the instance context). Instances of one `createGatehouseHost` draw on
+ * one bounded table ({@link share}), so a process with thousands of instances holds at most
+ * `maxEntries` tokens in total, not per instance; each entry names the cache that verified it, and
+ * another instance's cache never serves it (its keys, issuer and audience were not checked).
  */
 export class VerifiedTokenCache {
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries: Map<string, VerifiedTokenEntry>;
   readonly #maxEntries: number;
 
-  /** @param maxEntries Upper bound on cached tokens (at least 1). */
-  constructor(maxEntries: number = DEFAULT_VERIFIED_TOKEN_CACHE_SIZE) {
+  /** @param maxEntries Upper bound on cached tokens (at least 1), over every {@link share}d cache. */
+  constructor(
+    maxEntries: number = DEFAULT_VERIFIED_TOKEN_CACHE_SIZE,
+    entries?: Map<string, VerifiedTokenEntry>,
+  ) {
     if (!Number.isInteger(maxEntries) || maxEntries < 1)
       throw new RangeError('maxEntries must be a positive integer.');
     this.#maxEntries = maxEntries;
+    this.#entries = entries ?? new Map();
+  }
+
+  /**
+   * A cache for another instance on the same bounded table: the bound is shared (the oldest entry
+   * of any instance makes room), the entries are not (each cache serves only what it verified).
+   */
+  share(): VerifiedTokenCache {
+    return new VerifiedTokenCache(this.#maxEntries, this.#entries);
   }
 
   /**
@@ -41,7 +59,7 @@ export class VerifiedTokenCache {
    */
   get(token: string, nowSeconds: number, toleranceSeconds: number): AccessTokenClaims | undefined {
     const entry = this.#entries.get(keyOf(token));
-    if (entry === undefined || entry.token !== token) return undefined;
+    if (entry === undefined || entry.token !== token || entry.owner !== this) return undefined;
     if (entry.claims.exp <= nowSeconds - toleranceSeconds) {
       this.#entries.delete(keyOf(token));
       return undefined;
@@ -59,15 +77,15 @@ export class VerifiedTokenCache {
       const oldest = this.#entries.keys().next();
       if (!oldest.done) this.#entries.delete(oldest.value);
     }
-    this.#entries.set(key, { token, claims, notBefore });
+    this.#entries.set(key, { owner: this, token, claims, notBefore });
   }
 
-  /** Number of cached tokens. */
+  /** Number of cached tokens (of every cache sharing the table). */
   get size(): number {
     return this.#entries.size;
   }
 
-  /** Forgets every token. */
+  /** Forgets every token (of every cache sharing the table). */
   clear(): void {
     this.#entries.clear();
   }

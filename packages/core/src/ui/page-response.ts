@@ -1,4 +1,6 @@
 import { Reply } from '../http/reply.js';
+import { noStore } from '../http/responses.js';
+
 /** Options of {@link htmlPage}. */
 export interface HtmlPageOptions {
   /** HTTP status. Default 200. */
@@ -40,8 +42,7 @@ export function htmlPage(html: string, options: HtmlPageOptions = {}): Reply {
   const headers = new Headers(options.headers);
   const formAction = ["'self'", ...(options.formTargets ?? [])].join(' ');
   headers.set('Content-Type', 'text/html;charset=UTF-8');
-  headers.set('Cache-Control', 'no-store');
-  headers.set('Pragma', 'no-cache');
+  noStore(headers);
   headers.set(
     'Content-Security-Policy',
     `default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,

@@ -1,4 +1,4 @@
-import { defaultLoginPage, escapeHtml, type LoginPageModel } from '@gatehouse/core';
+import { defaultLoginPage, escapeHtml, type LoginPageModel } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, FakeBrowser, logIn, parseForm } from '../../test/browser-flow';
 import { ISSUER, testInstance } from '../../test/fixtures';
@@ -19,7 +19,7 @@ describe('pages', () => {
   });
 
   it('escapes the client name on the consent page', async () => {
-    const { memoryClientStore, hashClientSecret } = await import('@gatehouse/core');
+    const { memoryClientStore, hashClientSecret } = await import('@gatehousejs/core');
     const t = await testInstance({
       clients: memoryClientStore([
         {

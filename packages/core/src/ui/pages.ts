@@ -2,11 +2,12 @@ import type { Context } from '../context.js';
 import type { ProtocolError } from '../errors.js';
 import type { Answer } from '../http/reply.js';
 import { defaultConsentPage } from './consent-page.js';
+import { defaultEndSessionPage } from './end-session-page.js';
 import { defaultErrorPage } from './error-page.js';
 import { defaultLoginPage } from './login-page.js';
 import { defaultLogoutPage } from './logout-page.js';
 import { type HtmlPageOptions, htmlPage } from './page-response.js';
-import type { ConsentPageModel, LoginPageModel, LogoutPageModel } from './types.js';
+import type { ConsentPageModel, EndSessionPageModel, LoginPageModel, LogoutPageModel } from './types.js';
 
 /*
  * The one place that picks the host's renderer (options.ui) or the built-in one and wraps the
@@ -28,6 +29,11 @@ export function logoutPage(ctx: Context, model: LogoutPageModel, options?: HtmlP
   return htmlPage((ctx.ui.renderLogout ?? defaultLogoutPage)(model), options);
 }
 
+/** The end-session (RP-initiated logout) page response. */
+export function endSessionPage(ctx: Context, model: EndSessionPageModel, options?: HtmlPageOptions): Answer {
+  return htmlPage((ctx.ui.renderEndSession ?? defaultEndSessionPage)(model), options);
+}
+
 /** An error as an HTML page, with the error's status and headers (e.g. `Retry-After`). */
 export function errorPage(ctx: Context, error: ProtocolError, headers?: HeadersInit): Answer {
   const merged = new Headers(error.headers);
@@ -46,15 +52,18 @@ export function wantsHtml(request: Request): boolean {
   return /\btext\/html\b/i.test(accept) && !/^\s*application\/json/i.test(accept);
 }
 
-/** An error as an HTML page for browser navigations, as RFC-shaped JSON otherwise. */
-export function errorResponse(
+/**
+ * An error as an HTML page for browser navigations, as RFC-shaped JSON otherwise. (Not to be
+ * confused with `errorAnswer` of errors.ts, which turns anything thrown into the JSON answer.)
+ */
+export function errorPageOrJson(
   ctx: Context,
   request: Request,
   error: ProtocolError,
   headers?: HeadersInit,
 ): Answer {
   if (wantsHtml(request)) return errorPage(ctx, error, headers);
-  const response = error.toResponse();
-  for (const [name, value] of new Headers(headers)) response.headers.append(name, value);
-  return response;
+  const reply = error.toReply();
+  for (const [name, value] of new Headers(headers)) reply.headers.append(name, value);
+  return reply;
 }

@@ -28,6 +28,11 @@ export interface ConsentPageModel {
   readonly clientName: string;
   /** The scopes asked for (may be empty: access to the account without a named scope). */
   readonly scopes: readonly string[];
+  /**
+   * What granting a scope reveals, in words, for the scopes that have a description (those of
+   * OpenID Connect: `openid`, `profile`, `email`, `address`, `phone`, `offline_access`).
+   */
+  readonly scopeDescriptions?: Readonly<Record<string, string>>;
   readonly username?: string;
 }
 
@@ -61,3 +66,26 @@ export type ConsentPageRenderer = (model: ConsentPageModel) => string;
 export type LogoutPageRenderer = (model: LogoutPageModel) => string;
 /** Renders an error page: a complete HTML document. */
 export type ErrorPageRenderer = (model: ErrorPageModel) => string;
+
+/**
+ * What the end-session page shows (OpenID Connect RP-Initiated Logout 1.0): a confirmation form
+ * when the logout request cannot prove it comes from the session's own relying party, or the
+ * signed-out state when no redirect back to the relying party is allowed.
+ */
+export interface EndSessionPageModel {
+  /** Where the confirmation form posts (same origin), with method POST. */
+  readonly action: string;
+  /** CSRF token: must be posted back in a hidden field named `csrf_token`. */
+  readonly csrfToken: string;
+  /** Hidden fields carrying the logout request; post them back unchanged. */
+  readonly hiddenFields: Readonly<Record<string, string>>;
+  /** `confirm`: ask before ending the session. `signed-out`: done, nowhere to return to. */
+  readonly state: 'confirm' | 'signed-out';
+  /** The relying party that asked, when known. */
+  readonly clientName?: string;
+  /** Who is signed in, in the `confirm` state. */
+  readonly username?: string;
+}
+
+/** Renders the end-session page: a complete HTML document. */
+export type EndSessionPageRenderer = (model: EndSessionPageModel) => string;

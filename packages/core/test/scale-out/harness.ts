@@ -3,7 +3,7 @@
  * engine behave as one authorization server, and an unreachable engine means 503, never a wrong
  * answer or a half-done write. Each engine's test calls {@link scaleOutSuite}.
  */
-import { type GatehouseStorage, generateKeys, hashSecret } from '@gatehouse/core';
+import { type GatehouseStorage, generateKeys, hashSecret } from '@gatehousejs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startProxy, startServer, type TcpProxy } from './processes.js';
 
@@ -169,6 +169,76 @@ export function scaleOutSuite(engine: ScaleOutEngine): void {
       expect((await revoke(b.base, other.refresh_token)).status).toBe(200);
       await expectError(await refresh(a.base, other.refresh_token), 400, 'invalid_grant');
       expect(await isActive(a.base, other.access_token)).toBe(false);
+    });
+  });
+
+  describe(`pushed revocations on ${engine.store}`, () => {
+    const namespace = namespaceFor(engine);
+    let proxy: TcpProxy;
+    let a: ServerProcess;
+    let b: ServerProcess;
+    let direct: Awaited<ReturnType<ScaleOutEngine['open']>>;
+    const bearerCheck = async (base: string, token: string) =>
+      (await fetch(`${base}/bearer-check`, { headers: { Authorization: `Bearer ${token}` } })).status;
+    /** Asks `base` until `done(status)` (the test's timeout bounds it), returning every status seen. */
+    const pollUntil = async (base: string, token: string, done: (status: number) => boolean) => {
+      const seen: number[] = [];
+      do {
+        seen.push(await bearerCheck(base, token));
+        if (!done(seen.at(-1)!)) await new Promise((resolve) => setTimeout(resolve, 50));
+      } while (!done(seen.at(-1)!));
+      return seen;
+    };
+
+    beforeAll(async () => {
+      // B reaches the engine through a proxy the test cuts: its channel and its queries alike.
+      const target = new URL(engine.url);
+      proxy = await startProxy({ host: target.hostname, port: Number(target.port) });
+      const proxied = new URL(engine.url);
+      proxied.hostname = '127.0.0.1';
+      proxied.port = String(proxy.port);
+      const pushed = { GATEHOUSE_PUSHED_REVOCATIONS: '1' };
+      [a, b] = await Promise.all([
+        startServer({ ...(await serverEnv(engine, engine.url, namespace)), ...pushed }),
+        startServer({ ...(await serverEnv(engine, proxied.toString(), namespace)), ...pushed }),
+      ]);
+      direct = await engine.open(namespace);
+    }, 60_000);
+    afterAll(async () => {
+      await Promise.all([a?.stop(), b?.stop()]);
+      await proxy?.close();
+      await direct?.drop();
+    });
+
+    it('a token revoked at one process fails the bearer check at the other (polled), and stays refused', async () => {
+      const issued = await tokens(await redeem(a.base, await mintCode(direct.storage)));
+      // B checks the token (and subscribes, catches up, probes) until its mirror answers.
+      expect(await bearerCheck(b.base, issued.access_token)).toBe(204);
+      expect((await revoke(a.base, issued.access_token)).status).toBe(200);
+      const seen = await pollUntil(b.base, issued.access_token, (status) => status !== 204);
+      expect(seen.at(-1)).toBe(401);
+      for (let i = 0; i < 5; i++) expect(await bearerCheck(b.base, issued.access_token)).toBe(401);
+      // The grant's other tokens too, once its refresh token is revoked at A (grant revocation).
+      const other = await tokens(await redeem(a.base, await mintCode(direct.storage)));
+      expect(await bearerCheck(b.base, other.access_token)).toBe(204);
+      expect((await revoke(a.base, other.refresh_token)).status).toBe(200);
+      expect((await pollUntil(b.base, other.access_token, (status) => status !== 204)).at(-1)).toBe(401);
+    });
+
+    it('a revocation made while the channel is cut is honoured once it is restored: never accepted again', async () => {
+      const issued = await tokens(await redeem(a.base, await mintCode(direct.storage)));
+      await pollUntil(b.base, issued.access_token, (status) => status === 204);
+      await proxy.cut();
+      expect((await revoke(a.base, issued.access_token)).status).toBe(200);
+      // B either still answers within its lag or, once the mirror is not live, asks the engine (503 while cut).
+      await pollUntil(b.base, issued.access_token, (status) => status !== 204);
+      await proxy.restore();
+      const seen = await pollUntil(b.base, issued.access_token, (status) => status === 401);
+      expect(seen.filter((status) => status === 204)).toEqual([]);
+      for (let i = 0; i < 5; i++) expect(await bearerCheck(b.base, issued.access_token)).toBe(401);
+      // And tokens revoked nowhere still pass at B once it reconnected.
+      const fresh = await tokens(await redeem(a.base, await mintCode(direct.storage)));
+      expect((await pollUntil(b.base, fresh.access_token, (status) => status !== 503)).at(-1)).toBe(204);
     });
   });
 

@@ -2,11 +2,13 @@
  * One Gatehouse server process for the scale-out tests: the demo instance on the engine chosen by
  * `GATEHOUSE_STORE` (see examples/demo/src/storage.ts), signing with the JWK in `GATEHOUSE_JWK`
  * (shared by every process), with the issuer of `DEMO_PORT` whatever port it really listens on.
- * Prints `{"port": N}` once listening; exits on SIGTERM.
+ * With `GATEHOUSE_PUSHED_REVOCATIONS=1` the instance answers revocation from its pushed mirror.
+ * `GET /demo/bearer-check` answers 204 for a bearer token that passes the check, else the check's
+ * answer (401, 503). Prints `{"port": N}` once listening; exits on SIGTERM.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sendWebResponse, toWebRequest } from '@gatehouse/core/node';
+import { sendWebResponse, toWebRequest } from '@gatehousejs/core/node';
 // The demo package is not a dependency of core: reached by path (only this test script uses it).
 import { createDemo, storageFromEnv } from '../../../../examples/demo/src/index.js';
 
@@ -18,13 +20,24 @@ const demo = await createDemo({
     keys: [JSON.parse(process.env.GATEHOUSE_JWK!)],
     storage,
     storageTimeoutMs: 1000,
+    ...(process.env.GATEHOUSE_PUSHED_REVOCATIONS === '1' && { pushedRevocations: { maxLagMs: 1000 } }),
     logger: { warn() {}, error() {} },
   },
 });
 
 const server = createServer((req, res) => {
+  const request = toWebRequest(req, { response: res });
+  if (req.url === '/demo/bearer-check') {
+    demo.gatehouse
+      .authenticate(request, { schemes: ['bearer'] })
+      .then((result) =>
+        sendWebResponse(res, result.ok ? new Response(null, { status: 204 }) : result.response),
+      )
+      .catch(() => res.destroy());
+    return;
+  }
   demo.gatehouse
-    .fetch(toWebRequest(req, { response: res }))
+    .fetch(request)
     .then((response) => sendWebResponse(res, response))
     .catch(() => res.destroy());
 });

@@ -1,10 +1,14 @@
 import type { Context } from '../../context.js';
-import { invalidRequest, ProtocolError } from '../../errors.js';
+import { invalidRequest, oauthError, ProtocolError } from '../../errors.js';
 import { readForm } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import type { Handler } from '../../http/router.js';
+import { verifyIdTokenHint } from '../../oidc/id-token.js';
+import { nextInteraction } from '../../oidc/interaction.js';
+import { SCOPE_DESCRIPTIONS } from '../../oidc/standard-claims.js';
 import { checkFormPost, pageCsrfToken } from '../../session/csrf.js';
 import { type SessionUser, sessionUser } from '../../session/session-user.js';
+import { secondsToMs } from '../../time.js';
 import { formTargetSource } from '../../ui/page-response.js';
 import { consentPage, errorPage } from '../../ui/pages.js';
 import { PAGE_PATHS } from '../../ui/paths.js';
@@ -15,22 +19,43 @@ import type { AuthorizationRequest } from './request.js';
 import { authorizationStep } from './response.js';
 
 /** How long a remembered consent lasts: one year, after which the user is asked again. */
-const CONSENT_TTL_MS = 365 * 86_400 * 1000;
+const CONSENT_TTL_MS = secondsToMs(365 * 86_400);
 
 /**
- * Completes an authorization request for a logged-in user: first-party clients and requests whose
- * scope the user already allowed this client get their code at once; others get the consent page.
+ * Continues a validated authorization request with the browser's session (or none), as
+ * {@link nextInteraction} decides (OpenID Connect Core §3.1.2.3–§3.1.2.4): the login page (no
+ * session, `prompt=login`, an authentication older than `max_age`, another user than the
+ * `id_token_hint` names), the consent page (`prompt=consent`, or a third-party client without a
+ * remembered consent covering the scope), or the code. With `prompt=none`, a needed page becomes a
+ * `login_required` / `consent_required` redirect.
  */
-export async function continueAsUser(
+export async function continueRequest(
   ctx: Context,
   request: Request,
   auth: AuthorizationRequest,
-  current: SessionUser,
+  current: SessionUser | null,
 ): Promise<Answer> {
-  if (auth.client.firstParty || (await hasConsent(ctx, current.user.id, auth))) {
-    return issueAuthorizationCode(ctx, auth, current.user.id, current.session.record.createdAt);
-  }
-  return renderConsentStep(ctx, request, auth, current);
+  const hintSubject =
+    auth.oidc.idTokenHint === undefined ? undefined : await hintSubjectOf(ctx, auth.oidc.idTokenHint);
+  const consentNeeded =
+    current !== null && !auth.client.firstParty && !(await hasConsent(ctx, current.user.id, auth));
+  const step = nextInteraction({
+    oidc: auth.oidc,
+    session: current && { userId: current.user.id, authTime: current.session.record.createdAt },
+    ...(hintSubject === undefined ? {} : { hintSubject }),
+    consentNeeded,
+    now: ctx.now(),
+  });
+  if (step === 'login' || current === null) return renderLoginStep(ctx, request, auth);
+  if (step === 'consent') return renderConsentStep(ctx, request, auth, current);
+  return issueAuthorizationCode(ctx, auth, current.session.record);
+}
+
+/** The user an `id_token_hint` names; `invalid_request` when it is not an ID token of this issuer. */
+async function hintSubjectOf(ctx: Context, idTokenHint: string): Promise<string> {
+  const hint = await verifyIdTokenHint(ctx, idTokenHint);
+  if (!hint) throw invalidRequest('The id_token_hint is not an ID token of this issuer.');
+  return hint.sub;
 }
 
 async function hasConsent(ctx: Context, userId: string, auth: AuthorizationRequest): Promise<boolean> {
@@ -47,6 +72,7 @@ function renderConsentStep(
 ): Answer {
   const csrf = pageCsrfToken(ctx, request);
   const target = formTargetSource(auth.redirectUri);
+  const scopes = parseScope(auth.scope);
   return consentPage(
     ctx,
     {
@@ -54,7 +80,12 @@ function renderConsentStep(
       csrfToken: csrf.token,
       hiddenFields: auth.parameters,
       clientName: auth.client.name ?? auth.client.id,
-      scopes: parseScope(auth.scope),
+      scopes,
+      scopeDescriptions: Object.fromEntries(
+        scopes
+          .filter((scope) => Object.hasOwn(SCOPE_DESCRIPTIONS, scope))
+          .map((scope) => [scope, SCOPE_DESCRIPTIONS[scope]!]),
+      ),
       ...(current.user.username === undefined ? {} : { username: current.user.username }),
     },
     { headers: csrf.setCookie ? { 'Set-Cookie': csrf.setCookie } : {}, formTargets: target ? [target] : [] },
@@ -78,7 +109,7 @@ export const consentEndpoint: Handler = async (request, ctx) => {
     const current = await sessionUser(ctx, request);
     if (!current) return renderLoginStep(ctx, request, auth);
     const decision = params.get('decision');
-    if (decision === 'deny') throw new ProtocolError('access_denied', 'The user denied the request.');
+    if (decision === 'deny') throw oauthError('access_denied', 'The user denied the request.');
     if (decision !== 'allow') throw invalidRequest('The consent decision must be "allow" or "deny".');
     const now = ctx.now();
     const previous = await ctx.storage.consents.findConsent(current.user.id, auth.client.id, now);
@@ -89,6 +120,6 @@ export const consentEndpoint: Handler = async (request, ctx) => {
       scope,
       expiresAt: now + CONSENT_TTL_MS,
     });
-    return issueAuthorizationCode(ctx, auth, current.user.id, current.session.record.createdAt);
+    return issueAuthorizationCode(ctx, auth, current.session.record);
   });
 };

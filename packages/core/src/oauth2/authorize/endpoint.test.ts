@@ -1,4 +1,4 @@
-import { hashClientSecret, memoryClientStore } from '@gatehouse/core';
+import { hashClientSecret, memoryClientStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn, parseForm } from '../../../test/browser-flow';
 import {
@@ -280,7 +280,7 @@ describe('authorization endpoint: success', () => {
     const t = await testInstance({ authorizationCodeTtl: 30 });
     const browser = await loggedIn(t);
     const code = callbackParams(await browser.get(authorizeUrl())).get('code')!;
-    const { hashSecret } = await import('@gatehouse/core');
+    const { hashSecret } = await import('@gatehousejs/core');
     const record = await t.grants.findCode(await hashSecret(code), t.clock.now());
     expect(record).toMatchObject({
       clientId: 'demo-client',

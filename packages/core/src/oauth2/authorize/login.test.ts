@@ -1,4 +1,10 @@
-import { type GatehouseEvent, hashSecret, memorySessionStore } from '@gatehouse/core';
+import {
+  type GatehouseEvent,
+  hashSecret,
+  memoryRateLimitStore,
+  memorySessionStore,
+  type RateLimitStore,
+} from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import {
   authorizeUrl,
@@ -271,6 +277,47 @@ describe('login brute-force limit', () => {
       { 'x-test-address': '198.51.100.1' },
     );
     expect(later.status).toBe(303);
+  });
+});
+
+describe('login credential limits', () => {
+  const byHeader = (request: Request) => request.headers.get('x-test-address') ?? undefined;
+
+  it('answers an over-long username like a wrong password, charging only the address', async () => {
+    const inner = memoryRateLimitStore();
+    const keys = new Set<string>();
+    const rateLimits: RateLimitStore = {
+      get: (key, now) => inner.get(key, now),
+      increment(key, windowMs, now) {
+        keys.add(key);
+        return inner.increment(key, windowMs, now);
+      },
+      reset: (key) => inner.reset(key),
+    };
+    const events: GatehouseEvent[] = [];
+    const t = await testInstance({
+      rateLimit: { clientAddress: byHeader, maxFailuresPerAddress: 2 },
+      storage: { rateLimits },
+      onEvent: (e) => events.push(e),
+    });
+    const browser = new FakeBrowser(t.gatehouse);
+    const html = await loginPage(browser);
+    const from = { 'x-test-address': '203.0.113.8' };
+    // U+FDFA: one character, eighteen after NFKC.
+    const username = '\uFDFA'.repeat(5000);
+    for (let i = 0; i < 2; i++) {
+      const response = await browser.submit(html, { username, password: 'guess' }, from);
+      expect(response.status).toBe(400);
+      const page = await response.text();
+      expect(page).toContain('The username or password is incorrect.');
+      expect(page).not.toContain('\uFDFA'.repeat(257));
+    }
+    expect([...keys].filter((key) => key.startsWith('pw:user:'))).toEqual([]);
+    const failed = events.filter((e) => e.type === 'login.failed');
+    expect(failed).toHaveLength(2);
+    expect(failed.every((e) => 'username' in e && e.username.length <= 256)).toBe(true);
+    const limited = await browser.submit(html, { username: 'demo', password: 'demo-password' }, from);
+    expect(limited.status).toBe(429);
   });
 });
 

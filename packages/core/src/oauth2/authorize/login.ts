@@ -1,10 +1,12 @@
 import type { Context } from '../../context.js';
-import { ProtocolError } from '../../errors.js';
 import { readForm } from '../../http/form.js';
 import { isForeignBrowserRequest } from '../../http/origin.js';
 import type { Answer } from '../../http/reply.js';
+import { noStoreEmpty } from '../../http/responses.js';
 import type { Handler } from '../../http/router.js';
-import { attemptLimiter } from '../../passwords/attempt-limiter.js';
+import { parametersAfterLogin } from '../../oidc/authorization-parameters.js';
+import { shownUsername } from '../../passwords/credential-limits.js';
+import { attemptPasswordLogin } from '../../passwords/password-login.js';
 import { crossSiteRefused, formExpired, hasValidCsrfToken, pageCsrfToken } from '../../session/csrf.js';
 import { endSession, startSession } from '../../session/session-cookie.js';
 import { formTargetSource } from '../../ui/page-response.js';
@@ -16,8 +18,6 @@ import { authorizationStep } from './response.js';
 
 /** The one message for every failed login: unknown user and wrong password look the same. */
 export const LOGIN_FAILED_MESSAGE = 'The username or password is incorrect.';
-const MAX_USERNAME = 256;
-const MAX_PASSWORD = 1024;
 
 /** Options of {@link renderLoginStep}. */
 interface LoginStepOptions {
@@ -38,6 +38,7 @@ export function renderLoginStep(
   options: LoginStepOptions = {},
 ): Answer {
   const csrf = pageCsrfToken(ctx, request);
+  const username = options.username ?? auth.oidc.loginHint;
   const headers = new Headers(options.headers);
   if (csrf.setCookie) headers.append('Set-Cookie', csrf.setCookie);
   const target = formTargetSource(auth.redirectUri);
@@ -48,74 +49,78 @@ export function renderLoginStep(
       csrfToken: csrf.token,
       hiddenFields: auth.parameters,
       clientName: auth.client.name ?? auth.client.id,
-      ...(options.username === undefined ? {} : { username: options.username }),
+      // OpenID Connect Core §3.1.2.1: login_hint prefills the username.
+      ...(username === undefined ? {} : { username }),
       ...(options.error === undefined ? {} : { error: options.error }),
     },
     { status: options.status ?? 200, headers, formTargets: target ? [target] : [] },
   );
 }
 
-/** The authorize URL (path and query) of a request, to continue it after a step. */
+/**
+ * The authorize URL (path and query) to continue a request after the user logged in, without what
+ * asked for that login (`prompt=login`, `max_age`, `id_token_hint`), which would ask again forever.
+ */
 export function authorizeLocation(ctx: Context, auth: AuthorizationRequest): string {
-  return `${ctx.basePath}${ENDPOINTS.authorization}?${new URLSearchParams(auth.parameters)}`;
+  return `${ctx.basePath}${ENDPOINTS.authorization}?${new URLSearchParams(parametersAfterLogin(auth.parameters))}`;
 }
 
 /**
  * `POST {base}/login`: checks origin and CSRF token, validates the carried authorization request
- * again, applies the brute-force limit, verifies the password, then starts a **new** session
- * (whatever cookie came in is ended, never adopted: no fixation) and returns 303 to the authorize
- * URL, which continues with consent or the code.
+ * again, makes the password attempt (`passwords/password-login.ts`: credential limits, brute-force
+ * limit, bounded password checks), then starts a **new** session (whatever cookie came in is
+ * ended, never adopted: no fixation) and returns 303 to the authorize URL, which continues with
+ * consent or the code. Over-long credentials fail like wrong ones; a refused attempt shows the form
+ * again with 429 (rate limit) or 503 (too many checks in flight) and `Retry-After`.
  */
 export const loginEndpoint: Handler = async (request, ctx) => {
-  if (isForeignBrowserRequest(ctx, request)) return errorPage(ctx, crossSiteRefused());
+  if (isForeignBrowserRequest(ctx, request)) return errorPage(ctx, crossSiteRefused(ctx, request));
   const params = await readForm(request, ctx.maxBodyBytes);
   return authorizationStep(ctx, params, async (auth) => {
     if (!(await hasValidCsrfToken(ctx, request, params))) {
       // A stale token (e.g. another tab replaced the cookie) gets a fresh form rather than a dead end.
-      return renderLoginStep(ctx, request, auth, { status: 403, error: formExpired().description });
+      const expired = formExpired();
+      return renderLoginStep(ctx, request, auth, { status: expired.status, error: expired.description });
     }
     const username = params.get('username') ?? '';
     const password = params.get('password') ?? '';
+    const shown = shownUsername(username); // what the form and the events echo: never more than the limit
     if (username === '' || password === '') {
       return renderLoginStep(ctx, request, auth, {
         status: 400,
         error: 'Enter your username and password.',
-        username,
+        username: shown,
       });
     }
-    const limiter = attemptLimiter(ctx, request, username);
-    try {
-      await limiter.reserve();
-    } catch (error) {
-      if (!(error instanceof ProtocolError) || error.status !== 429) throw error;
-      ctx.emit({ type: 'login.rate_limited', username, via: 'login-page' });
+    const attempt = await attemptPasswordLogin(ctx, request, username, password);
+    if (attempt.outcome === 'refused') {
+      const rateLimited = attempt.reason === 'rate_limited';
+      if (rateLimited) ctx.emit({ type: 'login.rate_limited', username: shown, via: 'login-page' });
       return renderLoginStep(ctx, request, auth, {
-        status: 429,
-        error: 'Too many failed attempts. Wait a while, then try again.',
-        username,
-        headers: error.headers,
+        status: attempt.error.status,
+        error: rateLimited
+          ? 'Too many failed attempts. Wait a while, then try again.'
+          : 'The server is busy. Try again in a moment.',
+        username: shown,
+        headers: attempt.error.headers,
       });
     }
-    const user =
-      username.length > MAX_USERNAME || password.length > MAX_PASSWORD
-        ? null
-        : await ctx.users.verifyPassword(username, password);
-    if (!user) {
-      ctx.emit({ type: 'login.failed', username, via: 'login-page' });
-      return renderLoginStep(ctx, request, auth, { status: 400, error: LOGIN_FAILED_MESSAGE, username });
+    if (attempt.outcome === 'failed') {
+      ctx.emit({ type: 'login.failed', username: shown, via: 'login-page' });
+      return renderLoginStep(ctx, request, auth, {
+        status: 400,
+        error: LOGIN_FAILED_MESSAGE,
+        username: shown,
+      });
     }
-    await limiter.succeeded();
+    const { user } = attempt;
     await endSession(ctx, request); // the new cookie below replaces the old one in the browser
     const { setCookie } = await startSession(ctx, user.id);
     ctx.emit({ type: 'login.succeeded', userId: user.id, via: 'login-page' });
-    return new Response(null, {
-      status: 303,
-      headers: {
-        Location: authorizeLocation(ctx, auth),
-        'Set-Cookie': setCookie,
-        'Cache-Control': 'no-store',
-        'Referrer-Policy': 'same-origin',
-      },
+    return noStoreEmpty(303, {
+      Location: authorizeLocation(ctx, auth),
+      'Set-Cookie': setCookie,
+      'Referrer-Policy': 'same-origin',
     });
   });
 };

@@ -1,12 +1,21 @@
 import type { Context } from '../../context.js';
-import { invalidRequest, ProtocolError } from '../../errors.js';
+import { invalidRequest, oauthError, type ProtocolError } from '../../errors.js';
 import type { Params } from '../../http/form.js';
+import {
+  OIDC_AUTHORIZATION_PARAMETERS,
+  type OidcAuthorizationParameters,
+  parseOidcParameters,
+} from '../../oidc/authorization-parameters.js';
+import { idTokenAlgorithm } from '../../oidc/id-token.js';
 import type { ClientRecord } from '../../storage/types.js';
 import { clientMayUse } from '../grants/grant-tokens.js';
 import { isValidCodeChallenge } from '../pkce.js';
-import { resolveRequestedScope } from '../scope.js';
+import { parseScope, resolveRequestedScope } from '../scope.js';
 
-/** The parameters of an authorization request Gatehouse reads (RFC 6749 §4.1.1, RFC 7636 §4.3). */
+/**
+ * The parameters of an authorization request Gatehouse reads (RFC 6749 §4.1.1, RFC 7636 §4.3,
+ * OpenID Connect Core §3.1.2.1).
+ */
 export const AUTHORIZATION_PARAMETERS = [
   'response_type',
   'client_id',
@@ -15,6 +24,7 @@ export const AUTHORIZATION_PARAMETERS = [
   'state',
   'code_challenge',
   'code_challenge_method',
+  ...OIDC_AUTHORIZATION_PARAMETERS,
 ] as const;
 
 /**
@@ -37,6 +47,8 @@ export interface AuthorizationRequest extends AuthorizationTarget {
   readonly scope: string;
   /** The S256 `code_challenge`, when sent. */
   readonly codeChallenge?: string;
+  /** The OpenID Connect parameters (`nonce`, `prompt`, `max_age`, hints). */
+  readonly oidc: OidcAuthorizationParameters;
   /**
    * The request's own parameters (those of {@link AUTHORIZATION_PARAMETERS} that were sent), to carry
    * through the login and consent forms and to rebuild the authorize URL. Unknown ones are dropped.
@@ -86,8 +98,8 @@ export async function resolveAuthorizationTarget(ctx: Context, params: Params): 
 /**
  * Validates the rest of the request for a trusted target. Throws a {@link ProtocolError} that is to
  * be redirected to the client (RFC 6749 §4.1.2.1): `invalid_request` (repeated parameter, PKCE
- * missing where required or not S256), `unsupported_response_type`, `unauthorized_client`,
- * `invalid_scope`.
+ * missing where required or not S256, a bad OpenID Connect parameter), `unsupported_response_type`,
+ * `unauthorized_client`, `invalid_scope`, `request_not_supported`, `request_uri_not_supported`.
  */
 export function validateAuthorizationRequest(
   ctx: Context,
@@ -102,15 +114,22 @@ export function validateAuthorizationRequest(
   const responseType = parameters.response_type;
   if (responseType === undefined) throw invalidRequest('The response_type parameter is missing.');
   if (responseType !== 'code') {
-    throw new ProtocolError('unsupported_response_type', 'Only response_type=code is supported.');
+    throw oauthError('unsupported_response_type', 'Only response_type=code is supported.');
   }
   const { client } = target;
   if (!clientMayUse(client, 'authorization_code')) {
-    throw new ProtocolError('unauthorized_client', 'The client may not use the authorization code grant.');
+    throw oauthError('unauthorized_client', 'The client may not use the authorization code grant.');
   }
   const codeChallenge = checkPkce(ctx, client, parameters.code_challenge, parameters.code_challenge_method);
+  const oidc = parseOidcParameters(parameters);
   const scope = resolveRequestedScope(ctx, client, parameters.scope);
-  return { ...target, scope, parameters, ...(codeChallenge === undefined ? {} : { codeChallenge }) };
+  if (parseScope(scope).includes('openid') && !ctx.keys.signers.has(idTokenAlgorithm(ctx.keys, client))) {
+    throw oauthError(
+      'unauthorized_client',
+      `The client's id_token_signed_response_alg ${client.idTokenSignedResponseAlg} has no key on this server.`,
+    );
+  }
+  return { ...target, scope, parameters, oidc, ...(codeChallenge === undefined ? {} : { codeChallenge }) };
 }
 
 /** RFC 7636 §4.3 and RFC 9700 §2.1.1: only S256; required for public clients (or all, by policy). */

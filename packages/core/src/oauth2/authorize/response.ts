@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import { ProtocolError, type ProtocolErrorCode } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
+import { noStoreEmpty } from '../../http/responses.js';
 import { errorPage } from '../../ui/pages.js';
 import {
   type AuthorizationRequest,
@@ -19,6 +20,12 @@ const REDIRECTABLE: ReadonlySet<ProtocolErrorCode> = new Set([
   'invalid_scope',
   'server_error',
   'temporarily_unavailable',
+  // OpenID Connect Core §3.1.2.6.
+  'login_required',
+  'consent_required',
+  'interaction_required',
+  'request_not_supported',
+  'request_uri_not_supported',
 ]);
 
 /**
@@ -39,15 +46,10 @@ export function authorizationRedirect(
   added.append('iss', ctx.issuer);
   const existing = url.search.slice(1);
   url.search = existing ? `${existing}&${added}` : added.toString();
-  return new Response(null, {
-    status: 303,
-    headers: {
-      Location: url.href,
-      'Cache-Control': 'no-store',
-      Pragma: 'no-cache',
-      // The authorization URL need not reach the client as a Referer.
-      'Referrer-Policy': 'no-referrer',
-    },
+  return noStoreEmpty(303, {
+    Location: url.href,
+    // The authorization URL need not reach the client as a Referer.
+    'Referrer-Policy': 'no-referrer',
   });
 }
 

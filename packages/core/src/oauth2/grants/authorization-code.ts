@@ -1,15 +1,19 @@
 import type { Context } from '../../context.js';
-import { invalidGrant, invalidRequest, ProtocolError } from '../../errors.js';
+import { invalidGrant, invalidRequest, oauthError } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
+import { grantIdToken } from '../../oidc/grant-id-token.js';
 import { hashSecret } from '../../tokens/secrets.js';
-import type { AuthenticatedClient } from '../client-auth.js';
+import { userSubject } from '../../tokens/subject.js';
+import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';
 import { isValidCodeVerifier, verifyS256 } from '../pkce.js';
 import { tokenResponse } from '../token-response.js';
 import {
   clientMayUse,
+  type Grant,
   grantAccessToken,
   grantLifetimeMs,
+  issuedTo,
   newRefreshToken,
   revokeGrant,
 } from './grant-tokens.js';
@@ -50,8 +54,25 @@ export async function authorizationCodeGrant(
   }
   if (record.consumedAt !== undefined) return replayed(ctx, record.grantId, client.id);
 
-  const grant = { grantId: record.grantId, clientId: client.id, userId: record.userId, scope: record.scope };
+  const grant: Grant = {
+    grantId: record.grantId,
+    clientId: client.id,
+    subject: userSubject(record.userId),
+    scope: record.scope,
+    audience: record.audience,
+    authTime: record.authTime,
+    sessionId: record.sessionId,
+    acr: record.acr,
+    amr: record.amr,
+    ext: record.ext,
+  };
   const access = await grantAccessToken(ctx, grant);
+  const idToken = await grantIdToken(
+    ctx,
+    client,
+    { ...grant, ...(record.nonce === undefined ? {} : { nonce: record.nonce }) },
+    access.token,
+  );
   const refresh = clientMayUse(client, 'refresh_token') ? await newRefreshToken(ctx, grant, now) : undefined;
   // The consumed code outlives its 60 s so that a late replay still revokes the grant (§4.1.2).
   const result = await ctx.storage.grants.redeemCode(
@@ -65,7 +86,7 @@ export async function authorizationCodeGrant(
   ctx.emit({
     type: 'token.issued',
     clientId: client.id,
-    userId: record.userId,
+    ...issuedTo(grant.subject),
     grantType: 'authorization_code',
   });
   return tokenResponse({
@@ -73,6 +94,7 @@ export async function authorizationCodeGrant(
     expiresIn: ctx.accessTokenTtl,
     refreshToken: refresh?.token,
     scope: record.scope,
+    idToken,
   });
 }
 
@@ -94,5 +116,5 @@ function redirectUriMatches(
 async function replayed(ctx: Context, grantId: string, clientId: string): Promise<never> {
   await revokeGrant(ctx, grantId);
   ctx.emit({ type: 'code.replayed', clientId, grantId });
-  throw new ProtocolError('invalid_grant', 'The authorization code has already been used.');
+  throw oauthError('invalid_grant', 'The authorization code has already been used.');
 }

@@ -1,27 +1,26 @@
 import type { Context } from '../../context.js';
-import type { ClientRecord, RefreshTokenRecord } from '../../storage/types.js';
+import type { ClientRecord, GrantType, RefreshTokenRecord, Subject } from '../../storage/types.js';
+import { addSeconds, type EpochMs, type Milliseconds, secondsToMs } from '../../time.js';
 import { type SignedAccessToken, signAccessToken } from '../../tokens/access-token.js';
 import { hashSecret, randomSecret } from '../../tokens/secrets.js';
 
-/** The grant tokens are issued from: one user's authorization of one client, for a scope. */
-export interface GrantSubject {
-  readonly grantId: string;
-  readonly clientId: string;
-  readonly userId: string;
-  readonly scope: string;
-}
+/**
+ * The grant tokens are issued from: one subject's authorization of one client, for a scope and
+ * resources, with what is known of the authentication behind it. A refresh token record is one.
+ */
+export type Grant = Pick<
+  RefreshTokenRecord,
+  'grantId' | 'clientId' | 'subject' | 'scope' | 'audience' | 'authTime' | 'sessionId' | 'acr' | 'amr' | 'ext'
+>;
 
 /** Grant types a client may use: its registration, by default both of Gatehouse's. */
-export function clientMayUse(
-  client: ClientRecord,
-  grantType: 'authorization_code' | 'refresh_token',
-): boolean {
+export function clientMayUse(client: ClientRecord, grantType: GrantType): boolean {
   return (client.grantTypes ?? ['authorization_code', 'refresh_token']).includes(grantType);
 }
 
 /** How long a grant revocation must be remembered: as long as anything of the grant can live. */
-export function grantLifetimeMs(ctx: Context): number {
-  return Math.max(ctx.refreshTokenTtl, ctx.accessTokenTtl) * 1000;
+export function grantLifetimeMs(ctx: Context): Milliseconds {
+  return secondsToMs(Math.max(ctx.refreshTokenTtl, ctx.accessTokenTtl));
 }
 
 /** Revokes a grant (its refresh tokens, codes and access tokens) for as long as it matters. */
@@ -32,14 +31,15 @@ export function revokeGrant(ctx: Context, grantId: string): Promise<void> {
 /** An OAuth 2.0 access token of the grant, for `scope` (the grant's, or a narrower one). */
 export function grantAccessToken(
   ctx: Context,
-  grant: GrantSubject,
+  grant: Grant,
   scope = grant.scope,
 ): Promise<SignedAccessToken> {
   return signAccessToken(ctx, {
     family: 'oauth2',
-    sub: grant.userId,
+    subject: grant.subject,
     clientId: grant.clientId,
     scope,
+    ...(grant.audience === undefined ? {} : { audience: grant.audience }),
     grantId: grant.grantId,
     ttl: ctx.accessTokenTtl,
   });
@@ -47,24 +47,36 @@ export function grantAccessToken(
 
 /**
  * A new refresh token of the grant and the record to store for it (by hash). It always carries
- * the grant's full scope (RFC 6749 §6), so a narrowed refresh can widen back later.
+ * the grant's full scope (RFC 6749 §6), so a narrowed refresh can widen back later, and everything
+ * else of the grant (resources, authentication time and attributes, extensions) unchanged, so a
+ * rotation never loses what the first token knew.
  */
 export async function newRefreshToken(
   ctx: Context,
-  grant: GrantSubject,
-  now: number,
+  grant: Grant,
+  now: EpochMs,
 ): Promise<{ token: string; record: RefreshTokenRecord }> {
   const token = randomSecret(ctx.randomBytes);
-  return {
-    token,
-    record: {
-      tokenHash: await hashSecret(token),
-      grantId: grant.grantId,
-      clientId: grant.clientId,
-      userId: grant.userId,
-      scope: grant.scope,
-      issuedAt: now,
-      expiresAt: now + ctx.refreshTokenTtl * 1000,
-    },
+  const { grantId, clientId, subject, scope, audience, authTime, sessionId, acr, amr, ext } = grant;
+  const record: RefreshTokenRecord = {
+    tokenHash: await hashSecret(token),
+    grantId,
+    clientId,
+    subject,
+    scope,
+    ...(audience === undefined ? {} : { audience }),
+    ...(authTime === undefined ? {} : { authTime }),
+    ...(sessionId === undefined ? {} : { sessionId }),
+    ...(acr === undefined ? {} : { acr }),
+    ...(amr === undefined ? {} : { amr }),
+    ...(ext === undefined ? {} : { ext }),
+    issuedAt: now,
+    expiresAt: addSeconds(now, ctx.refreshTokenTtl),
   };
+  return { token, record };
+}
+
+/** The `token.issued` event's subject fields: the subject, and the user id when it is a user. */
+export function issuedTo(subject: Subject): { subject: Subject; userId?: string } {
+  return subject.kind === 'user' ? { subject, userId: subject.userId } : { subject };
 }

@@ -2,11 +2,12 @@ import type { Context } from '../../context.js';
 import { invalidGrant, invalidScope } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
+import { grantIdToken } from '../../oidc/grant-id-token.js';
 import { hashSecret } from '../../tokens/secrets.js';
-import type { AuthenticatedClient } from '../client-auth.js';
+import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';
 import { isScopeSubset, parseScope } from '../scope.js';
 import { tokenResponse } from '../token-response.js';
-import { clientMayUse, grantAccessToken, newRefreshToken, revokeGrant } from './grant-tokens.js';
+import { clientMayUse, grantAccessToken, issuedTo, newRefreshToken, revokeGrant } from './grant-tokens.js';
 
 /**
  * `grant_type=refresh_token` (RFC 6749 §6). The token is bound to its client; the scope may narrow,
@@ -26,11 +27,13 @@ export async function refreshTokenGrant(
   const now = ctx.now();
   const tokenHash = await hashSecret(presented);
   const record = await ctx.storage.grants.findRefreshToken(tokenHash, now);
-  if (!record || record.clientId !== client.id)
+  // A record without a subject comes from an engine still on storage v1: refused, never a 500.
+  if (!record || record.clientId !== client.id || record.subject === undefined)
     throw invalidGrant('The refresh token is invalid, expired or revoked.');
   if (record.rotatedAt !== undefined) return reused(ctx, record.grantId, client.id);
-  // A deleted user's grants end with the user (sessions do the same through `sessionUser`).
-  if (!(await ctx.users.findUser(record.userId))) {
+  // A deleted user's grants end with the user (sessions do the same through `sessionUser`). A
+  // client subject is the authenticated client itself, found a moment ago.
+  if (record.subject.kind === 'user' && !(await ctx.users.findUser(record.subject.userId))) {
     await revokeGrant(ctx, record.grantId);
     throw invalidGrant('The refresh token is invalid, expired or revoked.');
   }
@@ -39,25 +42,33 @@ export async function refreshTokenGrant(
     throw invalidScope('A refresh may narrow the scope of the grant, never widen it.');
 
   const access = await grantAccessToken(ctx, record, scope);
+  // Core §12.2: the same sub and the original auth_time; no nonce.
+  const idToken = await grantIdToken(ctx, client, { ...record, scope }, access.token);
   if (!ctx.rotateRefreshTokens) {
     ctx.emit({
       type: 'token.issued',
       clientId: client.id,
-      userId: record.userId,
+      ...issuedTo(record.subject),
       grantType: 'refresh_token',
     });
-    return tokenResponse({ accessToken: access.token, expiresIn: ctx.accessTokenTtl, scope });
+    return tokenResponse({ accessToken: access.token, expiresIn: ctx.accessTokenTtl, scope, idToken });
   }
   const next = await newRefreshToken(ctx, record, now);
   const result = await ctx.storage.grants.rotateRefreshToken(tokenHash, next.record, now);
   if (result.status === 'reused') return reused(ctx, record.grantId, client.id);
   if (result.status === 'invalid') throw invalidGrant('The refresh token is invalid, expired or revoked.');
-  ctx.emit({ type: 'token.issued', clientId: client.id, userId: record.userId, grantType: 'refresh_token' });
+  ctx.emit({
+    type: 'token.issued',
+    clientId: client.id,
+    ...issuedTo(record.subject),
+    grantType: 'refresh_token',
+  });
   return tokenResponse({
     accessToken: access.token,
     expiresIn: ctx.accessTokenTtl,
     refreshToken: next.token,
     scope,
+    idToken,
   });
 }
 

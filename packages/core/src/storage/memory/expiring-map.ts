@@ -26,6 +26,18 @@ export class ExpiringMap<V extends { readonly expiresAt: number }> {
     this.#entries.delete(key);
   }
 
+  /** Forgets every entry. */
+  clear(): void {
+    this.#entries.clear();
+    this.#sweepCursor = undefined;
+  }
+
+  /** Drops every expired entry now (a full pass: for bounded stores that are full). */
+  sweepAll(now: number): void {
+    for (const [key, value] of this.#entries) if (value.expiresAt <= now) this.#entries.delete(key);
+    this.#sweepCursor = undefined;
+  }
+
   get size(): number {
     return this.#entries.size;
   }
@@ -34,9 +46,22 @@ export class ExpiringMap<V extends { readonly expiresAt: number }> {
     return this.#entries.values();
   }
 
+  /** Every entry, expired ones included (callers filter by `expiresAt`). */
+  entries(): IterableIterator<[string, V]> {
+    return this.#entries.entries();
+  }
+
+  /**
+   * Looks at up to `steps` more entries (continuing where the last look stopped) and drops the
+   * expired ones: for a bounded map that needs room now, beyond the few entries each write sweeps.
+   */
+  prune(now: number, steps: number): void {
+    this.#sweep(now, steps);
+  }
+
   /** Looks at a few entries per write and drops the expired ones. */
-  #sweep(now: number): void {
-    for (let i = 0; i < 4; i++) {
+  #sweep(now: number, steps = 4): void {
+    for (let i = 0; i < steps; i++) {
       this.#sweepCursor ??= this.#entries.entries();
       const next = this.#sweepCursor.next();
       if (next.done) {

@@ -4,12 +4,20 @@ import type {
   GrantStore,
   RedeemCodeResult,
   RefreshTokenRecord,
+  RevocationEvent,
+  RevocationListener,
   RotateRefreshTokenResult,
 } from '../types.js';
+import type { Clearable } from './clearable.js';
 import { ExpiringMap } from './expiring-map.js';
 
 interface Revocation {
   readonly expiresAt: number;
+}
+
+/** A user's mark: everything issued to them at or before `at` is revoked. */
+interface SubjectRevocation extends Revocation {
+  readonly at: number;
 }
 
 /**
@@ -17,25 +25,49 @@ interface Revocation {
  * synchronous block to completion, so the check-and-set of `redeemCode` and `rotateRefreshToken`
  * (no `await` between check and write) is atomic.
  */
-export function memoryGrantStore(): GrantStore {
+export function memoryGrantStore(): GrantStore & Clearable {
   const codes = new ExpiringMap<AuthorizationCodeRecord>();
   const refreshTokens = new ExpiringMap<RefreshTokenRecord>();
   const revokedGrants = new ExpiringMap<Revocation>();
   const revokedTokens = new ExpiringMap<Revocation>();
+  const revokedSubjects = new ExpiringMap<SubjectRevocation>();
+
+  // Pushed revocations (watchRevocations): in one process the "channel" is a function call.
+  const listeners = new Set<RevocationListener>();
+  const publish = (event: RevocationEvent) => {
+    for (const listener of listeners) listener.revoked(event);
+  };
 
   const grantRevoked = (grantId: string, now: number) => revokedGrants.get(grantId, now) !== undefined;
+  /** Whether something issued to `userId` at `issuedAt` falls under the user's mark. */
+  const subjectRevoked = (userId: string, issuedAt: number, now: number) => {
+    const mark = revokedSubjects.get(userId, now);
+    return mark !== undefined && issuedAt <= mark.at;
+  };
+  const codeRevoked = (code: AuthorizationCodeRecord, now: number) =>
+    grantRevoked(code.grantId, now) || subjectRevoked(code.userId, code.authTime, now);
+  const refreshRevoked = (token: RefreshTokenRecord, now: number) =>
+    grantRevoked(token.grantId, now) ||
+    (token.subject.kind === 'user' && subjectRevoked(token.subject.userId, token.issuedAt, now));
 
   return markTrusted({
+    clear() {
+      codes.clear();
+      refreshTokens.clear();
+      revokedGrants.clear();
+      revokedTokens.clear();
+      revokedSubjects.clear();
+    },
     async saveCode(record) {
       codes.set(record.codeHash, record, record.authTime);
     },
     async findCode(codeHash, now) {
       const code = codes.get(codeHash, now);
-      return code && !grantRevoked(code.grantId, now) ? code : null;
+      return code && !codeRevoked(code, now) ? code : null;
     },
     async redeemCode(codeHash, refreshToken, now, keepUntil): Promise<RedeemCodeResult> {
       const code = codes.get(codeHash, now);
-      if (!code || grantRevoked(code.grantId, now)) return { status: 'invalid' };
+      if (!code || codeRevoked(code, now)) return { status: 'invalid' };
       if (code.consumedAt !== undefined) return { status: 'replayed', code };
       // Kept past the code's own expiry so that a late replay still revokes the grant (RFC 6749 §4.1.2).
       const consumed = { ...code, consumedAt: now, expiresAt: Math.max(code.expiresAt, keepUntil) };
@@ -48,11 +80,11 @@ export function memoryGrantStore(): GrantStore {
     },
     async findRefreshToken(tokenHash, now) {
       const token = refreshTokens.get(tokenHash, now);
-      return token && !grantRevoked(token.grantId, now) ? token : null;
+      return token && !refreshRevoked(token, now) ? token : null;
     },
     async rotateRefreshToken(tokenHash, next, now): Promise<RotateRefreshTokenResult> {
       const previous = refreshTokens.get(tokenHash, now);
-      if (!previous || grantRevoked(previous.grantId, now)) return { status: 'invalid' };
+      if (!previous || refreshRevoked(previous, now)) return { status: 'invalid' };
       if (previous.rotatedAt !== undefined) return { status: 'reused', previous };
       refreshTokens.set(tokenHash, { ...previous, rotatedAt: now }, now);
       refreshTokens.set(next.tokenHash, next, now);
@@ -62,15 +94,56 @@ export function memoryGrantStore(): GrantStore {
       const existing = revokedGrants.get(grantId, 0);
       const until = Math.max(expiresAt, existing?.expiresAt ?? 0);
       revokedGrants.set(grantId, { expiresAt: until }, 0);
+      publish({ kind: 'grant', id: grantId, expiresAt: until });
     },
     async revokeAccessToken(jti, expiresAt) {
-      revokedTokens.set(jti, { expiresAt }, 0);
+      const until = Math.max(expiresAt, revokedTokens.get(jti, 0)?.expiresAt ?? 0);
+      revokedTokens.set(jti, { expiresAt: until }, 0);
+      publish({ kind: 'token', id: jti, expiresAt: until });
+    },
+    async revokeSubject(userId, at, expiresAt) {
+      const existing = revokedSubjects.get(userId, 0);
+      const mark = {
+        at: Math.max(at, existing?.at ?? at),
+        expiresAt: Math.max(expiresAt, existing?.expiresAt ?? 0),
+      };
+      revokedSubjects.set(userId, mark, 0);
+      publish({ kind: 'subject', id: userId, ...mark });
     },
     // Answered synchronously (see the interface): the bearer check of a known token then waits for nothing.
-    isRevoked(jti, grantId, now) {
+    isRevoked(jti, grantId, now, userId, issuedAt) {
       return (
-        revokedTokens.get(jti, now) !== undefined || (grantId !== undefined && grantRevoked(grantId, now))
+        revokedTokens.get(jti, now) !== undefined ||
+        (grantId !== undefined && grantRevoked(grantId, now)) ||
+        (userId !== undefined && issuedAt !== undefined && subjectRevoked(userId, issuedAt, now))
       );
+    },
+    subjectRevokedAt(userId, now) {
+      return revokedSubjects.get(userId, now)?.at ?? null;
+    },
+    watchRevocations(listener) {
+      listeners.add(listener);
+      queueMicrotask(() => listeners.has(listener) && listener.connected());
+      return {
+        async probe(probeId) {
+          queueMicrotask(() => {
+            for (const each of listeners) each.echoed(probeId);
+          });
+        },
+        async snapshot(now) {
+          const events: RevocationEvent[] = [];
+          for (const [id, { expiresAt }] of revokedGrants.entries())
+            if (expiresAt > now) events.push({ kind: 'grant', id, expiresAt });
+          for (const [id, { expiresAt }] of revokedTokens.entries())
+            if (expiresAt > now) events.push({ kind: 'token', id, expiresAt });
+          for (const [id, { at, expiresAt }] of revokedSubjects.entries())
+            if (expiresAt > now) events.push({ kind: 'subject', id, at, expiresAt });
+          return events;
+        },
+        unsubscribe() {
+          listeners.delete(listener);
+        },
+      };
     },
   });
 }

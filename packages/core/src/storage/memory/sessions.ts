@@ -1,11 +1,15 @@
 import { markTrusted } from '../guard.js';
 import type { SessionRecord, SessionStore } from '../types.js';
+import type { Clearable } from './clearable.js';
 import { ExpiringMap } from './expiring-map.js';
 
 /** In-memory {@link SessionStore}: the embedded default, for one process. */
-export function memorySessionStore(): SessionStore {
+export function memorySessionStore(): SessionStore & Clearable {
   const sessions = new ExpiringMap<SessionRecord>();
   return markTrusted({
+    clear() {
+      sessions.clear();
+    },
     async createSession(record) {
       sessions.set(record.idHash, record, record.createdAt);
     },

@@ -1,5 +1,5 @@
-/** Every route of the demo Gatehouse instance (`/demo/...`), through `@gatehouse/next`. */
-import { handlers } from '@gatehouse/next';
+/** Every route of the demo Gatehouse instance (`/demo/...`), through `@gatehousejs/next`. */
+import { handlers } from '@gatehousejs/next';
 import { getDemo } from '../../../lib/demo';
 
 // The instance is created at the first request (its issuer depends on PORT), never at build time.

@@ -1,9 +1,9 @@
 /**
- * Every route of the Edge-runtime proof instance (`/edge/...`), through `@gatehouse/next`. Each
+ * Every route of the Edge-runtime proof instance (`/edge/...`), through `@gatehousejs/next`. Each
  * answer carries `x-gatehouse-runtime`, computed per request from the `EdgeRuntime` global (which
  * only the Edge runtime defines), so a test can tell where the handler really ran.
  */
-import { handlers, type RouteHandler } from '@gatehouse/next';
+import { handlers, type RouteHandler } from '@gatehousejs/next';
 import { edgeGatehouse } from '../../../lib/edge';
 
 export const runtime = 'edge';

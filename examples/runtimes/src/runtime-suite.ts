@@ -1,0 +1,31 @@
+/**
+ * The conformance flows (`examples/conformance/src/flows.ts`) against the demo served by one
+ * runtime, started as its own process and driven over HTTP, plus a check that the runtime itself
+ * answered. Prints the runtime's version, or why it is skipped.
+ */
+import { expect, it } from 'vitest';
+import { conformanceSuite } from '../../conformance/src/flows.js';
+import { RUNTIME_HEADER } from './demo-handler.js';
+import { probe, type Runtime } from './runtimes.js';
+
+/** Registers the flows for `runtime`; `serves` says how it serves them (e.g. `Bun.serve`). */
+export function runtimeSuite(runtime: Runtime, serves: string): void {
+  const { name } = runtime.target;
+  const probed = probe(runtime);
+  if ('skip' in probed) {
+    console.warn(`${name}: skipped: ${probed.skip}`);
+    conformanceSuite(runtime.target, { title: `conformance: ${name}`, skip: probed.skip });
+    return;
+  }
+  console.log(`${name}: ${probed.version}`);
+  conformanceSuite(runtime.target, {
+    title: `conformance: ${probed.version}, ${serves}`,
+    also: (server) => {
+      it(`is answered by ${name} itself, told by its own globals`, async () => {
+        const response = await fetch(`${server().issuer}/.well-known/oauth-authorization-server`);
+        expect(response.status).toBe(200);
+        expect(response.headers.get(RUNTIME_HEADER)).toBe(name);
+      });
+    },
+  });
+}

@@ -1,0 +1,45 @@
+import type { Awaitable } from '../awaitable.js';
+import type { Context } from '../context.js';
+import type { Logger } from '../events.js';
+import type { Answer } from '../http/reply.js';
+import type { AuthenticateOptions, AuthenticationResult } from '../protect/types.js';
+
+/*
+ * What an instance offers its adapters and `defineOperations` beyond the public `Gatehouse`
+ * interface: the fast paths and the resolved context. Kept on the instance under a registered
+ * symbol rather than in the interface, so that the public surface stays what an application uses;
+ * `Symbol.for` so that an adapter loading the ESM build finds it on an instance of the CJS build.
+ */
+
+const INTERNALS: unique symbol = Symbol.for('gatehouse.instance.internals') as never;
+
+/** The internals of one instance. */
+export interface InstanceInternals {
+  /**
+   * `fetch`'s answer before it becomes a `Response`: text Gatehouse built itself (JSON, HTML) is a
+   * {@link Reply} a server writes directly, without a `Response` and its body stream (bench
+   * run F). Never rejects.
+   */
+  answer(request: Request): Promise<Answer>;
+  /**
+   * `authenticate`'s result, returned as it is when it is known at once (a bearer token verified
+   * before, checked against a store that answers synchronously), else as a promise (bench run H).
+   * Throws `TypeError` for options naming no or unknown schemes.
+   */
+  authenticateNow(request: Request, options: AuthenticateOptions): Awaitable<AuthenticationResult>;
+  /** The resolved context, at once when the keys are imported; rejects when they cannot be. */
+  context(): Awaitable<Context>;
+  /** The instance's logger (`options.logger`). */
+  readonly logger: Logger;
+}
+
+/** Puts `internals` on `instance`, not enumerable, not writable. */
+export function attachInternals<T extends object>(instance: T, internals: InstanceInternals): T {
+  Object.defineProperty(instance, INTERNALS, { value: internals });
+  return instance;
+}
+
+/** The internals of an instance made by `createGatehouse`, `undefined` for anything else. */
+export function internalsOf(instance: object): InstanceInternals | undefined {
+  return (instance as { [INTERNALS]?: InstanceInternals })[INTERNALS];
+}

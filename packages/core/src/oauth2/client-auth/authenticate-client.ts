@@ -1,0 +1,75 @@
+import type { Context } from '../../context.js';
+import { invalidClient, invalidRequest } from '../../errors.js';
+import type { Params } from '../../http/form.js';
+import type { ClientRecord, TokenEndpointAuthMethod } from '../../storage/types.js';
+import type { ClientAuthMethod, PresentedClient } from './method.js';
+import { CREDENTIAL_BODY_PARAMETERS, clientAuthMethods, registeredAuthMethod } from './methods.js';
+
+/** A client whose identity the request proved (or, for public clients, claimed). */
+export interface AuthenticatedClient {
+  readonly client: ClientRecord;
+  /** The method it authenticated with: the one it is registered for. */
+  readonly method: TokenEndpointAuthMethod;
+}
+
+/**
+ * Authenticates the client of a token, revocation or introspection request (RFC 6749 §2.3) by the
+ * table of methods (`methods.ts`):
+ * 1. detection: which methods the request uses. None → 401 `invalid_client`; two at once, or a
+ *    `client_id` in the body naming another client than the credentials → 400 `invalid_request`
+ *    (§2.3); a credential parameter no method reads → 400 `invalid_request`;
+ * 2. the client registered under the presented id, for exactly the method used, and the
+ *    verification of its credentials. Unknown client, another registered method and wrong
+ *    credentials fail identically (401 `invalid_client` with a Basic challenge), after the same
+ *    work, so that client ids and their methods cannot be probed.
+ */
+export async function authenticateClient(
+  ctx: Context,
+  request: Request,
+  params: Params,
+): Promise<AuthenticatedClient> {
+  const { method, presented } = detectMethod(ctx, request, params);
+  const found = await ctx.clients.findClient(presented.clientId);
+  const client = found && registeredAuthMethod(found) === method.name ? found : undefined;
+  const verified = await method.verify(ctx, presented, client);
+  if (!client || !verified) throw invalidClient(ctx.realm);
+  return { client, method: method.name };
+}
+
+interface Detected {
+  readonly method: ClientAuthMethod;
+  readonly presented: PresentedClient;
+}
+
+/** Step 1: the one method the request uses, with what it presents. */
+function detectMethod(ctx: Context, request: Request, params: Params): Detected {
+  for (const name of CREDENTIAL_BODY_PARAMETERS) {
+    if (params.has(name) && !clientAuthMethods.some((method) => method.bodyParameters.includes(name))) {
+      throw invalidRequest(
+        `Client authentication with "${name}" in the body is not supported: use HTTP Basic authentication (see token_endpoint_auth_methods_supported).`,
+      );
+    }
+  }
+  let proving: Detected | undefined;
+  let claiming: Detected | undefined;
+  for (const method of clientAuthMethods) {
+    const presented = method.detect(ctx, request, params);
+    if (presented === undefined) continue;
+    if (!method.provesIdentity) {
+      claiming ??= { method, presented };
+      continue;
+    }
+    if (proving) throw invalidRequest('The request uses more than one client authentication method.');
+    proving = { method, presented };
+  }
+  if (proving) {
+    // A matching client_id in the body is no second method (many client libraries send it).
+    const bodyClientId = params.get('client_id');
+    if (bodyClientId !== undefined && bodyClientId !== proving.presented.clientId) {
+      throw invalidRequest('The client_id in the body differs from the authenticated client.');
+    }
+    return proving;
+  }
+  if (claiming) return claiming;
+  throw invalidClient(ctx.realm);
+}

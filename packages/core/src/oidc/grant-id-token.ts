@@ -1,0 +1,49 @@
+import type { Context } from '../context.js';
+import { parseScope } from '../oauth2/scope.js';
+import type { ClientRecord, Subject } from '../storage/types.js';
+import { idTokenAlgorithm, signIdToken } from './id-token.js';
+import { claimsForScope, SCOPE_CLAIMS } from './standard-claims.js';
+
+/** What an ID token of a grant is made of, besides the client. */
+export interface IdTokenGrant {
+  /** Who the grant speaks for: ID tokens are about users only. */
+  readonly subject: Subject;
+  /** The scope of the tokens issued with it. */
+  readonly scope: string;
+  /** When the user authenticated (epoch ms), kept from the code through every refresh. */
+  readonly authTime?: number;
+  /** Only from the code exchange: a refreshed ID token carries none (Core §12.2). */
+  readonly nonce?: string;
+  /** The public id of the session the grant started in: the ID token's `sid`. */
+  readonly sessionId?: string;
+}
+
+/**
+ * The ID token of a token response (OpenID Connect Core §3.1.3.3, §12.2), or `undefined` when the
+ * scope has no `openid` or the grant is a client's own (no user to speak of): signed with the client's algorithm, `at_hash` of the access token, and the
+ * user's standard claims for the granted scopes (which Core §5.4 lets an OP put in the ID token as
+ * well as at userinfo; relying parties such as Auth.js read the profile from it). The user is
+ * looked up only when a claim-bearing scope was granted.
+ */
+export async function grantIdToken(
+  ctx: Context,
+  client: ClientRecord,
+  grant: IdTokenGrant,
+  accessToken: string,
+): Promise<string | undefined> {
+  const scopes = parseScope(grant.scope);
+  if (!scopes.includes('openid') || grant.subject.kind !== 'user') return undefined;
+  const { userId } = grant.subject;
+  const needsClaims = scopes.some((scope) => Object.hasOwn(SCOPE_CLAIMS, scope));
+  const user = needsClaims ? await ctx.users.findUser(userId) : null;
+  return signIdToken(ctx, {
+    userId,
+    clientId: client.id,
+    accessToken,
+    algorithm: idTokenAlgorithm(ctx.keys, client),
+    ...(grant.authTime === undefined ? {} : { authTime: grant.authTime }),
+    ...(grant.nonce === undefined ? {} : { nonce: grant.nonce }),
+    ...(grant.sessionId === undefined ? {} : { sid: grant.sessionId }),
+    ...(user?.claims ? { claims: claimsForScope(user.claims, grant.scope) } : {}),
+  });
+}

@@ -1,0 +1,32 @@
+import { jsonResponse } from '../http/responses.js';
+import type { Route } from '../http/router.js';
+import { OIDC_ENDPOINTS, OPENID_CONFIGURATION_PATH, openIdProviderMetadata } from './discovery.js';
+import { endSessionEndpoint } from './end-session-endpoint.js';
+
+/**
+ * The OpenID Provider's own routes: the discovery document at `{issuer}/.well-known/openid-configuration`
+ * (Discovery §4, appended to the issuer; also at `/.well-known/openid-configuration{path}`) and the
+ * end-session endpoint, whose GET ends a session
+ * (so HEAD is not answered by it).
+ */
+export function oidcRoutes(): Route[] {
+  return [
+    {
+      path: OPENID_CONFIGURATION_PATH,
+      // The path-inserted form too, as RFC 8414 §3 places its document (relying parties built on
+      // RFC 8414 try it).
+      aliases: [`${OPENID_CONFIGURATION_PATH}{mount}`],
+      methods: {
+        GET: async (_request, ctx) =>
+          jsonResponse(openIdProviderMetadata(ctx), { headers: { 'Cache-Control': 'public, max-age=300' } }),
+      },
+      // Single-page relying parties read it from the browser.
+      cors: true,
+    },
+    {
+      path: OIDC_ENDPOINTS.endSession,
+      methods: { GET: endSessionEndpoint, POST: endSessionEndpoint },
+      unsafeGet: true,
+    },
+  ];
+}

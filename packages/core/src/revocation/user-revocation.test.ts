@@ -1,0 +1,96 @@
+import {
+  ConfigurationError,
+  type GatehouseEvent,
+  type GrantStore,
+  memoryGrantStore,
+  StorageUnavailableError,
+} from '@gatehousejs/core';
+import { authenticateNow } from '@gatehousejs/core/adapter';
+import { describe, expect, it } from 'vitest';
+import {
+  basic,
+  ISSUER,
+  mintCode,
+  PKCE_VERIFIER,
+  post,
+  REDIRECT_URI,
+  testInstance,
+} from '../../test/fixtures';
+
+const redeem = (code: string) =>
+  post(
+    '/oauth2/v1/token',
+    { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: PKCE_VERIFIER },
+    { Authorization: basic('demo-client', 'demo-secret') },
+  );
+
+/** A grant store written before user marks existed: no revokeSubject, no subjectRevokedAt. */
+function storeWithoutMarks(): GrantStore {
+  const { revokeSubject: _r, subjectRevokedAt: _s, ...rest } = memoryGrantStore();
+  return rest;
+}
+
+describe('gatehouse.revokeUser', () => {
+  it("refuses an authorization code of the user minted before it, and emits user.revoked with the host's reason", async () => {
+    const events: GatehouseEvent[] = [];
+    const t = await testInstance({ onEvent: (event) => events.push(event) });
+    const before = await mintCode(t);
+    t.clock.advance(1);
+    await t.gatehouse.revokeUser('user-1', { reason: 'compromised' });
+    expect(events).toContainEqual({ type: 'user.revoked', userId: 'user-1', reason: 'compromised' });
+
+    const refused = await t.gatehouse.fetch(redeem(before));
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: 'invalid_grant' });
+    t.clock.advance(1);
+    expect((await t.gatehouse.fetch(redeem(await mintCode(t)))).status).toBe(200);
+    // Another user's codes are untouched.
+    expect((await t.gatehouse.fetch(redeem(await mintCode(t, { userId: 'user-2' })))).status).toBe(200);
+  });
+
+  it('answers the bearer check of a known token without waiting, the user mark included', async () => {
+    const t = await testInstance();
+    const response = await t.gatehouse.fetch(
+      new Request(`${ISSUER}/auth/v1/token`, {
+        method: 'POST',
+        headers: { Authorization: `Basic ${btoa('demo:demo-password')}` },
+      }),
+    );
+    const { access_token: token } = (await response.json()) as { access_token: string };
+    const request = () => new Request(`${ISSUER}/api`, { headers: { Authorization: `Bearer ${token}` } });
+    await t.gatehouse.authenticate(request(), { schemes: ['bearer'] }); // verifies and caches
+    expect(authenticateNow(t.gatehouse, request(), { schemes: ['bearer'] })).toMatchObject({ ok: true });
+    await t.gatehouse.revokeUser('user-1');
+    const refused = authenticateNow(t.gatehouse, request(), { schemes: ['bearer'] });
+    expect(refused).not.toBeInstanceOf(Promise);
+    expect(refused).toMatchObject({ ok: false });
+    expect((refused as { response: Response }).response.status).toBe(401);
+  });
+
+  it('rejects with ConfigurationError, revoking nothing, on a grant store without revokeSubject', async () => {
+    const t = await testInstance({ storage: { grants: storeWithoutMarks() } });
+    await expect(t.gatehouse.revokeUser('user-1')).rejects.toBeInstanceOf(ConfigurationError);
+  });
+
+  it('rejects an empty user id with TypeError', async () => {
+    const t = await testInstance();
+    await expect(t.gatehouse.revokeUser('')).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it('rejects with StorageUnavailableError when the store fails, so the host can retry', async () => {
+    const grants: GrantStore = {
+      ...memoryGrantStore(),
+      revokeSubject: async () => {
+        throw new Error('connection reset');
+      },
+      subjectRevokedAt: async () => null,
+    };
+    const t = await testInstance({ storage: { grants } });
+    await expect(t.gatehouse.revokeUser('user-1')).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+
+  it('refuses a grant store with only one of revokeSubject and subjectRevokedAt at creation', async () => {
+    const { subjectRevokedAt: _, ...halfway } = memoryGrantStore();
+    await expect(testInstance({ storage: { grants: halfway } })).rejects.toBeInstanceOf(ConfigurationError);
+  });
+});

@@ -1,0 +1,73 @@
+import type { Awaitable } from '../awaitable.js';
+import type { Context } from '../context.js';
+import { ConfigurationError } from '../errors.js';
+import type { SessionRecord } from '../storage/types.js';
+
+/** Options of `gatehouse.revokeUser`. */
+export interface RevokeUserOptions {
+  /**
+   * Why the user is revoked (e.g. `'deleted'`, `'password_changed'`, `'compromised'`), passed on in
+   * the `user.revoked` event for the host's audit log. Gatehouse does not interpret it.
+   */
+  readonly reason?: string;
+}
+
+/**
+ * How long a user's mark must be kept: as long as anything issued just before it could still be
+ * presented (the longest of every lifetime Gatehouse issues, plus the clock tolerance that
+ * verification grants an access token past its `exp`). After that, everything it covers has
+ * expired by itself, so the mark may expire too.
+ */
+export function userRevocationLifetimeMs(ctx: Omit<Context, 'keys'>): number {
+  const longest = Math.max(
+    ctx.accessTokenTtl,
+    ctx.authApi.tokenTtl,
+    ctx.refreshTokenTtl,
+    ctx.authorizationCodeTtl,
+    ctx.session.absoluteTimeout,
+  );
+  return (longest + ctx.clockToleranceSeconds) * 1000;
+}
+
+/**
+ * Revokes everything issued to `userId` up to now: writes the user's mark (`GrantStore.revokeSubject`)
+ * at `now`, kept for {@link userRevocationLifetimeMs}. Resolves once the store has it; from then on
+ * every check of the user's access tokens, refresh tokens, codes and sessions issued at or before the
+ * mark fails (access tokens by their `iat`, in whole seconds: see `unlessRevoked`). Rejects with
+ * `ConfigurationError` when the grant store has no `revokeSubject` (a host engine written before it),
+ * rather than pretending to revoke.
+ */
+export async function revokeUser(
+  ctx: Omit<Context, 'keys'>,
+  userId: string,
+  options: RevokeUserOptions = {},
+): Promise<void> {
+  if (typeof userId !== 'string' || userId === '') {
+    throw new TypeError('revokeUser: userId must be a non-empty string (the user id, the `sub` claim).');
+  }
+  const { grants } = ctx.storage;
+  if (typeof grants.revokeSubject !== 'function') {
+    throw new ConfigurationError(
+      'revokeUser: storage.grants has no revokeSubject (and subjectRevokedAt); see the upgrade note in docs/security.md.',
+    );
+  }
+  const at = ctx.now();
+  await grants.revokeSubject(userId, at, at + userRevocationLifetimeMs(ctx));
+  ctx.emit({
+    type: 'user.revoked',
+    userId,
+    ...(options.reason === undefined ? {} : { reason: options.reason }),
+  });
+}
+
+/**
+ * Whether a session was created at or before its user's mark (and so ended by `revokeUser`). The
+ * memory engine answers synchronously; without `subjectRevokedAt` (older host engines) the answer
+ * is `false` and only the user lookup ends a deleted user's session.
+ */
+export function sessionRevoked(ctx: Context, record: SessionRecord, now: number): Awaitable<boolean> {
+  const at = ctx.storage.grants.subjectRevokedAt?.(record.userId, now);
+  if (at === undefined || at === null) return false;
+  if (typeof at === 'number') return record.createdAt <= at;
+  return Promise.resolve(at).then((mark) => mark !== null && record.createdAt <= mark);
+}

@@ -1,0 +1,49 @@
+import { checkInstanceId } from '../instance-id.js';
+import type { GatehouseStorage, StorageEngine } from '../types.js';
+import { memoryClientRegistry } from './client-registry.js';
+import { memoryConsentStore } from './consents.js';
+import { memoryGrantStore } from './grants.js';
+import { memoryRateLimitStore } from './rate-limits.js';
+import { memoryReplayStore } from './replay.js';
+import { memorySessionStore } from './sessions.js';
+
+/**
+ * One instance's state in memory: every store of the contract, for one process. The default of
+ * `createGatehouse` when no storage is given.
+ */
+export function memoryStorage(): GatehouseStorage {
+  const stores = {
+    grants: memoryGrantStore(),
+    sessions: memorySessionStore(),
+    consents: memoryConsentStore(),
+    rateLimits: memoryRateLimitStore(),
+    clients: memoryClientRegistry(),
+    replay: memoryReplayStore(),
+  };
+  return {
+    ...stores,
+    async clear() {
+      for (const store of Object.values(stores)) store.clear();
+    },
+  };
+}
+
+/**
+ * A memory engine shared by several instances of one process (issue 13): each instance id gets
+ * its own {@link memoryStorage}, so instances share no map at all; asking twice for one id returns
+ * the same view.
+ */
+export function memoryEngine(): StorageEngine {
+  const views = new Map<string, GatehouseStorage>();
+  return {
+    instance(instanceId) {
+      const id = checkInstanceId(instanceId);
+      let view = views.get(id);
+      if (!view) {
+        view = memoryStorage();
+        views.set(id, view);
+      }
+      return view;
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { memoryRateLimitStore } from '@gatehousejs/core';
+import { describe, expect, it } from 'vitest';
+import { ISSUER, testInstance, userBasic } from '../../../test/fixtures';
+
+const NOW = Date.UTC(2026, 0, 1);
+
+describe('memory rate-limit store bound', () => {
+  it('keeps at most maxEntries windows: a new key beyond them gets a window over any limit, stored nowhere', async () => {
+    const store = memoryRateLimitStore({ maxEntries: 3 });
+    for (const key of ['a', 'b', 'c']) expect((await store.increment(key, 10_000, NOW)).count).toBe(1);
+    const refused = await store.increment('d', 10_000, NOW);
+    expect(refused.count).toBe(Number.MAX_SAFE_INTEGER);
+    expect(refused.resetAt).toBe(NOW + 10_000);
+    expect(await store.get('d', NOW)).toBeNull();
+    // Existing windows are neither evicted nor frozen.
+    expect(await store.increment('a', 10_000, NOW + 1)).toEqual({ count: 2, resetAt: NOW + 10_000 });
+    expect(await store.get('c', NOW)).toEqual({ count: 1, resetAt: NOW + 10_000 });
+  });
+
+  it('makes room as windows end, and when a key is reset', async () => {
+    const store = memoryRateLimitStore({ maxEntries: 2 });
+    await store.increment('short', 1_000, NOW);
+    await store.increment('long', 60_000, NOW);
+    expect((await store.increment('x', 60_000, NOW)).count).toBe(Number.MAX_SAFE_INTEGER);
+    expect((await store.increment('x', 60_000, NOW + 1_000)).count).toBe(1);
+    await store.reset('long');
+    expect((await store.increment('y', 60_000, NOW + 1_000)).count).toBe(1);
+  });
+
+  it('rejects a bound that is not a positive whole number', () => {
+    expect(() => memoryRateLimitStore({ maxEntries: 0 })).toThrow(RangeError);
+    expect(() => memoryRateLimitStore({ maxEntries: 1.5 })).toThrow(RangeError);
+  });
+
+  it('once full, refuses new password attempts rather than forgetting the counters of earlier ones', async () => {
+    const t = await testInstance({
+      rateLimit: {
+        clientAddress: (request) => request.headers.get('x-test-address') ?? undefined,
+        maxFailuresPerAddress: 2,
+      },
+      storage: { rateLimits: memoryRateLimitStore({ maxEntries: 40 }) },
+    });
+    const attempt = (address: string, password = 'wrong') =>
+      t.gatehouse.fetch(
+        new Request(`${ISSUER}/auth/v1/token`, {
+          method: 'POST',
+          headers: { Authorization: userBasic('demo', password), 'x-test-address': address },
+        }),
+      );
+    // The attacker's own address is blocked...
+    for (let i = 0; i < 2; i++) expect((await attempt('203.0.113.1')).status).toBe(401);
+    expect((await attempt('203.0.113.1', 'demo-password')).status).toBe(429);
+    // ...and stays blocked however many addresses it then fills the store from.
+    let filledAfter = 0;
+    for (let i = 0; i < 100 && filledAfter === 0; i++) {
+      if ((await attempt(`198.51.100.${i}`)).status === 429) filledAfter = i;
+    }
+    expect(filledAfter).toBeGreaterThan(5);
+    expect((await attempt('203.0.113.1', 'demo-password')).status).toBe(429);
+    expect((await attempt('192.0.2.77', 'demo-password')).status).toBe(429);
+    // Room comes back as the windows end.
+    t.clock.advance(1800);
+    expect((await attempt('192.0.2.77', 'demo-password')).status).toBe(200);
+  });
+});

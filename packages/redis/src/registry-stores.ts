@@ -1,0 +1,58 @@
+import {
+  type ClientRegistry,
+  type RegisteredClient,
+  type ReplayStore,
+  wholeInstant,
+} from '@gatehousejs/core';
+import { throwOnFailedStep } from './grant-store.js';
+import { expireAt, type KeyLayout } from './keys.js';
+import { touchClientScript } from './registry-scripts.js';
+import type { RedisClient } from './script.js';
+
+/**
+ * {@link ClientRegistry} on Redis: one hash per registration, `r` (the registration as JSON,
+ * without `expiresAt`) and `exp` (absent while kept until deleted), so that a touch rewrites one
+ * field and the JSON is never re-encoded. Redis deletes a lapsed registration (`PEXPIREAT`).
+ */
+export function redisClientRegistry(client: RedisClient, keys: KeyLayout): ClientRegistry {
+  return {
+    async saveClient(record) {
+      const { expiresAt, ...rest } = record;
+      const key = keys.registeredClient(record.client.id);
+      const transaction = client.multi().del(key).hset(key, 'r', JSON.stringify(rest));
+      if (expiresAt !== undefined)
+        transaction.hset(key, 'exp', expireAt(expiresAt)).pexpireat(key, expireAt(expiresAt));
+      await transaction.exec().then(throwOnFailedStep);
+    },
+    async findClient(clientId, now) {
+      const [json, exp] = await client.hmget(keys.registeredClient(clientId), 'r', 'exp');
+      if (json == null || (exp != null && Number(exp) <= wholeInstant(now))) return null;
+      const registration = JSON.parse(json) as Omit<RegisteredClient, 'expiresAt'>;
+      return exp == null ? registration : { ...registration, expiresAt: Number(exp) };
+    },
+    async touchClient(clientId, expiresAt, now) {
+      const touched = await touchClientScript.run(
+        client,
+        [keys.registeredClient(clientId)],
+        [String(wholeInstant(now)), expiresAt === undefined ? '' : expireAt(expiresAt)],
+      );
+      return touched === 1;
+    },
+    async deleteClient(clientId) {
+      await client.del(keys.registeredClient(clientId));
+    },
+  };
+}
+
+/**
+ * {@link ReplayStore} on Redis: `SET … NX PXAT`, atomic in Redis, so exactly one caller creates the
+ * key; Redis forgets it at its expiry.
+ */
+export function redisReplayStore(client: RedisClient, keys: KeyLayout): ReplayStore {
+  return {
+    async useOnce(id, expiresAt, now) {
+      if (expiresAt <= now) return false;
+      return (await client.set(keys.replayId(id), '1', 'PXAT', expireAt(expiresAt), 'NX')) === 'OK';
+    },
+  };
+}
