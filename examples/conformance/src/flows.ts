@@ -3,9 +3,9 @@
  * knows which framework or runtime answers. `test/conformance.test.ts` runs them against every
  * Node.js target, `examples/runtimes` against the demo served by Bun, Deno and workerd.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { DEMO } from '@gatehousejs/demo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseLoginForm, signIn as signInOverHttp } from './code-flow.js';
 import { ALLOWED_ORIGIN, CookieClient, type RunningTarget, startTarget } from './harness.js';
 import type { Target } from './targets.js';
 
@@ -21,36 +21,12 @@ interface TokenSet {
   scope?: string;
 }
 
-const base64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
 const basic = (id: string, secret: string) =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 const userBasic = (username: string, password: string) =>
   `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`;
 const CLIENT_AUTH = basic(DEMO.client.id, DEMO.client.secret);
 const FORM = 'application/x-www-form-urlencoded';
-
-const decodeEntities = (text: string) =>
-  text.replace(
-    /&(amp|lt|gt|quot|#39|#96);/g,
-    (_, entity: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#96': '`' })[entity]!,
-  );
-
-/** The login form of the documented HTML contract: its action and its hidden fields. */
-function parseLoginForm(html: string): { action: string; fields: Record<string, string> } {
-  const form = /<form\b[^>]*\bmethod="post"[^>]*\baction="([^"]*)"/i.exec(html);
-  if (!form) throw new Error(`no POST form in the login page:\n${html.slice(0, 500)}`);
-  const fields: Record<string, string> = {};
-  for (const input of html.matchAll(/<input\b[^>]*>/gi)) {
-    const tag = input[0];
-    if (!/\btype="hidden"/i.test(tag)) continue;
-    const name = /\bname="([^"]*)"/i.exec(tag)?.[1];
-    const value = /\bvalue="([^"]*)"/i.exec(tag)?.[1] ?? '';
-    if (name !== undefined) fields[decodeEntities(name)] = decodeEntities(value);
-  }
-  if (!/\bname="username"/.test(html) || !/\bname="password"/.test(html))
-    throw new Error('no username/password fields');
-  return { action: decodeEntities(form[1]!), fields };
-}
 
 /** Options of {@link conformanceSuite}. */
 export interface ConformanceSuiteOptions {
@@ -81,48 +57,18 @@ export function conformanceSuite(target: Target, options: ConformanceSuiteOption
 
     /** The browser part of the code flow: authorize → login form → back to the redirect URI. */
     async function signIn(browser = new CookieClient()) {
-      const state = base64url(randomBytes(16));
-      const verifier = base64url(randomBytes(32));
-      const challenge = base64url(createHash('sha256').update(verifier).digest());
-      const authorizeUrl = `${at('/oauth2/v1/authorize')}?${new URLSearchParams({
-        response_type: 'code',
-        client_id: DEMO.client.id,
-        redirect_uri: redirectUri,
-        state,
+      const flow = await signInOverHttp({
+        issuer: server.issuer,
+        origin: server.origin,
+        clientId: DEMO.client.id,
+        redirectUri,
         scope: SCOPE,
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
-      })}`;
-      const navigation = { Accept: 'text/html', 'Sec-Fetch-Site': 'none', 'Sec-Fetch-Mode': 'navigate' };
-      const page = await browser.fetch(authorizeUrl, { headers: navigation });
-      expect(page.status).toBe(200);
-      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-      const form = parseLoginForm(await page.text());
-      expect(form.fields.csrf_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-
-      const login = await browser.fetch(new URL(form.action, authorizeUrl).href, {
-        method: 'POST',
-        headers: { 'Content-Type': FORM, Origin: server.origin, 'Sec-Fetch-Site': 'same-origin' },
-        body: new URLSearchParams({
-          ...form.fields,
-          username: DEMO.user.username,
-          password: DEMO.user.password,
-        }),
+        username: DEMO.user.username,
+        password: DEMO.user.password,
+        browser,
       });
-      expect(login.status).toBe(303);
       expect(browser.cookies.has(SESSION_COOKIE)).toBe(true);
-
-      // Follow the redirects (back to authorize, which now has a session) to the client.
-      let location = new URL(login.headers.get('location')!, authorizeUrl);
-      for (let hop = 0; !location.href.startsWith(redirectUri) && hop < 5; hop++) {
-        const next = await browser.fetch(location.href, {
-          headers: { ...navigation, 'Sec-Fetch-Site': 'same-origin' },
-        });
-        expect([302, 303]).toContain(next.status);
-        location = new URL(next.headers.get('location')!, location);
-      }
-      expect(location.origin + location.pathname).toBe(redirectUri);
-      return { browser, state, verifier, callback: location.searchParams };
+      return flow;
     }
 
     async function tokenRequest(fields: Record<string, string> | string, authorization = CLIENT_AUTH) {

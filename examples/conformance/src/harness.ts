@@ -46,6 +46,7 @@ export async function startTarget(target: Target, readyWithinMs = 90_000): Promi
       NEXT_TELEMETRY_DISABLED: '1',
       GATEHOUSE_ALLOWED_ORIGINS: ALLOWED_ORIGIN,
       GATEHOUSE_STORE: 'memory',
+      ...target.env,
     },
     // Its own process group, so stopping it also stops what it spawned (tsx runs node as a child).
     detached: true,
@@ -70,7 +71,9 @@ export async function startTarget(target: Target, readyWithinMs = 90_000): Promi
     if (early !== undefined)
       throw new Error(`${target.name} exited with ${early} before it was ready:\n${output}`);
     try {
-      const response = await fetch(`${origin}/demo/.well-known/oauth-authorization-server`);
+      const response = await fetch(
+        origin + (target.readyPath ?? '/demo/.well-known/oauth-authorization-server'),
+      );
       if (response.status === 200) break;
     } catch {
       // Not listening yet.

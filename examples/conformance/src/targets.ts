@@ -17,6 +17,10 @@ export interface Target {
    * the suite skips those checks for this target and says why.
    */
   readonly answeredByFramework?: { readonly trace?: string };
+  /** Environment on top of the suite's own (which picks the memory engine). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The path that answers 200 once the server is ready. Default: the demo's metadata document. */
+  readonly readyPath?: string;
 }
 
 const examples = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,0 +1,112 @@
+/**
+ * The browser part of the authorization code flow over plain HTTP (authorize → login form → back
+ * to the redirect URI), with a {@link CookieClient} as the browser: what the conformance flows and
+ * the multi-process test use to get codes without Chromium.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { CookieClient } from './harness.js';
+
+const FORM = 'application/x-www-form-urlencoded';
+const NAVIGATION = { Accept: 'text/html', 'Sec-Fetch-Site': 'none', 'Sec-Fetch-Mode': 'navigate' };
+
+const base64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
+
+const decodeEntities = (text: string) =>
+  text.replace(
+    /&(amp|lt|gt|quot|#39|#96);/g,
+    (_, entity: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#96': '`' })[entity]!,
+  );
+
+/** The login form of the documented HTML contract: its action and its hidden fields. */
+export function parseLoginForm(html: string): { action: string; fields: Record<string, string> } {
+  const form = /<form\b[^>]*\bmethod="post"[^>]*\baction="([^"]*)"/i.exec(html);
+  if (!form) throw new Error(`no POST form in the login page:\n${html.slice(0, 500)}`);
+  const fields: Record<string, string> = {};
+  for (const input of html.matchAll(/<input\b[^>]*>/gi)) {
+    const tag = input[0];
+    if (!/\btype="hidden"/i.test(tag)) continue;
+    const name = /\bname="([^"]*)"/i.exec(tag)?.[1];
+    const value = /\bvalue="([^"]*)"/i.exec(tag)?.[1] ?? '';
+    if (name !== undefined) fields[decodeEntities(name)] = decodeEntities(value);
+  }
+  if (!/\bname="username"/.test(html) || !/\bname="password"/.test(html))
+    throw new Error('no username/password fields');
+  return { action: decodeEntities(form[1]!), fields };
+}
+
+/** Who signs in where, for {@link signIn}. */
+export interface SignInParameters {
+  /** The instance's issuer (its routes are under it). */
+  readonly issuer: string;
+  /** The origin the login form is posted from (`Origin` header). */
+  readonly origin: string;
+  readonly clientId: string;
+  readonly redirectUri: string;
+  readonly scope: string;
+  readonly username: string;
+  readonly password: string;
+  /** The browser, to reuse a session. Default: a new one. */
+  readonly browser?: CookieClient;
+}
+
+/** What the client gets back: the callback's parameters, and what it must keep for the exchange. */
+export interface SignedIn {
+  readonly browser: CookieClient;
+  readonly state: string;
+  readonly verifier: string;
+  /** The query of the redirect to the client (`code`, `state`, `iss`). */
+  readonly callback: URLSearchParams;
+}
+
+/** Runs authorize → login → redirects with PKCE (S256); throws on any unexpected step. */
+export async function signIn(parameters: SignInParameters): Promise<SignedIn> {
+  const { issuer, origin, redirectUri } = parameters;
+  const browser = parameters.browser ?? new CookieClient();
+  const state = base64url(randomBytes(16));
+  const verifier = base64url(randomBytes(32));
+  const challenge = base64url(createHash('sha256').update(verifier).digest());
+  const authorizeUrl = `${issuer}/oauth2/v1/authorize?${new URLSearchParams({
+    response_type: 'code',
+    client_id: parameters.clientId,
+    redirect_uri: redirectUri,
+    state,
+    scope: parameters.scope,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  })}`;
+  const page = await browser.fetch(authorizeUrl, { headers: NAVIGATION });
+  const html = await page.text();
+  if (page.status !== 200 || !page.headers.get('content-type')?.startsWith('text/html'))
+    throw new Error(
+      `authorize answered ${page.status} ${page.headers.get('content-type')}:\n${html.slice(0, 500)}`,
+    );
+  const form = parseLoginForm(html);
+  if (!/^[A-Za-z0-9_-]{43}$/.test(form.fields.csrf_token ?? ''))
+    throw new Error(`the login form's CSRF token is malformed: ${form.fields.csrf_token}`);
+
+  const login = await browser.fetch(new URL(form.action, authorizeUrl).href, {
+    method: 'POST',
+    headers: { 'Content-Type': FORM, Origin: origin, 'Sec-Fetch-Site': 'same-origin' },
+    body: new URLSearchParams({
+      ...form.fields,
+      username: parameters.username,
+      password: parameters.password,
+    }),
+  });
+  if (login.status !== 303)
+    throw new Error(`login answered ${login.status}: ${(await login.text()).slice(0, 500)}`);
+
+  // Follow the redirects (back to authorize, which now has a session) to the client.
+  let location = new URL(login.headers.get('location')!, authorizeUrl);
+  for (let hop = 0; !location.href.startsWith(redirectUri) && hop < 5; hop++) {
+    const next = await browser.fetch(location.href, {
+      headers: { ...NAVIGATION, 'Sec-Fetch-Site': 'same-origin' },
+    });
+    if (next.status !== 302 && next.status !== 303)
+      throw new Error(`${location.href} answered ${next.status}`);
+    location = new URL(next.headers.get('location')!, location);
+  }
+  if (location.origin + location.pathname !== redirectUri)
+    throw new Error(`the flow ended at ${location.href}, not at the redirect URI`);
+  return { browser, state, verifier, callback: location.searchParams };
+}
