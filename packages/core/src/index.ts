@@ -36,6 +36,7 @@ export type {
   RateLimitOptions,
   SessionOptions,
   UiOptions,
+  UiTexts,
 } from './options.js';
 export { CREDENTIAL_LIMITS } from './passwords/credential-limits.js';
 export type { PasswordHasher } from './passwords/password-hasher.js';
@@ -98,4 +99,5 @@ export type {
   LoginPageRenderer,
   LogoutPageModel,
   LogoutPageRenderer,
+  PageTexts,
 } from './ui/types.js';
