@@ -51,6 +51,7 @@ export {
 } from './protect/operations.js';
 export type { AuthenticateOptions, AuthenticationResult, AuthScheme, Caller } from './protect/types.js';
 export type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
+export type { RevokeGrantOptions, UserGrant } from './revocation/user-grants.js';
 export type { RevokeUserOptions } from './revocation/user-revocation.js';
 export { checkInstanceId, DEFAULT_INSTANCE_ID } from './storage/instance-id.js';
 export type { Clearable } from './storage/memory/clearable.js';
