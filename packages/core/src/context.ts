@@ -1,11 +1,12 @@
 import type { GatehouseEvent, Logger } from './events.js';
-import type { CorsOptions, UiOptions } from './options.js';
+import type { CorsOptions } from './options.js';
 import type { PasswordCheckGate } from './passwords/password-check-gate.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
 import type { ClientStore, GatehouseStorage, UserStore } from './storage/types.js';
 import type { KeySet } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';
+import type { ResolvedUi } from './ui/texts.js';
 
 /** The stores of the instance's storage view that handlers use (everything but `clear`). */
 export type InstanceStores = Omit<GatehouseStorage, 'clear'>;
@@ -57,7 +58,8 @@ export interface Context {
   /** The bound on password checks in flight on this instance. */
   readonly passwordChecks: PasswordCheckGate;
   readonly cors: Required<CorsOptions>;
-  readonly ui: UiOptions;
+  /** The pages: renderers, wording and scope descriptions (`ui` options, resolved). */
+  readonly ui: ResolvedUi;
   readonly maxBodyBytes: number;
   readonly clockToleranceSeconds: number;
   /** Epoch milliseconds. */

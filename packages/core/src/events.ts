@@ -31,7 +31,14 @@ export type GatehouseEvent =
   | { readonly type: 'refresh_token.reused'; readonly clientId: string; readonly grantId: string }
   | { readonly type: 'session.ended'; readonly userId: string }
   /** `gatehouse.revokeUser` marked everything issued to the user so far as revoked. */
-  | { readonly type: 'user.revoked'; readonly userId: string; readonly reason?: string };
+  | { readonly type: 'user.revoked'; readonly userId: string; readonly reason?: string }
+  /** `gatehouse.revokeGrant` revoked one of the user's grants ("connected apps"). */
+  | {
+      readonly type: 'grant.revoked';
+      readonly userId: string;
+      readonly clientId: string;
+      readonly grantId: string;
+    };
 
 /** Where Gatehouse writes diagnostics. `console` fits. */
 export interface Logger {

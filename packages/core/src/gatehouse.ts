@@ -14,6 +14,12 @@ import type { GatehouseOptions } from './options.js';
 import { acceptedSchemes, authenticateRequest } from './protect/authenticate.js';
 import type { AuthenticateOptions, AuthenticationResult, Caller } from './protect/types.js';
 import { type ResolvedOptions, resolveOptions, type SharedResources, toContext } from './resolve-options.js';
+import {
+  listGrants,
+  type RevokeGrantOptions,
+  revokeUserGrant,
+  type UserGrant,
+} from './revocation/user-grants.js';
 import { type RevokeUserOptions, revokeUser } from './revocation/user-revocation.js';
 import { sessionRoutes } from './session/routes.js';
 import { importKeySet } from './tokens/keys.js';
@@ -76,6 +82,21 @@ export interface Gatehouse {
    * `StorageUnavailableError` when the store fails (nothing was revoked: retry).
    */
   revokeUser(userId: string, options?: RevokeUserOptions): Promise<void>;
+  /**
+   * The grants of a user that can still issue tokens ("connected apps"), most recently used first:
+   * grant id, client id and name, scope, when the user authorized the client and when the client
+   * last got tokens with it. Requires a grant store with `listUserRefreshTokens` (the memory,
+   * Redis and PostgreSQL engines); rejects with `ConfigurationError` otherwise.
+   */
+  listGrants(userId: string): Promise<UserGrant[]>;
+  /**
+   * Revokes one grant of a user, from {@link listGrants}: its refresh tokens, codes and access tokens
+   * stop working at once (401 `invalid_token`, `invalid_grant`), and the user's consent to its
+   * client is forgotten (unless `forgetConsent: false`), so the client must ask again. Resolves
+   * `false` (nothing changed) when the user has no live grant with that id, including another
+   * user's grant id. Emits `grant.revoked`.
+   */
+  revokeGrant(userId: string, grantId: string, options?: RevokeGrantOptions): Promise<boolean>;
 }
 
 /** Every route of an instance (below its base path, plus the origin-root aliases). */
@@ -184,6 +205,12 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     },
     revokeUser(userId, options) {
       return revokeUser(resolved, userId, options);
+    },
+    listGrants(userId) {
+      return listGrants(resolved, userId);
+    },
+    revokeGrant(userId, grantId, options) {
+      return revokeUserGrant(resolved, userId, grantId, options);
     },
   };
   return attachInternals(instance, {

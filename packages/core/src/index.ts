@@ -36,6 +36,7 @@ export type {
   RateLimitOptions,
   SessionOptions,
   UiOptions,
+  UiTexts,
 } from './options.js';
 export { CREDENTIAL_LIMITS } from './passwords/credential-limits.js';
 export type { PasswordHasher } from './passwords/password-hasher.js';
@@ -50,6 +51,7 @@ export {
 } from './protect/operations.js';
 export type { AuthenticateOptions, AuthenticationResult, AuthScheme, Caller } from './protect/types.js';
 export type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
+export type { RevokeGrantOptions, UserGrant } from './revocation/user-grants.js';
 export type { RevokeUserOptions } from './revocation/user-revocation.js';
 export { checkInstanceId, DEFAULT_INSTANCE_ID } from './storage/instance-id.js';
 export type { Clearable } from './storage/memory/clearable.js';
@@ -98,4 +100,5 @@ export type {
   LoginPageRenderer,
   LogoutPageModel,
   LogoutPageRenderer,
+  PageTexts,
 } from './ui/types.js';

@@ -46,6 +46,20 @@ export const KNOWN_OPTIONS = {
     "maxAgeSeconds": true
   },
   "ui": {
+    "productName": true,
+    "logoUrl": true,
+    "usernameLabel": true,
+    "scopeDescriptions": true,
+    "texts": {
+      "usernameLabel": true,
+      "passwordLabel": true,
+      "signInTitle": true,
+      "signInButton": true,
+      "consentTitle": true,
+      "allowButton": true,
+      "denyButton": true,
+      "errorTitle": true
+    },
     "renderLogin": true,
     "renderConsent": true,
     "renderLogout": true,

@@ -102,7 +102,7 @@ export interface GatehouseOptions {
   readonly passwordChecks?: PasswordCheckOptions;
   /** CORS for the REST API and the OAuth endpoints browsers call. */
   readonly cors?: CorsOptions;
-  /** Replace the built-in HTML pages. */
+  /** The HTML pages' wording, branding and scope descriptions, and replacements for any page. */
   readonly ui?: UiOptions;
 
   /** Largest accepted request body, in bytes; larger bodies get 413. Default 65,536. */
@@ -224,12 +224,64 @@ export interface CorsOptions {
   readonly maxAgeSeconds?: number;
 }
 
-/** Replacements for the built-in pages. Each returns a complete HTML document. */
+/**
+ * The HTML pages: their wording and branding, and replacements for any of them. Every page is
+ * replaceable on its own (a host replacing the login page keeps the built-in consent, logout and
+ * error pages); every renderer receives the wording below in its model's `texts`. Every string is
+ * shown HTML-escaped by the built-in pages.
+ */
 export interface UiOptions {
+  /** The product's name, shown at the top of every built-in page (as the logo's text when there is a logo) and in the title. */
+  readonly productName?: string;
+  /**
+   * The logo shown at the top of every built-in page: a path on the instance's origin (`/logo.svg`),
+   * a `data:image/…` URL, or an https URL on another origin (added to the pages' CSP `img-src`).
+   */
+  readonly logoUrl?: string;
+  /**
+   * Label of the login form's username field, e.g. `'Email address'` when users sign in by email.
+   * Default `'Username'`. (Shortcut for `texts.usernameLabel`, which it overrides.)
+   */
+  readonly usernameLabel?: string;
+  /**
+   * What granting each scope allows, in words, shown on the consent page instead of the scope
+   * string (e.g. `{ 'tickets:read': 'Read your tickets' }`). Added to, and able to override, the
+   * built-in descriptions of the OpenID Connect scopes; a scope without one is shown by name.
+   */
+  readonly scopeDescriptions?: Readonly<Record<string, string>>;
+  /** The rest of the built-in pages' wording (each at most 500 characters). */
+  readonly texts?: UiTexts;
+  /** Replaces the login page. */
   readonly renderLogin?: LoginPageRenderer;
+  /** Replaces the consent page. */
   readonly renderConsent?: ConsentPageRenderer;
+  /** Replaces the logout page. */
   readonly renderLogout?: LogoutPageRenderer;
-  /** The confirmation of an RP-initiated logout (OpenID Connect `end_session_endpoint`). */
+  /** Replaces the confirmation of an RP-initiated logout (OpenID Connect `end_session_endpoint`). */
   readonly renderEndSession?: EndSessionPageRenderer;
+  /**
+   * Replaces the error page. Its model has the error code, a plain-words `explanation` of it, the
+   * request's `description` (for a 5xx the explanation again: never internals) and the status.
+   */
   readonly renderError?: ErrorPageRenderer;
+}
+
+/** Wording of the built-in pages (English by default). */
+export interface UiTexts {
+  /** Label of the login form's username field. Default `'Username'`. */
+  readonly usernameLabel?: string;
+  /** Label of the login form's password field. Default `'Password'`. */
+  readonly passwordLabel?: string;
+  /** Heading (and title) of the login page. Default `'Sign in'`. */
+  readonly signInTitle?: string;
+  /** The login form's button. Default `'Sign in'`. */
+  readonly signInButton?: string;
+  /** Heading (and title) of the consent page. Default `'Allow access?'`. */
+  readonly consentTitle?: string;
+  /** The consent form's allow button. Default `'Allow'`. */
+  readonly allowButton?: string;
+  /** The consent form's deny button. Default `'Deny'`. */
+  readonly denyButton?: string;
+  /** Heading (and title) of the error page. Default `'Something went wrong'`. */
+  readonly errorTitle?: string;
 }

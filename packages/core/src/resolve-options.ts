@@ -13,6 +13,7 @@ import type { KeySet } from './tokens/keys.js';
 import { checkKeys, SIGNING_ALGORITHMS } from './tokens/keys.js';
 import { webRandomBytes } from './tokens/secrets.js';
 import { VerifiedTokenCache } from './tokens/verified-token-cache.js';
+import { resolveUi } from './ui/texts.js';
 import { refuseUnknownOptions } from './unknown-options.js';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -195,7 +196,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
       allowedOrigins: options.cors?.allowedOrigins ?? [],
       maxAgeSeconds: lifetime('cors.maxAgeSeconds', options.cors?.maxAgeSeconds, 600, 86_400),
     },
-    ui: options.ui ?? {},
+    ui: resolveUi(options.ui, issuer),
     maxBodyBytes: count('maxBodyBytes', options.maxBodyBytes, 65_536),
     clockToleranceSeconds: options.clockToleranceSeconds ?? 5,
     now: options.now ?? Date.now,

@@ -7,7 +7,15 @@
 /** Optional fields of codes (besides `codeChallenge` and `consumedAt`, which have columns). */
 export const CODE_ATTRIBUTES = ['audience', 'nonce', 'sessionId', 'acr', 'amr', 'ext'] as const;
 /** Optional fields of refresh tokens (besides `rotatedAt`, which has a column). */
-export const REFRESH_ATTRIBUTES = ['audience', 'authTime', 'sessionId', 'acr', 'amr', 'ext'] as const;
+export const REFRESH_ATTRIBUTES = [
+  'audience',
+  'authTime',
+  'grantedAt',
+  'sessionId',
+  'acr',
+  'amr',
+  'ext',
+] as const;
 /** Optional fields of sessions. */
 export const SESSION_ATTRIBUTES = ['sid', 'acr', 'amr', 'ext'] as const;
 /** Optional fields of consents. */

@@ -268,6 +268,17 @@ export function postgresGrantStore(
       return rows[0]!.revoked;
     },
 
+    async listUserRefreshTokens(userId, now) {
+      // The partial index refresh_tokens_user_live (migration 004) serves exactly this filter.
+      const { rows } = await pool.query<RefreshRow>(
+        `SELECT r.* FROM ${t.refreshTokens} r
+         WHERE r.instance_id = $1 AND r.subject_kind = 'user' AND r.subject_id = $3
+           AND r.rotated_at IS NULL AND r.expires_at > $2 AND ${refreshNotRevoked}`,
+        [instanceId, wholeInstant(now), userId],
+      );
+      return rows.map(toRefresh);
+    },
+
     async subjectRevokedAt(userId, now) {
       const { rows } = await pool.query<{ revoked_at: string }>(
         `SELECT revoked_at FROM ${t.revokedSubjects} WHERE instance_id = $1 AND user_id = $2 AND expires_at > $3`,

@@ -21,7 +21,7 @@ describe.skipIf(!url)('postgres engine specifics', () => {
 
   it('migrates once, even when several processes start together', async () => {
     const runs = await Promise.all([1, 2, 3].map(() => migrate(storage.pool, { schema })));
-    expect(runs.flat()).toEqual(['001_init', '002_revoked_subjects', '003_storage_v2']);
+    expect(runs.flat()).toEqual(['001_init', '002_revoked_subjects', '003_storage_v2', '004_user_grants']);
     expect(await migrate(storage.pool, { schema })).toEqual([]);
     const { rows } = await storage.pool.query(
       'SELECT version FROM "' + schema + '".schema_migrations ORDER BY version',
@@ -30,6 +30,7 @@ describe.skipIf(!url)('postgres engine specifics', () => {
       { version: '001_init' },
       { version: '002_revoked_subjects' },
       { version: '003_storage_v2' },
+      { version: '004_user_grants' },
     ]);
   });
 

@@ -108,6 +108,13 @@ export function postgresConsentStore(pool: Pool, t: Tables, instanceId: string):
         ],
       );
     },
+
+    async deleteConsent(userId, clientId) {
+      await pool.query(
+        `DELETE FROM ${t.consents} WHERE instance_id = $1 AND user_id = $2 AND client_id = $3`,
+        [instanceId, userId, clientId],
+      );
+    },
   };
 }
 

@@ -59,7 +59,11 @@ describe.skipIf(!url)('postgres upgrade from schema version 1', () => {
   });
 
   it('migrates to the current version, keeping every row (in the default instance)', async () => {
-    expect(await migrate(pool, { schema })).toEqual(['002_revoked_subjects', '003_storage_v2']);
+    expect(await migrate(pool, { schema })).toEqual([
+      '002_revoked_subjects',
+      '003_storage_v2',
+      '004_user_grants',
+    ]);
     const { rows } = await pool.query(
       `SELECT instance_id, subject_kind, subject_id, attrs FROM ${q('refresh_tokens')} ORDER BY grant_id`,
     );

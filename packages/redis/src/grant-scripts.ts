@@ -135,3 +135,18 @@ redis.call('SET', KEYS[1], value, 'PXAT', string.format('%.0f', exp))
 redis.call('PUBLISH', ARGV[3], 'u|' .. value .. '|' .. ARGV[4])
 return 1
 `);
+
+/**
+ * Adds a refresh token to its user's index (KEYS[1], a sorted set scored by expiry): ARGV[1] the
+ * member, ARGV[2] its expiry, ARGV[3] now. Drops the members that have expired and keeps the key
+ * until its latest member expires, so the index never outlives what it names.
+ */
+export const indexUserTokenScript = new LuaScript(`
+local INTS = {2, 3}
+${VALIDATE}
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+if last[2] then redis.call('PEXPIREAT', KEYS[1], last[2]) end
+return 1
+`);

@@ -9,6 +9,7 @@ import {
   wholeInstant,
 } from '@gatehousejs/core';
 import {
+  indexUserTokenScript,
   redeemCodeScript,
   revokeScript,
   revokeSubjectScript,
@@ -78,6 +79,25 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
     return mark && mark.expiresAt > wholeInstant(now) ? String(mark.at) : '';
   };
 
+  /**
+   * Adds a user's refresh token to the user's index (`listUserRefreshTokens`), before its record is
+   * written, like a pointer: an entry whose record never landed names nothing and is skipped.
+   */
+  const indexUserToken = async (
+    userId: string | undefined,
+    grantId: string,
+    tokenHash: string,
+    expiresAt: number,
+    now: number,
+  ) => {
+    if (userId === undefined) return;
+    await indexUserTokenScript.run(
+      client,
+      [keys.userRefreshTokens(userId)],
+      [pointerValue(grantId, tokenHash), expireAt(expiresAt), String(wholeInstant(now))],
+    );
+  };
+
   const saveHash = async (
     pointer: string,
     key: string,
@@ -117,7 +137,17 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
     pointer: string,
     recordKey: (grantId: string) => string,
     script: LuaScript,
-    next: { pointer: string; key: string; grantId: string; userId?: string; expiresAt: number } | undefined,
+    next:
+      | {
+          pointer: string;
+          key: string;
+          grantId: string;
+          userId?: string;
+          /** A refresh token's hash: it goes into its user's index too. */
+          tokenHash?: string;
+          expiresAt: number;
+        }
+      | undefined,
     nonce: string,
     extraArgs: string[],
     now: number,
@@ -126,6 +156,7 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
       client.get(pointer),
       next &&
         client.set(next.pointer, pointerValue(next.grantId, next.userId), 'PXAT', expireAt(next.expiresAt)),
+      next?.tokenHash && indexUserToken(next.userId, next.grantId, next.tokenHash, next.expiresAt, now),
     ]);
     const owner = parsePointer(current);
     if (owner === null) return null;
@@ -181,6 +212,7 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
               key: keys.refreshToken(refreshToken.grantId, refreshToken.tokenHash),
               grantId: refreshToken.grantId,
               userId: userOf(refreshToken),
+              tokenHash: refreshToken.tokenHash,
               expiresAt: refreshToken.expiresAt,
             }
           : undefined,
@@ -211,6 +243,15 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
     async saveRefreshToken(record) {
       const marker: [Marker, number] | undefined =
         record.rotatedAt === undefined ? undefined : ['rot', record.rotatedAt];
+      if (record.rotatedAt === undefined) {
+        await indexUserToken(
+          userOf(record),
+          record.grantId,
+          record.tokenHash,
+          record.expiresAt,
+          record.issuedAt,
+        );
+      }
       await saveHash(
         keys.refreshTokenPointer(record.tokenHash),
         keys.refreshToken(record.grantId, record.tokenHash),
@@ -244,6 +285,7 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
           key: keys.refreshToken(next.grantId, next.tokenHash),
           grantId: next.grantId,
           userId: userOf(next),
+          tokenHash: next.tokenHash,
           expiresAt: next.expiresAt,
         },
         next.tokenHash,
@@ -254,6 +296,14 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
       const previous = JSON.parse(reply[1]!) as RefreshTokenRecord;
       if (reply[0] === 'reused')
         return { status: 'reused', previous: { ...previous, rotatedAt: Number(reply[2]) } };
+      // The rotated token leaves its user's index (best effort: listing skips it anyway), so an
+      // index holds about one entry per live grant rather than one per refresh.
+      const userId = userOf(previous);
+      if (userId !== undefined) {
+        await client
+          .zrem(keys.userRefreshTokens(userId), pointerValue(previous.grantId, tokenHash))
+          .catch(() => {});
+      }
       return { status: 'rotated', previous };
     },
 
@@ -298,6 +348,37 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
       ]);
       if (markerInForce(tokenMarker, now) || markerInForce(grantMarker, now)) return true;
       return checkUser && markCovers(userMark, issuedAt, now);
+    },
+
+    async listUserRefreshTokens(userId, now) {
+      const index = keys.userRefreshTokens(userId);
+      const at = wholeInstant(now);
+      const [members, mark] = await Promise.all([
+        client.zrangebyscore(index, `(${at}`, '+inf'),
+        client.get(keys.revokedSubject(userId)),
+      ]);
+      // Each token is read with its grant's marker from the grant's slot: one pipeline per grant,
+      // all sent together.
+      const found = await Promise.all(
+        members.map(async (member) => {
+          const { grantId, userId: tokenHash } = parsePointer(member)!;
+          if (tokenHash === undefined) return null;
+          const replies = await client
+            .pipeline()
+            .hmget(keys.refreshToken(grantId, tokenHash), 'r', 'exp', 'grant', 'rot')
+            .get(keys.revokedGrant(grantId))
+            .exec();
+          throwOnFailedStep(replies);
+          const [json, exp, storedGrant, rotated] = replies![0]![1] as (string | null)[];
+          const revokedUntil = replies![1]![1] as string | null;
+          if (json == null || rotated != null || storedGrant !== grantId || Number(exp) <= at) return null;
+          if (markerInForce(revokedUntil, now)) return null;
+          const record = JSON.parse(json) as RefreshTokenRecord;
+          if (record.subject.kind !== 'user' || record.subject.userId !== userId) return null;
+          return markCovers(mark, record.issuedAt, now) ? null : record;
+        }),
+      );
+      return found.filter((record) => record !== null);
     },
 
     async subjectRevokedAt(userId, now) {

@@ -20,6 +20,8 @@ import { wholeExpiry } from '@gatehousejs/core';
  * - Everything else is single-key, tagged by its own name, so it spreads over the cluster:
  *     `<prefix>:{<I>:jti:<jti>}`                    string: expiry (revoked access token)
  *     `<prefix>:{<I>:user:<user id>}`               string: "<at> <expiresAt>" (a user's mark)
+ *     `<prefix>:{<I>:grants:<user id>}`             sorted set: the user's refresh tokens (`listGrants`),
+ *                                                    members `<len>:<grant id><token hash>`, scored by expiry
  *     `<prefix>:{<I>:session:<hash>}`                hash: r (JSON), exp, seen
  *     `<prefix>:{<I>:consent:<n>:<user>:<client>}`  string: JSON
  *     `<prefix>:{<I>:rate:<key>}`                    hash: count, reset
@@ -40,6 +42,8 @@ export interface KeyLayout {
   revokedSubject(userId: string): string;
   /** A user's revocation mark (`revokeSubject`), in the tagged slot so that scripts can read it. */
   revokedSubject(userId: string): string;
+  /** The index of a user's refresh tokens (`listUserRefreshTokens`), in the user's own slot. */
+  userRefreshTokens(userId: string): string;
   session(idHash: string): string;
   consent(userId: string, clientId: string): string;
   rateLimit(key: string): string;
@@ -80,6 +84,7 @@ export function keyLayout(prefix: string, instanceId: string): KeyLayout {
     refreshTokenPointer: (tokenHash) => `${base}rt:${tokenHash}}`,
     revokedToken: (jti) => `${base}jti:${jti}}`,
     revokedSubject: (userId) => `${base}user:${userId}}`,
+    userRefreshTokens: (userId) => `${base}grants:${userId}}`,
     session: (idHash) => `${base}session:${idHash}}`,
     // The user id's length keeps ("a:b", "c") and ("a", "b:c") apart.
     consent: (userId, clientId) => `${base}consent:${userId.length}:${userId}:${clientId}}`,

@@ -69,6 +69,9 @@ export function redisConsentStore(client: RedisClient, keys: KeyLayout): Consent
         expireAt(record.expiresAt),
       );
     },
+    async deleteConsent(userId, clientId) {
+      await client.del(keys.consent(userId, clientId));
+    },
   };
 }
 

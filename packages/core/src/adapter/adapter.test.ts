@@ -40,6 +40,8 @@ describe('the adapter entry', () => {
         'preflight',
         'ready',
         'revokeUser',
+        'listGrants',
+        'revokeGrant',
       ].sort(),
     );
     const { access_token } = await issueTokens(t);

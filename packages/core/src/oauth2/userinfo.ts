@@ -17,7 +17,8 @@ import { invalidToken, sessionEnded } from '../protect/challenge.js';
 export const userinfoEndpoint: Handler = async (request, ctx) => {
   const caller = await authenticateRequest(ctx, request, { schemes: ['bearer', 'session'] });
   const user = await ctx.users.findUser(caller.sub);
-  if (!user) throw caller.scheme === 'bearer' ? invalidToken(ctx) : sessionEnded(ctx, true);
+  // A token whose user is gone is as good as revoked (and says so: it was validly signed).
+  if (!user) throw caller.scheme === 'bearer' ? invalidToken(ctx, 'revoked') : sessionEnded(ctx, true);
   const claims =
     caller.scheme === 'bearer' ? claimsForScope(user.claims, caller.scope.join(' ')) : user.claims;
   return noStoreJson({ ...claims, sub: user.id }, { headers: { Vary: 'Authorization, Cookie' } });

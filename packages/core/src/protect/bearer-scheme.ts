@@ -6,8 +6,10 @@ import { isFormContentType, readForm } from '../http/form.js';
 import {
   type AccessTokenClaims,
   cachedAccessTokenClaims,
+  checkAccessToken,
+  refusedOnOwnApi,
+  type TokenRejection,
   usableOnOwnApi,
-  verifyAccessToken,
 } from '../tokens/access-token.js';
 import { insufficientScope, invalidBearerRequest, invalidToken } from './challenge.js';
 import type { Caller } from './types.js';
@@ -36,20 +38,30 @@ export function bearerCaller(
   // Only a form body can carry a second copy: the common case (no form) waits for nothing.
   if (mayCarryBodyToken(request)) {
     return refuseSecondTransmission(ctx, request)
-      .then(() => verifyAccessToken(ctx, credentials))
+      .then(() => checkAccessToken(ctx, credentials))
       .then((claims) => permittedCaller(ctx, claims, requiredScopes));
   }
-  const claims = cached ? usableOnOwnApi(ctx, cached) : verifyAccessToken(ctx, credentials);
-  return andThen(claims, (verified) => permittedCaller(ctx, verified, requiredScopes));
+  if (cached === undefined) {
+    return andThen(checkAccessToken(ctx, credentials), (verified) =>
+      permittedCaller(ctx, verified, requiredScopes),
+    );
+  }
+  // A known token takes the shortest path; only a refusal works out its reason.
+  return andThen(usableOnOwnApi(ctx, cached), (verified) =>
+    permittedCaller(ctx, verified ?? refusedOnOwnApi(ctx, cached), requiredScopes),
+  );
 }
 
-/** The caller of verified claims holding every required scope; throws the 401 / 403 answer. */
+/**
+ * The caller of verified claims holding every required scope; throws the 401 / 403 answer (the
+ * `invalid_token` description says why, as far as `TokenRejection` may).
+ */
 function permittedCaller(
   ctx: Context,
-  claims: AccessTokenClaims | null,
+  claims: AccessTokenClaims | TokenRejection,
   requiredScopes: readonly string[],
 ): Caller {
-  if (!claims) throw invalidToken(ctx);
+  if (typeof claims === 'string') throw invalidToken(ctx, claims);
   const caller = callerOf(claims);
   for (const needed of requiredScopes) {
     if (!caller.scope.includes(needed)) throw insufficientScope(ctx, requiredScopes);

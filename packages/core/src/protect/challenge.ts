@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
 import { errorDescriptionText, oauthError, type ProtocolError, quoteAuthParam } from '../errors.js';
+import type { TokenRejection } from '../tokens/access-token.js';
 
 /*
  * The 401/403 answers of protected operations (RFC 6750 §3): a JSON body like every Gatehouse error,
@@ -32,9 +33,22 @@ export function credentialsRequired(
   });
 }
 
-/** 401 `invalid_token` (RFC 6750 §3.1): expired, revoked, malformed or otherwise invalid. */
-export function invalidToken(ctx: ChallengeContext): ProtocolError {
-  const description = 'The access token is invalid, expired or revoked.';
+/**
+ * `invalid_token` descriptions by reason. RFC 6750 §3.1 lets the description say why ("expired,
+ * revoked, malformed, or invalid for other reasons"); the specific ones are given only for tokens
+ * whose signature verified (see `TokenRejection`), so a forger learns nothing from them.
+ */
+const INVALID_TOKEN_DESCRIPTIONS: Readonly<Record<TokenRejection, string>> = {
+  invalid: 'The access token is invalid, expired or revoked.',
+  expired: 'The access token has expired.',
+  revoked: 'The access token has been revoked.',
+  issuer: 'The access token was issued by another issuer.',
+  audience: 'The access token is not meant for this API (its audience does not name it).',
+};
+
+/** 401 `invalid_token` (RFC 6750 §3.1), its description saying why as far as `reason` may. */
+export function invalidToken(ctx: ChallengeContext, reason: TokenRejection = 'invalid'): ProtocolError {
+  const description = INVALID_TOKEN_DESCRIPTIONS[reason];
   return oauthError('invalid_token', description, {
     challenge: bearerChallenge(ctx, { error: 'invalid_token', error_description: description }),
   });

@@ -268,6 +268,11 @@ export interface RefreshTokenRecord extends Omit<AuthenticationAttributes, 'nonc
    * from the code through every rotation.
    */
   readonly authTime?: EpochMs;
+  /**
+   * When the grant started (its code was redeemed), carried unchanged through every rotation: the
+   * "connected since" of `gatehouse.listGrants`. Absent on tokens issued before it was recorded.
+   */
+  readonly grantedAt?: EpochMs;
   readonly issuedAt: EpochMs;
   readonly expiresAt: EpochMs;
   /** Set by the store when the token was rotated; presenting it again is reuse (RFC 9700 §4.14.2). */
@@ -406,6 +411,17 @@ export interface GrantStore {
   subjectRevokedAt?(userId: string, now: EpochMs): EpochMs | null | Promise<EpochMs | null>;
 
   /**
+   * Optional (required by `gatehouse.listGrants` and `gatehouse.revokeGrant`): the refresh tokens
+   * of user `userId` (subject kind `user`) that can still be used at `now`: unexpired, not rotated,
+   * their grant not revoked and not covered by the user's mark, in any order. Each live grant has
+   * one (with rotation) or the one it was issued (without). Records of other instances, of client
+   * subjects, rotated or revoked ones are never returned. Not on any request path: the host calls
+   * it for its account pages, so a scan of the user's records is acceptable, a scan of everyone's
+   * should be avoided (the Redis and PostgreSQL engines keep an index by user).
+   */
+  listUserRefreshTokens?(userId: string, now: EpochMs): Promise<readonly RefreshTokenRecord[]>;
+
+  /**
    * Optional: pushes this instance's revocations to `listener` as the engine commits them, so that
    * each process can keep a mirror of them and answer the bearer check without a round trip (the
    * `pushedRevocations` option). An engine implementing it must:
@@ -505,6 +521,11 @@ export interface ConsentStore {
   findConsent(userId: string, clientId: string, now: EpochMs): Promise<ConsentRecord | null>;
   /** Stores or replaces the consent of this user for this client. */
   saveConsent(record: ConsentRecord): Promise<void>;
+  /**
+   * Optional: forgets the consent of this user for this client (idempotent), so that the client's
+   * next authorization request asks again. `gatehouse.revokeGrant` calls it when present.
+   */
+  deleteConsent?(userId: string, clientId: string): Promise<void>;
 }
 
 /** A fixed-window counter. */

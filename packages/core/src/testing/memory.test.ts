@@ -4,6 +4,7 @@ import {
   memoryEngine,
   memoryGrantStore,
   memoryStorage as memoryStorageOf,
+  type RefreshTokenRecord,
   type StorageEngine,
 } from '@gatehousejs/core';
 import { runStorageConformance } from '@gatehousejs/core/testing';
@@ -109,10 +110,33 @@ describe('the conformance suite', () => {
     ]);
   });
 
+  it("fails an engine that lists rotated refresh tokens among a user's grants", async () => {
+    const inner = memoryGrantStore();
+    const saved: RefreshTokenRecord[] = [];
+    const listsAll: GrantStore = {
+      ...inner,
+      async saveRefreshToken(record) {
+        saved.push(record);
+        await inner.saveRefreshToken(record);
+      },
+      async rotateRefreshToken(tokenHash, next, now) {
+        saved.push(next);
+        return inner.rotateRefreshToken(tokenHash, next, now);
+      },
+      async listUserRefreshTokens(userId) {
+        return saved.filter((r) => r.subject.kind === 'user' && r.subject.userId === userId);
+      },
+    };
+    expect(await failingCases(memoryStorage(listsAll))).toContain(
+      'lists the live refresh tokens of a user, stored by save, redemption and rotation, with every field',
+    );
+  });
+
   it('fails an engine whose instances share their records', async () => {
     const shared = memoryStorageOf();
     const leaky: StorageEngine = { instance: () => shared };
     expect(await failingCases(leaky)).toEqual([
+      "lists only the instance's own tokens when user ids coincide",
       'keeps codes apart: another instance can neither find, redeem nor overwrite one',
       'keeps refresh tokens apart: another instance can neither find, rotate nor introspect one',
       'keeps revocations apart: revoking a grant or a jti in one instance leaves the other’s alone',

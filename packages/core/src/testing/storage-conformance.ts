@@ -11,6 +11,7 @@ import { freshId } from './records.js';
 import { registryCases } from './registry-cases.js';
 import { sessionStoreCases } from './session-store-cases.js';
 import { subjectRevocationCases } from './subject-revocation-cases.js';
+import { userGrantCases } from './user-grant-cases.js';
 
 /**
  * Registers the storage conformance suite for one engine with the given test runner: round trips,
@@ -63,6 +64,7 @@ export function runStorageConformance(target: StorageConformanceTarget, api: Con
   api.describe(`storage conformance: ${target.name}`, () => {
     grantStoreCases(context);
     subjectRevocationCases(context);
+    userGrantCases(context);
     atomicityCases(context);
     sessionStoreCases(context);
     boundaryCases(context);

@@ -1,5 +1,5 @@
 import { decodeProtectedHeader, jwtVerify } from 'jose';
-import type { Awaitable } from '../awaitable.js';
+import { type Awaitable, andThen } from '../awaitable.js';
 import type { Context } from '../context.js';
 import type { Subject } from '../storage/types.js';
 import { type EpochSeconds, fromEpochSeconds, type Seconds, toEpochSeconds } from '../time.js';
@@ -29,6 +29,15 @@ export interface AccessTokenClaims {
   readonly iat: EpochSeconds;
   readonly exp: EpochSeconds;
 }
+
+/**
+ * Why an access token was refused (RFC 6750 §3.1 `invalid_token`), as far as it may be said:
+ * `expired`, `revoked`, `issuer` (signed with this instance's key for another issuer) and
+ * `audience` (not for this API) are told only about tokens whose signature verified, since a
+ * token this server signed belongs to its holder; anything else (malformed, unknown key, bad
+ * signature, wrong type or shape) is `invalid`, and nothing more is said about it.
+ */
+export type TokenRejection = 'invalid' | 'expired' | 'revoked' | 'issuer' | 'audience';
 
 /** What to put in a new access token. */
 export interface AccessTokenGrant {
@@ -112,7 +121,16 @@ export async function verifyAccessTokenSignature(
   ctx: Context,
   token: string,
 ): Promise<AccessTokenClaims | null> {
-  if (token.length > 8192) return null;
+  const checked = await checkAccessTokenSignature(ctx, token);
+  return typeof checked === 'string' ? null : checked;
+}
+
+/** {@link verifyAccessTokenSignature}, telling why a token is refused. */
+async function checkAccessTokenSignature(
+  ctx: Context,
+  token: string,
+): Promise<AccessTokenClaims | TokenRejection> {
+  if (token.length > 8192) return INVALID;
   const cached = cachedAccessTokenClaims(ctx, token);
   if (cached) return cached;
   const now = ctx.now();
@@ -120,10 +138,10 @@ export async function verifyAccessTokenSignature(
   try {
     kid = decodeProtectedHeader(token).kid;
   } catch {
-    return null;
+    return INVALID;
   }
   const key = kid === undefined ? undefined : ctx.keys.verificationKeys.get(kid);
-  if (!key) return null;
+  if (!key) return INVALID;
   try {
     const { payload } = await jwtVerify(token, key, {
       algorithms: [ctx.keys.algorithm],
@@ -137,18 +155,18 @@ export async function verifyAccessTokenSignature(
     const scope = payload.scope ?? '';
     const clientId = payload.client_id;
     const grantId = payload.gid;
-    if (family !== 'oauth2' && family !== 'auth_api') return null;
+    if (family !== 'oauth2' && family !== 'auth_api') return INVALID;
     if (typeof scope !== 'string' || typeof payload.sub !== 'string' || typeof payload.jti !== 'string')
-      return null;
-    if (clientId !== undefined && typeof clientId !== 'string') return null;
-    if (grantId !== undefined && typeof grantId !== 'string') return null;
-    if (family === 'oauth2' && clientId === undefined) return null;
+      return INVALID;
+    if (clientId !== undefined && typeof clientId !== 'string') return INVALID;
+    if (grantId !== undefined && typeof grantId !== 'string') return INVALID;
+    if (family === 'oauth2' && clientId === undefined) return INVALID;
     const audience = typeof payload.aud === 'string' ? [payload.aud] : payload.aud;
     if (!Array.isArray(audience) || audience.length === 0 || !audience.every((a) => typeof a === 'string'))
-      return null;
+      return INVALID;
     // A client subject's `sub` is its own client id (RFC 9068 §2.2); anything else is forged or broken.
     const subKind = payload.sub_kind;
-    if (subKind !== undefined && (subKind !== 'client' || clientId !== payload.sub)) return null;
+    if (subKind !== undefined && (subKind !== 'client' || clientId !== payload.sub)) return INVALID;
     const claims: AccessTokenClaims = {
       family,
       subject: subKind === 'client' ? clientSubject(payload.sub) : userSubject(payload.sub),
@@ -163,9 +181,24 @@ export async function verifyAccessTokenSignature(
     };
     ctx.verifiedTokens.set(token, claims, payload.nbf);
     return claims;
-  } catch {
-    return null;
+  } catch (error) {
+    return rejectionOf(error);
   }
+}
+
+const INVALID: TokenRejection = 'invalid';
+
+/**
+ * What jose's refusal says, for the refusals it makes only after the signature verified (it
+ * checks the signature before any claim): expiry and issuer. Everything else is `invalid`.
+ */
+function rejectionOf(error: unknown): TokenRejection {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ERR_JWT_EXPIRED') return 'expired';
+  if (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED' && (error as { claim?: unknown }).claim === 'iss') {
+    return 'issuer';
+  }
+  return INVALID;
 }
 
 /**
@@ -188,6 +221,28 @@ export function verifyAccessToken(ctx: Context, token: string): Awaitable<Access
   const cached = cachedAccessTokenClaims(ctx, token);
   if (cached) return usableOnOwnApi(ctx, cached);
   return verifyAccessTokenSignature(ctx, token).then((claims) => claims && usableOnOwnApi(ctx, claims));
+}
+
+/**
+ * {@link verifyAccessToken}, telling why a token is refused (the bearer check's `invalid_token`
+ * description). Only refusals pay for the reason: an accepted token takes the same path.
+ */
+export function checkAccessToken(ctx: Context, token: string): Awaitable<AccessTokenClaims | TokenRejection> {
+  const cached = cachedAccessTokenClaims(ctx, token);
+  if (cached) return andThen(usableOnOwnApi(ctx, cached), (usable) => usable ?? refusedOnOwnApi(ctx, cached));
+  return checkAccessTokenSignature(ctx, token).then((claims) =>
+    typeof claims === 'string'
+      ? claims
+      : andThen(usableOnOwnApi(ctx, claims), (usable) => usable ?? refusedOnOwnApi(ctx, claims)),
+  );
+}
+
+/**
+ * Why {@link usableOnOwnApi} refused verified claims: not for this API, else revoked (the only
+ * two things it checks).
+ */
+export function refusedOnOwnApi(ctx: Context, claims: AccessTokenClaims): TokenRejection {
+  return claims.audience.includes(ctx.audience) ? 'revoked' : 'audience';
 }
 
 /**

@@ -1,32 +1,40 @@
 import { escapeHtml } from './escape.js';
 import { documentShell, hiddenInputs } from './layout.js';
+import { DEFAULT_PAGE_TEXTS } from './texts.js';
 import type { ConsentPageModel } from './types.js';
 
-/** One scope of the list: what it reveals when that is known, its name in any case. */
+/**
+ * One scope of the list: what it allows, in words, when there is a description (the scope string
+ * then only in the item's `title`, for the curious); the scope string itself otherwise.
+ */
 function scopeItem(scope: string, description: string | undefined): string {
-  const name = `<code>${escapeHtml(scope)}</code>`;
-  return description === undefined ? `<li>${name}</li>` : `<li>${escapeHtml(description)} (${name})</li>`;
+  return description === undefined
+    ? `<li><code>${escapeHtml(scope)}</code></li>`
+    : `<li title="${escapeHtml(scope)}">${escapeHtml(description)}</li>`;
 }
 
 /** The built-in consent page: what the client asks for, and the "Allow" / "Deny" buttons. */
 export function defaultConsentPage(model: ConsentPageModel): string {
+  const texts = model.texts ?? DEFAULT_PAGE_TEXTS;
+  const described = model.scopeDescriptions ?? {};
   const scopes =
     model.scopes.length > 0
-      ? `<p>It asks for:</p><ul class="scopes">${model.scopes.map((s) => scopeItem(s, model.scopeDescriptions?.[s])).join('')}</ul>`
+      ? `<p>It asks for:</p><ul class="scopes">${model.scopes.map((s) => scopeItem(s, Object.hasOwn(described, s) ? described[s] : undefined)).join('')}</ul>`
       : '<p>It asks for access to your account.</p>';
   const who = model.username ? `<p class="muted">Signed in as ${escapeHtml(model.username)}.</p>` : '';
   return documentShell(
-    'Allow access?',
-    `<h1>Allow access?</h1>
+    texts.consentTitle,
+    `<h1>${escapeHtml(texts.consentTitle)}</h1>
 <p><strong>${escapeHtml(model.clientName)}</strong> wants to act on your behalf.</p>
 ${scopes}
 <form method="post" action="${escapeHtml(model.action)}">
 ${hiddenInputs({ ...model.hiddenFields, csrf_token: model.csrfToken })}
 <div class="row">
-<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny" class="secondary">${escapeHtml(texts.denyButton)}</button>
+<button type="submit" name="decision" value="allow">${escapeHtml(texts.allowButton)}</button>
 </div>
 </form>
 ${who}`,
+    texts,
   );
 }

@@ -12,6 +12,7 @@ export function defaultEndSessionPage(model: EndSessionPageModel): string {
     return documentShell(
       'Signed out',
       '<h1>Signed out</h1>\n<p>You are signed out. You can close this window.</p>',
+      model.texts,
     );
   }
   const from = model.clientName
@@ -27,5 +28,6 @@ ${hiddenInputs({ ...model.hiddenFields, csrf_token: model.csrfToken })}
 <button type="submit">Sign out</button>
 </form>
 ${who}`,
+    model.texts,
   );
 }

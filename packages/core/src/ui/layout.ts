@@ -1,4 +1,5 @@
 import { escapeHtml } from './escape.js';
+import type { PageTexts } from './types.js';
 
 /** Inline CSS of the built-in pages: system fonts, a centred card, readable on a phone. */
 const STYLE = `
@@ -22,22 +23,39 @@ button.secondary:hover{background:#cbd2d9}
 ul.scopes{margin:0 0 8px;padding-left:20px}
 code{font-size:.9em;background:#f0f4f8;padding:1px 4px;border-radius:4px}
 .muted{font-size:.85rem;color:#7b8794;margin-top:16px}
+.brand{display:flex;align-items:center;gap:10px;margin:0 0 18px;font-weight:600;color:#1f2933}
+.brand img{max-height:40px;max-width:160px}
 `;
 
-/** A complete HTML document around `body` (already escaped HTML). */
-export function documentShell(title: string, body: string): string {
+/** The logo and product name above a page's content, when the `ui` options give them. */
+function brand(texts: PageTexts | undefined): string {
+  if (!texts?.logoUrl && !texts?.productName) return '';
+  const logo = texts.logoUrl
+    ? `<img src="${escapeHtml(texts.logoUrl)}" alt="${escapeHtml(texts.productName ?? '')}">`
+    : '';
+  // With a logo the name is its alt text; shown as text too only when there is no logo.
+  const name = texts.productName && !texts.logoUrl ? `<span>${escapeHtml(texts.productName)}</span>` : '';
+  return `<header class="brand">${logo}${name}</header>\n`;
+}
+
+/**
+ * A complete HTML document around `body` (already escaped HTML), with the product's logo and name
+ * from `texts` (and the product name in the title).
+ */
+export function documentShell(title: string, body: string, texts?: PageTexts): string {
+  const fullTitle = texts?.productName ? `${title} · ${texts.productName}` : title;
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
-<title>${escapeHtml(title)}</title>
+<title>${escapeHtml(fullTitle)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
 <main>
-${body}
+${brand(texts)}${body}
 </main>
 </body>
 </html>

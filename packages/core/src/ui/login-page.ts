@@ -1,25 +1,28 @@
 import { escapeHtml } from './escape.js';
 import { documentShell, hiddenInputs } from './layout.js';
+import { DEFAULT_PAGE_TEXTS } from './texts.js';
 import type { LoginPageModel } from './types.js';
 
 /** The built-in login page: a plain form (`username`, `password`, hidden `csrf_token`), no script. */
 export function defaultLoginPage(model: LoginPageModel): string {
+  const texts = model.texts ?? DEFAULT_PAGE_TEXTS;
   const to = model.clientName
     ? `<p>to continue to <strong>${escapeHtml(model.clientName)}</strong></p>`
     : '<p>&nbsp;</p>';
   const error = model.error ? `<div class="alert" role="alert">${escapeHtml(model.error)}</div>` : '';
   return documentShell(
-    'Sign in',
-    `<h1>Sign in</h1>
+    texts.signInTitle,
+    `<h1>${escapeHtml(texts.signInTitle)}</h1>
 ${to}
 ${error}
 <form method="post" action="${escapeHtml(model.action)}">
 ${hiddenInputs({ ...model.hiddenFields, csrf_token: model.csrfToken })}
-<label for="username">Username</label>
+<label for="username">${escapeHtml(texts.usernameLabel)}</label>
 <input type="text" id="username" name="username" value="${escapeHtml(model.username ?? '')}" autocomplete="username" autocapitalize="none" spellcheck="false" required${model.username ? '' : ' autofocus'}>
-<label for="password">Password</label>
+<label for="password">${escapeHtml(texts.passwordLabel)}</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required${model.username ? ' autofocus' : ''}>
-<button type="submit">Sign in</button>
+<button type="submit">${escapeHtml(texts.signInButton)}</button>
 </form>`,
+    texts,
   );
 }

@@ -13,6 +13,8 @@ export interface HtmlPageOptions {
   readonly formTargets?: readonly string[];
   /** Extra headers (`Set-Cookie`, `Retry-After`, …). */
   readonly headers?: HeadersInit;
+  /** Origins images may come from besides the instance and `data:` (a logo on a CDN, `ui.logoUrl`). */
+  readonly imageSources?: readonly string[];
 }
 
 /**
@@ -32,7 +34,7 @@ export function formTargetSource(uri: string): string | undefined {
 
 /**
  * An HTML page with the security headers every Gatehouse page has: never cached; a CSP that allows
- * nothing but inline styles, same-origin images and forms to the instance (no scripts, no
+ * nothing but inline styles, same-origin images (and the logo's origin) and forms to the instance (no scripts, no
  * third-party resources); no framing (CSP `frame-ancestors` plus `X-Frame-Options` for old
  * browsers: clickjacking); no MIME sniffing; and `Referrer-Policy: same-origin`, which leaks nothing
  * cross-origin yet lets the page's own form POST carry a real `Origin` (under `no-referrer`
@@ -41,11 +43,12 @@ export function formTargetSource(uri: string): string | undefined {
 export function htmlPage(html: string, options: HtmlPageOptions = {}): Reply {
   const headers = new Headers(options.headers);
   const formAction = ["'self'", ...(options.formTargets ?? [])].join(' ');
+  const imageSources = ["'self'", 'data:', ...(options.imageSources ?? [])].join(' ');
   headers.set('Content-Type', 'text/html;charset=UTF-8');
   noStore(headers);
   headers.set(
     'Content-Security-Policy',
-    `default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none'; style-src 'unsafe-inline'; img-src ${imageSources}; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
   );
   headers.set('X-Frame-Options', 'DENY');
   headers.set('X-Content-Type-Options', 'nosniff');

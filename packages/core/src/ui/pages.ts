@@ -4,46 +4,72 @@ import type { Answer } from '../http/reply.js';
 import { defaultConsentPage } from './consent-page.js';
 import { defaultEndSessionPage } from './end-session-page.js';
 import { defaultErrorPage } from './error-page.js';
+import { errorExplanation } from './error-texts.js';
 import { defaultLoginPage } from './login-page.js';
 import { defaultLogoutPage } from './logout-page.js';
 import { type HtmlPageOptions, htmlPage } from './page-response.js';
 import type { ConsentPageModel, EndSessionPageModel, LoginPageModel, LogoutPageModel } from './types.js';
 
 /*
- * The one place that picks the host's renderer (options.ui) or the built-in one and wraps the
- * document in the page security headers.
+ * The one place that picks the host's renderer (options.ui) or the built-in one, hands it the
+ * instance's wording (`texts`) and wraps the document in the page security headers. Each page is
+ * picked on its own, so a host replacing one page keeps the built-in others, with the same wording.
  */
+
+/** The page options with the logo's origin allowed as an image source (CSP `img-src`). */
+function withImages(ctx: Context, options: HtmlPageOptions = {}): HtmlPageOptions {
+  return ctx.ui.logoSource === undefined ? options : { ...options, imageSources: [ctx.ui.logoSource] };
+}
 
 /** The login page response. */
 export function loginPage(ctx: Context, model: LoginPageModel, options?: HtmlPageOptions): Answer {
-  return htmlPage((ctx.ui.renderLogin ?? defaultLoginPage)(model), options);
+  return htmlPage(
+    (ctx.ui.renderLogin ?? defaultLoginPage)({ ...model, texts: ctx.ui.texts }),
+    withImages(ctx, options),
+  );
 }
 
 /** The consent page response. */
 export function consentPage(ctx: Context, model: ConsentPageModel, options?: HtmlPageOptions): Answer {
-  return htmlPage((ctx.ui.renderConsent ?? defaultConsentPage)(model), options);
+  return htmlPage(
+    (ctx.ui.renderConsent ?? defaultConsentPage)({ ...model, texts: ctx.ui.texts }),
+    withImages(ctx, options),
+  );
 }
 
 /** The logout page response. */
 export function logoutPage(ctx: Context, model: LogoutPageModel, options?: HtmlPageOptions): Answer {
-  return htmlPage((ctx.ui.renderLogout ?? defaultLogoutPage)(model), options);
+  return htmlPage(
+    (ctx.ui.renderLogout ?? defaultLogoutPage)({ ...model, texts: ctx.ui.texts }),
+    withImages(ctx, options),
+  );
 }
 
 /** The end-session (RP-initiated logout) page response. */
 export function endSessionPage(ctx: Context, model: EndSessionPageModel, options?: HtmlPageOptions): Answer {
-  return htmlPage((ctx.ui.renderEndSession ?? defaultEndSessionPage)(model), options);
+  return htmlPage(
+    (ctx.ui.renderEndSession ?? defaultEndSessionPage)({ ...model, texts: ctx.ui.texts }),
+    withImages(ctx, options),
+  );
 }
 
-/** An error as an HTML page, with the error's status and headers (e.g. `Retry-After`). */
+/**
+ * An error as an HTML page, with the error's status and headers (e.g. `Retry-After`): the code, its
+ * plain-words explanation and the request's description (for 4xx only).
+ */
 export function errorPage(ctx: Context, error: ProtocolError, headers?: HeadersInit): Answer {
   const merged = new Headers(error.headers);
   for (const [name, value] of new Headers(headers)) merged.append(name, value);
+  const explanation = errorExplanation(error.code);
   const html = (ctx.ui.renderError ?? defaultErrorPage)({
     error: error.code,
-    description: error.description,
+    // A 5xx description may name what failed inside (a store, a key): the page says only what it means.
+    description: error.status >= 500 ? explanation : error.description,
+    explanation,
     status: error.status,
+    texts: ctx.ui.texts,
   });
-  return htmlPage(html, { status: error.status, headers: merged });
+  return htmlPage(html, withImages(ctx, { status: error.status, headers: merged }));
 }
 
 /** Whether the caller is a browser navigation that wants HTML rather than JSON. */

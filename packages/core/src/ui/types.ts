@@ -1,3 +1,31 @@
+/**
+ * The wording and branding of the pages (the `ui` options with the defaults filled in), given to
+ * every renderer in its model so that a replaced page can say what the built-in ones say. Every
+ * string is raw: renderers must HTML-escape it.
+ */
+export interface PageTexts {
+  /** The product's name, shown beside the logo and in page titles. Absent: none shown. */
+  readonly productName?: string;
+  /** The logo's URL (a path, an https URL or a `data:image` URL). Absent: no logo. */
+  readonly logoUrl?: string;
+  /** Label of the login form's `username` field. Default "Username". */
+  readonly usernameLabel: string;
+  /** Label of the login form's `password` field. Default "Password". */
+  readonly passwordLabel: string;
+  /** Heading of the login page. Default "Sign in". */
+  readonly signInTitle: string;
+  /** The login form's button. Default "Sign in". */
+  readonly signInButton: string;
+  /** Heading of the consent page. Default "Allow access?". */
+  readonly consentTitle: string;
+  /** The consent form's `allow` button. Default "Allow". */
+  readonly allowButton: string;
+  /** The consent form's `deny` button. Default "Deny". */
+  readonly denyButton: string;
+  /** Heading of the error page. Default "Something went wrong". */
+  readonly errorTitle: string;
+}
+
 /** What the login page shows. Every string is raw: renderers must HTML-escape it (`escapeHtml`). */
 export interface LoginPageModel {
   /** Where the form posts (same origin), with method POST. */
@@ -12,6 +40,8 @@ export interface LoginPageModel {
   readonly error?: string;
   /** Name of the client the user is signing in to, when any. */
   readonly clientName?: string;
+  /** Wording and branding (`ui` options). Gatehouse always sets it; the default renderer falls back to English. */
+  readonly texts?: PageTexts;
 }
 
 /**
@@ -29,11 +59,15 @@ export interface ConsentPageModel {
   /** The scopes asked for (may be empty: access to the account without a named scope). */
   readonly scopes: readonly string[];
   /**
-   * What granting a scope reveals, in words, for the scopes that have a description (those of
-   * OpenID Connect: `openid`, `profile`, `email`, `address`, `phone`, `offline_access`).
+   * What granting a scope allows, in words, for the scopes that have a description: those of
+   * OpenID Connect (`openid`, `profile`, `email`, `address`, `phone`, `offline_access`) and those of
+   * the `ui.scopeDescriptions` option. The built-in page shows the description instead of the scope
+   * string, and the scope string where there is none.
    */
   readonly scopeDescriptions?: Readonly<Record<string, string>>;
   readonly username?: string;
+  /** Wording and branding (`ui` options). */
+  readonly texts?: PageTexts;
 }
 
 /** What the logout page shows: a confirmation form, or the signed-out state. */
@@ -46,16 +80,25 @@ export interface LogoutPageModel {
   readonly state: 'confirm' | 'signed-out';
   /** Who is signed in, in the `confirm` state. */
   readonly username?: string;
+  /** Wording and branding (`ui` options). */
+  readonly texts?: PageTexts;
 }
 
 /** What an error page shows (authorization requests that cannot be redirected, refused forms). */
 export interface ErrorPageModel {
   /** The error code (`invalid_request`, `forbidden`, …). */
   readonly error: string;
-  /** A human-readable explanation, never containing secrets. */
+  /**
+   * What went wrong in this request, in words (e.g. "The redirect_uri is not registered for this
+   * client."), never containing secrets or internals: for a 5xx status it is the explanation.
+   */
   readonly description: string;
+  /** What the error code means for the person in front of the browser, in plain words. */
+  readonly explanation?: string;
   /** The HTTP status of the page. */
   readonly status: number;
+  /** Wording and branding (`ui` options). */
+  readonly texts?: PageTexts;
 }
 
 /** Renders the login page: a complete HTML document. */
@@ -85,6 +128,8 @@ export interface EndSessionPageModel {
   readonly clientName?: string;
   /** Who is signed in, in the `confirm` state. */
   readonly username?: string;
+  /** Wording and branding (`ui` options). */
+  readonly texts?: PageTexts;
 }
 
 /** Renders the end-session page: a complete HTML document. */

@@ -5,7 +5,6 @@ import type { Answer } from '../../http/reply.js';
 import type { Handler } from '../../http/router.js';
 import { verifyIdTokenHint } from '../../oidc/id-token.js';
 import { nextInteraction } from '../../oidc/interaction.js';
-import { SCOPE_DESCRIPTIONS } from '../../oidc/standard-claims.js';
 import { checkFormPost, pageCsrfToken } from '../../session/csrf.js';
 import { type SessionUser, sessionUser } from '../../session/session-user.js';
 import { secondsToMs } from '../../time.js';
@@ -83,8 +82,8 @@ function renderConsentStep(
       scopes,
       scopeDescriptions: Object.fromEntries(
         scopes
-          .filter((scope) => Object.hasOwn(SCOPE_DESCRIPTIONS, scope))
-          .map((scope) => [scope, SCOPE_DESCRIPTIONS[scope]!]),
+          .filter((scope) => Object.hasOwn(ctx.ui.scopeDescriptions, scope))
+          .map((scope) => [scope, ctx.ui.scopeDescriptions[scope]!]),
       ),
       ...(current.user.username === undefined ? {} : { username: current.user.username }),
     },

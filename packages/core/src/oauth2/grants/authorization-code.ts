@@ -65,6 +65,8 @@ export async function authorizationCodeGrant(
     acr: record.acr,
     amr: record.amr,
     ext: record.ext,
+    // The grant starts now: its refresh tokens carry this through every rotation (listGrants).
+    grantedAt: now,
   };
   const access = await grantAccessToken(ctx, grant);
   const idToken = await grantIdToken(

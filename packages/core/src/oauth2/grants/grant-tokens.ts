@@ -10,7 +10,17 @@ import { hashSecret, randomSecret } from '../../tokens/secrets.js';
  */
 export type Grant = Pick<
   RefreshTokenRecord,
-  'grantId' | 'clientId' | 'subject' | 'scope' | 'audience' | 'authTime' | 'sessionId' | 'acr' | 'amr' | 'ext'
+  | 'grantId'
+  | 'clientId'
+  | 'subject'
+  | 'scope'
+  | 'audience'
+  | 'authTime'
+  | 'sessionId'
+  | 'acr'
+  | 'amr'
+  | 'ext'
+  | 'grantedAt'
 >;
 
 /** Grant types a client may use: its registration, by default both of Gatehouse's. */
@@ -19,12 +29,15 @@ export function clientMayUse(client: ClientRecord, grantType: GrantType): boolea
 }
 
 /** How long a grant revocation must be remembered: as long as anything of the grant can live. */
-export function grantLifetimeMs(ctx: Context): Milliseconds {
+export function grantLifetimeMs(ctx: Pick<Context, 'refreshTokenTtl' | 'accessTokenTtl'>): Milliseconds {
   return secondsToMs(Math.max(ctx.refreshTokenTtl, ctx.accessTokenTtl));
 }
 
 /** Revokes a grant (its refresh tokens, codes and access tokens) for as long as it matters. */
-export function revokeGrant(ctx: Context, grantId: string): Promise<void> {
+export function revokeGrant(
+  ctx: Pick<Context, 'storage' | 'now' | 'refreshTokenTtl' | 'accessTokenTtl'>,
+  grantId: string,
+): Promise<void> {
   return ctx.storage.grants.revokeGrant(grantId, ctx.now() + grantLifetimeMs(ctx));
 }
 
@@ -57,7 +70,8 @@ export async function newRefreshToken(
   now: EpochMs,
 ): Promise<{ token: string; record: RefreshTokenRecord }> {
   const token = randomSecret(ctx.randomBytes);
-  const { grantId, clientId, subject, scope, audience, authTime, sessionId, acr, amr, ext } = grant;
+  const { grantId, clientId, subject, scope, audience, authTime, sessionId, acr, amr, ext, grantedAt } =
+    grant;
   const record: RefreshTokenRecord = {
     tokenHash: await hashSecret(token),
     grantId,
@@ -70,6 +84,7 @@ export async function newRefreshToken(
     ...(acr === undefined ? {} : { acr }),
     ...(amr === undefined ? {} : { amr }),
     ...(ext === undefined ? {} : { ext }),
+    ...(grantedAt === undefined ? {} : { grantedAt }),
     issuedAt: now,
     expiresAt: addSeconds(now, ctx.refreshTokenTtl),
   };

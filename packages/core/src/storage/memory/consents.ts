@@ -17,5 +17,8 @@ export function memoryConsentStore(): ConsentStore & Clearable {
     async saveConsent(record) {
       consents.set(key(record.userId, record.clientId), record, 0);
     },
+    async deleteConsent(userId, clientId) {
+      consents.delete(key(userId, clientId));
+    },
   });
 }

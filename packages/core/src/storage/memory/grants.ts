@@ -121,6 +121,17 @@ export function memoryGrantStore(): GrantStore & Clearable {
     subjectRevokedAt(userId, now) {
       return revokedSubjects.get(userId, now)?.at ?? null;
     },
+    // A scan of every refresh token: the memory engine serves one process's grants, and the host
+    // asks this for an account page, never on a request path.
+    async listUserRefreshTokens(userId, now) {
+      const live: RefreshTokenRecord[] = [];
+      for (const token of refreshTokens.values()) {
+        if (token.subject.kind !== 'user' || token.subject.userId !== userId) continue;
+        if (token.expiresAt <= now || token.rotatedAt !== undefined || refreshRevoked(token, now)) continue;
+        live.push(token);
+      }
+      return live;
+    },
     watchRevocations(listener) {
       listeners.add(listener);
       queueMicrotask(() => listeners.has(listener) && listener.connected());
