@@ -31,7 +31,12 @@ export type GatehouseEvent =
   | { readonly type: 'refresh_token.reused'; readonly clientId: string; readonly grantId: string }
   | { readonly type: 'session.ended'; readonly userId: string }
   /** `gatehouse.revokeUser` marked everything issued to the user so far as revoked. */
-  | { readonly type: 'user.revoked'; readonly userId: string; readonly reason?: string };
+  | { readonly type: 'user.revoked'; readonly userId: string; readonly reason?: string }
+  /** A client registered itself (RFC 7591), or deleted its registration (RFC 7592). */
+  | {
+      readonly type: 'client.registered' | 'client.unregistered';
+      readonly clientId: string;
+    };
 
 /** Where Gatehouse writes diagnostics. `console` fits. */
 export interface Logger {
