@@ -1,12 +1,12 @@
 import { isLoopbackHost } from '../../http/ip-address.js';
 
 /**
- * Whether `clientId` is meant as a client ID metadata document URL: it starts with `https://` (or,
- * where loopback documents are allowed, `http://`). Such an id is then either a valid document URL
- * or refused; it is never looked up as an ordinary id of the registry.
+ * Whether `clientId` is meant as a client ID metadata document URL: it starts with `https://` or
+ * `http://`. Such an id (unknown to the host and the registry) is then either a valid document URL
+ * or refused with the reason (an `http` one: "not https"), rather than answered "unknown client".
  */
-export function looksLikeClientIdUrl(clientId: string, allowLoopback: boolean): boolean {
-  return /^https:\/\//i.test(clientId) || (allowLoopback && /^http:\/\//i.test(clientId));
+export function looksLikeClientIdUrl(clientId: string): boolean {
+  return /^https?:\/\//i.test(clientId);
 }
 
 /**

@@ -35,7 +35,7 @@ export class ClientMetadataDocuments {
    * `invalid_request` saying why a URL or its document was refused.
    */
   async resolve(clientId: string): Promise<ClientRecord | null> {
-    if (!looksLikeClientIdUrl(clientId, this.settings.allowLoopback)) return null;
+    if (!looksLikeClientIdUrl(clientId)) return null;
     const refused = refusedClientIdUrlReason(clientId, this.settings.allowLoopback);
     if (refused) throw refusal(refused);
     const pending = this.#inFlight.get(clientId);
