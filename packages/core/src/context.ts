@@ -1,6 +1,9 @@
 import type { GatehouseEvent, Logger } from './events.js';
+import type {
+  DynamicRegistrationSettings,
+  MetadataDocumentSettings,
+} from './oauth2/registration/settings.js';
 import type { CorsOptions, UiOptions } from './options.js';
-import type { DynamicRegistrationSettings, MetadataDocumentSettings } from './oauth2/registration/settings.js';
 import type { PasswordCheckGate } from './passwords/password-check-gate.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
 import type { ClientStore, GatehouseStorage, UserStore } from './storage/types.js';

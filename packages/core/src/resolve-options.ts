@@ -147,7 +147,8 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   const dynamicRegistration = dynamicRegistrationSettings(options.dynamicRegistration);
   const clientMetadataDocuments = metadataDocumentSettings(options.clientMetadataDocuments);
   const metadataDocuments =
-    clientMetadataDocuments && new ClientMetadataDocuments(clientMetadataDocuments, storage.clients, scopes, now);
+    clientMetadataDocuments &&
+    new ClientMetadataDocuments(clientMetadataDocuments, storage.clients, scopes, now);
   return {
     issuer,
     issuerOrigin: url.origin,

@@ -1,8 +1,8 @@
 import type { Context } from '../../context.js';
 import { oauthError, quoteAuthParam } from '../../errors.js';
 import { bearerCredentials } from '../../http/bearer.js';
-import type { Handler } from '../../http/router.js';
 import { noStoreEmpty, noStoreJson } from '../../http/responses.js';
+import type { Handler } from '../../http/router.js';
 import type { RegisteredClient } from '../../storage/types.js';
 import { hashSecret, timingSafeEqual } from '../../tokens/secrets.js';
 import { ENDPOINTS } from '../metadata.js';
@@ -41,7 +41,8 @@ async function authorizedRegistration(ctx: Context, request: Request, url: URL):
     throw oauthError('unauthorized', 'The registration access token is missing.', { challenge: realm });
   const presentedHash = await hashSecret(token);
   const clientId = clientIdOf(url);
-  const registration = clientId === undefined ? null : await ctx.storage.clients.findClient(clientId, ctx.now());
+  const registration =
+    clientId === undefined ? null : await ctx.storage.clients.findClient(clientId, ctx.now());
   const expected = registration && registrationExtensionOf(registration)?.registration_access_token_hash;
   if (!registration || typeof expected !== 'string' || !timingSafeEqual(presentedHash, expected))
     throw oauthError('invalid_token', 'The registration access token is not valid for this client.', {

@@ -31,7 +31,9 @@ export function refusedClientIdUrlReason(clientId: string, allowLoopback: boolea
   if (url.username !== '' || url.password !== '') return 'the client_id URL carries user information';
   const rawPath = clientId.replace(/^[a-z]+:\/\/[^/?#]*/i, '').split(/[?#]/, 1)[0]!;
   if (rawPath === '' || rawPath === '/') return 'the client_id URL has no path';
-  if (rawPath.split('/').some((segment) => segment === '.' || segment === '..' || /^%2e(%2e)?$/i.test(segment)))
+  if (
+    rawPath.split('/').some((segment) => segment === '.' || segment === '..' || /^%2e(%2e)?$/i.test(segment))
+  )
     return 'the client_id URL has a dot segment';
   if (url.href !== clientId) return 'the client_id URL is not in normal form (as the URL parser writes it)';
   return undefined;

@@ -15,7 +15,10 @@ export function registrationClientUri(ctx: Pick<Context, 'issuer'>, clientId: st
  * client learns what it got). Credentials are added by the caller: the secret and the
  * registration access token exist in clear only in the answer to the registration itself.
  */
-export function clientInformation(ctx: Pick<Context, 'issuer'>, registration: RegisteredClient): Record<string, unknown> {
+export function clientInformation(
+  ctx: Pick<Context, 'issuer'>,
+  registration: RegisteredClient,
+): Record<string, unknown> {
   const { client } = registration;
   const metadata = registrationExtensionOf(registration)?.metadata ?? {};
   return {

@@ -84,9 +84,7 @@ export function parseClientMetadata(input: unknown, rules: ClientMetadataRules):
 
   const method = given.token_endpoint_auth_method ?? rules.authMethods[0]!;
   if (typeof method !== 'string' || !rules.authMethods.includes(method as TokenEndpointAuthMethod))
-    throw invalidMetadata(
-      `token_endpoint_auth_method must be one of: ${rules.authMethods.join(', ')}.`,
-    );
+    throw invalidMetadata(`token_endpoint_auth_method must be one of: ${rules.authMethods.join(', ')}.`);
 
   const clientName = optionalText(given, 'client_name');
   const scopes = scopeList(given.scope, rules.scopes);
@@ -120,7 +118,12 @@ export function clientRecordOf(id: string, metadata: ClientMetadata, secretHash?
 function stringList(given: Record<string, unknown>, name: string, fallback: string[]): string[] {
   const value = given[name];
   if (value === undefined) return fallback;
-  if (!Array.isArray(value) || value.length === 0 || value.length > 10 || !value.every((v) => typeof v === 'string'))
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    value.length > 10 ||
+    !value.every((v) => typeof v === 'string')
+  )
     throw invalidMetadata(`${name} must be a non-empty array of strings.`);
   return value as string[];
 }
@@ -129,9 +132,18 @@ function optionalText(given: Record<string, unknown>, name: string, max = MAX_TE
   const value = given[name];
   if (value === undefined) return undefined;
   // Control characters would let a name forge lines of the consent page or of logs.
-  if (typeof value !== 'string' || value.trim() === '' || value.length > max || /[\u0000-\u001f\u007f]/.test(value))
+  if (typeof value !== 'string' || value.trim() === '' || value.length > max || hasControlCharacter(value))
     throw invalidMetadata(`${name} must be a string of 1 to ${max} printable characters.`);
   return value;
+}
+
+/** Whether `text` has a C0 control character or DEL. */
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
 }
 
 function scopeList(value: unknown, known: ReadonlySet<string> | undefined): string[] | undefined {
@@ -158,7 +170,11 @@ function informational(given: Record<string, unknown>, keyBased: boolean): Recor
   }
   if (given.contacts !== undefined) {
     const contacts = given.contacts;
-    if (!Array.isArray(contacts) || contacts.length > 10 || !contacts.every((c) => typeof c === 'string' && c.length <= MAX_TEXT))
+    if (
+      !Array.isArray(contacts) ||
+      contacts.length > 10 ||
+      !contacts.every((c) => typeof c === 'string' && c.length <= MAX_TEXT)
+    )
       throw invalidMetadata('contacts must be an array of at most 10 strings.');
     kept.contacts = contacts;
   }

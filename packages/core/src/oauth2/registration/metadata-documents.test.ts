@@ -58,14 +58,16 @@ beforeAll(() => documents.start());
 afterAll(() => documents.stop());
 
 /** A valid document for `url`: a public client of the test redirect URI. */
-const validDocument = (overrides: Record<string, unknown> = {}) => (url: string) => ({
-  client_id: url,
-  client_name: 'Metadata App',
-  redirect_uris: [REDIRECT_URI],
-  grant_types: ['authorization_code', 'refresh_token'],
-  token_endpoint_auth_method: 'none',
-  ...overrides,
-});
+const validDocument =
+  (overrides: Record<string, unknown> = {}) =>
+  (url: string) => ({
+    client_id: url,
+    client_name: 'Metadata App',
+    redirect_uris: [REDIRECT_URI],
+    grant_types: ['authorization_code', 'refresh_token'],
+    token_endpoint_auth_method: 'none',
+    ...overrides,
+  });
 
 const loopbackOptions: ClientMetadataDocumentOptions = {
   allowLoopback: true,
@@ -135,7 +137,9 @@ describe('client ID metadata documents', () => {
 
   it('keep a document at least minCacheSeconds and at most maxCacheSeconds, whatever its headers say', async () => {
     const noStore = documents.json('/apps/no-store.json', validDocument(), { 'Cache-Control': 'no-store' });
-    const forever = documents.json('/apps/forever.json', validDocument(), { 'Cache-Control': 'max-age=99999999' });
+    const forever = documents.json('/apps/forever.json', validDocument(), {
+      'Cache-Control': 'max-age=99999999',
+    });
     const t = await instance({ ...loopbackOptions, minCacheSeconds: 60, maxCacheSeconds: 3600 });
     await authorize(t, noStore);
     await authorize(t, forever);
@@ -227,11 +231,19 @@ describe('client ID metadata documents', () => {
   it('refuse invalid redirect URIs, secrets, shared-secret methods and non-JSON', async () => {
     const t = await instance();
     const cases: [string, (url: string) => unknown, RegExp][] = [
-      ['plain-http', validDocument({ redirect_uris: ['http://app.example/cb'] }), /neither https nor http on a loopback host/],
+      [
+        'plain-http',
+        validDocument({ redirect_uris: ['http://app.example/cb'] }),
+        /neither https nor http on a loopback host/,
+      ],
       ['fragment', validDocument({ redirect_uris: ['https://app.example/cb#x'] }), /fragment/],
       ['no-redirect', validDocument({ redirect_uris: [] }), /redirect_uris must be a non-empty array/],
       ['secret', validDocument({ client_secret: 's3cret' }), /must not contain a client secret/],
-      ['basic', validDocument({ token_endpoint_auth_method: 'client_secret_basic' }), /none, private_key_jwt/],
+      [
+        'basic',
+        validDocument({ token_endpoint_auth_method: 'client_secret_basic' }),
+        /none, private_key_jwt/,
+      ],
     ];
     for (const [name, document, reason] of cases) {
       await expectRefused(t, documents.json(`/apps/${name}.json`, document), reason);

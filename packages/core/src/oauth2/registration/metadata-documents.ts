@@ -41,9 +41,13 @@ export class ClientMetadataDocuments {
     const pending = this.#inFlight.get(clientId);
     if (pending) return pending;
     if (this.#inFlight.size >= this.settings.maxConcurrentFetches) {
-      throw oauthError('temporarily_unavailable', 'Too many client metadata documents are being fetched; try again shortly.', {
-        retryAfter: 1,
-      });
+      throw oauthError(
+        'temporarily_unavailable',
+        'Too many client metadata documents are being fetched; try again shortly.',
+        {
+          retryAfter: 1,
+        },
+      );
     }
     const fetching = this.#fetchAndKeep(clientId).finally(() => this.#inFlight.delete(clientId));
     this.#inFlight.set(clientId, fetching);
@@ -86,7 +90,8 @@ export class ClientMetadataDocuments {
       client = clientRecordOf(clientId, metadata);
       ext = registrationExtension('client_id_metadata_document', metadata);
     } catch (error) {
-      if (error instanceof ProtocolError) throw refusal(`its metadata document is invalid: ${error.description}`);
+      if (error instanceof ProtocolError)
+        throw refusal(`its metadata document is invalid: ${error.description}`);
       throw error;
     }
     const now = this.now();

@@ -2,8 +2,8 @@ import type { Context } from '../../context.js';
 import { invalidRequest, oauthError, quoteAuthParam } from '../../errors.js';
 import { bearerCredentials } from '../../http/bearer.js';
 import { readBodyText } from '../../http/body.js';
-import type { Handler } from '../../http/router.js';
 import { noStoreJson } from '../../http/responses.js';
+import type { Handler } from '../../http/router.js';
 import type { TokenEndpointAuthMethod } from '../../storage/types.js';
 import { addSeconds } from '../../time.js';
 import { hashSecret, randomSecret, timingSafeEqual } from '../../tokens/secrets.js';
@@ -14,7 +14,11 @@ import { registrationExtension } from './registration-record.js';
 import type { DynamicRegistrationSettings } from './settings.js';
 
 const PUBLIC_ONLY: readonly TokenEndpointAuthMethod[] = ['none'];
-const WITH_CONFIDENTIAL: readonly TokenEndpointAuthMethod[] = ['none', 'client_secret_basic', 'client_secret_post'];
+const WITH_CONFIDENTIAL: readonly TokenEndpointAuthMethod[] = [
+  'none',
+  'client_secret_basic',
+  'client_secret_post',
+];
 
 /**
  * `POST {base}/oauth2/v1/register` (RFC 7591 §3): registers a client from its JSON metadata and
@@ -30,7 +34,8 @@ const WITH_CONFIDENTIAL: readonly TokenEndpointAuthMethod[] = ['none', 'client_s
 export function registerEndpoint(settings: DynamicRegistrationSettings): Handler {
   return async (request, ctx) => {
     await chargeRegistration(ctx, request, settings);
-    if (settings.initialAccessToken !== undefined) await checkInitialAccessToken(ctx, request, settings.initialAccessToken);
+    if (settings.initialAccessToken !== undefined)
+      await checkInitialAccessToken(ctx, request, settings.initialAccessToken);
     const type = request.headers.get('content-type') ?? '';
     if (!/^application\/json\s*(;|$)/i.test(type))
       throw invalidRequest('The registration request must be application/json (RFC 7591 section 3.1).');
@@ -38,7 +43,8 @@ export function registerEndpoint(settings: DynamicRegistrationSettings): Handler
     try {
       body = JSON.parse(await readBodyText(request, ctx.maxBodyBytes));
     } catch (error) {
-      if (error instanceof SyntaxError) throw oauthError('invalid_client_metadata', 'The request body is not JSON.');
+      if (error instanceof SyntaxError)
+        throw oauthError('invalid_client_metadata', 'The request body is not JSON.');
       throw error;
     }
     const metadata = parseClientMetadata(body, {

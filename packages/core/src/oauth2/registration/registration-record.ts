@@ -38,6 +38,7 @@ export function registrationExtension(
 /** The registration's extension when Gatehouse wrote it, else `undefined` (a host's own record). */
 export function registrationExtensionOf(registration: RegisteredClient): RegistrationExtension | undefined {
   const ext = registration.ext as Partial<RegistrationExtension> | undefined;
-  if (ext?.source !== 'dynamic_registration' && ext?.source !== 'client_id_metadata_document') return undefined;
+  if (ext?.source !== 'dynamic_registration' && ext?.source !== 'client_id_metadata_document')
+    return undefined;
   return ext as RegistrationExtension;
 }

@@ -25,7 +25,9 @@ export interface MetadataDocumentSettings {
 function whole(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
   const n = value ?? fallback;
   if (!Number.isInteger(n) || n < min || n > max)
-    throw new ConfigurationError(`${name}: expected a whole number from ${min} to ${max}, got ${String(value)}.`);
+    throw new ConfigurationError(
+      `${name}: expected a whole number from ${min} to ${max}, got ${String(value)}.`,
+    );
   return n;
 }
 
@@ -35,7 +37,10 @@ export function dynamicRegistrationSettings(
 ): DynamicRegistrationSettings | undefined {
   if (options === undefined) return undefined;
   const token = options.initialAccessToken;
-  if (token !== undefined && (typeof token !== 'string' || token.length < 16 || !/^[\x21-\x7e]+$/.test(token)))
+  if (
+    token !== undefined &&
+    (typeof token !== 'string' || token.length < 16 || !/^[\x21-\x7e]+$/.test(token))
+  )
     throw new ConfigurationError(
       'dynamicRegistration.initialAccessToken: expected at least 16 printable ASCII characters without spaces (e.g. generateClientSecret()).',
     );
