@@ -67,7 +67,11 @@ export function registryCases({ api, storage, concurrency }: CaseContext): void 
         expiresAt: now + 60_000,
         ext: {
           source: 'dynamic_registration',
-          metadata: { application_type: 'native', response_types: ['code'], jwks: { keys: [{ kty: 'EC', x: 'é' }] } },
+          metadata: {
+            application_type: 'native',
+            response_types: ['code'],
+            jwks: { keys: [{ kty: 'EC', x: 'é' }] },
+          },
           registration_access_token_hash: 'A'.repeat(43),
         },
       });
