@@ -194,8 +194,24 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
     ),
     scopes: [...DEMO.scopes],
     cors: { allowedOrigins: seed.allowedOrigins ?? [] },
+    ...DEMO_REGISTRATION,
   };
 }
+
+/**
+ * Client registration on the demo instances: RFC 7591 dynamic registration (public clients, the
+ * default; the per-address limit raised for test suites that register many clients from
+ * 127.0.0.1) and client ID metadata documents. `allowLoopback` is a **development setting**: it
+ * accepts `http://localhost…`/`http://127.0.0.1…` client ids and lets the server fetch documents
+ * from loopback addresses, so that a client running on the same machine can serve its document.
+ * A production instance leaves it off (https documents on public addresses only) and, on Node.js,
+ * passes `fetch: addressCheckingFetch()` from `@gatehousejs/core/node`; the demo keeps the runtime's
+ * `fetch` because it also runs on Bun, Deno and workerd.
+ */
+export const DEMO_REGISTRATION = {
+  dynamicRegistration: { maxPerAddress: 100 },
+  clientMetadataDocuments: { allowLoopback: true },
+} as const satisfies Pick<GatehouseOptions, 'dynamicRegistration' | 'clientMetadataDocuments'>;
 
 /** Creates the demo instance with its seeded client, public client and user. */
 export async function createDemo(options: DemoOptions): Promise<Demo> {
@@ -317,6 +333,7 @@ export function describeDemoHost(demo: DemoHost): string {
     `  redirect URI:   ${demo.redirectUri}`,
     `  user:           ${DEMO.user.username} / ${DEMO.user.password} (user id ${DEMO.user.id} on demo, ${ACME.user.id} on acme)`,
     `  tickets API:    POST ${demo.origin}/{demo,acme}/api/v1/tickets (bearer or session)`,
+    `  registration:   POST ${demo.origin}/{demo,acme}/oauth2/v1/register (RFC 7591), or a client ID metadata document URL as client_id (loopback http allowed: development setting)`,
   ].join('\n');
 }
 
@@ -332,5 +349,6 @@ export function describeDemo(demo: Demo): string {
     `  scopes:         ${DEMO.scopes.join(' ')}`,
     `  user:           ${DEMO.user.username} / ${DEMO.user.password}`,
     `  tickets API:    POST ${demo.issuer}/api/v1/tickets (bearer or session)`,
+    `  registration:   POST ${demo.issuer}/oauth2/v1/register (RFC 7591), or a client ID metadata document URL as client_id (loopback http allowed: development setting)`,
   ].join('\n');
 }

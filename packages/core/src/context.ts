@@ -1,4 +1,8 @@
 import type { GatehouseEvent, Logger } from './events.js';
+import type {
+  DynamicRegistrationSettings,
+  MetadataDocumentSettings,
+} from './oauth2/registration/settings.js';
 import type { CorsOptions } from './options.js';
 import type { PasswordCheckGate } from './passwords/password-check-gate.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
@@ -71,6 +75,10 @@ export interface Context {
   readonly realm: string;
   /** Verified access tokens of this instance (stateless checks only: revocation is always consulted). */
   readonly verifiedTokens: VerifiedTokenCache;
+  /** RFC 7591 dynamic registration, when `dynamicRegistration` is on. */
+  readonly dynamicRegistration: DynamicRegistrationSettings | undefined;
+  /** Client ID metadata documents, when `clientMetadataDocuments` is on. */
+  readonly clientMetadataDocuments: MetadataDocumentSettings | undefined;
   /** The pushed-revocations mirror the bearer check consults first (`pushedRevocations`), if on. */
   readonly revocationMirror: RevocationMirror | undefined;
 }

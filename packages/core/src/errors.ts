@@ -40,6 +40,9 @@ export const ERROR_TABLE = {
   unsupported_token_type: { status: 400 },
   // RFC 8707 §2
   invalid_target: { status: 400 },
+  // RFC 7591 §3.2.2 (dynamic client registration)
+  invalid_redirect_uri: { status: 400 },
+  invalid_client_metadata: { status: 400 },
   // RFC 6750 §3.1
   invalid_token: { status: 401, challenge: true },
   insufficient_scope: { status: 403 },

@@ -38,6 +38,11 @@ export type GatehouseEvent =
       readonly userId: string;
       readonly clientId: string;
       readonly grantId: string;
+    }
+  /** A client registered itself (RFC 7591), or deleted its registration (RFC 7592). */
+  | {
+      readonly type: 'client.registered' | 'client.unregistered';
+      readonly clientId: string;
     };
 
 /** Where Gatehouse writes diagnostics. `console` fits. */

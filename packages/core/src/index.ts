@@ -26,11 +26,21 @@ export {
 export { isInstanceName, MAX_INSTANCE_NAME_LENGTH } from './host/instance-name.js';
 export { readBodyText } from './http/body.js';
 export { clientAddressOf, setClientAddress } from './http/client-address.js';
+export {
+  type OutboundFetch,
+  OutboundFetchError,
+  type OutboundRequest,
+  refusedUrlReason,
+  runtimeFetch,
+} from './http/guarded-fetch.js';
+export { type AddressPolicy, refusedAddressReason } from './http/ip-address.js';
 export type { Handler, Route } from './http/router.js';
 export { authorizationServerMetadata, ENDPOINTS } from './oauth2/metadata.js';
 export type {
   AuthApiOptions,
+  ClientMetadataDocumentOptions,
   CorsOptions,
+  DynamicRegistrationOptions,
   GatehouseOptions,
   PasswordCheckOptions,
   RateLimitOptions,

@@ -66,6 +66,22 @@ export const KNOWN_OPTIONS = {
     "renderEndSession": true,
     "renderError": true
   },
+  "dynamicRegistration": {
+    "allowConfidential": true,
+    "initialAccessToken": true,
+    "unusedTtl": true,
+    "maxPerAddress": true,
+    "windowSeconds": true
+  },
+  "clientMetadataDocuments": {
+    "fetch": true,
+    "allowLoopback": true,
+    "maxBytes": true,
+    "timeoutMs": true,
+    "minCacheSeconds": true,
+    "maxCacheSeconds": true,
+    "maxConcurrentFetches": true
+  },
   "maxBodyBytes": true,
   "clockToleranceSeconds": true,
   "now": true,

@@ -1,4 +1,5 @@
 import type { GatehouseEvent, Logger } from './events.js';
+import type { OutboundFetch } from './http/guarded-fetch.js';
 import type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
 import type { ClientStore, GatehouseStorage, StorageEngine, UserStore } from './storage/types.js';
 import type { PrivateJwk, SigningAlgorithm } from './tokens/keys.js';
@@ -104,6 +105,21 @@ export interface GatehouseOptions {
   readonly cors?: CorsOptions;
   /** The HTML pages' wording, branding and scope descriptions, and replacements for any page. */
   readonly ui?: UiOptions;
+  /**
+   * RFC 7591 dynamic client registration at `{base}/oauth2/v1/register` (and RFC 7592 read and
+   * delete of a registration). Off unless given: `dynamicRegistration: {}` opens it with the
+   * defaults (public clients only, rate limited per address, unused registrations lapse after 30
+   * days). See `docs/client-registration.md`.
+   */
+  readonly dynamicRegistration?: DynamicRegistrationOptions;
+  /**
+   * Client ID metadata documents (draft-ietf-oauth-client-id-metadata-document): a `client_id` that
+   * is an https URL is fetched and its JSON document used as the client's registration. Off unless
+   * given: `clientMetadataDocuments: {}` turns it on. On Node.js, pass
+   * `fetch: addressCheckingFetch()` of `@gatehousejs/core/node` so that DNS names resolving to
+   * private addresses are refused too. See `docs/client-registration.md`.
+   */
+  readonly clientMetadataDocuments?: ClientMetadataDocumentOptions;
 
   /** Largest accepted request body, in bytes; larger bodies get 413. Default 65,536. */
   readonly maxBodyBytes?: number;
@@ -284,4 +300,64 @@ export interface UiTexts {
   readonly denyButton?: string;
   /** Heading (and title) of the error page. Default `'Something went wrong'`. */
   readonly errorTitle?: string;
+}
+
+/**
+ * Options of RFC 7591 dynamic client registration. Anyone who can reach the endpoint may register
+ * (unless {@link initialAccessToken} is set), so everything a registration stores is bounded: the
+ * request body (`maxBodyBytes`), the registrations per address and window, and the lifetime of
+ * registrations nobody uses.
+ */
+export interface DynamicRegistrationOptions {
+  /**
+   * Lets clients register as confidential (`token_endpoint_auth_method` `client_secret_basic` or
+   * `client_secret_post`; they receive a `client_secret`). Default `false`: only public clients
+   * (`none`, PKCE S256), which is what a client omitting the method gets either way.
+   */
+  readonly allowConfidential?: boolean;
+  /**
+   * A bearer token the registration request must carry (RFC 7591 §3, "initial access token"),
+   * compared in constant time; without it registration is open. Generate it like a client secret.
+   */
+  readonly initialAccessToken?: string;
+  /**
+   * Seconds after which a registration nobody used lapses; each use (an authorization or token
+   * request naming the client) moves the deadline again. Default 2,592,000 (30 days).
+   */
+  readonly unusedTtl?: number;
+  /** Registrations accepted per client address (IPv6: per /64) and window. Default 10. */
+  readonly maxPerAddress?: number;
+  /** The window of {@link maxPerAddress}, in seconds. Default 3600. */
+  readonly windowSeconds?: number;
+}
+
+/**
+ * Options of client ID metadata documents. The fetch is guarded (`http/guarded-fetch.ts`): https
+ * only, no private, link-local or unique-local addresses, no redirects, a size cap and a deadline;
+ * documents are kept for their HTTP cache lifetime, within bounds.
+ */
+export interface ClientMetadataDocumentOptions {
+  /**
+   * Carries the fetch. Default: the runtime's `fetch`, which refuses IP-literal private targets
+   * (checked before the request) but trusts the platform's resolver for DNS names. On Node.js use
+   * `addressCheckingFetch()` of `@gatehousejs/core/node`, which refuses names resolving to private
+   * addresses, checked at connection time.
+   */
+  readonly fetch?: OutboundFetch;
+  /**
+   * Accepts `http://` client ids on a loopback host (`localhost`, `127.0.0.1`, `[::1]`) and lets the
+   * fetch reach loopback addresses. A development setting, for documents served on the same
+   * machine; never in production. Default `false`.
+   */
+  readonly allowLoopback?: boolean;
+  /** Largest document accepted, in bytes. Default 16,384 (the draft suggests 5 KB; real documents are larger). */
+  readonly maxBytes?: number;
+  /** Deadline of one fetch (connection, headers and body), in milliseconds. Default 3000. */
+  readonly timeoutMs?: number;
+  /** Shortest time a fetched document is kept, whatever its caching headers say. Default 300. */
+  readonly minCacheSeconds?: number;
+  /** Longest time a fetched document is kept (its `max-age` or `Expires`, at most this). Default 86,400. */
+  readonly maxCacheSeconds?: number;
+  /** Fetches in flight at once on this instance; beyond it a lookup is answered 503. Default 16. */
+  readonly maxConcurrentFetches?: number;
 }

@@ -1,6 +1,9 @@
 import type { Context, InstanceStores } from './context.js';
 import { ConfigurationError } from './errors.js';
 import { clientAddressOf } from './http/client-address.js';
+import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
+import { dynamicRegistrationSettings, metadataDocumentSettings } from './oauth2/registration/settings.js';
+import { slideUnusedDeadline } from './oauth2/registration/unused-registrations.js';
 import type { GatehouseOptions } from './options.js';
 import { PasswordCheckGate } from './passwords/password-check-gate.js';
 import { mirroredGrantStore, RevocationMirror } from './revocation/revocation-mirror.js';
@@ -141,6 +144,12 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   }
 
   const audience = options.audience ?? `${issuer}/api/v1`;
+  const now = options.now ?? Date.now;
+  const dynamicRegistration = dynamicRegistrationSettings(options.dynamicRegistration);
+  const clientMetadataDocuments = metadataDocumentSettings(options.clientMetadataDocuments);
+  const metadataDocuments =
+    clientMetadataDocuments &&
+    new ClientMetadataDocuments(clientMetadataDocuments, storage.clients, scopes, now);
   return {
     issuer,
     issuerOrigin: url.origin,
@@ -149,11 +158,12 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     audience,
     audienceList: Object.freeze([audience]),
     // Host stores too: a failing or hanging user/client lookup is a 503, never a 500 or a stuck request.
-    clients: clientDirectory(
-      guardStore(options.clients, timeoutMs),
-      storage.clients,
-      options.now ?? Date.now,
-    ),
+    clients: clientDirectory(guardStore(options.clients, timeoutMs), storage.clients, now, {
+      ...(dynamicRegistration
+        ? { found: slideUnusedDeadline(storage.clients, dynamicRegistration.unusedTtl, now) }
+        : {}),
+      ...(metadataDocuments ? { unknown: (clientId: string) => metadataDocuments.resolve(clientId) } : {}),
+    }),
     users: guardStore(options.users, timeoutMs),
     storage,
     scopes,
@@ -211,6 +221,8 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     logger,
     realm: issuer,
     verifiedTokens: shared.verifiedTokens ?? new VerifiedTokenCache(),
+    dynamicRegistration,
+    clientMetadataDocuments,
     revocationMirror,
   };
 }

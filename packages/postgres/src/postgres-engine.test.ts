@@ -3,6 +3,7 @@ import { hashSecret } from '@gatehousejs/core';
 import { migrate, type PostgresStorage, postgresStorage } from '@gatehousejs/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failPasswordAttempts } from '../../core/test/password-attempts.js';
+import { expectRegistrationsShared } from '../../core/test/registration-across-processes.js';
 
 const url = process.env.DATABASE_URL;
 if (!url)
@@ -46,6 +47,11 @@ describe.skipIf(!url)('postgres engine specifics', () => {
     expect(Number(rows[0]!.rows)).toBe(51);
     expect(rows[0]!.longest).toBeLessThanOrEqual(64);
     expect(Number(rows[0]!.last)).toBeLessThanOrEqual(flood.startedAt + 2 * flood.windowMs);
+  });
+
+  it('keeps dynamic registrations where every process of the issuer finds, reads and deletes them', async () => {
+    await migrate(storage.pool, { schema });
+    await expectRegistrationsShared(storage);
   });
 
   it('sweeps expired rows in batches and keeps live ones', async () => {

@@ -3,6 +3,7 @@ import { hashSecret } from '@gatehousejs/core';
 import { type RedisStorage, redisStorage } from '@gatehousejs/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failPasswordAttempts } from '../../core/test/password-attempts.js';
+import { expectRegistrationsShared } from '../../core/test/registration-across-processes.js';
 import { dropPrefix } from '../test/drop-prefix.js';
 import { redeemCodeScript, rotateRefreshTokenScript } from './grant-scripts.js';
 import { pointerValue } from './grant-store.js';
@@ -26,6 +27,10 @@ describe.skipIf(!url)('redis engine specifics', () => {
   });
 
   const within = (value: number, max: number) => value > 0 && value <= max;
+
+  it('keeps dynamic registrations where every process of the issuer finds, reads and deletes them', async () => {
+    await expectRegistrationsShared(storage);
+  });
 
   it('hands every record its expiry, so Redis deletes it without a sweeper', async () => {
     const now = Date.now();

@@ -7,6 +7,7 @@ import type { Logger } from '../events.js';
 import { buildGatehouse, type Gatehouse, instanceRoutes } from '../gatehouse.js';
 import { type Answer, toResponse } from '../http/reply.js';
 import { notFound, Router } from '../http/router.js';
+import { dynamicRegistrationSettings } from '../oauth2/registration/settings.js';
 import type { GatehouseOptions } from '../options.js';
 import type { AuthenticateOptions, AuthenticationResult } from '../protect/types.js';
 import type { ResolvedOptions } from '../resolve-options.js';
@@ -274,9 +275,16 @@ function pathLayout(origin: string | undefined): InstanceLayout {
       `origin: "${origin}" is not an origin (scheme://host[:port], no path or slash).`,
     );
   }
-  // Every route any instance can have (the Auth API's included): the instance answers 404 for one it
-  // has switched off. Handlers are never called here, so the options only decide which routes exist.
-  const router = new Router('/:instance', instanceRoutes({ authApi: { enabled: true } } as ResolvedOptions));
+  // Every route any instance can have (the Auth API's and dynamic registration's included): the
+  // instance answers 404 for one it has switched off. Handlers are never called here, so the
+  // options only decide which routes exist.
+  const router = new Router(
+    '/:instance',
+    instanceRoutes({
+      authApi: { enabled: true },
+      dynamicRegistration: dynamicRegistrationSettings({}),
+    } as ResolvedOptions),
+  );
   return {
     // The path alone, as for one instance: behind a proxy the URL's origin is what the adapter saw.
     nameOf(url) {

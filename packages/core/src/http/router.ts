@@ -36,7 +36,7 @@ export interface RoutePattern<H = unknown> {
 
 /** One route of an instance. */
 export interface Route extends RoutePattern<Handler> {
-  readonly methods: Readonly<Partial<Record<'GET' | 'POST' | 'OPTIONS', Handler>>>;
+  readonly methods: Readonly<Partial<Record<'GET' | 'POST' | 'DELETE' | 'OPTIONS', Handler>>>;
   /**
    * Browsers may call it cross-origin (http/cors.ts): preflights are answered, and every response,
    * errors included, carries the CORS headers for an allowed origin. Never on `/authorize`.

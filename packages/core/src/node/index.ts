@@ -3,6 +3,7 @@
  * @packageDocumentation
  */
 
+export { type AddressCheckingFetchOptions, addressCheckingFetch } from './address-checking-fetch.js';
 export { BufferedRequest, type BufferedRequestOptions } from './buffered-request.js';
 export {
   type FrameworkRequestExtras,

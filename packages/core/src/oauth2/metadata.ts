@@ -11,11 +11,14 @@ export const ENDPOINTS = {
   introspection: '/oauth2/v1/introspect',
   userinfo: '/oauth2/v1/userinfo',
   jwks: '/oauth2/v1/keys',
+  /** RFC 7591 §3 (only when `dynamicRegistration` is on); `{registration}/{client_id}` is RFC 7592's. */
+  registration: '/oauth2/v1/register',
 } as const;
 
 /** The RFC 8414 §2 authorization server metadata of an instance. */
 export function authorizationServerMetadata(
-  ctx: Pick<Context, 'issuer' | 'scopes'>,
+  ctx: Pick<Context, 'issuer' | 'scopes'> &
+    Partial<Pick<Context, 'dynamicRegistration' | 'clientMetadataDocuments'>>,
 ): Record<string, unknown> {
   const at = (path: string) => ctx.issuer + path;
   const clientAuth = supportedAuthMethods();
@@ -36,6 +39,9 @@ export function authorizationServerMetadata(
     introspection_endpoint_auth_methods_supported: identityProvingAuthMethods(),
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
+    ...(ctx.dynamicRegistration ? { registration_endpoint: at(ENDPOINTS.registration) } : {}),
+    // draft-ietf-oauth-client-id-metadata-document §6
+    ...(ctx.clientMetadataDocuments ? { client_id_metadata_document_supported: true } : {}),
   };
 }
 

@@ -4,12 +4,13 @@ import { authorizationRoutes } from './authorize/routes.js';
 import { introspectEndpoint } from './introspect.js';
 import { jwksEndpoint } from './jwks.js';
 import { ENDPOINTS, metadataRoute } from './metadata.js';
+import { registrationRoutes } from './registration/routes.js';
 import { revokeEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token-endpoint.js';
 import { userinfoEndpoint } from './userinfo.js';
 
 /** The routes of the OAuth 2.0 server under `{base}/oauth2/v1/`. */
-export function oauth2Routes(_options: ResolvedOptions): Route[] {
+export function oauth2Routes(options: ResolvedOptions): Route[] {
   return [
     { path: ENDPOINTS.token, methods: { POST: tokenEndpoint }, cors: true },
     { path: ENDPOINTS.revocation, methods: { POST: revokeEndpoint }, cors: true },
@@ -18,5 +19,6 @@ export function oauth2Routes(_options: ResolvedOptions): Route[] {
     { path: ENDPOINTS.jwks, methods: { GET: jwksEndpoint } },
     metadataRoute(),
     ...authorizationRoutes(),
+    ...registrationRoutes(options.dynamicRegistration),
   ];
 }

@@ -29,7 +29,7 @@ function isIPv4(text: string): boolean {
 }
 
 /** The eight 16-bit groups of an IPv6 address, or `null` when `text` is not one. */
-function ipv6Groups(text: string): number[] | null {
+export function ipv6Groups(text: string): number[] | null {
   const halves = text.split('::');
   if (halves.length > 2) return null;
   const parse = (half: string): string[] | null => {

@@ -1,22 +1,44 @@
 import type { EpochMs } from '../time.js';
-import type { ClientRecord, ClientRegistry, ClientStore } from './types.js';
+import type { ClientRecord, ClientRegistry, ClientStore, RegisteredClient } from './types.js';
+
+/** What registration features add to the directory (`oauth2/registration/`). */
+export interface ClientDirectoryExtensions {
+  /**
+   * Called with each live registration a lookup finds, before it is answered (dynamic registration
+   * moves the deadline of unused registrations from here).
+   */
+  readonly found?: (registration: RegisteredClient) => Promise<void>;
+  /**
+   * Asked for an id neither the host nor the registry knows: client ID metadata documents, whose
+   * id is the URL of the client's registration. May throw a `ProtocolError` saying why such an id
+   * is refused.
+   */
+  readonly unknown?: (clientId: string) => Promise<ClientRecord | null>;
+}
 
 /**
  * The clients an instance knows: the host's {@link ClientStore} first (configuration wins over
  * registration, so a registration can never shadow a configured client id), then the instance's
- * {@link ClientRegistry}. Only the host's store answers `isOriginAllowed`: registering a client must
- * not grant credentialed CORS to the origin that registered it.
+ * {@link ClientRegistry}, then (when enabled) a client ID metadata document. Only the host's store
+ * answers `isOriginAllowed`: registering a client must not grant credentialed CORS to the origin
+ * that registered it.
  */
 export function clientDirectory(
   host: ClientStore,
   registry: ClientRegistry,
   now: () => EpochMs,
+  extensions: ClientDirectoryExtensions = {},
 ): ClientStore {
   return {
     async findClient(clientId: string): Promise<ClientRecord | null> {
       const configured = await host.findClient(clientId);
       if (configured) return configured;
-      return (await registry.findClient(clientId, now()))?.client ?? null;
+      const registration = await registry.findClient(clientId, now());
+      if (registration) {
+        await extensions.found?.(registration);
+        return registration.client;
+      }
+      return extensions.unknown ? extensions.unknown(clientId) : null;
     },
     ...(host.isOriginAllowed ? { isOriginAllowed: (origin: string) => host.isOriginAllowed!(origin) } : {}),
   };

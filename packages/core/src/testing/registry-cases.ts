@@ -60,6 +60,29 @@ export function registryCases({ api, storage, concurrency }: CaseContext): void 
       expect(await clients.findClient(lapsed.client.id, now + 11)).toBeNull();
     });
 
+    it('keeps a nested extension (as registration features write it) through save, touch and find', async () => {
+      const { clients } = await storage();
+      const now = baseTime();
+      const registration = registeredClient(now, {
+        expiresAt: now + 60_000,
+        ext: {
+          source: 'dynamic_registration',
+          metadata: {
+            application_type: 'native',
+            response_types: ['code'],
+            jwks: { keys: [{ kty: 'EC', x: 'é' }] },
+          },
+          registration_access_token_hash: 'A'.repeat(43),
+        },
+      });
+      await clients.saveClient(registration);
+      expect(await clients.touchClient(registration.client.id, now + 120_000, now + 1)).toBe(true);
+      expect(await clients.findClient(registration.client.id, now + 60_000)).toEqual({
+        ...registration,
+        expiresAt: now + 120_000,
+      });
+    });
+
     it('replaces a registration on save and deletes it, idempotently, without touching others', async () => {
       const { clients } = await storage();
       const now = baseTime();

@@ -21,11 +21,15 @@ export function defaultConsentPage(model: ConsentPageModel): string {
     model.scopes.length > 0
       ? `<p>It asks for:</p><ul class="scopes">${model.scopes.map((s) => scopeItem(s, Object.hasOwn(described, s) ? described[s] : undefined)).join('')}</ul>`
       : '<p>It asks for access to your account.</p>';
+  const destination = model.redirectHost
+    ? `<p class="muted">You will be sent back to <strong>${escapeHtml(model.redirectHost)}</strong>.</p>`
+    : '';
   const who = model.username ? `<p class="muted">Signed in as ${escapeHtml(model.username)}.</p>` : '';
   return documentShell(
     texts.consentTitle,
     `<h1>${escapeHtml(texts.consentTitle)}</h1>
 <p><strong>${escapeHtml(model.clientName)}</strong> wants to act on your behalf.</p>
+${destination}
 ${scopes}
 <form method="post" action="${escapeHtml(model.action)}">
 ${hiddenInputs({ ...model.hiddenFields, csrf_token: model.csrfToken })}

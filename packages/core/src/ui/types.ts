@@ -56,6 +56,12 @@ export interface ConsentPageModel {
   /** Hidden fields carrying the pending authorization request; post them back unchanged. */
   readonly hiddenFields: Readonly<Record<string, string>>;
   readonly clientName: string;
+  /**
+   * The host of the redirect URI the user will be sent back to (`app.example.com`,
+   * `127.0.0.1:8080`). A self-registered client chooses its own name, so the host it sends the
+   * user to is what identifies it.
+   */
+  readonly redirectHost?: string;
   /** The scopes asked for (may be empty: access to the account without a named scope). */
   readonly scopes: readonly string[];
   /**

@@ -79,6 +79,7 @@ function renderConsentStep(
       csrfToken: csrf.token,
       hiddenFields: auth.parameters,
       clientName: auth.client.name ?? auth.client.id,
+      redirectHost: new URL(auth.redirectUri).host,
       scopes,
       scopeDescriptions: Object.fromEntries(
         scopes

@@ -1,0 +1,170 @@
+import { type AddressPolicy, isIpLiteral, isLoopbackHost, refusedAddressReason } from './ip-address.js';
+
+/**
+ * Outbound requests to URLs an unauthenticated party chose (a client ID metadata document's URL is
+ * its `client_id`): the checks that keep them from becoming a server-side request forgery
+ * (draft-ietf-oauth-client-id-metadata-document §8.6 "SSRF", RFC 9700 §4.13), whatever transport
+ * carries them.
+ *
+ * What is checked where:
+ * - here, on every runtime: https only (http only to a loopback host, and only when the policy
+ *   allows loopback), no credentials in the URL, an IP-literal host must be a public unicast
+ *   address, redirects are never followed (a 3xx is a refusal, so a public URL cannot bounce the
+ *   request to an internal one), one deadline for the whole exchange, a size cap on the body (a
+ *   declared `Content-Length` beyond it is refused before reading, an undeclared one is counted);
+ * - by the {@link OutboundFetch} transport: the addresses a DNS name resolves to. The main entry
+ *   cannot resolve names (it imports no `node:` module), so its default transport is the
+ *   runtime's `fetch`, which relies on the platform's resolver and egress rules (a Cloudflare
+ *   Worker cannot reach private networks at all). On Node.js, pass `addressCheckingFetch()` of
+ *   `@gatehousejs/core/node`: it checks every resolved address at connection time, so DNS
+ *   rebinding between a check and the connection is impossible.
+ */
+
+/** One outbound GET, as handed to the transport. */
+export interface OutboundRequest {
+  readonly url: URL;
+  /** Header fields to send (`Accept`). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Aborted when the deadline passes: the transport must stop connecting or reading then. */
+  readonly signal: AbortSignal;
+  /** Which addresses the transport may connect to, after resolving the host name. */
+  readonly policy: AddressPolicy;
+}
+
+/**
+ * Carries an {@link OutboundRequest}: a GET that must not follow redirects (answer the 3xx itself)
+ * and must refuse, by rejecting, to connect to an address the policy refuses.
+ */
+export type OutboundFetch = (request: OutboundRequest) => Promise<Response>;
+
+/** The runtime's `fetch`, redirects not followed; resolution and egress are the platform's. */
+export const runtimeFetch: OutboundFetch = ({ url, headers, signal }) =>
+  fetch(url, { method: 'GET', headers, signal, redirect: 'manual' });
+
+/** Limits of {@link guardedFetch}. */
+export interface GuardedFetchOptions {
+  readonly policy: AddressPolicy;
+  readonly transport: OutboundFetch;
+  /** Largest body accepted, in bytes. */
+  readonly maxBytes: number;
+  /** Deadline for the whole exchange (connection, headers and body), in milliseconds. */
+  readonly timeoutMs: number;
+  /** The `Accept` field. */
+  readonly accept: string;
+}
+
+/** A fetched 200 answer, its body read whole. */
+export interface FetchedDocument {
+  readonly headers: Headers;
+  readonly body: string;
+}
+
+/** An outbound request was refused or failed; `message` says why, fit for an `error_description`. */
+export class OutboundFetchError extends Error {
+  override readonly name = 'OutboundFetchError';
+}
+
+/** Why `url` may not be fetched under `policy`, or `undefined` when the checks that need no DNS pass. */
+export function refusedUrlReason(url: URL, policy: AddressPolicy): string | undefined {
+  if (url.username !== '' || url.password !== '') return 'the URL carries credentials';
+  if (url.protocol === 'http:') {
+    if (!policy.allowLoopback || !isLoopbackHost(url.hostname)) return 'the URL is not https';
+  } else if (url.protocol !== 'https:') return 'the URL is not https';
+  if (isIpLiteral(url.hostname)) {
+    const reason = refusedAddressReason(url.hostname, policy);
+    if (reason) return `its host cannot be fetched: ${reason}`;
+  } else if (isLoopbackHost(url.hostname) && !policy.allowLoopback) {
+    return 'its host cannot be fetched: it is a loopback address';
+  }
+  return undefined;
+}
+
+/** GETs `target` under the checks above; throws {@link OutboundFetchError} with the reason. */
+export async function guardedFetch(target: URL, options: GuardedFetchOptions): Promise<FetchedDocument> {
+  const refused = refusedUrlReason(target, options.policy);
+  if (refused) throw new OutboundFetchError(refused);
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+  try {
+    let response: Response;
+    try {
+      response = await options.transport({
+        url: target,
+        headers: { Accept: options.accept },
+        signal: deadline.signal,
+        policy: options.policy,
+      });
+    } catch (error) {
+      if (deadline.signal.aborted) throw timedOut(options.timeoutMs);
+      throw new OutboundFetchError(
+        error instanceof OutboundFetchError ? error.message : 'it could not be fetched',
+        { cause: error },
+      );
+    }
+    if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+      await response.body?.cancel().catch(() => {});
+      throw new OutboundFetchError('it answered with a redirect, and redirects are not followed');
+    }
+    if (response.status !== 200) {
+      await response.body?.cancel().catch(() => {});
+      throw new OutboundFetchError(`it answered HTTP ${response.status} instead of 200`);
+    }
+    const body = await readCapped(response, options.maxBytes, deadline.signal, options.timeoutMs);
+    return { headers: response.headers, body };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function timedOut(timeoutMs: number): OutboundFetchError {
+  return new OutboundFetchError(`it did not answer within ${timeoutMs} ms`);
+}
+
+/** The body as UTF-8 text, refused beyond `maxBytes` (declared or counted) or after the deadline. */
+async function readCapped(
+  response: Response,
+  maxBytes: number,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<string> {
+  const tooLarge = () => new OutboundFetchError(`its body exceeds ${maxBytes} bytes`);
+  const declared = response.headers.get('content-length');
+  if (declared !== null && Number(declared) > maxBytes) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const aborted = new Promise<never>((_, reject) => {
+    const fail = () => reject(timedOut(timeoutMs));
+    if (signal.aborted) fail();
+    else signal.addEventListener('abort', fail, { once: true });
+  });
+  aborted.catch(() => {});
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), aborted]);
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) throw tooLarge();
+      chunks.push(value);
+    }
+  } catch (error) {
+    await reader.cancel().catch(() => {});
+    if (error instanceof OutboundFetchError) throw error;
+    throw new OutboundFetchError('its body could not be read', { cause: error });
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new OutboundFetchError('its body is not UTF-8');
+  }
+}

@@ -1,0 +1,198 @@
+import { oauthError, type ProtocolError } from '../../errors.js';
+import type { ClientRecord, GrantType, TokenEndpointAuthMethod } from '../../storage/types.js';
+import { refusedRedirectUriReason } from './redirect-uri.js';
+
+/**
+ * Client metadata (RFC 7591 §2) as Gatehouse registers it, from a registration request or a client
+ * ID metadata document: validated, defaults filled in, unknown fields dropped (RFC 7591 §2: a
+ * server ignores metadata it does not understand).
+ */
+export interface ClientMetadata {
+  readonly clientName?: string;
+  readonly redirectUris: readonly string[];
+  readonly grantTypes: readonly GrantType[];
+  readonly responseTypes: readonly string[];
+  /** OpenID Connect Dynamic Client Registration §2 `application_type`. Default `web`. */
+  readonly applicationType: 'web' | 'native';
+  readonly tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  /** The `scope` the client may request, when it named one. */
+  readonly scopes?: readonly string[];
+  /**
+   * The informational metadata kept as given (type-checked): `client_uri`, `logo_uri`, `tos_uri`,
+   * `policy_uri`, `contacts`, `software_id`, `software_version`, and for `private_key_jwt` clients
+   * `jwks_uri` or `jwks`.
+   */
+  readonly informational: Readonly<Record<string, unknown>>;
+}
+
+/** What a source of metadata may register. */
+export interface ClientMetadataRules {
+  /** The `token_endpoint_auth_method` values accepted; the first is the default. */
+  readonly authMethods: readonly TokenEndpointAuthMethod[];
+  /** Refuse a document carrying `client_secret` or `client_secret_expires_at` (client ID metadata documents). */
+  readonly refuseSecrets: boolean;
+  /** The instance's scopes, when it restricts them. */
+  readonly scopes: ReadonlySet<string> | undefined;
+}
+
+/** Grant types a registered client may name: those of the redirect-based flow. */
+const GRANT_TYPES: ReadonlySet<string> = new Set(['authorization_code', 'refresh_token']);
+const MAX_REDIRECT_URIS = 20;
+const MAX_TEXT = 200;
+const MAX_URI = 2000;
+const INFORMATIONAL_URIS = ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri'] as const;
+const INFORMATIONAL_TEXTS = ['software_id', 'software_version'] as const;
+
+const invalidMetadata = (description: string): ProtocolError =>
+  oauthError('invalid_client_metadata', description);
+
+/**
+ * Validates client metadata. Throws 400 `invalid_redirect_uri` for a missing or unacceptable
+ * `redirect_uris` and 400 `invalid_client_metadata` for anything else (RFC 7591 §3.2.2).
+ */
+export function parseClientMetadata(input: unknown, rules: ClientMetadataRules): ClientMetadata {
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw invalidMetadata('The client metadata must be a JSON object.');
+  const given = input as Record<string, unknown>;
+  if (rules.refuseSecrets && ('client_secret' in given || 'client_secret_expires_at' in given))
+    throw invalidMetadata('A client ID metadata document must not contain a client secret.');
+
+  const redirectUris = given.redirect_uris;
+  if (!Array.isArray(redirectUris) || redirectUris.length === 0)
+    throw oauthError('invalid_redirect_uri', 'redirect_uris must be a non-empty array of URIs.');
+  if (redirectUris.length > MAX_REDIRECT_URIS)
+    throw oauthError('invalid_redirect_uri', `At most ${MAX_REDIRECT_URIS} redirect_uris are accepted.`);
+  for (const uri of redirectUris) {
+    const reason = refusedRedirectUriReason(uri);
+    if (reason) throw oauthError('invalid_redirect_uri', `Invalid redirect URI: ${reason}.`);
+  }
+
+  const grantTypes = stringList(given, 'grant_types', ['authorization_code']);
+  for (const grant of grantTypes)
+    if (!GRANT_TYPES.has(grant))
+      throw invalidMetadata(`grant_types: "${grant}" is not supported (authorization_code, refresh_token).`);
+  if (!grantTypes.includes('authorization_code'))
+    throw invalidMetadata('grant_types must include authorization_code.');
+  const responseTypes = stringList(given, 'response_types', ['code']);
+  // RFC 7591 §2.1: authorization_code goes with the response type code, and nothing else is served.
+  if (responseTypes.length !== 1 || responseTypes[0] !== 'code')
+    throw invalidMetadata('response_types must be ["code"], the one response type of authorization_code.');
+
+  const applicationType = given.application_type ?? 'web';
+  if (applicationType !== 'web' && applicationType !== 'native')
+    throw invalidMetadata('application_type must be "web" or "native".');
+
+  const method = given.token_endpoint_auth_method ?? rules.authMethods[0]!;
+  if (typeof method !== 'string' || !rules.authMethods.includes(method as TokenEndpointAuthMethod))
+    throw invalidMetadata(`token_endpoint_auth_method must be one of: ${rules.authMethods.join(', ')}.`);
+
+  const clientName = optionalText(given, 'client_name');
+  const scopes = scopeList(given.scope, rules.scopes);
+  return {
+    ...(clientName === undefined ? {} : { clientName }),
+    redirectUris: redirectUris as string[],
+    grantTypes: [...new Set(grantTypes)],
+    responseTypes,
+    applicationType,
+    tokenEndpointAuthMethod: method as TokenEndpointAuthMethod,
+    ...(scopes === undefined ? {} : { scopes }),
+    informational: informational(given, method === 'private_key_jwt'),
+  };
+}
+
+/** The client record of registered metadata. */
+export function clientRecordOf(id: string, metadata: ClientMetadata, secretHash?: string): ClientRecord {
+  const method = metadata.tokenEndpointAuthMethod;
+  return {
+    id,
+    ...(metadata.clientName === undefined ? {} : { name: metadata.clientName }),
+    type: method === 'none' ? 'public' : 'confidential',
+    ...(secretHash === undefined ? {} : { secretHash }),
+    tokenEndpointAuthMethod: method,
+    redirectUris: metadata.redirectUris,
+    grantTypes: metadata.grantTypes,
+    ...(metadata.scopes === undefined ? {} : { scopes: metadata.scopes }),
+  };
+}
+
+function stringList(given: Record<string, unknown>, name: string, fallback: string[]): string[] {
+  const value = given[name];
+  if (value === undefined) return fallback;
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    value.length > 10 ||
+    !value.every((v) => typeof v === 'string')
+  )
+    throw invalidMetadata(`${name} must be a non-empty array of strings.`);
+  return value as string[];
+}
+
+function optionalText(given: Record<string, unknown>, name: string, max = MAX_TEXT): string | undefined {
+  const value = given[name];
+  if (value === undefined) return undefined;
+  // Control characters would let a name forge lines of the consent page or of logs.
+  if (typeof value !== 'string' || value.trim() === '' || value.length > max || hasControlCharacter(value))
+    throw invalidMetadata(`${name} must be a string of 1 to ${max} printable characters.`);
+  return value;
+}
+
+/** Whether `text` has a C0 control character or DEL. */
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+function scopeList(value: unknown, known: ReadonlySet<string> | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length > 1000)
+    throw invalidMetadata('scope must be a space-separated string.');
+  const scopes = [...new Set(value.split(' ').filter(Boolean))];
+  for (const scope of scopes)
+    if (known && !known.has(scope)) throw invalidMetadata(`scope: "${scope}" is not a scope of this server.`);
+  return scopes;
+}
+
+function informational(given: Record<string, unknown>, keyBased: boolean): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const name of INFORMATIONAL_URIS) {
+    const value = optionalText(given, name, MAX_URI);
+    if (value === undefined) continue;
+    if (!/^https:\/\//i.test(value)) throw invalidMetadata(`${name} must be an https URI.`);
+    kept[name] = value;
+  }
+  for (const name of INFORMATIONAL_TEXTS) {
+    const value = optionalText(given, name);
+    if (value !== undefined) kept[name] = value;
+  }
+  if (given.contacts !== undefined) {
+    const contacts = given.contacts;
+    if (
+      !Array.isArray(contacts) ||
+      contacts.length > 10 ||
+      !contacts.every((c) => typeof c === 'string' && c.length <= MAX_TEXT)
+    )
+      throw invalidMetadata('contacts must be an array of at most 10 strings.');
+    kept.contacts = contacts;
+  }
+  if (keyBased) {
+    // private_key_jwt (RFC 7523): the client's public keys, by reference or by value.
+    const jwksUri = optionalText(given, 'jwks_uri', MAX_URI);
+    if (jwksUri !== undefined) {
+      if (!/^https:\/\//i.test(jwksUri)) throw invalidMetadata('jwks_uri must be an https URI.');
+      kept.jwks_uri = jwksUri;
+    }
+    const jwks = given.jwks;
+    if (jwks !== undefined) {
+      if (typeof jwks !== 'object' || jwks === null || !Array.isArray((jwks as { keys?: unknown }).keys))
+        throw invalidMetadata('jwks must be a JWK Set.');
+      kept.jwks = jwks;
+    }
+    if ((jwksUri === undefined) === (jwks === undefined))
+      throw invalidMetadata('A private_key_jwt client names its keys with exactly one of jwks_uri and jwks.');
+  }
+  return kept;
+}

@@ -1,0 +1,21 @@
+import type { Route } from '../../http/router.js';
+import { ENDPOINTS } from '../metadata.js';
+import { deleteRegistrationEndpoint, readRegistrationEndpoint } from './client-configuration-endpoint.js';
+import { registerEndpoint } from './register-endpoint.js';
+import type { DynamicRegistrationSettings } from './settings.js';
+
+/**
+ * The dynamic registration routes, when `dynamicRegistration` is on: RFC 7591's registration
+ * endpoint (browser apps may register themselves, so it answers CORS for allowed origins) and
+ * RFC 7592's client configuration endpoint (read and delete; updates are not offered).
+ */
+export function registrationRoutes(settings: DynamicRegistrationSettings | undefined): Route[] {
+  if (!settings) return [];
+  return [
+    { path: ENDPOINTS.registration, methods: { POST: registerEndpoint(settings) }, cors: true },
+    {
+      path: `${ENDPOINTS.registration}/:client_id`,
+      methods: { GET: readRegistrationEndpoint, DELETE: deleteRegistrationEndpoint },
+    },
+  ];
+}
