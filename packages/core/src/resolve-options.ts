@@ -2,6 +2,7 @@ import type { Context, InstanceStores } from './context.js';
 import { ConfigurationError } from './errors.js';
 import { clientAddressOf } from './http/client-address.js';
 import type { GatehouseOptions } from './options.js';
+import { resourceUriProblem } from './oauth2/resource-indicators.js';
 import { PasswordCheckGate } from './passwords/password-check-gate.js';
 import { mirroredGrantStore, RevocationMirror } from './revocation/revocation-mirror.js';
 import { clientDirectory } from './storage/client-directory.js';
@@ -140,6 +141,12 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   }
 
   const audience = options.audience ?? `${issuer}/api/v1`;
+  if (options.resources !== undefined && !Array.isArray(options.resources))
+    throw new ConfigurationError('resources: expected an array of absolute URIs.');
+  for (const resource of options.resources ?? []) {
+    const problem = typeof resource === 'string' ? resourceUriProblem(resource) : 'is not a string';
+    if (problem) throw new ConfigurationError(`resources: "${String(resource)}" ${problem} (RFC 8707 section 2).`);
+  }
   return {
     issuer,
     issuerOrigin: url.origin,
@@ -147,6 +154,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     secure: url.protocol === 'https:',
     audience,
     audienceList: Object.freeze([audience]),
+    resources: new Set([audience, ...(options.resources ?? [])]),
     // Host stores too: a failing or hanging user/client lookup is a 503, never a 500 or a stuck request.
     clients: clientDirectory(
       guardStore(options.clients, timeoutMs),

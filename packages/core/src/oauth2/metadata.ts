@@ -15,7 +15,7 @@ export const ENDPOINTS = {
 
 /** The RFC 8414 §2 authorization server metadata of an instance. */
 export function authorizationServerMetadata(
-  ctx: Pick<Context, 'issuer' | 'scopes'>,
+  ctx: Pick<Context, 'issuer' | 'scopes' | 'resources'>,
 ): Record<string, unknown> {
   const at = (path: string) => ctx.issuer + path;
   const clientAuth = supportedAuthMethods();
@@ -36,6 +36,8 @@ export function authorizationServerMetadata(
     introspection_endpoint_auth_methods_supported: identityProvingAuthMethods(),
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
+    // RFC 9728 §4: the resources tokens of this server are for (RFC 8707 `resource` values).
+    protected_resources: [...ctx.resources],
   };
 }
 
