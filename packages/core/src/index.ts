@@ -28,6 +28,7 @@ export { readBodyText } from './http/body.js';
 export { clientAddressOf, setClientAddress } from './http/client-address.js';
 export type { Handler, Route } from './http/router.js';
 export { authorizationServerMetadata, ENDPOINTS } from './oauth2/metadata.js';
+export { MAX_RESOURCE_LENGTH, MAX_RESOURCES_PER_REQUEST } from './oauth2/resource-indicators.js';
 export type {
   AuthApiOptions,
   CorsOptions,
@@ -46,8 +47,17 @@ export {
   type OperationHandler,
   type OperationMethod,
   type OperationsHandler,
+  type OperationsOptions,
   type OperationTable,
 } from './protect/operations.js';
+export {
+  PROTECTED_RESOURCE_WELL_KNOWN,
+  type ProtectedResource,
+  type ProtectedResourceOptions,
+  protectedResource,
+  protectedResourceMetadata,
+  protectedResourceMetadataUrl,
+} from './protect/resource-metadata.js';
 export type { AuthenticateOptions, AuthenticationResult, AuthScheme, Caller } from './protect/types.js';
 export type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
 export type { RevokeUserOptions } from './revocation/user-revocation.js';
