@@ -1,8 +1,8 @@
 import type { Context, InstanceStores } from './context.js';
 import { ConfigurationError } from './errors.js';
 import { clientAddressOf } from './http/client-address.js';
-import type { GatehouseOptions } from './options.js';
 import { resourceUriProblem } from './oauth2/resource-indicators.js';
+import type { GatehouseOptions } from './options.js';
 import { PasswordCheckGate } from './passwords/password-check-gate.js';
 import { mirroredGrantStore, RevocationMirror } from './revocation/revocation-mirror.js';
 import { clientDirectory } from './storage/client-directory.js';
@@ -145,7 +145,8 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     throw new ConfigurationError('resources: expected an array of absolute URIs.');
   for (const resource of options.resources ?? []) {
     const problem = typeof resource === 'string' ? resourceUriProblem(resource) : 'is not a string';
-    if (problem) throw new ConfigurationError(`resources: "${String(resource)}" ${problem} (RFC 8707 section 2).`);
+    if (problem)
+      throw new ConfigurationError(`resources: "${String(resource)}" ${problem} (RFC 8707 section 2).`);
   }
   return {
     issuer,

@@ -15,7 +15,8 @@ export const MAX_RESOURCES_PER_REQUEST = 10;
 export const MAX_RESOURCE_LENGTH = 2048;
 
 /** 400 `invalid_target` (RFC 8707 §2). */
-export const invalidTarget = (description: string): ProtocolError => oauthError('invalid_target', description);
+export const invalidTarget = (description: string): ProtocolError =>
+  oauthError('invalid_target', description);
 
 /**
  * Why `value` cannot be a resource identifier, or `undefined` when it can: RFC 8707 §2 requires an

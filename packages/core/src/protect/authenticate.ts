@@ -38,7 +38,10 @@ export function authenticateRequest(
  * The protected resource the options declare (RFC 8707 / RFC 9728), or `undefined` for the
  * instance's own API without metadata: the common case builds nothing.
  */
-function declaredResource(options: AuthenticateOptions, scopes: readonly string[]): BearerResource | undefined {
+function declaredResource(
+  options: AuthenticateOptions,
+  scopes: readonly string[],
+): BearerResource | undefined {
   const { resource, resourceMetadata } = options;
   if (resource === undefined && resourceMetadata === undefined) return undefined;
   return {

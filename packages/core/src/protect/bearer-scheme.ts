@@ -9,7 +9,12 @@ import {
   usableOnOwnApi,
   verifyAccessToken,
 } from '../tokens/access-token.js';
-import { insufficientScope, invalidBearerRequest, invalidToken, type ResourceChallenge } from './challenge.js';
+import {
+  insufficientScope,
+  invalidBearerRequest,
+  invalidToken,
+  type ResourceChallenge,
+} from './challenge.js';
 import type { Caller } from './types.js';
 
 /**
@@ -54,7 +59,9 @@ export function bearerCaller(
       .then(() => verifyAccessToken(ctx, credentials, audience))
       .then((claims) => permittedCaller(ctx, claims, requiredScopes, challenge));
   }
-  const claims = cached ? usableOnOwnApi(ctx, cached, audience) : verifyAccessToken(ctx, credentials, audience);
+  const claims = cached
+    ? usableOnOwnApi(ctx, cached, audience)
+    : verifyAccessToken(ctx, credentials, audience);
   return andThen(claims, (verified) => permittedCaller(ctx, verified, requiredScopes, challenge));
 }
 

@@ -53,7 +53,10 @@ export interface ProtectedResource {
    * `requireAuth` / `withAuthentication`): tokens must name the resource in `aud`, and every
    * 401/403 challenge carries `resource_metadata` and the required `scope`.
    */
-  authenticateOptions(scope?: string | readonly string[], schemes?: readonly AuthScheme[]): AuthenticateOptions;
+  authenticateOptions(
+    scope?: string | readonly string[],
+    schemes?: readonly AuthScheme[],
+  ): AuthenticateOptions;
   /** `gatehouse.authenticate` with {@link authenticateOptions}: bearer tokens only, by default. */
   authenticate(
     request: Request,
@@ -84,7 +87,10 @@ export function protectedResourceMetadataUrl(resource: string): string {
  *
  * Throws `TypeError` for a malformed resource identifier.
  */
-export function protectedResource(gatehouse: Gatehouse, options: ProtectedResourceOptions): ProtectedResource {
+export function protectedResource(
+  gatehouse: Gatehouse,
+  options: ProtectedResourceOptions,
+): ProtectedResource {
   const metadataUrl = protectedResourceMetadataUrl(options.resource);
   const metadataPath = new URL(metadataUrl).pathname;
   const document = Object.freeze(protectedResourceMetadata(gatehouse.issuer, options));
@@ -122,7 +128,8 @@ export function protectedResource(gatehouse: Gatehouse, options: ProtectedResour
       }
     },
     authenticateOptions,
-    authenticate: (request, scope, schemes) => gatehouse.authenticate(request, authenticateOptions(scope, schemes)),
+    authenticate: (request, scope, schemes) =>
+      gatehouse.authenticate(request, authenticateOptions(scope, schemes)),
   };
 }
 

@@ -191,7 +191,9 @@ export function verifyAccessToken(
 ): Awaitable<AccessTokenClaims | null> {
   const cached = cachedAccessTokenClaims(ctx, token);
   if (cached) return usableOnOwnApi(ctx, cached, audience);
-  return verifyAccessTokenSignature(ctx, token).then((claims) => claims && usableOnOwnApi(ctx, claims, audience));
+  return verifyAccessTokenSignature(ctx, token).then(
+    (claims) => claims && usableOnOwnApi(ctx, claims, audience),
+  );
 }
 
 /**

@@ -69,7 +69,12 @@ export async function authorizationCodeGrant(
     ext: record.ext,
   };
   // RFC 8707 §2.2: `resource` here picks among the authorized resources, never adds one.
-  const access = await grantAccessToken(ctx, grant, grant.scope, tokenAudience(ctx, record.audience, resources));
+  const access = await grantAccessToken(
+    ctx,
+    grant,
+    grant.scope,
+    tokenAudience(ctx, record.audience, resources),
+  );
   const idToken = await grantIdToken(
     ctx,
     client,
