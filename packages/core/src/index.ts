@@ -58,7 +58,11 @@ export {
   protectedResourceMetadata,
   protectedResourceMetadataUrl,
 } from './protect/resource-metadata.js';
-export { type ResourceServer, type ResourceServerOptions, resourceServer } from './protect/resource-server.js';
+export {
+  type ResourceServer,
+  type ResourceServerOptions,
+  resourceServer,
+} from './protect/resource-server.js';
 export type { AuthenticateOptions, AuthenticationResult, AuthScheme, Caller } from './protect/types.js';
 export type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
 export type { RevokeUserOptions } from './revocation/user-revocation.js';
