@@ -57,6 +57,11 @@ export const DEMO = {
     },
   },
   scopes: ['openid', 'profile', 'email', 'offline_access', 'tickets:read'],
+  /**
+   * The MCP server of the demo host (`examples/mcp`): `{origin}/mcp`, a resource (RFC 8707) of the
+   * `demo` instance, whose tool requires `tickets:read`.
+   */
+  mcp: { path: '/mcp', scope: 'tickets:read' },
 } as const;
 
 /** The small page a host answers at `/logged-out`, where the demo clients land after signing out. */
@@ -141,6 +146,8 @@ interface SeedOptions {
   readonly keys: GatehouseOptions['keys'];
   readonly userId: string;
   readonly allowedOrigins?: readonly string[];
+  /** Resources (RFC 8707) besides the instance's API that clients may request tokens for. */
+  readonly resources?: readonly string[];
 }
 
 // A moderate PBKDF2 cost keeps the demo responsive; production hosts keep the default (600,000).
@@ -193,6 +200,7 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
       { hasher },
     ),
     scopes: [...DEMO.scopes],
+    ...(seed.resources === undefined ? {} : { resources: seed.resources }),
     cors: { allowedOrigins: seed.allowedOrigins ?? [] },
     ...DEMO_REGISTRATION,
   };
@@ -232,6 +240,7 @@ export async function createDemo(options: DemoOptions): Promise<Demo> {
       keys,
       userId: DEMO.user.id,
       allowedOrigins: options.allowedOrigins,
+      resources: [origin + DEMO.mcp.path],
     })),
     storage,
     ...options.overrides,
@@ -298,6 +307,8 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
       keys: keys[name],
       userId: name === 'demo' ? DEMO.user.id : ACME.user.id,
       allowedOrigins: options.allowedOrigins,
+      // The MCP server at {origin}/mcp is protected by `demo` only.
+      ...(name === 'demo' ? { resources: [origin + DEMO.mcp.path] } : {}),
     }).then((seeded) => ({ ...seeded, ...options.overrides }));
   const host = createGatehouseHost({
     origin,

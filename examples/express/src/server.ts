@@ -1,8 +1,8 @@
 /**
  * The Express example: the demo host's two Gatehouse instances, `demo` at `/demo` and `acme` at
  * `/acme` (issue 18: one `createGatehouseHost` mounted like one instance), plus the demo client's
- * callback page, the page its users land on after signing out (`/logged-out`), and the browser
- * app for `demo`. `PORT` (default 3000) and `HOST` (default
+ * callback page, the page its users land on after signing out (`/logged-out`), the browser
+ * app for `demo`, and the MCP server of `examples/mcp` at `/mcp` (protected by `demo`). `PORT` (default 3000) and `HOST` (default
  * 127.0.0.1) choose where it listens.
  */
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import {
   describeDemoHost,
   LOGGED_OUT_PAGE,
 } from '@gatehousejs/demo';
+import { MCP, mcpResource, mcpServer } from '@gatehousejs/example-mcp';
 import { gatehouse, operations } from '@gatehousejs/express';
 import express from 'express';
 
@@ -31,6 +32,13 @@ app.disable('x-powered-by');
 app.use(gatehouse(demo.host));
 // The demo's REST API (POST /{demo,acme}/api/v1/tickets): each instance authenticates its own callers.
 app.use(operations(demoApi(demo.host)));
+// The MCP server (examples/mcp) at /mcp, protected by the `demo` instance: resource {origin}/mcp,
+// its RFC 9728 metadata at /.well-known/oauth-protected-resource/mcp. A Web handler, mounted like
+// the operations.
+const demoInstance = await demo.host.instance('demo');
+if (!demoInstance) throw new Error('the demo host has no "demo" instance');
+const mcp = mcpServer(demoInstance, { resource: mcpResource(demo.origin) });
+app.use(operations(mcp.fetch));
 // The browser demo app (`/`) and its callback page (`/callback`): public/, bundled by `pnpm start`.
 // No site may frame them (clickjacking): a `<meta>` CSP cannot say so, only these response headers
 // can (CSP Level 3 §6.4.2 `frame-ancestors`; `X-Frame-Options`, RFC 7034, for older browsers).
@@ -50,6 +58,9 @@ app.get('/logged-out', (_req, res) => {
 
 const server = app.listen(port, host, () => {
   console.log(describeDemoHost(demo));
+  console.log(
+    `  MCP server:     ${mcp.resource.resource} (Streamable HTTP; tokens of demo for this resource, scope ${MCP.scope}; metadata ${mcp.resource.metadataUrl})`,
+  );
   console.log(`listening on http://localhost:${port}`);
 });
 

@@ -32,6 +32,8 @@ export interface Context {
   readonly audience: string;
   /** `[audience]`, the audience of tokens whose grant names no resources. */
   readonly audienceList: readonly string[];
+  /** The resources (RFC 8707) tokens may be requested for: the `resources` option and the audience. */
+  readonly resources: ReadonlySet<string>;
   readonly keys: KeySet;
   /** The host's clients, then the instance's registered ones. */
   readonly clients: ClientStore;

@@ -36,6 +36,7 @@ export {
 export { type AddressPolicy, refusedAddressReason } from './http/ip-address.js';
 export type { Handler, Route } from './http/router.js';
 export { authorizationServerMetadata, ENDPOINTS } from './oauth2/metadata.js';
+export { MAX_RESOURCE_LENGTH, MAX_RESOURCES_PER_REQUEST } from './oauth2/resource-indicators.js';
 export type {
   AuthApiOptions,
   ClientMetadataDocumentOptions,
@@ -57,8 +58,22 @@ export {
   type OperationHandler,
   type OperationMethod,
   type OperationsHandler,
+  type OperationsOptions,
   type OperationTable,
 } from './protect/operations.js';
+export {
+  PROTECTED_RESOURCE_WELL_KNOWN,
+  type ProtectedResource,
+  type ProtectedResourceOptions,
+  protectedResource,
+  protectedResourceMetadata,
+  protectedResourceMetadataUrl,
+} from './protect/resource-metadata.js';
+export {
+  type ResourceServer,
+  type ResourceServerOptions,
+  resourceServer,
+} from './protect/resource-server.js';
 export type { AuthenticateOptions, AuthenticationResult, AuthScheme, Caller } from './protect/types.js';
 export type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
 export type { RevokeGrantOptions, UserGrant } from './revocation/user-grants.js';

@@ -15,6 +15,7 @@ export const KNOWN_OPTIONS = {
   "scopes": true,
   "defaultScope": true,
   "audience": true,
+  "resources": true,
   "accessTokenTtl": true,
   "refreshTokenTtl": true,
   "authorizationCodeTtl": true,

@@ -73,6 +73,15 @@ export interface GatehouseOptions {
    * The `aud` of access tokens: the identifier of the protected REST API. Default `{issuer}/api/v1`.
    */
   readonly audience?: string;
+  /**
+   * Further protected resources (RFC 8707 resource indicators) clients may request tokens for with
+   * the `resource` parameter, e.g. an MCP server's URL `https://example.com/mcp`: absolute URIs
+   * without a fragment. A token requested for some of them has exactly those as its `aud`; one
+   * requested without `resource` keeps {@link audience}, which is always a known resource. A client
+   * whose registration lists `resources` may request only those. Any other `resource` is refused
+   * with `invalid_target`. Default: none besides {@link audience}.
+   */
+  readonly resources?: readonly string[];
 
   /** OAuth 2.0 access token lifetime (`expires_in`). Default 3600 (1 hour). */
   readonly accessTokenTtl?: number;

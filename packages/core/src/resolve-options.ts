@@ -4,6 +4,7 @@ import { clientAddressOf } from './http/client-address.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
 import { dynamicRegistrationSettings, metadataDocumentSettings } from './oauth2/registration/settings.js';
 import { slideUnusedDeadline } from './oauth2/registration/unused-registrations.js';
+import { resourceUriProblem } from './oauth2/resource-indicators.js';
 import type { GatehouseOptions } from './options.js';
 import { PasswordCheckGate } from './passwords/password-check-gate.js';
 import { mirroredGrantStore, RevocationMirror } from './revocation/revocation-mirror.js';
@@ -150,6 +151,13 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   const metadataDocuments =
     clientMetadataDocuments &&
     new ClientMetadataDocuments(clientMetadataDocuments, storage.clients, scopes, now);
+  if (options.resources !== undefined && !Array.isArray(options.resources))
+    throw new ConfigurationError('resources: expected an array of absolute URIs.');
+  for (const resource of options.resources ?? []) {
+    const problem = typeof resource === 'string' ? resourceUriProblem(resource) : 'is not a string';
+    if (problem)
+      throw new ConfigurationError(`resources: "${String(resource)}" ${problem} (RFC 8707 section 2).`);
+  }
   return {
     issuer,
     issuerOrigin: url.origin,
@@ -157,6 +165,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     secure: url.protocol === 'https:',
     audience,
     audienceList: Object.freeze([audience]),
+    resources: new Set([audience, ...(options.resources ?? [])]),
     // Host stores too: a failing or hanging user/client lookup is a 503, never a 500 or a stuck request.
     clients: clientDirectory(guardStore(options.clients, timeoutMs), storage.clients, now, {
       ...(dynamicRegistration

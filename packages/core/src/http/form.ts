@@ -8,8 +8,10 @@ import { readBodyText } from './body.js';
 export class Params {
   readonly #values: Map<string, string>;
   readonly #duplicates: Set<string>;
+  readonly #source: URLSearchParams;
 
   constructor(source: URLSearchParams) {
+    this.#source = source;
     this.#values = new Map();
     this.#duplicates = new Set();
     for (const [name, value] of source) {
@@ -26,6 +28,14 @@ export class Params {
     if (this.#duplicates.has(name)) throw invalidRequest(`The "${name}" parameter is repeated.`);
     const value = this.#values.get(name);
     return value === '' ? undefined : value;
+  }
+
+  /**
+   * Every non-empty value of a parameter that may be repeated (RFC 8707 §2 `resource`), in the
+   * order sent; empty when absent.
+   */
+  getAll(name: string): string[] {
+    return this.#source.getAll(name).filter((value) => value !== '');
   }
 
   /** Like {@link get}, but throws `invalid_request` when the parameter is missing. */

@@ -17,7 +17,7 @@ export const ENDPOINTS = {
 
 /** The RFC 8414 §2 authorization server metadata of an instance. */
 export function authorizationServerMetadata(
-  ctx: Pick<Context, 'issuer' | 'scopes'> &
+  ctx: Pick<Context, 'issuer' | 'scopes' | 'resources'> &
     Partial<Pick<Context, 'dynamicRegistration' | 'clientMetadataDocuments'>>,
 ): Record<string, unknown> {
   const at = (path: string) => ctx.issuer + path;
@@ -42,6 +42,8 @@ export function authorizationServerMetadata(
     ...(ctx.dynamicRegistration ? { registration_endpoint: at(ENDPOINTS.registration) } : {}),
     // draft-ietf-oauth-client-id-metadata-document §6
     ...(ctx.clientMetadataDocuments ? { client_id_metadata_document_supported: true } : {}),
+    // RFC 9728 §4: the resources tokens of this server are for (RFC 8707 `resource` values).
+    protected_resources: [...ctx.resources],
   };
 }
 

@@ -7,7 +7,12 @@ import { openIdProviderMetadata } from './discovery';
 
 async function context(scopes?: string[]) {
   const keys = await importKeySet([await testKey(), await generateKeys('RS256')], 'ES256');
-  return { issuer: ISSUER, keys, scopes: scopes ? new Set(scopes) : undefined };
+  return {
+    issuer: ISSUER,
+    keys,
+    scopes: scopes ? new Set(scopes) : undefined,
+    resources: new Set([`${ISSUER}/api/v1`]),
+  };
 }
 
 describe('OpenID Provider metadata (Discovery section 3)', () => {

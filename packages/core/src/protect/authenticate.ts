@@ -2,8 +2,8 @@ import type { Awaitable } from '../awaitable.js';
 import type { Context } from '../context.js';
 import { bearerCredentials } from '../http/bearer.js';
 import { sessionCookieReaches } from '../session/session-cookie.js';
-import { bearerCaller } from './bearer-scheme.js';
-import { credentialsRequired } from './challenge.js';
+import { type BearerResource, bearerCaller } from './bearer-scheme.js';
+import { credentialsRequired, type ResourceChallenge } from './challenge.js';
 import { sessionCaller } from './session-scheme.js';
 import type { AuthenticateOptions, AuthScheme, Caller } from './types.js';
 
@@ -25,11 +25,29 @@ export function authenticateRequest(
   options: AuthenticateOptions,
 ): Awaitable<Caller> {
   const { acceptsBearer, acceptsSession } = acceptedSchemes(options);
+  const scopes = requiredScopes(options.scope);
+  const resource = declaredResource(options, scopes);
   if (acceptsBearer) {
     const credentials = bearerCredentials(request);
-    if (credentials !== null) return bearerCaller(ctx, request, credentials, requiredScopes(options.scope));
+    if (credentials !== null) return bearerCaller(ctx, request, credentials, scopes, resource);
   }
-  return sessionOrNothing(ctx, request, acceptsBearer, acceptsSession);
+  return sessionOrNothing(ctx, request, acceptsBearer, acceptsSession, resource?.challenge);
+}
+
+/**
+ * The protected resource the options declare (RFC 8707 / RFC 9728), or `undefined` for the
+ * instance's own API without metadata: the common case builds nothing.
+ */
+function declaredResource(
+  options: AuthenticateOptions,
+  scopes: readonly string[],
+): BearerResource | undefined {
+  const { resource, resourceMetadata } = options;
+  if (resource === undefined && resourceMetadata === undefined) return undefined;
+  return {
+    ...(resource === undefined ? {} : { audience: resource }),
+    challenge: { scope: scopes, ...(resourceMetadata === undefined ? {} : { resourceMetadata }) },
+  };
 }
 
 async function sessionOrNothing(
@@ -37,6 +55,7 @@ async function sessionOrNothing(
   request: Request,
   acceptsBearer: boolean,
   acceptsSession: boolean,
+  challenge: ResourceChallenge | undefined,
 ): Promise<Caller> {
   if (acceptsSession) {
     const caller = await sessionCaller(ctx, request, acceptsBearer);
@@ -44,7 +63,7 @@ async function sessionOrNothing(
     const pathname = new URL(request.url).pathname;
     if (!sessionCookieReaches(ctx, pathname)) throw outsideCookiePath(ctx, pathname, acceptsBearer);
   }
-  throw credentialsRequired(ctx, acceptsBearer);
+  throw credentialsRequired(ctx, acceptsBearer, undefined, challenge);
 }
 
 /** Warnings of {@link outsideCookiePath} are logged once per path, for this many paths at most. */

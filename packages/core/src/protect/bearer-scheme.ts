@@ -11,8 +11,24 @@ import {
   type TokenRejection,
   usableOnOwnApi,
 } from '../tokens/access-token.js';
-import { insufficientScope, invalidBearerRequest, invalidToken } from './challenge.js';
+import {
+  insufficientScope,
+  invalidBearerRequest,
+  invalidToken,
+  type ResourceChallenge,
+} from './challenge.js';
 import type { Caller } from './types.js';
+
+/**
+ * The protected resource an operation declared (`AuthenticateOptions.resource` and
+ * `resourceMetadata`): the audience its tokens must name, and what its challenges say.
+ */
+export interface BearerResource {
+  /** The `aud` value a token must contain: the resource identifier (default: the instance's API). */
+  readonly audience?: string;
+  /** `resource_metadata` and the required scopes, for the Bearer challenges. */
+  readonly challenge: ResourceChallenge;
+}
 
 /**
  * The caller of a request that presented `Authorization: Bearer <token>` (RFC 6750 §2.1), given
@@ -29,26 +45,30 @@ export function bearerCaller(
   request: Request,
   credentials: string,
   requiredScopes: readonly string[],
+  resource?: BearerResource,
 ): Awaitable<Caller> {
   const cached = cachedAccessTokenClaims(ctx, credentials);
+  const challenge = resource?.challenge;
   // A token verified before is well-formed: only an unknown one is matched against the syntax.
   if (cached === undefined && !isB64Token(credentials)) {
-    throw invalidBearerRequest(ctx, 'The Bearer authorization header is malformed.');
+    throw invalidBearerRequest(ctx, 'The Bearer authorization header is malformed.', challenge);
   }
+  // The resource's identifier when the operation declares one (RFC 8707), else the instance's API.
+  const audience = resource?.audience ?? ctx.audience;
   // Only a form body can carry a second copy: the common case (no form) waits for nothing.
   if (mayCarryBodyToken(request)) {
-    return refuseSecondTransmission(ctx, request)
-      .then(() => checkAccessToken(ctx, credentials))
-      .then((claims) => permittedCaller(ctx, claims, requiredScopes));
+    return refuseSecondTransmission(ctx, request, challenge)
+      .then(() => checkAccessToken(ctx, credentials, audience))
+      .then((claims) => permittedCaller(ctx, claims, requiredScopes, challenge));
   }
   if (cached === undefined) {
-    return andThen(checkAccessToken(ctx, credentials), (verified) =>
-      permittedCaller(ctx, verified, requiredScopes),
+    return andThen(checkAccessToken(ctx, credentials, audience), (verified) =>
+      permittedCaller(ctx, verified, requiredScopes, challenge),
     );
   }
   // A known token takes the shortest path; only a refusal works out its reason.
-  return andThen(usableOnOwnApi(ctx, cached), (verified) =>
-    permittedCaller(ctx, verified ?? refusedOnOwnApi(ctx, cached), requiredScopes),
+  return andThen(usableOnOwnApi(ctx, cached, audience), (verified) =>
+    permittedCaller(ctx, verified ?? refusedOnOwnApi(ctx, cached, audience), requiredScopes, challenge),
   );
 }
 
@@ -60,11 +80,12 @@ function permittedCaller(
   ctx: Context,
   claims: AccessTokenClaims | TokenRejection,
   requiredScopes: readonly string[],
+  challenge: ResourceChallenge | undefined,
 ): Caller {
-  if (typeof claims === 'string') throw invalidToken(ctx, claims);
+  if (typeof claims === 'string') throw invalidToken(ctx, claims, challenge);
   const caller = callerOf(claims);
   for (const needed of requiredScopes) {
-    if (!caller.scope.includes(needed)) throw insufficientScope(ctx, requiredScopes);
+    if (!caller.scope.includes(needed)) throw insufficientScope(ctx, requiredScopes, challenge);
   }
   return caller;
 }
@@ -107,18 +128,23 @@ function mayCarryBodyToken(request: Request): boolean {
  * rather than silently ignored. Only form bodies can carry it, so no other body is ever read; the
  * form is read from a clone, leaving the body to the operation.
  */
-async function refuseSecondTransmission(ctx: Context, request: Request): Promise<void> {
+async function refuseSecondTransmission(
+  ctx: Context,
+  request: Request,
+  challenge: ResourceChallenge | undefined,
+): Promise<void> {
   let hasBodyToken: boolean;
   try {
     hasBodyToken = (await readForm(request.clone(), ctx.maxBodyBytes)).has('access_token');
   } catch (error) {
-    if (error instanceof ProtocolError) throw invalidBearerRequest(ctx, error.description);
+    if (error instanceof ProtocolError) throw invalidBearerRequest(ctx, error.description, challenge);
     throw error;
   }
   if (hasBodyToken) {
     throw invalidBearerRequest(
       ctx,
       'The access token must be sent in the Authorization header only, not also in the body.',
+      challenge,
     );
   }
 }

@@ -9,10 +9,29 @@ import type { TokenRejection } from '../tokens/access-token.js';
 
 type ChallengeContext = Pick<Context, 'realm'>;
 
-function bearerChallenge(ctx: ChallengeContext, params: Record<string, string> = {}): string {
+/**
+ * What a Bearer challenge says of the protected resource, when the operation declares one: the
+ * RFC 9728 §5.1 `resource_metadata` URL and the scopes the operation requires (RFC 6750 §3 `scope`).
+ */
+export interface ResourceChallenge {
+  readonly resourceMetadata?: string;
+  readonly scope?: readonly string[];
+}
+
+function bearerChallenge(
+  ctx: ChallengeContext,
+  params: Record<string, string> = {},
+  resource?: ResourceChallenge,
+): string {
   let challenge = `Bearer realm=${quoteAuthParam(ctx.realm)}`;
   for (const [name, value] of Object.entries(params)) {
     challenge += `, ${name}=${quoteAuthParam(name === 'error_description' ? errorDescriptionText(value) : value)}`;
+  }
+  if (resource?.scope?.length && params.scope === undefined) {
+    challenge += `, scope=${quoteAuthParam(resource.scope.join(' '))}`;
+  }
+  if (resource?.resourceMetadata !== undefined) {
+    challenge += `, resource_metadata=${quoteAuthParam(resource.resourceMetadata)}`;
   }
   return challenge;
 }
@@ -27,9 +46,10 @@ export function credentialsRequired(
   ctx: ChallengeContext,
   acceptsBearer: boolean,
   description = 'Authentication is required for this operation.',
+  resource?: ResourceChallenge,
 ): ProtocolError {
   return oauthError('unauthorized', description, {
-    challenge: noCredentialsChallenge(ctx, acceptsBearer),
+    challenge: noCredentialsChallenge(ctx, acceptsBearer, resource),
   });
 }
 
@@ -46,30 +66,49 @@ const INVALID_TOKEN_DESCRIPTIONS: Readonly<Record<TokenRejection, string>> = {
   audience: 'The access token is not meant for this API (its audience does not name it).',
 };
 
-/** 401 `invalid_token` (RFC 6750 §3.1), its description saying why as far as `reason` may. */
-export function invalidToken(ctx: ChallengeContext, reason: TokenRejection = 'invalid'): ProtocolError {
+/**
+ * 401 `invalid_token` (RFC 6750 §3.1), its description saying why as far as `reason` may; with
+ * `resource`, the challenge names the protected resource's metadata (RFC 9728 §5.1), as for a token
+ * issued for another resource (RFC 9068 §4, RFC 8707).
+ */
+export function invalidToken(
+  ctx: ChallengeContext,
+  reason: TokenRejection = 'invalid',
+  resource?: ResourceChallenge,
+): ProtocolError {
   const description = INVALID_TOKEN_DESCRIPTIONS[reason];
   return oauthError('invalid_token', description, {
-    challenge: bearerChallenge(ctx, { error: 'invalid_token', error_description: description }),
+    challenge: bearerChallenge(ctx, { error: 'invalid_token', error_description: description }, resource),
   });
 }
 
 /** 400 `invalid_request` with a Bearer challenge (RFC 6750 §3.1): a malformed bearer request. */
-export function invalidBearerRequest(ctx: ChallengeContext, description: string): ProtocolError {
+export function invalidBearerRequest(
+  ctx: ChallengeContext,
+  description: string,
+  resource?: ResourceChallenge,
+): ProtocolError {
   return oauthError('invalid_request', description, {
-    challenge: bearerChallenge(ctx, { error: 'invalid_request', error_description: description }),
+    challenge: bearerChallenge(ctx, { error: 'invalid_request', error_description: description }, resource),
   });
 }
 
-/** 403 `insufficient_scope` naming the scopes the operation needs (RFC 6750 §3.1). */
-export function insufficientScope(ctx: ChallengeContext, required: readonly string[]): ProtocolError {
+/**
+ * 403 `insufficient_scope` naming every scope the operation needs, in one challenge (RFC 6750
+ * §3.1), so that the client asks for all of them at once.
+ */
+export function insufficientScope(
+  ctx: ChallengeContext,
+  required: readonly string[],
+  resource?: ResourceChallenge,
+): ProtocolError {
   const description = 'The access token lacks a scope this operation requires.';
   return oauthError('insufficient_scope', description, {
-    challenge: bearerChallenge(ctx, {
-      error: 'insufficient_scope',
-      error_description: description,
-      scope: required.join(' '),
-    }),
+    challenge: bearerChallenge(
+      ctx,
+      { error: 'insufficient_scope', error_description: description, scope: required.join(' ') },
+      resource,
+    ),
   });
 }
 
@@ -86,6 +125,10 @@ export function sessionEnded(ctx: ChallengeContext, acceptsBearer: boolean): Pro
 }
 
 /** The challenge of a 401 without (valid) credentials: no `error` attribute (RFC 6750 §3.1). */
-function noCredentialsChallenge(ctx: ChallengeContext, acceptsBearer: boolean): string {
-  return acceptsBearer ? bearerChallenge(ctx) : `Session realm=${quoteAuthParam(ctx.realm)}`;
+function noCredentialsChallenge(
+  ctx: ChallengeContext,
+  acceptsBearer: boolean,
+  resource?: ResourceChallenge,
+): string {
+  return acceptsBearer ? bearerChallenge(ctx, {}, resource) : `Session realm=${quoteAuthParam(ctx.realm)}`;
 }

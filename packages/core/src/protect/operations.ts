@@ -7,6 +7,7 @@ import { isPreflight, preflightResponse, withCors } from '../http/cors.js';
 import { type Answer, toResponse, withoutBody } from '../http/reply.js';
 import { methodHandler, type RoutePattern, Router } from '../http/router.js';
 import { acceptedSchemes } from './authenticate.js';
+import { type ProtectedResourceOptions, protectedResource } from './resource-metadata.js';
 import type { AuthenticateOptions, Caller } from './types.js';
 
 /** Methods an operation can be declared for. `HEAD` is answered by the `GET` operation. */
@@ -30,12 +31,25 @@ export interface Operation extends AuthenticateOptions {
  */
 export type OperationTable = Readonly<Record<`${OperationMethod} /${string}`, Operation>>;
 
+/** Options of {@link defineOperations}. */
+export interface OperationsOptions {
+  /**
+   * The protected resource the table makes up (RFC 9728, RFC 8707), e.g. `{ resource:
+   * 'https://example.com/demo/api/v1' }`: its metadata is served at
+   * `/.well-known/oauth-protected-resource{path}` (with `scopes_supported` defaulting to every
+   * scope the operations require), bearer tokens must name it in `aud`, and every 401/403 challenge
+   * carries `resource_metadata`. Only for a single instance (a host's instances each have their
+   * own resource identifiers). Default: none; tokens must then carry the instance's `audience`.
+   */
+  readonly resource?: ProtectedResourceOptions;
+}
+
 /** Answers a request when the table has its path, else `undefined` (so the host can fall through). */
 export type OperationsHandler = (request: Request) => Promise<Response | undefined>;
 
 /** The operations of one path pattern, as a route of the router. */
 interface OperationRoute extends RoutePattern<Operation> {
-  readonly methods: Readonly<Record<string, Operation>>;
+  readonly methods: Record<string, Operation>;
 }
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
@@ -63,13 +77,20 @@ const METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DE
 export function defineOperations(
   gatehouse: Gatehouse | GatehouseHost,
   table: OperationTable,
+  options: OperationsOptions = {},
 ): OperationsHandler {
   const host = hostInternalsOf(gatehouse);
-  if (host) return hostedOperations(host, table);
+  if (host) {
+    if (options.resource)
+      throw new TypeError('defineOperations: a resource is declared per instance, not for a whole host.');
+    return hostedOperations(host, table);
+  }
   const internals = internalsOf(gatehouse);
   if (!internals) throw new TypeError('defineOperations: the instance was not made by createGatehouse.');
   const { authenticateNow, logger } = internals;
-  const router = new Router((gatehouse as Gatehouse).basePath, compile(table));
+  const routes = compile(table);
+  const resource = options.resource && declareResource(gatehouse as Gatehouse, options.resource, routes);
+  const router = new Router((gatehouse as Gatehouse).basePath, routes);
 
   const answerOperation = async (
     route: OperationRoute,
@@ -91,7 +112,7 @@ export function defineOperations(
       return undefined;
     }
     const match = router.match(pathname);
-    if (!match) return undefined;
+    if (!match) return resource?.fetch(request);
     const { route, params } = match;
     let answer: Answer;
     try {
@@ -142,6 +163,31 @@ function hostedOperations(host: HostInternals, table: OperationTable): Operation
     }
     return handler(request);
   };
+}
+
+/**
+ * The protected resource of a table: its metadata (scopes supported by default: every scope an
+ * operation requires), and every operation bound to it (tokens for it; its metadata in challenges)
+ * unless the operation names a resource of its own.
+ */
+function declareResource(gatehouse: Gatehouse, options: ProtectedResourceOptions, routes: OperationRoute[]) {
+  const operations = routes.flatMap((route) => Object.values(route.methods));
+  const scopes = new Set(operations.flatMap((operation) => scopeList(operation.scope)));
+  const resource = protectedResource(gatehouse, { scopes: [...scopes], ...options });
+  for (const route of routes) {
+    for (const [method, operation] of Object.entries(route.methods)) {
+      route.methods[method] = {
+        ...operation,
+        resource: operation.resource ?? resource.resource,
+        resourceMetadata: operation.resourceMetadata ?? resource.metadataUrl,
+      };
+    }
+  }
+  return resource;
+}
+
+function scopeList(scope: Operation['scope']): readonly string[] {
+  return typeof scope === 'string' ? scope.split(' ').filter(Boolean) : (scope ?? []);
 }
 
 function compile(table: OperationTable): OperationRoute[] {

@@ -11,6 +11,20 @@ export interface AuthenticateOptions {
   readonly schemes: readonly AuthScheme[];
   /** Scopes a bearer token must carry (all of them); sessions carry every scope of their user. */
   readonly scope?: string | readonly string[];
+  /**
+   * The protected resource the operation belongs to (its RFC 8707 / RFC 9728 identifier, e.g.
+   * `https://example.com/mcp`): a bearer token must name it in its `aud`, else 401 `invalid_token`
+   * (RFC 9068 §4; a token issued for another resource is never accepted here). It should be one of
+   * the instance's `resources`, or tokens for it cannot be issued. Default: the instance's
+   * `audience`.
+   */
+  readonly resource?: string;
+  /**
+   * The URL of the resource's RFC 9728 metadata document, sent as `resource_metadata` (with the
+   * required `scope`) in the Bearer challenge of every 401 and 403 (RFC 9728 §5.1), so that a
+   * client (an MCP client) discovers the authorization server from a refused request.
+   */
+  readonly resourceMetadata?: string;
 }
 
 /** The authenticated caller of a REST operation. */

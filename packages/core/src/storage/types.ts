@@ -105,6 +105,12 @@ export interface ClientRecord {
   readonly grantTypes?: readonly GrantType[];
   /** Scopes the client may request. When absent, any scope the instance supports. */
   readonly scopes?: readonly string[];
+  /**
+   * Resources (RFC 8707 `resource`, e.g. `https://example.com/mcp`) the client may request tokens
+   * for; each must also be one the instance knows (its `resources` option or its audience). When
+   * absent, any resource the instance knows.
+   */
+  readonly resources?: readonly string[];
   /** Browser origins (e.g. `https://app.example.com`) allowed for CORS with credentials. */
   readonly allowedOrigins?: readonly string[];
   /** First-party clients skip the consent page. */

@@ -211,47 +211,73 @@ export function cachedAccessTokenClaims(ctx: Context, token: string): AccessToke
 }
 
 /**
- * Verifies an access token fully: signature and claims, audience (it must name the instance's own
- * API, the `audience` option; when per-request resources arrive, one of the instance's resources),
- * then revocation (of the token, its grant or its user). A token verified before is answered without waiting
- * a turn when the grant store answers revocation synchronously (the memory engine does). A failing
- * store throws or rejects.
+ * Verifies an access token fully: signature and claims, audience (it must name `audience`: the
+ * instance's own API, the `audience` option, unless the operation declares another of the
+ * instance's resources), then revocation (of the token, its grant or its user). A token verified
+ * before is answered without waiting a turn when the grant store answers revocation synchronously
+ * (the memory engine does). A failing store throws or rejects.
  */
-export function verifyAccessToken(ctx: Context, token: string): Awaitable<AccessTokenClaims | null> {
+export function verifyAccessToken(
+  ctx: Context,
+  token: string,
+  audience: string = ctx.audience,
+): Awaitable<AccessTokenClaims | null> {
   const cached = cachedAccessTokenClaims(ctx, token);
-  if (cached) return usableOnOwnApi(ctx, cached);
-  return verifyAccessTokenSignature(ctx, token).then((claims) => claims && usableOnOwnApi(ctx, claims));
+  if (cached) return usableOnOwnApi(ctx, cached, audience);
+  return verifyAccessTokenSignature(ctx, token).then(
+    (claims) => claims && usableOnOwnApi(ctx, claims, audience),
+  );
 }
 
 /**
  * {@link verifyAccessToken}, telling why a token is refused (the bearer check's `invalid_token`
  * description). Only refusals pay for the reason: an accepted token takes the same path.
  */
-export function checkAccessToken(ctx: Context, token: string): Awaitable<AccessTokenClaims | TokenRejection> {
+export function checkAccessToken(
+  ctx: Context,
+  token: string,
+  audience: string = ctx.audience,
+): Awaitable<AccessTokenClaims | TokenRejection> {
   const cached = cachedAccessTokenClaims(ctx, token);
-  if (cached) return andThen(usableOnOwnApi(ctx, cached), (usable) => usable ?? refusedOnOwnApi(ctx, cached));
+  if (cached)
+    return andThen(
+      usableOnOwnApi(ctx, cached, audience),
+      (usable) => usable ?? refusedOnOwnApi(ctx, cached, audience),
+    );
   return checkAccessTokenSignature(ctx, token).then((claims) =>
     typeof claims === 'string'
       ? claims
-      : andThen(usableOnOwnApi(ctx, claims), (usable) => usable ?? refusedOnOwnApi(ctx, claims)),
+      : andThen(
+          usableOnOwnApi(ctx, claims, audience),
+          (usable) => usable ?? refusedOnOwnApi(ctx, claims, audience),
+        ),
   );
 }
 
 /**
- * Why {@link usableOnOwnApi} refused verified claims: not for this API, else revoked (the only
+ * Why {@link usableOnOwnApi} refused verified claims: not for `audience`, else revoked (the only
  * two things it checks).
  */
-export function refusedOnOwnApi(ctx: Context, claims: AccessTokenClaims): TokenRejection {
-  return claims.audience.includes(ctx.audience) ? 'revoked' : 'audience';
+export function refusedOnOwnApi(
+  ctx: Context,
+  claims: AccessTokenClaims,
+  audience: string = ctx.audience,
+): TokenRejection {
+  return claims.audience.includes(audience) ? 'revoked' : 'audience';
 }
 
 /**
- * `claims` if the token is for the instance's own API (RFC 9068 §4: a resource server checks that
- * `aud` names it) and not revoked, else `null`.
+ * `claims` if the token is for `audience` (default: the instance's own API; RFC 9068 §4: a
+ * resource server checks that `aud` names it, so a token issued for another resource is refused)
+ * and not revoked, else `null`.
  */
-export function usableOnOwnApi(ctx: Context, claims: AccessTokenClaims): Awaitable<AccessTokenClaims | null> {
-  const audience = claims.audience;
-  if (audience[0] !== ctx.audience && !audience.includes(ctx.audience)) return null;
+export function usableOnOwnApi(
+  ctx: Context,
+  claims: AccessTokenClaims,
+  audience: string = ctx.audience,
+): Awaitable<AccessTokenClaims | null> {
+  const granted = claims.audience;
+  if (granted[0] !== audience && !granted.includes(audience)) return null;
   return unlessRevoked(ctx, claims);
 }
 

@@ -29,6 +29,8 @@ export async function issueAuthorizationCode(
     grantId: base64url(ctx.randomBytes(16)),
     redirectUri: request.redirectUriSent ? request.redirectUri : '',
     scope: request.scope,
+    // RFC 8707: the resources the user authorized, the `aud` of every token of the grant.
+    ...(request.resources === undefined ? {} : { audience: request.resources }),
     ...(request.codeChallenge === undefined ? {} : { codeChallenge: request.codeChallenge }),
     // When and how the user authenticated, and which session: OIDC carries them into its tokens,
     // with the request's nonce (echoed in the ID token, Core §3.1.2.1).

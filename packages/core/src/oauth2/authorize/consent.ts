@@ -7,10 +7,12 @@ import { verifyIdTokenHint } from '../../oidc/id-token.js';
 import { nextInteraction } from '../../oidc/interaction.js';
 import { checkFormPost, pageCsrfToken } from '../../session/csrf.js';
 import { type SessionUser, sessionUser } from '../../session/session-user.js';
+import type { ConsentRecord } from '../../storage/types.js';
 import { secondsToMs } from '../../time.js';
 import { formTargetSource } from '../../ui/page-response.js';
 import { consentPage, errorPage } from '../../ui/pages.js';
 import { PAGE_PATHS } from '../../ui/paths.js';
+import { resourcesCovered } from '../resource-indicators.js';
 import { isScopeSubset, parseScope } from '../scope.js';
 import { issueAuthorizationCode } from './code.js';
 import { renderLoginStep } from './login.js';
@@ -57,9 +59,37 @@ async function hintSubjectOf(ctx: Context, idTokenHint: string): Promise<string>
   return hint.sub;
 }
 
+/**
+ * Whether the user's remembered consent covers the request: its scope and its resources (RFC 8707).
+ * A request for a resource the user never allowed this client asks again, so a grant's audience is
+ * always one the user consented to.
+ */
 async function hasConsent(ctx: Context, userId: string, auth: AuthorizationRequest): Promise<boolean> {
   const consent = await ctx.storage.consents.findConsent(userId, auth.client.id, ctx.now());
-  return consent !== null && isScopeSubset(auth.scope, consent.scope);
+  return (
+    consent !== null &&
+    isScopeSubset(auth.scope, consent.scope) &&
+    resourcesCovered(auth.resources, consentedResources(consent))
+  );
+}
+
+/**
+ * The resources a consent covers besides the default audience. Kept in the record's `ext` (the
+ * storage contract stores it losslessly on every engine, so no migration): `ext.resources`.
+ */
+function consentedResources(consent: ConsentRecord | null): readonly string[] | undefined {
+  const resources = consent?.ext?.resources;
+  return Array.isArray(resources) && resources.every((r) => typeof r === 'string') ? resources : undefined;
+}
+
+/** The `ext` of a consent merged from an earlier one and the resources just allowed. */
+function consentExtensions(
+  previous: ConsentRecord | null,
+  resources: readonly string[] | undefined,
+): ConsentRecord['ext'] {
+  const merged = [...new Set([...(consentedResources(previous) ?? []), ...(resources ?? [])])];
+  if (merged.length === 0) return previous?.ext;
+  return { ...previous?.ext, resources: merged };
 }
 
 /** The consent page for a validated request and a logged-in user. */
@@ -114,11 +144,13 @@ export const consentEndpoint: Handler = async (request, ctx) => {
     const now = ctx.now();
     const previous = await ctx.storage.consents.findConsent(current.user.id, auth.client.id, now);
     const scope = [...new Set([...parseScope(previous?.scope ?? ''), ...parseScope(auth.scope)])].join(' ');
+    const ext = consentExtensions(previous, auth.resources);
     await ctx.storage.consents.saveConsent({
       userId: current.user.id,
       clientId: auth.client.id,
       scope,
       expiresAt: now + CONSENT_TTL_MS,
+      ...(ext === undefined ? {} : { ext }),
     });
     return issueAuthorizationCode(ctx, auth, current.session.record);
   });

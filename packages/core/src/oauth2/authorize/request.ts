@@ -10,6 +10,7 @@ import { idTokenAlgorithm } from '../../oidc/id-token.js';
 import type { ClientRecord } from '../../storage/types.js';
 import { clientMayUse } from '../grants/grant-tokens.js';
 import { isValidCodeChallenge } from '../pkce.js';
+import { authorizedResources, requestedResources } from '../resource-indicators.js';
 import { parseScope, resolveRequestedScope } from '../scope.js';
 
 /**
@@ -47,11 +48,17 @@ export interface AuthorizationRequest extends AuthorizationTarget {
   readonly scope: string;
   /** The S256 `code_challenge`, when sent. */
   readonly codeChallenge?: string;
+  /**
+   * The resources (RFC 8707 `resource`) the grant is for, each one the instance knows; absent when
+   * the request named none (tokens then get the default audience).
+   */
+  readonly resources?: readonly string[];
   /** The OpenID Connect parameters (`nonce`, `prompt`, `max_age`, hints). */
   readonly oidc: OidcAuthorizationParameters;
   /**
    * The request's own parameters (those of {@link AUTHORIZATION_PARAMETERS} that were sent), to carry
    * through the login and consent forms and to rebuild the authorize URL. Unknown ones are dropped.
+   * Several `resource` values travel as one, separated by spaces.
    */
   readonly parameters: Readonly<Record<string, string>>;
 }
@@ -99,7 +106,8 @@ export async function resolveAuthorizationTarget(ctx: Context, params: Params): 
  * Validates the rest of the request for a trusted target. Throws a {@link ProtocolError} that is to
  * be redirected to the client (RFC 6749 §4.1.2.1): `invalid_request` (repeated parameter, PKCE
  * missing where required or not S256, a bad OpenID Connect parameter), `unsupported_response_type`,
- * `unauthorized_client`, `invalid_scope`, `request_not_supported`, `request_uri_not_supported`.
+ * `unauthorized_client`, `invalid_scope`, `invalid_target` (RFC 8707), `request_not_supported`,
+ * `request_uri_not_supported`.
  */
 export function validateAuthorizationRequest(
   ctx: Context,
@@ -129,7 +137,17 @@ export function validateAuthorizationRequest(
       `The client's id_token_signed_response_alg ${client.idTokenSignedResponseAlg} has no key on this server.`,
     );
   }
-  return { ...target, scope, parameters, oidc, ...(codeChallenge === undefined ? {} : { codeChallenge }) };
+  // RFC 8707 §2: every resource must be one this instance serves, else `invalid_target`.
+  const resources = authorizedResources(ctx, client, requestedResources(params));
+  if (resources !== undefined) parameters.resource = resources.join(' ');
+  return {
+    ...target,
+    scope,
+    parameters,
+    oidc,
+    ...(codeChallenge === undefined ? {} : { codeChallenge }),
+    ...(resources === undefined ? {} : { resources }),
+  };
 }
 
 /** RFC 7636 §4.3 and RFC 9700 §2.1.1: only S256; required for public clients (or all, by policy). */

@@ -18,6 +18,8 @@ const REDIRECTABLE: ReadonlySet<ProtocolErrorCode> = new Set([
   'access_denied',
   'unsupported_response_type',
   'invalid_scope',
+  // RFC 8707 §2: an unknown or refused resource.
+  'invalid_target',
   'server_error',
   'temporarily_unavailable',
   // OpenID Connect Core §3.1.2.6.

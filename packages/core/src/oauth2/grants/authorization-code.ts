@@ -7,6 +7,7 @@ import { hashSecret } from '../../tokens/secrets.js';
 import { userSubject } from '../../tokens/subject.js';
 import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';
 import { isValidCodeVerifier, verifyS256 } from '../pkce.js';
+import { requestedResources, tokenAudience } from '../resource-indicators.js';
 import { tokenResponse } from '../token-response.js';
 import {
   clientMayUse,
@@ -34,6 +35,7 @@ export async function authorizationCodeGrant(
   if (verifier !== undefined && !isValidCodeVerifier(verifier)) {
     throw invalidRequest('The code_verifier must be 43 to 128 unreserved characters (RFC 7636 §4.1).');
   }
+  const resources = requestedResources(params);
   const now = ctx.now();
   const codeHash = await hashSecret(code);
   const record = await ctx.storage.grants.findCode(codeHash, now);
@@ -68,7 +70,13 @@ export async function authorizationCodeGrant(
     // The grant starts now: its refresh tokens carry this through every rotation (listGrants).
     grantedAt: now,
   };
-  const access = await grantAccessToken(ctx, grant);
+  // RFC 8707 §2.2: `resource` here picks among the authorized resources, never adds one.
+  const access = await grantAccessToken(
+    ctx,
+    grant,
+    grant.scope,
+    tokenAudience(ctx, record.audience, resources),
+  );
   const idToken = await grantIdToken(
     ctx,
     client,

@@ -41,18 +41,22 @@ export function revokeGrant(
   return ctx.storage.grants.revokeGrant(grantId, ctx.now() + grantLifetimeMs(ctx));
 }
 
-/** An OAuth 2.0 access token of the grant, for `scope` (the grant's, or a narrower one). */
+/**
+ * An OAuth 2.0 access token of the grant, for `scope` (the grant's, or a narrower one) and
+ * `audience` (the grant's resources, or some of them: RFC 8707; absent, the default audience).
+ */
 export function grantAccessToken(
   ctx: Context,
   grant: Grant,
   scope = grant.scope,
+  audience = grant.audience,
 ): Promise<SignedAccessToken> {
   return signAccessToken(ctx, {
     family: 'oauth2',
     subject: grant.subject,
     clientId: grant.clientId,
     scope,
-    ...(grant.audience === undefined ? {} : { audience: grant.audience }),
+    ...(audience === undefined ? {} : { audience }),
     grantId: grant.grantId,
     ttl: ctx.accessTokenTtl,
   });

@@ -5,6 +5,7 @@ import type { Answer } from '../../http/reply.js';
 import { grantIdToken } from '../../oidc/grant-id-token.js';
 import { hashSecret } from '../../tokens/secrets.js';
 import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';
+import { requestedResources, tokenAudience } from '../resource-indicators.js';
 import { isScopeSubset, parseScope } from '../scope.js';
 import { tokenResponse } from '../token-response.js';
 import { clientMayUse, grantAccessToken, issuedTo, newRefreshToken, revokeGrant } from './grant-tokens.js';
@@ -21,6 +22,7 @@ export async function refreshTokenGrant(
 ): Promise<Answer> {
   const presented = params.require('refresh_token');
   const requestedScope = params.get('scope');
+  const resources = requestedResources(params);
   if (!clientMayUse(client, 'refresh_token')) {
     throw invalidGrant('The client may not use refresh tokens.');
   }
@@ -41,7 +43,8 @@ export async function refreshTokenGrant(
   if (!isScopeSubset(scope, record.scope))
     throw invalidScope('A refresh may narrow the scope of the grant, never widen it.');
 
-  const access = await grantAccessToken(ctx, record, scope);
+  // RFC 8707 §2.2: a refresh may narrow the resources too; the new refresh token keeps them all.
+  const access = await grantAccessToken(ctx, record, scope, tokenAudience(ctx, record.audience, resources));
   // Core §12.2: the same sub and the original auth_time; no nonce.
   const idToken = await grantIdToken(ctx, client, { ...record, scope }, access.token);
   if (!ctx.rotateRefreshTokens) {

@@ -1,0 +1,89 @@
+import { resourceServer } from '@gatehousejs/core';
+import { describe, expect, it } from 'vitest';
+import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../test/browser-flow';
+import {
+  authApiToken,
+  ISSUER,
+  PKCE_VERIFIER,
+  post,
+  REDIRECT_URI,
+  type TestInstance,
+  testInstance,
+} from '../../test/fixtures';
+
+const MCP = 'http://localhost:3000/mcp';
+
+/** An access token of `demo-spa` for the MCP resource. */
+async function tokenForMcp(t: TestInstance, scope = 'read'): Promise<string> {
+  const url = new URL(authorizeUrl({ client_id: 'demo-spa', scope }));
+  url.searchParams.append('resource', MCP);
+  const browser = new FakeBrowser(t.gatehouse);
+  const code = callbackParams(await browser.follow(await logIn(browser, url.href))).get('code')!;
+  const response = await t.gatehouse.fetch(
+    post('/oauth2/v1/token', {
+      grant_type: 'authorization_code',
+      client_id: 'demo-spa',
+      code,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: PKCE_VERIFIER,
+    }),
+  );
+  return (await response.json()).access_token;
+}
+
+/** A resource server fetching the instance's JWKS through the instance itself (no network). */
+function mcpServer(t: TestInstance) {
+  return resourceServer({
+    issuer: ISSUER,
+    resource: MCP,
+    resourceMetadata: 'http://localhost:3000/.well-known/oauth-protected-resource/mcp',
+    fetch: (url, init) => t.gatehouse.fetch(new Request(url, init)),
+  });
+}
+
+const bearer = (token: string) => new Request(MCP, { headers: { Authorization: `Bearer ${token}` } });
+
+describe('resource server apart from the instance', () => {
+  it('accepts a token of the issuer for the resource, verified with the published keys', async () => {
+    const t = await testInstance({ resources: [MCP], now: Date.now });
+    const result = await mcpServer(t).authenticate(bearer(await tokenForMcp(t)), 'read');
+    expect(result.ok && result.caller).toMatchObject({
+      sub: 'user-1',
+      clientId: 'demo-spa',
+      scope: ['read'],
+    });
+  });
+
+  it('refuses a token for another audience with 401 invalid_token naming the metadata', async () => {
+    const t = await testInstance({ resources: [MCP], now: Date.now });
+    const result = await mcpServer(t).authenticate(bearer(await authApiToken(t)));
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.response.status).toBe(401);
+    expect(result.response.headers.get('www-authenticate')).toMatch(
+      /error="invalid_token".*resource_metadata=/,
+    );
+  });
+
+  it('answers 403 insufficient_scope with every required scope, and 401 without a token', async () => {
+    const t = await testInstance({ resources: [MCP], now: Date.now });
+    const server = mcpServer(t);
+    const lacking = await server.authenticate(bearer(await tokenForMcp(t)), ['read', 'write']);
+    expect(!lacking.ok && lacking.response.status).toBe(403);
+    expect(!lacking.ok && lacking.response.headers.get('www-authenticate')).toContain('scope="read write"');
+    const anonymous = await server.authenticate(new Request(MCP));
+    expect(!anonymous.ok && anonymous.response.status).toBe(401);
+  });
+
+  it('answers 503 when the keys cannot be fetched', async () => {
+    const t = await testInstance({ resources: [MCP], now: Date.now });
+    const token = await tokenForMcp(t);
+    const unreachable = resourceServer({
+      issuer: ISSUER,
+      resource: MCP,
+      fetch: () => Promise.reject(new TypeError('fetch failed')),
+    });
+    const result = await unreachable.authenticate(bearer(token));
+    expect(!result.ok && result.response.status).toBe(503);
+  });
+});

@@ -1,0 +1,149 @@
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  customFetch,
+  errors,
+  type JSONWebKeySet,
+  jwtVerify,
+} from 'jose';
+import { oauthError, ProtocolError } from '../errors.js';
+import { bearerCredentials, isB64Token } from '../http/bearer.js';
+import { ENDPOINTS } from '../oauth2/metadata.js';
+import { clientSubject, userSubject } from '../tokens/subject.js';
+import { credentialsRequired, insufficientScope, invalidBearerRequest, invalidToken } from './challenge.js';
+import type { AuthenticationResult, Caller } from './types.js';
+
+/*
+ * A resource server that runs apart from the Gatehouse instance (another service, an edge
+ * function, an MCP server on another host): it checks access tokens by themselves (RFC 9068 §4),
+ * with the instance's public keys, fetched from its JWKS. Runtime-neutral (Web Crypto and `fetch`
+ * through jose).
+ */
+
+/** Options of {@link resourceServer}. */
+export interface ResourceServerOptions {
+  /** The instance's issuer, exactly as in its tokens' `iss` (e.g. `https://example.com/demo`). */
+  readonly issuer: string;
+  /** This resource's identifier: tokens must name it in `aud` (RFC 8707, RFC 9068 §4). */
+  readonly resource: string;
+  /** Where the keys are fetched. Default: `{issuer}/oauth2/v1/keys`, the instance's JWKS. */
+  readonly jwksUri?: string;
+  /** The keys themselves, instead of fetching them (tests, air-gapped deployments). */
+  readonly jwks?: JSONWebKeySet;
+  /** Algorithms accepted (never `none`). Default: `ES256`, `EdDSA`, `RS256`, Gatehouse's. */
+  readonly algorithms?: readonly string[];
+  /** Clock tolerance, in seconds, for `exp` and `iat`. Default 5. */
+  readonly clockToleranceSeconds?: number;
+  /** The resource's RFC 9728 metadata URL, named in every challenge (`resource_metadata`). */
+  readonly resourceMetadata?: string;
+  /** The `fetch` used for the JWKS. Default: the global one. */
+  readonly fetch?: (url: string, init: RequestInit) => Promise<Response>;
+}
+
+/** The bearer check of a resource server apart from the instance. */
+export interface ResourceServer {
+  /**
+   * The caller of a request's `Authorization: Bearer` token, if it is a valid access token of the
+   * issuer for this resource holding every `scope`; else the ready 400/401/403 answer, its
+   * challenge naming `resource_metadata` when configured.
+   */
+  authenticate(request: Request, scope?: string | readonly string[]): Promise<AuthenticationResult>;
+}
+
+const DEFAULT_ALGORITHMS = ['ES256', 'EdDSA', 'RS256'];
+
+/**
+ * A bearer check for a resource server that cannot ask the instance (no shared storage): the
+ * signature with the issuer's published keys, `typ: at+jwt`, `iss`, `aud` (this resource),
+ * lifetime and scope. It cannot see revocations (those live in the instance's storage): keep
+ * access tokens short-lived, or ask the instance's introspection endpoint where a revoked token
+ * must stop at once. Keys are fetched on first use and again for an unknown `kid` (jose's
+ * `createRemoteJWKSet`, with its cooldown), so a key rotation needs no restart.
+ */
+export function resourceServer(options: ResourceServerOptions): ResourceServer {
+  const keys = options.jwks
+    ? createLocalJWKSet(options.jwks)
+    : createRemoteJWKSet(new URL(options.jwksUri ?? options.issuer + ENDPOINTS.jwks), {
+        ...(options.fetch === undefined ? {} : { [customFetch]: options.fetch }),
+      });
+  const realm = { realm: options.issuer };
+  const verify = async (token: string, required: readonly string[]): Promise<Caller> => {
+    const challenge = {
+      scope: required,
+      ...(options.resourceMetadata === undefined ? {} : { resourceMetadata: options.resourceMetadata }),
+    };
+    if (!isB64Token(token) || token.length > 8192)
+      throw invalidBearerRequest(realm, 'The Bearer authorization header is malformed.', challenge);
+    let payload: Record<string, unknown>;
+    try {
+      ({ payload } = await jwtVerify(token, keys, {
+        algorithms: [...(options.algorithms ?? DEFAULT_ALGORITHMS)],
+        typ: 'at+jwt',
+        issuer: options.issuer,
+        audience: options.resource,
+        clockTolerance: options.clockToleranceSeconds ?? 5,
+        requiredClaims: ['sub', 'exp', 'iat', 'jti'],
+      }));
+    } catch (error) {
+      // The keys could not be fetched: the token may be fine, so not its fault (503, not 401).
+      if (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError)) {
+        throw oauthError('temporarily_unavailable', 'The signing keys could not be fetched.', {
+          retryAfter: 1,
+          cause: error,
+        });
+      }
+      throw invalidToken(realm, 'invalid', challenge);
+    }
+    const {
+      sub,
+      scope = '',
+      client_id: clientId,
+      token_family: family,
+      jti,
+      exp,
+      sub_kind: subKind,
+    } = payload;
+    if (
+      typeof sub !== 'string' ||
+      typeof scope !== 'string' ||
+      typeof jti !== 'string' ||
+      typeof exp !== 'number'
+    )
+      throw invalidToken(realm, 'invalid', challenge);
+    if (family !== 'oauth2' && family !== 'auth_api') throw invalidToken(realm, 'invalid', challenge);
+    if (clientId !== undefined && typeof clientId !== 'string') throw invalidToken(realm, 'invalid', challenge);
+    if (subKind !== undefined && (subKind !== 'client' || clientId !== sub))
+      throw invalidToken(realm, 'invalid', challenge);
+    const scopes = scope === '' ? [] : scope.split(' ');
+    for (const needed of required)
+      if (!scopes.includes(needed)) throw insufficientScope(realm, required, challenge);
+    return {
+      sub,
+      subject: subKind === 'client' ? clientSubject(sub) : userSubject(sub),
+      scheme: 'bearer',
+      ...(clientId === undefined ? {} : { clientId }),
+      scope: scopes,
+      family,
+      tokenId: jti,
+      expiresAt: exp,
+    };
+  };
+  return {
+    async authenticate(request, scope) {
+      const required = typeof scope === 'string' ? scope.split(' ').filter(Boolean) : (scope ?? []);
+      try {
+        const token = bearerCredentials(request);
+        if (token === null) {
+          throw credentialsRequired(realm, true, undefined, {
+            scope: required,
+            ...(options.resourceMetadata === undefined ? {} : { resourceMetadata: options.resourceMetadata }),
+          });
+        }
+        return { ok: true, caller: await verify(token, required) };
+      } catch (error) {
+        if (error instanceof ProtocolError) return { ok: false, response: error.toResponse() };
+        throw error;
+      }
+    },
+  };
+}
