@@ -11,14 +11,25 @@
  * - the `resource` rules with oauth4webapi: `aud` is the resource, an unknown one is
  *   `invalid_target`, a refresh narrows.
  *
- * The SDK client is the demo's pre-registered public client `demo-spa` (static client information);
- * registration by DCR or a client ID metadata document replaces that once the instance offers them.
+ * The SDK client registers each of the three ways the demo offers: pre-registered (`demo-spa`,
+ * static client information), by a client ID metadata document (an https URL served here with a
+ * throwaway certificate the server trusts through `NODE_EXTRA_CA_CERTS`), and by RFC 7591 dynamic
+ * registration.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DEMO } from '@gatehousejs/demo';
 import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationFull,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import * as oauth from 'oauth4webapi';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,16 +43,30 @@ const insecure = { [oauth.allowInsecureRequests]: true } as const;
 const decodeJwt = (jwt: string): Record<string, unknown> =>
   JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8'));
 
-/** An MCP client's OAuth state: the pre-registered public client, everything kept in memory. */
-class DemoSpaProvider implements OAuthClientProvider {
+/** How the SDK client gets its client id. */
+type Registration =
+  | { readonly kind: 'pre-registered' }
+  | { readonly kind: 'metadata document'; readonly url: string }
+  | { readonly kind: 'dynamic registration' };
+
+/** An MCP client's OAuth state, everything kept in memory. */
+class TestClientProvider implements OAuthClientProvider {
   authorizationUrl: URL | undefined;
+  registered: OAuthClientInformationFull | undefined;
   #verifier = '';
   #tokens: OAuthTokens | undefined;
 
-  constructor(readonly origin: string) {}
+  constructor(
+    readonly origin: string,
+    readonly registration: Registration,
+  ) {}
 
   get redirectUrl(): string {
     return `${this.origin}/callback`;
+  }
+
+  get clientMetadataUrl(): string | undefined {
+    return this.registration.kind === 'metadata document' ? this.registration.url : undefined;
   }
 
   get clientMetadata(): OAuthClientMetadata {
@@ -55,7 +80,12 @@ class DemoSpaProvider implements OAuthClientProvider {
   }
 
   clientInformation() {
-    return { client_id: DEMO.publicClient.id };
+    if (this.registration.kind === 'pre-registered') return { client_id: DEMO.publicClient.id };
+    return this.registered;
+  }
+
+  saveClientInformation(information: OAuthClientInformationFull) {
+    this.registered = information;
   }
 
   tokens() {
@@ -83,14 +113,69 @@ describe.skipIf(skip !== undefined)('the MCP server of the demo (examples/mcp at
   let server: DemoServer;
   let browser: Browser;
   let mcpUrl: string;
+  let documentServer: Server;
+  let documentUrl: string;
+  let documentFetches = 0;
+  let certificates: string;
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startDemoServer(), launchChromium()]);
+    // A client ID metadata document must be https (the SDK and the draft): a throwaway certificate
+    // for localhost, trusted by the demo server's process only.
+    certificates = mkdtempSync(join(tmpdir(), 'gatehouse-mcp-'));
+    const [key, cert] = [join(certificates, 'key.pem'), join(certificates, 'cert.pem')];
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost',
+      ],
+      { stdio: 'ignore' },
+    );
+    documentServer = createServer(
+      { key: readFileSync(key), cert: readFileSync(cert) },
+      (request, response) => {
+        documentFetches++;
+        if (request.url !== '/mcp-client.json') return void response.writeHead(404).end();
+        response.writeHead(200, { 'Content-Type': 'application/json' }).end(
+          JSON.stringify({
+            client_id: documentUrl,
+            client_name: 'MCP test client (metadata document)',
+            redirect_uris: [`${server.origin}/callback`],
+            grant_types: ['authorization_code', 'refresh_token'],
+            response_types: ['code'],
+            token_endpoint_auth_method: 'none',
+          }),
+        );
+      },
+    );
+    await new Promise<void>((resolve) => documentServer.listen(0, '127.0.0.1', resolve));
+    documentUrl = `https://localhost:${(documentServer.address() as { port: number }).port}/mcp-client.json`;
+    [server, browser] = await Promise.all([startDemoServer({ NODE_EXTRA_CA_CERTS: cert }), launchChromium()]);
     mcpUrl = `${server.origin}${DEMO.mcp.path}`;
   }, 30_000);
 
   afterAll(async () => {
-    await Promise.all([browser?.close(), server?.stop()]);
+    await Promise.all([
+      browser?.close(),
+      server?.stop(),
+      new Promise((resolve) => (documentServer ? documentServer.close(resolve) : resolve(undefined))),
+    ]);
+    if (certificates) rmSync(certificates, { recursive: true, force: true });
   });
 
   /**
@@ -111,10 +196,13 @@ describe.skipIf(skip !== undefined)('the MCP server of the demo (examples/mcp at
       await page.goto(authorizationUrl);
       await page.fill('input[name="username"]', DEMO.user.username);
       await page.fill('input[name="password"]', DEMO.user.password);
-      await Promise.all([
-        page.waitForURL(`${server.origin}/callback?**`),
-        page.click('button[type="submit"]'),
-      ]);
+      const callback = `${server.origin}/callback?**`;
+      await page.click('button[type="submit"]');
+      // A registered client is a third party: the user is asked to consent first.
+      const allow = page.locator('button[name="decision"][value="allow"]');
+      await Promise.race([page.waitForURL(callback), allow.waitFor()]);
+      if (!page.url().startsWith(`${server.origin}/callback`))
+        await Promise.all([page.waitForURL(callback), allow.click()]);
       return new URL(page.url());
     } finally {
       await context.close();
@@ -132,43 +220,66 @@ describe.skipIf(skip !== undefined)('the MCP server of the demo (examples/mcp at
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
 
-  it('the official SDK client goes from the 401 to callTool("list_tickets"): discovery, authorization, token, reconnect', async () => {
-    const provider = new DemoSpaProvider(server.origin);
-    const first = new Client({ name: 'gatehouse-test', version: '0.0.0' });
-    await expect(
-      first.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider })),
-    ).rejects.toBeInstanceOf(UnauthorizedError);
+  const registrations = (): Registration[] => [
+    { kind: 'pre-registered' },
+    { kind: 'metadata document', url: documentUrl },
+    { kind: 'dynamic registration' },
+  ];
 
-    // Found from the challenge's resource_metadata and the authorization server's metadata.
-    const authorizationUrl = provider.authorizationUrl!;
-    expect(authorizationUrl.href.startsWith(`${server.issuer}/oauth2/v1/authorize?`)).toBe(true);
-    expect(authorizationUrl.searchParams.get('resource')).toBe(mcpUrl);
-    expect(authorizationUrl.searchParams.get('scope')).toBe(DEMO.mcp.scope);
-    expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
-    expect(authorizationUrl.searchParams.get('client_id')).toBe(DEMO.publicClient.id);
+  it.each(['pre-registered', 'metadata document', 'dynamic registration'] as const)(
+    'the official SDK client (%s) goes from the 401 to callTool("list_tickets"): discovery, registration, authorization, token, reconnect',
+    async (kind) => {
+      const registration = registrations().find((candidate) => candidate.kind === kind)!;
+      const provider = new TestClientProvider(server.origin, registration);
+      const fetchesBefore = documentFetches;
+      const first = new Client({ name: 'gatehouse-test', version: '0.0.0' });
+      await expect(
+        first.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider })),
+      ).rejects.toBeInstanceOf(UnauthorizedError);
 
-    const callback = await authorizeInBrowser(authorizationUrl.href);
-    expect(callback.searchParams.get('iss')).toBe(server.issuer);
-    const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider });
-    await transport.finishAuth(callback.searchParams.get('code')!);
-    const tokens = provider.tokens()!;
-    expect(decodeJwt(tokens.access_token)).toMatchObject({
-      aud: mcpUrl,
-      scope: DEMO.mcp.scope,
-      sub: DEMO.user.id,
-    });
+      // Found from the challenge's resource_metadata and the authorization server's metadata.
+      const authorizationUrl = provider.authorizationUrl!;
+      expect(authorizationUrl.href.startsWith(`${server.issuer}/oauth2/v1/authorize?`)).toBe(true);
+      expect(authorizationUrl.searchParams.get('resource')).toBe(mcpUrl);
+      expect(authorizationUrl.searchParams.get('scope')).toBe(DEMO.mcp.scope);
+      expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
+      const clientId = authorizationUrl.searchParams.get('client_id');
+      if (kind === 'pre-registered') expect(clientId).toBe(DEMO.publicClient.id);
+      if (kind === 'metadata document') expect(clientId).toBe(documentUrl);
+      if (kind === 'dynamic registration') {
+        // RFC 7591: a public client of its own, registered at the endpoint the metadata names.
+        expect(provider.registered?.client_id).toBe(clientId);
+        expect(clientId).not.toBe(DEMO.publicClient.id);
+        expect(provider.registered?.client_secret).toBeUndefined();
+      }
 
-    // Reconnect with the token.
-    const client = new Client({ name: 'gatehouse-test', version: '0.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }));
-    const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['list_tickets']);
-    const result = await client.callTool({ name: 'list_tickets', arguments: { limit: 3 } });
-    const { tickets } = result.structuredContent as { tickets: { ownerSub: string }[] };
-    expect(tickets).toHaveLength(3);
-    expect(tickets.every((ticket) => ticket.ownerSub === DEMO.user.id)).toBe(true);
-    await client.close();
-  }, 60_000);
+      const callback = await authorizeInBrowser(authorizationUrl.href);
+      expect(callback.searchParams.get('iss')).toBe(server.issuer);
+      const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider });
+      await transport.finishAuth(callback.searchParams.get('code')!);
+      const tokens = provider.tokens()!;
+      expect(decodeJwt(tokens.access_token)).toMatchObject({
+        aud: mcpUrl,
+        scope: DEMO.mcp.scope,
+        sub: DEMO.user.id,
+      });
+
+      // Reconnect with the token.
+      const client = new Client({ name: 'gatehouse-test', version: '0.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }));
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(['list_tickets']);
+      const result = await client.callTool({ name: 'list_tickets', arguments: { limit: 3 } });
+      const { tickets } = result.structuredContent as { tickets: { ownerSub: string }[] };
+      expect(tickets).toHaveLength(3);
+      expect(tickets.every((ticket) => ticket.ownerSub === DEMO.user.id)).toBe(true);
+      await client.close();
+      // The document was fetched (and then cached), only for the client that names it.
+      if (kind === 'metadata document') expect(documentFetches).toBeGreaterThan(fetchesBefore);
+      else expect(documentFetches).toBe(fetchesBefore);
+    },
+    60_000,
+  );
 
   it('refuses an Auth API token (another audience) with 401 invalid_token and the metadata URL', async () => {
     const response = await fetch(`${server.issuer}/auth/v1/token`, {

@@ -111,7 +111,8 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
     )
       throw invalidToken(realm, 'invalid', challenge);
     if (family !== 'oauth2' && family !== 'auth_api') throw invalidToken(realm, 'invalid', challenge);
-    if (clientId !== undefined && typeof clientId !== 'string') throw invalidToken(realm, 'invalid', challenge);
+    if (clientId !== undefined && typeof clientId !== 'string')
+      throw invalidToken(realm, 'invalid', challenge);
     if (subKind !== undefined && (subKind !== 'client' || clientId !== sub))
       throw invalidToken(realm, 'invalid', challenge);
     const scopes = scope === '' ? [] : scope.split(' ');
