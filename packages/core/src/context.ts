@@ -3,6 +3,7 @@ import type { CorsOptions, UiOptions } from './options.js';
 import type { PasswordCheckGate } from './passwords/password-check-gate.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
 import type { ClientStore, GatehouseStorage, UserStore } from './storage/types.js';
+import type { ClientJwksCache } from './oauth2/client-auth/client-jwks.js';
 import type { KeySet } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';
@@ -30,6 +31,8 @@ export interface Context {
   readonly keys: KeySet;
   /** The host's clients, then the instance's registered ones. */
   readonly clients: ClientStore;
+  /** Fetched `jwks_uri` key sets of `private_key_jwt` clients (`clientJwks` option). */
+  readonly clientJwks: ClientJwksCache;
   readonly users: UserStore;
   /** Guarded stores: any failure or timeout surfaces as `StorageUnavailableError`. */
   readonly storage: InstanceStores;
