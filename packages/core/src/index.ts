@@ -28,8 +28,13 @@ export { readBodyText } from './http/body.js';
 export { clientAddressOf, setClientAddress } from './http/client-address.js';
 export type { Handler, Route } from './http/router.js';
 export { authorizationServerMetadata, ENDPOINTS } from './oauth2/metadata.js';
+export {
+  JWT_BEARER_ASSERTION_TYPE,
+  MAX_ASSERTION_LIFETIME_SECONDS,
+} from './oauth2/client-auth/private-key-jwt.js';
 export type {
   AuthApiOptions,
+  ClientJwksOptions,
   CorsOptions,
   GatehouseOptions,
   PasswordCheckOptions,
@@ -48,7 +53,13 @@ export {
   type OperationsHandler,
   type OperationTable,
 } from './protect/operations.js';
-export type { AuthenticateOptions, AuthenticationResult, AuthScheme, Caller } from './protect/types.js';
+export type {
+  AuthenticateOptions,
+  AuthenticationResult,
+  AuthScheme,
+  Caller,
+  SubjectKind,
+} from './protect/types.js';
 export type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
 export type { RevokeUserOptions } from './revocation/user-revocation.js';
 export { checkInstanceId, DEFAULT_INSTANCE_ID } from './storage/instance-id.js';

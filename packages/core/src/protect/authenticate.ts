@@ -1,9 +1,9 @@
-import type { Awaitable } from '../awaitable.js';
+import { type Awaitable, andThen } from '../awaitable.js';
 import type { Context } from '../context.js';
 import { bearerCredentials } from '../http/bearer.js';
 import { sessionCookieReaches } from '../session/session-cookie.js';
 import { bearerCaller } from './bearer-scheme.js';
-import { credentialsRequired } from './challenge.js';
+import { credentialsRequired, subjectNotAccepted } from './challenge.js';
 import { sessionCaller } from './session-scheme.js';
 import type { AuthenticateOptions, AuthScheme, Caller } from './types.js';
 
@@ -27,9 +27,27 @@ export function authenticateRequest(
   const { acceptsBearer, acceptsSession } = acceptedSchemes(options);
   if (acceptsBearer) {
     const credentials = bearerCredentials(request);
-    if (credentials !== null) return bearerCaller(ctx, request, credentials, requiredScopes(options.scope));
+    if (credentials !== null) {
+      const caller = bearerCaller(ctx, request, credentials, requiredScopes(options.scope));
+      return andThen(caller, (known) => withAcceptedSubject(ctx, known, options.subjects));
+    }
+  }
+  if (options.subjects !== undefined && !options.subjects.includes('user')) {
+    // Sessions are users: a clients-only operation accepts bearer tokens alone.
+    throw credentialsRequired(ctx, acceptsBearer);
   }
   return sessionOrNothing(ctx, request, acceptsBearer, acceptsSession);
+}
+
+/** `caller` if the operation accepts its kind of subject (`subjects`, default users only). */
+function withAcceptedSubject(
+  ctx: Context,
+  caller: Caller,
+  subjects: AuthenticateOptions['subjects'],
+): Caller {
+  const kind = caller.subject.kind;
+  if (subjects === undefined ? kind !== 'user' : !subjects.includes(kind)) throw subjectNotAccepted(ctx, kind);
+  return caller;
 }
 
 async function sessionOrNothing(
