@@ -115,6 +115,24 @@ describe('client authentication by the registered method', () => {
     }
   });
 
+  it('treats credential parameters sent without a value as omitted (RFC 6749 §3.2)', async () => {
+    const t = await testInstance();
+    const auth = { Authorization: basic('demo-client', 'demo-secret') };
+    // node-oauth (under passport-oauth2) sends `client_secret=` even when the secret goes in Basic.
+    for (const form of [
+      { client_id: 'demo-client', client_secret: '' },
+      { client_id: '', client_secret: '', client_assertion: '', client_assertion_type: '' },
+    ]) {
+      expect((await t.gatehouse.fetch(post(REVOKE, { token: 'x', ...form }, auth))).status).toBe(200);
+    }
+    // An empty secret is no secret: a confidential client naming itself with it fails to authenticate.
+    await expectError(
+      await t.gatehouse.fetch(post(REVOKE, { token: 'x', client_id: 'demo-client', client_secret: '' })),
+      401,
+      'invalid_client',
+    );
+  });
+
   it('takes client_secret_post only from clients registered for it', async () => {
     const t = await testInstance({
       clients: memoryClientStore([
