@@ -14,7 +14,9 @@ const privateJwk = JSON.parse(
 describe('the demo clients of every authentication method', () => {
   it('registers the public half of the committed demo-jwt key', async () => {
     const { d: _private, ...publicHalf } = privateJwk;
-    expect(await calculateJwkThumbprint(publicHalf)).toBe(await calculateJwkThumbprint(DEMO.jwtClient.publicJwk));
+    expect(await calculateJwkThumbprint(publicHalf)).toBe(
+      await calculateJwkThumbprint(DEMO.jwtClient.publicJwk),
+    );
     expect(DEMO.jwtClient.publicJwk).not.toHaveProperty('d');
   });
 
@@ -65,15 +67,14 @@ describe('the demo clients of every authentication method', () => {
           body: '{"limit":2}',
         }),
       );
-    const listed = await tickets(service);
-    expect(listed?.status).toBe(200);
-    expect(((await listed?.json()) as { tickets: { ownerSub: string }[] }).tickets[0]?.ownerSub).toBe(
-      'demo-service',
-    );
+    const listed = (await tickets(service))!;
+    expect(listed.status).toBe(200);
+    const { tickets: list } = (await listed.json()) as { tickets: { ownerSub: string }[] };
+    expect(list[0]?.ownerSub).toBe('demo-service');
     // A client token without tickets:read is refused.
-    const refused = await tickets(jwtClientToken);
-    expect(refused?.status).toBe(403);
-    expect(((await refused?.json()) as { error: string }).error).toBe('insufficient_scope');
+    const refused = (await tickets(jwtClientToken))!;
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: string }).error).toBe('insufficient_scope');
   });
 
   it('takes demo-post credentials in the body only', async () => {

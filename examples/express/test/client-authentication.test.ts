@@ -53,7 +53,12 @@ function mountPassport(app: express.Express, issuer: string, origin: string): vo
   passport.use(
     'post',
     new OAuth2Strategy(
-      { ...common, clientID: DEMO.postClient.id, clientSecret: DEMO.postClient.secret, sessionKey: 'oauth2:post' },
+      {
+        ...common,
+        clientID: DEMO.postClient.id,
+        clientSecret: DEMO.postClient.secret,
+        sessionKey: 'oauth2:post',
+      },
       verify,
     ),
   );
@@ -176,7 +181,10 @@ describe('client authentication methods over HTTP (issue 16)', () => {
   });
 
   it('openid-client clientCredentialsGrant with ClientSecretBasic (demo-service) and PrivateKeyJwt (demo-jwt)', async () => {
-    const service = await configure(DEMO.serviceClient.id, client.ClientSecretBasic(DEMO.serviceClient.secret));
+    const service = await configure(
+      DEMO.serviceClient.id,
+      client.ClientSecretBasic(DEMO.serviceClient.secret),
+    );
     const serviceTokens = await client.clientCredentialsGrant(service, { scope: 'tickets:read' });
     expect(serviceTokens).toMatchObject({ token_type: 'bearer', scope: 'tickets:read' });
     expect(serviceTokens.refresh_token).toBeUndefined();
@@ -189,7 +197,11 @@ describe('client authentication methods over HTTP (issue 16)', () => {
   });
 
   for (const [name, clientId, auth] of [
-    ['ClientSecretPost (demo-post)', DEMO.postClient.id, () => client.ClientSecretPost(DEMO.postClient.secret)],
+    [
+      'ClientSecretPost (demo-post)',
+      DEMO.postClient.id,
+      () => client.ClientSecretPost(DEMO.postClient.secret),
+    ],
     ['PrivateKeyJwt (demo-jwt)', DEMO.jwtClient.id, privateKeyJwt],
   ] as const) {
     it(`openid-client runs the code flow with ${name}, refresh included`, async () => {
@@ -247,20 +259,29 @@ describe('client authentication methods over HTTP (issue 16)', () => {
   it('refuses a method other than the registered one (invalid_client) and two methods at once (invalid_request)', async () => {
     const serviceBasic = `Basic ${Buffer.from(`${DEMO.serviceClient.id}:${DEMO.serviceClient.secret}`).toString('base64')}`;
     // demo-service is registered for client_secret_basic: its secret in the body is another method.
-    const wrong = await tokenRequest({ client_id: DEMO.serviceClient.id, client_secret: DEMO.serviceClient.secret });
+    const wrong = await tokenRequest({
+      client_id: DEMO.serviceClient.id,
+      client_secret: DEMO.serviceClient.secret,
+    });
     await expectError(wrong, 401, 'invalid_client');
     expect(wrong.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
     await expectError(
-      await tokenRequest({ client_id: DEMO.serviceClient.id, client_secret: DEMO.serviceClient.secret }, {
-        Authorization: serviceBasic,
-      }),
+      await tokenRequest(
+        { client_id: DEMO.serviceClient.id, client_secret: DEMO.serviceClient.secret },
+        {
+          Authorization: serviceBasic,
+        },
+      ),
       400,
       'invalid_request',
     );
     await expectError(
-      await tokenRequest({ client_assertion_type: JWT_BEARER, client_assertion: await assertion() }, {
-        Authorization: serviceBasic,
-      }),
+      await tokenRequest(
+        { client_assertion_type: JWT_BEARER, client_assertion: await assertion() },
+        {
+          Authorization: serviceBasic,
+        },
+      ),
       400,
       'invalid_request',
     );

@@ -18,7 +18,10 @@ async function withServices(extra: ClientRecord[]) {
   return harness({ now: Date.now, clients: memoryClientStore([...(await testClients()), ...extra]) });
 }
 
-const service = async (id: string, method: ClientRecord['tokenEndpointAuthMethod']): Promise<ClientRecord> => ({
+const service = async (
+  id: string,
+  method: ClientRecord['tokenEndpointAuthMethod'],
+): Promise<ClientRecord> => ({
   id,
   type: 'confidential',
   secretHash: await hashClientSecret(`${id}-secret`),
@@ -37,7 +40,11 @@ describe('client credentials and private_key_jwt (server-side)', () => {
       ['basic-service', undefined],
       ['post-service', 'client_secret_post'],
     ] as const) {
-      const client = h.client({ clientId, clientSecret: `${clientId}-secret`, tokenEndpointAuthMethod: method });
+      const client = h.client({
+        clientId,
+        clientSecret: `${clientId}-secret`,
+        tokenEndpointAuthMethod: method,
+      });
       const tokens = await client.clientCredentials({ scope: 'read' });
       expect(tokens.scope).toBe('read');
       expect(tokens.refreshToken).toBeUndefined();
@@ -74,9 +81,15 @@ describe('client credentials and private_key_jwt (server-side)', () => {
     const tokens = await client.clientCredentials();
     const body = new URLSearchParams(h.tokenCalls('client_credentials').at(-1)!.body);
     expect(body.get('client_assertion_type')).toBe('urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
-    expect(await client.introspect()).toMatchObject({ active: true, sub: 'jwt-service', client_id: 'jwt-service' });
+    expect(await client.introspect()).toMatchObject({
+      active: true,
+      sub: 'jwt-service',
+      client_id: 'jwt-service',
+    });
     // A users-only resource refuses the client's own token.
-    const resource = await client.fetch(new URL(RESOURCE_PATH, 'http://localhost:3000').href, { auth: 'oauth' });
+    const resource = await client.fetch(new URL(RESOURCE_PATH, 'http://localhost:3000').href, {
+      auth: 'oauth',
+    });
     expect(resource.status).toBe(403);
     await client.revoke();
     expect(await client.getTokens()).toBeNull();
@@ -87,13 +100,15 @@ describe('client credentials and private_key_jwt (server-side)', () => {
     const h = await withServices([]);
     const { privateKey } = await generateKeyPair();
     expect(() => h.client({ clientPrivateKey: privateKey })).toThrow(/not both/);
-    expect(() => h.client({ clientSecret: undefined, tokenEndpointAuthMethod: 'client_secret_post' })).toThrow(
-      /needs clientSecret/,
-    );
     expect(() =>
-      h.client({ clientSecret: undefined, tokenEndpointAuthMethod: 'private_key_jwt' }),
-    ).toThrow(/needs clientPrivateKey/);
-    await expect(h.client({ clientId: 'demo-spa', clientSecret: undefined }).clientCredentials()).rejects.toMatchObject({
+      h.client({ clientSecret: undefined, tokenEndpointAuthMethod: 'client_secret_post' }),
+    ).toThrow(/needs clientSecret/);
+    expect(() => h.client({ clientSecret: undefined, tokenEndpointAuthMethod: 'private_key_jwt' })).toThrow(
+      /needs clientPrivateKey/,
+    );
+    await expect(
+      h.client({ clientId: 'demo-spa', clientSecret: undefined }).clientCredentials(),
+    ).rejects.toMatchObject({
       code: 'confidential_client_required',
     });
     // The server refuses clients not registered for the grant.

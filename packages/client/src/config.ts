@@ -74,7 +74,11 @@ function clientAuthentication(options: ClientOptions): oauth.ClientAuth {
   }
   const method =
     options.tokenEndpointAuthMethod ??
-    (clientPrivateKey !== undefined ? 'private_key_jwt' : clientSecret !== undefined ? 'client_secret_basic' : undefined);
+    (clientPrivateKey !== undefined
+      ? 'private_key_jwt'
+      : clientSecret !== undefined
+        ? 'client_secret_basic'
+        : undefined);
   switch (method) {
     case undefined:
       return oauth.None();
@@ -85,7 +89,8 @@ function clientAuthentication(options: ClientOptions): oauth.ClientAuth {
         ? oauth.ClientSecretBasic(clientSecret)
         : oauth.ClientSecretPost(clientSecret);
     case 'private_key_jwt': {
-      if (clientPrivateKey === undefined) throw invalid('tokenEndpointAuthMethod private_key_jwt needs clientPrivateKey.');
+      if (clientPrivateKey === undefined)
+        throw invalid('tokenEndpointAuthMethod private_key_jwt needs clientPrivateKey.');
       const key = 'key' in clientPrivateKey ? clientPrivateKey : { key: clientPrivateKey };
       if (key.key?.type !== 'private') throw invalid('clientPrivateKey must be a private CryptoKey.');
       return oauth.PrivateKeyJwt(key);

@@ -1,9 +1,9 @@
 import type { GatehouseEvent, Logger } from './events.js';
+import type { ClientJwksCache } from './oauth2/client-auth/client-jwks.js';
 import type { CorsOptions, UiOptions } from './options.js';
 import type { PasswordCheckGate } from './passwords/password-check-gate.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
 import type { ClientStore, GatehouseStorage, UserStore } from './storage/types.js';
-import type { ClientJwksCache } from './oauth2/client-auth/client-jwks.js';
 import type { KeySet } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';

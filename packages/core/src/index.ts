@@ -27,11 +27,11 @@ export { isInstanceName, MAX_INSTANCE_NAME_LENGTH } from './host/instance-name.j
 export { readBodyText } from './http/body.js';
 export { clientAddressOf, setClientAddress } from './http/client-address.js';
 export type { Handler, Route } from './http/router.js';
-export { authorizationServerMetadata, ENDPOINTS } from './oauth2/metadata.js';
 export {
   JWT_BEARER_ASSERTION_TYPE,
   MAX_ASSERTION_LIFETIME_SECONDS,
 } from './oauth2/client-auth/private-key-jwt.js';
+export { authorizationServerMetadata, ENDPOINTS } from './oauth2/metadata.js';
 export type {
   AuthApiOptions,
   ClientJwksOptions,

@@ -1,8 +1,8 @@
 import type { Context, InstanceStores } from './context.js';
 import { ConfigurationError } from './errors.js';
 import { clientAddressOf } from './http/client-address.js';
-import type { GatehouseOptions } from './options.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
+import type { GatehouseOptions } from './options.js';
 import { PasswordCheckGate } from './passwords/password-check-gate.js';
 import { mirroredGrantStore, RevocationMirror } from './revocation/revocation-mirror.js';
 import { clientDirectory } from './storage/client-directory.js';
@@ -224,7 +224,9 @@ function clientJwksPolicy(options: GatehouseOptions): ClientJwksPolicy {
     typeof allowPrivateNetwork !== 'boolean' &&
     !(Array.isArray(allowPrivateNetwork) && allowPrivateNetwork.every((host) => typeof host === 'string'))
   ) {
-    throw new ConfigurationError('clientJwks.allowPrivateNetwork: expected a boolean or a list of host names.');
+    throw new ConfigurationError(
+      'clientJwks.allowPrivateNetwork: expected a boolean or a list of host names.',
+    );
   }
   if (given.fetch !== undefined && typeof given.fetch !== 'function') {
     throw new ConfigurationError('clientJwks.fetch: expected a function.');

@@ -74,7 +74,8 @@ function isPrivateIpv4([a, b]: number[]): boolean {
 function isPrivateIpv6(address: string): boolean {
   const lower = address.toLowerCase();
   if (lower === '::' || lower === '::1') return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower) ?? /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  const mapped =
+    /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower) ?? /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
   if (mapped) {
     const v4 =
       mapped.length === 2

@@ -46,7 +46,8 @@ function withAcceptedSubject(
   subjects: AuthenticateOptions['subjects'],
 ): Caller {
   const kind = caller.subject.kind;
-  if (subjects === undefined ? kind !== 'user' : !subjects.includes(kind)) throw subjectNotAccepted(ctx, kind);
+  if (subjects === undefined ? kind !== 'user' : !subjects.includes(kind))
+    throw subjectNotAccepted(ctx, kind);
   return caller;
 }
 

@@ -119,10 +119,11 @@ describe('client authentication by the registered method', () => {
     const t = await testInstance();
     const auth = { Authorization: basic('demo-client', 'demo-secret') };
     // node-oauth (under passport-oauth2) sends `client_secret=` even when the secret goes in Basic.
-    for (const form of [
+    const forms: Record<string, string>[] = [
       { client_id: 'demo-client', client_secret: '' },
       { client_id: '', client_secret: '', client_assertion: '', client_assertion_type: '' },
-    ]) {
+    ];
+    for (const form of forms) {
       expect((await t.gatehouse.fetch(post(REVOKE, { token: 'x', ...form }, auth))).status).toBe(200);
     }
     // An empty secret is no secret: a confidential client naming itself with it fails to authenticate.

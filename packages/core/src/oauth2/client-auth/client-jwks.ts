@@ -42,7 +42,9 @@ export class ClientJwksCache {
   async keySet(uri: string, now: number, stale = false): Promise<JWTVerifyGetKey | undefined> {
     const cached = this.#entries.get(uri);
     const age = cached ? now - cached.fetchedAt : Number.POSITIVE_INFINITY;
-    const fresh = cached?.keys ? age < this.#policy.cacheMs && !(stale && age >= REFETCH_MS) : age < FAILURE_MS;
+    const fresh = cached?.keys
+      ? age < this.#policy.cacheMs && !(stale && age >= REFETCH_MS)
+      : age < FAILURE_MS;
     if (fresh) return cached!.keys;
     let pending = this.#inFlight.get(uri);
     if (!pending) {

@@ -39,7 +39,15 @@ describe('client authentication under arbitrary input', () => {
         },
       ]),
     });
-    const clientIds = fc.constantFrom('jwt-client', 'uri-client', 'post-client', 'demo-client', 'demo-spa', '', 'x');
+    const clientIds = fc.constantFrom(
+      'jwt-client',
+      'uri-client',
+      'post-client',
+      'demo-client',
+      'demo-spa',
+      '',
+      'x',
+    );
     const claims = fc.record(
       {
         iss: fc.oneof(clientIds, fc.string(), fc.integer()),

@@ -229,10 +229,9 @@ describe('private_key_jwt with a jwks_uri (RFC 7591 §2)', () => {
       'https://localhost/jwks',
       'https://user:pw@keys.example.com/jwks',
     ];
-    const { t, now } = await setUp(
-      () => refused.map((jwksUri, i) => jwtClient(`c${i}`, { jwksUri })),
-      { clientJwks: { fetch: served.fetch } },
-    );
+    const { t, now } = await setUp(() => refused.map((jwksUri, i) => jwtClient(`c${i}`, { jwksUri })), {
+      clientJwks: { fetch: served.fetch },
+    });
     for (let i = 0; i < refused.length; i++) {
       await expectInvalidClient(await t.gatehouse.fetch(grant(await assertion(key, `c${i}`, now()))));
     }
@@ -241,9 +240,9 @@ describe('private_key_jwt with a jwks_uri (RFC 7591 §2)', () => {
     const allowed = await setUp(() => [jwtClient('local', { jwksUri: 'http://localhost:8080/jwks' })], {
       clientJwks: { fetch: served.fetch, allowPrivateNetwork: ['localhost'] },
     });
-    expect((await allowed.t.gatehouse.fetch(grant(await assertion(key, 'local', allowed.now())))).status).toBe(
-      200,
-    );
+    expect(
+      (await allowed.t.gatehouse.fetch(grant(await assertion(key, 'local', allowed.now())))).status,
+    ).toBe(200);
   });
 
   it('refuses a key set that redirects, is too large, is not JSON or holds private keys', async () => {
@@ -261,7 +260,8 @@ describe('private_key_jwt with a jwks_uri (RFC 7591 §2)', () => {
     const fetch = (async (input: RequestInfo | URL) =>
       answers[new URL(String(input)).pathname]!()) as typeof globalThis.fetch;
     const { t, now } = await setUp(
-      () => Object.keys(answers).map((path) => jwtClient(path.slice(1), { jwksUri: `https://k.example${path}` })),
+      () =>
+        Object.keys(answers).map((path) => jwtClient(path.slice(1), { jwksUri: `https://k.example${path}` })),
       { clientJwks: { fetch, maxBytes: 4096 } },
     );
     for (const path of Object.keys(answers)) {

@@ -67,7 +67,9 @@ export const privateKeyJwt: ClientAuthMethod<PresentedAssertion> = {
     const assertion = params.get('client_assertion');
     if (type === undefined && assertion === undefined) return undefined;
     if (type === undefined || assertion === undefined) {
-      throw invalidRequest('client_assertion and client_assertion_type must be sent together (RFC 7521 §4.2).');
+      throw invalidRequest(
+        'client_assertion and client_assertion_type must be sent together (RFC 7521 §4.2).',
+      );
     }
     // RFC 7521 §4.2.1: an assertion that cannot be used is invalid_client, as is an unsupported
     // authentication method (RFC 6749 §5.2).
@@ -112,7 +114,9 @@ function endpointUrl(ctx: Context, request: Request): string {
   } catch {
     pathname = '';
   }
-  return ctx.issuer + (pathname.startsWith(ctx.basePath) ? pathname.slice(ctx.basePath.length) : ENDPOINTS.token);
+  return (
+    ctx.issuer + (pathname.startsWith(ctx.basePath) ? pathname.slice(ctx.basePath.length) : ENDPOINTS.token)
+  );
 }
 
 /** The verified claims that matter after the signature, or why there are none. */

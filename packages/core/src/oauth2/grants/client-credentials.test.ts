@@ -1,7 +1,15 @@
 import { type ClientRecord, defineOperations, hashClientSecret, memoryClientStore } from '@gatehousejs/core';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { basic, bearerPost, ISSUER, issueTokens, post, testClients, testInstance } from '../../../test/fixtures';
+import {
+  basic,
+  bearerPost,
+  ISSUER,
+  issueTokens,
+  post,
+  testClients,
+  testInstance,
+} from '../../../test/fixtures';
 
 const TOKEN = '/oauth2/v1/token';
 const SERVICE = { Authorization: basic('service', 'service-secret') };
@@ -78,7 +86,11 @@ describe('client_credentials grant (RFC 6749 §4.4)', () => {
     const t = await setUp();
     await expectError(
       await t.gatehouse.fetch(
-        post(TOKEN, { grant_type: 'client_credentials' }, { Authorization: basic('demo-client', 'demo-secret') }),
+        post(
+          TOKEN,
+          { grant_type: 'client_credentials' },
+          { Authorization: basic('demo-client', 'demo-secret') },
+        ),
       ),
       400,
       'unauthorized_client',

@@ -28,7 +28,10 @@ export async function clientCredentialsGrant(
   { client, method }: AuthenticatedClient,
 ): Promise<Answer> {
   if (client.type !== 'confidential' || !CLIENT_AUTH_METHODS[method]?.provesIdentity) {
-    throw oauthError('unauthorized_client', 'Only confidential clients may use the client_credentials grant.');
+    throw oauthError(
+      'unauthorized_client',
+      'Only confidential clients may use the client_credentials grant.',
+    );
   }
   const scope = resolveRequestedScope(ctx, client, params.get('scope'));
   if (scope.split(' ').includes('openid')) {
@@ -42,6 +45,11 @@ export async function clientCredentialsGrant(
     scope,
     ttl: ctx.accessTokenTtl,
   });
-  ctx.emit({ type: 'token.issued', clientId: client.id, ...issuedTo(subject), grantType: 'client_credentials' });
+  ctx.emit({
+    type: 'token.issued',
+    clientId: client.id,
+    ...issuedTo(subject),
+    grantType: 'client_credentials',
+  });
   return tokenResponse({ accessToken: access.token, expiresIn: ctx.accessTokenTtl, scope });
 }
