@@ -57,7 +57,11 @@ describe('client authentication under arbitrary input', () => {
           fc.array(fc.string()),
           fc.integer(),
         ),
-        exp: fc.oneof(fc.integer({ min: 1_767_225_000, max: 1_767_226_000 }), fc.string(), fc.double()),
+        exp: fc.oneof(
+          fc.integer({ min: 1_767_225_000, max: 1_767_226_000 }),
+          fc.string(),
+          fc.double({ noDefaultInfinity: true, noNaN: true }),
+        ),
         iat: fc.oneof(fc.integer({ min: 1_767_225_000, max: 1_767_226_000 }), fc.string()),
         jti: fc.oneof(fc.string(), fc.integer(), fc.string({ minLength: 300, maxLength: 400 })),
       },
