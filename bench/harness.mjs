@@ -11,6 +11,7 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 
 const CLIENT_BASIC = `Basic ${btoa('demo-client:demo-secret')}`;
 const USER_BASIC = `Basic ${btoa('demo:demo-password')}`;
+const SERVICE_BASIC = `Basic ${btoa('demo-service:demo-service-secret')}`;
 const FORM = 'application/x-www-form-urlencoded';
 
 /** W3's requests: one code exchange per minted code of `kind` (the PKCE verifier is the server's). */
@@ -105,6 +106,20 @@ export const WORKLOADS = [
         },
       ];
     },
+  },
+  {
+    // A backend acting for itself (RFC 6749 §4.4): Basic authentication and one access token signed
+    // per request, nothing stored.
+    id: 'W6',
+    name: 'token endpoint, client_credentials (demo-service, Basic)',
+    prepare: async () => [
+      {
+        method: 'POST',
+        path: '/demo/oauth2/v1/token',
+        headers: { authorization: SERVICE_BASIC, 'content-type': FORM },
+        body: 'grant_type=client_credentials&scope=tickets%3Aread',
+      },
+    ],
   },
   {
     id: 'W5',

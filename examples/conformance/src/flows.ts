@@ -5,6 +5,7 @@
  */
 import { DEMO } from '@gatehousejs/demo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientAuthenticationFlows } from './client-auth-flows.js';
 import { parseLoginForm, signIn as signInOverHttp } from './code-flow.js';
 import { ALLOWED_ORIGIN, CookieClient, type RunningTarget, startTarget } from './harness.js';
 import type { Target } from './targets.js';
@@ -208,6 +209,8 @@ export function conformanceSuite(target: Target, options: ConformanceSuiteOption
       // RFC 7009 §2.2: an unknown token is answered 200 as well.
       expect((await revoke('no-such-token')).status).toBe(200);
     });
+
+    clientAuthenticationFlows(() => server);
 
     it('introspects for authenticated clients only', async () => {
       const { tokens } = await signedInTokens();

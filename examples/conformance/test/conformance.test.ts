@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DEMO } from '@gatehousejs/demo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientAuthenticationFlows } from '../src/client-auth-flows.js';
 import { ALLOWED_ORIGIN, CookieClient, type RunningTarget, rawRequest, startTarget } from '../src/harness.js';
 import { TARGETS, type Target } from '../src/targets.js';
 
@@ -271,6 +272,8 @@ function conformanceSuite(target: Target): void {
       // RFC 7009 §2.2: an unknown token is answered 200 as well.
       expect((await revoke('no-such-token')).status).toBe(200);
     });
+
+    clientAuthenticationFlows(() => server);
 
     it('introspects for authenticated clients only', async () => {
       const { tokens } = await signedInTokens();

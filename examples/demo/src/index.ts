@@ -45,6 +45,28 @@ export const DEMO = {
   publicClient: { id: 'demo-spa' },
   /** A third-party relying party (not first-party): it gets the consent page. */
   thirdPartyClient: { id: 'demo-third-party', secret: 'demo-third-party-secret' },
+  /** A confidential client sending its secret in the body (`client_secret_post`, RFC 6749 §2.3.1). */
+  postClient: { id: 'demo-post', secret: 'demo-post-secret' },
+  /** A backend acting for itself: `client_credentials` only, Basic authentication, `tickets:read`. */
+  serviceClient: { id: 'demo-service', secret: 'demo-service-secret', scope: 'tickets:read' },
+  /**
+   * A confidential client authenticating with `private_key_jwt` (ES256). Its private key is
+   * committed at `examples/demo/keys/demo-jwt.private.jwk.json`: a demo key, public to everyone,
+   * never a pattern (a real client keeps its private key to itself and registers the public one).
+   */
+  jwtClient: {
+    id: 'demo-jwt',
+    privateKeyPath: 'examples/demo/keys/demo-jwt.private.jwk.json',
+    publicJwk: {
+      kty: 'EC',
+      crv: 'P-256',
+      x: '0RgEQm1Qrg9OZJ-0IKO2kVaMhGPNgvhdWBzH_TR05PA',
+      y: 'i_dTRrws4O61zZFDxi76SKJ47Gjy6v8deuF0peNiC18',
+      kid: 'demo-jwt-2026',
+      alg: 'ES256',
+      use: 'sig',
+    },
+  },
   user: {
     id: 'user-demo',
     username: 'demo',
@@ -177,6 +199,39 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
         secretHash: await hashClientSecret(DEMO.thirdPartyClient.secret),
         redirectUris: [seed.redirectUri],
         postLogoutRedirectUris: [seed.postLogoutRedirectUri],
+      },
+      {
+        id: DEMO.postClient.id,
+        name: 'Demo Client (client_secret_post)',
+        type: 'confidential',
+        secretHash: await hashClientSecret(DEMO.postClient.secret),
+        tokenEndpointAuthMethod: 'client_secret_post',
+        grantTypes: ['authorization_code', 'refresh_token'],
+        redirectUris: [seed.redirectUri],
+        postLogoutRedirectUris: [seed.postLogoutRedirectUri],
+        firstParty: true,
+      },
+      {
+        id: DEMO.serviceClient.id,
+        name: 'Demo Service',
+        type: 'confidential',
+        secretHash: await hashClientSecret(DEMO.serviceClient.secret),
+        tokenEndpointAuthMethod: 'client_secret_basic',
+        grantTypes: ['client_credentials'],
+        scopes: [DEMO.serviceClient.scope],
+        redirectUris: [],
+      },
+      {
+        id: DEMO.jwtClient.id,
+        name: 'Demo Client (private_key_jwt)',
+        type: 'confidential',
+        tokenEndpointAuthMethod: 'private_key_jwt',
+        jwks: { keys: [DEMO.jwtClient.publicJwk] },
+        grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'],
+        scopes: [...DEMO.scopes],
+        redirectUris: [seed.redirectUri],
+        postLogoutRedirectUris: [seed.postLogoutRedirectUri],
+        firstParty: true,
       },
       {
         id: DEMO.publicClient.id,
@@ -341,6 +396,7 @@ export function describeDemoHost(demo: DemoHost): string {
     ...DEMO_INSTANCES.map((name) => `Gatehouse demo instance "${name}": ${demo.issuers[name]}`),
     `  metadata:       ${demo.origin}/.well-known/oauth-authorization-server/{demo,acme}`,
     `  OAuth client:   ${DEMO.client.id} / ${DEMO.client.secret} (confidential), ${DEMO.publicClient.id} (public, PKCE), on both`,
+    `  more clients:   ${DEMO.postClient.id} / ${DEMO.postClient.secret} (client_secret_post), ${DEMO.serviceClient.id} / ${DEMO.serviceClient.secret} (client_credentials), ${DEMO.jwtClient.id} (private_key_jwt, demo key ${DEMO.jwtClient.privateKeyPath})`,
     `  redirect URI:   ${demo.redirectUri}`,
     `  user:           ${DEMO.user.username} / ${DEMO.user.password} (user id ${DEMO.user.id} on demo, ${ACME.user.id} on acme)`,
     `  tickets API:    POST ${demo.origin}/{demo,acme}/api/v1/tickets (bearer or session)`,
@@ -356,10 +412,11 @@ export function describeDemo(demo: Demo): string {
     `  OpenID Connect: ${demo.issuer}/.well-known/openid-configuration`,
     `  OAuth client:   ${DEMO.client.id} / ${DEMO.client.secret} (confidential), ${DEMO.publicClient.id} (public, PKCE)`,
     `  third party:    ${DEMO.thirdPartyClient.id} / ${DEMO.thirdPartyClient.secret} (confidential, asks for consent)`,
+    `  more clients:   ${DEMO.postClient.id} / ${DEMO.postClient.secret} (client_secret_post), ${DEMO.serviceClient.id} / ${DEMO.serviceClient.secret} (client_credentials, ${DEMO.serviceClient.scope}), ${DEMO.jwtClient.id} (private_key_jwt, demo key ${DEMO.jwtClient.privateKeyPath})`,
     `  redirect URI:   ${demo.redirectUri} (after sign-out: ${demo.postLogoutRedirectUri})`,
     `  scopes:         ${DEMO.scopes.join(' ')}`,
     `  user:           ${DEMO.user.username} / ${DEMO.user.password}`,
-    `  tickets API:    POST ${demo.issuer}/api/v1/tickets (bearer or session)`,
+    `  tickets API:    POST ${demo.issuer}/api/v1/tickets (bearer or session; client tokens with ${DEMO.serviceClient.scope})`,
     `  registration:   POST ${demo.issuer}/oauth2/v1/register (RFC 7591), or a client ID metadata document URL as client_id (loopback http allowed: development setting)`,
   ].join('\n');
 }

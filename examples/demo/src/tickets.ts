@@ -120,7 +120,15 @@ export function demoApi(
   return defineOperations(gatehouse, {
     'POST /api/v1/tickets': {
       schemes: ['bearer', 'session'],
+      // Users with any token or their session; services (client credentials) with tickets:read.
+      subjects: ['user', 'client'],
       handler: async (request, caller) => {
+        if (caller.subject.kind === 'client' && !caller.scope.includes(CLIENT_TICKETS_SCOPE)) {
+          throw new ProtocolError(
+            'insufficient_scope',
+            `A client acting for itself needs the "${CLIENT_TICKETS_SCOPE}" scope.`,
+          );
+        }
         const limit = await readTicketLimit(request);
         const body: TicketList = { tickets: sampleTickets(caller.sub, limit) };
         return Response.json(body, { headers: { 'Cache-Control': 'no-store' } });
@@ -128,6 +136,9 @@ export function demoApi(
     },
   });
 }
+
+/** The scope a client acting for itself (client credentials) needs for the tickets API. */
+export const CLIENT_TICKETS_SCOPE = 'tickets:read';
 
 /** FNV-1a, 32 bits: a stable, cheap spread of the caller id (not a security function). */
 function fnv1a(text: string): number {

@@ -1,6 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { loginWithPassword } from './auth-api.js';
 import { type ClientRequestInit, createAuthorizedFetch } from './authorized-fetch.js';
+import { type ClientCredentialsOptions, clientCredentials } from './client-credentials.js';
 import { type AuthorizationUrlOptions, authorizationUrl, handleCallback } from './code-flow.js';
 import { type ClientConfig, PATHS, requireClientId, resolveConfig } from './config.js';
 import { isBrowser } from './environment.js';
@@ -46,6 +47,12 @@ export interface GatehouseClient {
   revoke(): Promise<void>;
   /** Introspects a token (RFC 7662), by default the stored access token. Confidential clients only. */
   introspect(token?: string): Promise<oauth.IntrospectionResponse>;
+  /**
+   * Server-side: obtains and stores an access token for the client itself (client credentials,
+   * RFC 6749 §4.4), authenticating with its secret or private key. No refresh token; call it again
+   * once the token expires.
+   */
+  clientCredentials(options?: ClientCredentialsOptions): Promise<TokenSet>;
   /** Obtains and stores an access token from the Auth API with a username and password. */
   loginWithPassword(username: string, password: string): Promise<TokenSet>;
   /**
@@ -117,6 +124,7 @@ export function createClient(options: ClientOptions): GatehouseClient {
     refresh: () => refresher.refresh(() => true),
     revoke,
     introspect: (token) => introspect(config, token),
+    clientCredentials: (grantOptions) => clientCredentials(config, grantOptions),
     loginWithPassword: (username, password) => loginWithPassword(config, username, password),
     async logout() {
       let revocationError: unknown;

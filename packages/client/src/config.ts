@@ -63,9 +63,46 @@ function invalid(message: string): GatehouseClientError {
   return new GatehouseClientError('invalid_options', `createClient: ${message}`);
 }
 
+/**
+ * The oauth4webapi client authentication of the options: the registered method with the secret or
+ * the private key (RFC 6749 §2.3.1, RFC 7523 §2.2), or none for a public client.
+ */
+function clientAuthentication(options: ClientOptions): oauth.ClientAuth {
+  const { clientSecret, clientPrivateKey } = options;
+  if (clientSecret !== undefined && clientPrivateKey !== undefined) {
+    throw invalid('give clientSecret or clientPrivateKey, not both: a client is registered for one method.');
+  }
+  const method =
+    options.tokenEndpointAuthMethod ??
+    (clientPrivateKey !== undefined
+      ? 'private_key_jwt'
+      : clientSecret !== undefined
+        ? 'client_secret_basic'
+        : undefined);
+  switch (method) {
+    case undefined:
+      return oauth.None();
+    case 'client_secret_basic':
+    case 'client_secret_post':
+      if (clientSecret === undefined) throw invalid(`tokenEndpointAuthMethod ${method} needs clientSecret.`);
+      return method === 'client_secret_basic'
+        ? oauth.ClientSecretBasic(clientSecret)
+        : oauth.ClientSecretPost(clientSecret);
+    case 'private_key_jwt': {
+      if (clientPrivateKey === undefined)
+        throw invalid('tokenEndpointAuthMethod private_key_jwt needs clientPrivateKey.');
+      const key = 'key' in clientPrivateKey ? clientPrivateKey : { key: clientPrivateKey };
+      if (key.key?.type !== 'private') throw invalid('clientPrivateKey must be a private CryptoKey.');
+      return oauth.PrivateKeyJwt(key);
+    }
+    default:
+      throw invalid(`tokenEndpointAuthMethod "${String(method)}" is not supported.`);
+  }
+}
+
 /** Validates {@link ClientOptions} with precise messages, and fills in the defaults. */
 export function resolveConfig(options: ClientOptions): ClientConfig {
-  if (options.clientSecret !== undefined && isBrowser()) {
+  if ((options.clientSecret !== undefined || options.clientPrivateKey !== undefined) && isBrowser()) {
     throw new GatehouseClientError(
       'secret_in_browser',
       'createClient: a clientSecret must not be embedded in browser code (anyone can read it). Register a ' +
@@ -89,7 +126,11 @@ export function resolveConfig(options: ClientOptions): ClientConfig {
   if (options.clientId === undefined && options.clientSecret !== undefined) {
     throw invalid('clientSecret without clientId: a secret belongs to a registered client.');
   }
+  if (options.clientId === undefined && options.clientPrivateKey !== undefined) {
+    throw invalid('clientPrivateKey without clientId: a key belongs to a registered client.');
+  }
   if (options.clientSecret === '') throw invalid('clientSecret must not be empty.');
+  const clientAuth = clientAuthentication(options);
   if (options.redirectUri !== undefined) {
     try {
       new URL(options.redirectUri);
@@ -119,7 +160,7 @@ export function resolveConfig(options: ClientOptions): ClientConfig {
     baseUrl,
     origin: base.origin,
     clientId: options.clientId,
-    confidential: options.clientSecret !== undefined,
+    confidential: options.clientSecret !== undefined || options.clientPrivateKey !== undefined,
     redirectUri: options.redirectUri,
     mode,
     store: options.tokenStore ?? memoryTokenStore(),
@@ -149,8 +190,7 @@ export function resolveConfig(options: ClientOptions): ClientConfig {
       authorization_response_iss_parameter_supported: true,
     },
     client: { client_id: options.clientId ?? '' },
-    clientAuth:
-      options.clientSecret === undefined ? oauth.None() : oauth.ClientSecretBasic(options.clientSecret),
+    clientAuth,
     http: {
       [oauth.customFetch]: fetchFunction,
       [oauth.allowInsecureRequests]: loopback && base.protocol === 'http:',

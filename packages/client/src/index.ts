@@ -7,6 +7,7 @@
  */
 export type { ClientRequestInit } from './authorized-fetch.js';
 export { createClient, type GatehouseClient, type SignOutOptions } from './client.js';
+export type { ClientCredentialsOptions } from './client-credentials.js';
 export type { AuthorizationUrlOptions } from './code-flow.js';
 export type { LockManagerLike } from './environment.js';
 export {

@@ -35,6 +35,21 @@ export interface ClientOptions {
    * use a public client with PKCE, session mode, or a backend that holds the secret.
    */
   readonly clientSecret?: string;
+  /**
+   * How the client authenticates at the token, revocation and introspection endpoints: the method
+   * it is registered for (`tokenEndpointAuthMethod` on the server). Default `client_secret_basic`
+   * with a {@link clientSecret}, `private_key_jwt` with a {@link clientPrivateKey}.
+   * `client_secret_post` sends the secret in the body, for clients registered for it.
+   */
+  readonly tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
+  /**
+   * The private key of a `private_key_jwt` client (RFC 7523, server-side only): every request to
+   * the token, revocation and introspection endpoints carries a fresh assertion signed with it
+   * (`iss` = `sub` = the client id, `aud` = the issuer, a 60-second life, a random `jti`). Give a
+   * non-extractable `CryptoKey` (e.g. `crypto.subtle.importKey('jwk', privateJwk, …, false,
+   * ['sign'])`) and the `kid` of the public key registered for the client. Refused in browsers.
+   */
+  readonly clientPrivateKey?: CryptoKey | { readonly key: CryptoKey; readonly kid?: string };
   /** The redirect URI registered for the client, where `handleCallback` runs. */
   readonly redirectUri?: string;
   /** Default authentication mode of `client.fetch`. Default `auto`. */

@@ -1,4 +1,5 @@
 import type { GatehouseEvent, Logger } from './events.js';
+import type { ClientJwksCache } from './oauth2/client-auth/client-jwks.js';
 import type {
   DynamicRegistrationSettings,
   MetadataDocumentSettings,
@@ -37,6 +38,8 @@ export interface Context {
   readonly keys: KeySet;
   /** The host's clients, then the instance's registered ones. */
   readonly clients: ClientStore;
+  /** Fetched `jwks_uri` key sets of `private_key_jwt` clients (`clientJwks` option). */
+  readonly clientJwks: ClientJwksCache;
   readonly users: UserStore;
   /** Guarded stores: any failure or timeout surfaces as `StorageUnavailableError`. */
   readonly storage: InstanceStores;

@@ -35,10 +35,15 @@ export {
 } from './http/guarded-fetch.js';
 export { type AddressPolicy, refusedAddressReason } from './http/ip-address.js';
 export type { Handler, Route } from './http/router.js';
+export {
+  JWT_BEARER_ASSERTION_TYPE,
+  MAX_ASSERTION_LIFETIME_SECONDS,
+} from './oauth2/client-auth/private-key-jwt.js';
 export { authorizationServerMetadata, ENDPOINTS } from './oauth2/metadata.js';
 export { MAX_RESOURCE_LENGTH, MAX_RESOURCES_PER_REQUEST } from './oauth2/resource-indicators.js';
 export type {
   AuthApiOptions,
+  ClientJwksOptions,
   ClientMetadataDocumentOptions,
   CorsOptions,
   DynamicRegistrationOptions,
@@ -74,7 +79,13 @@ export {
   type ResourceServerOptions,
   resourceServer,
 } from './protect/resource-server.js';
-export type { AuthenticateOptions, AuthenticationResult, AuthScheme, Caller } from './protect/types.js';
+export type {
+  AuthenticateOptions,
+  AuthenticationResult,
+  AuthScheme,
+  Caller,
+  SubjectKind,
+} from './protect/types.js';
 export type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
 export type { RevokeGrantOptions, UserGrant } from './revocation/user-grants.js';
 export type { RevokeUserOptions } from './revocation/user-revocation.js';

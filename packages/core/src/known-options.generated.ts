@@ -7,6 +7,13 @@ export const KNOWN_OPTIONS = {
   "keys": true,
   "algorithm": true,
   "clients": true,
+  "clientJwks": {
+    "timeoutMs": true,
+    "maxBytes": true,
+    "cacheSeconds": true,
+    "allowPrivateNetwork": true,
+    "fetch": true
+  },
   "users": true,
   "storage": true,
   "instanceId": true,

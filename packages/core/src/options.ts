@@ -36,6 +36,12 @@ export interface GatehouseOptions {
 
   /** The host's clients. */
   readonly clients: ClientStore;
+  /**
+   * How the key sets of `private_key_jwt` clients registered with `jwksUri` are fetched: https
+   * only (http for loopback hosts), no private-network hosts, no redirects, with a timeout, a size
+   * cap and a cache. See docs/client-authentication.md.
+   */
+  readonly clientJwks?: ClientJwksOptions;
   /** The host's users (and their password verification). */
   readonly users: UserStore;
   /**
@@ -369,4 +375,28 @@ export interface ClientMetadataDocumentOptions {
   readonly maxCacheSeconds?: number;
   /** Fetches in flight at once on this instance; beyond it a lookup is answered 503. Default 16. */
   readonly maxConcurrentFetches?: number;
+}
+
+/** Options of fetching clients' `jwks_uri` key sets (`private_key_jwt`). */
+export interface ClientJwksOptions {
+  /** Milliseconds a fetch may take, headers and body. Default 5000. */
+  readonly timeoutMs?: number;
+  /** Largest key set document read, in bytes. Default 65,536. */
+  readonly maxBytes?: number;
+  /**
+   * How long a fetched key set is used before it is fetched again, in seconds. An assertion signed
+   * by a key the cached set lacks fetches the set again (at most once a minute). Default 300.
+   */
+  readonly cacheSeconds?: number;
+  /**
+   * Private-network hosts that may be fetched: `true` for all of them, or a list of host names as
+   * they appear in the URL (e.g. `['localhost', 'keys.internal']`). Default `false`: loopback,
+   * private, link-local and reserved addresses, and local names (`localhost`, `.local`,
+   * `.internal`, names without a dot), are refused. Names are judged as written: a public name
+   * resolving to a private address is not detected, so pass a {@link fetch} that checks the
+   * resolved address where that matters.
+   */
+  readonly allowPrivateNetwork?: boolean | readonly string[];
+  /** The fetch implementation. Default the runtime's `fetch`. */
+  readonly fetch?: typeof fetch;
 }

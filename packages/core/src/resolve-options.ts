@@ -1,6 +1,7 @@
 import type { Context, InstanceStores } from './context.js';
 import { ConfigurationError } from './errors.js';
 import { clientAddressOf } from './http/client-address.js';
+import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
 import { dynamicRegistrationSettings, metadataDocumentSettings } from './oauth2/registration/settings.js';
 import { slideUnusedDeadline } from './oauth2/registration/unused-registrations.js';
@@ -173,6 +174,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
         : {}),
       ...(metadataDocuments ? { unknown: (clientId: string) => metadataDocuments.resolve(clientId) } : {}),
     }),
+    clientJwks: new ClientJwksCache(clientJwksPolicy(options)),
     users: guardStore(options.users, timeoutMs),
     storage,
     scopes,
@@ -233,6 +235,31 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     dynamicRegistration,
     clientMetadataDocuments,
     revocationMirror,
+  };
+}
+
+/** The outbound policy of `jwks_uri` fetches, from the `clientJwks` option. */
+function clientJwksPolicy(options: GatehouseOptions): ClientJwksPolicy {
+  const given = options.clientJwks ?? {};
+  const allowPrivateNetwork = given.allowPrivateNetwork ?? false;
+  if (
+    typeof allowPrivateNetwork !== 'boolean' &&
+    !(Array.isArray(allowPrivateNetwork) && allowPrivateNetwork.every((host) => typeof host === 'string'))
+  ) {
+    throw new ConfigurationError(
+      'clientJwks.allowPrivateNetwork: expected a boolean or a list of host names.',
+    );
+  }
+  if (given.fetch !== undefined && typeof given.fetch !== 'function') {
+    throw new ConfigurationError('clientJwks.fetch: expected a function.');
+  }
+  return {
+    timeoutMs: count('clientJwks.timeoutMs', given.timeoutMs, 5000),
+    maxBytes: count('clientJwks.maxBytes', given.maxBytes, 65_536),
+    cacheMs: lifetime('clientJwks.cacheSeconds', given.cacheSeconds, 300, 86_400) * 1000,
+    allowPrivateNetwork,
+    // Bound late: a host may install its fetch after creating the instance (tests, polyfills).
+    fetch: given.fetch ?? ((input, init) => fetch(input, init)),
   };
 }
 

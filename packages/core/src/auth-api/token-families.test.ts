@@ -35,7 +35,9 @@ describe('Auth API tokens at the OAuth 2.0 endpoints', () => {
     const response = await t.gatehouse.fetch(
       post('/oauth2/v1/revoke', { token }, { Authorization: basic('demo-client', 'demo-secret') }),
     );
-    expect(response.status).toBe(200);
+    // Not issued to this client: refused (RFC 7009 §2.1), and it stays active.
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toBe('invalid_grant');
     const introspection = await t.gatehouse.fetch(
       new Request(`${t.gatehouse.issuer}/auth/v1/token/introspect`, {
         method: 'POST',

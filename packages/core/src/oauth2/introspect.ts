@@ -21,6 +21,8 @@ export function introspectAccessToken(ctx: Context, claims: AccessTokenClaims): 
     scope: claims.scope,
     ...(claims.clientId ? { client_id: claims.clientId } : {}),
     sub: claims.sub,
+    // Gatehouse's own claim, as in the token: this `sub` is a client acting for itself (RFC 9068 §2.2).
+    ...(claims.subject.kind === 'client' ? { sub_kind: 'client' } : {}),
     aud: claims.audience.length === 1 ? claims.audience[0] : claims.audience,
     iss: ctx.issuer,
     exp: claims.exp,

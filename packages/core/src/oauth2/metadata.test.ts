@@ -20,8 +20,13 @@ describe('authorization server metadata (RFC 8414)', () => {
         userinfo_endpoint: `${ISSUER}/oauth2/v1/userinfo`,
         jwks_uri: `${ISSUER}/oauth2/v1/keys`,
         response_types_supported: ['code'],
-        grant_types_supported: ['authorization_code', 'refresh_token'],
-        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+        grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+        token_endpoint_auth_methods_supported: [
+          'client_secret_basic',
+          'client_secret_post',
+          'private_key_jwt',
+          'none',
+        ],
         code_challenge_methods_supported: ['S256'],
         authorization_response_iss_parameter_supported: true,
       });

@@ -1,7 +1,11 @@
 import type { Context } from '../context.js';
 import { jsonResponse } from '../http/responses.js';
 import type { Route } from '../http/router.js';
-import { identityProvingAuthMethods, supportedAuthMethods } from './client-auth/methods.js';
+import {
+  assertionSigningAlgorithms,
+  identityProvingAuthMethods,
+  supportedAuthMethods,
+} from './client-auth/methods.js';
 
 /** Endpoints relative to the issuer. */
 export const ENDPOINTS = {
@@ -33,10 +37,13 @@ export function authorizationServerMetadata(
     ...(ctx.scopes ? { scopes_supported: [...ctx.scopes] } : {}),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
     token_endpoint_auth_methods_supported: clientAuth,
+    token_endpoint_auth_signing_alg_values_supported: assertionSigningAlgorithms(),
     revocation_endpoint_auth_methods_supported: clientAuth,
+    revocation_endpoint_auth_signing_alg_values_supported: assertionSigningAlgorithms(),
     introspection_endpoint_auth_methods_supported: identityProvingAuthMethods(),
+    introspection_endpoint_auth_signing_alg_values_supported: assertionSigningAlgorithms(),
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
     ...(ctx.dynamicRegistration ? { registration_endpoint: at(ENDPOINTS.registration) } : {}),

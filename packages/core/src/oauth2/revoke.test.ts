@@ -63,11 +63,13 @@ describe('revocation endpoint (RFC 7009)', () => {
     }
   });
 
-  it("does not let a client revoke another client's tokens", async () => {
+  it("refuses to revoke another client's tokens with invalid_grant (RFC 7009 §2.1), leaving them active", async () => {
     const t = await testInstance();
     const { access_token, refresh_token } = await issueTokens(t);
     for (const token of [access_token, refresh_token]) {
-      expect((await t.gatehouse.fetch(post('/oauth2/v1/revoke', { token }, OTHER_BASIC))).status).toBe(200);
+      const response = await t.gatehouse.fetch(post('/oauth2/v1/revoke', { token }, OTHER_BASIC));
+      expect(response.status).toBe(400);
+      expect((await response.json()).error).toBe('invalid_grant');
       expect(await isActive(t, token)).toBe(true);
     }
   });

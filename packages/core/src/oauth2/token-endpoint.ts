@@ -4,12 +4,14 @@ import { readForm } from '../http/form.js';
 import type { Answer } from '../http/reply.js';
 import { authenticateClient } from './client-auth/authenticate-client.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
+import { clientCredentialsGrant } from './grants/client-credentials.js';
 import { clientMayUse } from './grants/grant-tokens.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
 
 const GRANTS = {
   authorization_code: authorizationCodeGrant,
   refresh_token: refreshTokenGrant,
+  client_credentials: clientCredentialsGrant,
 } as const;
 
 /** `POST {base}/oauth2/v1/token` (RFC 6749 §3.2). */
@@ -21,7 +23,7 @@ export async function tokenEndpoint(request: Request, ctx: Context): Promise<Ans
   if (!grant)
     throw oauthError(
       'unsupported_grant_type',
-      'The grant type is not supported (use authorization_code or refresh_token).',
+      'The grant type is not supported (use authorization_code, refresh_token or client_credentials).',
     );
   const client = await authenticateClient(ctx, request, params);
   if (!clientMayUse(client.client, grantType as keyof typeof GRANTS)) {

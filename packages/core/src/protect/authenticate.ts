@@ -1,9 +1,9 @@
-import type { Awaitable } from '../awaitable.js';
+import { type Awaitable, andThen } from '../awaitable.js';
 import type { Context } from '../context.js';
 import { bearerCredentials } from '../http/bearer.js';
 import { sessionCookieReaches } from '../session/session-cookie.js';
 import { type BearerResource, bearerCaller } from './bearer-scheme.js';
-import { credentialsRequired, type ResourceChallenge } from './challenge.js';
+import { credentialsRequired, type ResourceChallenge, subjectNotAccepted } from './challenge.js';
 import { sessionCaller } from './session-scheme.js';
 import type { AuthenticateOptions, AuthScheme, Caller } from './types.js';
 
@@ -29,7 +29,14 @@ export function authenticateRequest(
   const resource = declaredResource(options, scopes);
   if (acceptsBearer) {
     const credentials = bearerCredentials(request);
-    if (credentials !== null) return bearerCaller(ctx, request, credentials, scopes, resource);
+    if (credentials !== null) {
+      const caller = bearerCaller(ctx, request, credentials, scopes, resource);
+      return andThen(caller, (known) => withAcceptedSubject(ctx, known, options.subjects));
+    }
+  }
+  if (options.subjects !== undefined && !options.subjects.includes('user')) {
+    // Sessions are users: a clients-only operation accepts bearer tokens alone.
+    throw credentialsRequired(ctx, acceptsBearer, undefined, resource?.challenge);
   }
   return sessionOrNothing(ctx, request, acceptsBearer, acceptsSession, resource?.challenge);
 }
@@ -48,6 +55,18 @@ function declaredResource(
     ...(resource === undefined ? {} : { audience: resource }),
     challenge: { scope: scopes, ...(resourceMetadata === undefined ? {} : { resourceMetadata }) },
   };
+}
+
+/** `caller` if the operation accepts its kind of subject (`subjects`, default users only). */
+function withAcceptedSubject(
+  ctx: Context,
+  caller: Caller,
+  subjects: AuthenticateOptions['subjects'],
+): Caller {
+  const kind = caller.subject.kind;
+  if (subjects === undefined ? kind !== 'user' : !subjects.includes(kind))
+    throw subjectNotAccepted(ctx, kind);
+  return caller;
 }
 
 async function sessionOrNothing(

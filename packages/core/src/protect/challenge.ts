@@ -112,6 +112,20 @@ export function insufficientScope(
   });
 }
 
+/**
+ * 403 `insufficient_scope` (RFC 6750 §3.1: "the request requires higher privileges than provided
+ * by the access token") for a token whose subject the operation does not accept (`subjects`).
+ */
+export function subjectNotAccepted(ctx: ChallengeContext, kind: 'user' | 'client'): ProtocolError {
+  const description =
+    kind === 'client'
+      ? 'This operation does not accept tokens of clients acting for themselves.'
+      : 'This operation accepts tokens of clients acting for themselves only.';
+  return oauthError('insufficient_scope', description, {
+    challenge: bearerChallenge(ctx, { error: 'insufficient_scope', error_description: description }),
+  });
+}
+
 /** 403 for a session-authenticated state-changing request that a cross-site page could have forged. */
 export function crossSiteSessionRefused(description: string): ProtocolError {
   return oauthError('forbidden', description);

@@ -25,7 +25,18 @@ export interface AuthenticateOptions {
    * client (an MCP client) discovers the authorization server from a refused request.
    */
   readonly resourceMetadata?: string;
+  /**
+   * Whom a bearer token may speak for: `'user'` (a user, through an OAuth client or the Auth API;
+   * sessions are always users) and/or `'client'` (a client acting for itself, with a token of the
+   * client credentials grant, RFC 6749 §4.4). Default `['user']`, so an operation written for users
+   * never mistakes a client id for a user id; list `'client'` for operations services may call.
+   * A token of a subject not listed gets 403 `insufficient_scope`.
+   */
+  readonly subjects?: readonly SubjectKind[];
 }
+
+/** The kinds of {@link Subject}: a user, or a client acting for itself. */
+export type SubjectKind = Subject['kind'];
 
 /** The authenticated caller of a REST operation. */
 export interface Caller {

@@ -211,11 +211,12 @@ describe('per-token audience and subjects', () => {
       sub_kind: 'client',
       client_id: 'demo-client',
     });
-    const result = await gatehouse.authenticate(
-      new Request(`${ISSUER}/api/me`, { headers: { Authorization: `Bearer ${access_token}` } }),
-      { schemes: ['bearer'] },
-    );
+    const request = new Request(`${ISSUER}/api/me`, { headers: { Authorization: `Bearer ${access_token}` } });
+    const result = await gatehouse.authenticate(request, { schemes: ['bearer'], subjects: ['client'] });
     expect(result.ok && result.caller.subject).toEqual({ kind: 'client', clientId: 'demo-client' });
+    // Operations accept users only unless they list clients.
+    const usersOnly = await gatehouse.authenticate(request, { schemes: ['bearer'] });
+    expect(usersOnly.ok || usersOnly.response.status).toBe(403);
     expect(events.at(-1)).toEqual({
       type: 'token.issued',
       clientId: 'demo-client',

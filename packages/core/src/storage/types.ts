@@ -37,10 +37,10 @@ export type Subject =
   | { readonly kind: 'client'; readonly clientId: string };
 
 /**
- * A grant type (RFC 6749 §4, or an extension grant's absolute URI, §4.5). Open: the two Gatehouse
- * serves today are named for completion, any other string is allowed.
+ * A grant type (RFC 6749 §4, or an extension grant's absolute URI, §4.5). Open: the ones Gatehouse
+ * serves are named for completion, any other string is allowed.
  */
-export type GrantType = 'authorization_code' | 'refresh_token' | (string & {});
+export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials' | (string & {});
 
 /** Extension attributes of a record: JSON values, stored and returned as given. */
 export type RecordExtensions = Readonly<Record<string, unknown>>;
@@ -99,9 +99,24 @@ export interface ClientRecord {
    * `token_endpoint_auth_methods_supported`).
    */
   readonly tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
+  /**
+   * The client's public keys (a JWK Set, RFC 7517 §5), for `private_key_jwt` (RFC 7591 §2 `jwks`).
+   * Public asymmetric keys only. Give either this or {@link jwksUri}.
+   */
+  readonly jwks?: { readonly keys: readonly Readonly<Record<string, unknown>>[] };
+  /**
+   * Where the client publishes its public keys (RFC 7591 §2 `jwks_uri`), for `private_key_jwt`:
+   * fetched under the instance's `clientJwks` policy (https, public hosts, timeout, size cap) and
+   * cached. Lets the client rotate keys without a new registration.
+   */
+  readonly jwksUri?: string;
   /** Registered redirect URIs, compared by exact string equality (RFC 9700 §4.1.3). */
   readonly redirectUris: readonly string[];
-  /** Grant types the client may use. Defaults to `['authorization_code', 'refresh_token']`. */
+  /**
+   * Grant types the client may use. Defaults to `['authorization_code', 'refresh_token']`; a
+   * service acting for itself registers `['client_credentials']` (RFC 6749 §4.4, confidential
+   * clients only).
+   */
   readonly grantTypes?: readonly GrantType[];
   /** Scopes the client may request. When absent, any scope the instance supports. */
   readonly scopes?: readonly string[];

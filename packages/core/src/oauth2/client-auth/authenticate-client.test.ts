@@ -92,20 +92,20 @@ describe('client authentication by the registered method', () => {
     );
   });
 
-  it('refuses two identities at once and credentials in the body that no method reads (RFC 6749 §2.3)', async () => {
+  it('refuses two identities or two methods at once (RFC 6749 §2.3)', async () => {
     const t = await testInstance();
     const auth = { Authorization: basic('demo-client', 'demo-secret') };
+    const assertion = {
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJkZW1vLWNsaWVudCJ9.c2ln',
+    };
     for (const [form, headers] of [
       [{ client_id: 'other-client' }, auth],
       [{ client_secret: 'demo-secret' }, auth],
-      [
-        {
-          client_id: 'demo-client',
-          client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
-          client_assertion: 'a.b.c',
-        },
-        {},
-      ],
+      [assertion, auth],
+      [{ ...assertion, client_id: 'demo-client', client_secret: 'demo-secret' }, {}],
+      // Half of an assertion is a malformed request, not an unknown method.
+      [{ client_assertion: assertion.client_assertion }, {}],
     ] as const) {
       await expectError(
         await t.gatehouse.fetch(post(REVOKE, { token: 'x', ...form }, headers)),
@@ -113,6 +113,25 @@ describe('client authentication by the registered method', () => {
         'invalid_request',
       );
     }
+  });
+
+  it('treats credential parameters sent without a value as omitted (RFC 6749 §3.2)', async () => {
+    const t = await testInstance();
+    const auth = { Authorization: basic('demo-client', 'demo-secret') };
+    // node-oauth (under passport-oauth2) sends `client_secret=` even when the secret goes in Basic.
+    const forms: Record<string, string>[] = [
+      { client_id: 'demo-client', client_secret: '' },
+      { client_id: '', client_secret: '', client_assertion: '', client_assertion_type: '' },
+    ];
+    for (const form of forms) {
+      expect((await t.gatehouse.fetch(post(REVOKE, { token: 'x', ...form }, auth))).status).toBe(200);
+    }
+    // An empty secret is no secret: a confidential client naming itself with it fails to authenticate.
+    await expectError(
+      await t.gatehouse.fetch(post(REVOKE, { token: 'x', client_id: 'demo-client', client_secret: '' })),
+      401,
+      'invalid_client',
+    );
   });
 
   it('takes client_secret_post only from clients registered for it', async () => {
@@ -158,13 +177,18 @@ describe('client authentication by the registered method', () => {
     const metadata = await (
       await t.gatehouse.fetch(new Request(`${ISSUER}/.well-known/oauth-authorization-server`))
     ).json();
+    const all = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];
     expect(metadata).toMatchObject({
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: all,
+      revocation_endpoint_auth_methods_supported: all,
+      introspection_endpoint_auth_methods_supported: all.filter((method) => method !== 'none'),
     });
-    expect(t.gatehouse.metadata()).toMatchObject({
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    });
+    expect(t.gatehouse.metadata()).toMatchObject({ token_endpoint_auth_methods_supported: all });
+    // Asymmetric algorithms only for assertions: no none, no HMAC (RFC 8725 §3.1).
+    for (const endpoint of ['token', 'revocation', 'introspection']) {
+      const algorithms: string[] = metadata[`${endpoint}_endpoint_auth_signing_alg_values_supported`];
+      expect(algorithms).toContain('ES256');
+      expect(algorithms.filter((alg) => alg === 'none' || alg.startsWith('HS'))).toEqual([]);
+    }
   });
 });

@@ -44,9 +44,14 @@ interface Detected {
 /** Step 1: the one method the request uses, with what it presents. */
 function detectMethod(ctx: Context, request: Request, params: Params): Detected {
   for (const name of CREDENTIAL_BODY_PARAMETERS) {
-    if (params.has(name) && !clientAuthMethods.some((method) => method.bodyParameters.includes(name))) {
+    // `get`, not `has`: a parameter sent without a value is an omitted one (RFC 6749 §3.2), as
+    // the empty `client_secret=` that node-oauth (passport-oauth2) sends beside HTTP Basic.
+    if (
+      params.get(name) !== undefined &&
+      !clientAuthMethods.some((method) => method.bodyParameters.includes(name))
+    ) {
       throw invalidRequest(
-        `Client authentication with "${name}" in the body is not supported: use HTTP Basic authentication (see token_endpoint_auth_methods_supported).`,
+        `Client authentication with "${name}" in the body is not supported (see token_endpoint_auth_methods_supported).`,
       );
     }
   }

@@ -3,15 +3,18 @@ import { clientSecretBasic } from './client-secret-basic.js';
 import { clientSecretPost } from './client-secret-post.js';
 import type { ClientAuthMethod } from './method.js';
 import { noClientAuthentication } from './none.js';
+import { ASSERTION_SIGNING_ALGORITHMS, privateKeyJwt } from './private-key-jwt.js';
 
 /**
  * The client authentication methods this server offers, keyed by their registered name. A new
- * method (`private_key_jwt`, `client_secret_jwt`) is one entry here; the
- * metadata's `*_auth_methods_supported` lists follow from this table.
+ * method is one entry here; the metadata's `*_auth_methods_supported` lists follow from this table.
+ * `client_secret_jwt` (an HMAC keyed with the client secret) is not offered: Gatehouse stores only
+ * a hash of each secret, never the secret an HMAC check would need.
  */
 export const CLIENT_AUTH_METHODS: Readonly<Partial<Record<TokenEndpointAuthMethod, ClientAuthMethod>>> = {
   client_secret_basic: clientSecretBasic,
   client_secret_post: clientSecretPost,
+  private_key_jwt: privateKeyJwt as ClientAuthMethod,
   none: noClientAuthentication,
 };
 
@@ -49,4 +52,12 @@ export function supportedAuthMethods(): string[] {
 /** `introspection_endpoint_auth_methods_supported`: the methods that prove the client's identity. */
 export function identityProvingAuthMethods(): string[] {
   return clientAuthMethods.filter((method) => method.provesIdentity).map((method) => method.name);
+}
+
+/**
+ * `token_endpoint_auth_signing_alg_values_supported` (RFC 8414 §2) and its revocation and
+ * introspection equivalents: the algorithms `private_key_jwt` assertions may use.
+ */
+export function assertionSigningAlgorithms(): string[] {
+  return [...ASSERTION_SIGNING_ALGORITHMS];
 }

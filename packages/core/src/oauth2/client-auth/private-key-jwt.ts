@@ -1,0 +1,174 @@
+import { decodeJwt, importJWK, type JWTVerifyGetKey, jwtVerify, type KeyObject } from 'jose';
+import type { Context } from '../../context.js';
+import { invalidClient, invalidRequest } from '../../errors.js';
+import type { ClientRecord } from '../../storage/types.js';
+import { hashSecret } from '../../tokens/secrets.js';
+import { ENDPOINTS } from '../metadata.js';
+import { inlineKeySet } from './client-jwks.js';
+import type { ClientAuthMethod, PresentedClient } from './method.js';
+
+/** RFC 7523 §2.2: the `client_assertion_type` of a JWT client assertion. */
+export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
+/**
+ * Algorithms a client assertion may be signed with (`token_endpoint_auth_signing_alg_values_supported`):
+ * asymmetric only. No `none` (RFC 7523 §3 item 9 requires a signature) and no HMAC: a verifier
+ * holding a public key must never treat it as an HMAC secret (RFC 8725 §3.1, §2.1).
+ */
+export const ASSERTION_SIGNING_ALGORITHMS = [
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+  'PS256',
+  'PS384',
+  'PS512',
+  'RS256',
+  'RS384',
+  'RS512',
+] as const;
+
+/**
+ * The longest an assertion may live (`exp` minus now), in seconds. RFC 7523 §3 item 4 lets the
+ * server reject assertions whose `exp` is unreasonably far ahead; the bound also bounds how long
+ * the `jti` must be remembered. Client libraries sign for 60 s (oauth4webapi, openid-client).
+ */
+export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
+
+/** Longest assertion accepted, in characters (a JWT with an RSA-4096 signature is ~1 KiB). */
+const MAX_ASSERTION_LENGTH = 8192;
+/** Longest `jti` accepted. */
+const MAX_JTI_LENGTH = 256;
+
+/** What a `private_key_jwt` request presents. */
+export interface PresentedAssertion extends PresentedClient {
+  readonly assertion: string;
+  /** The URL of the endpoint the request was sent to, an accepted `aud`. */
+  readonly endpoint: string;
+}
+
+/**
+ * `private_key_jwt` (RFC 7523 §2.2 and §3, OpenID Connect Core §9): the client signs a short-lived
+ * JWT with its private key and sends it as `client_assertion`. The client registers its public keys
+ * inline (`jwks`) or by URL (`jwksUri`, fetched under the `clientJwks` policy). The assertion must
+ * be signed with an allowed asymmetric algorithm by one of those keys, carry `iss` = `sub` = the
+ * client id, an `aud` naming this server (its issuer, or the URL of the endpoint, as OpenID
+ * Connect Core §9 and RFC 7523 §3 item 3 allow), an `exp` at most
+ * {@link MAX_ASSERTION_LIFETIME_SECONDS} ahead and a `jti` never seen before (remembered in the
+ * replay store until the assertion expires; a replay is 401 `invalid_client`, RFC 7523 §3 item 7).
+ */
+export const privateKeyJwt: ClientAuthMethod<PresentedAssertion> = {
+  name: 'private_key_jwt',
+  provesIdentity: true,
+  bodyParameters: ['client_assertion', 'client_assertion_type'],
+  detect(ctx, request, params) {
+    const type = params.get('client_assertion_type');
+    const assertion = params.get('client_assertion');
+    if (type === undefined && assertion === undefined) return undefined;
+    if (type === undefined || assertion === undefined) {
+      throw invalidRequest(
+        'client_assertion and client_assertion_type must be sent together (RFC 7521 §4.2).',
+      );
+    }
+    // RFC 7521 §4.2.1: an assertion that cannot be used is invalid_client, as is an unsupported
+    // authentication method (RFC 6749 §5.2).
+    if (type !== JWT_BEARER_ASSERTION_TYPE || assertion.length > MAX_ASSERTION_LENGTH) {
+      throw invalidClient(ctx.realm);
+    }
+    let sub: unknown;
+    try {
+      sub = decodeJwt(assertion).sub;
+    } catch {
+      throw invalidClient(ctx.realm);
+    }
+    // The client it names: `sub` (RFC 7523 §3 item 2), or the body's client_id (§2.2 makes it
+    // optional; when both are there, they must agree, which `authenticateClient` checks).
+    const clientId = typeof sub === 'string' ? sub : (params.get('client_id') ?? '');
+    return { clientId, assertion, endpoint: endpointUrl(ctx, request) };
+  },
+  async verify(ctx, presented, client) {
+    let keys = client ? await clientKeySet(ctx, client, false) : undefined;
+    let claims = await verifyAssertion(ctx, presented, keys ?? (await decoyKey()));
+    if (claims === 'no-key' && client?.jwksUri !== undefined) {
+      // The client may have rotated its keys since they were cached: fetch again (rate-limited).
+      keys = await clientKeySet(ctx, client, true);
+      if (keys) claims = await verifyAssertion(ctx, presented, keys);
+    }
+    if (!client || !keys || typeof claims !== 'object') return false;
+    const now = ctx.now();
+    const exp = claims.exp * 1000;
+    if (exp > now + (MAX_ASSERTION_LIFETIME_SECONDS + ctx.clockToleranceSeconds) * 1000) return false;
+    if (claims.jti.length > MAX_JTI_LENGTH) return false;
+    // Remembered by a digest of client and jti: short keys, and two clients' ids never collide.
+    const replayId = `client-assertion:${await hashSecret(`${client.id}\u0000${claims.jti}`)}`;
+    return ctx.storage.replay.useOnce(replayId, Math.max(exp, now + 1000), now);
+  },
+};
+
+/** The URL of the endpoint a request was sent to, below the issuer (whatever host it came in on). */
+function endpointUrl(ctx: Context, request: Request): string {
+  let pathname: string;
+  try {
+    pathname = new URL(request.url).pathname;
+  } catch {
+    pathname = '';
+  }
+  return (
+    ctx.issuer + (pathname.startsWith(ctx.basePath) ? pathname.slice(ctx.basePath.length) : ENDPOINTS.token)
+  );
+}
+
+/** The verified claims that matter after the signature, or why there are none. */
+type AssertionOutcome = { readonly exp: number; readonly jti: string } | 'no-key' | 'invalid';
+
+async function verifyAssertion(
+  ctx: Context,
+  presented: PresentedAssertion,
+  key: JWTVerifyGetKey | KeyObject | CryptoKey,
+): Promise<AssertionOutcome> {
+  try {
+    const { payload } = await jwtVerify(presented.assertion, key as JWTVerifyGetKey, {
+      algorithms: [...ASSERTION_SIGNING_ALGORITHMS],
+      issuer: presented.clientId,
+      subject: presented.clientId,
+      audience: [ctx.issuer, presented.endpoint, ctx.issuer + ENDPOINTS.token],
+      requiredClaims: ['exp', 'jti'],
+      currentDate: new Date(ctx.now()),
+      clockTolerance: ctx.clockToleranceSeconds,
+    });
+    if (typeof payload.jti !== 'string' || typeof payload.exp !== 'number') return 'invalid';
+    return { exp: payload.exp, jti: payload.jti };
+  } catch (error) {
+    return (error as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY' ? 'no-key' : 'invalid';
+  }
+}
+
+/** The registered keys of `client`: inline `jwks`, else the cached or fetched `jwksUri` document. */
+async function clientKeySet(
+  ctx: Context,
+  client: ClientRecord,
+  stale: boolean,
+): Promise<JWTVerifyGetKey | undefined> {
+  if (client.jwks !== undefined) return inlineKeySet(client);
+  if (client.jwksUri !== undefined) return ctx.clientJwks.keySet(client.jwksUri, ctx.now(), stale);
+  return undefined;
+}
+
+/**
+ * The key verified against when the client is unknown or has no usable keys, so that such requests
+ * cost a signature verification like the others (client ids are not probed by timing). It is the
+ * example key of RFC 7515 §A.3, whose private half is public: harmless, since a request verified
+ * against it fails whatever the outcome.
+ */
+const DECOY_JWK = {
+  kty: 'EC',
+  crv: 'P-256',
+  x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+  y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+};
+let decoy: Promise<KeyObject | CryptoKey> | undefined;
+function decoyKey(): Promise<KeyObject | CryptoKey> {
+  decoy ??= importJWK(DECOY_JWK, 'ES256') as Promise<KeyObject | CryptoKey>;
+  return decoy;
+}

@@ -1,0 +1,55 @@
+import type { Context } from '../../context.js';
+import { invalidScope, oauthError } from '../../errors.js';
+import type { Params } from '../../http/form.js';
+import type { Answer } from '../../http/reply.js';
+import { signAccessToken } from '../../tokens/access-token.js';
+import { clientSubject } from '../../tokens/subject.js';
+import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';
+import { CLIENT_AUTH_METHODS } from '../client-auth/methods.js';
+import { resolveRequestedScope } from '../scope.js';
+import { tokenResponse } from '../token-response.js';
+import { issuedTo } from './grant-tokens.js';
+
+/**
+ * `grant_type=client_credentials` (RFC 6749 §4.4): a confidential client obtains an access token
+ * for itself. Its `sub` is the client id and it carries `sub_kind: "client"` (RFC 9068 §2.2), so
+ * that protected operations, introspection and revocation see a client caller, never a user.
+ *
+ * - Only clients that prove their identity (§4.4: "MUST only be used by confidential clients"),
+ *   registered with the grant type (checked by the token endpoint).
+ * - The scope must be within the client's registered scopes (§3.3, `invalid_scope`); without one,
+ *   the instance's `defaultScope`. `openid` is refused: an ID token speaks about a user
+ *   (OpenID Connect Core §2), and there is none.
+ * - No refresh token (§4.4.3: "A refresh token SHOULD NOT be included"): the client asks again.
+ */
+export async function clientCredentialsGrant(
+  ctx: Context,
+  params: Params,
+  { client, method }: AuthenticatedClient,
+): Promise<Answer> {
+  if (client.type !== 'confidential' || !CLIENT_AUTH_METHODS[method]?.provesIdentity) {
+    throw oauthError(
+      'unauthorized_client',
+      'Only confidential clients may use the client_credentials grant.',
+    );
+  }
+  const scope = resolveRequestedScope(ctx, client, params.get('scope'));
+  if (scope.split(' ').includes('openid')) {
+    throw invalidScope('The scope "openid" needs a user; the client_credentials grant has none.');
+  }
+  const subject = clientSubject(client.id);
+  const access = await signAccessToken(ctx, {
+    family: 'oauth2',
+    subject,
+    clientId: client.id,
+    scope,
+    ttl: ctx.accessTokenTtl,
+  });
+  ctx.emit({
+    type: 'token.issued',
+    clientId: client.id,
+    ...issuedTo(subject),
+    grantType: 'client_credentials',
+  });
+  return tokenResponse({ accessToken: access.token, expiresIn: ctx.accessTokenTtl, scope });
+}
