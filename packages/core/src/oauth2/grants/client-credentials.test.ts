@@ -14,6 +14,8 @@ import {
 const TOKEN = '/oauth2/v1/token';
 const SERVICE = { Authorization: basic('service', 'service-secret') };
 
+const REPORTS_API = 'https://reports.example.com/api';
+
 async function setUp() {
   const extra: ClientRecord[] = [
     {
@@ -33,6 +35,7 @@ async function setUp() {
   ];
   return testInstance({
     scopes: ['openid', 'read', 'write'],
+    resources: [REPORTS_API],
     clients: memoryClientStore([...(await testClients()), ...extra]),
   });
 }
@@ -66,6 +69,25 @@ describe('client_credentials grant (RFC 6749 §4.4)', () => {
       sub_kind: 'client',
       iss: ISSUER,
     });
+  });
+
+  it('gives the token exactly the resource asked for (RFC 8707), and refuses unknown ones (invalid_target)', async () => {
+    const t = await setUp();
+    const token = async (resource?: string) =>
+      t.gatehouse.fetch(
+        post(
+          TOKEN,
+          { grant_type: 'client_credentials', scope: 'read', ...(resource ? { resource } : {}) },
+          SERVICE,
+        ),
+      );
+    const forReports = await token(REPORTS_API);
+    expect(forReports.status).toBe(200);
+    expect(decodeJwt((await forReports.json()).access_token).aud).toBe(REPORTS_API);
+    const byDefault = await token();
+    expect(decodeJwt((await byDefault.json()).access_token).aud).toBe(`${ISSUER}/api/v1`);
+    await expectError(await token('https://elsewhere.example.com/api'), 400, 'invalid_target');
+    await expectError(await token('not a URI'), 400, 'invalid_target');
   });
 
   it('limits the scope to the registered scopes (invalid_scope) and refuses openid', async () => {

@@ -6,6 +6,7 @@ import { signAccessToken } from '../../tokens/access-token.js';
 import { clientSubject } from '../../tokens/subject.js';
 import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';
 import { CLIENT_AUTH_METHODS } from '../client-auth/methods.js';
+import { authorizedResources, requestedResources } from '../resource-indicators.js';
 import { resolveRequestedScope } from '../scope.js';
 import { tokenResponse } from '../token-response.js';
 import { issuedTo } from './grant-tokens.js';
@@ -20,6 +21,8 @@ import { issuedTo } from './grant-tokens.js';
  * - The scope must be within the client's registered scopes (§3.3, `invalid_scope`); without one,
  *   the instance's `defaultScope`. `openid` is refused: an ID token speaks about a user
  *   (OpenID Connect Core §2), and there is none.
+ * - `resource` (RFC 8707) as at the other grants: the token's `aud` is exactly the resources asked
+ *   for, each known to the instance and allowed to the client, else `invalid_target`.
  * - No refresh token (§4.4.3: "A refresh token SHOULD NOT be included"): the client asks again.
  */
 export async function clientCredentialsGrant(
@@ -37,12 +40,16 @@ export async function clientCredentialsGrant(
   if (scope.split(' ').includes('openid')) {
     throw invalidScope('The scope "openid" needs a user; the client_credentials grant has none.');
   }
+  // RFC 8707 §2.2: the token is for the resources asked for, if the instance (and the client's
+  // registration) knows them; else for the instance's default audience.
+  const audience = authorizedResources(ctx, client, requestedResources(params));
   const subject = clientSubject(client.id);
   const access = await signAccessToken(ctx, {
     family: 'oauth2',
     subject,
     clientId: client.id,
     scope,
+    ...(audience === undefined ? {} : { audience }),
     ttl: ctx.accessTokenTtl,
   });
   ctx.emit({

@@ -112,7 +112,17 @@ export function clientRecordOf(id: string, metadata: ClientMetadata, secretHash?
     redirectUris: metadata.redirectUris,
     grantTypes: metadata.grantTypes,
     ...(metadata.scopes === undefined ? {} : { scopes: metadata.scopes }),
+    // private_key_jwt (RFC 7523 §2.2): the keys the method table verifies assertions with.
+    ...keysOf(metadata),
   };
+}
+
+/** The `jwks` / `jwksUri` of a `private_key_jwt` registration (validated by {@link parseClientMetadata}). */
+function keysOf(metadata: ClientMetadata): Pick<ClientRecord, 'jwks' | 'jwksUri'> {
+  if (metadata.tokenEndpointAuthMethod !== 'private_key_jwt') return {};
+  const { jwks, jwks_uri: jwksUri } = metadata.informational;
+  if (typeof jwksUri === 'string') return { jwksUri };
+  return jwks === undefined ? {} : { jwks: jwks as NonNullable<ClientRecord['jwks']> };
 }
 
 function stringList(given: Record<string, unknown>, name: string, fallback: string[]): string[] {

@@ -6,8 +6,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ClientMetadataDocumentOptions } from '@gatehousejs/core';
+import { type ClientMetadataDocumentOptions, JWT_BEARER_ASSERTION_TYPE } from '@gatehousejs/core';
 import { addressCheckingFetch } from '@gatehousejs/core/node';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../../test/browser-flow';
 import { ISSUER, PKCE_VERIFIER, post, REDIRECT_URI, testInstance } from '../../../test/fixtures';
@@ -133,6 +134,48 @@ describe('client ID metadata documents', () => {
     t.clock.advance(601);
     await authorize(t, url);
     expect(documents.count(url)).toBe(2);
+  });
+
+  it('let a private_key_jwt document client authenticate with the keys its document lists', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+    const jwk = { ...(await exportJWK(publicKey)), kid: 'doc-key', alg: 'ES256', use: 'sig' };
+    const url = documents.json(
+      '/apps/keyed.json',
+      validDocument({ token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [jwk] } }),
+    );
+    const t = await instance();
+    const browser = new FakeBrowser(t.gatehouse);
+    const consent = await browser.follow(await logIn(browser, authorizeUrl({ client_id: url })));
+    const code = callbackParams(await browser.submit(await consent.text(), { decision: 'allow' })).get(
+      'code',
+    )!;
+    const exchange = (assertion?: string) =>
+      t.gatehouse.fetch(
+        post('/oauth2/v1/token', {
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT_URI,
+          code_verifier: PKCE_VERIFIER,
+          client_id: url,
+          ...(assertion === undefined
+            ? {}
+            : { client_assertion_type: JWT_BEARER_ASSERTION_TYPE, client_assertion: assertion }),
+        }),
+      );
+    // Registered for private_key_jwt: presenting no assertion is the wrong method.
+    expect((await exchange()).status).toBe(401);
+    const assertion = await new SignJWT({})
+      .setProtectedHeader({ alg: 'ES256', kid: 'doc-key' })
+      .setIssuer(url)
+      .setSubject(url)
+      .setAudience(ISSUER)
+      .setJti(crypto.randomUUID())
+      .setIssuedAt(Math.floor(t.clock.now() / 1000))
+      .setExpirationTime(Math.floor(t.clock.now() / 1000) + 60)
+      .sign(privateKey);
+    const token = await exchange(assertion);
+    expect(token.status).toBe(200);
+    expect((await token.json()).access_token).toBeTruthy();
   });
 
   it('keep a document at least minCacheSeconds and at most maxCacheSeconds, whatever its headers say', async () => {
