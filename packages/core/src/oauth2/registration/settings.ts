@@ -23,7 +23,13 @@ export interface MetadataDocumentSettings {
 }
 
 /** `value` (or `fallback` when absent), checked to be a whole number from `min` to `max`. */
-export function whole(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
+export function whole(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   const n = value ?? fallback;
   if (!Number.isInteger(n) || n < min || n > max)
     throw new ConfigurationError(
