@@ -8,11 +8,11 @@ export const KNOWN_OPTIONS = {
   "algorithm": true,
   "clients": true,
   "clientJwks": {
+    "fetch": true,
+    "allowLoopback": true,
     "timeoutMs": true,
     "maxBytes": true,
-    "cacheSeconds": true,
-    "allowPrivateNetwork": true,
-    "fetch": true
+    "cacheSeconds": true
   },
   "users": true,
   "storage": true,

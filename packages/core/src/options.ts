@@ -37,9 +37,9 @@ export interface GatehouseOptions {
   /** The host's clients. */
   readonly clients: ClientStore;
   /**
-   * How the key sets of `private_key_jwt` clients registered with `jwksUri` are fetched: https
-   * only (http for loopback hosts), no private-network hosts, no redirects, with a timeout, a size
-   * cap and a cache. See docs/client-authentication.md.
+   * How the key sets of `private_key_jwt` clients registered with `jwksUri` are fetched: through
+   * the guarded fetch (https only, public addresses only, no redirects, a deadline and a size cap),
+   * then cached. See docs/client-authentication.md.
    */
   readonly clientJwks?: ClientJwksOptions;
   /** The host's users (and their password verification). */
@@ -377,26 +377,32 @@ export interface ClientMetadataDocumentOptions {
   readonly maxConcurrentFetches?: number;
 }
 
-/** Options of fetching clients' `jwks_uri` key sets (`private_key_jwt`). */
+/**
+ * Options of fetching clients' `jwks_uri` key sets (`private_key_jwt`). The fetch is the same
+ * guarded fetch as for client ID metadata documents (`http/guarded-fetch.ts`): https only, no
+ * private, link-local or unique-local addresses, no redirects, a size cap and a deadline.
+ */
 export interface ClientJwksOptions {
-  /** Milliseconds a fetch may take, headers and body. Default 5000. */
+  /**
+   * Carries the fetch. Default: the runtime's `fetch`, which refuses IP-literal private targets
+   * (checked before the request) but trusts the platform's resolver for DNS names. On Node.js use
+   * `addressCheckingFetch()` of `@gatehousejs/core/node`, which refuses names resolving to private
+   * addresses, checked at connection time.
+   */
+  readonly fetch?: OutboundFetch;
+  /**
+   * Accepts `http://` `jwks_uri`s on a loopback host (`localhost`, `127.0.0.1`, `[::1]`) and lets
+   * the fetch reach loopback addresses. A development setting, for key sets served on the same
+   * machine; never in production. Default `false`.
+   */
+  readonly allowLoopback?: boolean;
+  /** Deadline of one fetch (connection, headers and body), in milliseconds, 100 to 30,000. Default 5000. */
   readonly timeoutMs?: number;
-  /** Largest key set document read, in bytes. Default 65,536. */
+  /** Largest key set document accepted, in bytes, 256 to 1,048,576. Default 65,536. */
   readonly maxBytes?: number;
   /**
    * How long a fetched key set is used before it is fetched again, in seconds. An assertion signed
    * by a key the cached set lacks fetches the set again (at most once a minute). Default 300.
    */
   readonly cacheSeconds?: number;
-  /**
-   * Private-network hosts that may be fetched: `true` for all of them, or a list of host names as
-   * they appear in the URL (e.g. `['localhost', 'keys.internal']`). Default `false`: loopback,
-   * private, link-local and reserved addresses, and local names (`localhost`, `.local`,
-   * `.internal`, names without a dot), are refused. Names are judged as written: a public name
-   * resolving to a private address is not detected, so pass a {@link fetch} that checks the
-   * resolved address where that matters.
-   */
-  readonly allowPrivateNetwork?: boolean | readonly string[];
-  /** The fetch implementation. Default the runtime's `fetch`. */
-  readonly fetch?: typeof fetch;
 }

@@ -1,9 +1,14 @@
 import type { Context, InstanceStores } from './context.js';
 import { ConfigurationError } from './errors.js';
 import { clientAddressOf } from './http/client-address.js';
+import { runtimeFetch } from './http/guarded-fetch.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
-import { dynamicRegistrationSettings, metadataDocumentSettings } from './oauth2/registration/settings.js';
+import {
+  dynamicRegistrationSettings,
+  metadataDocumentSettings,
+  whole,
+} from './oauth2/registration/settings.js';
 import { slideUnusedDeadline } from './oauth2/registration/unused-registrations.js';
 import { resourceUriProblem } from './oauth2/resource-indicators.js';
 import type { GatehouseOptions } from './options.js';
@@ -238,28 +243,18 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   };
 }
 
-/** The outbound policy of `jwks_uri` fetches, from the `clientJwks` option. */
+/** The outbound policy of `jwks_uri` fetches, from the `clientJwks` option (as `clientMetadataDocuments`). */
 function clientJwksPolicy(options: GatehouseOptions): ClientJwksPolicy {
   const given = options.clientJwks ?? {};
-  const allowPrivateNetwork = given.allowPrivateNetwork ?? false;
-  if (
-    typeof allowPrivateNetwork !== 'boolean' &&
-    !(Array.isArray(allowPrivateNetwork) && allowPrivateNetwork.every((host) => typeof host === 'string'))
-  ) {
-    throw new ConfigurationError(
-      'clientJwks.allowPrivateNetwork: expected a boolean or a list of host names.',
-    );
-  }
   if (given.fetch !== undefined && typeof given.fetch !== 'function') {
     throw new ConfigurationError('clientJwks.fetch: expected a function.');
   }
   return {
-    timeoutMs: count('clientJwks.timeoutMs', given.timeoutMs, 5000),
-    maxBytes: count('clientJwks.maxBytes', given.maxBytes, 65_536),
+    fetch: given.fetch ?? runtimeFetch,
+    allowLoopback: given.allowLoopback ?? false,
+    timeoutMs: whole('clientJwks.timeoutMs', given.timeoutMs, 5000, 100, 30_000),
+    maxBytes: whole('clientJwks.maxBytes', given.maxBytes, 65_536, 256, 1_048_576),
     cacheMs: lifetime('clientJwks.cacheSeconds', given.cacheSeconds, 300, 86_400) * 1000,
-    allowPrivateNetwork,
-    // Bound late: a host may install its fetch after creating the instance (tests, polyfills).
-    fetch: given.fetch ?? ((input, init) => fetch(input, init)),
   };
 }
 

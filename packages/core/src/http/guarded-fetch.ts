@@ -1,10 +1,11 @@
 import { type AddressPolicy, isIpLiteral, isLoopbackHost, refusedAddressReason } from './ip-address.js';
 
 /**
- * Outbound requests to URLs an unauthenticated party chose (a client ID metadata document's URL is
- * its `client_id`): the checks that keep them from becoming a server-side request forgery
+ * Outbound requests to URLs a client chose (a client ID metadata document's URL is its
+ * `client_id`, which any unauthenticated request can name; a `private_key_jwt` client's
+ * `jwks_uri`): the checks that keep them from becoming a server-side request forgery
  * (draft-ietf-oauth-client-id-metadata-document §8.6 "SSRF", RFC 9700 §4.13), whatever transport
- * carries them.
+ * carries them. The one outbound path of the core: nothing else fetches.
  *
  * What is checked where:
  * - here, on every runtime: https only (http only to a loopback host, and only when the policy

@@ -5,18 +5,22 @@ const strict = { allowLoopback: false };
 const loopbackAllowed = { allowLoopback: true };
 
 describe('outbound address policy', () => {
-  it.each([['8.8.8.8'], ['93.184.215.14'], ['2606:4700:4700::1111'], ['[2a00:1450:4001:80b::200e]']])(
-    'allows the public unicast address %s',
-    (address) => {
-      expect(refusedAddressReason(address, strict)).toBeUndefined();
-    },
-  );
+  it.each([
+    ['8.8.8.8'],
+    ['93.184.215.14'],
+    ['172.32.0.1'],
+    ['2606:4700:4700::1111'],
+    ['[2a00:1450:4001:80b::200e]'],
+  ])('allows the public unicast address %s', (address) => {
+    expect(refusedAddressReason(address, strict)).toBeUndefined();
+  });
 
   it.each([
     ['127.0.0.1', /loopback/],
     ['::1', /loopback/],
     ['10.0.0.1', /private/],
     ['172.16.5.4', /private/],
+    ['172.31.255.255', /private/],
     ['192.168.1.1', /private/],
     ['169.254.169.254', /link-local/],
     ['100.64.0.1', /shared/],
@@ -59,6 +63,7 @@ describe('outbound address policy', () => {
     ])
       expect(reason(spelling)).toMatch(/loopback/);
     expect(reason('https://localhost/')).toMatch(/loopback/);
+    expect(reason('https://keys.localhost/')).toMatch(/loopback/);
     expect(reason('http://localhost:8080/client.json', loopbackAllowed)).toBeUndefined();
     expect(reason('http://127.0.0.1:8080/client.json', loopbackAllowed)).toBeUndefined();
     expect(reason('http://10.0.0.1/client.json', loopbackAllowed)).toMatch(/not https/);

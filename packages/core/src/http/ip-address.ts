@@ -1,7 +1,7 @@
 import { ipv6Groups } from '../passwords/client-network.js';
 
 /**
- * Which addresses an outbound request of Gatehouse (a client ID metadata document, later a
+ * Which addresses an outbound request of Gatehouse (a client ID metadata document, a client's
  * `jwks_uri`) may reach: public unicast addresses only, so that a URL chosen by an unauthenticated
  * party cannot make the server probe its own network (server-side request forgery, RFC 9700 §4.13
  * and draft-ietf-oauth-client-id-metadata-document, Security Considerations "SSRF").

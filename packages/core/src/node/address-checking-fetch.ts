@@ -18,12 +18,12 @@ export interface AddressCheckingFetchOptions {
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 /**
- * The Node.js transport of Gatehouse's outbound requests (`clientMetadataDocuments.fetch`): a GET
- * over `node:http`/`node:https` whose connection goes only to addresses the policy allows. The
- * check sits in the socket's `lookup`, so it applies to the very addresses the connection uses:
- * every address a name resolves to must be allowed (a name with one private address among public
- * ones is refused), and a DNS answer that changes between a check and the connection (rebinding)
- * cannot slip through. Redirects are answered, never followed.
+ * The Node.js transport of Gatehouse's outbound requests (`clientMetadataDocuments.fetch`,
+ * `clientJwks.fetch`): a GET over `node:http`/`node:https` whose connection goes only to addresses
+ * the policy allows. The check sits in the socket's `lookup`, so it applies to the very addresses
+ * the connection uses: every address a name resolves to must be allowed (a name with one private
+ * address among public ones is refused), and a DNS answer that changes between a check and the
+ * connection (rebinding) cannot slip through. Redirects are answered, never followed.
  */
 export function addressCheckingFetch(options: AddressCheckingFetchOptions = {}): OutboundFetch {
   const resolve =

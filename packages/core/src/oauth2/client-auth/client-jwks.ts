@@ -1,12 +1,23 @@
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import { fetchJson, type OutboundFetchPolicy } from '../../http/outbound-fetch.js';
+import { guardedFetch, type OutboundFetch } from '../../http/guarded-fetch.js';
 import type { ClientRecord } from '../../storage/types.js';
 
-/** What the instance keeps of the `clientJwks` option. */
-export interface ClientJwksPolicy extends OutboundFetchPolicy {
+/** What the instance keeps of the `clientJwks` option (validated, defaults filled in). */
+export interface ClientJwksPolicy {
+  /** Carries the fetch; the guarded fetch checks the URL, deadline and size around it. */
+  readonly fetch: OutboundFetch;
+  /** Lets `http://` loopback URIs through and the fetch reach loopback addresses (development). */
+  readonly allowLoopback: boolean;
+  /** Deadline of one fetch, in milliseconds. */
+  readonly timeoutMs: number;
+  /** Largest key set document read, in bytes. */
+  readonly maxBytes: number;
   /** How long a fetched key set is used before it is fetched again, in milliseconds. */
   readonly cacheMs: number;
 }
+
+/** RFC 7517 §8.5.1 registers `application/jwk-set+json`; many hosts serve plain JSON. */
+const JWK_SET_ACCEPT = 'application/jwk-set+json, application/json';
 
 /** Most `jwks_uri` documents cached at once per instance (the oldest is dropped beyond it). */
 const MAX_CACHED = 1000;
@@ -22,8 +33,9 @@ interface Entry {
 }
 
 /**
- * The key sets of clients registered with `jwksUri` (RFC 7591 §2 `jwks_uri`), fetched under the
- * instance's outbound policy and cached: at most {@link MAX_CACHED} documents, one fetch per URI
+ * The key sets of clients registered with `jwksUri` (RFC 7591 §2 `jwks_uri`), fetched through the
+ * guarded fetch (`http/guarded-fetch.ts`: the registration chooses where the server connects, so
+ * the same SSRF checks as for client ID metadata documents apply) and cached: at most {@link MAX_CACHED} documents, one fetch per URI
  * at a time, failures remembered briefly. One per instance (it lives in the context).
  */
 export class ClientJwksCache {
@@ -55,12 +67,20 @@ export class ClientJwksCache {
   }
 
   async #fetch(uri: string, now: number): Promise<Entry> {
+    const policy = this.#policy;
     let keys: JWTVerifyGetKey | undefined;
     try {
-      keys = localKeySet(await fetchJson(uri, this.#policy));
+      const fetched = await guardedFetch(new URL(uri), {
+        policy: { allowLoopback: policy.allowLoopback },
+        transport: policy.fetch,
+        maxBytes: policy.maxBytes,
+        timeoutMs: policy.timeoutMs,
+        accept: JWK_SET_ACCEPT,
+      });
+      keys = localKeySet(JSON.parse(fetched.body));
     } catch {
-      // Unreachable, refused by the policy, or not a key set: the assertion fails (401), and the
-      // failure is remembered for FAILURE_MS.
+      // Not a URL, refused by the guarded fetch, unreachable, not JSON or not a key set: the
+      // assertion fails (401), and the failure is remembered for FAILURE_MS.
     }
     const entry = { fetchedAt: now, keys };
     this.#entries.delete(uri);

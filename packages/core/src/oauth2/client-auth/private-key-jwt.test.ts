@@ -1,4 +1,13 @@
-import { type ClientRecord, hashClientSecret, memoryClientStore } from '@gatehousejs/core';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  type ClientRecord,
+  type GatehouseOptions,
+  hashClientSecret,
+  memoryClientStore,
+  type OutboundFetch,
+} from '@gatehousejs/core';
+import { addressCheckingFetch } from '@gatehousejs/core/node';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { ISSUER, post, REDIRECT_URI, testClients, testInstance } from '../../../test/fixtures';
@@ -68,7 +77,10 @@ function jwtClient(id: string, keys: Partial<ClientRecord>): ClientRecord {
   };
 }
 
-async function setUp(extra: (key: KeyPair) => ClientRecord[] = () => [], options = {}) {
+async function setUp(
+  extra: (key: KeyPair) => ClientRecord[] = () => [],
+  options: Partial<GatehouseOptions> = {},
+) {
   const key = await keyPair('k1');
   const t = await testInstance({
     clients: memoryClientStore([
@@ -183,19 +195,19 @@ describe('private_key_jwt (RFC 7523 §2.2, OpenID Connect Core §9)', () => {
 describe('private_key_jwt with a jwks_uri (RFC 7591 §2)', () => {
   const JWKS_URI = 'https://keys.example.com/jwks.json';
 
-  /** A fetch serving `documents()` at JWKS_URI, counting calls. */
-  function fakeFetch(documents: () => unknown) {
+  /** A transport serving `documents()` at any URL, counting calls (the guarded fetch runs around it). */
+  function fakeTransport(documents: () => unknown) {
     const calls: string[] = [];
-    const fetch = async (input: RequestInfo | URL) => {
-      calls.push(String(input));
+    const fetch: OutboundFetch = async ({ url }) => {
+      calls.push(url.href);
       return new Response(JSON.stringify(documents()), { headers: { 'Content-Type': 'application/json' } });
     };
-    return { fetch: fetch as typeof globalThis.fetch, calls };
+    return { fetch, calls };
   }
 
   it('fetches the key set once, caches it, and fetches again for a key it does not know yet', async () => {
     let keys: JWK[] = [];
-    const served = fakeFetch(() => ({ keys }));
+    const served = fakeTransport(() => ({ keys }));
     const { t, now } = await setUp(() => [jwtClient('uri-client', { jwksUri: JWKS_URI })], {
       clientJwks: { fetch: served.fetch },
     });
@@ -215,9 +227,9 @@ describe('private_key_jwt with a jwks_uri (RFC 7591 §2)', () => {
     expect(served.calls).toHaveLength(2);
   });
 
-  it('never fetches a private-network, http or credentialed jwks_uri unless the host allows it', async () => {
+  it('never hands an http, credentialed, loopback or private-address jwks_uri to the transport', async () => {
     const key = await keyPair('k');
-    const served = fakeFetch(() => ({ keys: [key.publicJwk] }));
+    const served = fakeTransport(() => ({ keys: [key.publicJwk] }));
     const refused = [
       'http://keys.example.com/jwks',
       'https://127.0.0.1/jwks',
@@ -225,24 +237,64 @@ describe('private_key_jwt with a jwks_uri (RFC 7591 §2)', () => {
       'https://169.254.169.254/latest',
       'https://[::1]/jwks',
       'https://[fd00::1]/jwks',
-      'https://keys.internal/jwks',
       'https://localhost/jwks',
       'https://user:pw@keys.example.com/jwks',
+      'not a url',
     ];
     const { t, now } = await setUp(() => refused.map((jwksUri, i) => jwtClient(`c${i}`, { jwksUri })), {
-      clientJwks: { fetch: served.fetch },
+      clientJwks: { fetch: served.fetch, allowLoopback: false },
     });
     for (let i = 0; i < refused.length; i++) {
       await expectInvalidClient(await t.gatehouse.fetch(grant(await assertion(key, `c${i}`, now()))));
     }
     expect(served.calls).toEqual([]);
+  });
 
-    const allowed = await setUp(() => [jwtClient('local', { jwksUri: 'http://localhost:8080/jwks' })], {
-      clientJwks: { fetch: served.fetch, allowPrivateNetwork: ['localhost'] },
+  it('fetches over real HTTP with addressCheckingFetch: loopback only when allowed, DNS names checked at connection time', async () => {
+    const key = await keyPair('k');
+    const accepted: (string | undefined)[] = [];
+    const server = createServer((request, response) => {
+      accepted.push(request.headers.accept);
+      response.writeHead(200, { 'Content-Type': 'application/jwk-set+json' });
+      response.end(JSON.stringify({ keys: [key.publicJwk] }));
     });
-    expect(
-      (await allowed.t.gatehouse.fetch(grant(await assertion(key, 'local', allowed.now())))).status,
-    ).toBe(200);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const local = `http://127.0.0.1:${port}/jwks`;
+      const allowed = await setUp(() => [jwtClient('local', { jwksUri: local })], {
+        clientJwks: { fetch: addressCheckingFetch(), allowLoopback: true },
+      });
+      const presented = await assertion(key, 'local', allowed.now());
+      expect((await allowed.t.gatehouse.fetch(grant(presented))).status).toBe(200);
+      expect(accepted).toEqual(['application/jwk-set+json, application/json']);
+
+      // A public-looking name whose addresses include a loopback one is refused before connecting.
+      const rebound = `https://keys.example.test:${port}/jwks`;
+      const strict = await setUp(
+        () => [jwtClient('local', { jwksUri: local }), jwtClient('named', { jwksUri: rebound })],
+        {
+          clientJwks: {
+            fetch: addressCheckingFetch({
+              resolve: async () => [
+                { address: '93.184.215.14', family: 4 },
+                { address: '127.0.0.1', family: 4 },
+              ],
+            }),
+          },
+        },
+      );
+      await expectInvalidClient(
+        await strict.t.gatehouse.fetch(grant(await assertion(key, 'local', strict.now()))),
+      );
+      await expectInvalidClient(
+        await strict.t.gatehouse.fetch(grant(await assertion(key, 'named', strict.now()))),
+      );
+      expect(accepted).toHaveLength(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('refuses a key set that redirects, is too large, is not JSON or holds private keys', async () => {
@@ -257,8 +309,7 @@ describe('private_key_jwt with a jwks_uri (RFC 7591 §2)', () => {
       '/private': () => new Response(JSON.stringify({ keys: [privateJwk] })),
       '/status': () => new Response(keySet, { status: 500 }),
     };
-    const fetch = (async (input: RequestInfo | URL) =>
-      answers[new URL(String(input)).pathname]!()) as typeof globalThis.fetch;
+    const fetch: OutboundFetch = async ({ url }) => answers[url.pathname]!();
     const { t, now } = await setUp(
       () =>
         Object.keys(answers).map((path) => jwtClient(path.slice(1), { jwksUri: `https://k.example${path}` })),
@@ -271,14 +322,22 @@ describe('private_key_jwt with a jwks_uri (RFC 7591 §2)', () => {
 
   it('answers 401, never a 5xx, when the key set host does not answer in time', async () => {
     const key = await keyPair('k');
-    const hanging = ((_input: RequestInfo | URL, init?: RequestInit) =>
+    const hanging: OutboundFetch = ({ signal }) =>
       new Promise((_resolve, reject) => {
-        init?.signal?.addEventListener('abort', () => reject(init.signal!.reason));
-      })) as typeof globalThis.fetch;
+        signal.addEventListener('abort', () => reject(signal.reason));
+      });
     const { t, now } = await setUp(() => [jwtClient('slow', { jwksUri: JWKS_URI })], {
-      clientJwks: { fetch: hanging, timeoutMs: 20 },
+      clientJwks: { fetch: hanging, timeoutMs: 100 },
     });
     await expectInvalidClient(await t.gatehouse.fetch(grant(await assertion(key, 'slow', now()))));
+  });
+
+  it('refuses the removed allowPrivateNetwork option by name, and out-of-range limits', async () => {
+    await expect(testInstance({ clientJwks: { allowPrivateNetwork: true } as never })).rejects.toThrow(
+      /clientJwks\.allowPrivateNetwork: unknown option/,
+    );
+    await expect(testInstance({ clientJwks: { timeoutMs: 10 } })).rejects.toThrow(/clientJwks\.timeoutMs/);
+    await expect(testInstance({ clientJwks: { maxBytes: 10 } })).rejects.toThrow(/clientJwks\.maxBytes/);
   });
 
   it('keeps a secret-registered client unaffected by the new method', async () => {

@@ -22,7 +22,14 @@ export interface MetadataDocumentSettings {
   readonly maxConcurrentFetches: number;
 }
 
-function whole(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
+/** `value` (or `fallback` when absent), checked to be a whole number from `min` to `max`. */
+export function whole(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   const n = value ?? fallback;
   if (!Number.isInteger(n) || n < min || n > max)
     throw new ConfigurationError(
