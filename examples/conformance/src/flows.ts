@@ -1,8 +1,8 @@
 /**
  * The conformance flows: end-to-end over real HTTP against one running server, with nothing that
  * knows which framework or runtime answers. `test/conformance.test.ts` runs them against both demo
- * instances (`demo`, `acme`) of every Node.js target, `examples/runtimes` against the demo served by
- * Bun, Deno and workerd.
+ * instances (`demo`, `acme`) of every Node.js target, `examples/runtimes` against both served by Bun,
+ * Deno and workerd.
  */
 import { ACME, DEMO, type DEMO_INSTANCES } from '@gatehousejs/demo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
