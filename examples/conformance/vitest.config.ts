@@ -1,6 +1,6 @@
 import { gatehouseProject } from '../../vitest.shared';
 
-// One suite for every target (test/targets.test.ts); the global setup builds what the servers load.
+// One suite for every target (test/conformance.test.ts); the global setup builds what the servers load.
 export default gatehouseProject('conformance', {
   globalSetup: ['./test/global-setup.ts'],
   testTimeout: 30_000,

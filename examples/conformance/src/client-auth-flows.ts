@@ -1,13 +1,12 @@
 /**
  * Conformance flows of client authentication (RFC 6749 §2.3, §3.2, §4.4, RFC 7523, RFC 7009 §2.1)
- * against the demo's clients of every method: registered by both the Node.js suite
- * (`test/conformance.test.ts`) and the runtimes suite (`flows.ts`), inside their describe block.
+ * against the demo's clients of every method, at one instance (the clients are the same on every
+ * demo instance): registered by the flows of `flows.ts`, inside their describe block.
  */
 import { createPrivateKey, randomUUID, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { DEMO } from '@gatehousejs/demo';
 import { expect, it } from 'vitest';
-import type { RunningTarget } from './harness.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 const basic = (id: string, secret: string) =>
@@ -36,9 +35,9 @@ function demoJwtAssertion(aud: string, claims: Record<string, unknown> = {}): st
   return `${input}.${sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
 }
 
-/** Registers the client authentication flows against the running target `server()`. */
-export function clientAuthenticationFlows(server: () => RunningTarget): void {
-  const at = (path: string) => server().issuer + path;
+/** Registers the client authentication flows against the instance whose issuer is `issuer()`. */
+export function clientAuthenticationFlows(issuer: () => string): void {
+  const at = (path: string) => issuer() + path;
 
   it('authenticates each client by its registered method only, one method per request (RFC 6749 §2.3)', async () => {
     const token = (form: Record<string, string>, headers: Record<string, string> = {}) =>
@@ -57,7 +56,7 @@ export function clientAuthenticationFlows(server: () => RunningTarget): void {
     const serviceTokens = (await service.json()) as { access_token: string; refresh_token?: string };
     expect(serviceTokens.refresh_token).toBeUndefined();
     // private_key_jwt, single use.
-    const assertion = demoJwtAssertion(server().issuer);
+    const assertion = demoJwtAssertion(issuer());
     const signed = await token({ client_assertion_type: JWT_BEARER, client_assertion: assertion });
     expect(signed.status).toBe(200);
     const replay = await token({ client_assertion_type: JWT_BEARER, client_assertion: assertion });

@@ -1,10 +1,11 @@
 /**
- * The one handler every runtime here serves: the demo's tickets API, then every Gatehouse route,
- * each a plain `Request` → `Response` function of `@gatehousejs/core`. No adapter and no bridge sit in
+ * The one handler every runtime here serves: the demo's tickets API, then every route of both demo
+ * instances (`demo`, `acme`, one `createGatehouseHost`), each a plain `Request` → `Response`
+ * function of `@gatehousejs/core`. No adapter and no bridge sit in
  * between, so what runs is exactly what a Bun, Deno or Workers host would call.
  */
 import { setClientAddress } from '@gatehousejs/core';
-import { type Demo, demoApi } from '@gatehousejs/demo';
+import { type DemoHost, demoApi } from '@gatehousejs/demo';
 
 /** The header naming the runtime that answered, for the tests to check who served them. */
 export const RUNTIME_HEADER = 'x-gatehouse-runtime';
@@ -21,21 +22,21 @@ export function runtimeName(): 'bun' | 'deno' | 'workerd' | 'node' | 'unknown' {
 }
 
 /**
- * A fetch handler for `demo`. `clientAddress` reads the caller's address the way the runtime
+ * A fetch handler for the demo host `demo`. `clientAddress` reads the caller's address the way the runtime
  * offers it (Bun's `server.requestIP`, Deno's `info.remoteAddr`, Cloudflare's `CF-Connecting-IP`),
  * for the password rate limiter; it is called once, as the request arrives.
  */
 export function demoHandler(
-  demo: Demo,
+  demo: DemoHost,
 ): (request: Request, clientAddress?: () => string | undefined) => Promise<Response> {
-  const api = demoApi(demo.gatehouse);
+  const api = demoApi(demo.host);
   const runtime = runtimeName();
   return async (request, clientAddress) => {
     // Read as the request arrives, like the Node adapters do: a lookup deferred until the limiter
     // needs it could find the client gone (and an unknown address).
     const address = clientAddress?.();
     if (address) setClientAddress(request, address);
-    const response = (await api(request)) ?? (await demo.gatehouse.fetch(request));
+    const response = (await api(request)) ?? (await demo.host.fetch(request));
     // A copy: a response's headers may be immutable (Response.redirect); the body stream moves over.
     const labelled = new Response(response.body, response);
     labelled.headers.set(RUNTIME_HEADER, runtime);

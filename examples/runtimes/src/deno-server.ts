@@ -1,14 +1,14 @@
 /**
- * The demo instance and its tickets API on `Deno.serve`, started by `deno run` (Deno runs the
+ * The demo host (instances `demo` and `acme`) and its tickets API on `Deno.serve`, started by `deno run` (Deno runs the
  * TypeScript and resolves `@gatehousejs/core` from node_modules through its exports map, as a Deno
  * app with a package.json would). `PORT` (default 3000) and `HOST` (default 127.0.0.1).
  */
-import { allowedOriginsFromEnv, createDemo, describeDemo } from '@gatehousejs/demo';
+import { allowedOriginsFromEnv, createDemoHost, describeDemoHost } from '@gatehousejs/demo';
 import { demoHandler } from './demo-handler.js';
 
 const port = Number(Deno.env.get('PORT') ?? 3000);
 const host = Deno.env.get('HOST') ?? '127.0.0.1';
-const demo = await createDemo({ port, allowedOrigins: allowedOriginsFromEnv(Deno.env.toObject()) });
+const demo = await createDemoHost({ port, allowedOrigins: allowedOriginsFromEnv(Deno.env.toObject()) });
 const handle = demoHandler(demo);
 
 const server = Deno.serve(
@@ -16,7 +16,7 @@ const server = Deno.serve(
     port,
     hostname: host,
     onListen: () => {
-      console.log(describeDemo(demo));
+      console.log(describeDemoHost(demo));
       console.log(`listening on http://localhost:${port} (Deno ${Deno.version.deno})`);
     },
   },
@@ -26,6 +26,7 @@ const server = Deno.serve(
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   Deno.addSignalListener(signal, async () => {
     await server.shutdown();
+    await demo.close();
     Deno.exit(0);
   });
 }

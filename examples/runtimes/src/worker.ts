@@ -1,14 +1,14 @@
 /**
- * The demo instance and its tickets API as a Cloudflare Worker (module syntax), for workerd. It is
+ * The demo host (instances `demo` and `acme`) and its tickets API as a Cloudflare Worker (module syntax), for workerd. It is
  * bundled by `src/workerd-server.ts` with the in-memory engine and no `nodejs_compat` flag: the core
  * needs no Node.js API. Bindings: `PORT` (part of the issuer), `GATEHOUSE_ALLOWED_ORIGINS`,
- * optionally `GATEHOUSE_SIGNING_KEY`.
+ * optionally `GATEHOUSE_SIGNING_KEY` (and `GATEHOUSE_ACME_SIGNING_KEY`).
  *
  * The in-memory stores live in one isolate. That suffices for workerd serving one process here; on
  * Cloudflare's network requests spread over many isolates, so a deployment needs a shared engine
  * (see "Runtimes" in the repository README).
  */
-import { allowedOriginsFromEnv, createDemo } from '@gatehousejs/demo';
+import { allowedOriginsFromEnv, createDemoHost } from '@gatehousejs/demo';
 import { demoHandler } from './demo-handler.js';
 
 /** The Worker's bindings (text bindings of the Miniflare or wrangler configuration). */
@@ -21,7 +21,7 @@ let handler: Promise<ReturnType<typeof demoHandler>> | undefined;
 
 /** Makes the demo on the first request: Workers refuse to generate keys (randomness) at global scope. */
 function demoOf(env: DemoWorkerEnv): Promise<ReturnType<typeof demoHandler>> {
-  handler ??= createDemo({
+  handler ??= createDemoHost({
     port: Number(env.PORT),
     env,
     allowedOrigins: allowedOriginsFromEnv(env),

@@ -45,7 +45,7 @@ const bundle = await build({
 });
 
 const bindings: Record<string, string> = { PORT: String(port) };
-for (const name of ['GATEHOUSE_ALLOWED_ORIGINS', 'GATEHOUSE_SIGNING_KEY']) {
+for (const name of ['GATEHOUSE_ALLOWED_ORIGINS', 'GATEHOUSE_SIGNING_KEY', 'GATEHOUSE_ACME_SIGNING_KEY']) {
   const value = process.env[name];
   if (value) bindings[name] = value;
 }

@@ -1,11 +1,12 @@
-/** A landing page pointing at the demo instance. */
+/** A landing page pointing at the demo host's two instances. */
 export default function Home() {
   return (
     <main>
       <h1>Gatehouse on Next.js</h1>
       <p>
-        The demo instance lives under <code>/demo</code>: see its{' '}
-        <a href="/demo/.well-known/oauth-authorization-server">metadata</a>.
+        The demo instances live under <code>/demo</code> and <code>/acme</code>: see their metadata,{' '}
+        <a href="/demo/.well-known/oauth-authorization-server">demo</a> and{' '}
+        <a href="/acme/.well-known/oauth-authorization-server">acme</a>.
       </p>
     </main>
   );

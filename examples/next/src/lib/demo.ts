@@ -1,20 +1,29 @@
 /**
- * The demo instance of this Next.js app: one per server process, created on first use. Next.js
- * bundles each route separately, so the instance is kept on `globalThis` (under a registered
- * symbol) rather than in a module variable: every route handler gets the same issuer, keys and
- * stores. `PORT` (which `next start` also reads) is part of the issuer.
+ * The demo host of this Next.js app: both demo instances, `demo` and `acme` (one
+ * `createGatehouseHost`, issuers `http://localhost:<PORT>/{demo,acme}`), one per server process,
+ * created on first use. Next.js bundles each route separately, so the host is kept on `globalThis`
+ * (under a registered symbol) rather than in a module variable: every route handler gets the same
+ * issuers, keys and stores. `PORT` (which `next start` also reads) is part of the issuers.
  */
-import { allowedOriginsFromEnv, createDemo, type Demo, demoApi } from '@gatehousejs/demo';
+import { allowedOriginsFromEnv, createDemoHost, type DemoHost, demoApi } from '@gatehousejs/demo';
 
-const KEY = Symbol.for('gatehouse.example-next.demo');
-type Holder = { [KEY]?: Promise<{ demo: Demo; api: ReturnType<typeof demoApi> }> };
+const KEY = Symbol.for('gatehouse.example-next.demo-host');
 
-/** The process's demo instance and its tickets API. */
-export function getDemo(): Promise<{ demo: Demo; api: ReturnType<typeof demoApi> }> {
+/** The host and its tickets API. */
+export interface NextDemo {
+  readonly demo: DemoHost;
+  /** `POST /{demo,acme}/api/v1/tickets`: each instance authenticates its own callers. */
+  readonly api: ReturnType<typeof demoApi>;
+}
+
+type Holder = { [KEY]?: Promise<NextDemo> };
+
+/** The process's demo host and its tickets API. */
+export function getDemo(): Promise<NextDemo> {
   const holder = globalThis as Holder;
-  holder[KEY] ??= createDemo({
+  holder[KEY] ??= createDemoHost({
     port: Number(process.env.PORT ?? 3000),
     allowedOrigins: allowedOriginsFromEnv(),
-  }).then((demo) => ({ demo, api: demoApi(demo.gatehouse) }));
+  }).then((demo) => ({ demo, api: demoApi(demo.host) }));
   return holder[KEY];
 }

@@ -1,4 +1,7 @@
-/** The demo's REST API, `POST /demo/api/v1/tickets`: bearer tokens or the session cookie. */
+/**
+ * The demo's REST API, `POST /{demo,acme}/api/v1/tickets`: bearer tokens or the session cookie of
+ * the instance the path names (the static segments win over the instance's catch-all).
+ */
 import { operations } from '@gatehousejs/next';
 import { getDemo } from '../../../../../lib/demo';
 
