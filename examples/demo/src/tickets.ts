@@ -1,5 +1,5 @@
 /**
- * The demo's REST resource (seed §4.3): `POST {base}/api/v1/tickets` lists sample tickets of the
+ * The demo's REST resource: `POST {base}/api/v1/tickets` lists sample tickets of the
  * caller. It shows how a host protects its own operations with `defineOperations`: bearer tokens of
  * either family (no particular scope) and the session cookie, with CORS for allowed origins.
  */
@@ -11,7 +11,7 @@ import {
   readBodyText,
 } from '@gatehousejs/core';
 
-/** One ticket of the listing (the seed leaves the record shape open; this is the demo's). */
+/** One ticket of the listing (the shape is the demo's own). */
 export interface Ticket {
   /** E.g. `TCK-3f2a-001`: stable for a caller. */
   readonly id: string;

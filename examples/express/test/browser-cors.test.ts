@@ -1,6 +1,6 @@
 /**
- * Seed §5 rules 2–3 seen from a real browser: a page on an allowed origin logs in and calls the
- * demo's tickets API with `credentials: 'include'`; a page on another origin is refused by CORS.
+ * CORS and the session cookie's origin rules, seen from a real browser: a page on an allowed
+ * origin logs in and calls the demo's tickets API with `credentials: 'include'`; a page on another origin is refused by CORS.
  * Pages are served from `http://localhost:<other port>`: same site as the instance (ports do not
  * count for sites), so the SameSite=Lax session cookie travels and only the origin check decides.
  */

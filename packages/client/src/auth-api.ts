@@ -14,7 +14,7 @@ function base64Utf8(text: string): string {
 
 /**
  * Exchanges a username and password for an access token at the Auth API (`POST {base}/auth/v1/token`
- * with HTTP Basic user credentials, no body; seed §4.2) and stores it. Such tokens have no refresh
+ * with HTTP Basic user credentials, no body) and stores it. Such tokens have no refresh
  * token: when they expire, the user signs in again.
  */
 export async function loginWithPassword(

@@ -11,7 +11,7 @@ describe('createClient', () => {
     delete scope.document;
   });
 
-  it('refuses a clientSecret in a browser (seed §5 rule 4) with a clear error', () => {
+  it('refuses a clientSecret in a browser with a clear error', () => {
     for (const global of ['window', 'document'] as const) {
       scope[global] = {};
       const attempt = () =>

@@ -131,7 +131,7 @@ export function createClient(options: ClientOptions): GatehouseClient {
       await revoke().catch((error) => {
         revocationError = error;
       });
-      // Seed §5 rule 3: sessions exist in browsers only; elsewhere there is no cookie to end.
+      // Sessions exist in browsers only; elsewhere there is no cookie to end.
       if (isBrowser()) await endSession(config);
       if (revocationError) throw revocationError;
     },

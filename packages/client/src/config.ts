@@ -5,7 +5,7 @@ import type { AuthMode, ClientOptions, FetchFunction } from './options.js';
 import { memoryTokenStore, type TokenStore } from './token-store.js';
 import type { TransactionStore } from './transaction-store.js';
 
-/** Endpoint paths below `{base_url}` (seed §1 "Base addresses", §4). */
+/** Endpoint paths below `{base_url}`. */
 export const PATHS = {
   authorize: '/oauth2/v1/authorize',
   token: '/oauth2/v1/token',
@@ -171,7 +171,7 @@ export function resolveConfig(options: ClientOptions): ClientConfig {
     trustedOrigins,
     locks: options.locks === undefined ? defaultLocks() : options.locks,
     now: options.now ?? Date.now,
-    // Built from the seed's fixed paths rather than discovered: one round trip less, and the
+    // Built from the fixed endpoint paths rather than discovered: one round trip less, and the
     // issuer is what the caller configured (RFC 8414 §3.3 would demand the same equality).
     as: {
       issuer: baseUrl,

@@ -5,8 +5,8 @@ import {
 } from './transaction-store.js';
 
 /**
- * Whether this code runs in a browser page: a global `window` or `document` exists. Seed §5 rule 4
- * forbids client secrets there, since anything shipped to a browser is public.
+ * Whether this code runs in a browser page: a global `window` or `document` exists. The client
+ * refuses client secrets there, since anything shipped to a browser is public.
  */
 export function isBrowser(): boolean {
   const scope = globalThis as { window?: unknown; document?: unknown };

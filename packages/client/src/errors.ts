@@ -2,7 +2,7 @@
  * The stable codes of {@link GatehouseClientError}. Branch on `code`, never on `message`.
  *
  * - `invalid_options`: `createClient` options are unusable (bad URL, http outside loopback, …).
- * - `secret_in_browser`: a `clientSecret` was given in a browser (seed §5 rule 4).
+ * - `secret_in_browser`: a `clientSecret` was given in a browser.
  * - `invalid_argument`: a method argument is unusable (e.g. a username containing `:`).
  * - `confidential_client_required`: the operation needs a client secret (introspection).
  * - `untrusted_origin`: a credentialed `client.fetch` to an origin that is not the instance's.

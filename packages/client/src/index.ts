@@ -1,5 +1,5 @@
 /**
- * `@gatehousejs/client`: the client helper of Gatehouse (seed §5) for browsers and server-side
+ * `@gatehousejs/client`: the client helper of Gatehouse for browsers and server-side
  * JavaScript. Code flow with state and PKCE, token storage, automatic single-flight refresh, the
  * auto/oauth/session/none request modes, revocation, introspection, Auth API password login and
  * session checks. Built on oauth4webapi; no Node.js built-ins.

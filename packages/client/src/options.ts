@@ -3,7 +3,7 @@ import type { TokenStore } from './token-store.js';
 import type { TransactionStore } from './transaction-store.js';
 
 /**
- * How `client.fetch` authenticates a request (seed §5 "client-side selection modes"):
+ * How `client.fetch` authenticates a request:
  * - `auto`: the bearer token when a token set is available, else the session cookie;
  * - `oauth`: the bearer token only; without one, a `no_token` error and no request;
  * - `session`: the session cookie only (`credentials: 'include'`, no `Authorization` header);
@@ -31,7 +31,7 @@ export interface ClientOptions {
    */
   readonly clientId?: string;
   /**
-   * The client secret of a confidential client. Refused in browsers (seed §5 rule 4): browser apps
+   * The client secret of a confidential client. Refused in browsers: browser apps
    * use a public client with PKCE, session mode, or a backend that holds the secret.
    */
   readonly clientSecret?: string;

@@ -13,7 +13,7 @@ export interface SessionUser {
 
 /**
  * Whether the browser has an active session at the instance: `GET {base}/oauth2/v1/userinfo` with
- * the session cookie (`credentials: 'include'`) and `Accept: application/json` (seed §4.1, §7).
+ * the session cookie (`credentials: 'include'`) and `Accept: application/json`.
  * Resolves `null` for 401/403 (no or dead session); other failures reject.
  */
 export async function checkSession(config: ClientConfig): Promise<SessionUser | null> {

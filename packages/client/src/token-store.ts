@@ -1,4 +1,4 @@
-/** The tokens a client holds (seed §5 "token storage"). */
+/** The tokens a client holds. */
 export interface TokenSet {
   /** The bearer access token. */
   readonly accessToken: string;

@@ -45,7 +45,7 @@ export interface Gatehouse {
   /** The RFC 8414 metadata document. */
   metadata(): Record<string, unknown>;
   /**
-   * Who calls one of the host's own REST operations, by the schemes it accepts (seed §5): a bearer
+   * Who calls one of the host's own REST operations, by the schemes it accepts: a bearer
    * access token (either family, checked against `scope`) and/or the session cookie (counted only
    * from the instance's origin or an allowed origin; cross-site state-changing requests get 403).
    * Resolves to the caller, or to the ready 400/401/403 (or 503) response to send as is; never

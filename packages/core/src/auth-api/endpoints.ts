@@ -1,4 +1,4 @@
-/** Paths of the Auth API, relative to the issuer (seed §4.2). */
+/** Paths of the Auth API, relative to the issuer. */
 export const AUTH_API_ENDPOINTS = {
   token: '/auth/v1/token',
   introspection: '/auth/v1/token/introspect',

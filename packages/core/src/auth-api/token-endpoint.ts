@@ -9,7 +9,7 @@ import { requireEmptyBody } from './empty-body.js';
 import { badCredentials, readUserCredentials } from './user-credentials.js';
 
 /**
- * `POST {base}/auth/v1/token` (seed §4.2): exchanges a username and password, sent with
+ * `POST {base}/auth/v1/token`: exchanges a username and password, sent with
  * `Authorization: Basic` and no body, for an access token of the `auth_api` family:
  * 200 `{ access_token, token_type: "Bearer", expires_in }` with `Cache-Control: no-store`.
  *

@@ -1,7 +1,6 @@
 /**
  * Names of the instances a `createGatehouseHost` serves: the `{instance}` segment of `{base_url}`
- * (seed: "the address of one service instance, including the instance-name path segment"), also
- * the instance id of its records in the shared storage engine.
+ * (the address of one instance, including its name as a path segment), also the instance id of its records in the shared storage engine.
  */
 
 /** Longest instance name: a DNS label's 63 characters, so a name can also be a subdomain. */

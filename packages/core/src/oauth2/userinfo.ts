@@ -5,8 +5,8 @@ import { authenticateRequest } from '../protect/authenticate.js';
 import { invalidToken, sessionEnded } from '../protect/challenge.js';
 
 /**
- * `GET` and `POST {base}/oauth2/v1/userinfo` (OpenID Connect Core §5.3; seed §4.1): who is logged in.
- * Accepts a bearer access token (RFC 6750 §2.1) or the session cookie (the seed's session check,
+ * `GET` and `POST {base}/oauth2/v1/userinfo` (OpenID Connect Core §5.3): who is logged in.
+ * Accepts a bearer access token (RFC 6750 §2.1) or the session cookie (the session check,
  * sent with `Accept: application/json`), with exactly the rules of a protected REST operation
  * (`authenticateRequest`): the cookie counts only from the instance origin or an allowed origin.
  * A bearer token gets `sub` and the standard claims of the scopes it was granted (Core §5.4), never

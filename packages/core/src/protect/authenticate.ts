@@ -10,7 +10,7 @@ import type { AuthenticateOptions, AuthScheme, Caller } from './types.js';
 const SCHEMES: ReadonlySet<AuthScheme> = new Set(['bearer', 'session']);
 
 /**
- * Who calls a protected REST operation (seed §4.3, §5 rules 1–3), by the schemes the operation
+ * Who calls a protected REST operation, by the schemes the operation
  * declares. A bearer token in the `Authorization` header decides whenever the operation accepts
  * bearer tokens, even if a session cookie is sent too (the cookie is then ignored, valid or not).
  * Otherwise the session cookie is tried. Throws (or rejects with) the ready answer as a

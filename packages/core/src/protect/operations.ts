@@ -55,7 +55,7 @@ interface OperationRoute extends RoutePattern<Operation> {
 const METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * Protects a table of the host's REST operations, each declaring its schemes (seed §5 rule 1):
+ * Protects a table of the host's REST operations, each declaring its schemes:
  *
  * ```ts
  * const api = defineOperations(gatehouse, {

@@ -26,7 +26,7 @@ const SAFELISTED_BODY_TYPES = new Set([
  * for a state-changing request that could be cross-site request forgery. A session whose user no
  * longer exists counts as ended.
  *
- * Seed §5 rule 3: the cookie counts only for requests from the instance's own origin or an allowed
+ * The cookie counts only for requests from the instance's own origin or an allowed
  * origin. With an `Origin` header, that origin must be allowed (`isAllowedOrigin`). Without a usable
  * one, `Sec-Fetch-Site: same-origin` proves it (the header cannot be set by page scripts). A safe
  * method (GET/HEAD/OPTIONS) with neither header, or with `Sec-Fetch-Site: none` (a navigation the

@@ -2,7 +2,7 @@ import type { Subject } from '../storage/types.js';
 import type { EpochSeconds } from '../time.js';
 import type { TokenFamily } from '../tokens/access-token.js';
 
-/** How a caller may prove who it is on a REST operation (seed §5). */
+/** How a caller may prove who it is on a REST operation. */
 export type AuthScheme = 'bearer' | 'session';
 
 /** What a REST operation accepts. */
