@@ -168,6 +168,7 @@ describe.skipIf(!url)('redis engine specifics', () => {
       JSON.stringify(next),
       now + 3_600_000,
       code.grantId,
+      refresh.tokenHash,
     ];
     expect(await rotateRefreshTokenScript.run(storage.client, rotateKeys, rotateArgs)).toEqual(
       await rotateRefreshTokenScript.run(storage.client, rotateKeys, rotateArgs),
@@ -221,6 +222,7 @@ describe.skipIf(!url)('redis engine specifics', () => {
         '{}',
         now + 1000.5,
         code.grantId,
+        refresh.tokenHash,
       ]),
     ).rejects.toThrow('whole milliseconds');
     expect(await storage.grants.findRefreshToken(refresh.tokenHash, now)).toEqual(refresh);
