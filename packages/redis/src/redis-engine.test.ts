@@ -280,6 +280,36 @@ describe.skipIf(!url)('redis engine specifics', () => {
     expect(await storage.grants.listUserRefreshTokens!(userId, now + 3)).toEqual(winners);
   });
 
+  it('on a Cluster (no order between nodes) writes the next token first, then runs the script', async () => {
+    // The same server, behind a client that tells the store it is a Cluster (ioredis, called on the
+    // real client, still sees a single server): the store awaits the writes before the script.
+    const asCluster = new Proxy(storage.client, {
+      get(target, property) {
+        if (property === 'isCluster') return true;
+        const value = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const cluster = redisStorage({ client: asCluster, prefix });
+    const now = Date.now();
+    const userId = crypto.randomUUID();
+    const code = { ...(await codeOf(now)), userId };
+    await cluster.grants.saveCode(code);
+    const issued = await userRefresh(now, code.grantId, userId);
+    expect(await cluster.grants.findCode(code.codeHash, now)).toEqual(code);
+    expect((await cluster.grants.redeemCode(code.codeHash, issued, now, now + 600_000)).status).toBe(
+      'redeemed',
+    );
+    const next = await userRefresh(now + 1, code.grantId, userId);
+    expect(await cluster.grants.findRefreshToken(issued.tokenHash, now + 1)).toEqual(issued);
+    expect(await cluster.grants.rotateRefreshToken(issued.tokenHash, next, now + 1)).toEqual({
+      status: 'rotated',
+      previous: issued,
+    });
+    expect(await cluster.grants.listUserRefreshTokens!(userId, now + 2)).toEqual([next]);
+    await cluster.close();
+  });
+
   it('a rotation after this store wrote a mark covering the token is refused, though looked up before', async () => {
     const now = Date.now();
     const userId = crypto.randomUUID();
