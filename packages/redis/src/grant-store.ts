@@ -19,6 +19,7 @@ import {
 import { expireAt, type KeyLayout } from './keys.js';
 import type { RevocationHub } from './revocation-channel.js';
 import type { LuaScript, RedisClient } from './script.js';
+import { sendTogether } from './send-together.js';
 
 type Marker = 'used' | 'rot';
 
@@ -144,17 +145,30 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
       grantId,
       ...(marker ? [marker[0], String(wholeInstant(marker[1]))] : []),
     ];
-    const pointerWritten = client.set(pointer, pointerValue(grantId, userId), 'PXAT', expireAt(expiresAt));
-    if (!inOrder) await pointerWritten;
+    const writePointer = () =>
+      client.set(pointer, pointerValue(grantId, userId), 'PXAT', expireAt(expiresAt));
     // MULTI/EXEC: all three or nothing.
-    const recordWritten = client
-      .multi()
-      .del(key)
-      .hset(key, ...fields)
-      .pexpireat(key, expireAt(expiresAt))
-      .exec()
-      .then(throwOnFailedStep);
-    await Promise.all([pointerWritten, recordWritten]);
+    const writeRecord = () =>
+      client
+        .multi()
+        .del(key)
+        .hset(key, ...fields)
+        .pexpireat(key, expireAt(expiresAt))
+        .exec()
+        .then(throwOnFailedStep);
+    await inSequence([writePointer, writeRecord]);
+  };
+
+  /**
+   * Issues `steps` so that each lands before the next: together, in one round trip, on a single
+   * server (one connection runs them in the order sent); one after the other on a Cluster.
+   * Resolves to their results.
+   */
+  const inSequence = async (steps: (() => unknown)[]): Promise<unknown[]> => {
+    if (inOrder) return sendTogether(client, () => Promise.all(steps.map((step) => step())));
+    const results: unknown[] = [];
+    for (const step of steps) results.push(await step());
+    return results;
   };
 
   /**
@@ -194,23 +208,21 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
     if (found) {
       // The next record must live in the same grant (and so the same slot); the contract says it does.
       if (next && next.grantId !== found.grantId) return null;
-      if (!inOrder) {
-        await writeNext(found);
-        return run(found);
-      }
-      // Sent together, in this order: the writes run before the script. A failed write fails the
+      // The writes run before the script (sent together on one server). A failed write fails the
       // call (503); under noeviction the only such failure, OOM, refuses the script's writes too.
-      const [, reply] = await Promise.all([writeNext(found), run(found)]);
-      return reply;
+      const [, reply] = await inSequence([() => writeNext(found), () => run(found)]);
+      return reply as Awaited<ReturnType<typeof run>>;
     }
 
     // Not looked up by this store at this `now`: read the pointer, with the mark of the user the
     // next record names (its grant's, so almost always the right one), while the writes go out.
-    const [current, mark] = await Promise.all([
-      client.get(pointer),
-      next?.userId === undefined ? null : client.get(keys.revokedSubject(next.userId)),
-      writeNext(),
-    ]);
+    const [current, mark] = await sendTogether(client, () =>
+      Promise.all([
+        client.get(pointer),
+        next?.userId === undefined ? null : client.get(keys.revokedSubject(next.userId)),
+        writeNext(),
+      ]),
+    );
     const owner = parsePointer(current);
     if (owner === null) return null;
     if (next && next.grantId !== owner.grantId) return null;
@@ -292,22 +304,21 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
     async saveRefreshToken(record) {
       const marker: [Marker, number] | undefined =
         record.rotatedAt === undefined ? undefined : ['rot', record.rotatedAt];
-      // The index entry, like the pointer, lands before the record (sent together on one server).
-      const indexed =
-        record.rotatedAt === undefined &&
-        indexUserToken(userOf(record), record.grantId, record.tokenHash, record.expiresAt, record.issuedAt);
-      if (!inOrder) await indexed;
-      await Promise.all([
-        indexed,
-        saveHash(
-          keys.refreshTokenPointer(record.tokenHash),
-          keys.refreshToken(record.grantId, record.tokenHash),
-          JSON.stringify(withoutRotation(record)),
-          record.expiresAt,
-          record.grantId,
-          userOf(record),
-          marker,
-        ),
+      // The index entry, like the pointer, lands before the record.
+      await inSequence([
+        () =>
+          record.rotatedAt === undefined &&
+          indexUserToken(userOf(record), record.grantId, record.tokenHash, record.expiresAt, record.issuedAt),
+        () =>
+          saveHash(
+            keys.refreshTokenPointer(record.tokenHash),
+            keys.refreshToken(record.grantId, record.tokenHash),
+            JSON.stringify(withoutRotation(record)),
+            record.expiresAt,
+            record.grantId,
+            userOf(record),
+            marker,
+          ),
       ]);
     },
 
@@ -385,11 +396,13 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
       // On every bearer request. The token's, the grant's and the user's markers live in different
       // slots, so up to three GETs sent together: one round trip of latency, also on a Cluster.
       const checkUser = userId !== undefined && issuedAt !== undefined;
-      const [tokenMarker, grantMarker, userMark] = await Promise.all([
-        client.get(keys.revokedToken(jti)),
-        grantId === undefined ? null : client.get(keys.revokedGrant(grantId)),
-        checkUser ? client.get(keys.revokedSubject(userId)) : null,
-      ]);
+      const [tokenMarker, grantMarker, userMark] = await sendTogether(client, () =>
+        Promise.all([
+          client.get(keys.revokedToken(jti)),
+          grantId === undefined ? null : client.get(keys.revokedGrant(grantId)),
+          checkUser ? client.get(keys.revokedSubject(userId)) : null,
+        ]),
+      );
       if (markerInForce(tokenMarker, now) || markerInForce(grantMarker, now)) return true;
       return checkUser && markCovers(userMark, issuedAt, now);
     },
