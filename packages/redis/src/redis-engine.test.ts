@@ -234,6 +234,37 @@ describe.skipIf(!url)('redis engine specifics', () => {
     }
   });
 
+  it('looks a token or code up in two round trips and consumes it in one', async () => {
+    const proxy = await roundTripCountingProxy(new URL(url!));
+    const viaProxy = redisStorage({ url: `redis://127.0.0.1:${proxy.port}`, prefix });
+    try {
+      await viaProxy.ready();
+      const now = Date.now();
+      const userId = crypto.randomUUID();
+      const code = { ...(await codeOf(now)), userId };
+      const [issued, next] = [
+        await userRefresh(now, code.grantId, userId),
+        await userRefresh(now, code.grantId, userId),
+      ];
+      await viaProxy.grants.saveCode(code);
+      const counted = async (call: () => Promise<unknown>) => {
+        proxy.take();
+        await call();
+        return proxy.take();
+      };
+      expect(await counted(() => viaProxy.grants.findCode(code.codeHash, now))).toBe(2);
+      expect(await counted(() => viaProxy.grants.redeemCode(code.codeHash, issued, now, now + 600_000))).toBe(
+        1,
+      );
+      expect(await counted(() => viaProxy.grants.findRefreshToken(issued.tokenHash, now))).toBe(2);
+      expect(await counted(() => viaProxy.grants.rotateRefreshToken(issued.tokenHash, next, now))).toBe(1);
+      expect(await viaProxy.grants.listUserRefreshTokens!(userId, now)).toEqual([next]);
+    } finally {
+      await viaProxy.close();
+      await proxy.close();
+    }
+  });
+
   it("drops a rotated token's index entry at the next rotation, and a listing drops the rest", async () => {
     const now = Date.now();
     const userId = crypto.randomUUID();
@@ -405,6 +436,42 @@ async function replyDroppingProxy(target: URL) {
       armed = true;
     },
     dropped: () => dropped,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/**
+ * A TCP proxy to Redis counting round trips: bursts of the client's bytes, each ending when Redis
+ * answers on that connection (commands written together count once).
+ */
+async function roundTripCountingProxy(target: URL) {
+  let bursts = 0;
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    let answered = true;
+    client.on('data', (data) => {
+      if (answered) bursts++;
+      answered = false;
+      upstream.write(data);
+    });
+    upstream.on('data', (data) => {
+      answered = true;
+      client.write(data);
+    });
+    client.on('error', () => {});
+    upstream.on('error', () => {});
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    /** The round trips counted since the last call. */
+    take() {
+      const counted = bursts;
+      bursts = 0;
+      return counted;
+    },
     close: () => new Promise((resolve) => server.close(resolve)),
   };
 }
