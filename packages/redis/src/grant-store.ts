@@ -66,21 +66,19 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
     const owner = parsePointer(await client.get(pointer));
     if (owner === null) return null;
     const { grantId, userId } = owner;
-    const reads = client
-      .pipeline()
-      .hmget(recordKey(grantId), 'r', 'exp', 'grant', marker, 'prev')
-      .get(keys.revokedGrant(grantId));
-    // The user's mark is in another slot: in the same pipeline on one server, alongside on a Cluster.
-    const markApart = userId !== undefined && !inOrder;
-    if (userId !== undefined && inOrder) reads.get(keys.revokedSubject(userId));
-    const [replies, markRead] = await Promise.all([
-      reads.exec(),
-      markApart ? client.get(keys.revokedSubject(userId)) : null,
-    ]);
+    const [replies, mark] = await sendTogether(client, () =>
+      Promise.all([
+        client
+          .pipeline()
+          .hmget(recordKey(grantId), 'r', 'exp', 'grant', marker, 'prev')
+          .get(keys.revokedGrant(grantId))
+          .exec(),
+        userId === undefined ? null : client.get(keys.revokedSubject(userId)),
+      ]),
+    );
     throwOnFailedStep(replies);
     const [json, exp, storedGrant, seen, previousHash] = replies![0]![1] as (string | null)[];
     const revokedUntil = replies![1]![1] as string | null;
-    const mark = markApart ? markRead : ((replies![2]?.[1] as string | null | undefined) ?? null);
     if (json == null || storedGrant !== grantId || Number(exp) <= wholeInstant(now)) return null;
     if (markerInForce(revokedUntil, now)) return null;
     const record = JSON.parse(json) as T;
