@@ -4,7 +4,9 @@ import { LuaScript } from './script.js';
  * The grant store's atomic steps. Every key a script names is in one grant's slot (keys.ts). Code and
  * refresh-token keys are hashes: `r` (the record as JSON,
  * without the store-managed marker), `exp` (expiresAt, ms), `grant` (grant id), the marker
- * `used` / `rot` (consumedAt / rotatedAt) and `by` (the nonce of the call that set the marker).
+ * `used` / `rot` (consumedAt / rotatedAt), `by` (the nonce of the call that set the marker) and, on a
+ * refresh token stored by a rotation, `prev` (the hash of the token it replaced: that one is rotated
+ * for as long as this one exists, so the store may drop it from its user's index).
  * Revocation markers are strings holding their expiry; a user's mark (`revokeSubject`) holds
  * `"<at> <expiresAt>"`: everything issued to the user at or before `at` is revoked until `expiresAt`.
  *
@@ -47,10 +49,13 @@ if f[4] and f[5] == ARGV[3] then return REPEAT(f) end
 if f[4] then return {SEEN, f[1], f[4], f[2]} end
 `;
 
-/** Stores the new refresh token of KEYS[3] from ARGV[at..at+2] (json, expiresAt, grant id). */
-const storeRefreshToken = (at: number) => `
+/**
+ * Stores the new refresh token of KEYS[3] from ARGV[at..at+2] (json, expiresAt, grant id), plus
+ * `fields` (more field/value pairs of the HSET, Lua).
+ */
+const storeRefreshToken = (at: number, fields = '') => `
 redis.call('DEL', KEYS[3])
-redis.call('HSET', KEYS[3], 'r', ARGV[${at}], 'exp', ARGV[${at + 1}], 'grant', ARGV[${at + 2}])
+redis.call('HSET', KEYS[3], 'r', ARGV[${at}], 'exp', ARGV[${at + 1}], 'grant', ARGV[${at + 2}]${fields})
 redis.call('PEXPIREAT', KEYS[3], ARGV[${at + 1}])
 `;
 
@@ -80,15 +85,15 @@ return {'redeemed', f[1], exp}
 
 /**
  * KEYS: token, revoked-grant marker, next token. ARGV: now, expected grant id, nonce, the user's
- * mark (`at`, or ''), next json, expiresAt, grant id. Replies `{'reused', json, rotatedAt}` or
- * `{'rotated', json}`.
+ * mark (`at`, or ''), next json, expiresAt, grant id, the token's own hash (the next token's
+ * `prev`). Replies `{'reused', json, rotatedAt}` or `{'rotated', json}`.
  */
 export const rotateRefreshTokenScript = new LuaScript(`
 local MARKER, SEEN, ISSUED, INTS = 'rot', 'reused', 'issuedAt', {1, 6}
 local REPEAT = function(f) return {'rotated', f[1]} end
 ${CHECK_RECORD}
 redis.call('HSET', KEYS[1], 'rot', ARGV[1], 'by', ARGV[3])
-${storeRefreshToken(5)}
+${storeRefreshToken(5, ", 'prev', ARGV[8]")}
 return {'rotated', f[1]}
 `);
 
@@ -138,13 +143,15 @@ return 1
 
 /**
  * Adds a refresh token to its user's index (KEYS[1], a sorted set scored by expiry): ARGV[1] the
- * member, ARGV[2] its expiry, ARGV[3] now. Drops the members that have expired and keeps the key
- * until its latest member expires, so the index never outlives what it names.
+ * member, ARGV[2] its expiry, ARGV[3] now, ARGV[4] (optional) a member known to be rotated (the
+ * predecessor of the token being rotated), dropped. Drops the members that have expired and keeps
+ * the key until its latest member expires, so the index never outlives what it names.
  */
 export const indexUserTokenScript = new LuaScript(`
 local INTS = {2, 3}
 ${VALIDATE}
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+if ARGV[4] and ARGV[4] ~= '' then redis.call('ZREM', KEYS[1], ARGV[4]) end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
 local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 if last[2] then redis.call('PEXPIREAT', KEYS[1], last[2]) end

@@ -8,6 +8,7 @@ import {
   wholeExpiry,
   wholeInstant,
 } from '@gatehousejs/core';
+import { FoundMemo, type FoundRecord } from './found-memo.js';
 import {
   indexUserTokenScript,
   redeemCodeScript,
@@ -18,15 +19,20 @@ import {
 import { expireAt, type KeyLayout } from './keys.js';
 import type { RevocationHub } from './revocation-channel.js';
 import type { LuaScript, RedisClient } from './script.js';
+import { sendTogether } from './send-together.js';
 
 type Marker = 'used' | 'rot';
 
 /**
  * {@link GrantStore} on Redis, for one instance (see keys.ts). A code or refresh token is found
  * through its pointer (hash → grant id) and then read, with its grant's revocation marker, from its
- * grant's slot. Redeeming and rotating take two round trips: one read of the pointer (with, for a
- * rotation, the write of the next token's pointer), then one script that re-checks everything and
- * writes. The script names every key it touches, all in the grant's slot, as Redis Cluster requires.
+ * grant's slot: two round trips. Redeeming and rotating run one script that re-checks everything
+ * and writes; it names every key it touches, all in the grant's slot, as Redis Cluster requires.
+ * The script needs the grant id (the pointer) and the user's mark: the lookup Gatehouse makes just
+ * before, at the same `now`, learned both (see found-memo.ts), so the next token's pointer and
+ * index entry and the script go out together: one round trip on a single server, where commands
+ * sent together run in the order sent, two on a Cluster, where the writes land before the script
+ * is sent. A consume without that lookup first reads the pointer (one more round trip).
  *
  * A pointer is written before its record, never after: a pointer whose record never landed (a
  * losing or failed call) leads to no record, which reads as absent, and expires with the record it
@@ -39,6 +45,12 @@ type Marker = 'used' | 'rot';
  * (the time of `revokeUser`) does not distinguish from a mark written while the script ran.
  */
 export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: RevocationHub): GrantStore {
+  const memo = new FoundMemo();
+  // A single server (standalone or Sentinel's primary) runs one connection's commands in the order
+  // sent, so a write sent just before a script lands before it; a Cluster's nodes run theirs
+  // apart, so there a write must be acknowledged before the script that relies on it is sent.
+  const inOrder = !client.isCluster;
+
   /**
    * A stored record with its marker, if it exists, is unexpired, its grant is not revoked and no
    * mark of its user covers its issue time (`issuedAt` of it). Two round trips: the pointer, then
@@ -54,34 +66,43 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
     const owner = parsePointer(await client.get(pointer));
     if (owner === null) return null;
     const { grantId, userId } = owner;
-    const [replies, mark] = await Promise.all([
-      client
-        .pipeline()
-        .hmget(recordKey(grantId), 'r', 'exp', 'grant', marker)
-        .get(keys.revokedGrant(grantId))
-        .exec(),
-      userId === undefined ? null : client.get(keys.revokedSubject(userId)),
-    ]);
+    const [replies, mark] = await sendTogether(client, () =>
+      Promise.all([
+        client
+          .pipeline()
+          .hmget(recordKey(grantId), 'r', 'exp', 'grant', marker, 'prev')
+          .get(keys.revokedGrant(grantId))
+          .exec(),
+        userId === undefined ? null : client.get(keys.revokedSubject(userId)),
+      ]),
+    );
     throwOnFailedStep(replies);
-    const [json, exp, storedGrant, seen] = replies![0]![1] as (string | null)[];
+    const [json, exp, storedGrant, seen, previousHash] = replies![0]![1] as (string | null)[];
     const revokedUntil = replies![1]![1] as string | null;
     if (json == null || storedGrant !== grantId || Number(exp) <= wholeInstant(now)) return null;
     if (markerInForce(revokedUntil, now)) return null;
     const record = JSON.parse(json) as T;
     if (markCovers(mark, issuedAt(record), now)) return null;
+    // Still consumable: what the consume of the same record at the same `now` needs.
+    if (seen == null) {
+      memo.remember(pointer, now, {
+        grantId,
+        userId,
+        markAt: markAt(mark, now),
+        previousHash: previousHash ?? undefined,
+      });
+    }
     return { record, expiresAt: Number(exp), seen: seen == null ? undefined : Number(seen) };
   };
 
   /** The `at` of `userId`'s mark in force at `now`, as a script argument ('' for none). */
-  const markArgument = async (userId: string | undefined, now: number): Promise<string> => {
-    if (userId === undefined) return '';
-    const mark = parseMark(await client.get(keys.revokedSubject(userId)));
-    return mark && mark.expiresAt > wholeInstant(now) ? String(mark.at) : '';
-  };
+  const readMarkAt = async (userId: string | undefined, now: number): Promise<string> =>
+    userId === undefined ? '' : markAt(await client.get(keys.revokedSubject(userId)), now);
 
   /**
    * Adds a user's refresh token to the user's index (`listUserRefreshTokens`), before its record is
    * written, like a pointer: an entry whose record never landed names nothing and is skipped.
+   * `rotatedHash`, when given, is a token of the same grant known to be rotated: its entry goes.
    */
   const indexUserToken = async (
     userId: string | undefined,
@@ -89,12 +110,18 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
     tokenHash: string,
     expiresAt: number,
     now: number,
+    rotatedHash?: string,
   ) => {
     if (userId === undefined) return;
     await indexUserTokenScript.run(
       client,
       [keys.userRefreshTokens(userId)],
-      [pointerValue(grantId, tokenHash), expireAt(expiresAt), String(wholeInstant(now))],
+      [
+        pointerValue(grantId, tokenHash),
+        expireAt(expiresAt),
+        String(wholeInstant(now)),
+        rotatedHash === undefined ? '' : pointerValue(grantId, rotatedHash),
+      ],
     );
   };
 
@@ -116,58 +143,90 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
       grantId,
       ...(marker ? [marker[0], String(wholeInstant(marker[1]))] : []),
     ];
-    await client.set(pointer, pointerValue(grantId, userId), 'PXAT', expireAt(expiresAt));
+    const writePointer = () =>
+      client.set(pointer, pointerValue(grantId, userId), 'PXAT', expireAt(expiresAt));
     // MULTI/EXEC: all three or nothing.
-    await client
-      .multi()
-      .del(key)
-      .hset(key, ...fields)
-      .pexpireat(key, expireAt(expiresAt))
-      .exec()
-      .then(throwOnFailedStep);
+    const writeRecord = () =>
+      client
+        .multi()
+        .del(key)
+        .hset(key, ...fields)
+        .pexpireat(key, expireAt(expiresAt))
+        .exec()
+        .then(throwOnFailedStep);
+    await inSequence([writePointer, writeRecord]);
+  };
+
+  /**
+   * Issues `steps` so that each lands before the next: together, in one round trip, on a single
+   * server (one connection runs them in the order sent); one after the other on a Cluster.
+   * Resolves to their results.
+   */
+  const inSequence = async (steps: (() => unknown)[]): Promise<unknown[]> => {
+    if (inOrder) return sendTogether(client, () => Promise.all(steps.map((step) => step())));
+    const results: unknown[] = [];
+    for (const step of steps) results.push(await step());
+    return results;
   };
 
   /**
    * Runs an atomic consume of the record behind `pointer`. `nonce` identifies this call, so that a
    * re-sent script (reply lost, see grant-scripts.ts) answers like the run that won instead of
-   * reporting a replay of itself. `next`, when given, is the pointer of the record the script
-   * stores (written first, see above).
+   * reporting a replay of itself. `next`, when given, is the record the script stores: its pointer
+   * and index entry are written first (see above).
    */
   const consume = async (
     pointer: string,
     recordKey: (grantId: string) => string,
     script: LuaScript,
-    next:
-      | {
-          pointer: string;
-          key: string;
-          grantId: string;
-          userId?: string;
-          /** A refresh token's hash: it goes into its user's index too. */
-          tokenHash?: string;
-          expiresAt: number;
-        }
-      | undefined,
+    next: NextRecord | undefined,
     nonce: string,
     extraArgs: string[],
     now: number,
   ) => {
-    const [current] = await Promise.all([
-      client.get(pointer),
-      next &&
+    const run = (owner: FoundRecord) =>
+      script.run(
+        client,
+        [recordKey(owner.grantId), keys.revokedGrant(owner.grantId), ...(next ? [next.key] : [])],
+        [String(wholeInstant(now)), owner.grantId, nonce, owner.markAt, ...extraArgs],
+      ) as Promise<[string, string?, string?, string?]>;
+    // The next record's pointer and its user's index entry. The consumed token's predecessor's
+    // entry goes too: the consumed token exists, so the rotation that stored it rotated that one.
+    const writeNext = (owner?: FoundRecord) => {
+      if (!next) return Promise.resolve();
+      const rotatedHash = owner?.userId === next.userId ? owner?.previousHash : undefined;
+      return Promise.all([
         client.set(next.pointer, pointerValue(next.grantId, next.userId), 'PXAT', expireAt(next.expiresAt)),
-      next?.tokenHash && indexUserToken(next.userId, next.grantId, next.tokenHash, next.expiresAt, now),
-    ]);
+        next.tokenHash &&
+          indexUserToken(next.userId, next.grantId, next.tokenHash, next.expiresAt, now, rotatedHash),
+      ]);
+    };
+
+    const found = memo.take(pointer, now);
+    if (found) {
+      // The next record must live in the same grant (and so the same slot); the contract says it does.
+      if (next && next.grantId !== found.grantId) return null;
+      // The writes run before the script (sent together on one server). A failed write fails the
+      // call (503); under noeviction the only such failure, OOM, refuses the script's writes too.
+      const [, reply] = await inSequence([() => writeNext(found), () => run(found)]);
+      return reply as Awaited<ReturnType<typeof run>>;
+    }
+
+    // Not looked up by this store at this `now`: read the pointer, with the mark of the user the
+    // next record names (its grant's, so almost always the right one), while the writes go out.
+    const [current, mark] = await sendTogether(client, () =>
+      Promise.all([
+        client.get(pointer),
+        next?.userId === undefined ? null : client.get(keys.revokedSubject(next.userId)),
+        writeNext(),
+      ]),
+    );
     const owner = parsePointer(current);
     if (owner === null) return null;
-    const { grantId, userId } = owner;
-    // The next record must live in the same grant (and so the same slot); the contract says it does.
-    if (next && next.grantId !== grantId) return null;
-    return (await script.run(
-      client,
-      [recordKey(grantId), keys.revokedGrant(grantId), ...(next ? [next.key] : [])],
-      [String(wholeInstant(now)), grantId, nonce, await markArgument(userId, now), ...extraArgs],
-    )) as [string, string?, string?, string?];
+    if (next && next.grantId !== owner.grantId) return null;
+    const markArgument =
+      next && owner.userId === next.userId ? markAt(mark, now) : await readMarkAt(owner.userId, now);
+    return run({ ...owner, markAt: markArgument });
   };
 
   return {
@@ -243,24 +302,22 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
     async saveRefreshToken(record) {
       const marker: [Marker, number] | undefined =
         record.rotatedAt === undefined ? undefined : ['rot', record.rotatedAt];
-      if (record.rotatedAt === undefined) {
-        await indexUserToken(
-          userOf(record),
-          record.grantId,
-          record.tokenHash,
-          record.expiresAt,
-          record.issuedAt,
-        );
-      }
-      await saveHash(
-        keys.refreshTokenPointer(record.tokenHash),
-        keys.refreshToken(record.grantId, record.tokenHash),
-        JSON.stringify(withoutRotation(record)),
-        record.expiresAt,
-        record.grantId,
-        userOf(record),
-        marker,
-      );
+      // The index entry, like the pointer, lands before the record.
+      await inSequence([
+        () =>
+          record.rotatedAt === undefined &&
+          indexUserToken(userOf(record), record.grantId, record.tokenHash, record.expiresAt, record.issuedAt),
+        () =>
+          saveHash(
+            keys.refreshTokenPointer(record.tokenHash),
+            keys.refreshToken(record.grantId, record.tokenHash),
+            JSON.stringify(withoutRotation(record)),
+            record.expiresAt,
+            record.grantId,
+            userOf(record),
+            marker,
+          ),
+      ]);
     },
 
     async findRefreshToken(tokenHash, now) {
@@ -289,21 +346,15 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
           expiresAt: next.expiresAt,
         },
         next.tokenHash,
-        [JSON.stringify(withoutRotation(next)), expireAt(next.expiresAt), next.grantId],
+        // The token's own hash becomes the next one's `prev`: the next rotation, knowing this token
+        // rotated, drops its index entry in its own write (no command of its own after the script).
+        [JSON.stringify(withoutRotation(next)), expireAt(next.expiresAt), next.grantId, tokenHash],
         now,
       );
       if (!reply || reply[0] === 'invalid' || reply[0] === 'retry') return { status: 'invalid' };
       const previous = JSON.parse(reply[1]!) as RefreshTokenRecord;
       if (reply[0] === 'reused')
         return { status: 'reused', previous: { ...previous, rotatedAt: Number(reply[2]) } };
-      // The rotated token leaves its user's index (best effort: listing skips it anyway), so an
-      // index holds about one entry per live grant rather than one per refresh.
-      const userId = userOf(previous);
-      if (userId !== undefined) {
-        await client
-          .zrem(keys.userRefreshTokens(userId), pointerValue(previous.grantId, tokenHash))
-          .catch(() => {});
-      }
       return { status: 'rotated', previous };
     },
 
@@ -325,6 +376,8 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
     },
 
     async revokeSubject(userId, at, expiresAt) {
+      // A consume after this call must not use a mark read before it.
+      memo.forgetUser(userId);
       await revokeSubjectScript.run(
         client,
         [keys.revokedSubject(userId)],
@@ -341,11 +394,13 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
       // On every bearer request. The token's, the grant's and the user's markers live in different
       // slots, so up to three GETs sent together: one round trip of latency, also on a Cluster.
       const checkUser = userId !== undefined && issuedAt !== undefined;
-      const [tokenMarker, grantMarker, userMark] = await Promise.all([
-        client.get(keys.revokedToken(jti)),
-        grantId === undefined ? null : client.get(keys.revokedGrant(grantId)),
-        checkUser ? client.get(keys.revokedSubject(userId)) : null,
-      ]);
+      const [tokenMarker, grantMarker, userMark] = await sendTogether(client, () =>
+        Promise.all([
+          client.get(keys.revokedToken(jti)),
+          grantId === undefined ? null : client.get(keys.revokedGrant(grantId)),
+          checkUser ? client.get(keys.revokedSubject(userId)) : null,
+        ]),
+      );
       if (markerInForce(tokenMarker, now) || markerInForce(grantMarker, now)) return true;
       return checkUser && markCovers(userMark, issuedAt, now);
     },
@@ -358,7 +413,9 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
         client.get(keys.revokedSubject(userId)),
       ]);
       // Each token is read with its grant's marker from the grant's slot: one pipeline per grant,
-      // all sent together.
+      // all sent together. Rotated tokens leave the index here (a rotation drops only the entry of
+      // its token's predecessor): a rotated token never becomes usable again.
+      const rotated: string[] = [];
       const found = await Promise.all(
         members.map(async (member) => {
           const { grantId, userId: tokenHash } = parsePointer(member)!;
@@ -369,15 +426,17 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
             .get(keys.revokedGrant(grantId))
             .exec();
           throwOnFailedStep(replies);
-          const [json, exp, storedGrant, rotated] = replies![0]![1] as (string | null)[];
+          const [json, exp, storedGrant, rotatedAt] = replies![0]![1] as (string | null)[];
           const revokedUntil = replies![1]![1] as string | null;
-          if (json == null || rotated != null || storedGrant !== grantId || Number(exp) <= at) return null;
+          if (json != null && rotatedAt != null) rotated.push(member);
+          if (json == null || rotatedAt != null || storedGrant !== grantId || Number(exp) <= at) return null;
           if (markerInForce(revokedUntil, now)) return null;
           const record = JSON.parse(json) as RefreshTokenRecord;
           if (record.subject.kind !== 'user' || record.subject.userId !== userId) return null;
           return markCovers(mark, record.issuedAt, now) ? null : record;
         }),
       );
+      if (rotated.length > 0) await client.zrem(index, ...rotated);
       return found.filter((record) => record !== null);
     },
 
@@ -386,6 +445,17 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
       return mark && mark.expiresAt > wholeInstant(now) ? mark.at : null;
     },
   };
+}
+
+/** The record a consume stores (a redemption's or rotation's refresh token): where it goes. */
+interface NextRecord {
+  pointer: string;
+  key: string;
+  grantId: string;
+  userId?: string;
+  /** A refresh token's hash: it goes into its user's index too. */
+  tokenHash?: string;
+  expiresAt: number;
 }
 
 /** The user whose mark covers a refresh token: its subject's, when the subject is a user. */
@@ -410,6 +480,12 @@ function parsePointer(value: string | null): { grantId: string; userId?: string 
 /** Whether a revocation marker (a string holding its expiry) is still in force at `now`. */
 function markerInForce(until: string | null | undefined, now: number): boolean {
   return until != null && Number(until) > wholeInstant(now);
+}
+
+/** The `at` of a user's mark if in force at `now`, as the scripts take it ('' for none). */
+function markAt(mark: string | null | undefined, now: number): string {
+  const parsed = parseMark(mark);
+  return parsed && parsed.expiresAt > wholeInstant(now) ? String(parsed.at) : '';
 }
 
 /** A user's mark, `"<at> <expiresAt>"` (see grant-scripts.ts), or `null`. */

@@ -12,7 +12,7 @@ import { wholeExpiry } from '@gatehousejs/core';
  *   the refresh tokens of the grant), share the tag `{<I>:g:<grant id>}`: each grant lives in one
  *   slot, and grants spread over the cluster (never one slot per instance).
  *     `<prefix>:{<I>:g:<grant>}:code:<hash>`   hash: r (JSON), exp, grant, used, by
- *     `<prefix>:{<I>:g:<grant>}:rt:<hash>`     hash: r (JSON), exp, grant, rot, by
+ *     `<prefix>:{<I>:g:<grant>}:rt:<hash>`     hash: r (JSON), exp, grant, rot, by, prev
  *     `<prefix>:{<I>:g:<grant>}:revoked`       string: expiry (ms)
  * - A code or refresh token is presented by hash alone, so a pointer (single key, its own tag)
  *   names its grant and its user (for the user's mark):

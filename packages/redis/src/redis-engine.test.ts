@@ -125,6 +125,11 @@ describe.skipIf(!url)('redis engine specifics', () => {
     expiresAt: now + 3_600_000,
   });
 
+  const userRefresh = async (issuedAt: number, grantId: string, userId: string) => ({
+    ...(await refreshOf(issuedAt, grantId)),
+    subject: { kind: 'user' as const, userId },
+  });
+
   it('answers a re-run of the same redeem or rotate call like the first run, writing nothing more', async () => {
     // ioredis re-sends a script whose reply a dropped connection lost; the re-run carries the
     // call's nonce (the new refresh token's hash) and must not be mistaken for a replay.
@@ -168,6 +173,7 @@ describe.skipIf(!url)('redis engine specifics', () => {
       JSON.stringify(next),
       now + 3_600_000,
       code.grantId,
+      refresh.tokenHash,
     ];
     expect(await rotateRefreshTokenScript.run(storage.client, rotateKeys, rotateArgs)).toEqual(
       await rotateRefreshTokenScript.run(storage.client, rotateKeys, rotateArgs),
@@ -201,6 +207,154 @@ describe.skipIf(!url)('redis engine specifics', () => {
     }
   });
 
+  it('rotates once when the reply of the rotation is lost and ioredis re-sends what it sent with it', async () => {
+    // After a lookup the next token's pointer, its index entry and the script go out together.
+    const proxy = await replyDroppingProxy(new URL(url!));
+    const viaProxy = redisStorage({ url: `redis://127.0.0.1:${proxy.port}`, prefix });
+    try {
+      await viaProxy.ready();
+      const now = Date.now();
+      const userId = crypto.randomUUID();
+      const grantId = crypto.randomUUID();
+      const [token, next] = [
+        await userRefresh(now, grantId, userId),
+        await userRefresh(now, grantId, userId),
+      ];
+      await viaProxy.grants.saveRefreshToken(token);
+      expect(await viaProxy.grants.findRefreshToken(token.tokenHash, now)).toEqual(token);
+      proxy.dropNextScriptReply();
+      const result = await viaProxy.grants.rotateRefreshToken(token.tokenHash, next, now);
+      expect(proxy.dropped()).toBe(true);
+      expect(result).toEqual({ status: 'rotated', previous: token });
+      expect(await viaProxy.grants.findRefreshToken(next.tokenHash, now)).toEqual(next);
+      expect(await viaProxy.grants.listUserRefreshTokens!(userId, now)).toEqual([next]);
+    } finally {
+      await viaProxy.close();
+      await proxy.close();
+    }
+  });
+
+  it('looks a token or code up in two round trips and consumes it in one', async () => {
+    const proxy = await roundTripCountingProxy(new URL(url!));
+    const viaProxy = redisStorage({ url: `redis://127.0.0.1:${proxy.port}`, prefix });
+    try {
+      await viaProxy.ready();
+      const now = Date.now();
+      const userId = crypto.randomUUID();
+      const code = { ...(await codeOf(now)), userId };
+      const [issued, next] = [
+        await userRefresh(now, code.grantId, userId),
+        await userRefresh(now, code.grantId, userId),
+      ];
+      await viaProxy.grants.saveCode(code);
+      const counted = async (call: () => Promise<unknown>) => {
+        proxy.take();
+        await call();
+        return proxy.take();
+      };
+      expect(await counted(() => viaProxy.grants.findCode(code.codeHash, now))).toBe(2);
+      expect(await counted(() => viaProxy.grants.redeemCode(code.codeHash, issued, now, now + 600_000))).toBe(
+        1,
+      );
+      expect(await counted(() => viaProxy.grants.findRefreshToken(issued.tokenHash, now))).toBe(2);
+      expect(await counted(() => viaProxy.grants.rotateRefreshToken(issued.tokenHash, next, now))).toBe(1);
+      expect(await viaProxy.grants.listUserRefreshTokens!(userId, now)).toEqual([next]);
+    } finally {
+      await viaProxy.close();
+      await proxy.close();
+    }
+  });
+
+  it("drops a rotated token's index entry at the next rotation, and a listing drops the rest", async () => {
+    const now = Date.now();
+    const userId = crypto.randomUUID();
+    const grantId = crypto.randomUUID();
+    const tokens = [
+      await userRefresh(now, grantId, userId),
+      await userRefresh(now + 1, grantId, userId),
+      await userRefresh(now + 2, grantId, userId),
+    ];
+    await storage.grants.saveRefreshToken(tokens[0]!);
+    for (const i of [1, 2]) {
+      // As the token endpoint does: look the token up, then rotate it at the same instant.
+      expect(await storage.grants.findRefreshToken(tokens[i - 1]!.tokenHash, now + i)).not.toBeNull();
+      const result = await storage.grants.rotateRefreshToken(tokens[i - 1]!.tokenHash, tokens[i]!, now + i);
+      expect(result.status).toBe('rotated');
+    }
+    const index = () => storage.client.zrange(key(`grants:${userId}`), 0, -1);
+    const entry = (token: { tokenHash: string }) => pointerValue(grantId, token.tokenHash);
+    expect((await index()).sort()).toEqual([entry(tokens[1]!), entry(tokens[2]!)].sort());
+    expect(await storage.grants.listUserRefreshTokens!(userId, now + 3)).toEqual([tokens[2]]);
+    expect(await index()).toEqual([entry(tokens[2]!)]);
+  });
+
+  it('keeps the winner of concurrent rotations in the index, whatever the losers wrote', async () => {
+    const now = Date.now();
+    const userId = crypto.randomUUID();
+    const grantId = crypto.randomUUID();
+    const first = await userRefresh(now, grantId, userId);
+    const second = await userRefresh(now + 1, grantId, userId);
+    await storage.grants.saveRefreshToken(first);
+    await storage.grants.findRefreshToken(first.tokenHash, now + 1);
+    await storage.grants.rotateRefreshToken(first.tokenHash, second, now + 1);
+    const candidates = await Promise.all(
+      Array.from({ length: 8 }, () => userRefresh(now + 2, grantId, userId)),
+    );
+    const results = await Promise.all(
+      candidates.map(async (next) => {
+        await storage.grants.findRefreshToken(second.tokenHash, now + 2);
+        return storage.grants.rotateRefreshToken(second.tokenHash, next, now + 2);
+      }),
+    );
+    const winners = candidates.filter((_, i) => results[i]!.status === 'rotated');
+    expect(winners).toHaveLength(1);
+    expect(await storage.grants.listUserRefreshTokens!(userId, now + 3)).toEqual(winners);
+  });
+
+  it('on a Cluster (no order between nodes) writes the next token first, then runs the script', async () => {
+    // The same server, behind a client that tells the store it is a Cluster (ioredis, called on the
+    // real client, still sees a single server): the store awaits the writes before the script.
+    const asCluster = new Proxy(storage.client, {
+      get(target, property) {
+        if (property === 'isCluster') return true;
+        const value = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const cluster = redisStorage({ client: asCluster, prefix });
+    const now = Date.now();
+    const userId = crypto.randomUUID();
+    const code = { ...(await codeOf(now)), userId };
+    await cluster.grants.saveCode(code);
+    const issued = await userRefresh(now, code.grantId, userId);
+    expect(await cluster.grants.findCode(code.codeHash, now)).toEqual(code);
+    expect((await cluster.grants.redeemCode(code.codeHash, issued, now, now + 600_000)).status).toBe(
+      'redeemed',
+    );
+    const next = await userRefresh(now + 1, code.grantId, userId);
+    expect(await cluster.grants.findRefreshToken(issued.tokenHash, now + 1)).toEqual(issued);
+    expect(await cluster.grants.rotateRefreshToken(issued.tokenHash, next, now + 1)).toEqual({
+      status: 'rotated',
+      previous: issued,
+    });
+    expect(await cluster.grants.listUserRefreshTokens!(userId, now + 2)).toEqual([next]);
+    await cluster.close();
+  });
+
+  it('a rotation after this store wrote a mark covering the token is refused, though looked up before', async () => {
+    const now = Date.now();
+    const userId = crypto.randomUUID();
+    const grantId = crypto.randomUUID();
+    const token = await userRefresh(now - 10, grantId, userId);
+    await storage.grants.saveRefreshToken(token);
+    expect(await storage.grants.findRefreshToken(token.tokenHash, now)).toEqual(token);
+    await storage.grants.revokeSubject!(userId, now, now + 60_000);
+    const next = await userRefresh(now, grantId, userId);
+    expect(await storage.grants.rotateRefreshToken(token.tokenHash, next, now)).toEqual({
+      status: 'invalid',
+    });
+  });
+
   it('rejects a fractional time inside a script before writing anything', async () => {
     const now = Date.now();
     const code = await codeOf(now);
@@ -221,6 +375,7 @@ describe.skipIf(!url)('redis engine specifics', () => {
         '{}',
         now + 1000.5,
         code.grantId,
+        refresh.tokenHash,
       ]),
     ).rejects.toThrow('whole milliseconds');
     expect(await storage.grants.findRefreshToken(refresh.tokenHash, now)).toEqual(refresh);
@@ -281,6 +436,42 @@ async function replyDroppingProxy(target: URL) {
       armed = true;
     },
     dropped: () => dropped,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/**
+ * A TCP proxy to Redis counting round trips: bursts of the client's bytes, each ending when Redis
+ * answers on that connection (commands written together count once).
+ */
+async function roundTripCountingProxy(target: URL) {
+  let bursts = 0;
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    let answered = true;
+    client.on('data', (data) => {
+      if (answered) bursts++;
+      answered = false;
+      upstream.write(data);
+    });
+    upstream.on('data', (data) => {
+      answered = true;
+      client.write(data);
+    });
+    client.on('error', () => {});
+    upstream.on('error', () => {});
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    /** The round trips counted since the last call. */
+    take() {
+      const counted = bursts;
+      bursts = 0;
+      return counted;
+    },
     close: () => new Promise((resolve) => server.close(resolve)),
   };
 }
