@@ -2,7 +2,7 @@
  * Where does the time go? Runs one workload against a bench server started with `--cpu-prof`, then
  * prints the functions with the most self time and the share per package/area.
  *
- *   node bench/profile.mjs [W2] [express|hono|fastify] [seconds]
+ *   node bench/profile.mjs [W2] [express|hono|fastify] [seconds] [memory|redis|postgres]
  *
  * The raw `.cpuprofile` stays in the printed directory: open it in Chrome DevTools (Performance) or
  * speedscope for a flame graph.
@@ -12,12 +12,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { measure, startServer, WORKLOADS } from './harness.mjs';
 
-const [id = 'W2', adapter = 'express', seconds = '8'] = process.argv.slice(2);
+const [id = 'W2', adapter = 'express', seconds = '8', engine = 'memory'] = process.argv.slice(2);
 const workload = WORKLOADS.find((w) => w.id === id);
 if (!workload) throw new Error(`unknown workload ${id}`);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-prof-'));
 
-const server = await startServer(adapter, ['--cpu-prof', '--cpu-prof-dir', dir]);
+const server = await startServer(adapter, ['--cpu-prof', '--cpu-prof-dir', dir], engine);
 // Only the chosen workload is sampled.
 const run = await measure(server, workload, Number(seconds));
 console.log(`${adapter} ${id}: ${run.rps.toFixed(0)} req/s, non-2xx ${run.non2xx}`);
