@@ -141,7 +141,7 @@ describe('resource indicators (RFC 8707)', () => {
     expect((await authorize(t, authorizeWith([REPORTS]))).has('code')).toBe(true);
   });
 
-  it('asks for consent again for a resource the user has not allowed, and remembers it', async () => {
+  it('asks for consent again for a resource the user has not allowed, shows it on the page, and remembers it', async () => {
     const consents = memoryConsentStore();
     const t = await testInstance({ resources: [MCP], storage: { consents } });
     const thirdParty = (resources: string[]) =>
@@ -152,13 +152,17 @@ describe('resource indicators (RFC 8707)', () => {
       });
     const browser = new FakeBrowser(t.gatehouse);
     const consentPage = await browser.follow(await logIn(browser, thirdParty([])));
-    expect(
-      callbackParams(await browser.submit(await consentPage.text(), { decision: 'allow' })).has('code'),
-    ).toBe(true);
-    // Same scope, now for the MCP resource: the earlier consent does not cover it.
+    const firstPage = await consentPage.text();
+    // No resource named: the page names none (the instance's own API).
+    expect(firstPage).not.toContain('class="resources"');
+    expect(callbackParams(await browser.submit(firstPage, { decision: 'allow' })).has('code')).toBe(true);
+    // Same scope, now for the MCP resource: the earlier consent does not cover it, and the page
+    // shows the user where the access will reach.
     const again = await browser.get(thirdParty([MCP]));
     expect(again.status).toBe(200);
-    const allowed = await browser.submit(await again.text(), { decision: 'allow' });
+    const secondPage = await again.text();
+    expect(secondPage).toContain(`<ul class="resources"><li><code>${MCP}</code></li></ul>`);
+    const allowed = await browser.submit(secondPage, { decision: 'allow' });
     expect(callbackParams(allowed).has('code')).toBe(true);
     expect((await consents.findConsent('user-1', 'other-client', t.clock.now()))?.ext).toEqual({
       resources: [MCP],

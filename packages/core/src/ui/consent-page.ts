@@ -21,6 +21,11 @@ export function defaultConsentPage(model: ConsentPageModel): string {
     model.scopes.length > 0
       ? `<p>It asks for:</p><ul class="scopes">${model.scopes.map((s) => scopeItem(s, Object.hasOwn(described, s) ? described[s] : undefined)).join('')}</ul>`
       : '<p>It asks for access to your account.</p>';
+  // RFC 8707: where the token will be usable, so the user knows what the access reaches.
+  const resources =
+    model.resources && model.resources.length > 0
+      ? `<p>At:</p><ul class="resources">${model.resources.map((r) => `<li><code>${escapeHtml(r)}</code></li>`).join('')}</ul>`
+      : '';
   const destination = model.redirectHost
     ? `<p class="muted">You will be sent back to <strong>${escapeHtml(model.redirectHost)}</strong>.</p>`
     : '';
@@ -31,6 +36,7 @@ export function defaultConsentPage(model: ConsentPageModel): string {
 <p><strong>${escapeHtml(model.clientName)}</strong> wants to act on your behalf.</p>
 ${destination}
 ${scopes}
+${resources}
 <form method="post" action="${escapeHtml(model.action)}">
 ${hiddenInputs({ ...model.hiddenFields, csrf_token: model.csrfToken })}
 <div class="row">

@@ -71,6 +71,11 @@ export interface ConsentPageModel {
    * string, and the scope string where there is none.
    */
   readonly scopeDescriptions?: Readonly<Record<string, string>>;
+  /**
+   * The protected resources the access is for (RFC 8707 `resource`, e.g. an MCP server's URL), when
+   * the client named any; empty or absent: the instance's own API.
+   */
+  readonly resources?: readonly string[];
   readonly username?: string;
   /** Wording and branding (`ui` options). */
   readonly texts?: PageTexts;

@@ -116,6 +116,7 @@ function renderConsentStep(
           .filter((scope) => Object.hasOwn(ctx.ui.scopeDescriptions, scope))
           .map((scope) => [scope, ctx.ui.scopeDescriptions[scope]!]),
       ),
+      ...(auth.resources && auth.resources.length > 0 ? { resources: auth.resources } : {}),
       ...(current.user.username === undefined ? {} : { username: current.user.username }),
     },
     { headers: csrf.setCookie ? { 'Set-Cookie': csrf.setCookie } : {}, formTargets: target ? [target] : [] },
