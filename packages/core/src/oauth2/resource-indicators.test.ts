@@ -166,6 +166,7 @@ describe('resource indicators (RFC 8707)', () => {
     expect(callbackParams(allowed).has('code')).toBe(true);
     expect((await consents.findConsent('user-1', 'other-client', t.clock.now()))?.ext).toEqual({
       resources: [MCP],
+      consentedAt: t.clock.now(),
     });
     // Now covered: straight to the code.
     expect(callbackParams(await browser.get(thirdParty([MCP]))).has('code')).toBe(true);

@@ -7,6 +7,7 @@ import {
 } from '@gatehousejs/core';
 import { authenticateNow } from '@gatehousejs/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../test/browser-flow';
 import {
   basic,
   ISSUER,
@@ -31,6 +32,34 @@ function storeWithoutMarks(): GrantStore {
 }
 
 describe('gatehouse.revokeUser', () => {
+  it('takes back the consents the user gave: a third-party client asks again, even once signed in anew', async () => {
+    const t = await testInstance();
+    const thirdParty = authorizeUrl({
+      client_id: 'other-client',
+      code_challenge: null,
+      code_challenge_method: null,
+    });
+    const browser = new FakeBrowser(t.gatehouse);
+    const consent = await browser.follow(await logIn(browser, thirdParty));
+    expect(
+      callbackParams(await browser.submit(await consent.text(), { decision: 'allow' })).has('code'),
+    ).toBe(true);
+    // Remembered: straight to the code.
+    expect(callbackParams(await browser.get(thirdParty)).has('code')).toBe(true);
+
+    t.clock.advance(1);
+    await t.gatehouse.revokeUser('user-1', { reason: 'compromised' });
+    // Past every token's and session's lifetime (30 days): the mark still takes the consent back.
+    t.clock.advance(31 * 86_400);
+    const again = await browser.follow(await logIn(browser, thirdParty));
+    expect(again.status).toBe(200);
+    const page = await again.text();
+    expect(page).toContain('name="decision"');
+    expect(callbackParams(await browser.submit(page, { decision: 'allow' })).has('code')).toBe(true);
+    // Given after the mark: remembered again.
+    expect(callbackParams(await browser.get(thirdParty)).has('code')).toBe(true);
+  });
+
   it("refuses an authorization code of the user minted before it, and emits user.revoked with the host's reason", async () => {
     const events: GatehouseEvent[] = [];
     const t = await testInstance({ onEvent: (event) => events.push(event) });

@@ -1,6 +1,7 @@
 import type { Awaitable } from '../awaitable.js';
 import type { Context } from '../context.js';
 import { ConfigurationError } from '../errors.js';
+import { CONSENT_TTL_MS } from '../oauth2/authorize/consent-lifetime.js';
 import type { SessionRecord } from '../storage/types.js';
 
 /** Options of `gatehouse.revokeUser`. */
@@ -13,10 +14,11 @@ export interface RevokeUserOptions {
 }
 
 /**
- * How long a user's mark must be kept: as long as anything issued just before it could still be
- * presented (the longest of every lifetime Gatehouse issues, plus the clock tolerance that
- * verification grants an access token past its `exp`). After that, everything it covers has
- * expired by itself, so the mark may expire too.
+ * How long a user's mark must be kept: as long as anything issued or remembered just before it
+ * could still be presented (the longest of every lifetime Gatehouse issues, plus the clock
+ * tolerance that verification grants an access token past its `exp`, and the lifetime of a
+ * remembered consent, which the mark also takes back). After that, everything it covers has
+ * expired by itself, so the mark may expire too. One small record per revoked user.
  */
 export function userRevocationLifetimeMs(ctx: Omit<Context, 'keys'>): number {
   const longest = Math.max(
@@ -26,11 +28,12 @@ export function userRevocationLifetimeMs(ctx: Omit<Context, 'keys'>): number {
     ctx.authorizationCodeTtl,
     ctx.session.absoluteTimeout,
   );
-  return (longest + ctx.clockToleranceSeconds) * 1000;
+  return Math.max((longest + ctx.clockToleranceSeconds) * 1000, CONSENT_TTL_MS);
 }
 
 /**
- * Revokes everything issued to `userId` up to now: writes the user's mark (`GrantStore.revokeSubject`)
+ * Revokes everything issued to `userId` up to now, and every consent the user gave so far (each
+ * client asks again): writes the user's mark (`GrantStore.revokeSubject`)
  * at `now`, kept for {@link userRevocationLifetimeMs}. Resolves once the store has it; from then on
  * every check of the user's access tokens, refresh tokens, codes and sessions issued at or before the
  * mark fails (access tokens by their `iat`, in whole seconds: see `unlessRevoked`). Rejects with

@@ -8,19 +8,16 @@ import { nextInteraction } from '../../oidc/interaction.js';
 import { checkFormPost, pageCsrfToken } from '../../session/csrf.js';
 import { type SessionUser, sessionUser } from '../../session/session-user.js';
 import type { ConsentRecord } from '../../storage/types.js';
-import { secondsToMs } from '../../time.js';
 import { formTargetSource } from '../../ui/page-response.js';
 import { consentPage, errorPage } from '../../ui/pages.js';
 import { PAGE_PATHS } from '../../ui/paths.js';
 import { resourcesCovered } from '../resource-indicators.js';
 import { isScopeSubset, parseScope } from '../scope.js';
 import { issueAuthorizationCode } from './code.js';
+import { CONSENT_TTL_MS } from './consent-lifetime.js';
 import { renderLoginStep } from './login.js';
 import type { AuthorizationRequest } from './request.js';
 import { authorizationStep } from './response.js';
-
-/** How long a remembered consent lasts: one year, after which the user is asked again. */
-const CONSENT_TTL_MS = secondsToMs(365 * 86_400);
 
 /**
  * Continues a validated authorization request with the browser's session (or none), as
@@ -65,12 +62,32 @@ async function hintSubjectOf(ctx: Context, idTokenHint: string): Promise<string>
  * always one the user consented to.
  */
 async function hasConsent(ctx: Context, userId: string, auth: AuthorizationRequest): Promise<boolean> {
-  const consent = await ctx.storage.consents.findConsent(userId, auth.client.id, ctx.now());
+  const consent = await liveConsent(ctx, userId, auth.client.id, ctx.now());
   return (
     consent !== null &&
     isScopeSubset(auth.scope, consent.scope) &&
     resourcesCovered(auth.resources, consentedResources(consent))
   );
+}
+
+/**
+ * The user's remembered consent for the client, unless `revokeUser` marked the user after it was
+ * given: a revocation (account compromise, password change) also takes back what the user allowed
+ * clients, so each asks again. The time is kept in `ext.consentedAt` (no migration); a consent
+ * without it predates this rule and counts as given before any mark.
+ */
+async function liveConsent(
+  ctx: Context,
+  userId: string,
+  clientId: string,
+  now: number,
+): Promise<ConsentRecord | null> {
+  const consent = await ctx.storage.consents.findConsent(userId, clientId, now);
+  if (consent === null) return null;
+  const mark = await ctx.storage.grants.subjectRevokedAt?.(userId, now);
+  if (mark === undefined || mark === null) return consent;
+  const consentedAt = consent.ext?.consentedAt;
+  return typeof consentedAt === 'number' && consentedAt > mark ? consent : null;
 }
 
 /**
@@ -82,14 +99,17 @@ function consentedResources(consent: ConsentRecord | null): readonly string[] | 
   return Array.isArray(resources) && resources.every((r) => typeof r === 'string') ? resources : undefined;
 }
 
-/** The `ext` of a consent merged from an earlier one and the resources just allowed. */
+/**
+ * The `ext` of a consent merged from an earlier one and the resources just allowed, stamped with
+ * when it was given (see {@link liveConsent}).
+ */
 function consentExtensions(
   previous: ConsentRecord | null,
   resources: readonly string[] | undefined,
-): ConsentRecord['ext'] {
+  now: number,
+): NonNullable<ConsentRecord['ext']> {
   const merged = [...new Set([...(consentedResources(previous) ?? []), ...(resources ?? [])])];
-  if (merged.length === 0) return previous?.ext;
-  return { ...previous?.ext, resources: merged };
+  return { ...previous?.ext, ...(merged.length === 0 ? {} : { resources: merged }), consentedAt: now };
 }
 
 /** The consent page for a validated request and a logged-in user. */
@@ -143,15 +163,15 @@ export const consentEndpoint: Handler = async (request, ctx) => {
     if (decision === 'deny') throw oauthError('access_denied', 'The user denied the request.');
     if (decision !== 'allow') throw invalidRequest('The consent decision must be "allow" or "deny".');
     const now = ctx.now();
-    const previous = await ctx.storage.consents.findConsent(current.user.id, auth.client.id, now);
+    // A consent taken back by `revokeUser` is not merged into the new one.
+    const previous = await liveConsent(ctx, current.user.id, auth.client.id, now);
     const scope = [...new Set([...parseScope(previous?.scope ?? ''), ...parseScope(auth.scope)])].join(' ');
-    const ext = consentExtensions(previous, auth.resources);
     await ctx.storage.consents.saveConsent({
       userId: current.user.id,
       clientId: auth.client.id,
       scope,
       expiresAt: now + CONSENT_TTL_MS,
-      ...(ext === undefined ? {} : { ext }),
+      ext: consentExtensions(previous, auth.resources, now),
     });
     return issueAuthorizationCode(ctx, auth, current.session.record);
   });
