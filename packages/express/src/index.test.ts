@@ -1,4 +1,3 @@
-import { request as httpRequest } from 'node:http';
 import { defineOperations } from '@gatehousejs/core';
 import { gatehouse, getAuth, operations, requireAuth, type Servable } from '@gatehousejs/express';
 import express, { type Express } from 'express';
