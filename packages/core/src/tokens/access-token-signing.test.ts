@@ -1,3 +1,4 @@
+import { type KeyObject, sign as signNow } from 'node:crypto';
 import { generateKeys } from '@gatehousejs/core';
 import fc from 'fast-check';
 import {
@@ -13,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { ISSUER, issueTokens, testInstance } from '../../test/fixtures';
 import { base64url, portableBase64url, utf8 } from './encoding';
 import { createJwsSigner } from './jws-signer';
-import { nativeCrypto } from './native-crypto';
+import { type NativeCrypto, nativeCrypto } from './native-crypto';
 import { sha256, sha256Base64url } from './sha256';
 
 describe('access tokens signed by the token endpoint', () => {
@@ -87,6 +88,71 @@ describe('JWS signing, native and Web Crypto', () => {
       });
     }
   }
+});
+
+describe('JWS signing off the event loop', () => {
+  async function es256Key() {
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+    const jwk = await exportJWK(privateKey);
+    return { jwk, publicKey, cryptoKey: (await importJWK(jwk, 'ES256')) as CryptoKey };
+  }
+  const signingInput = `${base64url(utf8('{"alg":"ES256"}'))}.${base64url(utf8('{"sub":"u"}'))}`;
+
+  it('signs through the callback form of crypto.sign, leaving the event loop before the signature exists', async () => {
+    const { jwk, cryptoKey, publicKey } = await es256Key();
+    let calledBack = false;
+    const native = {
+      ...nativeCrypto!,
+      sign: ((...args: Parameters<NativeCrypto['sign']>) => {
+        const [digest, data, key, callback] = args;
+        return nativeCrypto!.sign(digest, data, key, (error, signature) => {
+          calledBack = true;
+          callback(error, signature);
+        });
+      }) as NativeCrypto['sign'],
+    };
+    const pending = createJwsSigner('ES256', cryptoKey, jwk, native)(signingInput);
+    expect(calledBack).toBe(false);
+    const token = `${signingInput}.${await pending}`;
+    expect(calledBack).toBe(true);
+    await expect(jwtVerify(token, publicKey, { algorithms: ['ES256'] })).resolves.toBeDefined();
+  });
+
+  it('still settles where a runtime returns the signature instead of calling back', async () => {
+    const { jwk, cryptoKey, publicKey } = await es256Key();
+    const native = {
+      ...nativeCrypto!,
+      // A partial node:crypto emulation: ignores the callback and answers at once.
+      sign: ((digest, data, key) => signNow(digest, data, key as KeyObject)) as NativeCrypto['sign'],
+    };
+    const signature = await createJwsSigner('ES256', cryptoKey, jwk, native)(signingInput);
+    await expect(
+      jwtVerify(`${signingInput}.${signature}`, publicKey, { algorithms: ['ES256'] }),
+    ).resolves.toBeDefined();
+  });
+
+  it('rejects with the error the runtime reports, thrown or called back', async () => {
+    const { jwk, cryptoKey } = await es256Key();
+    const thrown = {
+      ...nativeCrypto!,
+      sign: (() => {
+        throw new Error('thrown at the call');
+      }) as NativeCrypto['sign'],
+    };
+    await expect(createJwsSigner('ES256', cryptoKey, jwk, thrown)(signingInput)).rejects.toThrow(
+      'thrown at the call',
+    );
+    const calledBack = {
+      ...nativeCrypto!,
+      sign: ((_d, _data, _key, callback) => {
+        queueMicrotask(() => callback(new Error('called back'), new Uint8Array()));
+        return undefined;
+      }) as NativeCrypto['sign'],
+    };
+    await expect(createJwsSigner('ES256', cryptoKey, jwk, calledBack)(signingInput)).rejects.toThrow(
+      'called back',
+    );
+  });
 });
 
 describe('SHA-256 of secrets', () => {
