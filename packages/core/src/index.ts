@@ -86,6 +86,14 @@ export type {
   Caller,
   SubjectKind,
 } from './protect/types.js';
+export {
+  decodeRevocationMessage,
+  type RevocationFanout,
+  type RevocationMessage,
+  revocationEvent,
+  revocationFanout,
+  revocationProbeMessage,
+} from './revocation/revocation-channel.js';
 export type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
 export type { RevokeGrantOptions, UserGrant } from './revocation/user-grants.js';
 export type { RevokeUserOptions } from './revocation/user-revocation.js';

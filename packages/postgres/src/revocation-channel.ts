@@ -1,4 +1,10 @@
-import type { RevocationEvent, RevocationListener, RevocationSubscription } from '@gatehousejs/core';
+import {
+  type RevocationEvent,
+  type RevocationListener,
+  type RevocationSubscription,
+  revocationFanout,
+  revocationProbeMessage,
+} from '@gatehousejs/core';
 import pg from 'pg';
 import type { Tables } from './schema.js';
 
@@ -7,10 +13,8 @@ import type { Tables } from './schema.js';
  * connection per process (its own `pg.Client`, opened on the first `watchRevocations` with the
  * pool's settings, reconnected with a capped backoff), shared by all the engine's instances. The
  * revocation statements notify in the statement (so the transaction) that writes (grant-store.ts),
- * with the values in force after it:
- *
- *     g|<expiresAt>|<len>:<instance id><grant id>     t|<expiresAt>|<len>:<instance id><jti>
- *     u|<at> <expiresAt>|<len>:<instance id><user id>  p|<probe id>
+ * with the values in force after it, in the message format of core's `RevocationMessage`; its
+ * `revocationFanout` tells the listeners.
  *
  * PostgreSQL delivers notifications at commit, in commit order, so a probe notified after a
  * revocation committed arrives after it (the mirror's lag proof).
@@ -30,20 +34,12 @@ export function revocationChannel(t: Tables): string {
 
 export function revocationHub(pool: pg.Pool, t: Tables): RevocationHub {
   const channel = revocationChannel(t);
-  const byInstance = new Map<string, Set<RevocationListener>>();
-  const all = new Set<RevocationListener>();
+  const fanout = revocationFanout();
   let client: pg.Client | undefined;
   let started = false;
-  let connected = false;
   let closed = false;
   let attempt = 0;
   let retry: ReturnType<typeof setTimeout> | undefined;
-
-  const lose = () => {
-    if (!connected) return;
-    connected = false;
-    for (const listener of all) listener.lost();
-  };
 
   const open = async () => {
     if (closed) return;
@@ -53,7 +49,7 @@ export function revocationHub(pool: pg.Pool, t: Tables): RevocationHub {
     const broken = () => {
       if (client !== listening) return;
       client = undefined;
-      lose();
+      fanout.lost();
       listening.end().catch(() => {});
       if (closed) return;
       retry = setTimeout(() => void open(), Math.min(100 * 2 ** attempt++, 1000));
@@ -62,7 +58,7 @@ export function revocationHub(pool: pg.Pool, t: Tables): RevocationHub {
     listening.on('error', broken);
     listening.on('end', broken);
     listening.on('notification', (message) => {
-      if (message.channel === channel && message.payload !== undefined) deliver(message.payload);
+      if (message.channel === channel && message.payload !== undefined) fanout.deliver(message.payload);
     });
     try {
       await listening.connect();
@@ -73,53 +69,23 @@ export function revocationHub(pool: pg.Pool, t: Tables): RevocationHub {
     }
     if (client !== listening || closed) return;
     attempt = 0;
-    connected = true;
-    for (const listener of all) listener.connected();
-  };
-
-  const deliver = (message: string) => {
-    if (message.startsWith('p|')) {
-      const probeId = message.slice(2);
-      for (const listener of all) listener.echoed(probeId);
-      return;
-    }
-    const bar = message.indexOf('|', 2);
-    const value = message.slice(2, bar);
-    const rest = message.slice(bar + 1);
-    const colon = rest.indexOf(':');
-    const length = Number(rest.slice(0, colon));
-    const instanceId = rest.slice(colon + 1, colon + 1 + length);
-    const id = rest.slice(colon + 1 + length);
-    const listeners = byInstance.get(instanceId);
-    if (!listeners) return;
-    const event = parseEvent(message[0]!, id, value);
-    if (event) for (const listener of listeners) listener.revoked(event);
+    fanout.connected();
   };
 
   return {
     channel,
     watch(instanceId, listener) {
-      let listeners = byInstance.get(instanceId);
-      if (!listeners) {
-        listeners = new Set();
-        byInstance.set(instanceId, listeners);
-      }
-      listeners.add(listener);
-      all.add(listener);
+      const remove = fanout.add(instanceId, listener);
       if (!started) {
         started = true;
         void open();
       }
-      if (connected) queueMicrotask(() => all.has(listener) && connected && listener.connected());
       return {
         async probe(probeId) {
-          await pool.query('SELECT pg_notify($1, $2)', [channel, `p|${probeId}`]);
+          await pool.query('SELECT pg_notify($1, $2)', [channel, revocationProbeMessage(probeId)]);
         },
         snapshot: (now) => snapshot(pool, t, instanceId, now),
-        unsubscribe() {
-          listeners.delete(listener);
-          all.delete(listener);
-        },
+        unsubscribe: remove,
       };
     },
     async close() {
@@ -127,25 +93,10 @@ export function revocationHub(pool: pg.Pool, t: Tables): RevocationHub {
       clearTimeout(retry);
       const listening = client;
       client = undefined;
-      lose();
+      fanout.lost();
       await listening?.end().catch(() => {});
     },
   };
-}
-
-function parseEvent(kind: string, id: string, value: string): RevocationEvent | undefined {
-  if (kind === 'u') {
-    const space = value.indexOf(' ');
-    return {
-      kind: 'subject',
-      id,
-      at: Number(value.slice(0, space)),
-      expiresAt: Number(value.slice(space + 1)),
-    };
-  }
-  if (kind === 'g') return { kind: 'grant', id, expiresAt: Number(value) };
-  if (kind === 't') return { kind: 'token', id, expiresAt: Number(value) };
-  return undefined;
 }
 
 /** Every revocation of the instance in force at `now`: one query over the three tables. */

@@ -51,6 +51,8 @@ export interface KeyLayout {
   replayId(id: string): string;
   /** The SCAN pattern of every key of the instance. */
   readonly pattern: string;
+  /** The instance's id. */
+  readonly instanceId: string;
   /** `<len>:<instance id>`: names the instance in messages of the revocation channel. */
   readonly instanceTag: string;
   /** SCAN patterns of the instance's revocations, and the id each key names (a snapshot's source). */
@@ -92,6 +94,7 @@ export function keyLayout(prefix: string, instanceId: string): KeyLayout {
     registeredClient: (clientId) => `${base}client:${clientId}}`,
     replayId: (id) => `${base}once:${id}}`,
     pattern: `${globEscape(base)}*`,
+    instanceId,
     instanceTag: `${instanceId.length}:${instanceId}`,
     revocations: {
       grants: `${globEscape(base)}g:*}:revoked`,
