@@ -1,7 +1,7 @@
 /**
  * The browser part of the authorization code flow over plain HTTP (authorize → login form → back
- * to the redirect URI), with a {@link CookieClient} as the browser: what the conformance flows and
- * the multi-process test use to get codes without Chromium.
+ * to the redirect URI), with a {@link CookieClient} as the browser: what the conformance flows, the
+ * multi-process test and the Express example's client-library tests use to sign in without Chromium.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { CookieClient } from './harness.js';
@@ -17,10 +17,10 @@ const decodeEntities = (text: string) =>
     (_, entity: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#96': '`' })[entity]!,
   );
 
-/** The login form of the documented HTML contract: its action and its hidden fields. */
-export function parseLoginForm(html: string): { action: string; fields: Record<string, string> } {
+/** A page's login form of the documented HTML contract (its action and hidden fields), if it has one. */
+export function findLoginForm(html: string): { action: string; fields: Record<string, string> } | undefined {
   const form = /<form\b[^>]*\bmethod="post"[^>]*\baction="([^"]*)"/i.exec(html);
-  if (!form) throw new Error(`no POST form in the login page:\n${html.slice(0, 500)}`);
+  if (!form || !/\bname="username"/.test(html) || !/\bname="password"/.test(html)) return undefined;
   const fields: Record<string, string> = {};
   for (const input of html.matchAll(/<input\b[^>]*>/gi)) {
     const tag = input[0];
@@ -29,9 +29,49 @@ export function parseLoginForm(html: string): { action: string; fields: Record<s
     const value = /\bvalue="([^"]*)"/i.exec(tag)?.[1] ?? '';
     if (name !== undefined) fields[decodeEntities(name)] = decodeEntities(value);
   }
-  if (!/\bname="username"/.test(html) || !/\bname="password"/.test(html))
-    throw new Error('no username/password fields');
   return { action: decodeEntities(form[1]!), fields };
+}
+
+/** {@link findLoginForm} for a page that must be the login page: throws with the page otherwise. */
+export function parseLoginForm(html: string): { action: string; fields: Record<string, string> } {
+  const form = findLoginForm(html);
+  if (!form) throw new Error(`no login form (POST, username, password) in the page:\n${html.slice(0, 500)}`);
+  return form;
+}
+
+/**
+ * Navigates to `url` as a user would, with `browser`: follows redirects, signs in with
+ * `credentials` when a login page appears, and stops at the first answer that is neither (or once
+ * `stopAt` matches a redirect target, without requesting it). For flows a client library drives
+ * (passport, openid-client), where {@link signIn}'s fixed authorize request does not fit. Returns
+ * the last URL and its response (if requested).
+ */
+export async function navigateSigningIn(
+  browser: CookieClient,
+  url: string,
+  credentials: { readonly username: string; readonly password: string },
+  stopAt: (url: URL) => boolean = () => false,
+): Promise<{ url: URL; response?: Response }> {
+  let location = new URL(url);
+  const navigation = { ...NAVIGATION, 'Sec-Fetch-Site': 'same-origin' };
+  for (let hop = 0; hop < 12; hop++) {
+    if (stopAt(location)) return { url: location };
+    let response = await browser.fetch(location.href, { headers: navigation });
+    if (response.status === 200 && /^text\/html/.test(response.headers.get('content-type') ?? '')) {
+      const html = await response.text();
+      const form = findLoginForm(html);
+      if (!form) return { url: location, response: new Response(html, response) };
+      response = await browser.fetch(new URL(form.action, location).href, {
+        method: 'POST',
+        headers: { 'Content-Type': FORM, Origin: location.origin, 'Sec-Fetch-Site': 'same-origin' },
+        body: new URLSearchParams({ ...form.fields, ...credentials }),
+      });
+    }
+    const next = response.headers.get('location');
+    if (response.status < 300 || response.status > 399 || next === null) return { url: location, response };
+    location = new URL(next, location);
+  }
+  throw new Error(`too many redirects, last ${location.href}`);
 }
 
 /** Who signs in where, for {@link signIn}. */

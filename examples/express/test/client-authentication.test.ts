@@ -17,8 +17,9 @@ import express from 'express';
 import { importJWK, SignJWT } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { navigateSigningIn } from '../../conformance/src/code-flow';
+import { CookieClient } from '../../conformance/src/harness';
 import { freePort } from './support/demo-server';
-import { HttpBrowser } from './support/http-browser';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const USER = { username: DEMO.user.username, password: DEMO.user.password };
@@ -165,16 +166,22 @@ describe('client authentication methods over HTTP (issue 16)', () => {
   }
 
   it('passport-oauth2 signs in with its documented options (client_secret_post, demo-post)', async () => {
-    const browser = new HttpBrowser();
-    const { url, response } = await browser.navigate(`${origin}/passport/post/login`, USER);
+    const { url, response } = await navigateSigningIn(
+      new CookieClient(),
+      `${origin}/passport/post/login`,
+      USER,
+    );
     expect(url.pathname).toBe('/passport/me');
     const { user } = (await response!.json()) as { user: { accessToken?: string } | null };
     expect(user?.accessToken).toMatch(/^ey/);
   });
 
   it('passport-oauth2 signs in with Basic in customHeaders despite its empty client_secret= (demo-client)', async () => {
-    const browser = new HttpBrowser();
-    const { url, response } = await browser.navigate(`${origin}/passport/basic/login`, USER);
+    const { url, response } = await navigateSigningIn(
+      new CookieClient(),
+      `${origin}/passport/basic/login`,
+      USER,
+    );
     expect(url.pathname).toBe('/passport/me');
     const { user } = (await response!.json()) as { user: { accessToken?: string } | null };
     expect(user?.accessToken).toMatch(/^ey/);
@@ -216,7 +223,7 @@ describe('client authentication methods over HTTP (issue 16)', () => {
         code_challenge_method: 'S256',
         state,
       });
-      const { url } = await new HttpBrowser().navigate(authorizeUrl.href, USER, (at) =>
+      const { url } = await navigateSigningIn(new CookieClient(), authorizeUrl.href, USER, (at) =>
         at.href.startsWith(redirectUri),
       );
       const tokens = await client.authorizationCodeGrant(config, url, {
