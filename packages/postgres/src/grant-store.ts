@@ -9,10 +9,10 @@ import {
   wholeExpiry,
   wholeInstant,
 } from '@gatehousejs/core';
-import type { Pool } from 'pg';
 import { attributesFrom, attributesOf, CODE_ATTRIBUTES, REFRESH_ATTRIBUTES } from './attributes.js';
 import type { RevocationHub } from './revocation-channel.js';
 import type { Tables } from './schema.js';
+import type { Statements } from './statements.js';
 
 interface CodeRow {
   code_hash: string;
@@ -50,7 +50,7 @@ interface RefreshRow {
  * neither does.
  */
 export function postgresGrantStore(
-  pool: Pool,
+  pool: Statements,
   t: Tables,
   instanceId: string,
   hub: RevocationHub,

@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { hashSecret } from '@gatehousejs/core';
 import { migrate, type PostgresStorage, postgresStorage } from '@gatehousejs/postgres';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failPasswordAttempts } from '../../core/test/password-attempts.js';
 import { expectRegistrationsShared } from '../../core/test/registration-across-processes.js';
@@ -119,3 +120,76 @@ async function closedPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+describe.skipIf(!url)('postgres engine prepared statements', () => {
+  const schema = `gatehouse_test_${crypto.randomUUID().replaceAll('-', '')}`;
+  // One connection, so the test sees the prepared statements of the connection the engine uses.
+  const pool = new pg.Pool({ connectionString: url!, max: 1 });
+  const now = Date.now();
+  const record = (tokenHash: string) => ({
+    tokenHash,
+    grantId: crypto.randomUUID(),
+    clientId: 'client-1',
+    subject: { kind: 'user' as const, userId: 'user-1' },
+    scope: 'openid',
+    authTime: now,
+    issuedAt: now,
+    expiresAt: now + 60_000,
+  });
+  const prepared = async () =>
+    (
+      await pool.query<{ name: string }>(
+        "SELECT name FROM pg_prepared_statements WHERE name LIKE 'gatehouse\\_%' ORDER BY name",
+      )
+    ).rows.map((row) => row.name);
+
+  beforeAll(() => migrate(pool, { schema }));
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.end();
+  });
+
+  it('prepares each statement once per connection, named by its text', async () => {
+    const storage = postgresStorage({ pool, schema, sweepIntervalMs: 0 });
+    const hash = await hashSecret('prepared-1');
+    await storage.grants.saveRefreshToken(record(hash));
+    await storage.grants.findRefreshToken(hash, Date.now());
+    await storage.grants.findRefreshToken(hash, Date.now());
+    const names = await prepared();
+    expect(names).toHaveLength(2); // the INSERT and the SELECT, the second lookup reusing the first's
+    for (const name of names) expect(name).toMatch(/^gatehouse_[0-9a-f]{40}$/);
+    await storage.close();
+  });
+
+  it('falls back to unnamed statements when a prepared one goes missing or its table changed', async () => {
+    const storage = postgresStorage({ pool, schema, sweepIntervalMs: 0 });
+    const hash = await hashSecret('prepared-2');
+    await storage.grants.saveRefreshToken(record(hash));
+    expect((await storage.grants.findRefreshToken(hash, Date.now()))?.tokenHash).toBe(hash);
+    // A pooler handing the next transaction another server connection looks like this: gone (26000).
+    await pool.query('DEALLOCATE ALL');
+    expect((await storage.grants.findRefreshToken(hash, Date.now()))?.tokenHash).toBe(hash);
+    // A migration adding a column under `SELECT r.*` prepared before it (0A000).
+    const other = postgresStorage({ pool, schema, sweepIntervalMs: 0 });
+    expect((await other.grants.findRefreshToken(hash, Date.now()))?.tokenHash).toBe(hash);
+    await pool.query(`ALTER TABLE "${schema}".refresh_tokens ADD COLUMN later_column text`);
+    try {
+      expect((await other.grants.findRefreshToken(hash, Date.now()))?.tokenHash).toBe(hash);
+      expect((await other.grants.findRefreshToken(hash, Date.now()))?.tokenHash).toBe(hash);
+    } finally {
+      await pool.query(`ALTER TABLE "${schema}".refresh_tokens DROP COLUMN later_column`);
+    }
+    await storage.close();
+    await other.close();
+  });
+
+  it('prepares nothing with preparedStatements: false', async () => {
+    await pool.query('DEALLOCATE ALL');
+    const storage = postgresStorage({ pool, schema, sweepIntervalMs: 0, preparedStatements: false });
+    const hash = await hashSecret('unprepared');
+    await storage.grants.saveRefreshToken(record(hash));
+    expect((await storage.grants.findRefreshToken(hash, Date.now()))?.tokenHash).toBe(hash);
+    expect(await prepared()).toEqual([]);
+    await storage.close();
+  });
+});

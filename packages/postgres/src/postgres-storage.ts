@@ -10,6 +10,7 @@ import { postgresClientRegistry, postgresReplayStore } from './registry-stores.j
 import { type RevocationHub, revocationHub } from './revocation-channel.js';
 import { DEFAULT_SCHEMA, instanceTables, type Tables, tables } from './schema.js';
 import { postgresConsentStore, postgresRateLimitStore, postgresSessionStore } from './session-stores.js';
+import { type Statements, statements } from './statements.js';
 import { type SweepOptions, scheduleSweeps, sweepExpired } from './sweeper.js';
 
 /** Options of {@link postgresEngine}: give a `pool`, or a `connectionString` to let the engine make one. */
@@ -29,6 +30,14 @@ export interface PostgresEngineOptions {
   readonly onSweepError?: (error: unknown) => void;
   /** Bound on each statement of a pool made from `connectionString`, in ms. Default 5000. */
   readonly statementTimeoutMs?: number;
+  /**
+   * Run the engine's statements as named prepared statements (parsed and planned once per
+   * connection; about 2–4× the throughput of the token paths, see `statements.ts`). Turn it off
+   * behind a pooler that does not keep prepared statements across transactions (PgBouncer in
+   * transaction mode before 1.21 or without `max_prepared_statements`); the engine also falls back
+   * to unnamed statements by itself when one goes missing. Default `true`.
+   */
+  readonly preparedStatements?: boolean;
 }
 
 /** Options of {@link postgresStorage}: those of the engine. */
@@ -99,6 +108,7 @@ export function postgresEngine(options: PostgresEngineOptions): PostgresEngine {
   const views = new Map<string, GatehouseStorage>();
   // Pushed revocations: one listening connection, opened when a Gatehouse instance first asks.
   const hub = revocationHub(pool, t);
+  const run = statements(pool, options.preparedStatements ?? true);
 
   return {
     pool,
@@ -106,7 +116,7 @@ export function postgresEngine(options: PostgresEngineOptions): PostgresEngine {
       const id = checkInstanceId(instanceId);
       let view = views.get(id);
       if (!view) {
-        view = instanceView(pool, t, id, hub);
+        view = instanceView(pool, run, t, id, hub);
         views.set(id, view);
       }
       return view;
@@ -143,14 +153,20 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
 }
 
 /** The stores of one instance. */
-function instanceView(pool: pg.Pool, t: Tables, instanceId: string, hub: RevocationHub): GatehouseStorage {
+function instanceView(
+  pool: pg.Pool,
+  run: Statements,
+  t: Tables,
+  instanceId: string,
+  hub: RevocationHub,
+): GatehouseStorage {
   return {
-    grants: postgresGrantStore(pool, t, instanceId, hub),
-    sessions: postgresSessionStore(pool, t, instanceId),
-    consents: postgresConsentStore(pool, t, instanceId),
-    rateLimits: postgresRateLimitStore(pool, t, instanceId),
-    clients: postgresClientRegistry(pool, t, instanceId),
-    replay: postgresReplayStore(pool, t, instanceId),
+    grants: postgresGrantStore(run, t, instanceId, hub),
+    sessions: postgresSessionStore(run, t, instanceId),
+    consents: postgresConsentStore(run, t, instanceId),
+    rateLimits: postgresRateLimitStore(run, t, instanceId),
+    clients: postgresClientRegistry(run, t, instanceId),
+    replay: postgresReplayStore(run, t, instanceId),
     clear: () => clearInstance(pool, t, instanceId),
   };
 }

@@ -6,8 +6,8 @@ import {
   wholeExpiry,
   wholeInstant,
 } from '@gatehousejs/core';
-import type { Pool } from 'pg';
 import type { Tables } from './schema.js';
+import type { Statements } from './statements.js';
 
 interface ClientRow {
   client: ClientRecord;
@@ -20,7 +20,7 @@ interface ClientRow {
  * {@link ClientRegistry} on PostgreSQL: one row per (instance, client id), the client as JSONB. A
  * NULL `expires_at` keeps the registration until deleted (the sweeper skips it).
  */
-export function postgresClientRegistry(pool: Pool, t: Tables, instanceId: string): ClientRegistry {
+export function postgresClientRegistry(pool: Statements, t: Tables, instanceId: string): ClientRegistry {
   return {
     async saveClient(record) {
       await pool.query(
@@ -76,7 +76,7 @@ export function postgresClientRegistry(pool: Pool, t: Tables, instanceId: string
  * use has expired. `ON CONFLICT DO UPDATE … WHERE` locks the row, so among concurrent callers one
  * inserts or updates (and gets a row back) and the others see the winner's live row (and get none).
  */
-export function postgresReplayStore(pool: Pool, t: Tables, instanceId: string): ReplayStore {
+export function postgresReplayStore(pool: Statements, t: Tables, instanceId: string): ReplayStore {
   return {
     async useOnce(id, expiresAt, now) {
       if (expiresAt <= now) return false;

@@ -6,12 +6,12 @@ import {
   wholeExpiry,
   wholeInstant,
 } from '@gatehousejs/core';
-import type { Pool } from 'pg';
 import { attributesFrom, attributesOf, CONSENT_ATTRIBUTES, SESSION_ATTRIBUTES } from './attributes.js';
 import type { Tables } from './schema.js';
+import type { Statements } from './statements.js';
 
 /** {@link SessionStore} on PostgreSQL: one row per session, by (instance, id hash). */
-export function postgresSessionStore(pool: Pool, t: Tables, instanceId: string): SessionStore {
+export function postgresSessionStore(pool: Statements, t: Tables, instanceId: string): SessionStore {
   return {
     async createSession(record) {
       await pool.query(
@@ -70,7 +70,7 @@ export function postgresSessionStore(pool: Pool, t: Tables, instanceId: string):
 }
 
 /** {@link ConsentStore} on PostgreSQL: one row per (instance, user, client), replaced on save. */
-export function postgresConsentStore(pool: Pool, t: Tables, instanceId: string): ConsentStore {
+export function postgresConsentStore(pool: Statements, t: Tables, instanceId: string): ConsentStore {
   return {
     async findConsent(userId, clientId, now) {
       const { rows } = await pool.query<{
@@ -122,7 +122,7 @@ export function postgresConsentStore(pool: Pool, t: Tables, instanceId: string):
  * {@link RateLimitStore} on PostgreSQL: fixed windows, counted by one upsert (atomic under
  * concurrency: `ON CONFLICT DO UPDATE` locks the row). `expires_at` is the window's `resetAt`.
  */
-export function postgresRateLimitStore(pool: Pool, t: Tables, instanceId: string): RateLimitStore {
+export function postgresRateLimitStore(pool: Statements, t: Tables, instanceId: string): RateLimitStore {
   return {
     async get(key, now) {
       const { rows } = await pool.query<{ count: number; expires_at: string }>(
