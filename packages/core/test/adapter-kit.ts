@@ -1,10 +1,13 @@
 /**
- * Test doubles shared by the adapter tests (Express, Koa, Hono, Next): instances that make the
- * translation visible, a client that hangs up mid-response, and one that resets the connection.
+ * Test doubles shared by the adapter tests (Express, Koa, Hono, Fastify, Next): instances that make
+ * the translation visible, a client that hangs up mid-response, and one that resets the connection;
+ * and the assertions every adapter makes the same way once its app is set up.
  */
 import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { clientAddressOf } from '@gatehousejs/core';
+import { expect } from 'vitest';
+import { basic, mintCode, PKCE_VERIFIER, REDIRECT_URI, type TestInstance } from './fixtures';
 
 /** An instance that answers below /demo/ with what it received, and sets two cookies. */
 export const echoInstance = {
@@ -167,5 +170,65 @@ export function serverRegistry() {
         await new Promise((resolve) => server.close(resolve));
       }
     },
+  };
+}
+
+/**
+ * `TRACE` (a method `new Request()` refuses) on each of `routed` (path, expected `Allow`) is 405
+ * `method_not_allowed` with that `Allow`, and on `elsewhere` reaches the host's own answer.
+ */
+export async function expectTraceRefused(
+  base: string,
+  routed: readonly (readonly [path: string, allow: string])[],
+  elsewhere: { readonly path: string; readonly status: number; readonly body?: string },
+): Promise<void> {
+  for (const [path, allow] of routed) {
+    const answer = await sendRaw(base, 'TRACE', path);
+    expect({ path, status: answer.status, allow: answer.headers.allow }).toEqual({
+      path,
+      status: 405,
+      allow,
+    });
+    expect(JSON.parse(answer.body).error).toBe('method_not_allowed');
+  }
+  const { path, ...host } = elsewhere;
+  expect(await sendRaw(base, 'TRACE', path)).toMatchObject(host);
+}
+
+/**
+ * Through `sendTokenRequest` (which sends the given init, see {@link tokenRequestInit}, to the
+ * instance's token endpoint through the adapter under test): a code of `t` is exchanged (200,
+ * `no-store`), and a repeated parameter is still refused (400 `invalid_request`), however the
+ * app's body parsers left the body.
+ */
+export async function expectCodeExchangedAndRepeatRefused(
+  t: TestInstance,
+  sendTokenRequest: (init: RequestInit) => Promise<Response>,
+): Promise<void> {
+  const body = new URLSearchParams({
+    grant_type: 'authorization_code',
+    code: await mintCode(t),
+    redirect_uri: REDIRECT_URI,
+    code_verifier: PKCE_VERIFIER,
+  }).toString();
+  const exchange = await sendTokenRequest(tokenRequestInit(body));
+  expect(exchange.status).toBe(200);
+  expect(exchange.headers.get('cache-control')).toBe('no-store');
+  const repeated = await sendTokenRequest(
+    tokenRequestInit('grant_type=refresh_token&refresh_token=a&refresh_token=b'),
+  );
+  expect(repeated.status).toBe(400);
+  expect((await repeated.json()).error).toBe('invalid_request');
+}
+
+/** A token request's init: POST, a form `body`, `demo-client`'s Basic credentials. */
+export function tokenRequestInit(body: string): RequestInit {
+  return {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Authorization: basic('demo-client', 'demo-secret'),
+    },
+    body,
   };
 }

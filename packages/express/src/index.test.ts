@@ -5,20 +5,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   echoInstance,
   endlessInstance,
+  expectCodeExchangedAndRepeatRefused,
+  expectTraceRefused,
   hangUpAfterFirstChunk,
   resetProbe,
   sendRaw,
   sendResettable,
   serverRegistry,
 } from '../../core/test/adapter-kit';
-import {
-  basic,
-  issueTokens,
-  mintCode,
-  PKCE_VERIFIER,
-  REDIRECT_URI,
-  testInstance,
-} from '../../core/test/fixtures';
+import { issueTokens, testInstance } from '../../core/test/fixtures';
 
 const servers = serverRegistry();
 afterEach(() => servers.closeAll());
@@ -237,16 +232,15 @@ describe('methods new Request() refuses', () => {
       res.status(404).send('host');
     });
     const base = await listen(app);
-    for (const [path, allow] of [
-      ['/demo/oauth2/v1/token', 'POST'],
-      ['/demo/oauth2/v1/keys', 'GET, HEAD'],
-      ['/demo/api/v1/things', 'POST'],
-    ]) {
-      const answer = await sendRaw(base, 'TRACE', path!);
-      expect({ status: answer.status, allow: answer.headers.allow }).toEqual({ status: 405, allow });
-      expect(JSON.parse(answer.body).error).toBe('method_not_allowed');
-    }
-    expect(await sendRaw(base, 'TRACE', '/elsewhere')).toMatchObject({ status: 404, body: 'host' });
+    await expectTraceRefused(
+      base,
+      [
+        ['/demo/oauth2/v1/token', 'POST'],
+        ['/demo/oauth2/v1/keys', 'GET, HEAD'],
+        ['/demo/api/v1/things', 'POST'],
+      ],
+      { path: '/elsewhere', status: 404, body: 'host' },
+    );
   });
 });
 
@@ -259,31 +253,7 @@ describe('gatehouse() with a real instance', () => {
       if (parsed) app.use(express.urlencoded());
       app.use('/demo', gatehouse(t.gatehouse));
       const base = await listen(app);
-      const code = await mintCode(t);
-      const exchange = await fetch(`${base}/demo/oauth2/v1/token`, {
-        ...form({
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: REDIRECT_URI,
-          code_verifier: PKCE_VERIFIER,
-        }),
-        headers: {
-          'Content-Type': 'application/x-www-form-urlencoded',
-          Authorization: basic('demo-client', 'demo-secret'),
-        },
-      });
-      expect(exchange.status).toBe(200);
-      expect(exchange.headers.get('cache-control')).toBe('no-store');
-      const repeated = await fetch(`${base}/demo/oauth2/v1/token`, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/x-www-form-urlencoded',
-          Authorization: basic('demo-client', 'demo-secret'),
-        },
-        body: 'grant_type=refresh_token&refresh_token=a&refresh_token=b',
-      });
-      expect(repeated.status).toBe(400);
-      expect((await repeated.json()).error).toBe('invalid_request');
+      await expectCodeExchangedAndRepeatRefused(t, (init) => fetch(`${base}/demo/oauth2/v1/token`, init));
     });
   }
 });

@@ -9,19 +9,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   echoInstance,
   endlessInstance,
+  expectCodeExchangedAndRepeatRefused,
+  expectTraceRefused,
   hangUpAfterFirstChunk,
   resetProbe,
-  sendRaw,
   sendResettable,
 } from '../../core/test/adapter-kit';
-import {
-  basic,
-  issueTokens,
-  mintCode,
-  PKCE_VERIFIER,
-  REDIRECT_URI,
-  testInstance,
-} from '../../core/test/fixtures';
+import { issueTokens, testInstance } from '../../core/test/fixtures';
 import { protectInstance } from '../../core/test/protect-fixtures';
 
 const apps: FastifyInstance[] = [];
@@ -216,26 +210,7 @@ describe.each(versions)('on %s', (_version, Fastify, formbody) => {
       await app.register(formbody);
       await app.register(gatehouse, { instance: t.gatehouse });
       const base = await listen(app);
-      const headers = { 'Content-Type': FORM, Authorization: basic('demo-client', 'demo-secret') };
-      const exchange = await fetch(`${base}/demo/oauth2/v1/token`, {
-        method: 'POST',
-        headers,
-        body: new URLSearchParams({
-          grant_type: 'authorization_code',
-          code: await mintCode(t),
-          redirect_uri: REDIRECT_URI,
-          code_verifier: PKCE_VERIFIER,
-        }),
-      });
-      expect(exchange.status).toBe(200);
-      expect(exchange.headers.get('cache-control')).toBe('no-store');
-      const repeated = await fetch(`${base}/demo/oauth2/v1/token`, {
-        method: 'POST',
-        headers,
-        body: 'grant_type=refresh_token&refresh_token=a&refresh_token=b',
-      });
-      expect(repeated.status).toBe(400);
-      expect((await repeated.json()).error).toBe('invalid_request');
+      await expectCodeExchangedAndRepeatRefused(t, (init) => fetch(`${base}/demo/oauth2/v1/token`, init));
     });
 
     it('answers TRACE on the instance and operations paths 405 with Allow, and leaves other paths to the app', async () => {
@@ -248,16 +223,15 @@ describe.each(versions)('on %s', (_version, Fastify, formbody) => {
         }),
       });
       const base = await listen(app);
-      for (const [path, allow] of [
-        ['/demo/oauth2/v1/token', 'POST'],
-        ['/.well-known/oauth-authorization-server/demo', 'GET, HEAD'],
-        ['/demo/api/v1/things', 'POST'],
-      ]) {
-        const answer = await sendRaw(base, 'TRACE', path!);
-        expect({ status: answer.status, allow: answer.headers.allow }).toEqual({ status: 405, allow });
-        expect(JSON.parse(answer.body).error).toBe('method_not_allowed');
-      }
-      expect((await sendRaw(base, 'TRACE', '/demo/nothing')).status).toBe(404);
+      await expectTraceRefused(
+        base,
+        [
+          ['/demo/oauth2/v1/token', 'POST'],
+          ['/.well-known/oauth-authorization-server/demo', 'GET, HEAD'],
+          ['/demo/api/v1/things', 'POST'],
+        ],
+        { path: '/demo/nothing', status: 404 },
+      );
     });
   });
 

@@ -9,20 +9,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   echoInstance,
   endlessInstance,
+  expectCodeExchangedAndRepeatRefused,
+  expectTraceRefused,
   hangUpAfterFirstChunk,
   resetProbe,
-  sendRaw,
   sendResettable,
   serverRegistry,
 } from '../../core/test/adapter-kit';
-import {
-  basic,
-  issueTokens,
-  mintCode,
-  PKCE_VERIFIER,
-  REDIRECT_URI,
-  testInstance,
-} from '../../core/test/fixtures';
+import { issueTokens, testInstance } from '../../core/test/fixtures';
 
 const servers = serverRegistry();
 afterEach(() => servers.closeAll());
@@ -195,17 +189,16 @@ describe.each(versions)('on %s', (_version, Koa) => {
         ctx.body = 'host';
       });
       const base = await listen(app);
-      for (const [path, allow] of [
-        ['/demo/oauth2/v1/token', 'POST'],
-        ['/demo/.well-known/oauth-authorization-server', 'GET, HEAD'],
-        ['/.well-known/oauth-authorization-server/demo', 'GET, HEAD'],
-        ['/demo/api/v1/things', 'POST'],
-      ]) {
-        const answer = await sendRaw(base, 'TRACE', path!);
-        expect({ status: answer.status, allow: answer.headers.allow }).toEqual({ status: 405, allow });
-        expect(JSON.parse(answer.body).error).toBe('method_not_allowed');
-      }
-      expect(await sendRaw(base, 'TRACE', '/elsewhere')).toMatchObject({ status: 404, body: 'host' });
+      await expectTraceRefused(
+        base,
+        [
+          ['/demo/oauth2/v1/token', 'POST'],
+          ['/demo/.well-known/oauth-authorization-server', 'GET, HEAD'],
+          ['/.well-known/oauth-authorization-server/demo', 'GET, HEAD'],
+          ['/demo/api/v1/things', 'POST'],
+        ],
+        { path: '/elsewhere', status: 404, body: 'host' },
+      );
     });
   });
 
@@ -216,29 +209,7 @@ describe.each(versions)('on %s', (_version, Koa) => {
       app.use(bodyParser());
       app.use(gatehouse(t.gatehouse));
       const base = await listen(app);
-      const headers = {
-        'Content-Type': 'application/x-www-form-urlencoded',
-        Authorization: basic('demo-client', 'demo-secret'),
-      };
-      const code = await mintCode(t);
-      const exchange = await fetch(`${base}/demo/oauth2/v1/token`, {
-        method: 'POST',
-        headers,
-        body: new URLSearchParams({
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: REDIRECT_URI,
-          code_verifier: PKCE_VERIFIER,
-        }).toString(),
-      });
-      expect(exchange.status).toBe(200);
-      const repeated = await fetch(`${base}/demo/oauth2/v1/token`, {
-        method: 'POST',
-        headers,
-        body: 'grant_type=refresh_token&refresh_token=a&refresh_token=b',
-      });
-      expect(repeated.status).toBe(400);
-      expect((await repeated.json()).error).toBe('invalid_request');
+      await expectCodeExchangedAndRepeatRefused(t, (init) => fetch(`${base}/demo/oauth2/v1/token`, init));
     });
   });
 
