@@ -109,6 +109,11 @@ export {
   type MemoryRateLimitStoreOptions,
   memoryRateLimitStore,
 } from './storage/memory/rate-limits.js';
+export {
+  type MemoryKeyValueStoreOptions,
+  memoryKeyValueStore,
+  StoreFullError,
+} from './storage/memory/key-value.js';
 export { type MemoryReplayStoreOptions, memoryReplayStore } from './storage/memory/replay.js';
 export { memorySessionStore } from './storage/memory/sessions.js';
 export { type MemoryUser, type MemoryUserStoreOptions, memoryUserStore } from './storage/memory/users.js';

@@ -306,6 +306,7 @@ function instanceStorage(
       rateLimits: guardStore(view.rateLimits ?? fallback.rateLimits, timeoutMs),
       clients: guardStore(view.clients ?? fallback.clients, timeoutMs),
       replay: guardStore(view.replay ?? fallback.replay, timeoutMs),
+      kv: guardStore(view.kv ?? fallback.kv, timeoutMs),
     },
     revocationMirror,
   };

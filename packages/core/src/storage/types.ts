@@ -579,6 +579,38 @@ export interface RateLimitStore {
 }
 
 /**
+ * A small key-value store with expiry, for the short-lived state of the protocol flows that have
+ * no store of their own (pushed authorization requests, device codes, interactions, …). Values are
+ * opaque strings (callers store JSON and bound its size); keys are at most 512 characters and are
+ * scoped to the instance by the engine, like every other record. Every method is one atomic step on
+ * the engine: `add`, `take` and `swap` are what single use and state transitions are built on.
+ */
+export interface KeyValueStore {
+  /** The value of `key`, or `null` when it is absent or expired at `now`. */
+  get(key: string, now: EpochMs): Promise<string | null>;
+  /** Sets `key` to `value` until `expiresAt`, replacing any value. */
+  set(key: string, value: string, expiresAt: EpochMs): Promise<void>;
+  /**
+   * Sets `key` only when it is absent or expired at `now`: `true` when this call set it. Of
+   * concurrent callers adding one key, exactly one wins.
+   */
+  add(key: string, value: string, expiresAt: EpochMs, now: EpochMs): Promise<boolean>;
+  /**
+   * Returns the unexpired value of `key` and deletes it, in one step: of concurrent callers taking
+   * one key, exactly one gets the value (single use).
+   */
+  take(key: string, now: EpochMs): Promise<string | null>;
+  /**
+   * Replaces the value of `key` with `value` (until `expiresAt`) only when its current unexpired
+   * value is exactly `expected` (compare-and-set): `true` when replaced. Of concurrent callers
+   * swapping from one value, at most one wins.
+   */
+  swap(key: string, expected: string, value: string, expiresAt: EpochMs, now: EpochMs): Promise<boolean>;
+  /** Deletes `key` (nothing when absent). */
+  delete(key: string): Promise<void>;
+}
+
+/**
  * The state one Gatehouse instance keeps: one view of a {@link StorageEngine}. All stores default
  * to the in-memory engine.
  */
@@ -591,6 +623,8 @@ export interface GatehouseStorage {
   readonly clients: ClientRegistry;
   /** Single-use assertion ids. */
   readonly replay: ReplayStore;
+  /** Short-lived flow state: pushed requests, device codes, interactions ({@link KeyValueStore}). */
+  readonly kv: KeyValueStore;
   /**
    * Deletes every record of this instance, and nothing of any other instance on the same engine:
    * for tests and for decommissioning an instance. Not atomic with concurrent writes of the same

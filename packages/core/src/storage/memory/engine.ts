@@ -3,6 +3,7 @@ import type { GatehouseStorage, StorageEngine } from '../types.js';
 import { memoryClientRegistry } from './client-registry.js';
 import { memoryConsentStore } from './consents.js';
 import { memoryGrantStore } from './grants.js';
+import { memoryKeyValueStore } from './key-value.js';
 import { memoryRateLimitStore } from './rate-limits.js';
 import { memoryReplayStore } from './replay.js';
 import { memorySessionStore } from './sessions.js';
@@ -19,6 +20,7 @@ export function memoryStorage(): GatehouseStorage {
     rateLimits: memoryRateLimitStore(),
     clients: memoryClientRegistry(),
     replay: memoryReplayStore(),
+    kv: memoryKeyValueStore(),
   };
   return {
     ...stores,
