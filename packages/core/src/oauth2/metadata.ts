@@ -6,11 +6,12 @@ import {
   identityProvingAuthMethods,
   supportedAuthMethods,
 } from './client-auth/methods.js';
+import { TOKEN_ENDPOINT_PATH } from './token-endpoint-path.js';
 
 /** Endpoints relative to the issuer. */
 export const ENDPOINTS = {
   authorization: '/oauth2/v1/authorize',
-  token: '/oauth2/v1/token',
+  token: TOKEN_ENDPOINT_PATH,
   revocation: '/oauth2/v1/revoke',
   introspection: '/oauth2/v1/introspect',
   userinfo: '/oauth2/v1/userinfo',

@@ -1,14 +1,9 @@
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { ConfigurationError } from '../errors.js';
 import { base64url, utf8 } from './encoding.js';
-import { createJwsSigner, type JwsSigner } from './jws-signer.js';
+import { createJwsSigner, type JwsSigner, type SigningAlgorithm } from './jws-signer.js';
 
-/**
- * JWS algorithms Gatehouse signs with: access tokens with the instance's `algorithm` (ES256 by
- * default), ID tokens with each client's `id_token_signed_response_alg` (RS256 by default, as
- * OpenID Connect Core §3.1.3.7 requires).
- */
-export type SigningAlgorithm = 'ES256' | 'EdDSA' | 'RS256';
+export type { SigningAlgorithm } from './jws-signer.js';
 
 /** Every algorithm of {@link SigningAlgorithm}, in the order Gatehouse lists them. */
 export const SIGNING_ALGORITHMS: readonly SigningAlgorithm[] = ['RS256', 'ES256', 'EdDSA'];

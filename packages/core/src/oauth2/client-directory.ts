@@ -1,5 +1,5 @@
+import type { ClientRecord, ClientRegistry, ClientStore, RegisteredClient } from '../storage/types.js';
 import type { EpochMs } from '../time.js';
-import type { ClientRecord, ClientRegistry, ClientStore, RegisteredClient } from './types.js';
 
 /** What registration features add to the directory (`oauth2/registration/`). */
 export interface ClientDirectoryExtensions {
