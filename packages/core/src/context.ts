@@ -6,6 +6,7 @@ import type {
 } from './oauth2/registration/settings.js';
 import type { CorsOptions } from './options.js';
 import type { PasswordCheckGate } from './passwords/password-check-gate.js';
+import type { RecordProblems } from './records/record-problems.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
 import type { ClientStore, GatehouseStorage, UserStore } from './storage/types.js';
 import type { KeySet } from './tokens/keys.js';
@@ -40,7 +41,10 @@ export interface Context {
   readonly clients: ClientStore;
   /** Fetched `jwks_uri` key sets of `private_key_jwt` clients (`clientJwks` option). */
   readonly clientJwks: ClientJwksCache;
+  /** The host's users, each record checked as it enters (`records/checked-user-store.ts`). */
   readonly users: UserStore;
+  /** Logs each refused host record (client, user) once. */
+  readonly recordProblems: RecordProblems;
   /** Guarded stores: any failure or timeout surfaces as `StorageUnavailableError`. */
   readonly storage: InstanceStores;
   readonly scopes: ReadonlySet<string> | undefined;

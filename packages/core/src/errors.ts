@@ -1,3 +1,4 @@
+import type { ConfigurationErrorCode, StorageUnavailableReason, UsageErrorCode } from './error-codes.js';
 import type { Logger } from './events.js';
 import { type Reply, toResponse } from './http/reply.js';
 import { noStoreJson } from './http/responses.js';
@@ -34,6 +35,7 @@ export const ERROR_TABLE = {
   interaction_required: { status: 400 },
   request_not_supported: { status: 400 },
   request_uri_not_supported: { status: 400 },
+  // RFC 6749 §4.1.2.1 (the server's own failures, also answered by every endpoint)
   server_error: { status: 500 },
   temporarily_unavailable: { status: 503 },
   // RFC 7009 §2.2.1
@@ -109,7 +111,11 @@ export class ProtocolError extends Error {
     this.description = text;
     const entry: { readonly status: number } | undefined = ERROR_TABLE[code];
     if (entry === undefined)
-      throw new TypeError(`ProtocolError: unknown error code ${JSON.stringify(code)}.`);
+      throw new UsageError(
+        `ProtocolError: unknown error code ${JSON.stringify(code)}.`,
+        'ERR_INVALID_ARGUMENT',
+        'code',
+      );
     this.status = options.unauthenticated && options.challenge !== undefined ? 401 : entry.status;
     const headers: Record<string, string> = {};
     if (options.challenge !== undefined) headers['WWW-Authenticate'] = options.challenge;
@@ -146,13 +152,19 @@ export function oauthError<C extends ProtocolErrorCode>(
   return new ProtocolError(code, description, options);
 }
 
-/** A storage engine failed or timed out: the request is answered 503 and nothing was written. */
+/**
+ * A storage engine failed or timed out: the request is answered 503 and nothing was written. Its
+ * `code` is the protocol's (`temporarily_unavailable`); its stable {@link reason} says which.
+ */
 export class StorageUnavailableError extends ProtocolError {
-  constructor(cause: unknown) {
+  /** `ERR_STORAGE_UNAVAILABLE` (the call failed; see `cause`) or `ERR_STORAGE_TIMEOUT`. */
+  readonly reason: StorageUnavailableReason;
+  constructor(cause: unknown, reason: StorageUnavailableReason = 'ERR_STORAGE_UNAVAILABLE') {
     super('temporarily_unavailable', 'The service is temporarily unavailable; try again shortly.', {
       retryAfter: 1,
       cause,
     });
+    this.reason = reason;
   }
 }
 
@@ -173,9 +185,50 @@ export function errorAnswer(error: unknown, logger: Logger, what = 'unexpected e
 
 const SERVER_ERROR = oauthError('server_error', 'The server could not complete the request.');
 
-/** Thrown by {@link createGatehouse} for options that cannot work, with a precise message. */
+/** Options of {@link ConfigurationError}. */
+export interface ConfigurationErrorOptions {
+  /** The stable code (`ERROR_CODES` of `error-codes.ts`). Default `ERR_CONFIG_INVALID_OPTION`. */
+  readonly code?: ConfigurationErrorCode;
+  /** The option path it is about (`session.cookieName`, `keys[0]`), when there is one. */
+  readonly option?: string;
+  readonly cause?: unknown;
+}
+
+/**
+ * Thrown by `createGatehouse` (and `createGatehouseHost`, the user stores, the instance methods a
+ * storage must support) for options that cannot work, with a precise message, a stable
+ * {@link code} and the {@link option} path.
+ */
 export class ConfigurationError extends Error {
   override readonly name = 'ConfigurationError';
+  /** What is wrong, stable across releases (the message may be reworded). */
+  readonly code: ConfigurationErrorCode;
+  /** The option path it is about (`session.cookieName`, `keys[0]`), when there is one. */
+  readonly option: string | undefined;
+
+  constructor(message: string, options: ConfigurationErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = options.code ?? 'ERR_CONFIG_INVALID_OPTION';
+    this.option = options.option;
+  }
+}
+
+/**
+ * Thrown (as a `TypeError`) for a call of the public API that cannot work: an argument it cannot
+ * use, something else than a Gatehouse instance, two routes at one path. {@link code} is stable.
+ */
+export class UsageError extends TypeError {
+  override readonly name = 'UsageError';
+  /** What is wrong, stable across releases (the message may be reworded). */
+  readonly code: UsageErrorCode;
+  /** The argument it is about (`userId`, `instanceId`), when there is one. */
+  readonly argument: string | undefined;
+
+  constructor(message: string, code: UsageErrorCode = 'ERR_INVALID_ARGUMENT', argument?: string) {
+    super(message);
+    this.code = code;
+    this.argument = argument;
+  }
 }
 
 /**

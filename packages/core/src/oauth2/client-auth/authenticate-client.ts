@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { invalidClient, invalidRequest } from '../../errors.js';
 import type { Params } from '../../http/form.js';
+import { ClientRecordError } from '../../records/client-record.js';
 import type { ClientRecord, TokenEndpointAuthMethod } from '../../storage/types.js';
 import type { ClientAuthMethod, PresentedClient } from './method.js';
 import { CREDENTIAL_BODY_PARAMETERS, clientAuthMethods, registeredAuthMethod } from './methods.js';
@@ -29,11 +30,24 @@ export async function authenticateClient(
   params: Params,
 ): Promise<AuthenticatedClient> {
   const { method, presented } = detectMethod(ctx, request, params);
-  const found = await ctx.clients.findClient(presented.clientId);
+  const found = await findClient(ctx, presented.clientId);
   const client = found && registeredAuthMethod(found) === method.name ? found : undefined;
   const verified = await method.verify(ctx, presented, client);
   if (!client || !verified) throw invalidClient(ctx.realm);
   return { client, method: method.name };
+}
+
+/**
+ * The client of `clientId`, or `null` when it is unknown, or known with a record that cannot work
+ * (logged by the client directory): both fail as every unknown client does.
+ */
+async function findClient(ctx: Context, clientId: string): Promise<ClientRecord | null> {
+  try {
+    return await ctx.clients.findClient(clientId);
+  } catch (error) {
+    if (error instanceof ClientRecordError) return null;
+    throw error;
+  }
 }
 
 interface Detected {
