@@ -5,8 +5,8 @@
  *   challenge, the RFC that defines them, notes);
  * - the stable codes of the errors a host sees, from `ERROR_CODES` of `src/error-codes.ts`, with
  *   the source files that throw each one (found by its literal in `src/`).
- * It also fails when a code literal of `src/` is not in `ERROR_CODES`, or a code of `ERROR_CODES`
- * is thrown nowhere. `node scripts/error-codes.mjs` writes the file; `--check` fails (exit 1) when
+ * It also fails when a code literal of `src/` is not in `ERROR_CODES`, a code of `ERROR_CODES` is
+ * thrown nowhere, or a `ConfigurationError` is thrown without its `{ code, option }`. `node scripts/error-codes.mjs` writes the file; `--check` fails (exit 1) when
  * it is out of date (run by `src/error-codes.test.ts`).
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -36,7 +36,11 @@ function objectOf(file, name) {
 
 const propertyName = (file, property) => property.name.getText(file).replace(/^['"]|['"]$/g, '');
 const text = (node) => (ts.isStringLiteralLike(node) ? node.text : node.getText());
-const cell = (value) => value.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ').trim();
+const cell = (value) =>
+  value
+    .replace(/\|/g, '\\|')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
 
 /** The protocol codes: `ERROR_TABLE` entries, each with the `// RFC …` heading above it and its TSDoc. */
 function protocolCodes() {
@@ -54,7 +58,13 @@ function protocolCodes() {
     const fields = Object.fromEntries(
       property.initializer.properties.map((field) => [propertyName(file, field), text(field.initializer)]),
     );
-    rows.push({ code: propertyName(file, property), status: fields.status, challenge: fields.challenge === 'true', definedBy, note });
+    rows.push({
+      code: propertyName(file, property),
+      status: fields.status,
+      challenge: fields.challenge === 'true',
+      definedBy,
+      note,
+    });
   }
   return rows;
 }
@@ -78,8 +88,11 @@ function sourceFiles(dir) {
   });
 }
 
-/** Code → the files (relative to src/) whose string literals name it, outside the table itself. */
-function throwSites() {
+/**
+ * Code → the files (relative to src/) whose string literals name it, outside the table itself;
+ * and every `new ConfigurationError(message)` without its `{ code, option }`, into `unstated`.
+ */
+function throwSites(unstated) {
   const sites = new Map();
   for (const path of sourceFiles(SRC)) {
     const where = relative(SRC, path);
@@ -87,9 +100,21 @@ function throwSites() {
     const file = parse(path);
     const visit = (node) => {
       // jose's own codes (`ERR_JWT_EXPIRED`, `ERR_JWKS_…`, `ERR_JOSE_…`) are compared, not thrown.
-      if (ts.isStringLiteralLike(node) && /^ERR_[A-Z_]+$/.test(node.text) && !/^ERR_(JW[A-Z]|JOSE)/.test(node.text)) {
+      if (
+        ts.isStringLiteralLike(node) &&
+        /^ERR_[A-Z_]+$/.test(node.text) &&
+        !/^ERR_(JW[A-Z]|JOSE)/.test(node.text)
+      ) {
         if (!sites.has(node.text)) sites.set(node.text, new Set());
         sites.get(node.text).add(where);
+      }
+      if (
+        ts.isNewExpression(node) &&
+        node.expression.getText(file) === 'ConfigurationError' &&
+        (node.arguments?.length ?? 0) < 2
+      ) {
+        const { line } = file.getLineAndCharacterOfPosition(node.getStart(file));
+        unstated.push(`${where}:${line + 1}: new ConfigurationError without { code, option }`);
       }
       ts.forEachChild(node, visit);
     };
@@ -111,7 +136,7 @@ function markdown(protocol, codes, sites) {
     '## Protocol error codes',
     '',
     'The `error` field of every error answer (`{ "error", "error_description" }`, RFC 6749 §5.2) and',
-    "the `code` of a `ProtocolError`. The status comes from the code; a 401 always carries a",
+    'the `code` of a `ProtocolError`. The status comes from the code; a 401 always carries a',
     '`WWW-Authenticate` challenge (RFC 9110 §15.5.2).',
     '',
     '| Code | Status | Challenge | Defined by | Notes |',
@@ -148,11 +173,17 @@ function markdown(protocol, codes, sites) {
 
 const protocol = protocolCodes();
 const codes = gatehouseCodes();
-const sites = throwSites();
+const unstated = [];
+const sites = throwSites(unstated);
 const known = new Set(codes.map((row) => row.code));
 const problems = [
-  ...[...sites.keys()].filter((code) => !known.has(code)).map((code) => `${code} is used in src/ but not in ERROR_CODES`),
-  ...codes.filter((row) => !sites.has(row.code)).map((row) => `${row.code} is in ERROR_CODES but thrown nowhere`),
+  ...unstated,
+  ...[...sites.keys()]
+    .filter((code) => !known.has(code))
+    .map((code) => `${code} is used in src/ but not in ERROR_CODES`),
+  ...codes
+    .filter((row) => !sites.has(row.code))
+    .map((row) => `${row.code} is in ERROR_CODES but thrown nowhere`),
 ];
 if (problems.length > 0) {
   console.error(problems.join('\n'));
