@@ -170,7 +170,8 @@ export class StorageUnavailableError extends ProtocolError {
 
 /**
  * The one conversion of anything thrown while answering a request into an answer: a
- * {@link ProtocolError} gives its own (logged when it is a 5xx), anything else is a bug, logged
+ * {@link ProtocolError} gives its own (logged when it is a 5xx), a full bounded store (stable code
+ * `ERR_STORAGE_FULL`) 503 `temporarily_unavailable`, anything else is a bug, logged
  * and answered with a bare 500 `server_error` that reveals nothing. `what` names what failed in
  * the log line (never request data: it may hold credentials).
  */
@@ -179,11 +180,24 @@ export function errorAnswer(error: unknown, logger: Logger, what = 'unexpected e
     if (error.status >= 500) logger.error(`gatehouse: ${error.description}`, error.cause);
     return error.toReply();
   }
+  // A bounded store at its bound (`StoreFullError`, or an engine's error of the same stable code):
+  // refused for now, as a failing store is, never a 500.
+  if (error instanceof Error && (error as { code?: unknown }).code === 'ERR_STORAGE_FULL') {
+    logger.error(`gatehouse: ${error.message}`);
+    return STORE_FULL.toReply();
+  }
   logger.error(`gatehouse: ${what}`, error);
   return SERVER_ERROR.toReply();
 }
 
 const SERVER_ERROR = oauthError('server_error', 'The server could not complete the request.');
+const STORE_FULL = oauthError(
+  'temporarily_unavailable',
+  'The service is temporarily unavailable; try again shortly.',
+  {
+    retryAfter: 1,
+  },
+);
 
 /** Options of {@link ConfigurationError}. */
 export interface ConfigurationErrorOptions {
