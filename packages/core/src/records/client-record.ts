@@ -15,10 +15,12 @@ import { isAbsoluteUri, isPlainObject, misspeltFields, shownValue } from './reco
  * would otherwise be ignored silently.
  */
 
-/** The fields of a `ClientRecord`, and the spellings a host's data may use for them instead. */
+/**
+ * The fields of a `ClientRecord` that change what a client may do, and the spellings a host's data
+ * may use for them instead (a display `name` under another spelling refuses nothing).
+ */
 const CLIENT_FIELDS: Readonly<Record<string, readonly string[]>> = {
   id: ['client_id', 'clientId'],
-  name: ['client_name', 'clientName'],
   type: ['client_type', 'clientType'],
   secretHash: ['secret_hash', 'client_secret_hash', 'clientSecretHash'],
   tokenEndpointAuthMethod: ['token_endpoint_auth_method', 'authMethod'],
@@ -35,7 +37,7 @@ const CLIENT_FIELDS: Readonly<Record<string, readonly string[]>> = {
   grantTypes: ['grant_types', 'grantType', 'grant_type'],
   scopes: ['scope'],
   resources: ['resource'],
-  allowedOrigins: ['allowed_origins', 'origins', 'allowedOrigin'],
+  allowedOrigins: ['allowed_origins', 'allowedOrigin'],
   firstParty: ['first_party'],
   idTokenSignedResponseAlg: ['id_token_signed_response_alg'],
   postLogoutRedirectUris: ['post_logout_redirect_uris', 'postLogoutRedirectUri', 'post_logout_redirect_uri'],

@@ -7,9 +7,9 @@ import { isPlainObject, misspeltFields, shownValue } from './record-shape.js';
  * naming the user and the field.
  */
 
+/** The fields that matter (`username` is for display only), and other spellings of them. */
 const USER_FIELDS: Readonly<Record<string, readonly string[]>> = {
   id: ['userId', 'user_id', 'sub', '_id', 'uuid'],
-  username: ['user_name', 'userName', 'login'],
   claims: [],
 };
 
