@@ -43,8 +43,17 @@ const CLIENT_FIELDS: Readonly<Record<string, readonly string[]>> = {
   postLogoutRedirectUris: ['post_logout_redirect_uris', 'postLogoutRedirectUri', 'post_logout_redirect_uri'],
 };
 
-/** Grant types by their RFC 6749 names; extension grants are absolute URIs (§4.5). */
-const GRANT_TYPES = new Set(['authorization_code', 'refresh_token', 'client_credentials']);
+/**
+ * Grant types by their RFC 6749 names (`implicit` and `password` are not served, but name real
+ * grants: a client listing them just cannot use them); extension grants are absolute URIs (§4.5).
+ */
+const GRANT_TYPES = new Set([
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  'implicit',
+  'password',
+]);
 /** Near misses of {@link GRANT_TYPES}. */
 const GRANT_TYPE_SPELLINGS: Readonly<Record<string, string>> = {
   code: 'authorization_code',
