@@ -1,7 +1,7 @@
 import { ProtocolError } from '../errors.js';
 import { CLIENT_AUTH_METHODS } from '../oauth2/client-auth/methods.js';
 import { SIGNING_ALGORITHMS } from '../tokens/keys.js';
-import { isAbsoluteUri, isPlainObject, misspeltFields, shownValue } from './record-shape.js';
+import { fieldSpellings, isAbsoluteUri, isPlainObject, misspeltFields, shownValue } from './record-shape.js';
 
 /**
  * The check of a {@link ClientRecord} a host's `ClientStore.findClient` returns, where it enters
@@ -19,7 +19,7 @@ import { isAbsoluteUri, isPlainObject, misspeltFields, shownValue } from './reco
  * The fields of a `ClientRecord` that change what a client may do, and the spellings a host's data
  * may use for them instead (a display `name` under another spelling refuses nothing).
  */
-const CLIENT_FIELDS: Readonly<Record<string, readonly string[]>> = {
+const CLIENT_FIELDS = fieldSpellings({
   id: ['client_id', 'clientId'],
   type: ['client_type', 'clientType'],
   secretHash: ['secret_hash', 'client_secret_hash', 'clientSecretHash'],
@@ -41,7 +41,7 @@ const CLIENT_FIELDS: Readonly<Record<string, readonly string[]>> = {
   firstParty: ['first_party'],
   idTokenSignedResponseAlg: ['id_token_signed_response_alg'],
   postLogoutRedirectUris: ['post_logout_redirect_uris', 'postLogoutRedirectUri', 'post_logout_redirect_uri'],
-};
+});
 
 /**
  * Grant types by their RFC 6749 names (`implicit` and `password` are not served, but name real
@@ -67,11 +67,32 @@ const GRANT_TYPE_SPELLINGS: Readonly<Record<string, string>> = {
 const SECRET_HASH = /^[A-Za-z0-9_-]{43}$/;
 
 /**
+ * Record objects whose fields passed (the id is compared on every lookup): a store that returns the
+ * same object each time (`memoryClientStore`, a cache) pays for the check once. A store that changes
+ * a record should return a new object, as immutable records do.
+ */
+const sound = new WeakSet<object>();
+
+/**
  * What is wrong with `record` as the client `clientId`, one `field: problem` line each; empty when
  * it can be used.
  */
 export function clientRecordProblems(record: unknown, clientId: string): string[] {
   if (!isPlainObject(record)) return [`findClient returned ${shownValue(record)}, not a ClientRecord object`];
+  if (sound.has(record)) return record.id === clientId ? [] : [idProblem(record.id, clientId)];
+  const problems = fieldProblems(record);
+  if (problems.length === 0) sound.add(record);
+  if (typeof record.id === 'string' && record.id !== '' && record.id !== clientId)
+    problems.unshift(idProblem(record.id, clientId));
+  return problems;
+}
+
+/** A case-insensitive or trimming lookup: client ids are compared exactly (RFC 6749 §2.2). */
+const idProblem = (id: unknown, clientId: string) =>
+  `id: the store returned the record of ${JSON.stringify(id)} for ${JSON.stringify(clientId)}`;
+
+/** The problems of the record's fields, whatever id it was asked for. */
+function fieldProblems(record: Record<string, unknown>): string[] {
   const problems = misspeltFields(record, CLIENT_FIELDS);
   const fail = (field: string, problem: string) => {
     if (!problems.some((line) => line.startsWith(`${field}:`))) problems.push(`${field}: ${problem}`);
@@ -80,12 +101,6 @@ export function clientRecordProblems(record: unknown, clientId: string): string[
 
   if (typeof record.id !== 'string' || record.id === '')
     fail('id', `expected the client id as a non-empty string, got ${shownValue(record.id)}`);
-  else if (record.id !== clientId)
-    // A case-insensitive or trimming lookup: client ids are compared exactly (RFC 6749 §2.2).
-    fail(
-      'id',
-      `the store returned the record of ${JSON.stringify(record.id)} for ${JSON.stringify(clientId)}`,
-    );
   if (record.type !== 'confidential' && record.type !== 'public')
     fail('type', `expected "confidential" or "public", got ${shownValue(record.type)}`);
   if (given('name') && typeof record.name !== 'string')

@@ -26,21 +26,30 @@ export function shownValue(value: unknown): string {
   return `a ${typeof value}`;
 }
 
+/** The other spellings of a record's fields (`redirect_uris` → `redirectUris`), for {@link misspeltFields}. */
+export type FieldSpellings = ReadonlyMap<string, string>;
+
+/** {@link FieldSpellings} of a table `field → its other spellings`. */
+export function fieldSpellings(fields: Readonly<Record<string, readonly string[]>>): FieldSpellings {
+  return new Map(
+    Object.entries(fields).flatMap(([field, aliases]) => aliases.map((alias) => [alias, field])),
+  );
+}
+
 /**
  * One `field: missing; did you mean "alias"?` line for each field the record lacks while it carries
  * one of the field's other spellings (`redirect_uris` for `redirectUris`): the field would otherwise
- * be taken as absent, silently.
+ * be taken as absent, silently. Walks the record's own keys once (a row has a few), not the table.
  */
-export function misspeltFields(
-  record: Record<string, unknown>,
-  fields: Readonly<Record<string, readonly string[]>>,
-): string[] {
+export function misspeltFields(record: Record<string, unknown>, spellings: FieldSpellings): string[] {
   const problems: string[] = [];
-  for (const [field, aliases] of Object.entries(fields)) {
-    if (record[field] !== undefined) continue;
-    const alias = aliases.find((name) => record[name] !== undefined);
-    if (alias !== undefined)
-      problems.push(`${field}: missing, but the record has "${alias}"; did you mean "${field}"?`);
+  const named = new Set<string>();
+  for (const key of Object.keys(record)) {
+    const field = spellings.get(key);
+    if (field === undefined || record[field] !== undefined || record[key] === undefined || named.has(field))
+      continue;
+    named.add(field);
+    problems.push(`${field}: missing, but the record has "${key}"; did you mean "${field}"?`);
   }
   return problems;
 }

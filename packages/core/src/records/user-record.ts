@@ -1,4 +1,4 @@
-import { isPlainObject, misspeltFields, shownValue } from './record-shape.js';
+import { fieldSpellings, isPlainObject, misspeltFields, shownValue } from './record-shape.js';
 
 /**
  * The check of a {@link UserRecord} a host's `UserStore` returns (`verifyPassword`, `findUser`),
@@ -8,10 +8,10 @@ import { isPlainObject, misspeltFields, shownValue } from './record-shape.js';
  */
 
 /** The fields that matter (`username` is for display only), and other spellings of them. */
-const USER_FIELDS: Readonly<Record<string, readonly string[]>> = {
+const USER_FIELDS = fieldSpellings({
   id: ['userId', 'user_id', 'sub', '_id', 'uuid'],
   claims: [],
-};
+});
 
 /**
  * What is wrong with `record` as a user, one `field: problem` line each; empty when it can be used.
