@@ -182,6 +182,9 @@ const hasher = pbkdf2Hasher({ iterations: 100_000 });
 async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> {
   return {
     keys: seed.keys,
+    // Keys generated at start are the demo's choice, with the warning of signingKeysFromEnv, also
+    // under `next start` (NODE_ENV=production); a production host stores its keys.
+    allowEphemeralKeys: true,
     clients: memoryClientStore([
       {
         id: DEMO.client.id,

@@ -6,6 +6,7 @@ export const KNOWN_OPTIONS = {
   "allowInsecureIssuer": true,
   "keys": true,
   "algorithm": true,
+  "allowEphemeralKeys": true,
   "clients": true,
   "clientJwks": {
     "fetch": true,

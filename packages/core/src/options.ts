@@ -33,6 +33,12 @@ export interface GatehouseOptions {
   readonly keys: readonly PrivateJwk[];
   /** Signing algorithm of access tokens; `keys` must hold a key of it. Default `'ES256'`. */
   readonly algorithm?: SigningAlgorithm;
+  /**
+   * Accepts, when `NODE_ENV` is `production`, keys that `generateKeys()` made in this process and
+   * that were never stored: every token they sign dies with the process, and no other process
+   * verifies it. Without this option such keys are refused in production. Default `false`.
+   */
+  readonly allowEphemeralKeys?: boolean;
 
   /** The host's clients. */
   readonly clients: ClientStore;
