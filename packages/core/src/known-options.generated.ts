@@ -96,5 +96,6 @@ export const KNOWN_OPTIONS = {
   "now": true,
   "randomBytes": true,
   "onEvent": true,
-  "logger": true
+  "logger": true,
+  "debug": true
 } as const;
