@@ -29,6 +29,8 @@ export function introspectAccessToken(ctx: Context, claims: AccessTokenClaims): 
     iat: claims.iat,
     jti: claims.jti,
     token_family: claims.family,
+    // RFC 8693 §4.1 and §2.2.1 of RFC 7662: the delegation chain of an exchanged token.
+    ...(claims.act === undefined ? {} : { act: claims.act }),
   };
 }
 

@@ -9,6 +9,7 @@ import {
 import { oauthError, ProtocolError } from '../errors.js';
 import { bearerCredentials, isB64Token } from '../http/bearer.js';
 import { ENDPOINTS } from '../oauth2/metadata.js';
+import { parseAct } from '../tokens/act.js';
 import { clientSubject, userSubject } from '../tokens/subject.js';
 import { credentialsRequired, insufficientScope, invalidBearerRequest, invalidToken } from './challenge.js';
 import type { AuthenticationResult, Caller } from './types.js';
@@ -115,6 +116,9 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       throw invalidToken(realm, 'invalid', challenge);
     if (subKind !== undefined && (subKind !== 'client' || clientId !== sub))
       throw invalidToken(realm, 'invalid', challenge);
+    // RFC 8693 §4.1: a token issued by token exchange names its actor; a malformed chain is invalid.
+    const act = parseAct(payload.act);
+    if (act === null) throw invalidToken(realm, 'invalid', challenge);
     const scopes = scope === '' ? [] : scope.split(' ');
     for (const needed of required)
       if (!scopes.includes(needed)) throw insufficientScope(realm, required, challenge);
@@ -126,6 +130,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       scope: scopes,
       family,
       tokenId: jti,
+      ...(act === undefined ? {} : { act }),
       expiresAt: exp,
     };
   };
