@@ -11,6 +11,7 @@ import { refreshTokenGrant } from './grants/refresh-token.js';
 import { tokenExchangeGrant } from './grants/token-exchange.js';
 import { JWT_BEARER_GRANT } from './jwt-assertion.js';
 import { TOKEN_EXCHANGE_GRANT } from './token-exchange/exchanged-token.js';
+import { jwtBearerEnabled } from './trusted-issuers.js';
 
 const GRANTS = {
   authorization_code: authorizationCodeGrant,
@@ -21,13 +22,19 @@ const GRANTS = {
   [JWT_BEARER_GRANT]: jwtBearerGrant,
 } as const;
 
+/** Extension grants offered only where configured (their options), else `unsupported_grant_type`. */
+const CONFIGURED: Readonly<Record<string, (ctx: Context) => boolean>> = {
+  [TOKEN_EXCHANGE_GRANT]: (ctx) => ctx.tokenExchange !== undefined,
+  [JWT_BEARER_GRANT]: jwtBearerEnabled,
+};
+
 /** `POST {base}/oauth2/v1/token` (RFC 6749 §3.2). */
 export async function tokenEndpoint(request: Request, ctx: Context): Promise<Answer> {
   const params = await readForm(request, ctx.maxBodyBytes);
   const grantType = params.get('grant_type');
   if (grantType === undefined) throw invalidRequest('The "grant_type" parameter is missing.');
   const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType as keyof typeof GRANTS] : undefined;
-  if (!grant)
+  if (!grant || CONFIGURED[grantType]?.(ctx) === false)
     throw oauthError(
       'unsupported_grant_type',
       'The grant type is not supported (see grant_types_supported in the metadata).',
