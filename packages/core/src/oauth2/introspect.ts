@@ -60,10 +60,9 @@ export async function introspectEndpoint(request: Request, ctx: Context): Promis
   // A token for any of the instance's resources (RFC 8707: the MCP server's, an exchanged token's
   // target), not only its own API: introspection serves every resource server of this issuer.
   const signed = await verifyAccessTokenSignature(ctx, token);
-  const access =
-    signed && signed.audience.some((audience) => ctx.resources.has(audience))
-      ? await unlessRevoked(ctx, signed)
-      : null;
+  const access = signed?.audience.some((audience) => ctx.resources.has(audience))
+    ? await unlessRevoked(ctx, signed)
+    : null;
   if (access) {
     const active =
       access.clientId === client.id &&
