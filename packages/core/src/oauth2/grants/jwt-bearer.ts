@@ -61,9 +61,6 @@ export async function jwtBearerGrant(
   if (isIdJag && claims.client_id !== client.id) {
     throw invalidGrant('The assertion was issued for another client.');
   }
-  // Checked last, so that an assertion refused for another reason is not burnt.
-  if (!(await useAssertionOnce(ctx, 'jwt-bearer', trusted.issuer, claims))) throw invalid();
-
   const userId = await trusted.userId(claims, client);
   if (typeof userId !== 'string' || userId === '' || !(await ctx.users.findUser(userId))) {
     throw invalidGrant('The assertion names no user of this server.');
@@ -92,6 +89,8 @@ export async function jwtBearerGrant(
     scope = resolveRequestedScope(ctx, client, scopeParam);
     audience = authorizedResources(ctx, client, requestedResources(params));
   }
+  // Checked last, so that an assertion refused for another reason is not burnt.
+  if (!(await useAssertionOnce(ctx, 'jwt-bearer', trusted.issuer, claims))) throw invalid();
   const subject = userSubject(userId);
   const access = await signAccessToken(ctx, {
     family: 'oauth2',
