@@ -16,7 +16,6 @@ import {
   MAX_RESOURCE_LENGTH,
   MAX_RESOURCES_PER_REQUEST,
   requestedResources,
-  resourceUriProblem,
 } from '../resource-indicators.js';
 import { parseScope } from '../scope.js';
 import { exchangedAudience, exchangedScope } from '../token-exchange/decision.js';
@@ -234,10 +233,6 @@ async function idJagExchange(
   const audience = audiences[0]!;
   if (!configured.has(audience) || !(decision.audience ?? []).includes(audience)) {
     throw oauthError('invalid_target', 'ID-JAGs are not issued for this audience.');
-  }
-  for (const resource of resources) {
-    if (resourceUriProblem(resource))
-      throw oauthError('invalid_target', 'A resource is not an absolute URI.');
   }
   const scope = exchangedScope(request.requested.scope, decision, subject, false);
   const ttl = ctx.tokenExchange!.idJagTtl;
