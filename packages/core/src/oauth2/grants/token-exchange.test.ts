@@ -356,6 +356,12 @@ describe('token exchange (RFC 8693)', () => {
       await exchange(t, { subject_token: userToken, subject_token_type: ACCESS, resource: MCP }),
       'invalid_request',
     );
+    // Another client's token for itself: only that client may exchange it.
+    const agentOwn = await clientToken(t);
+    await expectError(
+      await exchange(t, { subject_token: agentOwn, subject_token_type: ACCESS, resource: REPORTS }, GATEWAY),
+      'invalid_request',
+    );
     // A client the policy refuses, and one not registered for the grant.
     const { access_token: fresh } = await issueTokens(t, 'read');
     await expectError(
