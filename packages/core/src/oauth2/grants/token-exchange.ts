@@ -111,7 +111,8 @@ export async function tokenExchangeGrant(
     throw invalidRequest(`The delegation chain would be longer than ${MAX_ACT_DEPTH} actors.`);
   }
   const now = toEpochSeconds(ctx.now());
-  // Never outlives what it was exchanged from (RFC 8693 §5: the new token adds no lifetime).
+  // Never outlives what it was exchanged from: RFC 8693 §5 counts a limited lifetime among the
+  // constraints against abuse of delegated rights, and an exchange must not extend a stolen token.
   const ttl = Math.max(1, Math.min(ctx.accessTokenTtl, subject.exp - now));
   const grantId = subject.local && typeof subject.claims.gid === 'string' ? subject.claims.gid : undefined;
   const access = await signAccessToken(ctx, {
