@@ -91,6 +91,12 @@ export const KNOWN_OPTIONS = {
     "maxCacheSeconds": true,
     "maxConcurrentFetches": true
   },
+  "tokenExchange": {
+    "policy": true,
+    "idJagAudiences": true,
+    "idJagTtl": true
+  },
+  "trustedIssuers": true,
   "maxBodyBytes": true,
   "clockToleranceSeconds": true,
   "now": true,

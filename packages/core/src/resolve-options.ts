@@ -12,6 +12,8 @@ import {
 } from './oauth2/registration/settings.js';
 import { slideUnusedDeadline } from './oauth2/registration/unused-registrations.js';
 import { resourceUriProblem } from './oauth2/resource-indicators.js';
+import { tokenExchangeSettings } from './oauth2/token-exchange/settings.js';
+import { resolveTrustedIssuers } from './oauth2/trusted-issuers.js';
 import type { GatehouseOptions } from './options.js';
 import { PasswordCheckGate } from './passwords/password-check-gate.js';
 import { mirroredGrantStore, RevocationMirror } from './revocation/revocation-mirror.js';
@@ -241,6 +243,8 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     verifiedTokens: shared.verifiedTokens ?? new VerifiedTokenCache(),
     dynamicRegistration,
     clientMetadataDocuments,
+    tokenExchange: tokenExchangeSettings(options.tokenExchange),
+    trustedIssuers: resolveTrustedIssuers(options.trustedIssuers, issuer),
     revocationMirror,
   };
 }

@@ -10,6 +10,7 @@ import { oauthError, ProtocolError } from '../errors.js';
 import { bearerCredentials, isB64Token } from '../http/bearer.js';
 import { ENDPOINTS } from '../oauth2/metadata.js';
 import type { TokenRejection } from '../tokens/access-token.js';
+import { parseAct } from '../tokens/act.js';
 import { clientSubject, userSubject } from '../tokens/subject.js';
 import {
   credentialsRequired,
@@ -135,6 +136,9 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       throw invalidToken(realm, 'invalid', challenge);
     if (subKind !== undefined && (subKind !== 'client' || clientId !== sub))
       throw invalidToken(realm, 'invalid', challenge);
+    // RFC 8693 §4.1: a token issued by token exchange names its actor; a malformed chain is invalid.
+    const act = parseAct(payload.act);
+    if (act === null) throw invalidToken(realm, 'invalid', challenge);
     const scopes = scope === '' ? [] : scope.split(' ');
     for (const needed of required)
       if (!scopes.includes(needed)) throw insufficientScope(realm, required, challenge);
@@ -146,6 +150,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       scope: scopes,
       family,
       tokenId: jti,
+      ...(act === undefined ? {} : { act }),
       expiresAt: exp,
     };
   };
