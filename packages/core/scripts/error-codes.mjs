@@ -149,7 +149,7 @@ function markdown(protocol, codes, sites) {
     '## Gatehouse error codes',
     '',
     'The `code` of `ConfigurationError` (with `option`, the option path), `UsageError` (a `TypeError`,',
-    'with `argument`), `OutboundFetchError` and `StoreFullError`, and the `reason` of',
+    'with `argument`), `OutboundFetchError` and `StoreFullError`, and the `storageCode` of',
     '`StorageUnavailableError` (a `ProtocolError` answered 503, whose `code` is',
     '`temporarily_unavailable`). Branch on them, never on messages:',
     '',

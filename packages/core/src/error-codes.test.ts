@@ -62,7 +62,7 @@ describe('stable error codes', () => {
     expect(error).toMatchObject({ code: 'ERR_INVALID_ARGUMENT', argument: 'userId' });
   });
 
-  it('a storage failure and a storage timeout are told apart by the reason of StorageUnavailableError', async () => {
+  it('a storage failure and a storage timeout are told apart by the storageCode of StorageUnavailableError', async () => {
     const refused = new Error('connection refused');
     const failing = await testInstance({
       storage: { grants: { ...memoryGrantStore(), revokeSubject: () => Promise.reject(refused) } },
@@ -70,7 +70,7 @@ describe('stable error codes', () => {
     await expect(failing.gatehouse.revokeUser('user-1')).rejects.toMatchObject({
       name: 'ProtocolError',
       code: 'temporarily_unavailable',
-      reason: 'ERR_STORAGE_UNAVAILABLE',
+      storageCode: 'ERR_STORAGE_UNAVAILABLE',
       cause: refused,
     });
     const hanging = await testInstance({
@@ -79,6 +79,6 @@ describe('stable error codes', () => {
     });
     const error = await hanging.gatehouse.revokeUser('user-1').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(StorageUnavailableError);
-    expect(error).toMatchObject({ reason: 'ERR_STORAGE_TIMEOUT' });
+    expect(error).toMatchObject({ storageCode: 'ERR_STORAGE_TIMEOUT' });
   });
 });

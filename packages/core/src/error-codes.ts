@@ -76,7 +76,7 @@ export const ERROR_CODES = {
     meaning: 'The body is larger than the cap (declared or counted).',
   },
   // Storage: StorageUnavailableError is a ProtocolError (answered 503 temporarily_unavailable), so
-  // its stable code is its `reason`.
+  // its stable code is its `storageCode`.
   ERR_STORAGE_UNAVAILABLE: {
     thrownAs: 'StorageUnavailableError',
     meaning: 'A store call failed (rejected or threw); `cause` holds its error. Answered 503.',
@@ -106,5 +106,5 @@ export type ConfigurationErrorCode = ErrorCodeOf<'ConfigurationError'>;
 export type UsageErrorCode = ErrorCodeOf<'UsageError'>;
 /** The codes of `OutboundFetchError`. */
 export type OutboundFetchErrorCode = ErrorCodeOf<'OutboundFetchError'>;
-/** The `reason` codes of `StorageUnavailableError`. */
+/** The `storageCode` codes of `StorageUnavailableError`. */
 export type StorageUnavailableReason = ErrorCodeOf<'StorageUnavailableError'>;

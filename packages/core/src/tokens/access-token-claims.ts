@@ -5,6 +5,7 @@
  */
 import type { Subject } from '../storage/types.js';
 import type { EpochSeconds } from '../time.js';
+import type { ActClaim } from './act.js';
 
 /** Which issuing path produced an access token. */
 export type TokenFamily = 'oauth2' | 'auth_api';
@@ -26,6 +27,8 @@ export interface AccessTokenClaims {
   readonly jti: string;
   /** The grant the token belongs to (`gid`), the handle of grant revocation. */
   readonly grantId?: string;
+  /** The delegation chain (RFC 8693 §4.1 `act`) of a token issued by token exchange. */
+  readonly act?: ActClaim;
   readonly iat: EpochSeconds;
   readonly exp: EpochSeconds;
 }

@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import type { Subject } from '../storage/types.js';
 import { fromEpochSeconds, type Seconds, toEpochSeconds } from '../time.js';
 import type { AccessTokenClaims, TokenFamily } from './access-token-claims.js';
+import { type ActClaim, parseAct } from './act.js';
 import { base64url, utf8 } from './encoding.js';
 import { clientSubject, subjectId, userSubject } from './subject.js';
 
@@ -27,6 +28,8 @@ export interface AccessTokenGrant {
   /** The grant's resources; absent: the instance's configured `audience`. */
   readonly audience?: readonly string[];
   readonly grantId?: string;
+  /** The actor (RFC 8693 §4.1), for a token issued by token exchange to someone acting for the subject. */
+  readonly act?: ActClaim;
   readonly ttl: Seconds;
 }
 
@@ -67,6 +70,7 @@ export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Pr
   if (grant.clientId !== undefined) payload.client_id = grant.clientId;
   if (grant.grantId !== undefined) payload.gid = grant.grantId;
   if (grant.subject.kind === 'client') payload.sub_kind = 'client';
+  if (grant.act !== undefined) payload.act = grant.act;
   const signingInput = `${ctx.keys.encodedHeader}.${base64url(utf8(JSON.stringify(payload)))}`;
   const token = `${signingInput}.${await ctx.keys.sign(signingInput)}`;
   return {
@@ -80,6 +84,7 @@ export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Pr
       audience,
       jti,
       grantId: grant.grantId,
+      ...(grant.act === undefined ? {} : { act: grant.act }),
       iat,
       exp,
     },
@@ -146,6 +151,8 @@ async function checkAccessTokenSignature(
     // A client subject's `sub` is its own client id (RFC 9068 §2.2); anything else is forged or broken.
     const subKind = payload.sub_kind;
     if (subKind !== undefined && (subKind !== 'client' || clientId !== payload.sub)) return INVALID;
+    const act = parseAct(payload.act);
+    if (act === null) return INVALID;
     const claims: AccessTokenClaims = {
       family,
       subject: subKind === 'client' ? clientSubject(payload.sub) : userSubject(payload.sub),
@@ -155,6 +162,7 @@ async function checkAccessTokenSignature(
       audience: Object.freeze(audience),
       jti: payload.jti,
       grantId,
+      ...(act === undefined ? {} : { act }),
       iat: payload.iat!,
       exp: payload.exp!,
     };
