@@ -3,6 +3,7 @@ import { hashSecret } from '@gatehousejs/core';
 import { migrate, type PostgresStorage, postgresStorage } from '@gatehousejs/postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAssertionAcceptedOnce } from '../../core/test/assertion-replay.js';
 import { failPasswordAttempts } from '../../core/test/password-attempts.js';
 import { expectRegistrationsShared } from '../../core/test/registration-across-processes.js';
 
@@ -48,6 +49,11 @@ describe.skipIf(!url)('postgres engine specifics', () => {
     expect(Number(rows[0]!.rows)).toBe(51);
     expect(rows[0]!.longest).toBeLessThanOrEqual(64);
     expect(Number(rows[0]!.last)).toBeLessThanOrEqual(flood.startedAt + 2 * flood.windowMs);
+  });
+
+  it('accepts a private_key_jwt assertion once, also after its exp within the clock tolerance', async () => {
+    await migrate(storage.pool, { schema });
+    await expectAssertionAcceptedOnce(storage);
   });
 
   it('keeps dynamic registrations where every process of the issuer finds, reads and deletes them', async () => {

@@ -55,8 +55,12 @@ export interface PresentedAssertion extends PresentedClient {
  * be signed with an allowed asymmetric algorithm by one of those keys, carry `iss` = `sub` = the
  * client id, an `aud` naming this server (its issuer, or the URL of the endpoint, as OpenID
  * Connect Core §9 and RFC 7523 §3 item 3 allow), an `exp` at most
- * {@link MAX_ASSERTION_LIFETIME_SECONDS} ahead and a `jti` never seen before (remembered in the
- * replay store until the assertion expires; a replay is 401 `invalid_client`, RFC 7523 §3 item 7).
+ * {@link MAX_ASSERTION_LIFETIME_SECONDS} ahead, no `iat` in the future (beyond the clock
+ * tolerance) and a `jti` never seen before (a replay is 401 `invalid_client`, RFC 7523 §3 item 7).
+ * The `jti` is remembered for as long as the assertion could be accepted: until `exp` plus the
+ * clock tolerance, which `jwtVerify` also grants. It is remembered in the client's own partition
+ * of the replay store (`ReplayStore.useOnce`'s `partition`), so a client that fills its share (a
+ * self-registered one minting assertions) locks out only itself.
  */
 export const privateKeyJwt: ClientAuthMethod<PresentedAssertion> = {
   name: 'private_key_jwt',
@@ -99,10 +103,17 @@ export const privateKeyJwt: ClientAuthMethod<PresentedAssertion> = {
     const now = ctx.now();
     const exp = claims.exp * 1000;
     if (exp > now + (MAX_ASSERTION_LIFETIME_SECONDS + ctx.clockToleranceSeconds) * 1000) return false;
+    // RFC 7519 §4.1.6 leaves `iat` unchecked; one in the future is a clock that cannot be trusted,
+    // and jose checks it only with `maxTokenAge` (which would make `iat` required).
+    if (claims.iat !== undefined && claims.iat * 1000 > now + ctx.clockToleranceSeconds * 1000) return false;
     if (claims.jti.length > MAX_JTI_LENGTH) return false;
     // Remembered by a digest of client and jti: short keys, and two clients' ids never collide.
     const replayId = `client-assertion:${await hashSecret(`${client.id}\u0000${claims.jti}`)}`;
-    return ctx.storage.replay.useOnce(replayId, Math.max(exp, now + 1000), now);
+    // `jwtVerify` accepts the assertion until `exp` + the clock tolerance: the jti must be
+    // remembered at least that long, or a replay after `exp` passes (RFC 7523 §3 item 7).
+    const acceptedUntil = exp + ctx.clockToleranceSeconds * 1000;
+    const partition = `client:${await hashSecret(client.id)}`;
+    return ctx.storage.replay.useOnce(replayId, Math.max(acceptedUntil, now + 1000), now, partition);
   },
 };
 
@@ -120,7 +131,10 @@ function endpointUrl(ctx: Context, request: Request): string {
 }
 
 /** The verified claims that matter after the signature, or why there are none. */
-type AssertionOutcome = { readonly exp: number; readonly jti: string } | 'no-key' | 'invalid';
+type AssertionOutcome =
+  | { readonly exp: number; readonly jti: string; readonly iat?: number }
+  | 'no-key'
+  | 'invalid';
 
 async function verifyAssertion(
   ctx: Context,
@@ -138,7 +152,11 @@ async function verifyAssertion(
       clockTolerance: ctx.clockToleranceSeconds,
     });
     if (typeof payload.jti !== 'string' || typeof payload.exp !== 'number') return 'invalid';
-    return { exp: payload.exp, jti: payload.jti };
+    return {
+      exp: payload.exp,
+      jti: payload.jti,
+      ...(typeof payload.iat === 'number' ? { iat: payload.iat } : {}),
+    };
   } catch (error) {
     return (error as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY' ? 'no-key' : 'invalid';
   }
