@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAssertionAcceptedOnce } from '../../core/test/assertion-replay.js';
 import { failPasswordAttempts } from '../../core/test/password-attempts.js';
 import { expectRegistrationsShared } from '../../core/test/registration-across-processes.js';
+import { expectUnstorableInputRefused } from '../../core/test/unstorable-input.js';
 
 const url = process.env.DATABASE_URL;
 if (!url)
@@ -54,6 +55,11 @@ describe.skipIf(!url)('postgres engine specifics', () => {
   it('accepts a private_key_jwt assertion once, also after its exp within the clock tolerance', async () => {
     await migrate(storage.pool, { schema });
     await expectAssertionAcceptedOnce(storage);
+  });
+
+  it('refuses NUL bytes and unpaired surrogates with 400 before PostgreSQL sees them, over HTTP', async () => {
+    await migrate(storage.pool, { schema });
+    await expectUnstorableInputRefused(storage);
   });
 
   it('keeps dynamic registrations where every process of the issuer finds, reads and deletes them', async () => {
