@@ -10,6 +10,7 @@
 // C0 controls, DEL and C1 controls; a high surrogate not followed by a low one; a low one not
 // preceded by a high one.
 const UNSTORABLE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
   /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/u;
 
 /**
