@@ -1,4 +1,5 @@
 import type { EpochMs } from '../time.js';
+import { markSelfRegistered } from './self-registered.js';
 import type { ClientRecord, ClientRegistry, ClientStore, RegisteredClient } from './types.js';
 
 /** What registration features add to the directory (`oauth2/registration/`). */
@@ -21,7 +22,8 @@ export interface ClientDirectoryExtensions {
  * registration, so a registration can never shadow a configured client id), then the instance's
  * {@link ClientRegistry}, then (when enabled) a client ID metadata document. Only the host's store
  * answers `isOriginAllowed`: registering a client must not grant credentialed CORS to the origin
- * that registered it.
+ * that registered it. Clients of the registry and of metadata documents come back marked
+ * self-registered (`isSelfRegistered`): anyone can create them.
  */
 export function clientDirectory(
   host: ClientStore,
@@ -36,9 +38,10 @@ export function clientDirectory(
       const registration = await registry.findClient(clientId, now());
       if (registration) {
         await extensions.found?.(registration);
-        return registration.client;
+        return markSelfRegistered(registration.client);
       }
-      return extensions.unknown ? extensions.unknown(clientId) : null;
+      const document = extensions.unknown ? await extensions.unknown(clientId) : null;
+      return document && markSelfRegistered(document);
     },
     ...(host.isOriginAllowed ? { isOriginAllowed: (origin: string) => host.isOriginAllowed!(origin) } : {}),
   };
