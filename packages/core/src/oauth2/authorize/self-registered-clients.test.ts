@@ -50,7 +50,7 @@ describe('errors of self-registered clients (RFC 9700 §4.11.2)', () => {
   it('are shown on an error page, never redirected; a configured client still gets the redirect', async () => {
     const { t, registeredId } = await setUp();
     const browser = new FakeBrowser(t.gatehouse);
-    const requests = [
+    const requests: Record<string, string | null>[] = [
       { response_type: 'token' }, // unsupported_response_type
       { prompt: 'none' }, // login_required: no session
       { request: 'eyJhbGciOiJub25lIn0.e30.' }, // request_not_supported
