@@ -237,8 +237,9 @@ export interface UserStore {
    * The user with this id, or `null`. Gatehouse asks it on introspection, userinfo, refresh and
    * session use, so a deleted user's sessions and refresh tokens stop working, and introspection
    * reports their tokens inactive, at once. The bearer check of REST operations does not ask it (it
-   * is the hot path): call `gatehouse.revokeUser(userId)` when deleting a user so that their access
-   * tokens stop working there too (see docs/security.md).
+   * is the hot path): delete users through `gatehouse.deleteUser(userId, remove)` (or call
+   * `gatehouse.revokeUser(userId)` when deleting one) so that their access tokens stop working
+   * there too (see docs/users.md).
    */
   findUser(userId: string): Promise<UserRecord | null>;
 }
