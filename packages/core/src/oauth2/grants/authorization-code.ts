@@ -83,7 +83,9 @@ export async function authorizationCodeGrant(
     { ...grant, ...(record.nonce === undefined ? {} : { nonce: record.nonce }) },
     access.token,
   );
-  const refresh = issuesRefreshToken(client, grant.scope) ? await newRefreshToken(ctx, grant, now) : undefined;
+  const refresh = issuesRefreshToken(client, grant.scope)
+    ? await newRefreshToken(ctx, grant, now)
+    : undefined;
   // The consumed code outlives its 60 s so that a late replay still revokes the grant (§4.1.2).
   const result = await ctx.storage.grants.redeemCode(
     codeHash,
