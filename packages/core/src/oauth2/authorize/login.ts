@@ -9,6 +9,7 @@ import { shownUsername } from '../../passwords/credential-limits.js';
 import { attemptPasswordLogin } from '../../passwords/password-login.js';
 import { crossSiteRefused, formExpired, hasValidCsrfToken, pageCsrfToken } from '../../session/csrf.js';
 import { endSession, startSession } from '../../session/session-cookie.js';
+import { clientDisplay } from '../../ui/display-text.js';
 import { formTargetSource } from '../../ui/page-response.js';
 import { errorPage, loginPage } from '../../ui/pages.js';
 import { PAGE_PATHS } from '../../ui/paths.js';
@@ -48,7 +49,7 @@ export function renderLoginStep(
       action: ctx.basePath + PAGE_PATHS.login,
       csrfToken: csrf.token,
       hiddenFields: auth.parameters,
-      clientName: auth.client.name ?? auth.client.id,
+      ...clientDisplay(auth.client),
       // OpenID Connect Core §3.1.2.1: login_hint prefills the username.
       ...(username === undefined ? {} : { username }),
       ...(options.error === undefined ? {} : { error: options.error }),

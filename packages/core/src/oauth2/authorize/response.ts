@@ -3,6 +3,7 @@ import { ProtocolError, type ProtocolErrorCode } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { noStoreEmpty } from '../../http/responses.js';
+import { isSelfRegistered } from '../../storage/self-registered.js';
 import { errorPage } from '../../ui/pages.js';
 import {
   type AuthorizationRequest,
@@ -69,7 +70,10 @@ export function authorizationErrorRedirect(
  * on the carried authorization parameters. The client and redirect URI are checked first: when they
  * cannot be trusted the answer is an HTML error page, never a redirect (RFC 6749 §4.1.2.1). Then the
  * request is validated completely and `step` runs; the redirectable protocol errors either throws
- * go back to the client, anything else (a refused form, a bug) propagates.
+ * go back to the client, anything else (a refused form, a bug) propagates. A self-registered
+ * client (RFC 7591, client ID metadata document) gets no error redirect without the user's doing:
+ * its errors are an HTML error page (RFC 9700 §4.11.2). Only the user's own "Deny" on the consent
+ * page, which the step answers itself, sends the user back to it with `access_denied`.
  */
 export async function authorizationStep(
   ctx: Context,
@@ -87,6 +91,9 @@ export async function authorizationStep(
   } catch (error) {
     if (error instanceof ProtocolError && REDIRECTABLE.has(error.code)) {
       if (error.status >= 500) ctx.logger.error(`gatehouse: ${error.description}`, error.cause);
+      // RFC 9700 §4.11.2: anyone can register a client and its redirect URIs, so an automatic
+      // error redirect to one would make this server an open redirector. Its errors are shown.
+      if (isSelfRegistered(target.client)) return errorPage(ctx, error);
       return authorizationErrorRedirect(ctx, target, error);
     }
     throw error;

@@ -10,11 +10,11 @@ import { isValidCodeVerifier, verifyS256 } from '../pkce.js';
 import { requestedResources, tokenAudience } from '../resource-indicators.js';
 import { tokenResponse } from '../token-response.js';
 import {
-  clientMayUse,
   type Grant,
   grantAccessToken,
   grantLifetimeMs,
   issuedTo,
+  issuesRefreshToken,
   newRefreshToken,
   revokeGrant,
 } from './grant-tokens.js';
@@ -83,7 +83,9 @@ export async function authorizationCodeGrant(
     { ...grant, ...(record.nonce === undefined ? {} : { nonce: record.nonce }) },
     access.token,
   );
-  const refresh = clientMayUse(client, 'refresh_token') ? await newRefreshToken(ctx, grant, now) : undefined;
+  const refresh = issuesRefreshToken(client, grant.scope)
+    ? await newRefreshToken(ctx, grant, now)
+    : undefined;
   // The consumed code outlives its 60 s so that a late replay still revokes the grant (§4.1.2).
   const result = await ctx.storage.grants.redeemCode(
     codeHash,

@@ -3,6 +3,7 @@ import type { ClientRecord, GrantType, RefreshTokenRecord, Subject } from '../..
 import { addSeconds, type EpochMs, type Milliseconds, secondsToMs } from '../../time.js';
 import { type SignedAccessToken, signAccessToken } from '../../tokens/access-token.js';
 import { hashSecret, randomSecret } from '../../tokens/secrets.js';
+import { parseScope } from '../scope.js';
 
 /**
  * The grant tokens are issued from: one subject's authorization of one client, for a scope and
@@ -26,6 +27,19 @@ export type Grant = Pick<
 /** Grant types a client may use: its registration, by default both of Gatehouse's. */
 export function clientMayUse(client: ClientRecord, grantType: GrantType): boolean {
   return (client.grantTypes ?? ['authorization_code', 'refresh_token']).includes(grantType);
+}
+
+/**
+ * Whether a code redemption of `scope` issues a refresh token: the client must be allowed the
+ * `refresh_token` grant, and an OpenID Connect request (scope `openid`) must have been granted
+ * `offline_access` (OpenID Connect Core §11: a refresh token is access "while the End-User is not
+ * present", which the user consents to through that scope; as node-oidc-provider does). A plain
+ * OAuth request (no `openid`) gets one as before.
+ */
+export function issuesRefreshToken(client: ClientRecord, scope: string): boolean {
+  if (!clientMayUse(client, 'refresh_token')) return false;
+  const granted = parseScope(scope);
+  return !granted.includes('openid') || granted.includes('offline_access');
 }
 
 /** How long a grant revocation must be remembered: as long as anything of the grant can live. */

@@ -113,6 +113,9 @@ describe('JWT bearer grant (RFC 7523 §2.1)', () => {
     });
     // RFC 7523 §3 item 7: the same jti again is a replay.
     await expectError(await grant(t, { assertion: jwt, scope: 'read' }), 'invalid_grant');
+    // Also past its exp, while the clock tolerance still lets it verify (issue 27 item 5).
+    t.clock.advance(62);
+    await expectError(await grant(t, { assertion: jwt, scope: 'read' }), 'invalid_grant');
   });
 
   it('holds assertions to the private_key_jwt rules: audience, lifetime, signature, issuer, user', async () => {

@@ -1,4 +1,5 @@
 import { oauthError, type ProtocolError } from '../../errors.js';
+import { unstorableJsonString } from '../../http/storable-text.js';
 import type { ClientRecord, GrantType, TokenEndpointAuthMethod } from '../../storage/types.js';
 import { refusedRedirectUriReason } from './redirect-uri.js';
 
@@ -53,6 +54,10 @@ const invalidMetadata = (description: string): ProtocolError =>
 export function parseClientMetadata(input: unknown, rules: ClientMetadataRules): ClientMetadata {
   if (typeof input !== 'object' || input === null || Array.isArray(input))
     throw invalidMetadata('The client metadata must be a JSON object.');
+  // Before anything is kept: PostgreSQL's jsonb refuses NUL and unpaired surrogates (a 503 there,
+  // stored elsewhere), and no metadata has a use for a control character.
+  const unstorable = unstorableJsonString(input);
+  if (unstorable) throw invalidMetadata(`${unstorable.path} contains ${unstorable.problem}.`);
   const given = input as Record<string, unknown>;
   if (rules.refuseSecrets && ('client_secret' in given || 'client_secret_expires_at' in given))
     throw invalidMetadata('A client ID metadata document must not contain a client secret.');
