@@ -28,6 +28,17 @@ export const KNOWN_OPTIONS = {
   "authorizationCodeTtl": true,
   "rotateRefreshTokens": true,
   "requirePkce": true,
+  "pushedAuthorizationRequests": {
+    "required": true,
+    "requestUriTtl": true
+  },
+  "dpop": {
+    "signingAlgorithms": true,
+    "proofLifetime": true,
+    "requireNonce": true,
+    "nonceLifetime": true,
+    "nonceSecret": true
+  },
   "authApi": {
     "enabled": true,
     "tokenTtl": true,

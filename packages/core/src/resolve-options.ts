@@ -1,8 +1,10 @@
 import type { Context, InstanceStores } from './context.js';
+import { dpopSettings } from './dpop/settings.js';
 import { ConfigurationError } from './errors.js';
 import { clientAddressOf } from './http/client-address.js';
 import { runtimeFetch } from './http/guarded-fetch.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
+import { pushedRequestSettings } from './oauth2/par/settings.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
 import {
   dynamicRegistrationSettings,
@@ -240,6 +242,8 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     dynamicRegistration,
     clientMetadataDocuments,
     revocationMirror,
+    pushedRequests: pushedRequestSettings(options.pushedAuthorizationRequests),
+    dpop: dpopSettings(options.dpop, options.randomBytes ?? webRandomBytes),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import { DEFAULT_DPOP_ALGORITHMS } from '../dpop/settings.js';
 import { jsonResponse } from '../http/responses.js';
 import type { Route } from '../http/router.js';
 import {
@@ -17,12 +18,14 @@ export const ENDPOINTS = {
   jwks: '/oauth2/v1/keys',
   /** RFC 7591 §3 (only when `dynamicRegistration` is on); `{registration}/{client_id}` is RFC 7592's. */
   registration: '/oauth2/v1/register',
+  /** RFC 9126 §2: the pushed authorization request endpoint. */
+  pushedAuthorizationRequest: '/oauth2/v1/par',
 } as const;
 
 /** The RFC 8414 §2 authorization server metadata of an instance. */
 export function authorizationServerMetadata(
   ctx: Pick<Context, 'issuer' | 'scopes' | 'resources'> &
-    Partial<Pick<Context, 'dynamicRegistration' | 'clientMetadataDocuments'>>,
+    Partial<Pick<Context, 'dynamicRegistration' | 'clientMetadataDocuments' | 'pushedRequests' | 'dpop'>>,
 ): Record<string, unknown> {
   const at = (path: string) => ctx.issuer + path;
   const clientAuth = supportedAuthMethods();
@@ -46,6 +49,11 @@ export function authorizationServerMetadata(
     introspection_endpoint_auth_signing_alg_values_supported: assertionSigningAlgorithms(),
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
+    // RFC 9126 §5.
+    pushed_authorization_request_endpoint: at(ENDPOINTS.pushedAuthorizationRequest),
+    require_pushed_authorization_requests: ctx.pushedRequests?.required ?? false,
+    // RFC 9449 §5.1: asymmetric algorithms only, never "none" or HS*.
+    dpop_signing_alg_values_supported: [...(ctx.dpop?.algorithms ?? DEFAULT_DPOP_ALGORITHMS)],
     ...(ctx.dynamicRegistration ? { registration_endpoint: at(ENDPOINTS.registration) } : {}),
     // draft-ietf-oauth-client-id-metadata-document §6
     ...(ctx.clientMetadataDocuments ? { client_id_metadata_document_supported: true } : {}),

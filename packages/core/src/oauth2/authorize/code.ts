@@ -1,9 +1,11 @@
 import type { Context } from '../../context.js';
+import { invalidRequest } from '../../errors.js';
 import type { Answer } from '../../http/reply.js';
 import type { SessionRecord } from '../../storage/types.js';
 import { addSeconds } from '../../time.js';
 import { base64url } from '../../tokens/encoding.js';
 import { hashSecret, randomSecret } from '../../tokens/secrets.js';
+import { endFlight } from '../par/pushed-requests.js';
 import type { AuthorizationRequest } from './request.js';
 import { authorizationRedirect } from './response.js';
 
@@ -20,6 +22,9 @@ export async function issueAuthorizationCode(
   request: AuthorizationRequest,
   session: SessionRecord,
 ): Promise<Answer> {
+  // One pushed request yields one code (RFC 9126 §4: its request_uri is single use).
+  if (request.pushed && !(await endFlight(ctx, request.pushed)))
+    throw invalidRequest('This pushed authorization request was already completed.');
   const code = randomSecret(ctx.randomBytes);
   const now = ctx.now();
   await ctx.storage.grants.saveCode({

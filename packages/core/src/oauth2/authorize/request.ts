@@ -9,6 +9,7 @@ import {
 import { idTokenAlgorithm } from '../../oidc/id-token.js';
 import type { ClientRecord } from '../../storage/types.js';
 import { clientMayUse } from '../grants/grant-tokens.js';
+import type { PushedRequest } from '../par/pushed-requests.js';
 import { isValidCodeChallenge } from '../pkce.js';
 import { authorizedResources, requestedResources } from '../resource-indicators.js';
 import { parseScope, resolveRequestedScope } from '../scope.js';
@@ -61,6 +62,11 @@ export interface AuthorizationRequest extends AuthorizationTarget {
    * Several `resource` values travel as one, separated by spaces.
    */
   readonly parameters: Readonly<Record<string, string>>;
+  /**
+   * The pushed request (RFC 9126) this one came from: `parameters` is then only `client_id` and
+   * the in-flight reference, and issuing the code ends it.
+   */
+  readonly pushed?: PushedRequest;
 }
 
 /**

@@ -1,0 +1,37 @@
+import type { Context } from '../../context.js';
+import { invalidRequest } from '../../errors.js';
+import { readForm } from '../../http/form.js';
+import type { Answer } from '../../http/reply.js';
+import { noStoreJson } from '../../http/responses.js';
+import { resolveAuthorizationTarget, validateAuthorizationRequest } from '../authorize/request.js';
+import { authenticateClient } from '../client-auth/authenticate-client.js';
+import { savePushedRequest } from './pushed-requests.js';
+
+/**
+ * `POST {base}/oauth2/v1/par`, the pushed authorization request endpoint (RFC 9126 §2): the client
+ * authenticates exactly as at the token endpoint (public clients name themselves with
+ * `client_id`), and the authorization parameters are validated by the same code as at the
+ * authorization endpoint (§2.1: "the AS MUST validate the request the same way as at the
+ * authorization endpoint"): an unregistered `redirect_uri`, a public client without PKCE, an
+ * unknown scope… are refused here with 400 and the error code the authorization endpoint would
+ * redirect (§2.3). A valid request is stored (bounded, see `pushed-requests.ts`) and answered 201
+ * with its `request_uri` and `expires_in` (§2.2).
+ */
+export async function pushedAuthorizationEndpoint(request: Request, ctx: Context): Promise<Answer> {
+  const params = await readForm(request, ctx.maxBodyBytes);
+  const { client } = await authenticateClient(ctx, request, params);
+  // §2.1: "request_uri" MUST NOT be provided in this case.
+  if (params.has('request_uri'))
+    throw invalidRequest(
+      'A pushed authorization request must not contain a request_uri (RFC 9126 section 2.1).',
+    );
+  // The authenticated client is the request's client_id (authenticateClient refused another one).
+  const withClient = params.with('client_id', client.id);
+  const target = await resolveAuthorizationTarget(ctx, withClient);
+  const auth = validateAuthorizationRequest(ctx, target, withClient);
+  const requestUri = await savePushedRequest(ctx, client.id, auth.parameters);
+  return noStoreJson(
+    { request_uri: requestUri, expires_in: ctx.pushedRequests.requestUriTtl },
+    { status: 201 },
+  );
+}
