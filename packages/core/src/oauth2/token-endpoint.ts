@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import { tokenRequestProof } from '../dpop/token-request.js';
 import { invalidRequest, oauthError } from '../errors.js';
 import { readForm } from '../http/form.js';
 import type { Answer } from '../http/reply.js';
@@ -29,5 +30,7 @@ export async function tokenEndpoint(request: Request, ctx: Context): Promise<Ans
   if (!clientMayUse(client.client, grantType as keyof typeof GRANTS)) {
     throw oauthError('unauthorized_client', `The client may not use the ${grantType} grant.`);
   }
-  return grant(ctx, params, client);
+  // RFC 9449 §5: with a DPoP proof, the tokens are bound to its key.
+  const dpop = await tokenRequestProof(ctx, request, client.client);
+  return grant(ctx, params, client, dpop);
 }

@@ -26,6 +26,11 @@ export interface AccessTokenClaims {
   readonly jti: string;
   /** The grant the token belongs to (`gid`), the handle of grant revocation. */
   readonly grantId?: string;
+  /**
+   * The JWK SHA-256 thumbprint of the DPoP key the token is bound to (`cnf.jkt`, RFC 9449 §6.1):
+   * it is usable only with a proof of that key.
+   */
+  readonly jkt?: string;
   readonly iat: EpochSeconds;
   readonly exp: EpochSeconds;
 }
@@ -48,6 +53,8 @@ export interface AccessTokenGrant {
   /** The grant's resources; absent: the instance's configured `audience`. */
   readonly audience?: readonly string[];
   readonly grantId?: string;
+  /** Bind the token to this DPoP key (`cnf.jkt`, RFC 9449 §6.1). */
+  readonly jkt?: string;
   readonly ttl: Seconds;
 }
 
@@ -88,6 +95,7 @@ export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Pr
   if (grant.clientId !== undefined) payload.client_id = grant.clientId;
   if (grant.grantId !== undefined) payload.gid = grant.grantId;
   if (grant.subject.kind === 'client') payload.sub_kind = 'client';
+  if (grant.jkt !== undefined) payload.cnf = { jkt: grant.jkt };
   const signingInput = `${ctx.keys.encodedHeader}.${base64url(utf8(JSON.stringify(payload)))}`;
   const token = `${signingInput}.${await ctx.keys.sign(signingInput)}`;
   return {
@@ -101,6 +109,7 @@ export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Pr
       audience,
       jti,
       grantId: grant.grantId,
+      ...(grant.jkt === undefined ? {} : { jkt: grant.jkt }),
       iat,
       exp,
     },
@@ -165,6 +174,10 @@ async function checkAccessTokenSignature(
     if (!Array.isArray(audience) || audience.length === 0 || !audience.every((a) => typeof a === 'string'))
       return INVALID;
     // A client subject's `sub` is its own client id (RFC 9068 §2.2); anything else is forged or broken.
+    // RFC 9449 §6.1: a bound token's confirmation; a malformed one is no token of ours.
+    const cnf = payload.cnf as { jkt?: unknown } | undefined;
+    if (cnf !== undefined && (typeof cnf !== 'object' || cnf === null || typeof cnf.jkt !== 'string'))
+      return INVALID;
     const subKind = payload.sub_kind;
     if (subKind !== undefined && (subKind !== 'client' || clientId !== payload.sub)) return INVALID;
     const claims: AccessTokenClaims = {
@@ -176,6 +189,7 @@ async function checkAccessTokenSignature(
       audience: Object.freeze(audience),
       jti: payload.jti,
       grantId,
+      ...(cnf === undefined ? {} : { jkt: cnf.jkt as string }),
       iat: payload.iat!,
       exp: payload.exp!,
     };

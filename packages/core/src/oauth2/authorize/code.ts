@@ -37,6 +37,8 @@ export async function issueAuthorizationCode(
     // RFC 8707: the resources the user authorized, the `aud` of every token of the grant.
     ...(request.resources === undefined ? {} : { audience: request.resources }),
     ...(request.codeChallenge === undefined ? {} : { codeChallenge: request.codeChallenge }),
+    // RFC 9449 §10: only a proof of this key redeems the code.
+    ...(request.dpopJkt === undefined ? {} : { ext: { dpopJkt: request.dpopJkt } }),
     // When and how the user authenticated, and which session: OIDC carries them into its tokens,
     // with the request's nonce (echoed in the ID token, Core §3.1.2.1).
     authTime: session.createdAt,

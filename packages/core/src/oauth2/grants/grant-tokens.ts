@@ -50,6 +50,7 @@ export function grantAccessToken(
   grant: Grant,
   scope = grant.scope,
   audience = grant.audience,
+  jkt?: string,
 ): Promise<SignedAccessToken> {
   return signAccessToken(ctx, {
     family: 'oauth2',
@@ -58,6 +59,8 @@ export function grantAccessToken(
     scope,
     ...(audience === undefined ? {} : { audience }),
     grantId: grant.grantId,
+    // RFC 9449 §6: a DPoP-bound token names the key of the token request's proof.
+    ...(jkt === undefined ? {} : { jkt }),
     ttl: ctx.accessTokenTtl,
   });
 }

@@ -183,7 +183,7 @@ describe('pushed authorization requests (RFC 9126): at the authorization endpoin
   it('binds a request_uri to its client and refuses unknown ones with a 400 page', async () => {
     const t = await testInstance();
     const uri = await requestUri(t);
-    for (const query of [
+    for (const query of <Record<string, string>[]>[
       { client_id: 'demo-spa', request_uri: uri },
       { client_id: 'demo-client', request_uri: 'urn:ietf:params:oauth:request_uri:unknown' },
       { request_uri: uri },

@@ -1,4 +1,5 @@
 import type { Context } from '../../context.js';
+import { tokenRequestProof } from '../../dpop/token-request.js';
 import { invalidRequest } from '../../errors.js';
 import { readForm } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
@@ -26,7 +27,15 @@ export async function pushedAuthorizationEndpoint(request: Request, ctx: Context
       'A pushed authorization request must not contain a request_uri (RFC 9126 section 2.1).',
     );
   // The authenticated client is the request's client_id (authenticateClient refused another one).
-  const withClient = params.with('client_id', client.id);
+  let withClient = params.with('client_id', client.id);
+  // RFC 9449 §10.1: a DPoP proof here binds the code to its key, as dpop_jkt does.
+  const dpop = await tokenRequestProof(ctx, request, {});
+  if (dpop !== undefined) {
+    const sent = params.get('dpop_jkt');
+    if (sent !== undefined && sent !== dpop.jkt)
+      throw invalidRequest('The dpop_jkt differs from the key of the DPoP proof.');
+    withClient = withClient.with('dpop_jkt', dpop.jkt);
+  }
   const target = await resolveAuthorizationTarget(ctx, withClient);
   const auth = validateAuthorizationRequest(ctx, target, withClient);
   const requestUri = await savePushedRequest(ctx, client.id, auth.parameters);
