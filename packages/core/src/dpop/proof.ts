@@ -12,6 +12,11 @@ import { sha256Base64url } from '../tokens/sha256.js';
 import { isCurrentNonce } from './nonce.js';
 import type { DpopAlgorithm } from './settings.js';
 
+/** What the proof check needs of an instance (or of a `resourceServer()`). */
+export type ProofContext = Pick<Context, 'now' | 'clockToleranceSeconds' | 'dpop'> & {
+  readonly storage: Pick<Context['storage'], 'replay'>;
+};
+
 /** A DPoP proof that passed every check of RFC 9449 §4.3: the key it proves possession of. */
 export interface DpopProof {
   /** The JWK SHA-256 thumbprint of the proof's public key (RFC 7638), the `cnf.jkt` of bound tokens. */
@@ -108,7 +113,7 @@ const refusal = (description: string): DpopRefusal => ({ error: 'invalid_dpop_pr
  * `iat` check): a replayed proof is refused.
  */
 export async function checkDpopProof(
-  ctx: Context,
+  ctx: ProofContext,
   request: Request,
   proof: string,
   expect: ProofExpectations,
