@@ -59,17 +59,6 @@ async function persistentKeyPair(id: string): Promise<CryptoKeyPair> {
   }
 }
 
-/** Deletes the stored key of `id` (sign-out: the next sign-in binds its tokens to a new key). */
-export async function forgetKeyPair(id: string): Promise<void> {
-  if (typeof indexedDB === 'undefined') return;
-  const db = await openDatabase();
-  try {
-    await request(db.transaction(STORE, 'readwrite').objectStore(STORE).delete(id));
-  } finally {
-    db.close();
-  }
-}
-
 /** The lazily created DPoP handle of a client (`undefined` without DPoP). */
 export type DpopSource = () => Promise<oauth.DPoPHandle | undefined>;
 
