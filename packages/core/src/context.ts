@@ -92,4 +92,6 @@ export interface Context {
   readonly pushedRequests: PushedRequestSettings;
   /** RFC 9449 DPoP (`dpop`). */
   readonly dpop: DpopSettings;
+  /** The security profile the instance follows (`securityProfile`). */
+  readonly securityProfile: 'fapi2' | undefined;
 }

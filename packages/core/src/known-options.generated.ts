@@ -28,6 +28,7 @@ export const KNOWN_OPTIONS = {
   "authorizationCodeTtl": true,
   "rotateRefreshTokens": true,
   "requirePkce": true,
+  "securityProfile": true,
   "pushedAuthorizationRequests": {
     "required": true,
     "requestUriTtl": true

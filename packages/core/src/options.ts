@@ -107,6 +107,14 @@ export interface GatehouseOptions {
    * confidential ones may (and are held to it when they send a challenge). `'all'`: everyone must.
    */
   readonly requirePkce?: 'public' | 'all';
+  /**
+   * A security profile the whole instance follows. `'fapi2'`: the FAPI 2.0 Security Profile as far
+   * as Gatehouse can (see `docs/fapi2.md`): pushed authorization requests required, PKCE S256 for
+   * every client, DPoP-bound tokens only, confidential clients with `private_key_jwt` only (public
+   * clients, DPoP-bound, remain possible), authorization codes of at most 60 seconds. mTLS is not
+   * offered. Default: none.
+   */
+  readonly securityProfile?: 'fapi2';
 
   /**
    * RFC 9126 pushed authorization requests at `{base}/oauth2/v1/par` (always served; see

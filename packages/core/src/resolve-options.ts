@@ -4,6 +4,7 @@ import { ConfigurationError } from './errors.js';
 import { clientAddressOf } from './http/client-address.js';
 import { runtimeFetch } from './http/guarded-fetch.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
+import { fapi2Profile } from './oauth2/fapi/profile.js';
 import { pushedRequestSettings } from './oauth2/par/settings.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
 import {
@@ -132,7 +133,8 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     if (scopes && !scopes.has(scope))
       throw new ConfigurationError(`authApi.scope: "${scope}" is not in scopes.`);
   }
-  const requirePkce = options.requirePkce ?? 'public';
+  const fapi2 = fapi2Profile(options);
+  const requirePkce = options.requirePkce ?? (fapi2 ? 'all' : 'public');
   if (requirePkce !== 'public' && requirePkce !== 'all')
     throw new ConfigurationError('requirePkce: expected "public" or "all".');
   const logger = options.logger ?? console;
@@ -188,11 +190,19 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     defaultScope,
     accessTokenTtl: lifetime('accessTokenTtl', options.accessTokenTtl, 3600, 86_400),
     refreshTokenTtl: lifetime('refreshTokenTtl', options.refreshTokenTtl, 30 * 86_400),
-    authorizationCodeTtl: lifetime('authorizationCodeTtl', options.authorizationCodeTtl, 60, 600),
-    rotateRefreshTokens: options.rotateRefreshTokens ?? true,
+    // FAPI 2.0 §5.3.2.1: codes live at most 60 seconds.
+    authorizationCodeTtl: lifetime(
+      'authorizationCodeTtl',
+      options.authorizationCodeTtl,
+      60,
+      fapi2 ? 60 : 600,
+    ),
+    // FAPI 2.0 §5.3.2.1: no refresh token rotation (the tokens are sender-constrained instead).
+    rotateRefreshTokens: options.rotateRefreshTokens ?? !fapi2,
     requirePkce,
     authApi: {
-      enabled: options.authApi?.enabled ?? true,
+      // The Auth API is a password grant in another shape, which FAPI 2.0 rules out.
+      enabled: options.authApi?.enabled ?? !fapi2,
       tokenTtl: lifetime('authApi.tokenTtl', options.authApi?.tokenTtl, 86_400, 30 * 86_400),
       scope: [...new Set(authApiScope)].join(' '),
     },
@@ -242,8 +252,9 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     dynamicRegistration,
     clientMetadataDocuments,
     revocationMirror,
-    pushedRequests: pushedRequestSettings(options.pushedAuthorizationRequests),
-    dpop: dpopSettings(options.dpop, options.randomBytes ?? webRandomBytes),
+    pushedRequests: pushedRequestSettings(options.pushedAuthorizationRequests, fapi2),
+    dpop: dpopSettings(options.dpop, options.randomBytes ?? webRandomBytes, fapi2),
+    securityProfile: fapi2 ? 'fapi2' : undefined,
   };
 }
 

@@ -26,10 +26,16 @@ export interface DpopSettings {
   readonly nonceLifetime: number;
   /** The HMAC key of nonces (raw bytes of the secret). */
   readonly nonceKey: Uint8Array;
+  /** Every token request must carry a proof (the `fapi2` security profile). */
+  readonly requiredForAll: boolean;
 }
 
 /** Validates the `dpop` option. */
-export function dpopSettings(options: DpopOptions | undefined, randomBytes: RandomBytes): DpopSettings {
+export function dpopSettings(
+  options: DpopOptions | undefined,
+  randomBytes: RandomBytes,
+  fapi2 = false,
+): DpopSettings {
   const algorithms = options?.signingAlgorithms ?? DEFAULT_DPOP_ALGORITHMS;
   if (!Array.isArray(algorithms) || algorithms.length === 0)
     throw new ConfigurationError('dpop.signingAlgorithms: expected a non-empty list of algorithms.');
@@ -51,5 +57,6 @@ export function dpopSettings(options: DpopOptions | undefined, randomBytes: Rand
     requireNonce,
     nonceLifetime: whole('dpop.nonceLifetime', options?.nonceLifetime, 300, 10, 3600),
     nonceKey: new TextEncoder().encode(secret ?? base64url(randomBytes(32))),
+    requiredForAll: fapi2,
   };
 }

@@ -16,10 +16,11 @@ export async function tokenRequestProof(
   ctx: Context,
   request: Request,
   client: Pick<ClientRecord, 'dpopBoundAccessTokens'>,
+  requireProof = client.dpopBoundAccessTokens === true || ctx.dpop.requiredForAll,
 ): Promise<DpopProof | undefined> {
   const header = dpopHeader(request);
   if (header === undefined) {
-    if (client.dpopBoundAccessTokens)
+    if (requireProof)
       throw invalidRequest("This client's access tokens are DPoP-bound: send a DPoP proof (RFC 9449).");
     return undefined;
   }

@@ -25,10 +25,18 @@ export const ENDPOINTS = {
 /** The RFC 8414 §2 authorization server metadata of an instance. */
 export function authorizationServerMetadata(
   ctx: Pick<Context, 'issuer' | 'scopes' | 'resources'> &
-    Partial<Pick<Context, 'dynamicRegistration' | 'clientMetadataDocuments' | 'pushedRequests' | 'dpop'>>,
+    Partial<
+      Pick<
+        Context,
+        'dynamicRegistration' | 'clientMetadataDocuments' | 'pushedRequests' | 'dpop' | 'securityProfile'
+      >
+    >,
 ): Record<string, unknown> {
   const at = (path: string) => ctx.issuer + path;
-  const clientAuth = supportedAuthMethods();
+  // FAPI 2.0 (securityProfile): private_key_jwt, and public clients held to DPoP.
+  const clientAuth = supportedAuthMethods().filter(
+    (method) => ctx.securityProfile !== 'fapi2' || method === 'private_key_jwt' || method === 'none',
+  );
   return {
     issuer: ctx.issuer,
     authorization_endpoint: at(ENDPOINTS.authorization),

@@ -4,6 +4,7 @@ import { invalidRequest, oauthError } from '../errors.js';
 import { readForm } from '../http/form.js';
 import type { Answer } from '../http/reply.js';
 import { authenticateClient } from './client-auth/authenticate-client.js';
+import { checkProfileClientAuth } from './fapi/profile.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { clientCredentialsGrant } from './grants/client-credentials.js';
 import { clientMayUse } from './grants/grant-tokens.js';
@@ -27,6 +28,7 @@ export async function tokenEndpoint(request: Request, ctx: Context): Promise<Ans
       'The grant type is not supported (use authorization_code, refresh_token or client_credentials).',
     );
   const client = await authenticateClient(ctx, request, params);
+  checkProfileClientAuth(ctx, client);
   if (!clientMayUse(client.client, grantType as keyof typeof GRANTS)) {
     throw oauthError('unauthorized_client', `The client may not use the ${grantType} grant.`);
   }

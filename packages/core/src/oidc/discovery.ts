@@ -31,7 +31,7 @@ export function idTokenSigningAlgorithms(ctx: Pick<Context, 'keys'>): SigningAlg
  */
 export function openIdProviderMetadata(
   ctx: Pick<Context, 'issuer' | 'scopes' | 'keys' | 'resources'> &
-    Partial<Pick<Context, 'pushedRequests' | 'dpop'>>,
+    Partial<Pick<Context, 'pushedRequests' | 'dpop' | 'securityProfile'>>,
 ): Record<string, unknown> {
   const oauth = authorizationServerMetadata(ctx);
   // An instance that accepts any scope lists the ones of OpenID Connect (Core §5.4, §11).

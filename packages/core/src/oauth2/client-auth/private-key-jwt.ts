@@ -132,7 +132,11 @@ async function verifyAssertion(
       algorithms: [...ASSERTION_SIGNING_ALGORITHMS],
       issuer: presented.clientId,
       subject: presented.clientId,
-      audience: [ctx.issuer, presented.endpoint, ctx.issuer + ENDPOINTS.token],
+      // FAPI 2.0 §5.3.2.1: under the profile, the issuer identifier only.
+      audience:
+        ctx.securityProfile === 'fapi2'
+          ? [ctx.issuer]
+          : [ctx.issuer, presented.endpoint, ctx.issuer + ENDPOINTS.token],
       requiredClaims: ['exp', 'jti'],
       currentDate: new Date(ctx.now()),
       clockTolerance: ctx.clockToleranceSeconds,

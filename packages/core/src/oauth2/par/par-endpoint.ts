@@ -6,6 +6,7 @@ import type { Answer } from '../../http/reply.js';
 import { noStoreJson } from '../../http/responses.js';
 import { resolveAuthorizationTarget, validateAuthorizationRequest } from '../authorize/request.js';
 import { authenticateClient } from '../client-auth/authenticate-client.js';
+import { checkProfileClientAuth } from '../fapi/profile.js';
 import { savePushedRequest } from './pushed-requests.js';
 
 /**
@@ -20,16 +21,22 @@ import { savePushedRequest } from './pushed-requests.js';
  */
 export async function pushedAuthorizationEndpoint(request: Request, ctx: Context): Promise<Answer> {
   const params = await readForm(request, ctx.maxBodyBytes);
-  const { client } = await authenticateClient(ctx, request, params);
+  const authenticated = await authenticateClient(ctx, request, params);
+  checkProfileClientAuth(ctx, authenticated);
+  const { client } = authenticated;
   // §2.1: "request_uri" MUST NOT be provided in this case.
   if (params.has('request_uri'))
     throw invalidRequest(
       'A pushed authorization request must not contain a request_uri (RFC 9126 section 2.1).',
     );
+  // FAPI 2.0 §5.3.2.2: the redirect URI is always named in the pushed request.
+  if (ctx.securityProfile === 'fapi2' && params.get('redirect_uri') === undefined)
+    throw invalidRequest('The redirect_uri parameter is required (FAPI 2.0 profile).');
   // The authenticated client is the request's client_id (authenticateClient refused another one).
   let withClient = params.with('client_id', client.id);
   // RFC 9449 §10.1: a DPoP proof here binds the code to its key, as dpop_jkt does.
-  const dpop = await tokenRequestProof(ctx, request, {});
+  // A proof is optional here (dpop_jkt may bind instead), whatever the token endpoint requires.
+  const dpop = await tokenRequestProof(ctx, request, {}, false);
   if (dpop !== undefined) {
     const sent = params.get('dpop_jkt');
     if (sent !== undefined && sent !== dpop.jkt)

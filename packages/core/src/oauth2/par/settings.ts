@@ -13,10 +13,15 @@ export interface PushedRequestSettings {
 /** Validates the `pushedAuthorizationRequests` option. */
 export function pushedRequestSettings(
   options: PushedAuthorizationRequestOptions | undefined,
+  fapi2 = false,
 ): PushedRequestSettings {
-  const required = options?.required ?? false;
+  const required = options?.required ?? fapi2;
   if (typeof required !== 'boolean')
     throw new ConfigurationError('pushedAuthorizationRequests.required: expected true or false.');
+  if (fapi2 && !required)
+    throw new ConfigurationError(
+      'pushedAuthorizationRequests.required: the securityProfile "fapi2" requires pushed requests.',
+    );
   return {
     required,
     requestUriTtl: whole('pushedAuthorizationRequests.requestUriTtl', options?.requestUriTtl, 60, 5, 600),
