@@ -23,6 +23,15 @@ export interface DpopProof {
   readonly jkt: string;
 }
 
+/**
+ * The URIs a request to this instance is known by, for `htu`: as the server received it, and at the
+ * issuer's origin (the public one, when a proxy or an adapter sees another host).
+ */
+export function requestHtus(ctx: Pick<Context, 'issuerOrigin'>, request: Request): readonly string[] {
+  const received = new URL(request.url);
+  return [request.url, ctx.issuerOrigin + received.pathname];
+}
+
 /** Why a proof was refused: `use_dpop_nonce` when only a (current) nonce is missing (§8). */
 export interface DpopRefusal {
   readonly error: 'invalid_dpop_proof' | 'use_dpop_nonce';
@@ -31,8 +40,11 @@ export interface DpopRefusal {
 
 /** What the proof must be bound to. */
 export interface ProofExpectations {
-  /** The request's URI without query and fragment (§4.3 item 9). */
-  readonly htu: string;
+  /**
+   * The request's URI (§4.3 item 9; query and fragment ignored), or the URIs it is known by (as
+   * received, and at the issuer's public origin when a proxy or adapter sees another host).
+   */
+  readonly htu: string | readonly string[];
   /** The access token presented with the proof, whose hash the proof's `ath` must be (§4.3 item 12). */
   readonly accessToken?: string;
   /** Whether the proof must carry a current server nonce (§8, §9). */
@@ -145,7 +157,8 @@ export async function checkDpopProof(
   if (typeof payload.htm !== 'string' || payload.htm !== request.method)
     return refusal(`The DPoP proof htm must be the request method ${request.method}.`);
   const htu = typeof payload.htu === 'string' ? normalisedHtu(payload.htu) : undefined;
-  if (htu === undefined || htu !== normalisedHtu(expect.htu))
+  const expected = typeof expect.htu === 'string' ? [expect.htu] : expect.htu;
+  if (htu === undefined || !expected.some((uri) => normalisedHtu(uri) === htu))
     return refusal('The DPoP proof htu must be the request URI (without query and fragment).');
   const now = ctx.now();
   const window = ctx.dpop.proofLifetime;

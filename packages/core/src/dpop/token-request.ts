@@ -2,7 +2,14 @@ import type { Context } from '../context.js';
 import { invalidRequest, oauthError, type ProtocolError } from '../errors.js';
 import type { ClientRecord, RecordExtensions } from '../storage/types.js';
 import { currentNonce } from './nonce.js';
-import { checkDpopProof, type DpopProof, type DpopRefusal, dpopHeader, isRefusal } from './proof.js';
+import {
+  checkDpopProof,
+  type DpopProof,
+  type DpopRefusal,
+  dpopHeader,
+  isRefusal,
+  requestHtus,
+} from './proof.js';
 
 /**
  * The DPoP proof of a request to the token or the pushed authorization request endpoint (RFC 9449
@@ -26,7 +33,7 @@ export async function tokenRequestProof(
   }
   if (header === null) throw oauthError('invalid_dpop_proof', 'Send exactly one DPoP header.');
   const outcome = await checkDpopProof(ctx, request, header, {
-    htu: request.url,
+    htu: requestHtus(ctx, request),
     requireNonce: ctx.dpop.requireNonce !== 'off',
   });
   if (isRefusal(outcome)) throw await tokenEndpointRefusal(ctx, outcome);

@@ -1,6 +1,6 @@
 import type { Context } from '../context.js';
 import { currentNonce } from '../dpop/nonce.js';
-import { checkDpopProof, dpopHeader, isRefusal } from '../dpop/proof.js';
+import { checkDpopProof, dpopHeader, isRefusal, requestHtus } from '../dpop/proof.js';
 import { isB64Token } from '../http/bearer.js';
 import { checkAccessToken } from '../tokens/access-token.js';
 import {
@@ -54,7 +54,7 @@ export async function dpopCaller(
       challenge,
     );
   const outcome = await checkDpopProof(ctx, request, proof, {
-    htu: request.url,
+    htu: requestHtus(ctx, request),
     accessToken: token,
     requireNonce: ctx.dpop.requireNonce === 'all',
   });

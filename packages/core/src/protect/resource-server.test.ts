@@ -113,11 +113,12 @@ describe('resource server apart from the instance', () => {
     expect(!asBearer.ok && asBearer.response.headers.get('www-authenticate')).toMatch(
       /DPoP realm=.*error="invalid_token".*algs=/,
     );
-    for (const headers of [
+    const refusals: Record<string, string>[] = [
       {},
       { DPoP: await proof({ ath: await ath('x') }) },
       { DPoP: await proof({ htm: 'POST' }) },
-    ]) {
+    ];
+    for (const headers of refusals) {
       const refused = await dpop(headers);
       expect(!refused.ok && refused.response.status).toBe(401);
       expect(!refused.ok && refused.response.headers.get('www-authenticate')).toMatch(
