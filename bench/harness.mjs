@@ -145,7 +145,11 @@ async function signProof(keyPair, jwk, claims) {
   const input = `${b64url(JSON.stringify({ typ: 'dpop+jwt', alg: 'ES256', jwk }))}.${b64url(
     JSON.stringify({ iat: Math.floor(Date.now() / 1000), jti: crypto.randomUUID(), ...claims }),
   )}`;
-  const signature = await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, keyPair.privateKey, Buffer.from(input));
+  const signature = await crypto.subtle.sign(
+    { name: 'ECDSA', hash: 'SHA-256' },
+    keyPair.privateKey,
+    Buffer.from(input),
+  );
   return `${input}.${b64url(new Uint8Array(signature))}`;
 }
 
@@ -154,7 +158,10 @@ async function signProof(keyPair, jwk, claims) {
  * redeemed with a proof), then `budget` proofs of `GET /bench/api` carrying its `ath`.
  */
 async function dpopRequests(server, budget) {
-  const keyPair = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify']);
+  const keyPair = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, [
+    'sign',
+    'verify',
+  ]);
   const { kty, crv, x, y } = await crypto.subtle.exportKey('jwk', keyPair.publicKey);
   const jwk = { kty, crv, x, y };
   const [code] = await server.mint('code-api', 1, 120);
@@ -182,7 +189,11 @@ async function dpopRequests(server, budget) {
       path: '/bench/api',
       setupRequest: (request) => ({
         ...request,
-        headers: { ...request.headers, authorization: `DPoP ${token}`, dpop: proofs[Math.min(next++, proofs.length - 1)] },
+        headers: {
+          ...request.headers,
+          authorization: `DPoP ${token}`,
+          dpop: proofs[Math.min(next++, proofs.length - 1)],
+        },
       }),
     },
   ];

@@ -30,7 +30,12 @@ const gatehouse = createGatehouse({
   issuer: ISSUER,
   keys: [await generateKeys('ES256')],
   clients: memoryClientStore([
-    { id: 'demo-client', type: 'confidential', secretHash: await hashSecret('demo-secret'), redirectUris: [`${ISSUER}/cb`] },
+    {
+      id: 'demo-client',
+      type: 'confidential',
+      secretHash: await hashSecret('demo-secret'),
+      redirectUris: [`${ISSUER}/cb`],
+    },
   ]),
   users: memoryUserStore([], { hasher: pbkdf2Hasher({ iterations: 1000 }) }),
   storage: { grants },

@@ -192,6 +192,11 @@ describe('pushed authorization requests (RFC 9126): at the authorization endpoin
       expect(response.status).toBe(400);
       expect(response.headers.get('location')).toBeNull();
     }
+    // Another client's attempt did not use it up.
+    const owner = await t.gatehouse.fetch(
+      new Request(authorizeWith({ client_id: 'demo-client', request_uri: uri })),
+    );
+    expect(owner.status).toBe(200);
   });
 
   it('answers request_uri_not_supported for a request_uri this server did not issue', async () => {

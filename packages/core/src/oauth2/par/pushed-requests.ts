@@ -104,15 +104,16 @@ export async function resolvePushedRequest(ctx: Context, params: Params): Promis
   if (requestUri.startsWith(REQUEST_URI_PREFIX)) {
     const reference = requestUri.slice(REQUEST_URI_PREFIX.length);
     if (reference.length > MAX_REFERENCE_CHARS) throw refused();
-    stored = await ctx.storage.kv.take(`par:${await hashSecret(reference)}`, now);
+    const pushedKey = `par:${await hashSecret(reference)}`;
+    // Another client's request_uri is refused without being used up (its client can still use it).
+    const peeked = await ctx.storage.kv.get(pushedKey, now);
+    if (peeked === null || clientOf(peeked) !== clientId) throw refused();
+    stored = await ctx.storage.kv.take(pushedKey, now);
     if (stored === null) throw refused();
     const flight = randomSecret(ctx.randomBytes);
     key = `par-flight:${await hashSecret(flight)}`;
-    if (clientOf(stored) === clientId) {
-      await ctx.storage.kv.add(key, stored, now + FLIGHT_TTL_SECONDS * 1000, now);
-      return pushed(stored, key, FLIGHT_URI_PREFIX + flight);
-    }
-    throw refused();
+    await ctx.storage.kv.add(key, stored, now + FLIGHT_TTL_SECONDS * 1000, now);
+    return pushed(stored, key, FLIGHT_URI_PREFIX + flight);
   }
   if (requestUri.startsWith(FLIGHT_URI_PREFIX)) {
     const reference = requestUri.slice(FLIGHT_URI_PREFIX.length);
