@@ -31,7 +31,8 @@ export const KNOWN_OPTIONS = {
   "securityProfile": true,
   "pushedAuthorizationRequests": {
     "required": true,
-    "requestUriTtl": true
+    "requestUriTtl": true,
+    "maxPublicPushesPerAddress": true
   },
   "dpop": {
     "signingAlgorithms": true,

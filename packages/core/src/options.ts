@@ -185,6 +185,12 @@ export interface PushedAuthorizationRequestOptions {
    * once, so it is short. Default 60, at most 600.
    */
   readonly requestUriTtl?: number;
+  /**
+   * Pushes of public clients (which prove no identity, so anyone can push as one) per client
+   * network (IPv6: its /64) per minute; over it, 429 `too_many_requests` with `Retry-After`.
+   * Confidential clients are not counted. Default 30.
+   */
+  readonly maxPublicPushesPerAddress?: number;
 }
 
 /** Options of DPoP (RFC 9449). */

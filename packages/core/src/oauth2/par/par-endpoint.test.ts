@@ -117,6 +117,17 @@ describe('pushed authorization requests (RFC 9126): the endpoint', () => {
     expect((await push(t, pushed({ client_id: 'demo-spa' }), null)).status).toBe(201);
   });
 
+  it('limits pushes of public clients per client network, not those of confidential clients', async () => {
+    const t = await testInstance({ pushedAuthorizationRequests: { maxPublicPushesPerAddress: 2 } });
+    const publicPush = () => push(t, pushed({ client_id: 'demo-spa' }), null);
+    expect((await publicPush()).status).toBe(201);
+    expect((await publicPush()).status).toBe(201);
+    const over = await publicPush();
+    expect(over.status).toBe(429);
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await push(t)).status).toBe(201);
+  });
+
   it('answers the error codes of the authorization endpoint as JSON 400', async () => {
     const t = await testInstance({ scopes: ['read'] });
     const cases: [Record<string, string | null>, string][] = [

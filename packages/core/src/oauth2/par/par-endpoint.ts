@@ -1,11 +1,13 @@
 import type { Context } from '../../context.js';
 import { tokenRequestProof } from '../../dpop/token-request.js';
 import { invalidRequest } from '../../errors.js';
+import { chargeClientNetwork } from '../../http/address-limit.js';
 import { readForm } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { noStoreJson } from '../../http/responses.js';
 import { resolveAuthorizationTarget, validateAuthorizationRequest } from '../authorize/request.js';
 import { authenticateClient } from '../client-auth/authenticate-client.js';
+import { CLIENT_AUTH_METHODS } from '../client-auth/methods.js';
 import { checkProfileClientAuth } from '../fapi/profile.js';
 import { savePushedRequest } from './pushed-requests.js';
 
@@ -22,6 +24,15 @@ import { savePushedRequest } from './pushed-requests.js';
 export async function pushedAuthorizationEndpoint(request: Request, ctx: Context): Promise<Answer> {
   const params = await readForm(request, ctx.maxBodyBytes);
   const authenticated = await authenticateClient(ctx, request, params);
+  // A public client proves nothing: its pushes, which are stored, are limited per client network.
+  if (!CLIENT_AUTH_METHODS[authenticated.method]?.provesIdentity) {
+    await chargeClientNetwork(ctx, request, {
+      prefix: 'par:addr',
+      max: ctx.pushedRequests.maxPublicPushesPerAddress,
+      windowSeconds: 60,
+      description: 'Too many pushed authorization requests from this address; try again later.',
+    });
+  }
   checkProfileClientAuth(ctx, authenticated);
   const { client } = authenticated;
   // §2.1: "request_uri" MUST NOT be provided in this case.

@@ -33,7 +33,7 @@ export const FLIGHT_TTL_SECONDS = 600;
  * only, each already bounded by its own rule; far above any real request, and a fixed bound on
  * what one push can make the server keep.
  */
-export const MAX_PUSHED_REQUEST_CHARS = 16_384;
+export const MAX_PUSHED_REQUEST_CHARS = 8192;
 /** Longest reference accepted at the authorization endpoint (a longer one is never ours). */
 const MAX_REFERENCE_CHARS = 128;
 

@@ -8,6 +8,8 @@ export interface PushedRequestSettings {
   readonly required: boolean;
   /** Lifetime of a `request_uri`, in seconds (RFC 9126 §2.2 `expires_in`). */
   readonly requestUriTtl: number;
+  /** Pushes of public clients per client network per minute. */
+  readonly maxPublicPushesPerAddress: number;
 }
 
 /** Validates the `pushedAuthorizationRequests` option. */
@@ -25,5 +27,12 @@ export function pushedRequestSettings(
   return {
     required,
     requestUriTtl: whole('pushedAuthorizationRequests.requestUriTtl', options?.requestUriTtl, 60, 5, 600),
+    maxPublicPushesPerAddress: whole(
+      'pushedAuthorizationRequests.maxPublicPushesPerAddress',
+      options?.maxPublicPushesPerAddress,
+      30,
+      1,
+      100_000,
+    ),
   };
 }
