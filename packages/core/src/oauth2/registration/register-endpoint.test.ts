@@ -134,7 +134,10 @@ describe('dynamic client registration (RFC 7591)', () => {
       t,
       app({ require_pushed_authorization_requests: true, dpop_bound_access_tokens: true }),
     );
-    expect(client).toMatchObject({ require_pushed_authorization_requests: true, dpop_bound_access_tokens: true });
+    expect(client).toMatchObject({
+      require_pushed_authorization_requests: true,
+      dpop_bound_access_tokens: true,
+    });
     const plain = await t.gatehouse.fetch(new Request(authorizeUrl({ client_id: client.client_id })));
     expect(callbackParams(plain).get('error')).toBe('invalid_request');
     const bad = await register(t, app({ dpop_bound_access_tokens: 'yes' }));
