@@ -104,6 +104,29 @@ describe('DPoP at the token endpoint (RFC 9449 §5)', () => {
     }
   });
 
+  it('accepts an htu at the issuer origin when the server received the request at another host', async () => {
+    const t = await testInstance();
+    const key = await dpopKey();
+    const code = await mintCode(t);
+    const response = await t.gatehouse.fetch(
+      new Request('http://127.0.0.1:3000/demo/oauth2/v1/token', {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Authorization: DEMO,
+          DPoP: await tokenProof(t, key),
+        },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT_URI,
+          code_verifier: PKCE_VERIFIER,
+        }),
+      }),
+    );
+    expect(response.status).toBe(200);
+  });
+
   const refusals: [string, (t: TestInstance, key: DpopTestKey) => Promise<string>][] = [
     ['another typ', (t, key) => tokenProof(t, key, {}, { typ: 'JWT' })],
     ['no typ', (t, key) => tokenProof(t, key, {}, { typ: undefined })],
