@@ -1,10 +1,13 @@
 import type { Context, InstanceStores } from './context.js';
+import { dpopSettings } from './dpop/settings.js';
 import { ConfigurationError } from './errors.js';
 import type { Logger } from './events.js';
 import { clientAddressOf } from './http/client-address.js';
 import { runtimeFetch } from './http/guarded-fetch.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
 import { clientDirectory } from './oauth2/client-directory.js';
+import { fapi2Profile } from './oauth2/fapi/profile.js';
+import { pushedRequestSettings } from './oauth2/par/settings.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
 import {
   dynamicRegistrationSettings,
@@ -160,7 +163,8 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
         option: 'authApi.scope',
       });
   }
-  const requirePkce = options.requirePkce ?? 'public';
+  const fapi2 = fapi2Profile(options);
+  const requirePkce = options.requirePkce ?? (fapi2 ? 'all' : 'public');
   if (requirePkce !== 'public' && requirePkce !== 'all')
     throw new ConfigurationError('requirePkce: expected "public" or "all".', { option: 'requirePkce' });
   const logger = withDebugLog(options.logger ?? console, options.debug ?? debugFromEnvironment());
@@ -222,11 +226,19 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     defaultScope,
     accessTokenTtl: lifetime('accessTokenTtl', options.accessTokenTtl, 3600, 86_400),
     refreshTokenTtl: lifetime('refreshTokenTtl', options.refreshTokenTtl, 30 * 86_400),
-    authorizationCodeTtl: lifetime('authorizationCodeTtl', options.authorizationCodeTtl, 60, 600),
-    rotateRefreshTokens: options.rotateRefreshTokens ?? true,
+    // FAPI 2.0 §5.3.2.1: codes live at most 60 seconds.
+    authorizationCodeTtl: lifetime(
+      'authorizationCodeTtl',
+      options.authorizationCodeTtl,
+      60,
+      fapi2 ? 60 : 600,
+    ),
+    // FAPI 2.0 §5.3.2.1: no refresh token rotation (the tokens are sender-constrained instead).
+    rotateRefreshTokens: options.rotateRefreshTokens ?? !fapi2,
     requirePkce,
     authApi: {
-      enabled: options.authApi?.enabled ?? true,
+      // The Auth API is a password grant in another shape, which FAPI 2.0 rules out.
+      enabled: options.authApi?.enabled ?? !fapi2,
       tokenTtl: lifetime('authApi.tokenTtl', options.authApi?.tokenTtl, 86_400, 30 * 86_400),
       scope: [...new Set(authApiScope)].join(' '),
     },
@@ -278,6 +290,9 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     tokenExchange: tokenExchangeSettings(options.tokenExchange),
     trustedIssuers: resolveTrustedIssuers(options.trustedIssuers, issuer),
     revocationMirror,
+    pushedRequests: pushedRequestSettings(options.pushedAuthorizationRequests, fapi2),
+    dpop: dpopSettings(options.dpop, options.randomBytes ?? webRandomBytes, fapi2),
+    securityProfile: fapi2 ? 'fapi2' : undefined,
   };
 }
 

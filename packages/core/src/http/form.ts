@@ -59,6 +59,13 @@ export class Params {
     return value;
   }
 
+  /** These parameters with `name` set to `value` (replacing every value of it). */
+  with(name: string, value: string): Params {
+    const source = new URLSearchParams(this.#source);
+    source.set(name, value);
+    return new Params(source);
+  }
+
   /** Whether `name` was sent (with or without a value). */
   has(name: string): boolean {
     return this.#values.has(name);

@@ -153,7 +153,9 @@ async function readCapped(
   const aborted = new Promise<never>((_, reject) => {
     // It did answer; its body did not arrive in time (a slow or dripping sender).
     const fail = () =>
-      reject(new OutboundFetchError(`its body did not arrive in full within ${timeoutMs} ms`));
+      reject(
+        new OutboundFetchError(`its body did not arrive in full within ${timeoutMs} ms`, 'ERR_FETCH_TIMEOUT'),
+      );
     if (signal.aborted) fail();
     else signal.addEventListener('abort', fail, { once: true });
   });

@@ -3,10 +3,11 @@ import type { Handler } from '../http/router.js';
 import { claimsForScope } from '../oidc/standard-claims.js';
 import { authenticateRequest } from '../protect/authenticate.js';
 import { invalidToken, sessionEnded } from '../protect/challenge.js';
+import { dpopInvalidToken } from '../protect/dpop-challenge.js';
 
 /**
  * `GET` and `POST {base}/oauth2/v1/userinfo` (OpenID Connect Core §5.3): who is logged in.
- * Accepts a bearer access token (RFC 6750 §2.1) or the session cookie (the session check,
+ * Accepts a bearer access token (RFC 6750 §2.1), a DPoP-bound one with its proof (RFC 9449 §7), or the session cookie (the session check,
  * sent with `Accept: application/json`), with exactly the rules of a protected REST operation
  * (`authenticateRequest`): the cookie counts only from the instance origin or an allowed origin.
  * A bearer token must have been granted `openid` (else 403 `insufficient_scope` with
@@ -23,7 +24,11 @@ export const userinfoEndpoint: Handler = async (request, ctx) => {
   const caller = await authenticateRequest(ctx, request, { schemes: ['bearer', 'session'], scope: 'openid' });
   const user = await ctx.users.findUser(caller.sub);
   // A token whose user is gone is as good as revoked (and says so: it was validly signed).
-  if (!user) throw caller.scheme === 'bearer' ? invalidToken(ctx, 'revoked') : sessionEnded(ctx, true);
+  if (!user) {
+    if (caller.scheme !== 'bearer') throw sessionEnded(ctx, true);
+    // A DPoP-bound token was presented with the DPoP scheme: the challenge names that scheme (RFC 9449 §7.1).
+    throw caller.dpopJkt === undefined ? invalidToken(ctx, 'revoked') : dpopInvalidToken(ctx, 'revoked');
+  }
   const claims =
     caller.scheme === 'bearer' ? claimsForScope(user.claims, caller.scope.join(' ')) : user.claims;
   return noStoreJson({ ...claims, sub: user.id }, { headers: { Vary: 'Authorization, Cookie' } });

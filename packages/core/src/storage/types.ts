@@ -142,6 +142,17 @@ export interface ClientRecord {
    * end-session endpoint then shows its own "signed out" page.
    */
   readonly postLogoutRedirectUris?: readonly string[];
+  /**
+   * The client must push its authorization requests (RFC 9126 §6
+   * `require_pushed_authorization_requests`): a plain authorization request of it is refused with
+   * `invalid_request`. Default `false`.
+   */
+  readonly requirePushedAuthorizationRequests?: boolean;
+  /**
+   * The client's access tokens must be DPoP-bound (RFC 9449 §5.2 `dpop_bound_access_tokens`): a
+   * token request of it without a DPoP proof is refused with `invalid_request`. Default `false`.
+   */
+  readonly dpopBoundAccessTokens?: boolean;
 }
 
 /**

@@ -14,6 +14,7 @@ import { formTargetSource } from '../../ui/page-response.js';
 import { errorPage, loginPage } from '../../ui/pages.js';
 import { PAGE_PATHS } from '../../ui/paths.js';
 import { ENDPOINTS } from '../metadata.js';
+import { updateFlight } from '../par/pushed-requests.js';
 import type { AuthorizationRequest } from './request.js';
 import { authorizationStep } from './response.js';
 
@@ -115,6 +116,8 @@ export const loginEndpoint: Handler = async (request, ctx) => {
       });
     }
     const { user } = attempt;
+    // A pushed request continues from its stored parameters: they lose what asked for this login.
+    if (auth.pushed) await updateFlight(ctx, auth.pushed, parametersAfterLogin(auth.pushed.parameters));
     await endSession(ctx, request); // the new cookie below replaces the old one in the browser
     const { setCookie } = await startSession(ctx, user.id);
     ctx.emit({ type: 'login.succeeded', userId: user.id, via: 'login-page' });

@@ -1,10 +1,11 @@
 import type { Context } from '../../context.js';
-import { ProtocolError, type ProtocolErrorCode } from '../../errors.js';
+import { invalidRequest, ProtocolError, type ProtocolErrorCode } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { noStoreEmpty } from '../../http/responses.js';
 import { isSelfRegistered } from '../../storage/self-registered.js';
 import { errorPage } from '../../ui/pages.js';
+import { namesRequestUri, type PushedRequest, resolvePushedRequest } from '../par/pushed-requests.js';
 import {
   type AuthorizationRequest,
   type AuthorizationTarget,
@@ -81,13 +82,24 @@ export async function authorizationStep(
   step: (auth: AuthorizationRequest) => Promise<Answer>,
 ): Promise<Answer> {
   let target: AuthorizationTarget;
+  let pushed: PushedRequest | undefined;
   try {
-    target = await resolveAuthorizationTarget(ctx, params);
+    // RFC 9126 §4: a request_uri stands for the whole pushed request; nothing else is read.
+    if (namesRequestUri(params)) pushed = await resolvePushedRequest(ctx, params);
+    target = await resolveAuthorizationTarget(ctx, pushed?.params ?? params);
   } catch (error) {
     return unredirectableError(ctx, error);
   }
   try {
-    return await step(validateAuthorizationRequest(ctx, target, params));
+    if (pushed === undefined && mustPush(ctx, target.client)) {
+      throw invalidRequest(
+        'This client must push its authorization requests to the pushed_authorization_request_endpoint (RFC 9126).',
+      );
+    }
+    if (pushed === undefined) return await step(validateAuthorizationRequest(ctx, target, params));
+    // The forms carry the in-flight reference only, so the pushed parameters cannot be altered.
+    const auth = validateAuthorizationRequest(ctx, target, pushed.params);
+    return await step({ ...auth, parameters: pushed.formParameters, pushed });
   } catch (error) {
     if (error instanceof ProtocolError && REDIRECTABLE.has(error.code)) {
       if (error.status >= 500) ctx.logger.error(`gatehouse: ${error.description}`, error.cause);
@@ -98,6 +110,14 @@ export async function authorizationStep(
     }
     throw error;
   }
+}
+
+/**
+ * Whether the client may only use pushed requests (RFC 9126 §5 and §6: the instance's `required`
+ * switch, or the client's `requirePushedAuthorizationRequests`).
+ */
+function mustPush(ctx: Context, client: AuthorizationTarget['client']): boolean {
+  return ctx.pushedRequests.required || client.requirePushedAuthorizationRequests === true;
 }
 
 /** An authorization request that cannot be redirected: an HTML error page, status 400. */

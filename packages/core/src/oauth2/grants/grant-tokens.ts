@@ -64,6 +64,7 @@ export function grantAccessToken(
   grant: Grant,
   scope = grant.scope,
   audience = grant.audience,
+  jkt?: string,
 ): Promise<SignedAccessToken> {
   return signAccessToken(ctx, {
     family: 'oauth2',
@@ -72,6 +73,8 @@ export function grantAccessToken(
     scope,
     ...(audience === undefined ? {} : { audience }),
     grantId: grant.grantId,
+    // RFC 9449 §6: a DPoP-bound token names the key of the token request's proof.
+    ...(jkt === undefined ? {} : { jkt }),
     ttl: ctx.accessTokenTtl,
   });
 }

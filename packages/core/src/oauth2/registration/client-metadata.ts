@@ -24,6 +24,10 @@ export interface ClientMetadata {
    * `jwks_uri` or `jwks`.
    */
   readonly informational: Readonly<Record<string, unknown>>;
+  /** RFC 9126 §6 `require_pushed_authorization_requests`. Default `false`. */
+  readonly requirePushedAuthorizationRequests: boolean;
+  /** RFC 9449 §5.2 `dpop_bound_access_tokens`. Default `false`. */
+  readonly dpopBoundAccessTokens: boolean;
 }
 
 /** What a source of metadata may register. */
@@ -102,7 +106,16 @@ export function parseClientMetadata(input: unknown, rules: ClientMetadataRules):
     tokenEndpointAuthMethod: method as TokenEndpointAuthMethod,
     ...(scopes === undefined ? {} : { scopes }),
     informational: informational(given, method === 'private_key_jwt'),
+    requirePushedAuthorizationRequests: flag(given, 'require_pushed_authorization_requests'),
+    dpopBoundAccessTokens: flag(given, 'dpop_bound_access_tokens'),
   };
+}
+
+/** An optional boolean metadata field (default `false`). */
+function flag(given: Record<string, unknown>, name: string): boolean {
+  const value = given[name] ?? false;
+  if (typeof value !== 'boolean') throw invalidMetadata(`${name} must be true or false.`);
+  return value;
 }
 
 /** The client record of registered metadata. */
@@ -119,6 +132,8 @@ export function clientRecordOf(id: string, metadata: ClientMetadata, secretHash?
     ...(metadata.scopes === undefined ? {} : { scopes: metadata.scopes }),
     // private_key_jwt (RFC 7523 §2.2): the keys the method table verifies assertions with.
     ...keysOf(metadata),
+    ...(metadata.requirePushedAuthorizationRequests ? { requirePushedAuthorizationRequests: true } : {}),
+    ...(metadata.dpopBoundAccessTokens ? { dpopBoundAccessTokens: true } : {}),
   };
 }
 

@@ -128,6 +128,23 @@ describe('dynamic client registration (RFC 7591)', () => {
     expect(right.status).toBe(200);
   });
 
+  it('registers require_pushed_authorization_requests and dpop_bound_access_tokens, and enforces them', async () => {
+    const t = await instance();
+    const client = await registered(
+      t,
+      app({ require_pushed_authorization_requests: true, dpop_bound_access_tokens: true }),
+    );
+    expect(client).toMatchObject({
+      require_pushed_authorization_requests: true,
+      dpop_bound_access_tokens: true,
+    });
+    const plain = await t.gatehouse.fetch(new Request(authorizeUrl({ client_id: client.client_id })));
+    expect(callbackParams(plain).get('error')).toBe('invalid_request');
+    const bad = await register(t, app({ dpop_bound_access_tokens: 'yes' }));
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toBe('invalid_client_metadata');
+  });
+
   it('refuses bad redirect URIs with invalid_redirect_uri', async () => {
     const t = await instance();
     for (const uris of [
