@@ -1,4 +1,4 @@
-import { hashSecret, memoryGrantStore, memorySessionStore } from '@gatehousejs/core';
+import { hashSecret, memoryGrantStore, memorySessionStore, withMemoryFallback } from '@gatehousejs/core';
 import { createDemo, DEMO, demoApi, SAMPLE_TICKETS_PER_CALLER } from '@gatehousejs/demo';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ async function demoWithApi() {
     port: 3999,
     allowedOrigins: [PARTNER],
     warn: () => {},
-    overrides: { storage: { grants, sessions } },
+    overrides: { storage: withMemoryFallback({ grants, sessions }) },
   });
   const api = demoApi(demo.gatehouse);
   const url = `${demo.issuer}/api/v1/tickets`;

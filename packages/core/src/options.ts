@@ -3,13 +3,8 @@ import type { GatehouseEvent, Logger } from './events.js';
 import type { OutboundFetch } from './http/guarded-fetch.js';
 import type { TokenExchangeRequest } from './oauth2/token-exchange/exchanged-token.js';
 import type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
-import type {
-  ClientRecord,
-  ClientStore,
-  GatehouseStorage,
-  StorageEngine,
-  UserStore,
-} from './storage/types.js';
+import type { InstanceStorage } from './storage/required-stores.js';
+import type { ClientRecord, ClientStore, StorageEngine, UserStore } from './storage/types.js';
 import type { PrivateJwk, SigningAlgorithm } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type {
@@ -59,13 +54,15 @@ export interface GatehouseOptions {
   /** The host's users (and their password verification). */
   readonly users: UserStore;
   /**
-   * Where Gatehouse keeps codes, tokens, sessions, consents, counters, registered clients and
-   * replay ids. Either a storage engine shared by several instances (`memoryEngine()`,
-   * `redisEngine(…)`, `postgresEngine(…)`), of which the instance takes the view of its
-   * {@link instanceId}; or one instance's stores (`redisStorage(…)`, or some stores only, the others
-   * staying in memory). Default: in memory, for this instance alone.
+   * Where Gatehouse keeps codes, tokens, sessions, consents, counters, registered clients, replay
+   * ids and short-lived flow state (`kv`). Either a storage engine shared by several instances
+   * (`memoryEngine()`, `redisEngine(…)`, `postgresEngine(…)`), of which the instance takes the view
+   * of its {@link instanceId}; or one instance's stores, all of them (`redisStorage(…)`, or your
+   * own). A missing or misspelt store is refused at creation (`ConfigurationError` naming it); to
+   * keep some stores in this process's memory, say so: `withMemoryFallback({ grants })`.
+   * Default: every store in memory, for this instance alone.
    */
-  readonly storage?: Partial<GatehouseStorage> | StorageEngine;
+  readonly storage?: InstanceStorage | StorageEngine;
   /**
    * The instance's name inside a shared storage engine: part of every key of its records, so it must
    * stay the same for the life of the data (1 to 256 characters, no whitespace or braces). Default:

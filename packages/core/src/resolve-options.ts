@@ -26,7 +26,8 @@ import { mirroredGrantStore, RevocationMirror } from './revocation/revocation-mi
 import { guardStore } from './storage/guard.js';
 import { checkInstanceId, isStorageEngine } from './storage/instance-id.js';
 import { memoryStorage } from './storage/memory/engine.js';
-import type { GatehouseStorage, GrantStore } from './storage/types.js';
+import { type InstanceStorage, requireAllStores } from './storage/required-stores.js';
+import type { GrantStore } from './storage/types.js';
 import type { KeySet } from './tokens/keys.js';
 import { checkKeys, isEphemeralKey, SIGNING_ALGORITHMS } from './tokens/keys.js';
 import { webRandomBytes } from './tokens/secrets.js';
@@ -313,15 +314,21 @@ function clientJwksPolicy(options: GatehouseOptions): ClientJwksPolicy {
 
 /**
  * The instance's stores, guarded: the view of `instanceId` (default: the issuer) when `storage` is
- * an engine, else the stores given, the missing ones in memory.
+ * an engine, else the stores given, all of them (`withMemoryFallback` completes a partial set
+ * explicitly); none given means this instance alone, in memory.
  */
 function instanceStorage(
   options: GatehouseOptions,
   issuer: string,
   timeoutMs: number,
 ): { storage: InstanceStores; revocationMirror: RevocationMirror | undefined } {
-  const given = options.storage ?? {};
-  let view: Partial<GatehouseStorage>;
+  const given: object = options.storage ?? memoryStorage();
+  if (typeof given !== 'object' || given === null) {
+    throw new ConfigurationError(
+      'storage: expected a storage engine or an object of stores (grants, sessions, …).',
+    );
+  }
+  let view: InstanceStorage;
   if (isStorageEngine(given)) {
     let instanceId: string;
     try {
@@ -330,6 +337,7 @@ function instanceStorage(
       throw new ConfigurationError((error as Error).message, { option: 'instanceId', cause: error });
     }
     view = given.instance(instanceId);
+    requireAllStores(view, `storage: the engine's view of instance "${instanceId}"`);
   } else {
     if (options.instanceId !== undefined) {
       throw new ConfigurationError(
@@ -337,31 +345,30 @@ function instanceStorage(
         { code: 'ERR_CONFIG_CONFLICTING_OPTIONS', option: 'instanceId' },
       );
     }
-    view = given;
+    requireAllStores(given, 'storage');
+    view = given as InstanceStorage;
   }
   if (
-    view.grants &&
-    (typeof view.grants.revokeSubject === 'function') !== (typeof view.grants.subjectRevokedAt === 'function')
+    (typeof view.grants.revokeSubject === 'function') !==
+    (typeof view.grants.subjectRevokedAt === 'function')
   ) {
     throw new ConfigurationError(
       'storage.grants: revokeSubject and subjectRevokedAt come together (a user mark is written by one and read by the other).',
       { code: 'ERR_CONFIG_STORE_CAPABILITY', option: 'storage.grants' },
     );
   }
-  const fallback = memoryStorage();
-  const rawGrants = view.grants ?? fallback.grants;
-  let grants = guardStore(rawGrants, timeoutMs);
-  const revocationMirror = pushedRevocations(options, rawGrants);
+  let grants = guardStore(view.grants, timeoutMs);
+  const revocationMirror = pushedRevocations(options, view.grants);
   if (revocationMirror) grants = mirroredGrantStore(grants, revocationMirror);
   return {
     storage: {
       grants,
-      sessions: guardStore(view.sessions ?? fallback.sessions, timeoutMs),
-      consents: guardStore(view.consents ?? fallback.consents, timeoutMs),
-      rateLimits: guardStore(view.rateLimits ?? fallback.rateLimits, timeoutMs),
-      clients: guardStore(view.clients ?? fallback.clients, timeoutMs),
-      replay: guardStore(view.replay ?? fallback.replay, timeoutMs),
-      kv: guardStore(view.kv ?? fallback.kv, timeoutMs),
+      sessions: guardStore(view.sessions, timeoutMs),
+      consents: guardStore(view.consents, timeoutMs),
+      rateLimits: guardStore(view.rateLimits, timeoutMs),
+      clients: guardStore(view.clients, timeoutMs),
+      replay: guardStore(view.replay, timeoutMs),
+      kv: guardStore(view.kv, timeoutMs),
     },
     revocationMirror,
   };

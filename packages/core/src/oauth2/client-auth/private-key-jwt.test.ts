@@ -2,7 +2,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   type ClientRecord,
-  type GatehouseOptions,
   hashClientSecret,
   memoryClientStore,
   memoryReplayStore,
@@ -13,7 +12,14 @@ import { addressCheckingFetch } from '@gatehousejs/core/node';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { expectAssertionAcceptedOnce } from '../../../test/assertion-replay';
-import { ISSUER, post, REDIRECT_URI, testClients, testInstance } from '../../../test/fixtures';
+import {
+  ISSUER,
+  post,
+  REDIRECT_URI,
+  type TestOptions,
+  testClients,
+  testInstance,
+} from '../../../test/fixtures';
 
 const TOKEN = '/oauth2/v1/token';
 const TOKEN_URL = ISSUER + TOKEN;
@@ -80,10 +86,7 @@ function jwtClient(id: string, keys: Partial<ClientRecord>): ClientRecord {
   };
 }
 
-async function setUp(
-  extra: (key: KeyPair) => ClientRecord[] = () => [],
-  options: Partial<GatehouseOptions> = {},
-) {
+async function setUp(extra: (key: KeyPair) => ClientRecord[] = () => [], options: TestOptions = {}) {
   const key = await keyPair('k1');
   const t = await testInstance({
     clients: memoryClientStore([

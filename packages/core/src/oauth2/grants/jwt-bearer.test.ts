@@ -6,6 +6,7 @@ import {
   memoryClientStore,
   memoryGrantStore,
   memoryUserStore,
+  withMemoryFallback,
 } from '@gatehousejs/core';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -170,7 +171,7 @@ describe('identity assertion JWT authorization grants (ID-JAG)', () => {
     const idpKey = await testKey();
     const idpGrants = memoryGrantStore();
     const idp = createGatehouse({
-      storage: { grants: idpGrants },
+      storage: withMemoryFallback({ grants: idpGrants }),
       issuer: IDP,
       keys: [idpKey],
       clients: memoryClientStore([await appClient(['authorization_code', EXCHANGE])]),

@@ -1,7 +1,15 @@
 import { type GatehouseEvent, type GatehouseOptions, memoryClientRegistry } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../../test/browser-flow';
-import { basic, ISSUER, PKCE_VERIFIER, post, REDIRECT_URI, testInstance } from '../../../test/fixtures';
+import {
+  basic,
+  ISSUER,
+  PKCE_VERIFIER,
+  post,
+  REDIRECT_URI,
+  type TestOptions,
+  testInstance,
+} from '../../../test/fixtures';
 
 type Instance = Awaited<ReturnType<typeof testInstance>>;
 
@@ -24,10 +32,7 @@ const app = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-function instance(
-  registration: GatehouseOptions['dynamicRegistration'] = {},
-  extra: Partial<GatehouseOptions> = {},
-) {
+function instance(registration: GatehouseOptions['dynamicRegistration'] = {}, extra: TestOptions = {}) {
   return testInstance({ dynamicRegistration: registration, ...extra });
 }
 
