@@ -326,6 +326,7 @@ function instanceStorage(
   if (typeof given !== 'object' || given === null) {
     throw new ConfigurationError(
       'storage: expected a storage engine or an object of stores (grants, sessions, …).',
+      { code: 'ERR_CONFIG_INVALID_OPTION', option: 'storage' },
     );
   }
   let view: InstanceStorage;

@@ -38,19 +38,29 @@ export function dpopSettings(
 ): DpopSettings {
   const algorithms = options?.signingAlgorithms ?? DEFAULT_DPOP_ALGORITHMS;
   if (!Array.isArray(algorithms) || algorithms.length === 0)
-    throw new ConfigurationError('dpop.signingAlgorithms: expected a non-empty list of algorithms.');
+    throw new ConfigurationError('dpop.signingAlgorithms: expected a non-empty list of algorithms.', {
+      code: 'ERR_CONFIG_INVALID_OPTION',
+      option: 'dpop.signingAlgorithms',
+    });
   for (const alg of algorithms) {
     if (!(DPOP_ALGORITHMS as readonly string[]).includes(alg))
       throw new ConfigurationError(
         `dpop.signingAlgorithms: "${String(alg)}" is not one of ${DPOP_ALGORITHMS.join(', ')} (asymmetric only, RFC 9449 section 4.2).`,
+        { code: 'ERR_CONFIG_INVALID_OPTION', option: 'dpop.signingAlgorithms' },
       );
   }
   const requireNonce = options?.requireNonce ?? 'off';
   if (requireNonce !== 'off' && requireNonce !== 'token' && requireNonce !== 'all')
-    throw new ConfigurationError('dpop.requireNonce: expected "off", "token" or "all".');
+    throw new ConfigurationError('dpop.requireNonce: expected "off", "token" or "all".', {
+      code: 'ERR_CONFIG_INVALID_OPTION',
+      option: 'dpop.requireNonce',
+    });
   const secret = options?.nonceSecret;
   if (secret !== undefined && (typeof secret !== 'string' || secret.length < 32))
-    throw new ConfigurationError('dpop.nonceSecret: expected a string of at least 32 characters.');
+    throw new ConfigurationError('dpop.nonceSecret: expected a string of at least 32 characters.', {
+      code: 'ERR_CONFIG_INVALID_OPTION',
+      option: 'dpop.nonceSecret',
+    });
   return {
     algorithms: Object.freeze([...new Set(algorithms)]),
     proofLifetime: whole('dpop.proofLifetime', options?.proofLifetime, 60, 5, 300),

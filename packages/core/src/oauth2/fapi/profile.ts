@@ -15,10 +15,14 @@ export function fapi2Profile(options: GatehouseOptions): boolean {
   const profile = options.securityProfile;
   if (profile === undefined) return false;
   if (profile !== 'fapi2')
-    throw new ConfigurationError(`securityProfile: expected "fapi2", got ${JSON.stringify(profile)}.`);
+    throw new ConfigurationError(`securityProfile: expected "fapi2", got ${JSON.stringify(profile)}.`, {
+      code: 'ERR_CONFIG_INVALID_OPTION',
+      option: 'securityProfile',
+    });
   if (options.requirePkce === 'public')
     throw new ConfigurationError(
       'requirePkce: the securityProfile "fapi2" requires PKCE of every client ("all").',
+      { code: 'ERR_CONFIG_CONFLICTING_OPTIONS', option: 'requirePkce' },
     );
   return true;
 }

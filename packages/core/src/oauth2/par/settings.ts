@@ -19,10 +19,14 @@ export function pushedRequestSettings(
 ): PushedRequestSettings {
   const required = options?.required ?? fapi2;
   if (typeof required !== 'boolean')
-    throw new ConfigurationError('pushedAuthorizationRequests.required: expected true or false.');
+    throw new ConfigurationError('pushedAuthorizationRequests.required: expected true or false.', {
+      code: 'ERR_CONFIG_INVALID_OPTION',
+      option: 'pushedAuthorizationRequests.required',
+    });
   if (fapi2 && !required)
     throw new ConfigurationError(
       'pushedAuthorizationRequests.required: the securityProfile "fapi2" requires pushed requests.',
+      { code: 'ERR_CONFIG_CONFLICTING_OPTIONS', option: 'pushedAuthorizationRequests.required' },
     );
   return {
     required,
