@@ -1,8 +1,8 @@
 import type { Context } from '../context.js';
 import { oauthError } from '../errors.js';
-import { clientNetwork } from '../passwords/client-network.js';
 import { secondsToMs, secondsUntil } from '../time.js';
 import { sha256Base64url } from '../tokens/sha256.js';
+import { clientNetwork } from './client-network.js';
 
 /** One fixed-window limit per client network. */
 export interface AddressLimit {

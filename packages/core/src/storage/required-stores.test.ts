@@ -114,7 +114,10 @@ describe('withMemoryFallback', () => {
 
   it('refuses a misspelt store instead of replacing it with memory, and an engine', () => {
     expect(() => withMemoryFallback({ grant: memoryGrantStore() } as never)).toThrow(
-      new ConfigurationError('withMemoryFallback: "grant" is not a store (did you mean "grants"?).'),
+      new ConfigurationError('withMemoryFallback: "grant" is not a store (did you mean "grants"?).', {
+        code: 'ERR_CONFIG_UNKNOWN_OPTION',
+        option: 'storage',
+      }),
     );
     expect(() => withMemoryFallback(memoryEngine() as never)).toThrow(ConfigurationError);
   });

@@ -143,8 +143,11 @@ describe('dynamic client registration (RFC 7591)', () => {
       require_pushed_authorization_requests: true,
       dpop_bound_access_tokens: true,
     });
+    // A self-registered client's errors are an error page, never a redirect (RFC 9700 §4.11.2).
     const plain = await t.gatehouse.fetch(new Request(authorizeUrl({ client_id: client.client_id })));
-    expect(callbackParams(plain).get('error')).toBe('invalid_request');
+    expect(plain.status).toBe(400);
+    expect(plain.headers.get('location')).toBeNull();
+    expect(await plain.text()).toContain('pushed');
     const bad = await register(t, app({ dpop_bound_access_tokens: 'yes' }));
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toBe('invalid_client_metadata');

@@ -1,4 +1,4 @@
-import { ipv6Groups } from '../http/ipv6.js';
+import { ipv6Groups } from './ipv6.js';
 
 /**
  * The network a client address is rate-limited as: an IPv4 address as itself, an IPv6 address as
