@@ -39,6 +39,17 @@ export {
   JWT_BEARER_ASSERTION_TYPE,
   MAX_ASSERTION_LIFETIME_SECONDS,
 } from './oauth2/client-auth/private-key-jwt.js';
+export {
+  DEVICE_CODE_GRANT,
+  DEVICE_CODE_TTL_SECONDS,
+  DEVICE_POLL_INTERVAL_SECONDS,
+  MAX_PUBLIC_DEVICE_REQUESTS_PER_ADDRESS,
+} from './oauth2/device/endpoint.js';
+export {
+  GUESS_WINDOW_SECONDS as DEVICE_GUESS_WINDOW_SECONDS,
+  MAX_FAILED_LOOKUPS_GLOBAL as MAX_FAILED_USER_CODE_LOOKUPS,
+  MAX_LOOKUPS_PER_ADDRESS as MAX_USER_CODE_LOOKUPS_PER_ADDRESS,
+} from './oauth2/device/guess-limit.js';
 export { authorizationServerMetadata, ENDPOINTS } from './oauth2/metadata.js';
 export { MAX_RESOURCE_LENGTH, MAX_RESOURCES_PER_REQUEST } from './oauth2/resource-indicators.js';
 export type {
@@ -105,15 +116,15 @@ export { memoryConsentStore } from './storage/memory/consents.js';
 export { memoryEngine, memoryStorage } from './storage/memory/engine.js';
 export { memoryGrantStore } from './storage/memory/grants.js';
 export {
-  DEFAULT_RATE_LIMIT_ENTRIES,
-  type MemoryRateLimitStoreOptions,
-  memoryRateLimitStore,
-} from './storage/memory/rate-limits.js';
-export {
   type MemoryKeyValueStoreOptions,
   memoryKeyValueStore,
   StoreFullError,
 } from './storage/memory/key-value.js';
+export {
+  DEFAULT_RATE_LIMIT_ENTRIES,
+  type MemoryRateLimitStoreOptions,
+  memoryRateLimitStore,
+} from './storage/memory/rate-limits.js';
 export { type MemoryReplayStoreOptions, memoryReplayStore } from './storage/memory/replay.js';
 export { memorySessionStore } from './storage/memory/sessions.js';
 export { type MemoryUser, type MemoryUserStoreOptions, memoryUserStore } from './storage/memory/users.js';

@@ -17,6 +17,8 @@ export const ENDPOINTS = {
   jwks: '/oauth2/v1/keys',
   /** RFC 7591 §3 (only when `dynamicRegistration` is on); `{registration}/{client_id}` is RFC 7592's. */
   registration: '/oauth2/v1/register',
+  /** RFC 8628 §3.1: the device authorization endpoint. */
+  deviceAuthorization: '/oauth2/v1/device_authorization',
 } as const;
 
 /** The RFC 8414 §2 authorization server metadata of an instance. */
@@ -37,7 +39,14 @@ export function authorizationServerMetadata(
     ...(ctx.scopes ? { scopes_supported: [...ctx.scopes] } : {}),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+    grant_types_supported: [
+      'authorization_code',
+      'refresh_token',
+      'client_credentials',
+      'urn:ietf:params:oauth:grant-type:device_code',
+    ],
+    // RFC 8628 §4
+    device_authorization_endpoint: at(ENDPOINTS.deviceAuthorization),
     token_endpoint_auth_methods_supported: clientAuth,
     token_endpoint_auth_signing_alg_values_supported: assertionSigningAlgorithms(),
     revocation_endpoint_auth_methods_supported: clientAuth,

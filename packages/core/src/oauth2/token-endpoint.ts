@@ -3,6 +3,8 @@ import { invalidRequest, oauthError } from '../errors.js';
 import { readForm } from '../http/form.js';
 import type { Answer } from '../http/reply.js';
 import { authenticateClient } from './client-auth/authenticate-client.js';
+import { DEVICE_CODE_GRANT } from './device/endpoint.js';
+import { deviceCodeGrant } from './device/grant.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { clientCredentialsGrant } from './grants/client-credentials.js';
 import { clientMayUse } from './grants/grant-tokens.js';
@@ -12,6 +14,7 @@ const GRANTS = {
   authorization_code: authorizationCodeGrant,
   refresh_token: refreshTokenGrant,
   client_credentials: clientCredentialsGrant,
+  [DEVICE_CODE_GRANT]: deviceCodeGrant,
 } as const;
 
 /** `POST {base}/oauth2/v1/token` (RFC 6749 §3.2). */
@@ -23,7 +26,7 @@ export async function tokenEndpoint(request: Request, ctx: Context): Promise<Ans
   if (!grant)
     throw oauthError(
       'unsupported_grant_type',
-      'The grant type is not supported (use authorization_code, refresh_token or client_credentials).',
+      `The grant type is not supported (use authorization_code, refresh_token, client_credentials or ${DEVICE_CODE_GRANT}).`,
     );
   const client = await authenticateClient(ctx, request, params);
   if (!clientMayUse(client.client, grantType as keyof typeof GRANTS)) {
