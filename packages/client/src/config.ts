@@ -9,6 +9,7 @@ import type { TransactionStore } from './transaction-store.js';
 export const PATHS = {
   authorize: '/oauth2/v1/authorize',
   token: '/oauth2/v1/token',
+  deviceAuthorization: '/oauth2/v1/device_authorization',
   revoke: '/oauth2/v1/revoke',
   introspect: '/oauth2/v1/introspect',
   userinfo: '/oauth2/v1/userinfo',
@@ -177,6 +178,7 @@ export function resolveConfig(options: ClientOptions): ClientConfig {
       issuer: baseUrl,
       authorization_endpoint: at(PATHS.authorize),
       token_endpoint: at(PATHS.token),
+      device_authorization_endpoint: at(PATHS.deviceAuthorization),
       revocation_endpoint: at(PATHS.revoke),
       introspection_endpoint: at(PATHS.introspect),
       userinfo_endpoint: at(PATHS.userinfo),
