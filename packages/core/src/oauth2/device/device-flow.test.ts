@@ -299,6 +299,16 @@ describe('device access token request (RFC 8628 §3.4–§3.5)', () => {
     expect((await poll(t, device.device_code)).status).toBe(200);
   });
 
+  it('issues nothing for an approval made before revokeUser', async () => {
+    const t = await deviceInstance();
+    const device = await startDevice(t);
+    await approve(t, device.user_code);
+    t.clock.advance(1);
+    await t.gatehouse.revokeUser('user-1');
+    t.clock.advance(5);
+    expect(await pollError(t, device.device_code)).toBe('invalid_grant');
+  });
+
   it('answers invalid_grant to an unknown device code, and invalid_request without one', async () => {
     const t = await deviceInstance();
     expect(await pollError(t, 'not-a-device-code')).toBe('invalid_grant');

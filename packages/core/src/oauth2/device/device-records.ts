@@ -38,8 +38,9 @@ export interface DeviceRecord {
   /** When the device code and user code stop working (`expires_in`). */
   readonly expiresAt: EpochMs;
   readonly status: DeviceStatus;
-  /** Once approved: who approved, and the authentication behind it (carried into the tokens). */
+  /** Once approved: who approved, when, and the authentication behind it (carried into the tokens). */
   readonly userId?: string;
+  readonly approvedAt?: EpochMs;
   readonly authTime?: EpochMs;
   readonly sessionId?: string;
   readonly acr?: AuthenticationAttributes['acr'];

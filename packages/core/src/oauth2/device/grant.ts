@@ -109,6 +109,12 @@ async function redeem(
     ctx.storage.kv.delete(pollKey(deviceCodeHash)),
     ctx.storage.kv.delete(userCodeKey(record.userCode)),
   ]);
+  // `revokeUser` takes back everything the user gave before its mark, an approval not yet redeemed
+  // included (the tokens would otherwise be issued after the mark, and outlive it).
+  const mark = await ctx.storage.grants.subjectRevokedAt?.(record.userId, now);
+  if (mark !== undefined && mark !== null && (record.approvedAt ?? 0) <= mark) {
+    throw invalidGrant('The device code is invalid, or was already used.');
+  }
   const grant: Grant = {
     grantId: base64url(ctx.randomBytes(16)),
     clientId: client.id,

@@ -285,6 +285,7 @@ export const deviceDecisionEndpoint: Handler = async (request, ctx) => {
             ...found.record,
             status: 'approved',
             userId: current.user.id,
+            approvedAt: ctx.now(),
             authTime: session.createdAt,
             ...(session.sid === undefined ? {} : { sessionId: session.sid }),
             ...(session.acr === undefined ? {} : { acr: session.acr }),
