@@ -5,6 +5,7 @@
  * token, logout (revoked at the server, file gone).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,11 +17,15 @@ import { type DemoServer, startDemoServer } from '../../express/test/support/dem
 import { configDirectory } from '../src/credentials';
 
 const BIN = fileURLToPath(new URL('../bin/gatehouse-demo.mjs', import.meta.url));
+const BUN_ENTRY = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
+/** The `bun` binary of the workspace (a devDependency of examples/runtimes), when installed. */
+const BUN = fileURLToPath(new URL('../../runtimes/node_modules/.bin/bun', import.meta.url));
 const skip = chromiumSkipReason('cli.test');
 
-/** A run of the bin: its output as it comes, and its exit code. */
-function run(args: string[], env: Record<string, string>) {
-  const child: ChildProcess = spawn(process.execPath, [BIN, ...args], {
+/** A run of the bin (on Node.js, or on Bun): its output as it comes, and its exit code. */
+function run(args: string[], env: Record<string, string>, runtime: 'node' | 'bun' = 'node') {
+  const [command, entry] = runtime === 'node' ? [process.execPath, BIN] : [BUN, BUN_ENTRY];
+  const child: ChildProcess = spawn(command, [entry, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -68,6 +73,21 @@ describe.skipIf(skip !== undefined)('gatehouse-demo (device flow CLI)', () => {
     if (configDir) await rm(join(configDir, '..'), { recursive: true, force: true });
   });
 
+  /** The person, in a browser: the prefilled code, sign-in, the same code on the page, Allow. */
+  async function approveInBrowser(complete: string, code: string): Promise<void> {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(complete);
+    expect(await page.inputValue('input[name="user_code"]')).toBe(code);
+    await Promise.all([page.waitForLoadState('load'), page.click('button[type="submit"]')]);
+    await page.fill('input[name="username"]', 'demo');
+    await page.fill('input[name="password"]', 'demo-password');
+    await Promise.all([page.waitForURL('**/device/confirm?**'), page.click('button[type="submit"]')]);
+    expect(await page.textContent('main')).toContain(code);
+    await Promise.all([page.waitForLoadState('load'), page.click('button[value="allow"]')]);
+    await context.close();
+  }
+
   const credentials = async () =>
     JSON.parse(await readFile(join(configDir, 'credentials.json'), 'utf8')) as {
       issuer: string;
@@ -80,19 +100,7 @@ describe.skipIf(skip !== undefined)('gatehouse-demo (device flow CLI)', () => {
     const [, url, code] = await login.waitFor(/open (\S+) and enter the code ([A-Z]{4}-[A-Z]{4})/);
     expect(url).toBe(`${server.issuer}/device`);
     const [, complete] = await login.waitFor(/\(or open (\S+)\)/);
-
-    // The person, in a browser: the prefilled code, sign-in, the same code on the page, Allow.
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.goto(complete!);
-    expect(await page.inputValue('input[name="user_code"]')).toBe(code);
-    await Promise.all([page.waitForLoadState('load'), page.click('button[type="submit"]')]);
-    await page.fill('input[name="username"]', 'demo');
-    await page.fill('input[name="password"]', 'demo-password');
-    await Promise.all([page.waitForURL('**/device/confirm?**'), page.click('button[type="submit"]')]);
-    expect(await page.textContent('main')).toContain(code);
-    await Promise.all([page.waitForLoadState('load'), page.click('button[value="allow"]')]);
-    await context.close();
+    await approveInBrowser(complete!, code!);
 
     expect(await login.exit).toBe(0);
     expect(login.output().stdout).toContain('Signed in as Demo User.');
@@ -138,6 +146,24 @@ describe.skipIf(skip !== undefined)('gatehouse-demo (device flow CLI)', () => {
     expect(await signedOut.exit).toBe(1);
     expect(signedOut.output().stderr).toContain('gatehouse-demo login');
   }, 90_000);
+
+  it.skipIf(!existsSync(BUN))(
+    "runs on Bun too (the client library with Bun's fetch and timers)",
+    async () => {
+      const bunEnv = { ...env, GATEHOUSE_DEMO_CONFIG_DIR: join(configDir, '..', 'bun') };
+      const login = run(['login'], bunEnv, 'bun');
+      const [, code] = await login.waitFor(/enter the code ([A-Z]{4}-[A-Z]{4})/);
+      const [, complete] = await login.waitFor(/\(or open (\S+)\)/);
+      await approveInBrowser(complete!, code!);
+      expect(await login.exit).toBe(0);
+      expect(login.output().stdout).toContain('Signed in as Demo User.');
+      const tickets = run(['tickets'], bunEnv, 'bun');
+      expect(await tickets.exit).toBe(0);
+      expect(tickets.output().stdout).toMatch(/^TCK-/m);
+      expect(await run(['logout'], bunEnv, 'bun').exit).toBe(0);
+    },
+    90_000,
+  );
 
   it('keeps the sign-in in the platform config directory', () => {
     expect(configDirectory({}, 'linux', '/home/ada')).toBe('/home/ada/.config/gatehouse-demo');
