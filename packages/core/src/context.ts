@@ -1,5 +1,6 @@
 import type { GatehouseEvent, Logger } from './events.js';
 import type { ClientJwksCache } from './oauth2/client-auth/client-jwks.js';
+import type { DeviceAuthorizationSettings } from './oauth2/device/settings.js';
 import type {
   DynamicRegistrationSettings,
   MetadataDocumentSettings,
@@ -82,6 +83,8 @@ export interface Context {
   readonly verifiedTokens: VerifiedTokenCache;
   /** RFC 7591 dynamic registration, when `dynamicRegistration` is on. */
   readonly dynamicRegistration: DynamicRegistrationSettings | undefined;
+  /** The device authorization grant's lifetimes and limits (`deviceAuthorization`). */
+  readonly deviceAuthorization: DeviceAuthorizationSettings;
   /** Client ID metadata documents, when `clientMetadataDocuments` is on. */
   readonly clientMetadataDocuments: MetadataDocumentSettings | undefined;
   /** The pushed-revocations mirror the bearer check consults first (`pushedRevocations`), if on. */

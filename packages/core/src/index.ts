@@ -39,17 +39,8 @@ export {
   JWT_BEARER_ASSERTION_TYPE,
   MAX_ASSERTION_LIFETIME_SECONDS,
 } from './oauth2/client-auth/private-key-jwt.js';
-export {
-  DEVICE_CODE_GRANT,
-  DEVICE_CODE_TTL_SECONDS,
-  DEVICE_POLL_INTERVAL_SECONDS,
-  MAX_PUBLIC_DEVICE_REQUESTS_PER_ADDRESS,
-} from './oauth2/device/endpoint.js';
-export {
-  GUESS_WINDOW_SECONDS as DEVICE_GUESS_WINDOW_SECONDS,
-  MAX_FAILED_LOOKUPS_GLOBAL as MAX_FAILED_USER_CODE_LOOKUPS,
-  MAX_LOOKUPS_PER_ADDRESS as MAX_USER_CODE_LOOKUPS_PER_ADDRESS,
-} from './oauth2/device/guess-limit.js';
+export { DEVICE_CODE_GRANT } from './oauth2/device/endpoint.js';
+export { DEVICE_AUTHORIZATION_DEFAULTS, type DeviceAuthorizationSettings } from './oauth2/device/settings.js';
 export { authorizationServerMetadata, ENDPOINTS } from './oauth2/metadata.js';
 export { MAX_RESOURCE_LENGTH, MAX_RESOURCES_PER_REQUEST } from './oauth2/resource-indicators.js';
 export type {
@@ -57,6 +48,7 @@ export type {
   ClientJwksOptions,
   ClientMetadataDocumentOptions,
   CorsOptions,
+  DeviceAuthorizationOptions,
   DynamicRegistrationOptions,
   GatehouseOptions,
   PasswordCheckOptions,

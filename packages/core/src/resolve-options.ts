@@ -3,6 +3,7 @@ import { ConfigurationError } from './errors.js';
 import { clientAddressOf } from './http/client-address.js';
 import { runtimeFetch } from './http/guarded-fetch.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
+import { deviceAuthorizationSettings } from './oauth2/device/settings.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
 import {
   dynamicRegistrationSettings,
@@ -238,6 +239,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     realm: issuer,
     verifiedTokens: shared.verifiedTokens ?? new VerifiedTokenCache(),
     dynamicRegistration,
+    deviceAuthorization: deviceAuthorizationSettings(options.deviceAuthorization),
     clientMetadataDocuments,
     revocationMirror,
   };

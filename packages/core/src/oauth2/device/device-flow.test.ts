@@ -1,11 +1,10 @@
 import {
   type ClientRecord,
+  ConfigurationError,
+  DEVICE_AUTHORIZATION_DEFAULTS,
   DEVICE_CODE_GRANT,
-  DEVICE_CODE_TTL_SECONDS,
+  type GatehouseOptions,
   hashClientSecret,
-  MAX_FAILED_USER_CODE_LOOKUPS,
-  MAX_PUBLIC_DEVICE_REQUESTS_PER_ADDRESS,
-  MAX_USER_CODE_LOOKUPS_PER_ADDRESS,
   memoryClientStore,
 } from '@gatehousejs/core';
 import { decodeJwt } from 'jose';
@@ -14,6 +13,12 @@ import { FakeBrowser, parseForm } from '../../../test/browser-flow';
 import { basic, ISSUER, post, type TestInstance, testClients, testInstance } from '../../../test/fixtures';
 
 const RESOURCE = 'https://mcp.example.com/mcp';
+const {
+  codeLifetimeSeconds: DEVICE_CODE_TTL_SECONDS,
+  maxFailedLookups: MAX_FAILED_USER_CODE_LOOKUPS,
+  maxPublicRequestsPerAddress: MAX_PUBLIC_DEVICE_REQUESTS_PER_ADDRESS,
+  maxLookupsPerAddress: MAX_USER_CODE_LOOKUPS_PER_ADDRESS,
+} = DEVICE_AUTHORIZATION_DEFAULTS;
 
 async function deviceClients(): Promise<ClientRecord[]> {
   return [
@@ -46,8 +51,9 @@ async function deviceClients(): Promise<ClientRecord[]> {
 }
 
 /** An instance with device clients; each request's address comes from `X-Test-Address`. */
-async function deviceInstance(): Promise<TestInstance> {
+async function deviceInstance(overrides: Partial<GatehouseOptions> = {}): Promise<TestInstance> {
   return testInstance({
+    ...overrides,
     clients: memoryClientStore(await deviceClients()),
     resources: [RESOURCE],
     rateLimit: { clientAddress: (request) => request.headers.get('x-test-address') ?? '198.51.100.7' },
@@ -446,6 +452,39 @@ describe('verification page (RFC 8628 §3.3)', () => {
     expect(await response.text()).toContain('name="password"');
     t.clock.advance(5);
     expect(await pollError(t, device.device_code)).toBe('authorization_pending');
+  });
+});
+
+describe('deviceAuthorization options', () => {
+  it('set the lifetime, the interval and the limits', async () => {
+    const t = await deviceInstance({
+      deviceAuthorization: { codeLifetimeSeconds: 120, pollIntervalSeconds: 2, maxLookupsPerAddress: 3 },
+    });
+    const device = await startDevice(t);
+    expect(device.expires_in).toBe(120);
+    expect(device.interval).toBe(2);
+    t.clock.advance(2);
+    expect(await pollError(t, device.device_code)).toBe('authorization_pending');
+    const browser = new FakeBrowser(t.gatehouse);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const form = await browser.get(`${ISSUER}/device`);
+      statuses.push((await browser.submit(await form.text(), { user_code: device.user_code })).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    t.clock.advance(120);
+    expect(await pollError(t, device.device_code)).toBe('expired_token');
+  });
+
+  it('are checked at creation, naming the option', async () => {
+    await expect(deviceInstance({ deviceAuthorization: { codeLifetimeSeconds: 5 } })).rejects.toThrow(
+      new ConfigurationError(
+        'deviceAuthorization.codeLifetimeSeconds: expected a whole number from 60 to 1800, got 5.',
+      ),
+    );
+    await expect(deviceInstance({ deviceAuthorization: { maxFailedLookups: 0.5 } })).rejects.toBeInstanceOf(
+      ConfigurationError,
+    );
   });
 });
 

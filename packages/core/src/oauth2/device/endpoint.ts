@@ -28,16 +28,6 @@ import { formatUserCode, newUserCode } from './user-code.js';
 /** RFC 8628 §3.4: the grant type of the device access token request. */
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
-/** Lifetime of a device code and its user code (§3.2 `expires_in`), in seconds. */
-export const DEVICE_CODE_TTL_SECONDS = 600;
-/** The polling interval a device starts with (§3.2 `interval`; 5 s is the RFC's default). */
-export const DEVICE_POLL_INTERVAL_SECONDS = 5;
-/**
- * Device authorizations one address may start per {@link DEVICE_CODE_TTL_SECONDS} without
- * proving a client identity (public clients): each stores a record until it expires, so an
- * unauthenticated caller's storage is bounded (security.md).
- */
-export const MAX_PUBLIC_DEVICE_REQUESTS_PER_ADDRESS = 30;
 /** New user codes tried when one collides with a live one (20^8 codes: a second try is rare). */
 const USER_CODE_ATTEMPTS = 5;
 
@@ -68,7 +58,8 @@ export const deviceAuthorizationEndpoint: Handler = async (request, ctx) => {
   const now = ctx.now();
   const deviceCode = randomSecret(ctx.randomBytes);
   const deviceCodeHash = await hashSecret(deviceCode);
-  const expiresAt = addSeconds(now, DEVICE_CODE_TTL_SECONDS);
+  const { codeLifetimeSeconds, pollIntervalSeconds } = ctx.deviceAuthorization;
+  const expiresAt = addSeconds(now, codeLifetimeSeconds);
   const userCode = await reserveUserCode(ctx, deviceCodeHash, expiresAt, now);
   const record: DeviceRecord = {
     clientId: client.id,
@@ -84,7 +75,7 @@ export const deviceAuthorizationEndpoint: Handler = async (request, ctx) => {
     await ctx.storage.kv.delete(userCodeKey(userCode));
     throw invalidRequest('The request is too large.');
   }
-  const poll: PollState = { at: now, interval: DEVICE_POLL_INTERVAL_SECONDS };
+  const poll: PollState = { at: now, interval: pollIntervalSeconds };
   // `add` (set-if-absent) for keys that are new by construction (a 256-bit code's hash): it takes
   // the instance's clock, where `set` takes the engine's.
   await Promise.all([
@@ -104,8 +95,8 @@ function deviceAuthorizationResponse(ctx: Context, deviceCode: string, userCode:
     verification_uri: verificationUri,
     // §3.3.1: the code in the URI, for a QR code or a link; the page still asks to confirm it.
     verification_uri_complete: `${verificationUri}?${new URLSearchParams({ user_code: shown })}`,
-    expires_in: DEVICE_CODE_TTL_SECONDS,
-    interval: DEVICE_POLL_INTERVAL_SECONDS,
+    expires_in: ctx.deviceAuthorization.codeLifetimeSeconds,
+    interval: ctx.deviceAuthorization.pollIntervalSeconds,
   });
 }
 
@@ -126,13 +117,17 @@ async function reserveUserCode(
   throw oauthError('temporarily_unavailable', 'No free user code was found; try again.', { retryAfter: 1 });
 }
 
-/** Charges one device authorization of a public client to the caller's address (see the constant). */
+/**
+ * Charges one device authorization of a public client (which proves no identity, and makes the
+ * server store a record until it expires) to the caller's address: `maxPublicRequestsPerAddress`
+ * per code lifetime, so what an unauthenticated caller makes the server store is bounded.
+ */
 async function chargePublicRequest(ctx: Context, request: Request): Promise<void> {
   await chargeWindow(
     ctx,
     `device-auth:addr:${await addressBucket(ctx, request)}`,
-    MAX_PUBLIC_DEVICE_REQUESTS_PER_ADDRESS,
-    secondsToMs(DEVICE_CODE_TTL_SECONDS),
+    ctx.deviceAuthorization.maxPublicRequestsPerAddress,
+    secondsToMs(ctx.deviceAuthorization.codeLifetimeSeconds),
     (retryAfter) =>
       oauthError('too_many_requests', 'Too many device authorizations from this address; try again later.', {
         retryAfter,

@@ -27,7 +27,7 @@ import {
   recordKeptUntil,
   userCodeKey,
 } from './device-records.js';
-import { DEVICE_CODE_GRANT, DEVICE_POLL_INTERVAL_SECONDS } from './endpoint.js';
+import { DEVICE_CODE_GRANT } from './endpoint.js';
 
 /** §3.5: how much `slow_down` adds to the interval, in seconds. */
 export const SLOW_DOWN_SECONDS = 5;
@@ -78,7 +78,10 @@ async function pending(
 ): Promise<never> {
   const key = pollKey(deviceCodeHash);
   const text = await ctx.storage.kv.get(key, now);
-  const last = parsePollState(text) ?? { at: record.createdAt, interval: DEVICE_POLL_INTERVAL_SECONDS };
+  const last = parsePollState(text) ?? {
+    at: record.createdAt,
+    interval: ctx.deviceAuthorization.pollIntervalSeconds,
+  };
   const early = now - last.at < last.interval * 1000;
   const next: PollState = { at: now, interval: early ? last.interval + SLOW_DOWN_SECONDS : last.interval };
   const until = recordKeptUntil(record);

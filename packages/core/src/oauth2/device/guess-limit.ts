@@ -6,14 +6,14 @@ import { secondsToMs, secondsUntil } from '../../time.js';
 /*
  * Bounds on guessing user codes at the verification page (RFC 8628 §5.1: "the authorization server
  * SHOULD rate limit user_code attempts"; §5.2: against a remote attacker enumerating codes), on
- * the rate-limit store, in fixed windows of {@link GUESS_WINDOW_SECONDS}:
+ * the rate-limit store, in fixed windows of one code lifetime (`deviceAuthorization` options):
  *
  * - per client address (IPv6: its /64, like the password limiter): every lookup of a typed code,
  *   found or not, charged *before* the lookup (atomic increments), so that a burst of concurrent
- *   guesses cannot all pass; {@link MAX_LOOKUPS_PER_ADDRESS}. A person approving a device makes
+ *   guesses cannot all pass; `maxLookupsPerAddress` (20). A person approving a device makes
  *   two lookups (the code form, the confirmation).
  * - globally, all addresses together: lookups that found *no* code,
- *   {@link MAX_FAILED_LOOKUPS_GLOBAL}, so that an attacker spread over many addresses is bounded
+ *   `maxFailedLookups` (1,000), so that an attacker spread over many addresses is bounded
  *   too. It is read before the lookup and charged after a miss, so concurrent misses can pass it by
  *   at most the number of lookups in flight, themselves bounded per address.
  *
@@ -21,13 +21,6 @@ import { secondsToMs, secondsUntil } from '../../time.js';
  * nothing. Keys are fixed-size digests whatever the address. security.md gives the resulting
  * chance of a guess succeeding within a code's lifetime.
  */
-
-/** The window of both limits: one device code lifetime. */
-export const GUESS_WINDOW_SECONDS = 600;
-/** Code lookups one address may make per window. */
-export const MAX_LOOKUPS_PER_ADDRESS = 20;
-/** Failed code lookups all addresses together may make per window. */
-export const MAX_FAILED_LOOKUPS_GLOBAL = 1000;
 
 const GLOBAL_KEY = 'device-guess:global';
 
@@ -44,16 +37,17 @@ export interface GuessLimiter {
 
 export function guessLimiter(ctx: Context, request: Request): GuessLimiter {
   const store = ctx.storage.rateLimits;
-  const windowMs = secondsToMs(GUESS_WINDOW_SECONDS);
+  const { codeLifetimeSeconds, maxLookupsPerAddress, maxFailedLookups } = ctx.deviceAuthorization;
+  const windowMs = secondsToMs(codeLifetimeSeconds);
   return {
     async reserve() {
       const now = ctx.now();
       const global = await store.get(GLOBAL_KEY, now);
-      if (global && global.count >= MAX_FAILED_LOOKUPS_GLOBAL) {
+      if (global && global.count >= maxFailedLookups) {
         throw tooManyGuesses(Math.max(1, secondsUntil(global.resetAt, now)));
       }
       const key = `device-guess:addr:${await addressBucket(ctx, request)}`;
-      await chargeWindow(ctx, key, MAX_LOOKUPS_PER_ADDRESS, windowMs, tooManyGuesses);
+      await chargeWindow(ctx, key, maxLookupsPerAddress, windowMs, tooManyGuesses);
     },
     async missed() {
       await store.increment(GLOBAL_KEY, windowMs, ctx.now());
