@@ -44,6 +44,21 @@ import { formatUserCode, MAX_USER_CODE_INPUT, normalizeUserCode } from './user-c
  * remote phishing) and is told to compare the code with the one on the device.
  */
 
+/**
+ * A page handler whose refusals (a repeated parameter, an unreadable body) are HTML error pages,
+ * as everywhere a browser is the caller, never JSON.
+ */
+function asPage(handler: Handler): Handler {
+  return async (request, ctx, url) => {
+    try {
+      return await handler(request, ctx, url);
+    } catch (error) {
+      if (error instanceof ProtocolError && error.status < 500) return errorPage(ctx, error);
+      throw error;
+    }
+  };
+}
+
 const WRONG_CODE = 'That code is not valid, has expired or was already used. Check the code on your device.';
 const MALFORMED_CODE = 'Enter the 8-letter code shown on your device (like BCDF-GHJK).';
 
@@ -190,7 +205,7 @@ async function confirmation(
 }
 
 /** `GET {base}/device`: the code form, prefilled from `?user_code=` (`verification_uri_complete`). */
-export const deviceVerificationPage: Handler = async (request, ctx, url) => {
+export const deviceVerificationPage: Handler = asPage(async (request, ctx, url) => {
   let input: string | undefined;
   try {
     input = queryParams(url).get('user_code');
@@ -198,10 +213,10 @@ export const deviceVerificationPage: Handler = async (request, ctx, url) => {
     input = undefined; // repeated: nothing to prefill
   }
   return codeForm(ctx, request, input === undefined ? {} : { userCode: shownInput(input) });
-};
+});
 
 /** `POST {base}/device`: the typed code → the login page, or the confirmation when signed in. */
-export const deviceCodeEntry: Handler = async (request, ctx) => {
+export const deviceCodeEntry: Handler = asPage(async (request, ctx) => {
   if (isForeignBrowserRequest(ctx, request)) return errorPage(ctx, crossSiteRefused(ctx, request));
   const params = await readForm(request, ctx.maxBodyBytes);
   if (!(await hasValidCsrfToken(ctx, request, params))) {
@@ -215,13 +230,13 @@ export const deviceCodeEntry: Handler = async (request, ctx) => {
     }
     return confirmation(ctx, request, current, found);
   });
-};
+});
 
 /**
  * `POST {base}/device/login`: the instance's login form, carrying the code (not looked up here:
  * the confirmation does); on success, 303 to the confirmation.
  */
-export const deviceLoginEndpoint: Handler = async (request, ctx) => {
+export const deviceLoginEndpoint: Handler = asPage(async (request, ctx) => {
   if (isForeignBrowserRequest(ctx, request)) return errorPage(ctx, crossSiteRefused(ctx, request));
   const params = await readForm(request, ctx.maxBodyBytes);
   const input = params.get('user_code') ?? '';
@@ -233,10 +248,10 @@ export const deviceLoginEndpoint: Handler = async (request, ctx) => {
     render: (options) => renderLoginForm(ctx, request, deviceLoginForm(ctx, userCode), options),
     continueAt: `${ctx.basePath}${PAGE_PATHS.deviceConfirm}?${new URLSearchParams({ user_code: formatUserCode(userCode) })}`,
   });
-};
+});
 
 /** `GET {base}/device/confirm?user_code=…`: the confirmation (the login page without a session). */
-export const deviceConfirmPageEndpoint: Handler = async (request, ctx, url) => {
+export const deviceConfirmPageEndpoint: Handler = asPage(async (request, ctx, url) => {
   let params: Params;
   try {
     params = queryParams(url);
@@ -251,7 +266,7 @@ export const deviceConfirmPageEndpoint: Handler = async (request, ctx, url) => {
     return deviceSignIn(ctx, request, userCode);
   }
   return withUserCode(ctx, request, params, (found) => confirmation(ctx, request, current, found));
-};
+});
 
 /**
  * `POST {base}/device/confirm`: the user's decision. The pending record becomes approved (with the
@@ -259,7 +274,7 @@ export const deviceConfirmPageEndpoint: Handler = async (request, ctx, url) => {
  * decisions racing exactly one counts; the user code is then forgotten. The answer is the result
  * page, without a form.
  */
-export const deviceDecisionEndpoint: Handler = async (request, ctx) => {
+export const deviceDecisionEndpoint: Handler = asPage(async (request, ctx) => {
   const params = await readForm(request, ctx.maxBodyBytes);
   try {
     await checkFormPost(ctx, request, params);
@@ -306,4 +321,4 @@ export const deviceDecisionEndpoint: Handler = async (request, ctx) => {
     await ctx.storage.kv.delete(userCodeKey(found.record.userCode));
     return deviceDonePage(ctx, decision === 'allow');
   });
-};
+});
