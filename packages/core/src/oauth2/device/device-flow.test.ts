@@ -188,6 +188,16 @@ describe('device authorization endpoint (RFC 8628 §3.1–§3.2)', () => {
     expect((await resource.json()).error).toBe('invalid_target');
   });
 
+  it('refuses a request that would store more than the record bound', async () => {
+    const t = await deviceInstance();
+    const scope = Array.from({ length: 4000 }, (_, i) => `scope-${i}`).join(' ');
+    const response = await t.gatehouse.fetch(
+      post('/oauth2/v1/device_authorization', { client_id: 'other-cli', scope }),
+    );
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toBe('invalid_request');
+  });
+
   it('bounds the device authorizations one address starts with a public client', async () => {
     const t = await deviceInstance();
     for (let i = 0; i < MAX_PUBLIC_DEVICE_REQUESTS_PER_ADDRESS; i++) await startDevice(t);
