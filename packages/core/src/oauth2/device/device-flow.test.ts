@@ -3,6 +3,7 @@ import {
   ConfigurationError,
   DEVICE_AUTHORIZATION_DEFAULTS,
   DEVICE_CODE_GRANT,
+  type GatehouseEvent,
   type GatehouseOptions,
   hashClientSecret,
   memoryClientStore,
@@ -215,7 +216,8 @@ describe('device authorization endpoint (RFC 8628 §3.1–§3.2)', () => {
 
 describe('device access token request (RFC 8628 §3.4–§3.5)', () => {
   it('issues access, refresh and ID tokens after the user allows, once', async () => {
-    const t = await deviceInstance();
+    const events: GatehouseEvent[] = [];
+    const t = await deviceInstance({ onEvent: (event) => events.push(event) });
     const device = await startDevice(t, {
       client_id: 'cli',
       scope: 'openid profile offline_access',
@@ -234,6 +236,9 @@ describe('device access token request (RFC 8628 §3.4–§3.5)', () => {
     expect([idToken.aud].flat()).toContain('cli');
     expect(idToken.name).toBe('Demo User');
     expect(idToken.auth_time).toBe(Math.floor(t.clock.now() / 1000) - 5);
+    expect(events.map((event) => event.type)).toEqual(
+      expect.arrayContaining(['device.approved', 'login.succeeded', 'token.issued']),
+    );
     const access = decodeJwt(body.access_token!);
     expect(access.sub).toBe('user-1');
     expect(access.client_id).toBe('cli');
@@ -278,12 +283,14 @@ describe('device access token request (RFC 8628 §3.4–§3.5)', () => {
   });
 
   it('answers access_denied when the user denies', async () => {
-    const t = await deviceInstance();
+    const events: GatehouseEvent[] = [];
+    const t = await deviceInstance({ onEvent: (event) => events.push(event) });
     const device = await startDevice(t);
     const { response } = await approve(t, device.user_code, 'deny');
     expect(response.status).toBe(200);
     t.clock.advance(5);
     expect(await pollError(t, device.device_code)).toBe('access_denied');
+    expect(events).toContainEqual({ type: 'device.denied', clientId: 'cli', userId: 'user-1' });
   });
 
   it('answers expired_token after the code expires, and the page no longer takes its user code', async () => {

@@ -319,6 +319,11 @@ export const deviceDecisionEndpoint: Handler = asPage(async (request, ctx) => {
       return codeForm(ctx, request, { error: WRONG_CODE, status: 400 });
     }
     await ctx.storage.kv.delete(userCodeKey(found.record.userCode));
+    ctx.emit({
+      type: decision === 'allow' ? 'device.approved' : 'device.denied',
+      clientId: found.record.clientId,
+      userId: current.user.id,
+    });
     return deviceDonePage(ctx, decision === 'allow');
   });
 });
