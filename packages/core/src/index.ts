@@ -41,8 +41,16 @@ export {
 } from './oauth2/client-auth/private-key-jwt.js';
 export { DEVICE_CODE_GRANT } from './oauth2/device/endpoint.js';
 export { DEVICE_AUTHORIZATION_DEFAULTS, type DeviceAuthorizationSettings } from './oauth2/device/settings.js';
+export { JWT_BEARER_GRANT } from './oauth2/jwt-assertion.js';
 export { authorizationServerMetadata, ENDPOINTS } from './oauth2/metadata.js';
 export { MAX_RESOURCE_LENGTH, MAX_RESOURCES_PER_REQUEST } from './oauth2/resource-indicators.js';
+export {
+  type ExchangedToken,
+  TOKEN_EXCHANGE_GRANT,
+  TOKEN_TYPES,
+  type TokenExchangeRequest,
+} from './oauth2/token-exchange/exchanged-token.js';
+export { ID_JAG_TYP } from './oauth2/token-exchange/id-jag.js';
 export type {
   AuthApiOptions,
   ClientJwksOptions,
@@ -54,6 +62,9 @@ export type {
   PasswordCheckOptions,
   RateLimitOptions,
   SessionOptions,
+  TokenExchangeDecision,
+  TokenExchangeOptions,
+  TrustedIssuerOptions,
   UiOptions,
   UiTexts,
 } from './options.js';
@@ -135,6 +146,7 @@ export {
   wholeInstant,
 } from './time.js';
 export type { AccessTokenClaims, TokenFamily } from './tokens/access-token.js';
+export type { ActClaim } from './tokens/act.js';
 export { generateKeys, type PrivateJwk, type SigningAlgorithm } from './tokens/keys.js';
 export { generateClientSecret, hashClientSecret, hashSecret } from './tokens/secrets.js';
 export { clientSubject, subjectId, userSubject } from './tokens/subject.js';

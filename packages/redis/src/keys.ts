@@ -27,6 +27,7 @@ import { wholeExpiry } from '@gatehousejs/core';
  *     `<prefix>:{<I>:rate:<key>}`                    hash: count, reset
  *     `<prefix>:{<I>:client:<client id>}`            hash: r (JSON), exp (registered client)
  *     `<prefix>:{<I>:once:<id>}`                     string (replay id)
+ *     `<prefix>:{<I>:kv:<key>}`                      hash: v (value), exp (key-value store)
  *
  * Every key carries its record's expiry (`PEXPIREAT`), so Redis deletes it without a sweeper.
  * Round 1's keys (`{prefix}:…` and `prefix:…`) are not read: `migrateRedisKeys` moves them into
@@ -49,6 +50,8 @@ export interface KeyLayout {
   rateLimit(key: string): string;
   registeredClient(clientId: string): string;
   replayId(id: string): string;
+  /** An entry of the key-value store (`GatehouseStorage.kv`). */
+  keyValue(key: string): string;
   /** The SCAN pattern of every key of the instance. */
   readonly pattern: string;
   /** The instance's id. */
@@ -93,6 +96,7 @@ export function keyLayout(prefix: string, instanceId: string): KeyLayout {
     rateLimit: (key) => `${base}rate:${key}}`,
     registeredClient: (clientId) => `${base}client:${clientId}}`,
     replayId: (id) => `${base}once:${id}}`,
+    keyValue: (key) => `${base}kv:${key}}`,
     pattern: `${globEscape(base)}*`,
     instanceId,
     instanceTag: `${instanceId.length}:${instanceId}`,

@@ -6,6 +6,9 @@ import {
   identityProvingAuthMethods,
   supportedAuthMethods,
 } from './client-auth/methods.js';
+import { JWT_BEARER_GRANT } from './jwt-assertion.js';
+import { TOKEN_EXCHANGE_GRANT, TOKEN_TYPES } from './token-exchange/exchanged-token.js';
+import { jwtBearerEnabled } from './trusted-issuers.js';
 
 /** Endpoints relative to the issuer. */
 export const ENDPOINTS = {
@@ -24,7 +27,9 @@ export const ENDPOINTS = {
 /** The RFC 8414 §2 authorization server metadata of an instance. */
 export function authorizationServerMetadata(
   ctx: Pick<Context, 'issuer' | 'scopes' | 'resources'> &
-    Partial<Pick<Context, 'dynamicRegistration' | 'clientMetadataDocuments'>>,
+    Partial<
+      Pick<Context, 'dynamicRegistration' | 'clientMetadataDocuments' | 'tokenExchange' | 'trustedIssuers'>
+    >,
 ): Record<string, unknown> {
   const at = (path: string) => ctx.issuer + path;
   const clientAuth = supportedAuthMethods();
@@ -44,6 +49,10 @@ export function authorizationServerMetadata(
       'refresh_token',
       'client_credentials',
       'urn:ietf:params:oauth:grant-type:device_code',
+      ...(ctx.tokenExchange ? [TOKEN_EXCHANGE_GRANT] : []),
+      ...(ctx.trustedIssuers && jwtBearerEnabled({ trustedIssuers: ctx.trustedIssuers })
+        ? [JWT_BEARER_GRANT]
+        : []),
     ],
     // RFC 8628 §4
     device_authorization_endpoint: at(ENDPOINTS.deviceAuthorization),
@@ -58,6 +67,11 @@ export function authorizationServerMetadata(
     ...(ctx.dynamicRegistration ? { registration_endpoint: at(ENDPOINTS.registration) } : {}),
     // draft-ietf-oauth-client-id-metadata-document §6
     ...(ctx.clientMetadataDocuments ? { client_id_metadata_document_supported: true } : {}),
+    // draft-ietf-oauth-identity-chaining, as draft-ietf-oauth-identity-assertion-authz-grant §7 says:
+    // this server issues ID-JAGs by token exchange.
+    ...(ctx.tokenExchange?.idJagAudiences.size
+      ? { identity_chaining_requested_token_types_supported: [TOKEN_TYPES.idJag] }
+      : {}),
     // RFC 9728 §4: the resources tokens of this server are for (RFC 8707 `resource` values).
     protected_resources: [...ctx.resources],
   };
