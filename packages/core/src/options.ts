@@ -404,7 +404,7 @@ export interface DeviceAuthorizationOptions {
   readonly pollIntervalSeconds?: number;
   /**
    * Lookups of typed user codes one client network (IPv6: its /64) may make per window on the
-   * verification page, found or not (a person approving a device makes two). Default 20.
+   * verification page, found or not (a person approving a device makes two or three). Default 20.
    */
   readonly maxLookupsPerAddress?: number;
   /**

@@ -11,7 +11,7 @@ import { secondsToMs, secondsUntil } from '../../time.js';
  * - per client address (IPv6: its /64, like the password limiter): every lookup of a typed code,
  *   found or not, charged *before* the lookup (atomic increments), so that a burst of concurrent
  *   guesses cannot all pass; `maxLookupsPerAddress` (20). A person approving a device makes
- *   two lookups (the code form, the confirmation).
+ *   two or three lookups (the code form, the confirmation after a login, the decision).
  * - globally, all addresses together: lookups that found *no* code,
  *   `maxFailedLookups` (1,000), so that an attacker spread over many addresses is bounded
  *   too. It is read before the lookup and charged after a miss, so concurrent misses can pass it by
