@@ -95,6 +95,13 @@ export const KNOWN_OPTIONS = {
     "maxPerAddress": true,
     "windowSeconds": true
   },
+  "deviceAuthorization": {
+    "codeLifetimeSeconds": true,
+    "pollIntervalSeconds": true,
+    "maxLookupsPerAddress": true,
+    "maxFailedLookups": true,
+    "maxPublicRequestsPerAddress": true
+  },
   "clientMetadataDocuments": {
     "fetch": true,
     "allowLoopback": true,

@@ -6,6 +6,7 @@ import { clientAddressOf } from './http/client-address.js';
 import { runtimeFetch } from './http/guarded-fetch.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
 import { clientDirectory } from './oauth2/client-directory.js';
+import { deviceAuthorizationSettings } from './oauth2/device/settings.js';
 import { fapi2Profile } from './oauth2/fapi/profile.js';
 import { pushedRequestSettings } from './oauth2/par/settings.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
@@ -287,6 +288,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     realm: issuer,
     verifiedTokens: shared.verifiedTokens ?? new VerifiedTokenCache(),
     dynamicRegistration,
+    deviceAuthorization: deviceAuthorizationSettings(options.deviceAuthorization),
     clientMetadataDocuments,
     tokenExchange: tokenExchangeSettings(options.tokenExchange),
     trustedIssuers: resolveTrustedIssuers(options.trustedIssuers, issuer),
