@@ -4,7 +4,6 @@ import {
   DEVICE_AUTHORIZATION_DEFAULTS,
   DEVICE_CODE_GRANT,
   type GatehouseEvent,
-  type GatehouseOptions,
   hashClientSecret,
   memoryClientStore,
 } from '@gatehousejs/core';
