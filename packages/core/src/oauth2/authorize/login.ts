@@ -62,6 +62,10 @@ export interface LoginForm {
   /** The flow's state, posted back unchanged. */
   readonly hiddenFields: Readonly<Record<string, string>>;
   readonly clientName?: string;
+  /** The client registered itself (RFC 7591 or a metadata document): the page says so. */
+  readonly selfRegistered?: boolean;
+  /** The host of a metadata-document client's `client_id`, shown beside its self-chosen name. */
+  readonly clientHost?: string;
   /** The username to prefill when the flow knows one (a login hint). */
   readonly username?: string;
   /** A CSP `form-action` source the POST may end up at (the client's redirect URI). */
@@ -89,6 +93,8 @@ export function renderLoginForm(
       csrfToken: csrf.token,
       hiddenFields: form.hiddenFields,
       ...(form.clientName === undefined ? {} : { clientName: form.clientName }),
+      ...(form.selfRegistered ? { selfRegistered: true } : {}),
+      ...(form.clientHost === undefined ? {} : { clientHost: form.clientHost }),
       ...(username === undefined ? {} : { username }),
       ...(options.error === undefined ? {} : { error: options.error }),
     },

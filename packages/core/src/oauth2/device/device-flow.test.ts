@@ -504,6 +504,7 @@ describe('deviceAuthorization options', () => {
     await expect(deviceInstance({ deviceAuthorization: { codeLifetimeSeconds: 5 } })).rejects.toThrow(
       new ConfigurationError(
         'deviceAuthorization.codeLifetimeSeconds: expected a whole number from 60 to 1800, got 5.',
+        { code: 'ERR_CONFIG_INVALID_OPTION', option: 'deviceAuthorization.codeLifetimeSeconds' },
       ),
     );
     await expect(deviceInstance({ deviceAuthorization: { maxFailedLookups: 0.5 } })).rejects.toBeInstanceOf(
