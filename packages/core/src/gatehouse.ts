@@ -4,6 +4,7 @@ import type { Awaitable } from './awaitable.js';
 import type { Context } from './context.js';
 import { errorAnswer, oauthError } from './errors.js';
 import { isPreflight, preflightResponse, withCors } from './http/cors.js';
+import { DeploymentWarnings } from './http/deployment-warnings.js';
 import { dispatch } from './http/dispatch.js';
 import { type Answer, toResponse } from './http/reply.js';
 import { notFound, type Route, Router } from './http/router.js';
@@ -124,6 +125,13 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     })
     .catch(() => {});
   const router = new Router(resolved.basePath, instanceRoutes(resolved));
+  const deployment = new DeploymentWarnings(
+    resolved.issuer,
+    resolved.issuerOrigin,
+    resolved.basePath,
+    resolved.logger,
+    (prefix) => router.reaches(prefix),
+  );
 
   const route = async (request: Request): Promise<Answer> => {
     let url: URL;
@@ -132,9 +140,13 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     } catch {
       throw oauthError('invalid_request', 'The request URL is not valid.');
     }
+    if (!deployment.originChecked) deployment.checkOrigin(url);
     const ctx = readyContext ?? (await contextPromise);
     const match = router.match(url.pathname);
-    if (!match) throw notFound();
+    if (!match) {
+      deployment.strayRequest(url.pathname);
+      throw notFound();
+    }
     return dispatch(match.route, request, ctx, url);
   };
 
@@ -157,6 +169,7 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     options: AuthenticateOptions,
   ): Awaitable<AuthenticationResult> => {
     acceptedSchemes(options); // a programming error throws rather than becoming a 500 response
+    if (!deployment.originChecked) deployment.checkOrigin(request.url);
     const ctx = readyContext;
     if (ctx === undefined) return contextPromise.then(() => authenticateNow(request, options), refused);
     let caller: Awaitable<Caller>;
@@ -223,5 +236,6 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     authenticateNow,
     context: () => readyContext ?? contextPromise,
     logger: resolved.logger,
+    mountedAt: (mountPath) => deployment.mountedAt(mountPath),
   });
 }

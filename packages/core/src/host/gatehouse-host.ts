@@ -247,6 +247,8 @@ export function createGatehouseHost(options: GatehouseHostOptions): GatehouseHos
       throw new TypeError('A GatehouseHost has no single context: ask host.instance(name).');
     },
     logger,
+    // Its instances are named by the path (or the layout) itself; each checks its own requests.
+    mountedAt: () => {},
   });
   return attachHostInternals(host, {
     mount: options.layout ? '' : '/:instance',
