@@ -23,6 +23,7 @@ import {
 } from './revocation/user-grants.js';
 import { type RevokeUserOptions, revokeUser } from './revocation/user-revocation.js';
 import { sessionRoutes } from './session/routes.js';
+import { listSessions, revokeSession, type UserSession } from './session/user-sessions.js';
 import { importKeySet } from './tokens/keys.js';
 
 /** One Gatehouse instance (one issuer). */
@@ -98,6 +99,21 @@ export interface Gatehouse {
    * user's grant id. Emits `grant.revoked`.
    */
   revokeGrant(userId: string, grantId: string, options?: RevokeGrantOptions): Promise<boolean>;
+  /**
+   * The user's live browser sessions ("where you're signed in"), most recently active first: the
+   * session's public id (OIDC `sid`), sign-in time, last activity and when it ends. Listed from a
+   * per-user index in the key-value store (every engine, no migration), bounded to the user's 50
+   * most recent sign-ins; sessions created before this index existed are not listed. Rejects with
+   * `TypeError` for an empty `userId`.
+   */
+  listSessions(userId: string): Promise<UserSession[]>;
+  /**
+   * Ends one session of a user, by its `sessionId` from {@link listSessions}: its cookie stops
+   * working at once (the next request is signed out). Resolves `false` (nothing changed) for an
+   * unknown id, another user's session or one already ended. Emits `session.revoked`. To end every
+   * session (and token) of the user, use {@link revokeUser}.
+   */
+  revokeSession(userId: string, sessionId: string): Promise<boolean>;
 }
 
 /** Every route of an instance (below its base path, plus the origin-root aliases). */
@@ -229,6 +245,12 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     },
     revokeGrant(userId, grantId, options) {
       return revokeUserGrant(resolved, userId, grantId, options);
+    },
+    async listSessions(userId) {
+      return listSessions(readyContext ?? (await contextPromise), userId);
+    },
+    async revokeSession(userId, sessionId) {
+      return revokeSession(readyContext ?? (await contextPromise), userId, sessionId);
     },
   };
   return attachInternals(instance, {
