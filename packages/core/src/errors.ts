@@ -1,3 +1,4 @@
+import type { ConfigurationErrorCode, StorageUnavailableReason, UsageErrorCode } from './error-codes.js';
 import type { Logger } from './events.js';
 import { type Reply, toResponse } from './http/reply.js';
 import { noStoreJson } from './http/responses.js';
@@ -34,6 +35,7 @@ export const ERROR_TABLE = {
   interaction_required: { status: 400 },
   request_not_supported: { status: 400 },
   request_uri_not_supported: { status: 400 },
+  // RFC 6749 §4.1.2.1 (the server's own failures, also answered by every endpoint)
   server_error: { status: 500 },
   temporarily_unavailable: { status: 503 },
   // RFC 7009 §2.2.1
@@ -45,6 +47,9 @@ export const ERROR_TABLE = {
   invalid_client_metadata: { status: 400 },
   // RFC 6750 §3.1
   invalid_token: { status: 401, challenge: true },
+  // RFC 9449 §5 (token endpoint, 400) and §7.1 (resource servers answer 401 with a DPoP challenge).
+  invalid_dpop_proof: { status: 400 },
+  use_dpop_nonce: { status: 400 },
   insufficient_scope: { status: 403 },
   // Gatehouse's own, named after their HTTP status (RFC 9110 §15, RFC 6585 §4)
   /** No credentials at all: RFC 6750 §3.1 puts no `error` in the challenge then, the body still has one. */
@@ -83,6 +88,8 @@ export interface ProtocolErrorOptions {
   readonly allow?: readonly string[];
   /** Seconds after which to try again (`Retry-After`, RFC 9110 §10.2.3), for 429 and 503. */
   readonly retryAfter?: number;
+  /** A fresh DPoP server nonce (`DPoP-Nonce`, RFC 9449 §8), sent with `use_dpop_nonce`. */
+  readonly dpopNonce?: string;
   /** The underlying error, for logs only: never sent to the client. */
   readonly cause?: unknown;
   /**
@@ -118,12 +125,17 @@ export class ProtocolError extends Error {
     this.reason = options.reason;
     const entry: { readonly status: number } | undefined = ERROR_TABLE[code];
     if (entry === undefined)
-      throw new TypeError(`ProtocolError: unknown error code ${JSON.stringify(code)}.`);
+      throw new UsageError(
+        `ProtocolError: unknown error code ${JSON.stringify(code)}.`,
+        'ERR_INVALID_ARGUMENT',
+        'code',
+      );
     this.status = options.unauthenticated && options.challenge !== undefined ? 401 : entry.status;
     const headers: Record<string, string> = {};
     if (options.challenge !== undefined) headers['WWW-Authenticate'] = options.challenge;
     if (options.allow !== undefined) headers.Allow = options.allow.join(', ');
     if (options.retryAfter !== undefined) headers['Retry-After'] = String(options.retryAfter);
+    if (options.dpopNonce !== undefined) headers['DPoP-Nonce'] = options.dpopNonce;
     this.headers = headers;
   }
 
@@ -155,19 +167,27 @@ export function oauthError<C extends ProtocolErrorCode>(
   return new ProtocolError(code, description, options);
 }
 
-/** A storage engine failed or timed out: the request is answered 503 and nothing was written. */
+/**
+ * A storage engine failed or timed out: the request is answered 503 and nothing was written. Its
+ * `code` is the protocol's (`temporarily_unavailable`); its stable {@link storageCode} says which.
+ */
 export class StorageUnavailableError extends ProtocolError {
-  constructor(cause: unknown) {
+  /** `ERR_STORAGE_UNAVAILABLE` (the call failed; see `cause`) or `ERR_STORAGE_TIMEOUT`. */
+  readonly storageCode: StorageUnavailableReason;
+  constructor(cause: unknown, storageCode: StorageUnavailableReason = 'ERR_STORAGE_UNAVAILABLE') {
     super('temporarily_unavailable', 'The service is temporarily unavailable; try again shortly.', {
       retryAfter: 1,
       cause,
+      reason: storageCode === 'ERR_STORAGE_TIMEOUT' ? 'a storage call timed out' : 'a storage call failed',
     });
+    this.storageCode = storageCode;
   }
 }
 
 /**
  * The one conversion of anything thrown while answering a request into an answer: a
- * {@link ProtocolError} gives its own (logged when it is a 5xx), anything else is a bug, logged
+ * {@link ProtocolError} gives its own (logged when it is a 5xx), a full bounded store (stable code
+ * `ERR_STORAGE_FULL`) 503 `temporarily_unavailable`, anything else is a bug, logged
  * and answered with a bare 500 `server_error` that reveals nothing. `what` names what failed in
  * the log line (never request data: it may hold credentials).
  */
@@ -181,6 +201,12 @@ export function errorAnswer(
     if (error.status >= 500) logger.error(`gatehouse: ${error.description}`, error.cause);
     else if (logger.debug) logRefusal(logger.debug, error, request);
     return error.toReply();
+  }
+  // A bounded store at its bound (`StoreFullError`, or an engine's error of the same stable code):
+  // refused for now, as a failing store is, never a 500.
+  if (error instanceof Error && (error as { code?: unknown }).code === 'ERR_STORAGE_FULL') {
+    logger.error(`gatehouse: ${error.message}`);
+    return STORE_FULL.toReply();
   }
   logger.error(`gatehouse: ${what}`, error);
   return SERVER_ERROR.toReply();
@@ -201,10 +227,58 @@ function logRefusal(debug: NonNullable<Logger['debug']>, error: ProtocolError, r
 }
 
 const SERVER_ERROR = oauthError('server_error', 'The server could not complete the request.');
+const STORE_FULL = oauthError(
+  'temporarily_unavailable',
+  'The service is temporarily unavailable; try again shortly.',
+  {
+    retryAfter: 1,
+  },
+);
 
-/** Thrown by {@link createGatehouse} for options that cannot work, with a precise message. */
+/** Options of {@link ConfigurationError}. */
+export interface ConfigurationErrorOptions {
+  /** The stable code (`ERROR_CODES` of `error-codes.ts`). Default `ERR_CONFIG_INVALID_OPTION`. */
+  readonly code?: ConfigurationErrorCode;
+  /** The option path it is about (`session.cookieName`, `keys[0]`), when there is one. */
+  readonly option?: string;
+  readonly cause?: unknown;
+}
+
+/**
+ * Thrown by `createGatehouse` (and `createGatehouseHost`, the user stores, the instance methods a
+ * storage must support) for options that cannot work, with a precise message, a stable
+ * {@link code} and the {@link option} path.
+ */
 export class ConfigurationError extends Error {
   override readonly name = 'ConfigurationError';
+  /** What is wrong, stable across releases (the message may be reworded). */
+  readonly code: ConfigurationErrorCode;
+  /** The option path it is about (`session.cookieName`, `keys[0]`), when there is one. */
+  readonly option: string | undefined;
+
+  constructor(message: string, options: ConfigurationErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = options.code ?? 'ERR_CONFIG_INVALID_OPTION';
+    this.option = options.option;
+  }
+}
+
+/**
+ * Thrown (as a `TypeError`) for a call of the public API that cannot work: an argument it cannot
+ * use, something else than a Gatehouse instance, two routes at one path. {@link code} is stable.
+ */
+export class UsageError extends TypeError {
+  override readonly name = 'UsageError';
+  /** What is wrong, stable across releases (the message may be reworded). */
+  readonly code: UsageErrorCode;
+  /** The argument it is about (`userId`, `instanceId`), when there is one. */
+  readonly argument: string | undefined;
+
+  constructor(message: string, code: UsageErrorCode = 'ERR_INVALID_ARGUMENT', argument?: string) {
+    super(message);
+    this.code = code;
+    this.argument = argument;
+  }
 }
 
 /**

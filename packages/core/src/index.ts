@@ -6,13 +6,23 @@
 export { AUTH_API_ENDPOINTS } from './auth-api/endpoints.js';
 export type { Context } from './context.js';
 export {
+  type ConfigurationErrorCode,
+  ERROR_CODES,
+  type GatehouseErrorCode,
+  type OutboundFetchErrorCode,
+  type StorageUnavailableReason,
+  type UsageErrorCode,
+} from './error-codes.js';
+export {
   type ChallengedErrorCode,
   ConfigurationError,
+  type ConfigurationErrorOptions,
   ERROR_TABLE,
   ProtocolError,
   type ProtocolErrorCode,
   type ProtocolErrorOptions,
   StorageUnavailableError,
+  UsageError,
 } from './errors.js';
 export type { GatehouseEvent, Logger } from './events.js';
 export { createGatehouse, type Gatehouse } from './gatehouse.js';
@@ -67,6 +77,12 @@ export type {
 } from './options.js';
 export { CREDENTIAL_LIMITS } from './passwords/credential-limits.js';
 export type { PasswordHasher } from './passwords/password-hasher.js';
+export {
+  type PasswordUser,
+  type PasswordUserStoreOptions,
+  type PasswordVerifier,
+  passwordUserStore,
+} from './passwords/password-user-store.js';
 export { type Pbkdf2HasherOptions, pbkdf2Hasher } from './passwords/pbkdf2.js';
 export {
   defineOperations,
@@ -115,6 +131,7 @@ export { type MemoryClientRegistryOptions, memoryClientRegistry } from './storag
 export { memoryClientStore } from './storage/memory/clients.js';
 export { memoryConsentStore } from './storage/memory/consents.js';
 export { memoryEngine, memoryStorage } from './storage/memory/engine.js';
+export { withMemoryFallback } from './storage/memory/fallback.js';
 export { memoryGrantStore } from './storage/memory/grants.js';
 export {
   type MemoryKeyValueStoreOptions,
@@ -129,6 +146,7 @@ export {
 export { type MemoryReplayStoreOptions, memoryReplayStore } from './storage/memory/replay.js';
 export { memorySessionStore } from './storage/memory/sessions.js';
 export { type MemoryUser, type MemoryUserStoreOptions, memoryUserStore } from './storage/memory/users.js';
+export type { InstanceStorage } from './storage/required-stores.js';
 export type * from './storage/types.js';
 export {
   addSeconds,

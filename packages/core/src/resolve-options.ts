@@ -1,9 +1,13 @@
 import type { Context, InstanceStores } from './context.js';
+import { dpopSettings } from './dpop/settings.js';
 import { ConfigurationError } from './errors.js';
 import type { Logger } from './events.js';
 import { clientAddressOf } from './http/client-address.js';
 import { runtimeFetch } from './http/guarded-fetch.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
+import { clientDirectory } from './oauth2/client-directory.js';
+import { fapi2Profile } from './oauth2/fapi/profile.js';
+import { pushedRequestSettings } from './oauth2/par/settings.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
 import {
   dynamicRegistrationSettings,
@@ -16,12 +20,14 @@ import { tokenExchangeSettings } from './oauth2/token-exchange/settings.js';
 import { resolveTrustedIssuers } from './oauth2/trusted-issuers.js';
 import type { GatehouseOptions } from './options.js';
 import { PasswordCheckGate } from './passwords/password-check-gate.js';
+import { checkedUserStore } from './records/checked-user-store.js';
+import { RecordProblems } from './records/record-problems.js';
 import { mirroredGrantStore, RevocationMirror } from './revocation/revocation-mirror.js';
-import { clientDirectory } from './storage/client-directory.js';
 import { guardStore } from './storage/guard.js';
 import { checkInstanceId, isStorageEngine } from './storage/instance-id.js';
 import { memoryStorage } from './storage/memory/engine.js';
-import type { GatehouseStorage, GrantStore } from './storage/types.js';
+import { type InstanceStorage, requireAllStores } from './storage/required-stores.js';
+import type { GrantStore } from './storage/types.js';
 import type { KeySet } from './tokens/keys.js';
 import { checkKeys, isEphemeralKey, SIGNING_ALGORITHMS } from './tokens/keys.js';
 import { webRandomBytes } from './tokens/secrets.js';
@@ -36,6 +42,7 @@ function lifetime(name: string, value: number | undefined, fallback: number, max
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > max) {
     throw new ConfigurationError(
       `${name}: expected a whole number of seconds between 1 and ${max}, got ${String(value)}.`,
+      { option: name },
     );
   }
   return seconds;
@@ -45,7 +52,7 @@ function count(name: string, value: number | undefined, fallback: number, min = 
   const n = value ?? fallback;
   if (!Number.isInteger(n) || n < min) {
     const expected = min === 0 ? 'a whole number, 0 or more' : 'a positive whole number';
-    throw new ConfigurationError(`${name}: expected ${expected}, got ${String(value)}.`);
+    throw new ConfigurationError(`${name}: expected ${expected}, got ${String(value)}.`, { option: name });
   }
   return n;
 }
@@ -56,16 +63,22 @@ export function parseIssuer(issuer: string, allowInsecure: boolean): URL {
   try {
     url = new URL(issuer);
   } catch {
-    throw new ConfigurationError(`issuer: "${issuer}" is not an absolute URL.`);
+    throw new ConfigurationError(`issuer: "${issuer}" is not an absolute URL.`, {
+      code: issuer === undefined ? 'ERR_CONFIG_MISSING_OPTION' : 'ERR_CONFIG_INVALID_OPTION',
+      option: 'issuer',
+    });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    throw new ConfigurationError('issuer: must be an http(s) URL.');
+    throw new ConfigurationError('issuer: must be an http(s) URL.', { option: 'issuer' });
   if (url.search || url.hash || issuer.includes('?') || issuer.includes('#')) {
-    throw new ConfigurationError('issuer: must not have a query or fragment (RFC 8414 §2).');
+    throw new ConfigurationError('issuer: must not have a query or fragment (RFC 8414 §2).', {
+      option: 'issuer',
+    });
   }
   if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname) && !allowInsecure) {
     throw new ConfigurationError(
       `issuer: "${issuer}" is not https. Use https, a loopback host, or set allowInsecureIssuer for a non-production setup.`,
+      { option: 'issuer' },
     );
   }
   return url;
@@ -86,7 +99,9 @@ export interface SharedResources {
 /** Validates options and fills in defaults; throws {@link ConfigurationError} with a precise message. */
 export function resolveOptions(options: GatehouseOptions, shared: SharedResources = {}): ResolvedOptions {
   if (!options || typeof options !== 'object')
-    throw new ConfigurationError('createGatehouse: options are required.');
+    throw new ConfigurationError('createGatehouse: options are required.', {
+      code: 'ERR_CONFIG_MISSING_OPTION',
+    });
   refuseUnknownOptions(options);
   const url = parseIssuer(options.issuer, options.allowInsecureIssuer ?? false);
   const basePath = url.pathname.replace(/\/+$/, '');
@@ -95,12 +110,17 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   if (!SIGNING_ALGORITHMS.includes(algorithm))
     throw new ConfigurationError(
       `algorithm: "${algorithm}" is not supported (${SIGNING_ALGORITHMS.join(', ')}).`,
+      { option: 'algorithm' },
     );
   checkKeys(options.keys, algorithm);
   refuseEphemeralKeysInProduction(options);
   if (!options.clients || typeof options.clients.findClient !== 'function') {
     throw new ConfigurationError(
       'clients: a ClientStore (with findClient) is required, e.g. memoryClientStore([...]).',
+      {
+        code: options.clients ? 'ERR_CONFIG_INVALID_OPTION' : 'ERR_CONFIG_MISSING_OPTION',
+        option: 'clients',
+      },
     );
   }
   if (
@@ -108,7 +128,10 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     typeof options.users.verifyPassword !== 'function' ||
     typeof options.users.findUser !== 'function'
   ) {
-    throw new ConfigurationError('users: a UserStore (with verifyPassword and findUser) is required.');
+    throw new ConfigurationError('users: a UserStore (with verifyPassword and findUser) is required.', {
+      code: options.users ? 'ERR_CONFIG_INVALID_OPTION' : 'ERR_CONFIG_MISSING_OPTION',
+      option: 'users',
+    });
   }
   const timeoutMs = count('storageTimeoutMs', options.storageTimeoutMs, 5000);
   const { storage, revocationMirror } = instanceStorage(options, issuer, timeoutMs);
@@ -120,6 +143,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     if (!parsed || parsed.origin !== origin) {
       throw new ConfigurationError(
         `cors.allowedOrigins: "${origin}" is not an origin (scheme://host[:port], no path or slash).`,
+        { option: 'cors.allowedOrigins' },
       );
     }
   }
@@ -127,22 +151,30 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   const defaultScope = options.defaultScope ?? '';
   for (const scope of defaultScope.split(' ').filter(Boolean)) {
     if (scopes && !scopes.has(scope))
-      throw new ConfigurationError(`defaultScope: "${scope}" is not in scopes.`);
+      throw new ConfigurationError(`defaultScope: "${scope}" is not in scopes.`, {
+        code: 'ERR_CONFIG_CONFLICTING_OPTIONS',
+        option: 'defaultScope',
+      });
   }
   const authApiScope = (options.authApi?.scope ?? '').split(' ').filter(Boolean);
   for (const scope of authApiScope) {
     if (scopes && !scopes.has(scope))
-      throw new ConfigurationError(`authApi.scope: "${scope}" is not in scopes.`);
+      throw new ConfigurationError(`authApi.scope: "${scope}" is not in scopes.`, {
+        code: 'ERR_CONFIG_CONFLICTING_OPTIONS',
+        option: 'authApi.scope',
+      });
   }
-  const requirePkce = options.requirePkce ?? 'public';
+  const fapi2 = fapi2Profile(options);
+  const requirePkce = options.requirePkce ?? (fapi2 ? 'all' : 'public');
   if (requirePkce !== 'public' && requirePkce !== 'all')
-    throw new ConfigurationError('requirePkce: expected "public" or "all".');
+    throw new ConfigurationError('requirePkce: expected "public" or "all".', { option: 'requirePkce' });
   const logger = withDebugLog(options.logger ?? console, options.debug ?? debugFromEnvironment());
   const onEvent = options.onEvent;
   const cookieName = options.session?.cookieName ?? 'gatehouse_session';
   if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(cookieName)) {
     throw new ConfigurationError(
       `session.cookieName: "${cookieName}" is not a valid cookie name (RFC 6265 §4.1.1).`,
+      { option: 'session.cookieName' },
     );
   }
 
@@ -151,9 +183,11 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     throw new ConfigurationError(
       `session.cookiePath: "${cookiePath}" must be "/" or a path prefix of the instance path "${basePath || '/'}" ` +
         '(the cookie must reach the login and authorize routes), without a trailing slash.',
+      { option: 'session.cookiePath' },
     );
   }
 
+  const recordProblems = new RecordProblems(logger);
   const audience = options.audience ?? `${issuer}/api/v1`;
   const now = options.now ?? Date.now;
   const dynamicRegistration = dynamicRegistrationSettings(options.dynamicRegistration);
@@ -162,11 +196,13 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     clientMetadataDocuments &&
     new ClientMetadataDocuments(clientMetadataDocuments, storage.clients, scopes, now);
   if (options.resources !== undefined && !Array.isArray(options.resources))
-    throw new ConfigurationError('resources: expected an array of absolute URIs.');
+    throw new ConfigurationError('resources: expected an array of absolute URIs.', { option: 'resources' });
   for (const resource of options.resources ?? []) {
     const problem = typeof resource === 'string' ? resourceUriProblem(resource) : 'is not a string';
     if (problem)
-      throw new ConfigurationError(`resources: "${String(resource)}" ${problem} (RFC 8707 section 2).`);
+      throw new ConfigurationError(`resources: "${String(resource)}" ${problem} (RFC 8707 section 2).`, {
+        option: 'resources',
+      });
   }
   return {
     issuer,
@@ -177,24 +213,33 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     audienceList: Object.freeze([audience]),
     resources: new Set([audience, ...(options.resources ?? [])]),
     // Host stores too: a failing or hanging user/client lookup is a 503, never a 500 or a stuck request.
-    clients: clientDirectory(guardStore(options.clients, timeoutMs), storage.clients, now, {
+    clients: clientDirectory(guardStore(options.clients, timeoutMs), storage.clients, now, recordProblems, {
       ...(dynamicRegistration
         ? { found: slideUnusedDeadline(storage.clients, dynamicRegistration.unusedTtl, now) }
         : {}),
       ...(metadataDocuments ? { unknown: (clientId: string) => metadataDocuments.resolve(clientId) } : {}),
     }),
     clientJwks: new ClientJwksCache(clientJwksPolicy(options)),
-    users: guardStore(options.users, timeoutMs),
+    users: checkedUserStore(guardStore(options.users, timeoutMs), recordProblems),
+    recordProblems,
     storage,
     scopes,
     defaultScope,
     accessTokenTtl: lifetime('accessTokenTtl', options.accessTokenTtl, 3600, 86_400),
     refreshTokenTtl: lifetime('refreshTokenTtl', options.refreshTokenTtl, 30 * 86_400),
-    authorizationCodeTtl: lifetime('authorizationCodeTtl', options.authorizationCodeTtl, 60, 600),
-    rotateRefreshTokens: options.rotateRefreshTokens ?? true,
+    // FAPI 2.0 §5.3.2.1: codes live at most 60 seconds.
+    authorizationCodeTtl: lifetime(
+      'authorizationCodeTtl',
+      options.authorizationCodeTtl,
+      60,
+      fapi2 ? 60 : 600,
+    ),
+    // FAPI 2.0 §5.3.2.1: no refresh token rotation (the tokens are sender-constrained instead).
+    rotateRefreshTokens: options.rotateRefreshTokens ?? !fapi2,
     requirePkce,
     authApi: {
-      enabled: options.authApi?.enabled ?? true,
+      // The Auth API is a password grant in another shape, which FAPI 2.0 rules out.
+      enabled: options.authApi?.enabled ?? !fapi2,
       tokenTtl: lifetime('authApi.tokenTtl', options.authApi?.tokenTtl, 86_400, 30 * 86_400),
       scope: [...new Set(authApiScope)].join(' '),
     },
@@ -246,6 +291,9 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     tokenExchange: tokenExchangeSettings(options.tokenExchange),
     trustedIssuers: resolveTrustedIssuers(options.trustedIssuers, issuer),
     revocationMirror,
+    pushedRequests: pushedRequestSettings(options.pushedAuthorizationRequests, fapi2),
+    dpop: dpopSettings(options.dpop, options.randomBytes ?? webRandomBytes, fapi2),
+    securityProfile: fapi2 ? 'fapi2' : undefined,
   };
 }
 
@@ -253,7 +301,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
 function clientJwksPolicy(options: GatehouseOptions): ClientJwksPolicy {
   const given = options.clientJwks ?? {};
   if (given.fetch !== undefined && typeof given.fetch !== 'function') {
-    throw new ConfigurationError('clientJwks.fetch: expected a function.');
+    throw new ConfigurationError('clientJwks.fetch: expected a function.', { option: 'clientJwks.fetch' });
   }
   return {
     fetch: given.fetch ?? runtimeFetch,
@@ -266,53 +314,62 @@ function clientJwksPolicy(options: GatehouseOptions): ClientJwksPolicy {
 
 /**
  * The instance's stores, guarded: the view of `instanceId` (default: the issuer) when `storage` is
- * an engine, else the stores given, the missing ones in memory.
+ * an engine, else the stores given, all of them (`withMemoryFallback` completes a partial set
+ * explicitly); none given means this instance alone, in memory.
  */
 function instanceStorage(
   options: GatehouseOptions,
   issuer: string,
   timeoutMs: number,
 ): { storage: InstanceStores; revocationMirror: RevocationMirror | undefined } {
-  const given = options.storage ?? {};
-  let view: Partial<GatehouseStorage>;
+  const given: object = options.storage ?? memoryStorage();
+  if (typeof given !== 'object' || given === null) {
+    throw new ConfigurationError(
+      'storage: expected a storage engine or an object of stores (grants, sessions, …).',
+      { code: 'ERR_CONFIG_INVALID_OPTION', option: 'storage' },
+    );
+  }
+  let view: InstanceStorage;
   if (isStorageEngine(given)) {
     let instanceId: string;
     try {
       instanceId = checkInstanceId(options.instanceId ?? issuer);
     } catch (error) {
-      throw new ConfigurationError((error as Error).message);
+      throw new ConfigurationError((error as Error).message, { option: 'instanceId', cause: error });
     }
     view = given.instance(instanceId);
+    requireAllStores(view, `storage: the engine's view of instance "${instanceId}"`);
   } else {
     if (options.instanceId !== undefined) {
       throw new ConfigurationError(
         'instanceId: only applies when `storage` is a storage engine (with `instance()`); these stores already belong to one instance.',
+        { code: 'ERR_CONFIG_CONFLICTING_OPTIONS', option: 'instanceId' },
       );
     }
-    view = given;
+    requireAllStores(given, 'storage');
+    view = given as InstanceStorage;
   }
   if (
-    view.grants &&
-    (typeof view.grants.revokeSubject === 'function') !== (typeof view.grants.subjectRevokedAt === 'function')
+    (typeof view.grants.revokeSubject === 'function') !==
+    (typeof view.grants.subjectRevokedAt === 'function')
   ) {
     throw new ConfigurationError(
       'storage.grants: revokeSubject and subjectRevokedAt come together (a user mark is written by one and read by the other).',
+      { code: 'ERR_CONFIG_STORE_CAPABILITY', option: 'storage.grants' },
     );
   }
-  const fallback = memoryStorage();
-  const rawGrants = view.grants ?? fallback.grants;
-  let grants = guardStore(rawGrants, timeoutMs);
-  const revocationMirror = pushedRevocations(options, rawGrants);
+  let grants = guardStore(view.grants, timeoutMs);
+  const revocationMirror = pushedRevocations(options, view.grants);
   if (revocationMirror) grants = mirroredGrantStore(grants, revocationMirror);
   return {
     storage: {
       grants,
-      sessions: guardStore(view.sessions ?? fallback.sessions, timeoutMs),
-      consents: guardStore(view.consents ?? fallback.consents, timeoutMs),
-      rateLimits: guardStore(view.rateLimits ?? fallback.rateLimits, timeoutMs),
-      clients: guardStore(view.clients ?? fallback.clients, timeoutMs),
-      replay: guardStore(view.replay ?? fallback.replay, timeoutMs),
-      kv: guardStore(view.kv ?? fallback.kv, timeoutMs),
+      sessions: guardStore(view.sessions, timeoutMs),
+      consents: guardStore(view.consents, timeoutMs),
+      rateLimits: guardStore(view.rateLimits, timeoutMs),
+      clients: guardStore(view.clients, timeoutMs),
+      replay: guardStore(view.replay, timeoutMs),
+      kv: guardStore(view.kv, timeoutMs),
     },
     revocationMirror,
   };
@@ -325,12 +382,15 @@ function pushedRevocations(options: GatehouseOptions, grants: GrantStore): Revoc
   if (typeof grants.watchRevocations !== 'function') {
     throw new ConfigurationError(
       'pushedRevocations: the grant store cannot push revocations (it has no watchRevocations); remove the option to check each request against the store.',
+      { code: 'ERR_CONFIG_STORE_CAPABILITY', option: 'pushedRevocations' },
     );
   }
   const settings = given === true ? {} : given;
   const maxLagMs = count('pushedRevocations.maxLagMs', settings.maxLagMs, 1000);
   if (maxLagMs < 50 || maxLagMs > 60_000)
-    throw new ConfigurationError('pushedRevocations.maxLagMs: expected 50 to 60000 ms.');
+    throw new ConfigurationError('pushedRevocations.maxLagMs: expected 50 to 60000 ms.', {
+      option: 'pushedRevocations.maxLagMs',
+    });
   const maxEntries = count('pushedRevocations.maxEntries', settings.maxEntries, 1_000_000);
   return new RevocationMirror(
     (listener) => grants.watchRevocations!(listener),
@@ -354,6 +414,7 @@ function refuseEphemeralKeysInProduction(options: GatehouseOptions): void {
   if (index === -1) return;
   throw new ConfigurationError(
     `keys[${index}]: a key generated by generateKeys() in this process, with NODE_ENV=production: its tokens stop verifying when the process restarts and no other process can verify them. Store a key (\`npx gatehouse keys generate\`, then read it from a secret) or set allowEphemeralKeys: true.`,
+    { code: 'ERR_CONFIG_INVALID_KEY', option: `keys[${index}]` },
   );
 }
 

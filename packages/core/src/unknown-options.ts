@@ -21,6 +21,7 @@ function check(given: object, known: OptionTree, prefix: string): void {
       const nearest = nearestName(name, Object.keys(known));
       throw new ConfigurationError(
         `${prefix}${name}: unknown option` + (nearest ? ` (did you mean "${prefix}${nearest}"?).` : '.'),
+        { code: 'ERR_CONFIG_UNKNOWN_OPTION', option: `${prefix}${name}` },
       );
     }
     if (expected !== true && typeof value === 'object' && value !== null)
@@ -44,7 +45,7 @@ function nearestName(name: string, names: readonly string[]): string | undefined
 }
 
 /** Levenshtein distance; the names compared are short option names. */
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];

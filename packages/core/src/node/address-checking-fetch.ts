@@ -34,7 +34,7 @@ export function addressCheckingFetch(options: AddressCheckingFetchOptions = {}):
       ));
   return ({ url, headers, signal, policy }) => {
     const refused = refusedUrlReason(url, policy);
-    if (refused) return Promise.reject(new OutboundFetchError(refused));
+    if (refused) return Promise.reject(new OutboundFetchError(refused, 'ERR_FETCH_REFUSED_URL'));
     return new Promise<Response>((done, fail) => {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
       const request = send(url, { method: 'GET', headers, signal, lookup: checkedLookup(resolve, policy) });
@@ -65,10 +65,11 @@ function checkedLookup(
           .find((reason) => reason !== undefined);
         if (addresses.length === 0 || refused) {
           const reason = refused ?? 'its host name has no address';
-          const error = Object.assign(new OutboundFetchError(`its host cannot be fetched: ${reason}`), {
-            code: 'EADDRNOTAVAIL',
-          });
-          callback(error as NodeJS.ErrnoException, '', 0);
+          const error = new OutboundFetchError(
+            `its host cannot be fetched: ${reason}`,
+            'ERR_FETCH_REFUSED_URL',
+          );
+          callback(error as unknown as NodeJS.ErrnoException, '', 0);
           return;
         }
         const wanted = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : 0;

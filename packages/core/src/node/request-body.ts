@@ -1,12 +1,11 @@
 /** Reading a Node request body: streamed, or buffered when small and of known length. */
 import type { IncomingMessage } from 'node:http';
 import { fetchAcceptsMethod } from './fetch-method.js';
-import type { ToWebRequestOptions } from './web-request.js';
 
 /** The body length if `readWebRequest` should read the body into memory, else `undefined`. */
 export function bufferableLength(
   req: IncomingMessage,
-  options: ToWebRequestOptions,
+  options: { readonly ignoreBody?: boolean },
   limit: number,
 ): number | undefined {
   const method = req.method ?? 'GET';
@@ -44,7 +43,8 @@ export function readSmallBody(req: IncomingMessage, length: number): Promise<Uin
     };
     const onFailure = () => {
       detach();
-      reject(new Error('The client closed the connection.'));
+      // Closed or reset by the client, or by the server timing a slow body out (`requestTimeout`).
+      reject(new Error('The connection ended before the whole request body arrived.'));
     };
     // `close` without `end` (no `error` listener of Node's own would report it otherwise).
     const onClose = () => {

@@ -1,6 +1,6 @@
 import type { Awaitable } from '../awaitable.js';
 import type { Context } from '../context.js';
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError, UsageError } from '../errors.js';
 import { CONSENT_TTL_MS } from '../oauth2/authorize/consent-lifetime.js';
 import type { SessionRecord } from '../storage/types.js';
 
@@ -46,12 +46,17 @@ export async function revokeUser(
   options: RevokeUserOptions = {},
 ): Promise<void> {
   if (typeof userId !== 'string' || userId === '') {
-    throw new TypeError('revokeUser: userId must be a non-empty string (the user id, the `sub` claim).');
+    throw new UsageError(
+      'revokeUser: userId must be a non-empty string (the user id, the `sub` claim).',
+      'ERR_INVALID_ARGUMENT',
+      'userId',
+    );
   }
   const { grants } = ctx.storage;
   if (typeof grants.revokeSubject !== 'function') {
     throw new ConfigurationError(
       'revokeUser: storage.grants has no revokeSubject (and subjectRevokedAt); see the upgrade note in docs/security.md.',
+      { code: 'ERR_CONFIG_STORE_CAPABILITY', option: 'storage.grants' },
     );
   }
   const at = ctx.now();
@@ -61,6 +66,27 @@ export async function revokeUser(
     userId,
     ...(options.reason === undefined ? {} : { reason: options.reason }),
   });
+}
+
+/**
+ * The safe order of deleting a user: first {@link revokeUser} (reason `deleted`), so that nothing
+ * issued to the user works any more, on every instance sharing the grant store, not even an access
+ * token at the bearer check, which never looks the user up; then `remove`, the host's own deletion
+ * from its user store. If the revocation fails, nothing was removed (retry); if `remove` fails, the
+ * user still exists but must sign in again (retry the deletion). Emits `user.revoked` then, once
+ * `remove` resolved, `user.deleted`.
+ */
+export async function deleteUser(
+  ctx: Omit<Context, 'keys'>,
+  userId: string,
+  remove?: () => Awaitable<unknown>,
+): Promise<void> {
+  if (remove !== undefined && typeof remove !== 'function') {
+    throw new TypeError('deleteUser: remove must be a function that deletes the user from your user store.');
+  }
+  await revokeUser(ctx, userId, { reason: 'deleted' });
+  await remove?.();
+  ctx.emit({ type: 'user.deleted', userId });
 }
 
 /**

@@ -2,36 +2,13 @@ import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { type Awaitable, andThen } from '../awaitable.js';
 import type { Context } from '../context.js';
 import type { Subject } from '../storage/types.js';
-import { type EpochSeconds, fromEpochSeconds, type Seconds, toEpochSeconds } from '../time.js';
+import { fromEpochSeconds, type Seconds, toEpochSeconds } from '../time.js';
+import type { AccessTokenClaims, TokenFamily } from './access-token-claims.js';
 import { type ActClaim, parseAct } from './act.js';
 import { base64url, utf8 } from './encoding.js';
 import { clientSubject, subjectId, userSubject } from './subject.js';
 
-/** Which issuing path produced an access token. */
-export type TokenFamily = 'oauth2' | 'auth_api';
-
-/** What an access token says, once verified. */
-export interface AccessTokenClaims {
-  readonly family: TokenFamily;
-  /** Who the token speaks for: a user, or a client acting for itself. */
-  readonly subject: Subject;
-  /** The `sub` claim: the user id, or the client id of a client subject. */
-  readonly sub: string;
-  /** The OAuth client (absent for Auth API tokens, which no client requested). */
-  readonly clientId?: string;
-  /** Space-separated scope (may be empty). */
-  readonly scope: string;
-  /** The `aud` claim as a list: the resources the token is for (RFC 9068 §3, RFC 8707). */
-  readonly audience: readonly string[];
-  /** Token id (`jti`), the handle of single-token revocation. */
-  readonly jti: string;
-  /** The grant the token belongs to (`gid`), the handle of grant revocation. */
-  readonly grantId?: string;
-  /** The delegation chain (RFC 8693 §4.1 `act`) of a token issued by token exchange. */
-  readonly act?: ActClaim;
-  readonly iat: EpochSeconds;
-  readonly exp: EpochSeconds;
-}
+export type { AccessTokenClaims, TokenFamily } from './access-token-claims.js';
 
 /**
  * Why an access token was refused (RFC 6750 §3.1 `invalid_token`), as far as it may be said:
@@ -53,6 +30,8 @@ export interface AccessTokenGrant {
   readonly grantId?: string;
   /** The actor (RFC 8693 §4.1), for a token issued by token exchange to someone acting for the subject. */
   readonly act?: ActClaim;
+  /** Bind the token to this DPoP key (`cnf.jkt`, RFC 9449 §6.1). */
+  readonly jkt?: string;
   readonly ttl: Seconds;
 }
 
@@ -94,6 +73,7 @@ export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Pr
   if (grant.grantId !== undefined) payload.gid = grant.grantId;
   if (grant.subject.kind === 'client') payload.sub_kind = 'client';
   if (grant.act !== undefined) payload.act = grant.act;
+  if (grant.jkt !== undefined) payload.cnf = { jkt: grant.jkt };
   const signingInput = `${ctx.keys.encodedHeader}.${base64url(utf8(JSON.stringify(payload)))}`;
   const token = `${signingInput}.${await ctx.keys.sign(signingInput)}`;
   return {
@@ -108,6 +88,7 @@ export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Pr
       jti,
       grantId: grant.grantId,
       ...(grant.act === undefined ? {} : { act: grant.act }),
+      ...(grant.jkt === undefined ? {} : { jkt: grant.jkt }),
       iat,
       exp,
     },
@@ -172,6 +153,10 @@ async function checkAccessTokenSignature(
     if (!Array.isArray(audience) || audience.length === 0 || !audience.every((a) => typeof a === 'string'))
       return INVALID;
     // A client subject's `sub` is its own client id (RFC 9068 §2.2); anything else is forged or broken.
+    // RFC 9449 §6.1: a bound token's confirmation; a malformed one is no token of ours.
+    const cnf = payload.cnf as { jkt?: unknown } | undefined;
+    if (cnf !== undefined && (typeof cnf !== 'object' || cnf === null || typeof cnf.jkt !== 'string'))
+      return INVALID;
     const subKind = payload.sub_kind;
     if (subKind !== undefined && (subKind !== 'client' || clientId !== payload.sub)) return INVALID;
     const act = parseAct(payload.act);
@@ -186,6 +171,7 @@ async function checkAccessTokenSignature(
       jti: payload.jti,
       grantId,
       ...(act === undefined ? {} : { act }),
+      ...(cnf === undefined ? {} : { jkt: cnf.jkt as string }),
       iat: payload.iat!,
       exp: payload.exp!,
     };

@@ -2,6 +2,7 @@ import { markTrusted } from '../guard.js';
 import type { ClientRegistry, RegisteredClient } from '../types.js';
 import type { Clearable } from './clearable.js';
 import { ExpiringMap } from './expiring-map.js';
+import { StoreFullError } from './key-value.js';
 
 /** Options of {@link memoryClientRegistry}. */
 export interface MemoryClientRegistryOptions {
@@ -34,7 +35,7 @@ export function memoryClientRegistry(options: MemoryClientRegistryOptions = {}):
       const id = registration.client.id;
       if (clients.size >= maxClients && clients.get(id, registration.registeredAt) === undefined) {
         clients.sweepAll(registration.registeredAt);
-        if (clients.size >= maxClients) throw new Error(`client registry full (${maxClients} clients)`);
+        if (clients.size >= maxClients) throw new StoreFullError('client registry');
       }
       clients.set(id, entry(registration), registration.registeredAt);
     },

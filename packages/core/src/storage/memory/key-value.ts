@@ -1,3 +1,4 @@
+import type { ErrorCodeOf } from '../../error-codes.js';
 import { markTrusted } from '../guard.js';
 import type { KeyValueStore } from '../types.js';
 import type { Clearable } from './clearable.js';
@@ -14,7 +15,8 @@ export interface MemoryKeyValueStoreOptions {
 
 /** Thrown by a bounded memory store that is full: the request is refused, nothing is written. */
 export class StoreFullError extends Error {
-  readonly code = 'STORE_FULL';
+  /** Stable code (`ERROR_CODES` of `error-codes.ts`). */
+  readonly code: ErrorCodeOf<'StoreFullError'> = 'ERR_STORAGE_FULL';
   constructor(store: string) {
     super(`The in-memory ${store} store is full; entries free up as they expire.`);
     this.name = 'StoreFullError';

@@ -1,5 +1,8 @@
+import { ClientRecordError, clientRecordProblems } from '../records/client-record.js';
+import { clientNamed, type RecordProblems } from '../records/record-problems.js';
+import { markSelfRegistered } from '../storage/self-registered.js';
+import type { ClientRecord, ClientRegistry, ClientStore, RegisteredClient } from '../storage/types.js';
 import type { EpochMs } from '../time.js';
-import type { ClientRecord, ClientRegistry, ClientStore, RegisteredClient } from './types.js';
 
 /** What registration features add to the directory (`oauth2/registration/`). */
 export interface ClientDirectoryExtensions {
@@ -21,24 +24,37 @@ export interface ClientDirectoryExtensions {
  * registration, so a registration can never shadow a configured client id), then the instance's
  * {@link ClientRegistry}, then (when enabled) a client ID metadata document. Only the host's store
  * answers `isOriginAllowed`: registering a client must not grant credentialed CORS to the origin
- * that registered it.
+ * that registered it. Clients of the registry and of metadata documents come back marked
+ * self-registered (`isSelfRegistered`): anyone can create them.
+ *
+ * The host's records are checked as they enter (`records/client-record.ts`): a record that cannot
+ * work is logged once (naming the client and the field) and answered with a
+ * {@link ClientRecordError}, a 4xx for that client, never passed on to fail as a 500.
+ * Registrations were checked when they were registered.
  */
 export function clientDirectory(
   host: ClientStore,
   registry: ClientRegistry,
   now: () => EpochMs,
+  problems: RecordProblems,
   extensions: ClientDirectoryExtensions = {},
 ): ClientStore {
   return {
     async findClient(clientId: string): Promise<ClientRecord | null> {
       const configured = await host.findClient(clientId);
-      if (configured) return configured;
+      if (configured) {
+        const found = clientRecordProblems(configured, clientId);
+        if (found.length === 0) return configured;
+        problems.report(clientNamed(clientId), 'ClientStore.findClient', found);
+        throw new ClientRecordError(clientId);
+      }
       const registration = await registry.findClient(clientId, now());
       if (registration) {
         await extensions.found?.(registration);
-        return registration.client;
+        return markSelfRegistered(registration.client);
       }
-      return extensions.unknown ? extensions.unknown(clientId) : null;
+      const document = extensions.unknown ? await extensions.unknown(clientId) : null;
+      return document && markSelfRegistered(document);
     },
     ...(host.isOriginAllowed ? { isOriginAllowed: (origin: string) => host.isOriginAllowed!(origin) } : {}),
   };
