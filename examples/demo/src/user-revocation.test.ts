@@ -1,4 +1,10 @@
-import { hashSecret, memoryUserStore, pbkdf2Hasher, type UserStore } from '@gatehousejs/core';
+import {
+  type GatehouseStorage,
+  hashSecret,
+  memoryUserStore,
+  pbkdf2Hasher,
+  type UserStore,
+} from '@gatehousejs/core';
 import { createDemo, DEMO, demoApi } from '@gatehousejs/demo';
 import { afterAll, describe, expect, it } from 'vitest';
 import { storageEngines } from '../test/storage-engines';
