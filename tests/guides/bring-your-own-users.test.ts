@@ -78,7 +78,7 @@ async function medianMs(times: number, call: (i: number) => Promise<void>): Prom
 }
 
 describe.skipIf(skipReason !== undefined)('guide: Bring your own users', () => {
-  it('signs in a user of an existing table with a bcrypt hash; an unknown email is refused as slowly', async () => {
+  it('signs in a user of an existing table with a bcrypt hash; an unknown email is refused alike', async () => {
     const quickStart = readQuickStart(guide);
     const [server] = quickStart.files;
     expect(quickStart.files.map((file) => file.path)).toEqual(['server.mts']);
@@ -134,6 +134,8 @@ await db.end();`);
 
       // The timing rule: a bcrypt comparison (cost 10) either way, so an unknown email is not
       // answered in a fraction of the time (a store returning null at once is ~50 times faster).
+      // Reported, not asserted (no timed assertion in a test): that the dummy hash is compared for
+      // an unknown user is asserted by passwordUserStore's own tests.
       const wrongMs = await medianMs(3, async (i) => {
         await (await signIn('alice@example.com', `wrong-${i}`)).text();
       });
@@ -143,7 +145,6 @@ await db.end();`);
       console.log(
         `guides: wrong password ${wrongMs.toFixed(0)} ms, unknown email ${unknownMs.toFixed(0)} ms`,
       );
-      expect(unknownMs).toBeGreaterThan(wrongMs * 0.3);
     } finally {
       await app.stop();
     }
