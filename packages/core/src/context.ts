@@ -1,4 +1,5 @@
 import type { GatehouseEvent, Logger } from './events.js';
+import type { InteractionSettings } from './interaction/settings.js';
 import type { ClientJwksCache } from './oauth2/client-auth/client-jwks.js';
 import type {
   DynamicRegistrationSettings,
@@ -7,7 +8,7 @@ import type {
 import type { CorsOptions } from './options.js';
 import type { PasswordCheckGate } from './passwords/password-check-gate.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
-import type { ClientStore, GatehouseStorage, UserStore } from './storage/types.js';
+import type { ClientStore, GatehouseStorage, UserLookup, UserStore } from './storage/types.js';
 import type { KeySet } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';
@@ -40,7 +41,8 @@ export interface Context {
   readonly clients: ClientStore;
   /** Fetched `jwks_uri` key sets of `private_key_jwt` clients (`clientJwks` option). */
   readonly clientJwks: ClientJwksCache;
-  readonly users: UserStore;
+  /** `verifyPassword` is there whenever a password route is served (checked at creation). */
+  readonly users: UserLookup & Partial<Pick<UserStore, 'verifyPassword'>>;
   /** Guarded stores: any failure or timeout surfaces as `StorageUnavailableError`. */
   readonly storage: InstanceStores;
   readonly scopes: ReadonlySet<string> | undefined;
@@ -67,6 +69,8 @@ export interface Context {
   /** The bound on password checks in flight on this instance. */
   readonly passwordChecks: PasswordCheckGate;
   readonly cors: Required<CorsOptions>;
+  /** Sign-in and consent handed to the host (`interactions` options, resolved). */
+  readonly interactions: InteractionSettings;
   /** The pages: renderers, wording and scope descriptions (`ui` options, resolved). */
   readonly ui: ResolvedUi;
   readonly maxBodyBytes: number;

@@ -7,6 +7,9 @@ import { isPreflight, preflightResponse, withCors } from './http/cors.js';
 import { dispatch } from './http/dispatch.js';
 import { type Answer, toResponse } from './http/reply.js';
 import { notFound, type Route, Router } from './http/router.js';
+import { finishInteraction, interactionDetails } from './interaction/interactions-api.js';
+import { interactionRoutes } from './interaction/routes.js';
+import type { Interactions } from './interaction/types.js';
 import { authorizationServerMetadata } from './oauth2/metadata.js';
 import { oauth2Routes } from './oauth2/routes.js';
 import { oidcRoutes } from './oidc/routes.js';
@@ -97,11 +100,23 @@ export interface Gatehouse {
    * user's grant id. Emits `grant.revoked`.
    */
   revokeGrant(userId: string, grantId: string, options?: RevokeGrantOptions): Promise<boolean>;
+  /**
+   * The host's side of sign-in and consent (`interactions` options, docs/own-sign-in.md): read what
+   * an authorization request asks of the user on the host's page (`details`), and hand back the
+   * sign-in and consent (`finish`), after which the browser resumes and the client gets its code.
+   */
+  readonly interactions: Interactions;
 }
 
 /** Every route of an instance (below its base path, plus the origin-root aliases). */
 export function instanceRoutes(resolved: ResolvedOptions): Route[] {
-  return [...oauth2Routes(resolved), ...oidcRoutes(), ...authApiRoutes(resolved), ...sessionRoutes(resolved)];
+  return [
+    ...oauth2Routes(resolved),
+    ...oidcRoutes(),
+    ...authApiRoutes(resolved),
+    ...sessionRoutes(resolved),
+    ...interactionRoutes(),
+  ];
 }
 
 /** Creates an instance. Throws `ConfigurationError` for unusable options. */
@@ -211,6 +226,14 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     },
     revokeGrant(userId, grantId, options) {
       return revokeUserGrant(resolved, userId, grantId, options);
+    },
+    interactions: {
+      async details(requestOrId, id) {
+        return interactionDetails(readyContext ?? (await contextPromise), requestOrId, id);
+      },
+      async finish(request, result, id) {
+        return finishInteraction(readyContext ?? (await contextPromise), request, result, id);
+      },
     },
   };
   return attachInternals(instance, {

@@ -35,6 +35,17 @@ export {
 } from './http/guarded-fetch.js';
 export { type AddressPolicy, refusedAddressReason } from './http/ip-address.js';
 export type { Handler, Route } from './http/router.js';
+export { InteractionError, type InteractionErrorCode } from './interaction/interaction-error.js';
+export { INTERACTION_PATHS } from './interaction/paths.js';
+export type {
+  ConsentResult,
+  HostUser,
+  InteractionDetails,
+  InteractionRedirect,
+  InteractionResult,
+  InteractionStep,
+  Interactions,
+} from './interaction/types.js';
 export {
   JWT_BEARER_ASSERTION_TYPE,
   MAX_ASSERTION_LIFETIME_SECONDS,
@@ -48,6 +59,7 @@ export type {
   CorsOptions,
   DynamicRegistrationOptions,
   GatehouseOptions,
+  InteractionOptions,
   PasswordCheckOptions,
   RateLimitOptions,
   SessionOptions,
@@ -105,15 +117,15 @@ export { memoryConsentStore } from './storage/memory/consents.js';
 export { memoryEngine, memoryStorage } from './storage/memory/engine.js';
 export { memoryGrantStore } from './storage/memory/grants.js';
 export {
-  DEFAULT_RATE_LIMIT_ENTRIES,
-  type MemoryRateLimitStoreOptions,
-  memoryRateLimitStore,
-} from './storage/memory/rate-limits.js';
-export {
   type MemoryKeyValueStoreOptions,
   memoryKeyValueStore,
   StoreFullError,
 } from './storage/memory/key-value.js';
+export {
+  DEFAULT_RATE_LIMIT_ENTRIES,
+  type MemoryRateLimitStoreOptions,
+  memoryRateLimitStore,
+} from './storage/memory/rate-limits.js';
 export { type MemoryReplayStoreOptions, memoryReplayStore } from './storage/memory/replay.js';
 export { memorySessionStore } from './storage/memory/sessions.js';
 export { type MemoryUser, type MemoryUserStoreOptions, memoryUserStore } from './storage/memory/users.js';

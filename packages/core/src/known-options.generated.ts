@@ -74,6 +74,11 @@ export const KNOWN_OPTIONS = {
     "renderEndSession": true,
     "renderError": true
   },
+  "interactions": {
+    "url": true,
+    "currentUser": true,
+    "ttl": true
+  },
   "dynamicRegistration": {
     "allowConfidential": true,
     "initialAccessToken": true,

@@ -1,7 +1,8 @@
 import type { GatehouseEvent, Logger } from './events.js';
 import type { OutboundFetch } from './http/guarded-fetch.js';
+import type { HostUser } from './interaction/types.js';
 import type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
-import type { ClientStore, GatehouseStorage, StorageEngine, UserStore } from './storage/types.js';
+import type { ClientStore, GatehouseStorage, StorageEngine, UserLookup, UserStore } from './storage/types.js';
 import type { PrivateJwk, SigningAlgorithm } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type {
@@ -42,8 +43,12 @@ export interface GatehouseOptions {
    * then cached. See docs/client-authentication.md.
    */
   readonly clientJwks?: ClientJwksOptions;
-  /** The host's users (and their password verification). */
-  readonly users: UserStore;
+  /**
+   * The host's users: looked up by id (`findUser`), and their passwords checked (`verifyPassword`)
+   * by the built-in login page and the Auth API. A host that signs users in itself
+   * (`interactions.url`) with `authApi.enabled: false` gives `findUser` only.
+   */
+  readonly users: UserStore | UserLookup;
   /**
    * Where Gatehouse keeps codes, tokens, sessions, consents, counters, registered clients and
    * replay ids. Either a storage engine shared by several instances (`memoryEngine()`,
@@ -121,6 +126,13 @@ export interface GatehouseOptions {
   /** The HTML pages' wording, branding and scope descriptions, and replacements for any page. */
   readonly ui?: UiOptions;
   /**
+   * Sign-in and consent owned by the host (docs/own-sign-in.md): the host's page where an
+   * authorization request that needs the user goes (`url`), and the host's signed-in user of a
+   * request (`currentUser`), so a browser already signed in to the host gets its code with no page.
+   * Default: the built-in login and consent pages, Gatehouse's own session.
+   */
+  readonly interactions?: InteractionOptions;
+  /**
    * RFC 7591 dynamic client registration at `{base}/oauth2/v1/register` (and RFC 7592 read and
    * delete of a registration). Off unless given: `dynamicRegistration: {}` opens it with the
    * defaults (public clients only, rate limited per address, unused registrations lapse after 30
@@ -149,6 +161,35 @@ export interface GatehouseOptions {
   readonly onEvent?: (event: GatehouseEvent) => void;
   /** Receives diagnostics (store failures, configuration warnings). Default: `console`. */
   readonly logger?: Logger;
+}
+
+/**
+ * Options of interactions: handing sign-in and consent to the host (docs/own-sign-in.md). The host
+ * reads what is asked with `gatehouse.interactions.details(request)` and answers with
+ * `gatehouse.interactions.finish(request, result)`.
+ */
+export interface InteractionOptions {
+  /**
+   * The host's page for sign-in and consent, on the issuer's origin: a path (`'/login'`) or an
+   * absolute URL of that origin. An authorization request that needs the user (no sign-in,
+   * `prompt=login`, a sign-in older than `max_age`, consent) sends the browser there (303) with
+   * `?interaction=<reference>` added; the built-in login and consent pages are then never shown.
+   * Default: the built-in pages.
+   */
+  readonly url?: string;
+  /**
+   * The host's signed-in user of a request (its own session cookie), or `null` when nobody is
+   * signed in to the host, or `undefined` when the host does not know (Gatehouse's own session then
+   * decides). Asked on every authorization request: a browser signed in to the host gets its code
+   * without any page, even one Gatehouse has never seen, and host sign-out is sign-out here too
+   * (`null` ends Gatehouse's own session of that browser). The host's session is the source of
+   * truth. May be async; a throw is a 503.
+   */
+  readonly currentUser?: (
+    request: Request,
+  ) => HostUser | null | undefined | Promise<HostUser | null | undefined>;
+  /** Lifetime of an interaction reference, in seconds: 30 to 3600. Default 600 (10 minutes). */
+  readonly ttl?: number;
 }
 
 /** Options of the Auth API (`{base}/auth/v1/…`: username and password in, access token out). */

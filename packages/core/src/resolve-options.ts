@@ -2,6 +2,7 @@ import type { Context, InstanceStores } from './context.js';
 import { ConfigurationError } from './errors.js';
 import { clientAddressOf } from './http/client-address.js';
 import { runtimeFetch } from './http/guarded-fetch.js';
+import { resolveInteractions } from './interaction/settings.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
 import {
@@ -18,7 +19,7 @@ import { clientDirectory } from './storage/client-directory.js';
 import { guardStore } from './storage/guard.js';
 import { checkInstanceId, isStorageEngine } from './storage/instance-id.js';
 import { memoryStorage } from './storage/memory/engine.js';
-import type { GatehouseStorage, GrantStore } from './storage/types.js';
+import type { GatehouseStorage, GrantStore, UserStore } from './storage/types.js';
 import type { KeySet } from './tokens/keys.js';
 import { checkKeys, SIGNING_ALGORITHMS } from './tokens/keys.js';
 import { webRandomBytes } from './tokens/secrets.js';
@@ -99,12 +100,19 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
       'clients: a ClientStore (with findClient) is required, e.g. memoryClientStore([...]).',
     );
   }
-  if (
-    !options.users ||
-    typeof options.users.verifyPassword !== 'function' ||
-    typeof options.users.findUser !== 'function'
-  ) {
-    throw new ConfigurationError('users: a UserStore (with verifyPassword and findUser) is required.');
+  if (!options.users || typeof options.users.findUser !== 'function') {
+    throw new ConfigurationError('users: a UserStore (with findUser) is required.');
+  }
+  // Passwords are checked by the built-in login page and the Auth API only.
+  if (typeof (options.users as Partial<UserStore>).verifyPassword !== 'function') {
+    const users = [
+      ...(options.interactions?.url === undefined
+        ? ['the built-in login page (or set interactions.url)']
+        : []),
+      ...(options.authApi?.enabled !== false ? ['the Auth API (or set authApi.enabled: false)'] : []),
+    ];
+    if (users.length > 0)
+      throw new ConfigurationError(`users.verifyPassword: required by ${users.join(' and ')}.`);
   }
   const timeoutMs = count('storageTimeoutMs', options.storageTimeoutMs, 5000);
   const { storage, revocationMirror } = instanceStorage(options, issuer, timeoutMs);
@@ -223,6 +231,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
       maxAgeSeconds: lifetime('cors.maxAgeSeconds', options.cors?.maxAgeSeconds, 600, 86_400),
     },
     ui: resolveUi(options.ui, issuer),
+    interactions: resolveInteractions(options.interactions, url, basePath, cookieName),
     maxBodyBytes: count('maxBodyBytes', options.maxBodyBytes, 65_536),
     clockToleranceSeconds: options.clockToleranceSeconds ?? 5,
     now: options.now ?? Date.now,

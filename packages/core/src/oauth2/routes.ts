@@ -18,7 +18,7 @@ export function oauth2Routes(options: ResolvedOptions): Route[] {
     { path: ENDPOINTS.userinfo, methods: { GET: userinfoEndpoint, POST: userinfoEndpoint }, cors: true },
     { path: ENDPOINTS.jwks, methods: { GET: jwksEndpoint } },
     metadataRoute(),
-    ...authorizationRoutes(),
+    ...authorizationRoutes(options.interactions.url === undefined),
     ...registrationRoutes(options.dynamicRegistration),
   ];
 }

@@ -16,6 +16,9 @@ export interface IdTokenGrant {
   readonly nonce?: string;
   /** The public id of the session the grant started in: the ID token's `sid`. */
   readonly sessionId?: string;
+  /** How the user authenticated (`acr`, `amr`), kept from the sign-in through every refresh. */
+  readonly acr?: string;
+  readonly amr?: readonly string[];
 }
 
 /**
@@ -44,6 +47,8 @@ export async function grantIdToken(
     ...(grant.authTime === undefined ? {} : { authTime: grant.authTime }),
     ...(grant.nonce === undefined ? {} : { nonce: grant.nonce }),
     ...(grant.sessionId === undefined ? {} : { sid: grant.sessionId }),
+    ...(grant.acr === undefined ? {} : { acr: grant.acr }),
+    ...(grant.amr === undefined ? {} : { amr: grant.amr }),
     ...(user?.claims ? { claims: claimsForScope(user.claims, grant.scope) } : {}),
   });
 }
