@@ -9,6 +9,7 @@ import type { CorsOptions } from './options.js';
 import type { PasswordCheckGate } from './passwords/password-check-gate.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
 import type { ClientStore, GatehouseStorage, UserLookup, UserStore } from './storage/types.js';
+import type { ClaimsHook } from './tokens/host-claims.js';
 import type { KeySet } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';
@@ -69,6 +70,8 @@ export interface Context {
   /** The bound on password checks in flight on this instance. */
   readonly passwordChecks: PasswordCheckGate;
   readonly cors: Required<CorsOptions>;
+  /** The host's claims hook (`claims` option), if any. */
+  readonly claims: ClaimsHook | undefined;
   /** Sign-in and consent handed to the host (`interactions` options, resolved). */
   readonly interactions: InteractionSettings;
   /** The pages: renderers, wording and scope descriptions (`ui` options, resolved). */

@@ -144,6 +144,13 @@ export {
   wholeInstant,
 } from './time.js';
 export type { AccessTokenClaims, TokenFamily } from './tokens/access-token.js';
+export {
+  type ClaimsHook,
+  type ClaimsRequest,
+  type ClaimsTarget,
+  MAX_ACCESS_TOKEN_CLAIMS_BYTES,
+  RESERVED_CLAIMS,
+} from './tokens/host-claims.js';
 export { generateKeys, type PrivateJwk, type SigningAlgorithm } from './tokens/keys.js';
 export { generateClientSecret, hashClientSecret, hashSecret } from './tokens/secrets.js';
 export { clientSubject, subjectId, userSubject } from './tokens/subject.js';

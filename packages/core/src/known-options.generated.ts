@@ -79,6 +79,7 @@ export const KNOWN_OPTIONS = {
     "currentUser": true,
     "ttl": true
   },
+  "claims": true,
   "dynamicRegistration": {
     "allowConfidential": true,
     "initialAccessToken": true,

@@ -3,6 +3,7 @@ import type { OutboundFetch } from './http/guarded-fetch.js';
 import type { HostUser } from './interaction/types.js';
 import type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
 import type { ClientStore, GatehouseStorage, StorageEngine, UserLookup, UserStore } from './storage/types.js';
+import type { ClaimsHook } from './tokens/host-claims.js';
 import type { PrivateJwk, SigningAlgorithm } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type {
@@ -132,6 +133,15 @@ export interface GatehouseOptions {
    * Default: the built-in login and consent pages, Gatehouse's own session.
    */
   readonly interactions?: InteractionOptions;
+  /**
+   * Adds the host's own claims (roles, tenant, plan, …) to ID tokens, userinfo answers and OAuth
+   * access tokens, per client, scope and resource: `({ target, sub, clientId, scopes, resources,
+   * user }) => claims`. Protocol claims (`iss`, `sub`, `aud`, `exp`, `scope`, `client_id`, `acr`,
+   * `amr`, `cnf`, …) are never overridden (left out, with a warning); an access token takes at most
+   * 2,048 bytes of them. May be async; a throw is a 503. Default: none (ID tokens and userinfo carry
+   * the standard claims of the granted scopes from `users.findUser`).
+   */
+  readonly claims?: ClaimsHook;
   /**
    * RFC 7591 dynamic client registration at `{base}/oauth2/v1/register` (and RFC 7592 read and
    * delete of a registration). Off unless given: `dynamicRegistration: {}` opens it with the

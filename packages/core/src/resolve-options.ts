@@ -232,6 +232,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     },
     ui: resolveUi(options.ui, issuer),
     interactions: resolveInteractions(options.interactions, url, basePath, cookieName),
+    claims: claimsHook(options.claims),
     maxBodyBytes: count('maxBodyBytes', options.maxBodyBytes, 65_536),
     clockToleranceSeconds: options.clockToleranceSeconds ?? 5,
     now: options.now ?? Date.now,
@@ -250,6 +251,15 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     clientMetadataDocuments,
     revocationMirror,
   };
+}
+
+/** The `claims` option: a function, or nothing. */
+function claimsHook(hook: GatehouseOptions['claims']): GatehouseOptions['claims'] {
+  if (hook !== undefined && typeof hook !== 'function')
+    throw new ConfigurationError(
+      'claims: expected a function ({ target, sub, clientId, scopes, resources, user }) => claims.',
+    );
+  return hook;
 }
 
 /** The outbound policy of `jwks_uri` fetches, from the `clientJwks` option (as `clientMetadataDocuments`). */

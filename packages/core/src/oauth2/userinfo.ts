@@ -3,6 +3,7 @@ import type { Handler } from '../http/router.js';
 import { claimsForScope } from '../oidc/standard-claims.js';
 import { authenticateRequest } from '../protect/authenticate.js';
 import { invalidToken, sessionEnded } from '../protect/challenge.js';
+import { hostClaims } from '../tokens/host-claims.js';
 
 /**
  * `GET` and `POST {base}/oauth2/v1/userinfo` (OpenID Connect Core §5.3): who is logged in.
@@ -21,5 +22,14 @@ export const userinfoEndpoint: Handler = async (request, ctx) => {
   if (!user) throw caller.scheme === 'bearer' ? invalidToken(ctx, 'revoked') : sessionEnded(ctx, true);
   const claims =
     caller.scheme === 'bearer' ? claimsForScope(user.claims, caller.scope.join(' ')) : user.claims;
-  return noStoreJson({ ...claims, sub: user.id }, { headers: { Vary: 'Authorization, Cookie' } });
+  const extra = await hostClaims(ctx, {
+    target: 'userinfo',
+    sub: user.id,
+    subjectKind: 'user',
+    ...(caller.clientId === undefined ? {} : { clientId: caller.clientId }),
+    scopes: caller.scope,
+    resources: [],
+    user,
+  });
+  return noStoreJson({ ...claims, ...extra, sub: user.id }, { headers: { Vary: 'Authorization, Cookie' } });
 };
