@@ -450,3 +450,31 @@ describe('interactions options', () => {
     expect(t.events.filter((e) => e.type === 'interaction.started')).toEqual([]);
   });
 });
+
+describe('acr_values with the host’s sign-in', () => {
+  it('asks the host again when the signed-in user’s acr is not among acr_values; prompt=none gets login_required', async () => {
+    const t = await instance({
+      interactions: {
+        currentUser: () => ({ sub: 'alice', authTime: t.clock.now(), acr: 'urn:example:pwd', amr: ['pwd'] }),
+      },
+    });
+    const browser = new FakeBrowser(t.gatehouse);
+    expect(
+      callbackParams(await browser.get(authorizeUrl({ acr_values: 'urn:example:pwd' }))).get('code'),
+    ).toBeTruthy();
+    const none = callbackParams(
+      await browser.get(authorizeUrl({ acr_values: 'urn:example:mfa', prompt: 'none' })),
+    );
+    expect(none.get('error')).toBe('login_required');
+    const page = await toHostPage(browser, { acr_values: 'urn:example:mfa', scope: 'openid' });
+    expect((await t.gatehouse.interactions.details(hostRequest(browser, page))).acrValues).toEqual([
+      'urn:example:mfa',
+    ]);
+    const { location } = await t.gatehouse.interactions.finish(hostRequest(browser, page), {
+      login: { sub: 'alice', amr: ['pwd', 'otp'], acr: 'urn:example:mfa' },
+    });
+    const code = callbackParams(await browser.get(location)).get('code')!;
+    const tokens = (await (await exchangeWith(t, code)).json()) as { id_token: string };
+    expect(decodeJwt(tokens.id_token)).toMatchObject({ amr: ['pwd', 'otp'], acr: 'urn:example:mfa' });
+  });
+});

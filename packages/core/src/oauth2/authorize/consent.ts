@@ -53,7 +53,13 @@ export async function continueRequest(
   const prompt = consented ? new Set([...auth.oidc.prompt].filter((p) => p !== 'consent')) : auth.oidc.prompt;
   const step = nextInteraction({
     oidc: { ...auth.oidc, prompt },
-    session: current && { userId: current.userId, authTime: current.authTime },
+    session: current && {
+      userId: current.userId,
+      authTime: current.authTime,
+      ...(current.acr === undefined ? {} : { acr: current.acr }),
+    },
+    // The host's sign-in can reach the class acr_values asks for; the built-in page cannot.
+    enforceAcr: ctx.interactions.url !== undefined,
     ...(hintSubject === undefined ? {} : { hintSubject }),
     consentNeeded,
     now: ctx.now(),
@@ -74,13 +80,14 @@ export async function continueRequest(
 
 /**
  * The request as it continues right after a sign-in: without `prompt=login`, `max_age` and
- * `id_token_hint`, which have done their work (see `parametersAfterLogin`).
+ * `id_token_hint`, which have done their work (see `parametersAfterLogin`), nor `acr_values` as a
+ * requirement: the host's sign-in reached what it could, and the ID token's `acr` says what.
  */
 export function afterLogin(auth: AuthorizationRequest): AuthorizationRequest {
   const { maxAge: _maxAge, idTokenHint: _hint, ...oidc } = auth.oidc;
   return {
     ...auth,
-    oidc: { ...oidc, prompt: new Set([...auth.oidc.prompt].filter((p) => p !== 'login')) },
+    oidc: { ...oidc, acrValues: [], prompt: new Set([...auth.oidc.prompt].filter((p) => p !== 'login')) },
     parameters: parametersAfterLogin(auth.parameters),
   };
 }
