@@ -26,14 +26,25 @@ import { gatehouse as mountGatehouse, toRequest } from '@gatehousejs/express';
 import { unsign } from 'cookie-signature';
 import express from 'express';
 import session from 'express-session';
+import { authenticator } from 'otplib';
 import passport from 'passport';
 import { Strategy as LocalStrategy } from 'passport-local';
 
 /** The seeded user and client. */
 export const SEED = {
-  user: { id: 'u-1001', email: 'ada@example.com', password: 'ada-password', name: 'Ada Lovelace' },
+  user: {
+    id: 'u-1001',
+    email: 'ada@example.com',
+    password: 'ada-password',
+    name: 'Ada Lovelace',
+    /** The user's TOTP secret (RFC 6238, base32), public here: a demo. */
+    totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+  },
   client: { id: 'passport-demo-client', secret: 'passport-demo-secret' },
 } as const;
+
+/** The authentication context class of a sign-in with a password and a TOTP: what `acr_values` asks for. */
+export const MFA_ACR = 'urn:example:acr:mfa';
 
 const SESSION_COOKIE = 'connect.sid';
 
@@ -42,6 +53,7 @@ declare module 'express-session' {
   interface SessionData {
     authTime?: number;
     amr?: string[];
+    acr?: string;
   }
 }
 
@@ -125,7 +137,12 @@ export async function createApp(options: PassportAppOptions): Promise<PassportAp
     );
     const id = (data as { passport?: { user?: string } } | null | undefined)?.passport?.user;
     if (!id || !users.has(id) || data?.authTime === undefined) return null;
-    return { sub: id, authTime: data.authTime, amr: data.amr ?? ['pwd'] };
+    return {
+      sub: id,
+      authTime: data.authTime,
+      amr: data.amr ?? ['pwd'],
+      ...(data.acr === undefined ? {} : { acr: data.acr }),
+    };
   }
 
   const issuer = `${origin}/oauth`;
@@ -158,11 +175,23 @@ export async function createApp(options: PassportAppOptions): Promise<PassportAp
   await gatehouse.ready();
   app.use(mountGatehouse(gatehouse));
 
+  /** Whether the interaction of a request asks for the second factor (`acr_values`). */
+  async function wantsMfa(req: express.Request, res: express.Response): Promise<boolean> {
+    if (typeof req.query.interaction !== 'string') return false;
+    return (await gatehouse.interactions.details(toRequest(req, res))).acrValues.includes(MFA_ACR);
+  }
+  const otpUrl = (interaction: unknown) =>
+    `/login/otp${typeof interaction === 'string' ? `?interaction=${encodeURIComponent(interaction)}` : ''}`;
+
   app.get('/login', async (req, res) => {
     let asking = '';
     if (typeof req.query.interaction === 'string') {
       try {
         const details = await gatehouse.interactions.details(toRequest(req, res));
+        // Signed in with the password already, and the client asks for more: only the TOTP is missing.
+        const fresh = !details.prompt.includes('login') && details.maxAge === undefined;
+        if (req.user && fresh && details.acrValues.includes(MFA_ACR))
+          return res.redirect(303, otpUrl(req.query.interaction));
         asking = `<p>Sign in to continue to <strong>${escapeHtml(details.client.name)}</strong>.</p>`;
       } catch (error) {
         if (!(error instanceof InteractionError)) throw error;
@@ -203,8 +232,11 @@ export async function createApp(options: PassportAppOptions): Promise<PassportAp
     async (req, res, next) => {
       req.session.authTime = Date.now();
       req.session.amr = ['pwd'];
+      delete req.session.acr;
       if (typeof req.query.interaction !== 'string') return void res.redirect(303, '/account');
       try {
+        // The client asks for a second factor (acr_values): the TOTP step next.
+        if (await wantsMfa(req, res)) return void res.redirect(303, otpUrl(req.query.interaction));
         const { location } = await gatehouse.interactions.finish(toRequest(req, res), {
           login: { sub: (req.user as AppUser).id, authTime: req.session.authTime, amr: req.session.amr },
         });
@@ -216,6 +248,47 @@ export async function createApp(options: PassportAppOptions): Promise<PassportAp
       }
     },
   );
+
+  // The second factor: a TOTP (RFC 6238) after the password, for clients whose acr_values ask for it.
+  app.get('/login/otp', (req, res) => {
+    if (!req.user) return void res.redirect(303, `/login${req.originalUrl.slice('/login/otp'.length)}`);
+    const failed = req.query.failed === '1' ? '<p role="alert">The code is incorrect.</p>' : '';
+    res
+      .type('html')
+      .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Verification code</title></head><body>
+<h1>Enter the code from your authenticator app</h1>${failed}
+<form method="post" action="${escapeHtml(req.originalUrl.replace(/[?&]failed=1/, ''))}">
+<label>Code <input name="otp" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required></label>
+<button type="submit">Verify</button>
+</form></body></html>`);
+  });
+
+  app.post('/login/otp', express.urlencoded({ extended: false }), async (req, res, next) => {
+    const from = req.get('origin');
+    if (from !== undefined && from !== origin)
+      return void res.status(403).send('Cross-site request refused.');
+    const user = req.user as AppUser | undefined;
+    if (!user) return void res.redirect(303, '/login');
+    const otp = typeof req.body?.otp === 'string' ? req.body.otp : '';
+    if (!authenticator.check(otp, SEED.user.totpSecret)) {
+      const sep = req.originalUrl.includes('?') ? '&' : '?';
+      return void res.redirect(303, `${req.originalUrl}${sep}failed=1`);
+    }
+    req.session.authTime = Date.now();
+    req.session.amr = ['pwd', 'otp'];
+    req.session.acr = MFA_ACR;
+    if (typeof req.query.interaction !== 'string') return void res.redirect(303, '/account');
+    try {
+      const { location } = await gatehouse.interactions.finish(toRequest(req, res), {
+        login: { sub: user.id, authTime: req.session.authTime, amr: req.session.amr, acr: MFA_ACR },
+      });
+      res.redirect(303, location);
+    } catch (error) {
+      if (error instanceof InteractionError)
+        return void res.status(error.status).send(escapeHtml(error.message));
+      next(error);
+    }
+  });
 
   app.get('/account', (req, res) => {
     const user = req.user as AppUser | undefined;

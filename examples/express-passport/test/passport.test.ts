@@ -8,9 +8,10 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
+import { authenticator } from 'otplib';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, SEED } from '../src/app';
+import { createApp, MFA_ACR, SEED } from '../src/app';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -143,6 +144,42 @@ describe.skipIf(!existsSync(CHROMIUM))(
       await Promise.all([page.waitForURL(/failed=1/), page.click('button[type=submit]')]);
       expect(await page.textContent('body')).toContain('The email or password is incorrect.');
       expect(new URL(page.url()).searchParams.get('interaction')).toBeTruthy();
+      await context.close();
+    });
+
+    it('asks for a TOTP after the password when acr_values asks for it: amr ["pwd", "otp"] and the acr', async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      // Signed in with the password only (a first client that did not ask for more).
+      const plain = authorize();
+      await page.goto(plain.url);
+      await page.fill('input[name=email]', SEED.user.email);
+      await page.fill('input[name=password]', SEED.user.password);
+      await Promise.all([page.waitForURL(/\/callback\?/), page.click('button[type=submit]')]);
+      const pwdOnly = decodeJwt((await redeem(page.url(), plain.verifier)).id_token);
+      expect(pwdOnly.amr).toEqual(['pwd']);
+      expect(pwdOnly.acr).toBeUndefined();
+
+      // A client asking for MFA: the password sign-in is not enough; only the TOTP is asked.
+      const none = authorize({ acr_values: MFA_ACR, prompt: 'none' });
+      await page.goto(none.url);
+      expect(new URL(page.url()).searchParams.get('error')).toBe('login_required');
+      const strong = authorize({ acr_values: MFA_ACR });
+      await page.goto(strong.url);
+      expect(new URL(page.url()).pathname).toBe('/login/otp');
+      const wrong = authenticator.generate(SEED.user.totpSecret) === '000000' ? '111111' : '000000';
+      await page.fill('input[name=otp]', wrong);
+      await Promise.all([page.waitForURL(/failed=1/), page.click('button[type=submit]')]);
+      await page.fill('input[name=otp]', authenticator.generate(SEED.user.totpSecret));
+      await Promise.all([page.waitForURL(/\/callback\?/), page.click('button[type=submit]')]);
+      const mfa = decodeJwt((await redeem(page.url(), strong.verifier)).id_token);
+      expect(mfa).toMatchObject({ sub: 'u-1001', amr: ['pwd', 'otp'], acr: MFA_ACR });
+
+      // The session now has the second factor: the next request for it needs no page.
+      const again = authorize({ acr_values: MFA_ACR, prompt: 'none' });
+      await page.goto(again.url);
+      expect(new URL(page.url()).pathname).toBe('/callback');
+      expect(decodeJwt((await redeem(page.url(), again.verifier)).id_token).acr).toBe(MFA_ACR);
       await context.close();
     });
   },
