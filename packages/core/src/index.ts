@@ -60,6 +60,7 @@ export type {
   DynamicRegistrationOptions,
   GatehouseOptions,
   InteractionOptions,
+  PageSourceOptions,
   PasswordCheckOptions,
   RateLimitOptions,
   SessionOptions,
@@ -159,6 +160,7 @@ export { defaultErrorPage } from './ui/error-page.js';
 export { escapeHtml } from './ui/escape.js';
 export { defaultLoginPage } from './ui/login-page.js';
 export { defaultLogoutPage } from './ui/logout-page.js';
+export { BUILT_IN_MESSAGES, type LoginErrorCode } from './ui/messages.js';
 export type {
   ConsentPageModel,
   ConsentPageRenderer,
@@ -168,5 +170,7 @@ export type {
   LoginPageRenderer,
   LogoutPageModel,
   LogoutPageRenderer,
+  PageContext,
+  PageHtml,
   PageTexts,
 } from './ui/types.js';

@@ -66,7 +66,27 @@ export const KNOWN_OPTIONS = {
       "consentTitle": true,
       "allowButton": true,
       "denyButton": true,
-      "errorTitle": true
+      "errorTitle": true,
+      "continueTo": true,
+      "wantsToAct": true,
+      "asksFor": true,
+      "asksForAccount": true,
+      "resourcesAt": true,
+      "sentBackTo": true,
+      "signedInAs": true,
+      "loginInvalidCredentials": true,
+      "loginMissingCredentials": true,
+      "loginRateLimited": true,
+      "loginBusy": true,
+      "loginFormExpired": true
+    },
+    "messages": true,
+    "contentSecurityPolicy": {
+      "styles": true,
+      "fonts": true,
+      "scripts": true,
+      "images": true,
+      "connect": true
     },
     "renderLogin": true,
     "renderConsent": true,

@@ -331,8 +331,23 @@ export interface UiOptions {
    * built-in descriptions of the OpenID Connect scopes; a scope without one is shown by name.
    */
   readonly scopeDescriptions?: Readonly<Record<string, string>>;
-  /** The rest of the built-in pages' wording (each at most 500 characters). */
+  /** The rest of the built-in pages' English wording (each at most 500 characters). */
   readonly texts?: UiTexts;
+  /**
+   * The message catalog by language (BCP 47 tag, e.g. `fr`, `de`, `pt-br`): texts that replace the
+   * built-in ones of that language (`en` and `fr` are built in) or add a language. A page is shown in
+   * the first language of the request's `ui_locales`, then of the browser's `Accept-Language`, that
+   * the catalog has; texts a language lacks come from English. `{client}`, `{host}` and `{user}` are
+   * filled in.
+   */
+  readonly messages?: Readonly<Record<string, UiTexts>>;
+  /**
+   * Sources the pages may load besides their own (the Content-Security-Policy stays on: nothing else
+   * loads, no framing, forms only to the instance and the client): `'self'` or https origins
+   * (`https://fonts.example.com`) per kind, e.g. `{ styles: ['https://cdn.example.com'], fonts: [...] }`
+   * for a host's renderer that links its CSS and fonts. Scripts only by origin; no `unsafe-inline`.
+   */
+  readonly contentSecurityPolicy?: PageSourceOptions;
   /** Replaces the login page. */
   readonly renderLogin?: LoginPageRenderer;
   /** Replaces the consent page. */
@@ -346,6 +361,20 @@ export interface UiOptions {
    * request's `description` (for a 5xx the explanation again: never internals) and the status.
    */
   readonly renderError?: ErrorPageRenderer;
+}
+
+/** What the pages may load from elsewhere (`ui.contentSecurityPolicy`). Each: `'self'` or https origins. */
+export interface PageSourceOptions {
+  /** Stylesheets (`style-src`, besides the built-in inline style). */
+  readonly styles?: readonly string[];
+  /** Fonts (`font-src`). */
+  readonly fonts?: readonly string[];
+  /** Scripts (`script-src`). */
+  readonly scripts?: readonly string[];
+  /** Images (`img-src`, besides the instance, `data:` and the logo's origin). */
+  readonly images?: readonly string[];
+  /** Fetches of the pages' scripts (`connect-src`). */
+  readonly connect?: readonly string[];
 }
 
 /** Wording of the built-in pages (English by default). */
@@ -366,6 +395,30 @@ export interface UiTexts {
   readonly denyButton?: string;
   /** Heading (and title) of the error page. Default `'Something went wrong'`. */
   readonly errorTitle?: string;
+  /** Under the login heading. Default `'to continue to {client}'`. */
+  readonly continueTo?: string;
+  /** Consent page. Default `'{client} wants to act on your behalf.'`. */
+  readonly wantsToAct?: string;
+  /** Consent page, before the scopes. Default `'It asks for:'`. */
+  readonly asksFor?: string;
+  /** Consent page without scopes. Default `'It asks for access to your account.'`. */
+  readonly asksForAccount?: string;
+  /** Consent page, before the resources. Default `'At:'`. */
+  readonly resourcesAt?: string;
+  /** Consent page. Default `'You will be sent back to {host}.'`. */
+  readonly sentBackTo?: string;
+  /** Consent page. Default `'Signed in as {user}.'`. */
+  readonly signedInAs?: string;
+  /** Login failure `invalid_credentials`. Default `'The username or password is incorrect.'`. */
+  readonly loginInvalidCredentials?: string;
+  /** Login failure `missing_credentials`. Default `'Enter your username and password.'`. */
+  readonly loginMissingCredentials?: string;
+  /** Login failure `rate_limited`. Default `'Too many failed attempts. Wait a while, then try again.'`. */
+  readonly loginRateLimited?: string;
+  /** Login failure `busy`. Default `'The server is busy. Try again in a moment.'`. */
+  readonly loginBusy?: string;
+  /** Login failure `form_expired`. Default `'The form has expired or was not sent by this site. Reload the page and try again.'`. */
+  readonly loginFormExpired?: string;
 }
 
 /**

@@ -14,9 +14,9 @@ import { checkHostUser } from './host-user.js';
 import { findInteraction, type InteractionRecord, type StoredResult } from './record.js';
 
 /** The error page of a refused resume: never a redirect, never a code. */
-function refused(ctx: Context, error: ProtocolError, reason: string): Answer {
+function refused(ctx: Context, request: Request, error: ProtocolError, reason: string): Promise<Answer> {
   ctx.emit({ type: 'interaction.refused', reason });
-  return errorPage(ctx, error);
+  return errorPage(ctx, error, undefined, request);
 }
 
 /**
@@ -36,28 +36,28 @@ export const interactionResumeEndpoint: Handler = async (request, ctx, url) => {
     'invalid_request',
     'This sign-in request has expired or was already used. Go back to the application and sign in again.',
   );
-  if (found === null) return refused(ctx, expired, 'interaction_not_found');
+  if (found === null) return refused(ctx, request, expired, 'interaction_not_found');
   const { record, stored, key } = found;
   if (!(await isSameBrowser(ctx, request, record.binding))) {
     const foreign = oauthError(
       'forbidden',
       'This sign-in request was started in another browser. Go back to the application and sign in again.',
     );
-    return refused(ctx, foreign, 'interaction_wrong_browser');
+    return refused(ctx, request, foreign, 'interaction_wrong_browser');
   }
   const result = record.result;
   if (result === undefined) {
     const unfinished = oauthError('invalid_request', 'This sign-in request is not complete yet.');
-    return refused(ctx, unfinished, 'interaction_unfinished');
+    return refused(ctx, request, unfinished, 'interaction_unfinished');
   }
   // Single use: of concurrent resumes, one takes the record; the others find it gone.
   if ((await ctx.storage.kv.take(key, ctx.now())) !== stored)
-    return refused(ctx, expired, 'interaction_not_found');
+    return refused(ctx, request, expired, 'interaction_not_found');
   return authorizationStep(ctx, new Params(new URLSearchParams(record.params)), async (auth) => {
     if (result.consent !== undefined && 'denied' in result.consent)
       throw oauthError('access_denied', result.consent.description ?? 'The user denied the request.');
     const signedIn = await resumedAuthentication(ctx, request, record, result);
-    if ('error' in signedIn) return refused(ctx, signedIn.error, 'interaction_wrong_user');
+    if ('error' in signedIn) return refused(ctx, request, signedIn.error, 'interaction_wrong_user');
     let continued = result.login === undefined ? auth : afterLogin(auth);
     const consent = result.consent;
     if (consent !== undefined) {

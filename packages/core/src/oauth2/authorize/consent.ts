@@ -105,12 +105,13 @@ function renderConsentStep(
   request: Request,
   auth: AuthorizationRequest,
   current: Authentication,
-): Answer {
+): Promise<Answer> {
   const csrf = pageCsrfToken(ctx, request);
   const target = formTargetSource(auth.redirectUri);
   const scopes = parseScope(auth.scope);
   return consentPage(
     ctx,
+    request,
     {
       action: ctx.basePath + PAGE_PATHS.consent,
       csrfToken: csrf.token,
@@ -127,6 +128,7 @@ function renderConsentStep(
       ...(current.username === undefined ? {} : { username: current.username }),
     },
     { headers: csrf.setCookie ? { 'Set-Cookie': csrf.setCookie } : {}, formTargets: target ? [target] : [] },
+    auth.oidc.uiLocales,
   );
 }
 
@@ -140,7 +142,7 @@ export const consentEndpoint: Handler = async (request, ctx) => {
   try {
     await checkFormPost(ctx, request, params);
   } catch (error) {
-    if (error instanceof ProtocolError) return errorPage(ctx, error);
+    if (error instanceof ProtocolError) return errorPage(ctx, error, undefined, request);
     throw error;
   }
   return authorizationStep(ctx, params, async (auth) => {

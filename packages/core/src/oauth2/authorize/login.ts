@@ -9,20 +9,23 @@ import { shownUsername } from '../../passwords/credential-limits.js';
 import { attemptPasswordLogin } from '../../passwords/password-login.js';
 import { crossSiteRefused, formExpired, hasValidCsrfToken, pageCsrfToken } from '../../session/csrf.js';
 import { endSession, startSession } from '../../session/session-cookie.js';
+import { LOGIN_ERROR_TEXT, type LoginErrorCode } from '../../ui/messages.js';
 import { formTargetSource } from '../../ui/page-response.js';
-import { errorPage, loginPage } from '../../ui/pages.js';
+import { errorPage, loginPage, pageLanguage } from '../../ui/pages.js';
 import { PAGE_PATHS } from '../../ui/paths.js';
+import { DEFAULT_PAGE_TEXTS } from '../../ui/texts.js';
 import { ENDPOINTS } from '../metadata.js';
 import type { AuthorizationRequest } from './request.js';
 import { authorizationStep } from './response.js';
 
 /** The one message for every failed login: unknown user and wrong password look the same. */
-export const LOGIN_FAILED_MESSAGE = 'The username or password is incorrect.';
+export const LOGIN_FAILED_MESSAGE = DEFAULT_PAGE_TEXTS.loginInvalidCredentials;
 
 /** Options of {@link renderLoginStep}. */
 interface LoginStepOptions {
   readonly status?: number;
-  readonly error?: string;
+  /** Why the previous attempt failed: a stable code, shown in the page's language. */
+  readonly error?: LoginErrorCode;
   readonly username?: string;
   readonly headers?: HeadersInit;
 }
@@ -31,19 +34,21 @@ interface LoginStepOptions {
  * The login page for a validated authorization request: the request travels in hidden fields and is
  * validated again on POST, so nothing is stored before the user has logged in.
  */
-export function renderLoginStep(
+export async function renderLoginStep(
   ctx: Context,
   request: Request,
   auth: AuthorizationRequest,
   options: LoginStepOptions = {},
-): Answer {
+): Promise<Answer> {
   const csrf = pageCsrfToken(ctx, request);
   const username = options.username ?? auth.oidc.loginHint;
   const headers = new Headers(options.headers);
   if (csrf.setCookie) headers.append('Set-Cookie', csrf.setCookie);
   const target = formTargetSource(auth.redirectUri);
+  const { texts } = pageLanguage(ctx, request, auth.oidc.uiLocales);
   return loginPage(
     ctx,
+    request,
     {
       action: ctx.basePath + PAGE_PATHS.login,
       csrfToken: csrf.token,
@@ -51,9 +56,12 @@ export function renderLoginStep(
       clientName: auth.client.name ?? auth.client.id,
       // OpenID Connect Core §3.1.2.1: login_hint prefills the username.
       ...(username === undefined ? {} : { username }),
-      ...(options.error === undefined ? {} : { error: options.error }),
+      ...(options.error === undefined
+        ? {}
+        : { errorCode: options.error, error: texts[LOGIN_ERROR_TEXT[options.error]] as string }),
     },
     { status: options.status ?? 200, headers, formTargets: target ? [target] : [] },
+    auth.oidc.uiLocales,
   );
 }
 
@@ -74,13 +82,13 @@ export function authorizeLocation(ctx: Context, auth: AuthorizationRequest): str
  * again with 429 (rate limit) or 503 (too many checks in flight) and `Retry-After`.
  */
 export const loginEndpoint: Handler = async (request, ctx) => {
-  if (isForeignBrowserRequest(ctx, request)) return errorPage(ctx, crossSiteRefused(ctx, request));
+  if (isForeignBrowserRequest(ctx, request))
+    return errorPage(ctx, crossSiteRefused(ctx, request), undefined, request);
   const params = await readForm(request, ctx.maxBodyBytes);
   return authorizationStep(ctx, params, async (auth) => {
     if (!(await hasValidCsrfToken(ctx, request, params))) {
       // A stale token (e.g. another tab replaced the cookie) gets a fresh form rather than a dead end.
-      const expired = formExpired();
-      return renderLoginStep(ctx, request, auth, { status: expired.status, error: expired.description });
+      return renderLoginStep(ctx, request, auth, { status: formExpired().status, error: 'form_expired' });
     }
     const username = params.get('username') ?? '';
     const password = params.get('password') ?? '';
@@ -88,7 +96,7 @@ export const loginEndpoint: Handler = async (request, ctx) => {
     if (username === '' || password === '') {
       return renderLoginStep(ctx, request, auth, {
         status: 400,
-        error: 'Enter your username and password.',
+        error: 'missing_credentials',
         username: shown,
       });
     }
@@ -98,9 +106,7 @@ export const loginEndpoint: Handler = async (request, ctx) => {
       if (rateLimited) ctx.emit({ type: 'login.rate_limited', username: shown, via: 'login-page' });
       return renderLoginStep(ctx, request, auth, {
         status: attempt.error.status,
-        error: rateLimited
-          ? 'Too many failed attempts. Wait a while, then try again.'
-          : 'The server is busy. Try again in a moment.',
+        error: rateLimited ? 'rate_limited' : 'busy',
         username: shown,
         headers: attempt.error.headers,
       });
@@ -109,7 +115,7 @@ export const loginEndpoint: Handler = async (request, ctx) => {
       ctx.emit({ type: 'login.failed', username: shown, via: 'login-page' });
       return renderLoginStep(ctx, request, auth, {
         status: 400,
-        error: LOGIN_FAILED_MESSAGE,
+        error: 'invalid_credentials',
         username: shown,
       });
     }
