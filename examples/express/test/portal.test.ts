@@ -181,7 +181,7 @@ describe('the portal: a host app whose own sign-in the OpenID Provider uses', ()
     const portalCookie = [...jar.cookies.values()].find((c) => c.name === 'portal_session')!;
     fresh.cookies.set('portal_session;/portal', portalCookie);
     expect(fresh.value('gatehouse_session')).toBeUndefined();
-    for (const params of [{}, { prompt: 'none' }]) {
+    for (const params of [{}, { prompt: 'none' }] as Record<string, string>[]) {
       const request = authorizeRequest(params);
       const back = new URL(location(await visit(fresh, request.url)));
       expect(back.origin + back.pathname).toBe(callback());
@@ -192,7 +192,7 @@ describe('the portal: a host app whose own sign-in the OpenID Provider uses', ()
 
   it('sends the browser to the portal’s login again for prompt=login and max_age, with auth_time in the ID token', async () => {
     const { jar } = await signInThroughPortal();
-    for (const params of [{ prompt: 'login' }, { max_age: '0' }]) {
+    for (const params of [{ prompt: 'login' }, { max_age: '0' }] as Record<string, string>[]) {
       const request = authorizeRequest(params);
       const loginUrl = location(await visit(jar, request.url));
       expect(loginUrl.startsWith(`${portal('/login')}?interaction=`)).toBe(true);
@@ -220,7 +220,7 @@ describe('the portal: a host app whose own sign-in the OpenID Provider uses', ()
       { Origin: 'https://evil.example' },
       { Origin: 'null' },
       { 'Sec-Fetch-Site': 'cross-site' },
-    ]) {
+    ] as Record<string, string>[]) {
       const refused = await visit(jar, portal('/logout'), { method: 'POST', headers });
       expect(refused.status).toBe(403);
     }

@@ -42,6 +42,7 @@ describe('the adapter entry', () => {
         'revokeUser',
         'listGrants',
         'revokeGrant',
+        'interactions',
       ].sort(),
     );
     const { access_token } = await issueTokens(t);
