@@ -115,7 +115,7 @@ export function instanceRoutes(resolved: ResolvedOptions): Route[] {
     ...oidcRoutes(),
     ...authApiRoutes(resolved),
     ...sessionRoutes(resolved),
-    ...interactionRoutes(),
+    ...interactionRoutes(resolved.interactions?.builtInPages ?? true),
   ];
 }
 

@@ -97,7 +97,8 @@ export const KNOWN_OPTIONS = {
   "interactions": {
     "url": true,
     "currentUser": true,
-    "ttl": true
+    "ttl": true,
+    "builtInPages": true
   },
   "claims": true,
   "dynamicRegistration": {

@@ -200,6 +200,13 @@ export interface InteractionOptions {
   ) => HostUser | null | undefined | Promise<HostUser | null | undefined>;
   /** Lifetime of an interaction reference, in seconds: 30 to 3600. Default 600 (10 minutes). */
   readonly ttl?: number;
+  /**
+   * Serve the built-in login and consent pages as interaction handlers, at
+   * `{base}/interaction?interaction=<reference>`: built on the same `details` / `finish` as a host's
+   * own pages, the authorization request staying on the server rather than in the forms. Excludes
+   * `url`. Default `false`: the built-in pages are shown in the authorization request itself.
+   */
+  readonly builtInPages?: boolean;
 }
 
 /** Options of the Auth API (`{base}/auth/v1/…`: username and password in, access token out). */

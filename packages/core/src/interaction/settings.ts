@@ -11,6 +11,8 @@ export interface InteractionSettings {
   readonly currentUser: ((request: Request) => Awaitable<HostUser | null | undefined>) | undefined;
   /** Lifetime of an interaction reference, in seconds. */
   readonly ttl: number;
+  /** The built-in pages are interaction handlers at `{base}/interaction` (`interactions.builtInPages`). */
+  readonly builtInPages: boolean;
   /** The browser-binding cookie: `{session.cookieName}_interaction`. */
   readonly cookieName: string;
   /** Its `Path`: the longest path prefix shared by the instance and the host's page, so it reaches both. */
@@ -41,6 +43,15 @@ export function resolveInteractions(
       );
     }
   }
+  if (given.builtInPages !== undefined && typeof given.builtInPages !== 'boolean')
+    throw new ConfigurationError('interactions.builtInPages: expected true or false.');
+  if (given.builtInPages === true) {
+    if (url !== undefined)
+      throw new ConfigurationError(
+        'interactions.builtInPages: the built-in pages are the interaction handlers; leave interactions.url out (or builtInPages off).',
+      );
+    url = new URL(`${basePath}/interaction`, issuer.origin);
+  }
   if (given.currentUser !== undefined && typeof given.currentUser !== 'function')
     throw new ConfigurationError('interactions.currentUser: expected a function (request) => user | null.');
   const ttl = given.ttl ?? 600;
@@ -52,6 +63,7 @@ export function resolveInteractions(
     url,
     currentUser: given.currentUser,
     ttl,
+    builtInPages: given.builtInPages === true,
     cookieName: `${sessionCookieName}_interaction`,
     cookiePath: commonPath(basePath, url?.pathname ?? basePath),
   };
