@@ -55,6 +55,15 @@ export interface Portal {
   readonly issuer: string;
   /** Answers the portal's pages and its instance's routes; `undefined` for any other path. */
   fetch(request: Request): Promise<Response | undefined>;
+  /**
+   * The same as an instance-like object (`handles` + `fetch`, 404 for an unknown `/portal/…` path),
+   * for adapters that mount instances by path (Fastify's plugin).
+   */
+  readonly servable: {
+    readonly basePath: string;
+    handles(url: URL | string): boolean;
+    fetch(request: Request): Promise<Response>;
+  };
 }
 
 interface PortalUser {
@@ -286,38 +295,51 @@ ${error ? `<p role="alert">${escapeHtml(error)}</p>` : ''}
     return page(200, 'Portal', body);
   }
 
+  const fetchPortal = async (request: Request): Promise<Response | undefined> => {
+    const url = new URL(request.url);
+    const path = url.pathname;
+    const method = request.method;
+    if (path === `${PORTAL.path}/` || path === PORTAL.path) {
+      if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed('GET, HEAD');
+      return path === PORTAL.path ? redirect(`${PORTAL.path}/`) : home(request);
+    }
+    if (path === `${PORTAL.path}/login`) {
+      if (method === 'GET' || method === 'HEAD') return loginPage(request, url);
+      if (method !== 'POST') return methodNotAllowed('GET, HEAD, POST');
+      if (isCrossSite(request, origin))
+        return errorPage(403, 'Cross-site requests to this form are refused.');
+      return login(request, url);
+    }
+    if (path === `${PORTAL.path}/consent`) {
+      if (method !== 'POST') return methodNotAllowed('POST');
+      if (isCrossSite(request, origin))
+        return errorPage(403, 'Cross-site requests to this form are refused.');
+      return consent(request);
+    }
+    if (path === `${PORTAL.path}/logout`) {
+      if (method !== 'POST') return methodNotAllowed('POST');
+      // A foreign page cannot sign the user out (nor anything else here).
+      if (isCrossSite(request, origin))
+        return errorPage(403, 'Cross-site requests to this form are refused.');
+      return logout(request);
+    }
+    return gatehouse.handles(url) ? gatehouse.fetch(request) : undefined;
+  };
   return {
     gatehouse,
     issuer: base,
-    async fetch(request) {
-      const url = new URL(request.url);
-      const path = url.pathname;
-      const method = request.method;
-      if (path === `${PORTAL.path}/` || path === PORTAL.path) {
-        if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed('GET, HEAD');
-        return path === PORTAL.path ? redirect(`${PORTAL.path}/`) : home(request);
-      }
-      if (path === `${PORTAL.path}/login`) {
-        if (method === 'GET' || method === 'HEAD') return loginPage(request, url);
-        if (method !== 'POST') return methodNotAllowed('GET, HEAD, POST');
-        if (isCrossSite(request, origin))
-          return errorPage(403, 'Cross-site requests to this form are refused.');
-        return login(request, url);
-      }
-      if (path === `${PORTAL.path}/consent`) {
-        if (method !== 'POST') return methodNotAllowed('POST');
-        if (isCrossSite(request, origin))
-          return errorPage(403, 'Cross-site requests to this form are refused.');
-        return consent(request);
-      }
-      if (path === `${PORTAL.path}/logout`) {
-        if (method !== 'POST') return methodNotAllowed('POST');
-        // A foreign page cannot sign the user out (nor anything else here).
-        if (isCrossSite(request, origin))
-          return errorPage(403, 'Cross-site requests to this form are refused.');
-        return logout(request);
-      }
-      return gatehouse.handles(url) ? gatehouse.fetch(request) : undefined;
+    fetch: fetchPortal,
+    servable: {
+      basePath: PORTAL.path,
+      handles(input) {
+        const url = typeof input === 'string' ? new URL(input) : input;
+        return (
+          url.pathname === PORTAL.path || url.pathname.startsWith(`${PORTAL.path}/`) || gatehouse.handles(url)
+        );
+      },
+      async fetch(request) {
+        return (await fetchPortal(request)) ?? new Response('Not found', { status: 404 });
+      },
     },
   };
 }
