@@ -273,15 +273,8 @@ ${error ? `<p role="alert">${escapeHtml(error)}</p>` : ''}
     const found = sessionOf(request);
     if (found) sessions.delete(found.id);
     const cookies = [`${PORTAL.cookieName}=; Path=${PORTAL.path}; HttpOnly; SameSite=Lax; Max-Age=0`];
-    // Gatehouse's own session of this browser ends too (its logout accepts a same-origin POST), so
-    // nothing signed in survives the portal's sign-out.
-    const ended = await gatehouse.fetch(
-      new Request(`${base}/logout`, {
-        method: 'POST',
-        headers: { Origin: origin, Cookie: request.headers.get('cookie') ?? '', Accept: '*/*' },
-      }),
-    );
-    cookies.push(...ended.headers.getSetCookie());
+    // Gatehouse's own session of this browser ends too: nothing signed in survives the sign-out.
+    cookies.push(await gatehouse.endSession(request));
     return redirect(`${PORTAL.path}/`, cookies);
   }
 

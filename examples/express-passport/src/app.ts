@@ -304,10 +304,14 @@ export async function createApp(options: PassportAppOptions): Promise<PassportAp
     const from = req.get('origin');
     if (from !== undefined && from !== origin)
       return void res.status(403).send('Cross-site request refused.');
-    req.logout((error) => {
-      if (error) return next(error);
-      req.session.destroy(() => res.redirect(303, '/login'));
-    });
+    // Gatehouse's own session of this browser ends with the app's: the app's session is the truth.
+    gatehouse.endSession(toRequest(req, res)).then((expired) => {
+      res.append('Set-Cookie', expired);
+      req.logout((error) => {
+        if (error) return next(error);
+        req.session.destroy(() => res.redirect(303, '/login'));
+      });
+    }, next);
   });
 
   // Where the demo client lands (a real client is another app).

@@ -25,6 +25,8 @@ import {
 } from './revocation/user-grants.js';
 import { type RevokeUserOptions, revokeUser } from './revocation/user-revocation.js';
 import { sessionRoutes } from './session/routes.js';
+import { endSession } from './session/session-cookie.js';
+import { sessionUser } from './session/session-user.js';
 import { importKeySet } from './tokens/keys.js';
 
 /** One Gatehouse instance (one issuer). */
@@ -106,6 +108,13 @@ export interface Gatehouse {
    * sign-in and consent (`finish`), after which the browser resumes and the client gets its code.
    */
   readonly interactions: Interactions;
+  /**
+   * Ends Gatehouse's own session of the browser that sent `request` (if any) and resolves to the
+   * `Set-Cookie` header value that expires its cookie: call it when the user signs out of the host,
+   * so that nothing signed in survives (the host's session is the source of truth). Emits
+   * `session.ended` when there was a session. Never rejects for a request without a session.
+   */
+  endSession(request: Request): Promise<string>;
 }
 
 /** Every route of an instance (below its base path, plus the origin-root aliases). */
@@ -226,6 +235,13 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     },
     revokeGrant(userId, grantId, options) {
       return revokeUserGrant(resolved, userId, grantId, options);
+    },
+    async endSession(request) {
+      const ctx = readyContext ?? (await contextPromise);
+      const current = await sessionUser(ctx, request);
+      const expired = await endSession(ctx, request);
+      if (current) ctx.emit({ type: 'session.ended', userId: current.user.id });
+      return expired;
     },
     interactions: {
       async details(requestOrId, id) {

@@ -43,6 +43,7 @@ describe('the adapter entry', () => {
         'listGrants',
         'revokeGrant',
         'interactions',
+        'endSession',
       ].sort(),
     );
     const { access_token } = await issueTokens(t);

@@ -478,3 +478,27 @@ describe('acr_values with the host’s sign-in', () => {
     expect(decodeJwt(tokens.id_token)).toMatchObject({ amr: ['pwd', 'otp'], acr: 'urn:example:mfa' });
   });
 });
+
+describe('gatehouse.endSession', () => {
+  it('ends Gatehouse’s session of a browser when the host signs the user out', async () => {
+    const t = await instance();
+    const browser = new FakeBrowser(t.gatehouse);
+    await signIn(t, browser, await toHostPage(browser));
+    const cookie = `gatehouse_session=${browser.session()}`;
+    const userinfo = () =>
+      t.gatehouse.fetch(
+        new Request(`${ISSUER}/oauth2/v1/userinfo`, {
+          headers: { Cookie: cookie, Accept: 'application/json', 'Sec-Fetch-Site': 'same-origin' },
+        }),
+      );
+    expect((await userinfo()).status).toBe(200);
+    const expired = await t.gatehouse.endSession(
+      new Request(`${ORIGIN}/logout`, { headers: { Cookie: cookie } }),
+    );
+    expect(expired).toMatch(/^gatehouse_session=; Max-Age=0;/);
+    expect((await userinfo()).status).toBe(401);
+    expect(t.events).toContainEqual({ type: 'session.ended', userId: 'alice' });
+    // Without a session: only the expiry.
+    expect(await t.gatehouse.endSession(new Request(`${ORIGIN}/logout`))).toMatch(/^gatehouse_session=;/);
+  });
+});
