@@ -23,6 +23,7 @@ import {
   userBasic,
 } from './instance-client.js';
 import { instanceIsolationFlows } from './instance-isolation-flows.js';
+import { portalFlows } from './portal-flows.js';
 import type { Target } from './targets.js';
 
 const FOREIGN_ORIGIN = 'http://evil.conformance.test';
@@ -70,6 +71,9 @@ export function conformanceSuite(target: Target, options: ConformanceSuiteOption
     if (instances.includes('demo') && instances.includes('acme')) {
       describe('instances demo and acme', () => instanceIsolationFlows(() => server.origin));
     }
+
+    // Issue 29: sign-in handed to the host through the interactions API.
+    if (target.portal) describe('the portal (interactions)', () => portalFlows(() => server));
 
     options.also?.(() => server);
   });

@@ -10,7 +10,7 @@ import { allowedOriginsFromEnv, createDemoHost, demoApi, describeDemoHost } from
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
-const demo = await createDemoHost({ port, allowedOrigins: allowedOriginsFromEnv() });
+const demo = await createDemoHost({ port, allowedOrigins: allowedOriginsFromEnv(), portal: true });
 // POST /{demo,acme}/api/v1/tickets: each instance authenticates its own callers.
 const api = demoApi(demo.host);
 
@@ -19,7 +19,10 @@ const server = createServer(async (req, res) => {
     const request = toWebRequest(req, { response: res });
     // Every route of both instances (/demo/…, /acme/…) and their RFC 8414 §3 metadata at
     // /.well-known/oauth-authorization-server/{demo,acme}; anything else gets the host's 404.
-    await sendWebResponse(res, (await api(request)) ?? (await demo.host.fetch(request)));
+    // The portal (issue 29) first: its pages and its own OpenID Provider under /portal/.
+    const answer =
+      (await demo.portal!.fetch(request)) ?? (await api(request)) ?? (await demo.host.fetch(request));
+    await sendWebResponse(res, answer);
   } catch (error) {
     console.error(error);
     if (!res.headersSent) res.writeHead(500).end();

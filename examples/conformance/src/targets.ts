@@ -21,6 +21,8 @@ export interface Target {
   readonly env?: Readonly<Record<string, string>>;
   /** The path that answers 200 once the server is ready. Default: the demo's metadata document. */
   readonly readyPath?: string;
+  /** Mounts the demo's portal (issue 29): the interaction flows run against it. */
+  readonly portal?: true;
 }
 
 const examples = fileURLToPath(new URL('../../', import.meta.url));
@@ -33,11 +35,16 @@ const tsx = (dir: string, script = 'src/server.ts'): Target['command'] => [
 export type TargetName = 'core' | 'express' | 'koa' | 'hono' | 'fastify' | 'next';
 
 export const TARGETS: Readonly<Record<TargetName, Target>> = {
-  core: { name: 'core', cwd: `${examples}conformance`, command: tsx('conformance', 'src/node-server.ts') },
-  express: { name: 'express', cwd: `${examples}express`, command: tsx('express') },
-  koa: { name: 'koa', cwd: `${examples}koa`, command: tsx('koa') },
-  hono: { name: 'hono', cwd: `${examples}hono`, command: tsx('hono') },
-  fastify: { name: 'fastify', cwd: `${examples}fastify`, command: tsx('fastify') },
+  core: {
+    name: 'core',
+    cwd: `${examples}conformance`,
+    command: tsx('conformance', 'src/node-server.ts'),
+    portal: true,
+  },
+  express: { name: 'express', cwd: `${examples}express`, command: tsx('express'), portal: true },
+  koa: { name: 'koa', cwd: `${examples}koa`, command: tsx('koa'), portal: true },
+  hono: { name: 'hono', cwd: `${examples}hono`, command: tsx('hono'), portal: true },
+  fastify: { name: 'fastify', cwd: `${examples}fastify`, command: tsx('fastify'), portal: true },
   // The production build (made once by the global setup), served by `next start`.
   next: {
     name: 'next',

@@ -24,7 +24,10 @@ import {
   type TokenExchangeOptions,
   type TrustedIssuerOptions,
 } from '@gatehousejs/core';
+import { createPortal, PORTAL, type Portal } from './portal.js';
 import { engineFromEnv, storageFromEnv } from './storage.js';
+
+export { createPortal, PORTAL, type Portal, type PortalOptions } from './portal.js';
 
 export {
   type DemoEngine,
@@ -431,6 +434,11 @@ export interface DemoHostOptions extends Omit<DemoOptions, 'overrides'> {
   readonly storage?: StorageEngine;
   /** Overrides for both instances' options (lifetimes, rate limits, …). */
   readonly overrides?: Partial<HostedInstanceOptions>;
+  /**
+   * Also create the portal (`{origin}/portal/`, issue 29): a host app with its own sign-in and its own
+   * OpenID Provider. The host server mounts `portal.fetch`. Default `false`.
+   */
+  readonly portal?: boolean;
 }
 
 /** The demo host and what a server needs to describe it. */
@@ -440,6 +448,12 @@ export interface DemoHost {
   readonly redirectUri: string;
   /** Issuer per instance name. */
   readonly issuers: Readonly<Record<(typeof DEMO_INSTANCES)[number], string>>;
+  /**
+   * The portal (`{origin}/portal/`): a host app with its own users, sessions and login page, whose
+   * own Gatehouse instance (issuer `{origin}/portal`) hands sign-in to it. Mount `portal.fetch`
+   * before the host's instances. Present when asked for (`portal: true`).
+   */
+  readonly portal?: Portal;
   /** Closes the storage engine it opened (nothing when `storage` was given). */
   close(): Promise<void>;
 }
@@ -500,11 +514,22 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
   });
   // Create both now, so that a configuration problem stops the start rather than the first request.
   for (const name of DEMO_INSTANCES) await host.instance(name);
+  const portal = !options.portal
+    ? undefined
+    : await createPortal({
+        origin,
+        // Its own keys (GATEHOUSE_PORTAL_SIGNING_KEY, like GATEHOUSE_SIGNING_KEY), else ephemeral ones:
+        // another issuer, whose tokens the demo instances refuse.
+        keys: await signingKeysFromEnv({ GATEHOUSE_SIGNING_KEY: env.GATEHOUSE_PORTAL_SIGNING_KEY }, () => {}),
+        storage: options.storage ?? engine!.engine,
+        ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+      });
   return {
     host,
     origin,
     redirectUri,
     issuers: { demo: host.issuerOf('demo'), acme: host.issuerOf('acme') },
+    ...(portal === undefined ? {} : { portal }),
     close: async () => engine?.close(),
   };
 }
@@ -544,6 +569,14 @@ export function describeDemoHost(demo: DemoHost): string {
     `  user:           ${DEMO.user.username} / ${DEMO.user.password} (user id ${DEMO.user.id} on demo, ${ACME.user.id} on acme)`,
     `  tickets API:    POST ${demo.origin}/{demo,acme}/api/v1/tickets (bearer or session)`,
     `  registration:   POST ${demo.origin}/{demo,acme}/oauth2/v1/register (RFC 7591), or a client ID metadata document URL as client_id (loopback http allowed: development setting)`,
+    ...(demo.portal === undefined
+      ? []
+      : [
+          `Portal (a host app with its own sign-in): ${demo.origin}${PORTAL.path}/ (login ${demo.origin}${PORTAL.path}/login)`,
+          `  OpenID Provider: ${demo.portal.issuer} (discovery ${demo.portal.issuer}/.well-known/openid-configuration)`,
+          `  OAuth client:   ${PORTAL.client.id} / ${PORTAL.client.secret} (client_secret_basic, first-party, scopes ${PORTAL.scopes.join(' ')})`,
+          `  user:           ${PORTAL.user.email} / ${PORTAL.user.password} (sub ${PORTAL.user.sub}, ${PORTAL.user.name})`,
+        ]),
   ].join('\n');
 }
 

@@ -1,6 +1,7 @@
 /**
  * The Express example: the demo host's two Gatehouse instances, `demo` at `/demo` and `acme` at
- * `/acme` (issue 18: one `createGatehouseHost` mounted like one instance), plus the demo client's
+ * `/acme` (issue 18: one `createGatehouseHost` mounted like one instance), the portal at `/portal/`
+ * (issue 29: a host app with its own sign-in and its own OpenID Provider), plus the demo client's
  * callback page, the page its users land on after signing out (`/logged-out`), the browser
  * app for `demo`, and the MCP server of `examples/mcp` at `/mcp` (protected by `demo`). `PORT` (default 3000) and `HOST` (default
  * 127.0.0.1) choose where it listens.
@@ -22,10 +23,14 @@ const publicDir = fileURLToPath(new URL('../public', import.meta.url));
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
-const demo = await createDemoHost({ port, allowedOrigins: allowedOriginsFromEnv() });
+const demo = await createDemoHost({ port, allowedOrigins: allowedOriginsFromEnv(), portal: true });
 
 const app = express();
 app.disable('x-powered-by');
+// The portal (issue 29): a host app with its own users, sessions and login page at /portal/, and
+// its own OpenID Provider (issuer {origin}/portal) that hands sign-in to it. A Web handler, mounted
+// like the operations, before the host's instances (which would answer /portal/… with 404).
+app.use(operations(demo.portal!.fetch));
 // Every route of both instances (/demo/…, /acme/…), and their RFC 8414 §3 metadata at
 // /.well-known/oauth-authorization-server/{demo,acme} (and /.well-known/openid-configuration/…):
 // the host is mounted like one instance.

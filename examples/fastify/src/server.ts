@@ -16,7 +16,7 @@ import Fastify from 'fastify';
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
-const demo = await createDemoHost({ port, allowedOrigins: allowedOriginsFromEnv() });
+const demo = await createDemoHost({ port, allowedOrigins: allowedOriginsFromEnv(), portal: true });
 // The demo's REST API (POST /{demo,acme}/api/v1/tickets): each instance authenticates its own callers.
 const api = demoApi(demo.host);
 
@@ -28,6 +28,9 @@ const app = Fastify();
 for (const name of DEMO_INSTANCES) {
   await app.register(gatehouse, { instance: demo.host, path: `/${name}`, operations: api });
 }
+// The portal (issue 29): a host app with its own sign-in at /portal/, and its OpenID Provider,
+// registered by path like an instance.
+await app.register(gatehouse, { instance: demo.portal!.servable, path: '/portal' });
 // A route of the app's own behind requireAuth (credentials of `demo`): the caller is on request.auth.
 const demoInstance = await demo.host.instance('demo');
 if (!demoInstance) throw new Error('the demo host has no "demo" instance');

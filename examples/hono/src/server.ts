@@ -10,13 +10,15 @@ import { type Context, Hono } from 'hono';
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
-const demo = await createDemoHost({ port, allowedOrigins: allowedOriginsFromEnv() });
+const demo = await createDemoHost({ port, allowedOrigins: allowedOriginsFromEnv(), portal: true });
 // The socket address, for the password rate limiter (no proxy in front of this example).
 const clientAddress = (c: Context) => getConnInfo(c).remote.address;
 
 const app = new Hono();
 // Every route of both instances (/demo/…, /acme/…), including RFC 8414 metadata at
 // /.well-known/oauth-authorization-server/{demo,acme}: the host is mounted like one instance.
+// The portal (issue 29): a host app with its own sign-in at /portal/, and its OpenID Provider.
+app.use(operations(demo.portal!.fetch, { clientAddress }));
 app.use(gatehouse(demo.host, { clientAddress }));
 // The demo's REST API (POST /{demo,acme}/api/v1/tickets): each instance authenticates its own callers.
 app.use(operations(demoApi(demo.host), { clientAddress }));

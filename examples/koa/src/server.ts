@@ -10,10 +10,12 @@ import Koa from 'koa';
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
-const demo = await createDemoHost({ port, allowedOrigins: allowedOriginsFromEnv() });
+const demo = await createDemoHost({ port, allowedOrigins: allowedOriginsFromEnv(), portal: true });
 
 const app = new Koa();
 app.use(bodyParser());
+// The portal (issue 29): a host app with its own sign-in at /portal/, and its OpenID Provider.
+app.use(operations(demo.portal!.fetch));
 // Every route of both instances (/demo/…, /acme/…), including RFC 8414 metadata at
 // /.well-known/oauth-authorization-server/{demo,acme}: the host is mounted like one instance.
 app.use(gatehouse(demo.host));

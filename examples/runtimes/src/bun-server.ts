@@ -8,7 +8,7 @@ import { demoHandler } from './demo-handler.js';
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
-const demo = await createDemoHost({ port, allowedOrigins: allowedOriginsFromEnv() });
+const demo = await createDemoHost({ port, allowedOrigins: allowedOriginsFromEnv(), portal: true });
 const handle = demoHandler(demo);
 
 const server = Bun.serve({

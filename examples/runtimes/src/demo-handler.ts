@@ -36,7 +36,9 @@ export function demoHandler(
     // needs it could find the client gone (and an unknown address).
     const address = clientAddress?.();
     if (address) setClientAddress(request, address);
-    const response = (await api(request)) ?? (await demo.host.fetch(request));
+    // The portal (issue 29: a host app with its own sign-in and OpenID Provider) first, when made.
+    const response =
+      (await demo.portal?.fetch(request)) ?? (await api(request)) ?? (await demo.host.fetch(request));
     // A copy: a response's headers may be immutable (Response.redirect); the body stream moves over.
     const labelled = new Response(response.body, response);
     labelled.headers.set(RUNTIME_HEADER, runtime);

@@ -8,7 +8,11 @@ import { demoHandler } from './demo-handler.js';
 
 const port = Number(Deno.env.get('PORT') ?? 3000);
 const host = Deno.env.get('HOST') ?? '127.0.0.1';
-const demo = await createDemoHost({ port, allowedOrigins: allowedOriginsFromEnv(Deno.env.toObject()) });
+const demo = await createDemoHost({
+  port,
+  allowedOrigins: allowedOriginsFromEnv(Deno.env.toObject()),
+  portal: true,
+});
 const handle = demoHandler(demo);
 
 const server = Deno.serve(

@@ -33,7 +33,7 @@ function workerdPackage(): { readonly default: string; readonly version: string 
 
 export const RUNTIMES = {
   bun: {
-    target: { name: 'bun', cwd: here, command: [bin('bun'), 'src/bun-server.ts'] },
+    target: { name: 'bun', cwd: here, command: [bin('bun'), 'src/bun-server.ts'], portal: true },
     version: () => `Bun ${firstLine(bin('bun'), ['--version'])}`,
   },
   deno: {
@@ -43,11 +43,12 @@ export const RUNTIMES = {
       // The demo's TypeScript sources import `./x.js` for `./x.ts` (as tsc wants): Deno maps that with
       // --sloppy-imports. Network and environment access only.
       command: [bin('deno'), 'run', '--sloppy-imports', '--allow-net', '--allow-env', 'src/deno-server.ts'],
+      portal: true,
     },
     version: () => firstLine(bin('deno'), ['--version']).replace(/^deno/, 'Deno'),
   },
   workerd: {
-    target: { name: 'workerd', cwd: here, command: [bin('tsx'), 'src/workerd-server.ts'] },
+    target: { name: 'workerd', cwd: here, command: [bin('tsx'), 'src/workerd-server.ts'], portal: true },
     version: () => {
       const workerd = workerdPackage();
       // Runs the binary, so a machine it cannot run on is found here rather than at start.

@@ -25,6 +25,7 @@ function demoOf(env: DemoWorkerEnv): Promise<ReturnType<typeof demoHandler>> {
     port: Number(env.PORT),
     env,
     allowedOrigins: allowedOriginsFromEnv(env),
+    portal: true,
   }).then(demoHandler, (error: unknown) => {
     handler = undefined; // let the next request try again
     throw error;

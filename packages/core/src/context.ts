@@ -1,5 +1,6 @@
 import type { DpopSettings } from './dpop/settings.js';
 import type { GatehouseEvent, Logger } from './events.js';
+import type { InteractionSettings } from './interaction/settings.js';
 import type { ClientJwksCache } from './oauth2/client-auth/client-jwks.js';
 import type { DeviceAuthorizationSettings } from './oauth2/device/settings.js';
 import type { PushedRequestSettings } from './oauth2/par/settings.js';
@@ -13,7 +14,8 @@ import type { CorsOptions } from './options.js';
 import type { PasswordCheckGate } from './passwords/password-check-gate.js';
 import type { RecordProblems } from './records/record-problems.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
-import type { ClientStore, GatehouseStorage, UserStore } from './storage/types.js';
+import type { ClientStore, GatehouseStorage, UserLookup, UserStore } from './storage/types.js';
+import type { ClaimsHook } from './tokens/host-claims.js';
 import type { KeySet } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';
@@ -46,8 +48,11 @@ export interface Context {
   readonly clients: ClientStore;
   /** Fetched `jwks_uri` key sets of `private_key_jwt` clients (`clientJwks` option). */
   readonly clientJwks: ClientJwksCache;
-  /** The host's users, each record checked as it enters (`records/checked-user-store.ts`). */
-  readonly users: UserStore;
+  /**
+   * The host's users, each record checked as it enters (`records/checked-user-store.ts`).
+   * `verifyPassword` is there whenever a password route is served (checked at creation).
+   */
+  readonly users: UserLookup & Partial<Pick<UserStore, 'verifyPassword'>>;
   /** Logs each refused host record (client, user) once. */
   readonly recordProblems: RecordProblems;
   /** Guarded stores: any failure or timeout surfaces as `StorageUnavailableError`. */
@@ -76,6 +81,10 @@ export interface Context {
   /** The bound on password checks in flight on this instance. */
   readonly passwordChecks: PasswordCheckGate;
   readonly cors: Required<CorsOptions>;
+  /** The host's claims hook (`claims` option), if any. */
+  readonly claims: ClaimsHook | undefined;
+  /** Sign-in and consent handed to the host (`interactions` options, resolved). */
+  readonly interactions: InteractionSettings;
   /** The pages: renderers, wording and scope descriptions (`ui` options, resolved). */
   readonly ui: ResolvedUi;
   readonly maxBodyBytes: number;

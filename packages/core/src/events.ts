@@ -5,7 +5,19 @@ import type { GrantType, Subject } from './storage/types.js';
  * `username` is as the client sent it, cut to `CREDENTIAL_LIMITS.maxUsernameLength` characters.
  */
 export type GatehouseEvent =
-  | { readonly type: 'login.succeeded'; readonly userId: string; readonly via: 'login-page' | 'auth-api' }
+  | {
+      readonly type: 'login.succeeded';
+      readonly userId: string;
+      /** `interaction`: the host signed the user in (`gatehouse.interactions.finish`). */
+      readonly via: 'login-page' | 'auth-api' | 'interaction';
+    }
+  /** An authorization request was handed to the host's page (`interactions.url`). */
+  | { readonly type: 'interaction.started'; readonly clientId: string; readonly step: 'login' | 'consent' }
+  /**
+   * An interaction was refused: an unknown, expired or used reference, another browser, another
+   * user, or a malformed result (`InteractionError` codes).
+   */
+  | { readonly type: 'interaction.refused'; readonly reason: string }
   | { readonly type: 'login.failed'; readonly username: string; readonly via: 'login-page' | 'auth-api' }
   | {
       readonly type: 'login.rate_limited';

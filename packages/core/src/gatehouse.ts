@@ -8,6 +8,9 @@ import { DeploymentWarnings } from './http/deployment-warnings.js';
 import { dispatch } from './http/dispatch.js';
 import { type Answer, toResponse } from './http/reply.js';
 import { notFound, type Route, Router } from './http/router.js';
+import { finishInteraction, interactionDetails } from './interaction/interactions-api.js';
+import { interactionRoutes } from './interaction/routes.js';
+import type { Interactions } from './interaction/types.js';
 import { authorizationServerMetadata } from './oauth2/metadata.js';
 import { oauth2Routes } from './oauth2/routes.js';
 import { oidcRoutes } from './oidc/routes.js';
@@ -23,6 +26,8 @@ import {
 } from './revocation/user-grants.js';
 import { deleteUser, type RevokeUserOptions, revokeUser } from './revocation/user-revocation.js';
 import { sessionRoutes } from './session/routes.js';
+import { endSession } from './session/session-cookie.js';
+import { sessionUser } from './session/session-user.js';
 import { listSessions, revokeSession, type UserSession } from './session/user-sessions.js';
 import { importKeySet } from './tokens/keys.js';
 
@@ -123,11 +128,30 @@ export interface Gatehouse {
    * session (and token) of the user, use {@link revokeUser}.
    */
   revokeSession(userId: string, sessionId: string): Promise<boolean>;
+  /**
+   * The host's side of sign-in and consent (`interactions` options, docs/own-sign-in.md): read what
+   * an authorization request asks of the user on the host's page (`details`), and hand back the
+   * sign-in and consent (`finish`), after which the browser resumes and the client gets its code.
+   */
+  readonly interactions: Interactions;
+  /**
+   * Ends Gatehouse's own session of the browser that sent `request` (if any) and resolves to the
+   * `Set-Cookie` header value that expires its cookie: call it when the user signs out of the host,
+   * so that nothing signed in survives (the host's session is the source of truth). Emits
+   * `session.ended` when there was a session. Never rejects for a request without a session.
+   */
+  endSession(request: Request): Promise<string>;
 }
 
 /** Every route of an instance (below its base path, plus the origin-root aliases). */
 export function instanceRoutes(resolved: ResolvedOptions): Route[] {
-  return [...oauth2Routes(resolved), ...oidcRoutes(), ...authApiRoutes(resolved), ...sessionRoutes(resolved)];
+  return [
+    ...oauth2Routes(resolved),
+    ...oidcRoutes(),
+    ...authApiRoutes(resolved),
+    ...sessionRoutes(resolved),
+    ...interactionRoutes(resolved.interactions?.builtInPages ?? true),
+  ];
 }
 
 /** Creates an instance. Throws `ConfigurationError` for unusable options. */
@@ -263,6 +287,21 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     },
     async revokeSession(userId, sessionId) {
       return revokeSession(readyContext ?? (await contextPromise), userId, sessionId);
+    },
+    async endSession(request) {
+      const ctx = readyContext ?? (await contextPromise);
+      const current = await sessionUser(ctx, request);
+      const expired = await endSession(ctx, request);
+      if (current) ctx.emit({ type: 'session.ended', userId: current.user.id });
+      return expired;
+    },
+    interactions: {
+      async details(requestOrId, id) {
+        return interactionDetails(readyContext ?? (await contextPromise), requestOrId, id);
+      },
+      async finish(request, result, id) {
+        return finishInteraction(readyContext ?? (await contextPromise), request, result, id);
+      },
     },
   };
   return attachInternals(instance, {

@@ -45,6 +45,17 @@ export {
 } from './http/guarded-fetch.js';
 export { type AddressPolicy, refusedAddressReason } from './http/ip-address.js';
 export type { Handler, Route } from './http/router.js';
+export { InteractionError, type InteractionErrorCode } from './interaction/interaction-error.js';
+export { INTERACTION_PATHS } from './interaction/paths.js';
+export type {
+  ConsentResult,
+  HostUser,
+  InteractionDetails,
+  InteractionRedirect,
+  InteractionResult,
+  InteractionStep,
+  Interactions,
+} from './interaction/types.js';
 export {
   JWT_BEARER_ASSERTION_TYPE,
   MAX_ASSERTION_LIFETIME_SECONDS,
@@ -69,6 +80,8 @@ export type {
   DeviceAuthorizationOptions,
   DynamicRegistrationOptions,
   GatehouseOptions,
+  InteractionOptions,
+  PageSourceOptions,
   PasswordCheckOptions,
   RateLimitOptions,
   SessionOptions,
@@ -166,6 +179,13 @@ export {
 } from './time.js';
 export type { AccessTokenClaims, TokenFamily } from './tokens/access-token.js';
 export type { ActClaim } from './tokens/act.js';
+export {
+  type ClaimsHook,
+  type ClaimsRequest,
+  type ClaimsTarget,
+  MAX_ACCESS_TOKEN_CLAIMS_BYTES,
+  RESERVED_CLAIMS,
+} from './tokens/host-claims.js';
 export { generateKeys, type PrivateJwk, type SigningAlgorithm } from './tokens/keys.js';
 export { generateClientSecret, hashClientSecret, hashSecret } from './tokens/secrets.js';
 export { clientSubject, subjectId, userSubject } from './tokens/subject.js';
@@ -174,6 +194,7 @@ export { defaultErrorPage } from './ui/error-page.js';
 export { escapeHtml } from './ui/escape.js';
 export { defaultLoginPage } from './ui/login-page.js';
 export { defaultLogoutPage } from './ui/logout-page.js';
+export { BUILT_IN_MESSAGES, type LoginErrorCode } from './ui/messages.js';
 export type {
   ConsentPageModel,
   ConsentPageRenderer,
@@ -183,5 +204,7 @@ export type {
   LoginPageRenderer,
   LogoutPageModel,
   LogoutPageRenderer,
+  PageContext,
+  PageHtml,
   PageTexts,
 } from './ui/types.js';

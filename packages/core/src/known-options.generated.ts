@@ -80,7 +80,27 @@ export const KNOWN_OPTIONS = {
       "consentTitle": true,
       "allowButton": true,
       "denyButton": true,
-      "errorTitle": true
+      "errorTitle": true,
+      "continueTo": true,
+      "wantsToAct": true,
+      "asksFor": true,
+      "asksForAccount": true,
+      "resourcesAt": true,
+      "sentBackTo": true,
+      "signedInAs": true,
+      "loginInvalidCredentials": true,
+      "loginMissingCredentials": true,
+      "loginRateLimited": true,
+      "loginBusy": true,
+      "loginFormExpired": true
+    },
+    "messages": true,
+    "contentSecurityPolicy": {
+      "styles": true,
+      "fonts": true,
+      "scripts": true,
+      "images": true,
+      "connect": true
     },
     "renderLogin": true,
     "renderConsent": true,
@@ -88,6 +108,13 @@ export const KNOWN_OPTIONS = {
     "renderEndSession": true,
     "renderError": true
   },
+  "interactions": {
+    "url": true,
+    "currentUser": true,
+    "ttl": true,
+    "builtInPages": true
+  },
+  "claims": true,
   "dynamicRegistration": {
     "allowConfidential": true,
     "initialAccessToken": true,

@@ -1,10 +1,12 @@
 import type { Awaitable } from './awaitable.js';
 import type { GatehouseEvent, Logger } from './events.js';
 import type { OutboundFetch } from './http/guarded-fetch.js';
+import type { HostUser } from './interaction/types.js';
 import type { TokenExchangeRequest } from './oauth2/token-exchange/exchanged-token.js';
 import type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
 import type { InstanceStorage } from './storage/required-stores.js';
-import type { ClientRecord, ClientStore, StorageEngine, UserStore } from './storage/types.js';
+import type { ClientRecord, ClientStore, StorageEngine, UserLookup, UserStore } from './storage/types.js';
+import type { ClaimsHook } from './tokens/host-claims.js';
 import type { PrivateJwk, SigningAlgorithm } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type {
@@ -51,8 +53,12 @@ export interface GatehouseOptions {
    * then cached. See docs/client-authentication.md.
    */
   readonly clientJwks?: ClientJwksOptions;
-  /** The host's users (and their password verification). */
-  readonly users: UserStore;
+  /**
+   * The host's users: looked up by id (`findUser`), and their passwords checked (`verifyPassword`)
+   * by the built-in login page and the Auth API. A host that signs users in itself
+   * (`interactions.url`) with `authApi.enabled: false` gives `findUser` only.
+   */
+  readonly users: UserStore | UserLookup;
   /**
    * Where Gatehouse keeps codes, tokens, sessions, consents, counters, registered clients, replay
    * ids and short-lived flow state (`kv`). Either a storage engine shared by several instances
@@ -151,6 +157,22 @@ export interface GatehouseOptions {
   readonly cors?: CorsOptions;
   /** The HTML pages' wording, branding and scope descriptions, and replacements for any page. */
   readonly ui?: UiOptions;
+  /**
+   * Sign-in and consent owned by the host (docs/own-sign-in.md): the host's page where an
+   * authorization request that needs the user goes (`url`), and the host's signed-in user of a
+   * request (`currentUser`), so a browser already signed in to the host gets its code with no page.
+   * Default: the built-in login and consent pages, Gatehouse's own session.
+   */
+  readonly interactions?: InteractionOptions;
+  /**
+   * Adds the host's own claims (roles, tenant, plan, …) to ID tokens, userinfo answers and OAuth
+   * access tokens, per client, scope and resource: `({ target, sub, clientId, scopes, resources,
+   * user }) => claims`. Protocol claims (`iss`, `sub`, `aud`, `exp`, `scope`, `client_id`, `acr`,
+   * `amr`, `cnf`, …) are never overridden (left out, with a warning); an access token takes at most
+   * 2,048 bytes of them. May be async; a throw is a 503. Default: none (ID tokens and userinfo carry
+   * the standard claims of the granted scopes from `users.findUser`).
+   */
+  readonly claims?: ClaimsHook;
   /**
    * RFC 7591 dynamic client registration at `{base}/oauth2/v1/register` (and RFC 7592 read and
    * delete of a registration). Off unless given: `dynamicRegistration: {}` opens it with the
@@ -263,6 +285,42 @@ export interface DpopOptions {
    * others. Default: a random secret per process.
    */
   readonly nonceSecret?: string;
+}
+
+/**
+ * Options of interactions: handing sign-in and consent to the host (docs/own-sign-in.md). The host
+ * reads what is asked with `gatehouse.interactions.details(request)` and answers with
+ * `gatehouse.interactions.finish(request, result)`.
+ */
+export interface InteractionOptions {
+  /**
+   * The host's page for sign-in and consent, on the issuer's origin: a path (`'/login'`) or an
+   * absolute URL of that origin. An authorization request that needs the user (no sign-in,
+   * `prompt=login`, a sign-in older than `max_age`, consent) sends the browser there (303) with
+   * `?interaction=<reference>` added; the built-in login and consent pages are then never shown.
+   * Default: the built-in pages.
+   */
+  readonly url?: string;
+  /**
+   * The host's signed-in user of a request (its own session cookie), or `null` when nobody is
+   * signed in to the host, or `undefined` when the host does not know (Gatehouse's own session then
+   * decides). Asked on every authorization request: a browser signed in to the host gets its code
+   * without any page, even one Gatehouse has never seen, and host sign-out is sign-out here too
+   * (`null` ends Gatehouse's own session of that browser). The host's session is the source of
+   * truth. May be async; a throw is a 503.
+   */
+  readonly currentUser?: (
+    request: Request,
+  ) => HostUser | null | undefined | Promise<HostUser | null | undefined>;
+  /** Lifetime of an interaction reference, in seconds: 30 to 3600. Default 600 (10 minutes). */
+  readonly ttl?: number;
+  /**
+   * Serve the built-in login and consent pages as interaction handlers, at
+   * `{base}/interaction?interaction=<reference>`: built on the same `details` / `finish` as a host's
+   * own pages, the authorization request staying on the server rather than in the forms. Excludes
+   * `url`. Default `false`: the built-in pages are shown in the authorization request itself.
+   */
+  readonly builtInPages?: boolean;
 }
 
 /** Options of the Auth API (`{base}/auth/v1/…`: username and password in, access token out). */
@@ -394,8 +452,23 @@ export interface UiOptions {
    * built-in descriptions of the OpenID Connect scopes; a scope without one is shown by name.
    */
   readonly scopeDescriptions?: Readonly<Record<string, string>>;
-  /** The rest of the built-in pages' wording (each at most 500 characters). */
+  /** The rest of the built-in pages' English wording (each at most 500 characters). */
   readonly texts?: UiTexts;
+  /**
+   * The message catalog by language (BCP 47 tag, e.g. `fr`, `de`, `pt-br`): texts that replace the
+   * built-in ones of that language (`en` and `fr` are built in) or add a language. A page is shown in
+   * the first language of the request's `ui_locales`, then of the browser's `Accept-Language`, that
+   * the catalog has; texts a language lacks come from English. `{client}`, `{host}` and `{user}` are
+   * filled in.
+   */
+  readonly messages?: Readonly<Record<string, UiTexts>>;
+  /**
+   * Sources the pages may load besides their own (the Content-Security-Policy stays on: nothing else
+   * loads, no framing, forms only to the instance and the client): `'self'` or https origins
+   * (`https://fonts.example.com`) per kind, e.g. `{ styles: ['https://cdn.example.com'], fonts: [...] }`
+   * for a host's renderer that links its CSS and fonts. Scripts only by origin; no `unsafe-inline`.
+   */
+  readonly contentSecurityPolicy?: PageSourceOptions;
   /** Replaces the login page. */
   readonly renderLogin?: LoginPageRenderer;
   /** Replaces the consent page. */
@@ -409,6 +482,20 @@ export interface UiOptions {
    * request's `description` (for a 5xx the explanation again: never internals) and the status.
    */
   readonly renderError?: ErrorPageRenderer;
+}
+
+/** What the pages may load from elsewhere (`ui.contentSecurityPolicy`). Each: `'self'` or https origins. */
+export interface PageSourceOptions {
+  /** Stylesheets (`style-src`, besides the built-in inline style). */
+  readonly styles?: readonly string[];
+  /** Fonts (`font-src`). */
+  readonly fonts?: readonly string[];
+  /** Scripts (`script-src`). */
+  readonly scripts?: readonly string[];
+  /** Images (`img-src`, besides the instance, `data:` and the logo's origin). */
+  readonly images?: readonly string[];
+  /** Fetches of the pages' scripts (`connect-src`). */
+  readonly connect?: readonly string[];
 }
 
 /** Wording of the built-in pages (English by default). */
@@ -429,6 +516,30 @@ export interface UiTexts {
   readonly denyButton?: string;
   /** Heading (and title) of the error page. Default `'Something went wrong'`. */
   readonly errorTitle?: string;
+  /** Under the login heading. Default `'to continue to {client}'`. */
+  readonly continueTo?: string;
+  /** Consent page. Default `'{client} wants to act on your behalf.'`. */
+  readonly wantsToAct?: string;
+  /** Consent page, before the scopes. Default `'It asks for:'`. */
+  readonly asksFor?: string;
+  /** Consent page without scopes. Default `'It asks for access to your account.'`. */
+  readonly asksForAccount?: string;
+  /** Consent page, before the resources. Default `'At:'`. */
+  readonly resourcesAt?: string;
+  /** Consent page. Default `'You will be sent back to {host}.'`. */
+  readonly sentBackTo?: string;
+  /** Consent page. Default `'Signed in as {user}.'`. */
+  readonly signedInAs?: string;
+  /** Login failure `invalid_credentials`. Default `'The username or password is incorrect.'`. */
+  readonly loginInvalidCredentials?: string;
+  /** Login failure `missing_credentials`. Default `'Enter your username and password.'`. */
+  readonly loginMissingCredentials?: string;
+  /** Login failure `rate_limited`. Default `'Too many failed attempts. Wait a while, then try again.'`. */
+  readonly loginRateLimited?: string;
+  /** Login failure `busy`. Default `'The server is busy. Try again in a moment.'`. */
+  readonly loginBusy?: string;
+  /** Login failure `form_expired`. Default `'The form has expired or was not sent by this site. Reload the page and try again.'`. */
+  readonly loginFormExpired?: string;
 }
 
 /**

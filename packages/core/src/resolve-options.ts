@@ -4,6 +4,7 @@ import { ConfigurationError } from './errors.js';
 import type { Logger } from './events.js';
 import { clientAddressOf } from './http/client-address.js';
 import { runtimeFetch } from './http/guarded-fetch.js';
+import { resolveInteractions } from './interaction/settings.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
 import { clientDirectory } from './oauth2/client-directory.js';
 import { deviceAuthorizationSettings } from './oauth2/device/settings.js';
@@ -28,7 +29,7 @@ import { guardStore } from './storage/guard.js';
 import { checkInstanceId, isStorageEngine } from './storage/instance-id.js';
 import { memoryStorage } from './storage/memory/engine.js';
 import { type InstanceStorage, requireAllStores } from './storage/required-stores.js';
-import type { GrantStore } from './storage/types.js';
+import type { GrantStore, UserStore } from './storage/types.js';
 import type { KeySet } from './tokens/keys.js';
 import { checkKeys, isEphemeralKey, SIGNING_ALGORITHMS } from './tokens/keys.js';
 import { webRandomBytes } from './tokens/secrets.js';
@@ -124,15 +125,25 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
       },
     );
   }
-  if (
-    !options.users ||
-    typeof options.users.verifyPassword !== 'function' ||
-    typeof options.users.findUser !== 'function'
-  ) {
-    throw new ConfigurationError('users: a UserStore (with verifyPassword and findUser) is required.', {
+  if (!options.users || typeof options.users.findUser !== 'function') {
+    throw new ConfigurationError('users: a UserStore (with findUser) is required.', {
       code: options.users ? 'ERR_CONFIG_INVALID_OPTION' : 'ERR_CONFIG_MISSING_OPTION',
       option: 'users',
     });
+  }
+  // Passwords are checked by the built-in login page and the Auth API only.
+  if (typeof (options.users as Partial<UserStore>).verifyPassword !== 'function') {
+    const users = [
+      ...(options.interactions?.url === undefined
+        ? ['the built-in login page (or set interactions.url)']
+        : []),
+      ...(options.authApi?.enabled !== false ? ['the Auth API (or set authApi.enabled: false)'] : []),
+    ];
+    if (users.length > 0)
+      throw new ConfigurationError(`users.verifyPassword: required by ${users.join(' and ')}.`, {
+        code: 'ERR_CONFIG_MISSING_OPTION',
+        option: 'users.verifyPassword',
+      });
   }
   const timeoutMs = count('storageTimeoutMs', options.storageTimeoutMs, 5000);
   const { storage, revocationMirror } = instanceStorage(options, issuer, timeoutMs);
@@ -273,6 +284,8 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
       maxAgeSeconds: lifetime('cors.maxAgeSeconds', options.cors?.maxAgeSeconds, 600, 86_400),
     },
     ui: resolveUi(options.ui, issuer),
+    interactions: resolveInteractions(options.interactions, url, basePath, cookieName),
+    claims: claimsHook(options.claims),
     maxBodyBytes: count('maxBodyBytes', options.maxBodyBytes, 65_536),
     clockToleranceSeconds: options.clockToleranceSeconds ?? 5,
     now: options.now ?? Date.now,
@@ -297,6 +310,14 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     dpop: dpopSettings(options.dpop, options.randomBytes ?? webRandomBytes, fapi2),
     securityProfile: fapi2 ? 'fapi2' : undefined,
   };
+}
+
+/** The `claims` option: a function, or nothing. */
+function claimsHook(hook: GatehouseOptions['claims']): GatehouseOptions['claims'] {
+  if (hook !== undefined && typeof hook !== 'function')
+    throw new ConfigurationError(
+      'claims: expected a function ({ target, sub, clientId, scopes, resources, user }) => claims.', { code: 'ERR_CONFIG_INVALID_OPTION', option: 'claims' });
+  return hook;
 }
 
 /** The outbound policy of `jwks_uri` fetches, from the `clientJwks` option (as `clientMetadataDocuments`). */

@@ -45,6 +45,8 @@ describe('the adapter entry', () => {
         'revokeGrant',
         'listSessions',
         'revokeSession',
+        'interactions',
+        'endSession',
       ].sort(),
     );
     const { access_token } = await issueTokens(t);

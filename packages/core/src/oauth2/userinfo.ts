@@ -4,6 +4,7 @@ import { claimsForScope } from '../oidc/standard-claims.js';
 import { authenticateRequest } from '../protect/authenticate.js';
 import { invalidToken, sessionEnded } from '../protect/challenge.js';
 import { dpopInvalidToken } from '../protect/dpop-challenge.js';
+import { hostClaims } from '../tokens/host-claims.js';
 
 /**
  * `GET` and `POST {base}/oauth2/v1/userinfo` (OpenID Connect Core §5.3): who is logged in.
@@ -31,5 +32,14 @@ export const userinfoEndpoint: Handler = async (request, ctx) => {
   }
   const claims =
     caller.scheme === 'bearer' ? claimsForScope(user.claims, caller.scope.join(' ')) : user.claims;
-  return noStoreJson({ ...claims, sub: user.id }, { headers: { Vary: 'Authorization, Cookie' } });
+  const extra = await hostClaims(ctx, {
+    target: 'userinfo',
+    sub: user.id,
+    subjectKind: 'user',
+    ...(caller.clientId === undefined ? {} : { clientId: caller.clientId }),
+    scopes: caller.scope,
+    resources: [],
+    user,
+  });
+  return noStoreJson({ ...claims, ...extra, sub: user.id }, { headers: { Vary: 'Authorization, Cookie' } });
 };

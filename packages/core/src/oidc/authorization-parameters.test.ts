@@ -18,6 +18,8 @@ describe('OpenID Connect authorization parameters', () => {
       max_age: '300',
       login_hint: 'demo',
       id_token_hint: 'a.b.c',
+      ui_locales: 'fr-CA fr en',
+      acr_values: 'urn:mace:incommon:iap:silver',
       response_mode: 'query',
       claims: '{"userinfo":{}}',
     });
@@ -27,8 +29,10 @@ describe('OpenID Connect authorization parameters', () => {
       maxAge: 300,
       loginHint: 'demo',
       idTokenHint: 'a.b.c',
+      uiLocales: ['fr-CA', 'fr', 'en'],
+      acrValues: ['urn:mace:incommon:iap:silver'],
     });
-    expect(parseOidcParameters({})).toEqual({ prompt: new Set() });
+    expect(parseOidcParameters({})).toEqual({ prompt: new Set(), uiLocales: [], acrValues: [] });
     expect(parseOidcParameters({ max_age: '0' }).maxAge).toBe(0);
   });
 
@@ -48,6 +52,8 @@ describe('OpenID Connect authorization parameters', () => {
     expect(errorOf({ nonce: 'n'.repeat(512) })).toBe('none');
     expect(errorOf({ login_hint: 'u'.repeat(257) })).toBe('invalid_request');
     expect(errorOf({ id_token_hint: 't'.repeat(8193) })).toBe('invalid_request');
+    expect(errorOf({ ui_locales: 'e'.repeat(257) })).toBe('invalid_request');
+    expect(errorOf({ acr_values: 'a'.repeat(257) })).toBe('invalid_request');
   });
 
   it('continues after a login without what asked for it, so that the login is not asked again', () => {

@@ -12,6 +12,8 @@ export const OIDC_AUTHORIZATION_PARAMETERS = [
   'max_age',
   'login_hint',
   'id_token_hint',
+  'ui_locales',
+  'acr_values',
   'response_mode',
   'request',
   'request_uri',
@@ -32,12 +34,18 @@ export interface OidcAuthorizationParameters {
   readonly loginHint?: string;
   /** A previously issued ID token, naming the user the client expects (checked by the caller). */
   readonly idTokenHint?: string;
+  /** `ui_locales`: the end user's preferred languages (BCP 47 tags), most preferred first. */
+  readonly uiLocales: readonly string[];
+  /** `acr_values`: the authentication context classes asked for, preferred first (Core §3.1.2.1). */
+  readonly acrValues: readonly string[];
 }
 
 /** Bounds of what a request can make the server carry, store and echo. */
 const MAX_NONCE_LENGTH = 512;
 const MAX_LOGIN_HINT_LENGTH = 256;
 const MAX_ID_TOKEN_HINT_LENGTH = 8192;
+/** `ui_locales` and `acr_values`: space-separated lists, informative only. */
+const MAX_LIST_LENGTH = 256;
 /** `max_age` is a non-negative integer number of seconds; ten digits reach past year 2286. */
 const MAX_AGE_SHAPE = /^\d{1,10}$/;
 
@@ -73,7 +81,18 @@ export function parseOidcParameters(
   }
   if (prompt.has('none') && prompt.size > 1)
     throw invalidRequest('The prompt value "none" cannot be combined with another value.');
-  const { nonce, max_age: maxAge, login_hint: loginHint, id_token_hint: idTokenHint } = parameters;
+  const {
+    nonce,
+    max_age: maxAge,
+    login_hint: loginHint,
+    id_token_hint: idTokenHint,
+    ui_locales: uiLocales,
+    acr_values: acrValues,
+  } = parameters;
+  if (uiLocales !== undefined && uiLocales.length > MAX_LIST_LENGTH)
+    throw invalidRequest(`The ui_locales is longer than ${MAX_LIST_LENGTH} characters.`);
+  if (acrValues !== undefined && acrValues.length > MAX_LIST_LENGTH)
+    throw invalidRequest(`The acr_values is longer than ${MAX_LIST_LENGTH} characters.`);
   if (nonce !== undefined && nonce.length > MAX_NONCE_LENGTH)
     throw invalidRequest(`The nonce is longer than ${MAX_NONCE_LENGTH} characters.`);
   if (maxAge !== undefined && !MAX_AGE_SHAPE.test(maxAge))
@@ -84,11 +103,18 @@ export function parseOidcParameters(
     throw invalidRequest('The id_token_hint is not an ID token of this issuer.');
   return {
     prompt,
+    uiLocales: spaceList(uiLocales),
+    acrValues: spaceList(acrValues),
     ...(nonce === undefined ? {} : { nonce }),
     ...(maxAge === undefined ? {} : { maxAge: Number(maxAge) }),
     ...(loginHint === undefined ? {} : { loginHint }),
     ...(idTokenHint === undefined ? {} : { idTokenHint }),
   };
+}
+
+/** The values of a space-separated parameter, without empty ones or repeats. */
+function spaceList(value: string | undefined): string[] {
+  return value === undefined ? [] : [...new Set(value.split(' ').filter(Boolean))];
 }
 
 /**

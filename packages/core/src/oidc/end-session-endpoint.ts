@@ -31,7 +31,8 @@ export const endSessionEndpoint: Handler = async (request, ctx, url) => {
     // The confirmation form posts back with its token; a relying party's own POST has none.
     if (request.method === 'POST' && params.has('csrf_token')) await checkFormPost(ctx, request, params);
   } catch (error) {
-    if (error instanceof ProtocolError && error.status < 500) return errorPage(ctx, error);
+    if (error instanceof ProtocolError && error.status < 500)
+      return errorPage(ctx, error, undefined, request);
     throw error;
   }
   const current = await sessionUser(ctx, request);
@@ -44,6 +45,7 @@ export const endSessionEndpoint: Handler = async (request, ctx, url) => {
     const csrf = pageCsrfToken(ctx, request);
     return endSessionPage(
       ctx,
+      request,
       {
         action: ctx.basePath + OIDC_ENDPOINTS.endSession,
         csrfToken: csrf.token,
@@ -63,6 +65,7 @@ export const endSessionEndpoint: Handler = async (request, ctx, url) => {
   if (logout.postLogoutRedirectUri !== undefined) return postLogoutRedirect(logout, expired);
   return endSessionPage(
     ctx,
+    request,
     { action: '', csrfToken: '', hiddenFields: {}, state: 'signed-out' },
     { headers: { 'Set-Cookie': expired } },
   );

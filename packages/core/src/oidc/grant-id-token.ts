@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import { parseScope } from '../oauth2/scope.js';
 import type { ClientRecord, Subject } from '../storage/types.js';
+import { hostClaims } from '../tokens/host-claims.js';
 import { idTokenAlgorithm, signIdToken } from './id-token.js';
 import { claimsForScope, SCOPE_CLAIMS } from './standard-claims.js';
 
@@ -10,12 +11,17 @@ export interface IdTokenGrant {
   readonly subject: Subject;
   /** The scope of the tokens issued with it. */
   readonly scope: string;
+  /** The grant's resources (RFC 8707), for the `claims` hook. */
+  readonly audience?: readonly string[];
   /** When the user authenticated (epoch ms), kept from the code through every refresh. */
   readonly authTime?: number;
   /** Only from the code exchange: a refreshed ID token carries none (Core §12.2). */
   readonly nonce?: string;
   /** The public id of the session the grant started in: the ID token's `sid`. */
   readonly sessionId?: string;
+  /** How the user authenticated (`acr`, `amr`), kept from the sign-in through every refresh. */
+  readonly acr?: string;
+  readonly amr?: readonly string[];
 }
 
 /**
@@ -36,6 +42,16 @@ export async function grantIdToken(
   const { userId } = grant.subject;
   const needsClaims = scopes.some((scope) => Object.hasOwn(SCOPE_CLAIMS, scope));
   const user = needsClaims ? await ctx.users.findUser(userId) : null;
+  const extra = await hostClaims(ctx, {
+    target: 'id_token',
+    sub: userId,
+    subjectKind: 'user',
+    clientId: client.id,
+    scopes,
+    resources: grant.audience ?? [],
+    ...(needsClaims ? { user } : {}),
+  });
+  const claims = { ...(user?.claims ? claimsForScope(user.claims, grant.scope) : {}), ...extra };
   return signIdToken(ctx, {
     userId,
     clientId: client.id,
@@ -44,6 +60,8 @@ export async function grantIdToken(
     ...(grant.authTime === undefined ? {} : { authTime: grant.authTime }),
     ...(grant.nonce === undefined ? {} : { nonce: grant.nonce }),
     ...(grant.sessionId === undefined ? {} : { sid: grant.sessionId }),
-    ...(user?.claims ? { claims: claimsForScope(user.claims, grant.scope) } : {}),
+    ...(grant.acr === undefined ? {} : { acr: grant.acr }),
+    ...(grant.amr === undefined ? {} : { amr: grant.amr }),
+    ...(Object.keys(claims).length === 0 ? {} : { claims }),
   });
 }

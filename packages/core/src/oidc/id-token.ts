@@ -18,6 +18,10 @@ export interface IdTokenContent {
   readonly sid?: string;
   /** The access token issued alongside: its hash is `at_hash` (Core §3.1.3.6). */
   readonly accessToken?: string;
+  /** Authentication context class reference of the sign-in (`acr`, Core §2), when known. */
+  readonly acr?: string;
+  /** Authentication methods references of the sign-in (`amr`, Core §2, RFC 8176), when known. */
+  readonly amr?: readonly string[];
   /** Claims of the user the granted scopes allow (Core §5.4), already filtered. */
   readonly claims?: Readonly<Record<string, unknown>>;
   /** The JWS algorithm: the client's `id_token_signed_response_alg`, RS256 by default. */
@@ -46,7 +50,7 @@ const PROTOCOL_CLAIMS = new Set([
 /**
  * Signs an ID token (OpenID Connect Core §2, §3.1.3.6): header `alg`, `typ: JWT`, `kid`; claims
  * `iss` (byte-equal to the discovery document's `issuer`), `sub`, `aud`, `exp`, `iat`, `auth_time`,
- * and `nonce`, `at_hash`, `sid` when known, then the user's claims for the granted scopes. It lives
+ * and `nonce`, `acr`, `amr`, `at_hash`, `sid` when known, then the user's claims for the granted scopes. It lives
  * as long as the access token issued with it (`accessTokenTtl`). The key is the instance's first
  * key of `algorithm`; throws when it holds none (the caller checks {@link idTokenAlgorithm} first).
  */
@@ -69,6 +73,8 @@ export async function signIdToken(
   });
   if (content.authTime !== undefined) payload.auth_time = Math.floor(content.authTime / 1000);
   if (content.nonce !== undefined) payload.nonce = content.nonce;
+  if (content.acr !== undefined) payload.acr = content.acr;
+  if (content.amr !== undefined && content.amr.length > 0) payload.amr = [...content.amr];
   if (content.accessToken !== undefined)
     payload.at_hash = await tokenHash(content.accessToken, content.algorithm);
   if (content.sid !== undefined) payload.sid = content.sid;

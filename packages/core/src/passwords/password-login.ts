@@ -50,7 +50,8 @@ export async function attemptPasswordLogin(
   }
   if (!within) return FAILED;
   const checked = await ctx.passwordChecks.run(
-    () => ctx.users.verifyPassword(username, password),
+    // Present whenever a password route is served (checked by resolve-options.ts).
+    () => ctx.users.verifyPassword!(username, password),
     request.signal,
   );
   // Busy here only when the queue filled up while the limit was consulted: the attempt stays charged.

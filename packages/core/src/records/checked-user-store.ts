@@ -1,4 +1,4 @@
-import type { UserRecord, UserStore } from '../storage/types.js';
+import type { UserLookup, UserRecord, UserStore } from '../storage/types.js';
 import { type RecordProblems, userNamed } from './record-problems.js';
 import { userRecordProblems } from './user-record.js';
 
@@ -8,7 +8,10 @@ import { userRecordProblems } from './user-record.js';
  * login fails, and a session, refresh token or userinfo request of that user gets its usual 4xx
  * (as for a deleted user), never a 500.
  */
-export function checkedUserStore(store: UserStore, problems: RecordProblems): UserStore {
+export function checkedUserStore(
+  store: UserLookup & Partial<Pick<UserStore, 'verifyPassword'>>,
+  problems: RecordProblems,
+): UserLookup & Partial<Pick<UserStore, 'verifyPassword'>> {
   const checked = (record: UserRecord | null, method: string, who: string, userId?: string) => {
     if (record === null || record === undefined) return null;
     const found = userRecordProblems(record, method, userId);
@@ -17,16 +20,22 @@ export function checkedUserStore(store: UserStore, problems: RecordProblems): Us
     problems.report(typeof id === 'string' && id !== '' ? userNamed(id) : who, `UserStore.${method}`, found);
     return null;
   };
+  const verifyPassword = store.verifyPassword?.bind(store);
   return {
-    async verifyPassword(username, password) {
-      const user = await store.verifyPassword(username, password);
-      return checked(
-        user,
-        'verifyPassword',
-        `the user of username ${JSON.stringify(username.slice(0, 200))}`,
-      );
-    },
-    async findUser(userId) {
+    // Only a store with passwords has it: the built-in login page and the Auth API need it.
+    ...(verifyPassword
+      ? {
+          async verifyPassword(username: string, password: string) {
+            const user = await verifyPassword(username, password);
+            return checked(
+              user,
+              'verifyPassword',
+              `the user of username ${JSON.stringify(username.slice(0, 200))}`,
+            );
+          },
+        }
+      : {}),
+    async findUser(userId: string) {
       return checked(await store.findUser(userId), 'findUser', userNamed(userId), userId);
     },
   };

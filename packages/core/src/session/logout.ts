@@ -14,6 +14,7 @@ export const logoutPageEndpoint: Handler = async (request, ctx) => {
   const csrf = pageCsrfToken(ctx, request);
   return logoutPage(
     ctx,
+    request,
     {
       action: ctx.basePath + PAGE_PATHS.logout,
       csrfToken: csrf.token,
@@ -45,6 +46,7 @@ export const logoutEndpoint: Handler = async (request, ctx) => {
   if (!wantsHtml(request)) return noStoreEmpty(204, headers);
   return logoutPage(
     ctx,
+    request,
     { action: ctx.basePath + PAGE_PATHS.logout, csrfToken: '', state: 'signed-out' },
     { headers },
   );

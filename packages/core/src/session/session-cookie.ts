@@ -73,24 +73,40 @@ export async function readSession(ctx: Context, request: Request): Promise<Activ
   return { record, endsAt };
 }
 
+/** How the user of a new session authenticated, when someone else (the host) did it. */
+export interface SessionAuthentication {
+  /** When the user authenticated (epoch ms, at most now): the session's `createdAt`, OIDC `auth_time`. */
+  readonly authTime?: number;
+  /** Authentication context class reference (`acr`). */
+  readonly acr?: string;
+  /** Authentication methods references (`amr`, RFC 8176). */
+  readonly amr?: readonly string[];
+}
+
 /**
  * Starts a new session for a user: always a fresh random id (never one the client proposed, so
- * session fixation is impossible). Returns the `Set-Cookie` header value.
+ * session fixation is impossible). Returns the `Set-Cookie` header value. `authentication` carries
+ * a host's sign-in (interactions): the session then starts at its `authTime` (the absolute
+ * timeout still counts from now) and keeps its `acr` / `amr` for the ID tokens of its grants.
  */
 export async function startSession(
   ctx: Context,
   userId: string,
+  authentication: SessionAuthentication = {},
 ): Promise<{ setCookie: string; record: SessionRecord }> {
   const id = randomSecret(ctx.randomBytes);
   const now = ctx.now();
+  const { authTime, acr, amr } = authentication;
   const record: SessionRecord = {
     idHash: await hashSecret(id),
     // The public id (OIDC `sid`) is drawn apart from the cookie's secret: it may be shown to clients.
     sid: base64url(ctx.randomBytes(16)),
     userId,
-    createdAt: now,
+    createdAt: authTime === undefined ? now : Math.min(authTime, now),
     lastSeenAt: now,
     expiresAt: addSeconds(now, ctx.session.absoluteTimeout),
+    ...(acr === undefined ? {} : { acr }),
+    ...(amr === undefined ? {} : { amr }),
   };
   await ctx.storage.sessions.createSession(record);
   await indexSession(ctx, record); // so that the operator can list and end it (gatehouse.listSessions)

@@ -242,14 +242,11 @@ export interface UserRecord {
   readonly claims?: Readonly<Record<string, unknown>>;
 }
 
-/** The host's users. Password verification is the host's responsibility. */
-export interface UserStore {
-  /**
-   * The user whose credentials these are, or `null`. Must take comparable time whether the username
-   * exists or not (verify against a dummy hash for unknown users) so that timing does not reveal
-   * which usernames exist.
-   */
-  verifyPassword(username: string, password: string): Promise<UserRecord | null>;
+/**
+ * The host's users as Gatehouse looks them up: enough for a host that signs users in itself
+ * (`interactions.url`) with the Auth API off. See {@link UserStore} for the password check.
+ */
+export interface UserLookup {
   /**
    * The user with this id, or `null`. Gatehouse asks it on introspection, userinfo, refresh and
    * session use, so a deleted user's sessions and refresh tokens stop working, and introspection
@@ -259,6 +256,16 @@ export interface UserStore {
    * there too (see docs/users.md).
    */
   findUser(userId: string): Promise<UserRecord | null>;
+}
+
+/** The host's users. Password verification is the host's responsibility. */
+export interface UserStore extends UserLookup {
+  /**
+   * The user whose credentials these are, or `null`. Must take comparable time whether the username
+   * exists or not (verify against a dummy hash for unknown users) so that timing does not reveal
+   * which usernames exist. Needed by the built-in login page and the Auth API only.
+   */
+  verifyPassword(username: string, password: string): Promise<UserRecord | null>;
 }
 
 /** An authorization code (RFC 6749 §4.1.2), stored by hash until it expires. */

@@ -6,6 +6,7 @@ import { fromEpochSeconds, type Seconds, toEpochSeconds } from '../time.js';
 import type { AccessTokenClaims, TokenFamily } from './access-token-claims.js';
 import { type ActClaim, parseAct } from './act.js';
 import { base64url, utf8 } from './encoding.js';
+import { hostClaims } from './host-claims.js';
 import { clientSubject, subjectId, userSubject } from './subject.js';
 
 export type { AccessTokenClaims, TokenFamily } from './access-token-claims.js';
@@ -44,7 +45,8 @@ export interface SignedAccessToken {
 /**
  * Signs an access token as a JWT per RFC 9068: header `typ: at+jwt` and `kid`; claims `iss`, `sub`,
  * `aud`, `client_id`, `scope`, `iat`, `exp`, `jti`, plus Gatehouse's `token_family`, `gid` and, for a
- * client acting for itself, `sub_kind: "client"` (its `sub` is then its client id, RFC 9068 §2.2).
+ * client acting for itself, `sub_kind: "client"` (its `sub` is then its client id, RFC 9068 §2.2);
+ * OAuth tokens also carry the host's `claims` hook's claims (never a protocol one).
  * `aud` is the grant's resources when it has some, else the configured audience (one string).
  *
  * The JWS compact serialisation (RFC 7515 §7.1) is assembled here rather than through jose's
@@ -59,7 +61,20 @@ export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Pr
   const jti = base64url(ctx.randomBytes(16));
   const sub = subjectId(grant.subject);
   const audience = grant.audience?.length ? grant.audience : ctx.audienceList;
+  // The host's claims first: the protocol claims below are set after them, and win.
+  const extra =
+    grant.family === 'oauth2'
+      ? await hostClaims(ctx, {
+          target: 'access_token',
+          sub,
+          subjectKind: grant.subject.kind,
+          ...(grant.clientId === undefined ? {} : { clientId: grant.clientId }),
+          scopes: grant.scope.split(' ').filter(Boolean),
+          resources: grant.audience ?? [],
+        })
+      : {};
   const payload: Record<string, unknown> = {
+    ...extra,
     iss: ctx.issuer,
     sub,
     aud: audience.length === 1 ? audience[0] : audience,

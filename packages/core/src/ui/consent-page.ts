@@ -1,7 +1,8 @@
 import { escapeHtml } from './escape.js';
 import { documentShell, hiddenInputs } from './layout.js';
+import { fillTemplate } from './messages.js';
 import { DEFAULT_PAGE_TEXTS } from './texts.js';
-import type { ConsentPageModel } from './types.js';
+import type { ConsentPageModel, PageContext } from './types.js';
 
 /**
  * One scope of the list: what it allows, in words, when there is a description (the scope string
@@ -24,26 +25,30 @@ export function selfRegisteredNotice(model: { selfRegistered?: boolean; clientHo
 }
 
 /** The built-in consent page: what the client asks for, and the "Allow" / "Deny" buttons. */
-export function defaultConsentPage(model: ConsentPageModel): string {
+export function defaultConsentPage(model: ConsentPageModel, context?: PageContext): string {
   const texts = model.texts ?? DEFAULT_PAGE_TEXTS;
+  const fill = (template: string, values: Record<string, string>) =>
+    fillTemplate(template, values, escapeHtml);
   const described = model.scopeDescriptions ?? {};
   const scopes =
     model.scopes.length > 0
-      ? `<p>It asks for:</p><ul class="scopes">${model.scopes.map((s) => scopeItem(s, Object.hasOwn(described, s) ? described[s] : undefined)).join('')}</ul>`
-      : '<p>It asks for access to your account.</p>';
+      ? `<p>${escapeHtml(texts.asksFor)}</p><ul class="scopes">${model.scopes.map((s) => scopeItem(s, Object.hasOwn(described, s) ? described[s] : undefined)).join('')}</ul>`
+      : `<p>${escapeHtml(texts.asksForAccount)}</p>`;
   // RFC 8707: where the token will be usable, so the user knows what the access reaches.
   const resources =
     model.resources && model.resources.length > 0
-      ? `<p>At:</p><ul class="resources">${model.resources.map((r) => `<li><code>${escapeHtml(r)}</code></li>`).join('')}</ul>`
+      ? `<p>${escapeHtml(texts.resourcesAt)}</p><ul class="resources">${model.resources.map((r) => `<li><code>${escapeHtml(r)}</code></li>`).join('')}</ul>`
       : '';
   const destination = model.redirectHost
-    ? `<p class="muted">You will be sent back to <strong>${escapeHtml(model.redirectHost)}</strong>.</p>`
+    ? `<p class="muted">${fill(texts.sentBackTo, { host: `<strong>${escapeHtml(model.redirectHost)}</strong>` })}</p>`
     : '';
-  const who = model.username ? `<p class="muted">Signed in as ${escapeHtml(model.username)}.</p>` : '';
+  const who = model.username
+    ? `<p class="muted">${fill(texts.signedInAs, { user: escapeHtml(model.username) })}</p>`
+    : '';
   return documentShell(
     texts.consentTitle,
     `<h1>${escapeHtml(texts.consentTitle)}</h1>
-<p><strong><bdi>${escapeHtml(model.clientName)}</bdi></strong> wants to act on your behalf.</p>
+<p>${fill(texts.wantsToAct, { client: `<strong><bdi>${escapeHtml(model.clientName)}</bdi></strong>` })}</p>
 ${selfRegisteredNotice(model)}${destination}
 ${scopes}
 ${resources}
@@ -56,5 +61,6 @@ ${hiddenInputs({ ...model.hiddenFields, csrf_token: model.csrfToken })}
 </form>
 ${who}`,
     texts,
+    context?.locale,
   );
 }

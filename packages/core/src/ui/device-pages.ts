@@ -4,7 +4,7 @@ import { scopeItem } from './consent-page.js';
 import { escapeHtml } from './escape.js';
 import { documentShell, hiddenInputs } from './layout.js';
 import { htmlPage } from './page-response.js';
-import { withImages } from './pages.js';
+import { withSources } from './pages.js';
 import type { PageTexts } from './types.js';
 
 /*
@@ -103,7 +103,7 @@ export function deviceCodePage(
   model: DeviceCodePageModel,
   options: { status?: number; headers?: HeadersInit } = {},
 ): Answer {
-  return htmlPage(codeFormHtml(model, ctx.ui.texts), withImages(ctx, options));
+  return htmlPage(codeFormHtml(model, ctx.ui.texts), withSources(ctx, options));
 }
 
 /** The confirmation page: the client, what it asks for, the code to compare, Allow and Deny. */
@@ -112,10 +112,10 @@ export function deviceConfirmPage(
   model: DeviceConfirmPageModel,
   options: { headers?: HeadersInit } = {},
 ): Answer {
-  return htmlPage(confirmHtml(model, ctx.ui.texts), withImages(ctx, options));
+  return htmlPage(confirmHtml(model, ctx.ui.texts), withSources(ctx, options));
 }
 
 /** The page after the decision: no form. */
 export function deviceDonePage(ctx: Context, approved: boolean): Answer {
-  return htmlPage(doneHtml(approved, ctx.ui.texts), withImages(ctx));
+  return htmlPage(doneHtml(approved, ctx.ui.texts), withSources(ctx));
 }

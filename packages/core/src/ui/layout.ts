@@ -42,10 +42,10 @@ function brand(texts: PageTexts | undefined): string {
  * A complete HTML document around `body` (already escaped HTML), with the product's logo and name
  * from `texts` (and the product name in the title).
  */
-export function documentShell(title: string, body: string, texts?: PageTexts): string {
+export function documentShell(title: string, body: string, texts?: PageTexts, locale = 'en'): string {
   const fullTitle = texts?.productName ? `${title} · ${texts.productName}` : title;
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(locale)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -1,14 +1,15 @@
 import { selfRegisteredNotice } from './consent-page.js';
 import { escapeHtml } from './escape.js';
 import { documentShell, hiddenInputs } from './layout.js';
+import { fillTemplate } from './messages.js';
 import { DEFAULT_PAGE_TEXTS } from './texts.js';
-import type { LoginPageModel } from './types.js';
+import type { LoginPageModel, PageContext } from './types.js';
 
 /** The built-in login page: a plain form (`username`, `password`, hidden `csrf_token`), no script. */
-export function defaultLoginPage(model: LoginPageModel): string {
+export function defaultLoginPage(model: LoginPageModel, context?: PageContext): string {
   const texts = model.texts ?? DEFAULT_PAGE_TEXTS;
   const to = model.clientName
-    ? `<p>to continue to <strong><bdi>${escapeHtml(model.clientName)}</bdi></strong></p>\n${selfRegisteredNotice(model)}`
+    ? `<p>${fillTemplate(texts.continueTo, { client: `<strong><bdi>${escapeHtml(model.clientName)}</bdi></strong>` }, escapeHtml)}</p>\n${selfRegisteredNotice(model)}`
     : '<p>&nbsp;</p>';
   const error = model.error ? `<div class="alert" role="alert">${escapeHtml(model.error)}</div>` : '';
   return documentShell(
@@ -25,5 +26,6 @@ ${hiddenInputs({ ...model.hiddenFields, csrf_token: model.csrfToken })}
 <button type="submit">${escapeHtml(texts.signInButton)}</button>
 </form>`,
     texts,
+    context?.locale,
   );
 }

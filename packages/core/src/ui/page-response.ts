@@ -15,6 +15,10 @@ export interface HtmlPageOptions {
   readonly headers?: HeadersInit;
   /** Origins images may come from besides the instance and `data:` (a logo on a CDN, `ui.logoUrl`). */
   readonly imageSources?: readonly string[];
+  /** What the host's pages load from elsewhere (`ui.contentSecurityPolicy`), by directive. */
+  readonly sources?: Readonly<
+    Partial<Record<'style-src' | 'font-src' | 'script-src' | 'img-src' | 'connect-src', readonly string[]>>
+  >;
 }
 
 /**
@@ -43,12 +47,21 @@ export function formTargetSource(uri: string): string | undefined {
 export function htmlPage(html: string, options: HtmlPageOptions = {}): Reply {
   const headers = new Headers(options.headers);
   const formAction = ["'self'", ...(options.formTargets ?? [])].join(' ');
-  const imageSources = ["'self'", 'data:', ...(options.imageSources ?? [])].join(' ');
+  const extra = options.sources ?? {};
+  const imageSources = ["'self'", 'data:', ...(options.imageSources ?? []), ...(extra['img-src'] ?? [])].join(
+    ' ',
+  );
+  const styleSources = ["'unsafe-inline'", ...(extra['style-src'] ?? [])].join(' ');
+  // Added directives only ever allow named origins: default-src 'none', framing and base stay shut.
+  const added = (['font-src', 'script-src', 'connect-src'] as const)
+    .filter((directive) => (extra[directive]?.length ?? 0) > 0)
+    .map((directive) => `; ${directive} ${extra[directive]!.join(' ')}`)
+    .join('');
   headers.set('Content-Type', 'text/html;charset=UTF-8');
   noStore(headers);
   headers.set(
     'Content-Security-Policy',
-    `default-src 'none'; style-src 'unsafe-inline'; img-src ${imageSources}; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none'; style-src ${styleSources}; img-src ${imageSources}${added}; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
   );
   headers.set('X-Frame-Options', 'DENY');
   headers.set('X-Content-Type-Options', 'nosniff');

@@ -6,20 +6,49 @@ import { displayText } from './display-text.js';
 import { defaultEndSessionPage } from './end-session-page.js';
 import { defaultErrorPage } from './error-page.js';
 import { errorExplanation } from './error-texts.js';
+import { resolveLocale } from './locale.js';
 import { defaultLoginPage } from './login-page.js';
 import { defaultLogoutPage } from './logout-page.js';
+import { DEFAULT_LOCALE } from './messages.js';
 import { type HtmlPageOptions, htmlPage } from './page-response.js';
-import type { ConsentPageModel, EndSessionPageModel, LoginPageModel, LogoutPageModel } from './types.js';
+import type {
+  ConsentPageModel,
+  EndSessionPageModel,
+  LoginPageModel,
+  LogoutPageModel,
+  PageContext,
+  PageTexts,
+} from './types.js';
 
 /*
  * The one place that picks the host's renderer (options.ui) or the built-in one, hands it the
- * instance's wording (`texts`) and wraps the document in the page security headers. Each page is
- * picked on its own, so a host replacing one page keeps the built-in others, with the same wording.
+ * wording of the page's language (`texts`) and the request (a renderer may be async), and wraps the
+ * document in the page security headers. Each page is picked on its own, so a host replacing one
+ * page keeps the built-in others, with the same wording.
  */
 
-/** The page options with the logo's origin allowed as an image source (CSP `img-src`). */
-export function withImages(ctx: Context, options: HtmlPageOptions = {}): HtmlPageOptions {
-  return ctx.ui.logoSource === undefined ? options : { ...options, imageSources: [ctx.ui.logoSource] };
+/** The page options with the logo's origin and the host's sources allowed (CSP). */
+export function withSources(ctx: Context, options: HtmlPageOptions = {}): HtmlPageOptions {
+  return {
+    ...options,
+    ...(ctx.ui.logoSource === undefined ? {} : { imageSources: [ctx.ui.logoSource] }),
+    sources: ctx.ui.sources,
+  };
+}
+
+/** A page's language and its wording, for a request (and the authorization request's `ui_locales`). */
+export function pageLanguage(
+  ctx: Context,
+  request: Request,
+  uiLocales: readonly string[] = [],
+): { context: PageContext; texts: PageTexts } {
+  const locale = resolveLocale(
+    ctx.ui.locales,
+    DEFAULT_LOCALE,
+    uiLocales,
+    request.headers.get('accept-language'),
+  );
+  return { context: { request, locale }, texts: ctx.ui.catalog.get(locale) ?? ctx.ui.texts };
 }
 
 /** `model` with every name it shows passed through {@link displayText} (bidi controls removed). */
@@ -39,55 +68,86 @@ interface NamedModel {
   username?: string;
 }
 
-/** The login page response. */
-export function loginPage(ctx: Context, model: LoginPageModel, options?: HtmlPageOptions): Answer {
-  return htmlPage(
-    (ctx.ui.renderLogin ?? defaultLoginPage)({ ...shownNames(model), texts: ctx.ui.texts }),
-    withImages(ctx, options),
-  );
+/** The login page response, in the language of `uiLocales` or the browser's. */
+export async function loginPage(
+  ctx: Context,
+  request: Request,
+  model: LoginPageModel,
+  options?: HtmlPageOptions,
+  uiLocales?: readonly string[],
+): Promise<Answer> {
+  const { context, texts } = pageLanguage(ctx, request, uiLocales);
+  const html = await (ctx.ui.renderLogin ?? defaultLoginPage)({ ...shownNames(model), texts }, context);
+  return htmlPage(html, withSources(ctx, options));
 }
 
 /** The consent page response. */
-export function consentPage(ctx: Context, model: ConsentPageModel, options?: HtmlPageOptions): Answer {
-  return htmlPage(
-    (ctx.ui.renderConsent ?? defaultConsentPage)({ ...shownNames(model), texts: ctx.ui.texts }),
-    withImages(ctx, options),
-  );
+export async function consentPage(
+  ctx: Context,
+  request: Request,
+  model: ConsentPageModel,
+  options?: HtmlPageOptions,
+  uiLocales?: readonly string[],
+): Promise<Answer> {
+  const { context, texts } = pageLanguage(ctx, request, uiLocales);
+  const html = await (ctx.ui.renderConsent ?? defaultConsentPage)({ ...shownNames(model), texts }, context);
+  return htmlPage(html, withSources(ctx, options));
 }
 
 /** The logout page response. */
-export function logoutPage(ctx: Context, model: LogoutPageModel, options?: HtmlPageOptions): Answer {
-  return htmlPage(
-    (ctx.ui.renderLogout ?? defaultLogoutPage)({ ...shownNames(model), texts: ctx.ui.texts }),
-    withImages(ctx, options),
-  );
+export async function logoutPage(
+  ctx: Context,
+  request: Request,
+  model: LogoutPageModel,
+  options?: HtmlPageOptions,
+): Promise<Answer> {
+  const { context, texts } = pageLanguage(ctx, request);
+  const html = await (ctx.ui.renderLogout ?? defaultLogoutPage)({ ...shownNames(model), texts }, context);
+  return htmlPage(html, withSources(ctx, options));
 }
 
 /** The end-session (RP-initiated logout) page response. */
-export function endSessionPage(ctx: Context, model: EndSessionPageModel, options?: HtmlPageOptions): Answer {
-  return htmlPage(
-    (ctx.ui.renderEndSession ?? defaultEndSessionPage)({ ...shownNames(model), texts: ctx.ui.texts }),
-    withImages(ctx, options),
+export async function endSessionPage(
+  ctx: Context,
+  request: Request,
+  model: EndSessionPageModel,
+  options?: HtmlPageOptions,
+): Promise<Answer> {
+  const { context, texts } = pageLanguage(ctx, request);
+  const html = await (ctx.ui.renderEndSession ?? defaultEndSessionPage)(
+    { ...shownNames(model), texts },
+    context,
   );
+  return htmlPage(html, withSources(ctx, options));
 }
 
 /**
  * An error as an HTML page, with the error's status and headers (e.g. `Retry-After`): the code, its
  * plain-words explanation and the request's description (for 4xx only).
  */
-export function errorPage(ctx: Context, error: ProtocolError, headers?: HeadersInit): Answer {
+export async function errorPage(
+  ctx: Context,
+  error: ProtocolError,
+  headers?: HeadersInit,
+  request?: Request,
+): Promise<Answer> {
   const merged = new Headers(error.headers);
   for (const [name, value] of new Headers(headers)) merged.append(name, value);
   const explanation = errorExplanation(error.code);
-  const html = (ctx.ui.renderError ?? defaultErrorPage)({
-    error: error.code,
-    // A 5xx description may name what failed inside (a store, a key): the page says only what it means.
-    description: error.status >= 500 ? explanation : error.description,
-    explanation,
-    status: error.status,
-    texts: ctx.ui.texts,
-  });
-  return htmlPage(html, withImages(ctx, { status: error.status, headers: merged }));
+  // Without the browser's request (an authorization step), the page is in the default language.
+  const { context, texts } = pageLanguage(ctx, request ?? new Request(ctx.issuer));
+  const html = await (ctx.ui.renderError ?? defaultErrorPage)(
+    {
+      error: error.code,
+      // A 5xx description may name what failed inside (a store, a key): the page says only what it means.
+      description: error.status >= 500 ? explanation : error.description,
+      explanation,
+      status: error.status,
+      texts,
+    },
+    context,
+  );
+  return htmlPage(html, withSources(ctx, { status: error.status, headers: merged }));
 }
 
 /** Whether the caller is a browser navigation that wants HTML rather than JSON. */
@@ -100,13 +160,13 @@ export function wantsHtml(request: Request): boolean {
  * An error as an HTML page for browser navigations, as RFC-shaped JSON otherwise. (Not to be
  * confused with `errorAnswer` of errors.ts, which turns anything thrown into the JSON answer.)
  */
-export function errorPageOrJson(
+export async function errorPageOrJson(
   ctx: Context,
   request: Request,
   error: ProtocolError,
   headers?: HeadersInit,
-): Answer {
-  if (wantsHtml(request)) return errorPage(ctx, error, headers);
+): Promise<Answer> {
+  if (wantsHtml(request)) return errorPage(ctx, error, headers, request);
   const reply = error.toReply();
   for (const [name, value] of new Headers(headers)) reply.headers.append(name, value);
   return reply;

@@ -1,3 +1,5 @@
+import type { LoginErrorCode } from './messages.js';
+
 /**
  * Every name a model carries (client names, usernames, hosts) has had its bidirectional controls
  * and invisible characters removed (`displayText`) before the renderer sees it.
@@ -27,6 +29,42 @@ export interface PageTexts {
   readonly denyButton: string;
   /** Heading of the error page. Default "Something went wrong". */
   readonly errorTitle: string;
+  /** Under the login heading: "to continue to {client}". */
+  readonly continueTo: string;
+  /** Consent page: "{client} wants to act on your behalf." */
+  readonly wantsToAct: string;
+  /** Consent page, before the scopes: "It asks for:". */
+  readonly asksFor: string;
+  /** Consent page without scopes: "It asks for access to your account." */
+  readonly asksForAccount: string;
+  /** Consent page, before the resources: "At:". */
+  readonly resourcesAt: string;
+  /** Consent page: "You will be sent back to {host}." */
+  readonly sentBackTo: string;
+  /** Consent page: "Signed in as {user}." */
+  readonly signedInAs: string;
+  /** Login failure `invalid_credentials`: "The username or password is incorrect." */
+  readonly loginInvalidCredentials: string;
+  /** Login failure `missing_credentials`: "Enter your username and password." */
+  readonly loginMissingCredentials: string;
+  /** Login failure `rate_limited`. */
+  readonly loginRateLimited: string;
+  /** Login failure `busy` (too many password checks in flight). */
+  readonly loginBusy: string;
+  /** Login failure `form_expired` (the CSRF token did not match). */
+  readonly loginFormExpired: string;
+}
+
+/** What every renderer receives besides its model. */
+export interface PageContext {
+  /** The browser's request the page answers. */
+  readonly request: Request;
+  /**
+   * The page's language: the first of the authorization request's `ui_locales`, then of the
+   * browser's `Accept-Language`, that the catalog has (`ui.messages`, built in: `en`, `fr`); else `en`.
+   * The model's `texts` are already in it.
+   */
+  readonly locale: string;
 }
 
 /** What the login page shows. Every string is raw: renderers must HTML-escape it (`escapeHtml`). */
@@ -39,8 +77,14 @@ export interface LoginPageModel {
   readonly hiddenFields: Readonly<Record<string, string>>;
   /** The username typed before a failure, to prefill. */
   readonly username?: string;
-  /** A generic failure message, when the previous attempt failed (the same for every cause). */
+  /** A generic failure message, when the previous attempt failed (the same for every cause), in the page's language. */
   readonly error?: string;
+  /**
+   * Why the previous attempt failed, as a stable code to build your own message from:
+   * `invalid_credentials` (unknown user and wrong password alike), `missing_credentials`,
+   * `rate_limited`, `busy`, `form_expired`.
+   */
+  readonly errorCode?: LoginErrorCode;
   /** Name of the client the user is signing in to, when any. */
   readonly clientName?: string;
   /**
@@ -130,14 +174,16 @@ export interface ErrorPageModel {
   readonly texts?: PageTexts;
 }
 
+/** A page's HTML, at once or later (a renderer may load templates, translations, …). */
+export type PageHtml = string | Promise<string>;
 /** Renders the login page: a complete HTML document. */
-export type LoginPageRenderer = (model: LoginPageModel) => string;
+export type LoginPageRenderer = (model: LoginPageModel, context: PageContext) => PageHtml;
 /** Renders the consent page: a complete HTML document. */
-export type ConsentPageRenderer = (model: ConsentPageModel) => string;
+export type ConsentPageRenderer = (model: ConsentPageModel, context: PageContext) => PageHtml;
 /** Renders the logout page: a complete HTML document. */
-export type LogoutPageRenderer = (model: LogoutPageModel) => string;
+export type LogoutPageRenderer = (model: LogoutPageModel, context: PageContext) => PageHtml;
 /** Renders an error page: a complete HTML document. */
-export type ErrorPageRenderer = (model: ErrorPageModel) => string;
+export type ErrorPageRenderer = (model: ErrorPageModel, context: PageContext) => PageHtml;
 
 /**
  * What the end-session page shows (OpenID Connect RP-Initiated Logout 1.0): a confirmation form
@@ -162,4 +208,4 @@ export interface EndSessionPageModel {
 }
 
 /** Renders the end-session page: a complete HTML document. */
-export type EndSessionPageRenderer = (model: EndSessionPageModel) => string;
+export type EndSessionPageRenderer = (model: EndSessionPageModel, context: PageContext) => PageHtml;

@@ -1,16 +1,16 @@
 import type { Context } from '../../context.js';
 import { invalidRequest } from '../../errors.js';
 import type { Answer } from '../../http/reply.js';
-import type { SessionRecord } from '../../storage/types.js';
 import { addSeconds } from '../../time.js';
 import { base64url } from '../../tokens/encoding.js';
 import { hashSecret, randomSecret } from '../../tokens/secrets.js';
 import { endFlight } from '../par/pushed-requests.js';
+import type { Authentication } from './authentication.js';
 import type { AuthorizationRequest } from './request.js';
 import { authorizationRedirect } from './response.js';
 
 /**
- * Completes an authorization request for the user of `session`: stores a new single-use code (by hash, with a
+ * Completes an authorization request for the signed-in user (`authentication`): stores a new single-use code (by hash, with a
  * new grant id, lifetime `authorizationCodeTtl`) and redirects to the client with it.
  *
  * The stored `redirectUri` is the one the request sent, or `''` when it sent none (the client's
@@ -20,17 +20,18 @@ import { authorizationRedirect } from './response.js';
 export async function issueAuthorizationCode(
   ctx: Context,
   request: AuthorizationRequest,
-  session: SessionRecord,
+  authentication: Authentication,
 ): Promise<Answer> {
   // One pushed request yields one code (RFC 9126 §4: its request_uri is single use).
   if (request.pushed && !(await endFlight(ctx, request.pushed)))
     throw invalidRequest('This pushed authorization request was already completed.');
+  const { userId, authTime, sessionId, acr, amr } = authentication;
   const code = randomSecret(ctx.randomBytes);
   const now = ctx.now();
   await ctx.storage.grants.saveCode({
     codeHash: await hashSecret(code),
     clientId: request.client.id,
-    userId: session.userId,
+    userId,
     grantId: base64url(ctx.randomBytes(16)),
     redirectUri: request.redirectUriSent ? request.redirectUri : '',
     scope: request.scope,
@@ -41,11 +42,11 @@ export async function issueAuthorizationCode(
     ...(request.dpopJkt === undefined ? {} : { ext: { dpopJkt: request.dpopJkt } }),
     // When and how the user authenticated, and which session: OIDC carries them into its tokens,
     // with the request's nonce (echoed in the ID token, Core §3.1.2.1).
-    authTime: session.createdAt,
+    authTime,
     ...(request.oidc.nonce === undefined ? {} : { nonce: request.oidc.nonce }),
-    ...(session.sid === undefined ? {} : { sessionId: session.sid }),
-    ...(session.acr === undefined ? {} : { acr: session.acr }),
-    ...(session.amr === undefined ? {} : { amr: session.amr }),
+    ...(sessionId === undefined ? {} : { sessionId }),
+    ...(acr === undefined ? {} : { acr }),
+    ...(amr === undefined ? {} : { amr }),
     expiresAt: addSeconds(now, ctx.authorizationCodeTtl),
   });
   return authorizationRedirect(ctx, request, { code });

@@ -3,51 +3,94 @@ import { invalidRequest, oauthError, ProtocolError } from '../../errors.js';
 import { readForm } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import type { Handler } from '../../http/router.js';
+import { startInteraction } from '../../interaction/start.js';
+import { parametersAfterLogin } from '../../oidc/authorization-parameters.js';
 import { verifyIdTokenHint } from '../../oidc/id-token.js';
 import { nextInteraction } from '../../oidc/interaction.js';
 import { checkFormPost, pageCsrfToken } from '../../session/csrf.js';
-import { type SessionUser, sessionUser } from '../../session/session-user.js';
-import type { ConsentRecord } from '../../storage/types.js';
+import { sessionUser } from '../../session/session-user.js';
 import { clientDisplay } from '../../ui/display-text.js';
 import { formTargetSource } from '../../ui/page-response.js';
 import { consentPage, errorPage } from '../../ui/pages.js';
 import { PAGE_PATHS } from '../../ui/paths.js';
-import { resourcesCovered } from '../resource-indicators.js';
-import { isScopeSubset, parseScope } from '../scope.js';
+import { parseScope } from '../scope.js';
+import { type Authentication, sessionAuthentication } from './authentication.js';
 import { issueAuthorizationCode } from './code.js';
-import { CONSENT_TTL_MS } from './consent-lifetime.js';
+import { hasConsent, rememberConsent } from './consent-record.js';
 import { renderLoginStep } from './login.js';
 import type { AuthorizationRequest } from './request.js';
 import { authorizationErrorRedirect, authorizationStep } from './response.js';
 
+/** Options of {@link continueRequest}. */
+export interface ContinueOptions {
+  /** The user has just consented to this request (an interaction's result): ask no consent again. */
+  readonly consented?: boolean;
+}
+
 /**
- * Continues a validated authorization request with the browser's session (or none), as
- * {@link nextInteraction} decides (OpenID Connect Core §3.1.2.3–§3.1.2.4): the login page (no
- * session, `prompt=login`, an authentication older than `max_age`, another user than the
- * `id_token_hint` names), the consent page (`prompt=consent`, or a third-party client without a
- * remembered consent covering the scope), or the code. With `prompt=none`, a needed page becomes a
- * `login_required` / `consent_required` redirect.
+ * Continues a validated authorization request with who is signed in (or nobody), as
+ * {@link nextInteraction} decides (OpenID Connect Core §3.1.2.3–§3.1.2.4): sign-in (nobody,
+ * `prompt=login`, an authentication older than `max_age`, another user than the `id_token_hint`
+ * names), consent (`prompt=consent`, or a third-party client without a remembered consent covering
+ * the scope), or the code. Sign-in and consent are the host's page when `interactions.url` is set
+ * (an interaction), else the built-in pages. With `prompt=none`, a needed page becomes a
+ * `login_required` / `consent_required` redirect: the host is never asked.
  */
 export async function continueRequest(
   ctx: Context,
   request: Request,
   auth: AuthorizationRequest,
-  current: SessionUser | null,
+  current: Authentication | null,
+  options: ContinueOptions = {},
 ): Promise<Answer> {
   const hintSubject =
     auth.oidc.idTokenHint === undefined ? undefined : await hintSubjectOf(ctx, auth.oidc.idTokenHint);
+  const consented = options.consented === true;
   const consentNeeded =
-    current !== null && !auth.client.firstParty && !(await hasConsent(ctx, current.user.id, auth));
+    current !== null &&
+    !consented &&
+    !auth.client.firstParty &&
+    !(await hasConsent(ctx, current.userId, auth));
+  const prompt = consented ? new Set([...auth.oidc.prompt].filter((p) => p !== 'consent')) : auth.oidc.prompt;
   const step = nextInteraction({
-    oidc: auth.oidc,
-    session: current && { userId: current.user.id, authTime: current.session.record.createdAt },
+    oidc: { ...auth.oidc, prompt },
+    session: current && {
+      userId: current.userId,
+      authTime: current.authTime,
+      ...(current.acr === undefined ? {} : { acr: current.acr }),
+    },
+    // The host's sign-in can reach the class acr_values asks for; the built-in page cannot.
+    enforceAcr: ctx.interactions.url !== undefined,
     ...(hintSubject === undefined ? {} : { hintSubject }),
     consentNeeded,
     now: ctx.now(),
   });
-  if (step === 'login' || current === null) return renderLoginStep(ctx, request, auth);
-  if (step === 'consent') return renderConsentStep(ctx, request, auth, current);
-  return issueAuthorizationCode(ctx, auth, current.session.record);
+  const hostPage = ctx.interactions.url;
+  if (step === 'login' || current === null) {
+    return hostPage
+      ? startInteraction(ctx, request, auth, 'login', hintSubject, hostPage)
+      : renderLoginStep(ctx, request, auth);
+  }
+  if (step === 'consent') {
+    return hostPage
+      ? startInteraction(ctx, request, auth, 'consent', current.userId, hostPage)
+      : renderConsentStep(ctx, request, auth, current);
+  }
+  return issueAuthorizationCode(ctx, auth, current);
+}
+
+/**
+ * The request as it continues right after a sign-in: without `prompt=login`, `max_age` and
+ * `id_token_hint`, which have done their work (see `parametersAfterLogin`), nor `acr_values` as a
+ * requirement: the host's sign-in reached what it could, and the ID token's `acr` says what.
+ */
+export function afterLogin(auth: AuthorizationRequest): AuthorizationRequest {
+  const { maxAge: _maxAge, idTokenHint: _hint, ...oidc } = auth.oidc;
+  return {
+    ...auth,
+    oidc: { ...oidc, acrValues: [], prompt: new Set([...auth.oidc.prompt].filter((p) => p !== 'login')) },
+    parameters: parametersAfterLogin(auth.parameters),
+  };
 }
 
 /** The user an `id_token_hint` names; `invalid_request` when it is not an ID token of this issuer. */
@@ -57,74 +100,19 @@ async function hintSubjectOf(ctx: Context, idTokenHint: string): Promise<string>
   return hint.sub;
 }
 
-/**
- * Whether the user's remembered consent covers the request: its scope and its resources (RFC 8707).
- * A request for a resource the user never allowed this client asks again, so a grant's audience is
- * always one the user consented to.
- */
-async function hasConsent(ctx: Context, userId: string, auth: AuthorizationRequest): Promise<boolean> {
-  const consent = await liveConsent(ctx, userId, auth.client.id, ctx.now());
-  return (
-    consent !== null &&
-    isScopeSubset(auth.scope, consent.scope) &&
-    resourcesCovered(auth.resources, consentedResources(consent))
-  );
-}
-
-/**
- * The user's remembered consent for the client, unless `revokeUser` marked the user after it was
- * given: a revocation (account compromise, password change) also takes back what the user allowed
- * clients, so each asks again. The time is kept in `ext.consentedAt` (no migration); a consent
- * without it predates this rule and counts as given before any mark.
- */
-async function liveConsent(
-  ctx: Context,
-  userId: string,
-  clientId: string,
-  now: number,
-): Promise<ConsentRecord | null> {
-  const consent = await ctx.storage.consents.findConsent(userId, clientId, now);
-  if (consent === null) return null;
-  const mark = await ctx.storage.grants.subjectRevokedAt?.(userId, now);
-  if (mark === undefined || mark === null) return consent;
-  const consentedAt = consent.ext?.consentedAt;
-  return typeof consentedAt === 'number' && consentedAt > mark ? consent : null;
-}
-
-/**
- * The resources a consent covers besides the default audience. Kept in the record's `ext` (the
- * storage contract stores it losslessly on every engine, so no migration): `ext.resources`.
- */
-function consentedResources(consent: ConsentRecord | null): readonly string[] | undefined {
-  const resources = consent?.ext?.resources;
-  return Array.isArray(resources) && resources.every((r) => typeof r === 'string') ? resources : undefined;
-}
-
-/**
- * The `ext` of a consent merged from an earlier one and the resources just allowed, stamped with
- * when it was given (see {@link liveConsent}).
- */
-function consentExtensions(
-  previous: ConsentRecord | null,
-  resources: readonly string[] | undefined,
-  now: number,
-): NonNullable<ConsentRecord['ext']> {
-  const merged = [...new Set([...(consentedResources(previous) ?? []), ...(resources ?? [])])];
-  return { ...previous?.ext, ...(merged.length === 0 ? {} : { resources: merged }), consentedAt: now };
-}
-
-/** The consent page for a validated request and a logged-in user. */
+/** The consent page for a validated request and a signed-in user. */
 function renderConsentStep(
   ctx: Context,
   request: Request,
   auth: AuthorizationRequest,
-  current: SessionUser,
-): Answer {
+  current: Authentication,
+): Promise<Answer> {
   const csrf = pageCsrfToken(ctx, request);
   const target = formTargetSource(auth.redirectUri);
   const scopes = parseScope(auth.scope);
   return consentPage(
     ctx,
+    request,
     {
       action: ctx.basePath + PAGE_PATHS.consent,
       csrfToken: csrf.token,
@@ -138,9 +126,10 @@ function renderConsentStep(
           .map((scope) => [scope, ctx.ui.scopeDescriptions[scope]!]),
       ),
       ...(auth.resources && auth.resources.length > 0 ? { resources: auth.resources } : {}),
-      ...(current.user.username === undefined ? {} : { username: current.user.username }),
+      ...(current.username === undefined ? {} : { username: current.username }),
     },
     { headers: csrf.setCookie ? { 'Set-Cookie': csrf.setCookie } : {}, formTargets: target ? [target] : [] },
+    auth.oidc.uiLocales,
   );
 }
 
@@ -154,7 +143,7 @@ export const consentEndpoint: Handler = async (request, ctx) => {
   try {
     await checkFormPost(ctx, request, params);
   } catch (error) {
-    if (error instanceof ProtocolError) return errorPage(ctx, error);
+    if (error instanceof ProtocolError) return errorPage(ctx, error, undefined, request);
     throw error;
   }
   return authorizationStep(ctx, params, async (auth) => {
@@ -170,17 +159,7 @@ export const consentEndpoint: Handler = async (request, ctx) => {
         oauthError('access_denied', 'The user denied the request.'),
       );
     if (decision !== 'allow') throw invalidRequest('The consent decision must be "allow" or "deny".');
-    const now = ctx.now();
-    // A consent taken back by `revokeUser` is not merged into the new one.
-    const previous = await liveConsent(ctx, current.user.id, auth.client.id, now);
-    const scope = [...new Set([...parseScope(previous?.scope ?? ''), ...parseScope(auth.scope)])].join(' ');
-    await ctx.storage.consents.saveConsent({
-      userId: current.user.id,
-      clientId: auth.client.id,
-      scope,
-      expiresAt: now + CONSENT_TTL_MS,
-      ext: consentExtensions(previous, auth.resources, now),
-    });
-    return issueAuthorizationCode(ctx, auth, current.session.record);
+    await rememberConsent(ctx, current.user.id, auth.client.id, auth.scope, auth.resources);
+    return issueAuthorizationCode(ctx, auth, sessionAuthentication(current));
   });
 };

@@ -1,19 +1,19 @@
 import { queryParams, readForm } from '../../http/form.js';
 import type { Handler } from '../../http/router.js';
-import { sessionUser } from '../../session/session-user.js';
+import { currentAuthentication } from './authentication.js';
 import { continueRequest } from './consent.js';
 import { authorizationStep } from './response.js';
 
 /**
  * `GET` and `POST {base}/oauth2/v1/authorize` (RFC 6749 §4.1.1; POST with a form body, §3.1).
  * The request is validated completely first: an untrusted client or redirect URI gets an HTML
- * error page (never a redirect), other errors go back to the client. Then the login page, the
- * consent page or straight to the code, as the session and the OpenID Connect parameters require
- * (`continueRequest`).
+ * error page (never a redirect), other errors go back to the client. Then sign-in, consent or
+ * straight to the code, as the signed-in user (the host's `interactions.currentUser`, or Gatehouse's
+ * session) and the OpenID Connect parameters require (`continueRequest`).
  */
 export const authorizeEndpoint: Handler = async (request, ctx, url) => {
   const params = request.method === 'POST' ? await readForm(request, ctx.maxBodyBytes) : queryParams(url);
   return authorizationStep(ctx, params, async (auth) =>
-    continueRequest(ctx, request, auth, await sessionUser(ctx, request)),
+    continueRequest(ctx, request, auth, await currentAuthentication(ctx, request)),
   );
 };

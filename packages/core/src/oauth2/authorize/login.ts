@@ -10,21 +10,24 @@ import { attemptPasswordLogin } from '../../passwords/password-login.js';
 import { crossSiteRefused, formExpired, hasValidCsrfToken, pageCsrfToken } from '../../session/csrf.js';
 import { endSession, startSession } from '../../session/session-cookie.js';
 import { clientDisplay } from '../../ui/display-text.js';
+import { LOGIN_ERROR_TEXT, type LoginErrorCode } from '../../ui/messages.js';
 import { formTargetSource } from '../../ui/page-response.js';
-import { errorPage, loginPage } from '../../ui/pages.js';
+import { errorPage, loginPage, pageLanguage } from '../../ui/pages.js';
 import { PAGE_PATHS } from '../../ui/paths.js';
+import { DEFAULT_PAGE_TEXTS } from '../../ui/texts.js';
 import { ENDPOINTS } from '../metadata.js';
 import { updateFlight } from '../par/pushed-requests.js';
 import type { AuthorizationRequest } from './request.js';
 import { authorizationStep } from './response.js';
 
 /** The one message for every failed login: unknown user and wrong password look the same. */
-export const LOGIN_FAILED_MESSAGE = 'The username or password is incorrect.';
+export const LOGIN_FAILED_MESSAGE = DEFAULT_PAGE_TEXTS.loginInvalidCredentials;
 
 /** Options of {@link renderLoginStep}. */
 export interface LoginStepOptions {
   readonly status?: number;
-  readonly error?: string;
+  /** Why the previous attempt failed: a stable code, shown in the page's language. */
+  readonly error?: LoginErrorCode;
   readonly username?: string;
   readonly headers?: HeadersInit;
 }
@@ -38,7 +41,7 @@ export function renderLoginStep(
   request: Request,
   auth: AuthorizationRequest,
   options: LoginStepOptions = {},
-): Answer {
+): Promise<Answer> {
   const target = formTargetSource(auth.redirectUri);
   return renderLoginForm(
     ctx,
@@ -50,6 +53,7 @@ export function renderLoginStep(
       // OpenID Connect Core §3.1.2.1: login_hint prefills the username.
       ...(auth.oidc.loginHint === undefined ? {} : { username: auth.oidc.loginHint }),
       ...(target ? { formTarget: target } : {}),
+      uiLocales: auth.oidc.uiLocales,
     },
     options,
   );
@@ -70,6 +74,8 @@ export interface LoginForm {
   readonly username?: string;
   /** A CSP `form-action` source the POST may end up at (the client's redirect URI). */
   readonly formTarget?: string;
+  /** The request's `ui_locales` (OpenID Connect Core §3.1.2.1), preferred to `Accept-Language`. */
+  readonly uiLocales?: readonly string[];
 }
 
 /**
@@ -81,13 +87,15 @@ export function renderLoginForm(
   request: Request,
   form: LoginForm,
   options: LoginStepOptions = {},
-): Answer {
+): Promise<Answer> {
   const csrf = pageCsrfToken(ctx, request);
+  const { texts } = pageLanguage(ctx, request, form.uiLocales);
   const username = options.username ?? form.username;
   const headers = new Headers(options.headers);
   if (csrf.setCookie) headers.append('Set-Cookie', csrf.setCookie);
   return loginPage(
     ctx,
+    request,
     {
       action: form.action,
       csrfToken: csrf.token,
@@ -96,9 +104,12 @@ export function renderLoginForm(
       ...(form.selfRegistered ? { selfRegistered: true } : {}),
       ...(form.clientHost === undefined ? {} : { clientHost: form.clientHost }),
       ...(username === undefined ? {} : { username }),
-      ...(options.error === undefined ? {} : { error: options.error }),
+      ...(options.error === undefined
+        ? {}
+        : { errorCode: options.error, error: texts[LOGIN_ERROR_TEXT[options.error]] as string }),
     },
     { status: options.status ?? 200, headers, formTargets: form.formTarget ? [form.formTarget] : [] },
+    form.uiLocales,
   );
 }
 
@@ -116,7 +127,8 @@ export function authorizeLocation(ctx: Context, auth: AuthorizationRequest): str
  * consent or the code.
  */
 export const loginEndpoint: Handler = async (request, ctx) => {
-  if (isForeignBrowserRequest(ctx, request)) return errorPage(ctx, crossSiteRefused(ctx, request));
+  if (isForeignBrowserRequest(ctx, request))
+    return errorPage(ctx, crossSiteRefused(ctx, request), undefined, request);
   const params = await readForm(request, ctx.maxBodyBytes);
   return authorizationStep(ctx, params, async (auth) =>
     completeLoginForm(ctx, request, params, {
@@ -135,7 +147,7 @@ export const loginEndpoint: Handler = async (request, ctx) => {
 /** How a flow shows its login page again, and where it continues once the user is signed in. */
 export interface LoginContinuation {
   /** The flow's login page, with a status, an error and the username typed. */
-  readonly render: (options: LoginStepOptions) => Answer;
+  readonly render: (options: LoginStepOptions) => Answer | Promise<Answer>;
   /** The path (and query) to continue the flow at, with a GET, after a successful login. */
   readonly continueAt: string;
   /** Runs once the password verified, before the session starts (the flow's own bookkeeping). */
@@ -158,14 +170,13 @@ export async function completeLoginForm(
 ): Promise<Answer> {
   if (!(await hasValidCsrfToken(ctx, request, params))) {
     // A stale token (e.g. another tab replaced the cookie) gets a fresh form rather than a dead end.
-    const expired = formExpired();
-    return flow.render({ status: expired.status, error: expired.description });
+    return flow.render({ status: formExpired().status, error: 'form_expired' });
   }
   const username = params.get('username') ?? '';
   const password = params.get('password') ?? '';
   const shown = shownUsername(username); // what the form and the events echo: never more than the limit
   if (username === '' || password === '') {
-    return flow.render({ status: 400, error: 'Enter your username and password.', username: shown });
+    return flow.render({ status: 400, error: 'missing_credentials', username: shown });
   }
   const attempt = await attemptPasswordLogin(ctx, request, username, password);
   if (attempt.outcome === 'refused') {
@@ -173,16 +184,14 @@ export async function completeLoginForm(
     if (rateLimited) ctx.emit({ type: 'login.rate_limited', username: shown, via: 'login-page' });
     return flow.render({
       status: attempt.error.status,
-      error: rateLimited
-        ? 'Too many failed attempts. Wait a while, then try again.'
-        : 'The server is busy. Try again in a moment.',
+      error: rateLimited ? 'rate_limited' : 'busy',
       username: shown,
       headers: attempt.error.headers,
     });
   }
   if (attempt.outcome === 'failed') {
     ctx.emit({ type: 'login.failed', username: shown, via: 'login-page' });
-    return flow.render({ status: 400, error: LOGIN_FAILED_MESSAGE, username: shown });
+    return flow.render({ status: 400, error: 'invalid_credentials', username: shown });
   }
   const { user } = attempt;
   await flow.signedIn?.();

@@ -121,7 +121,7 @@ function mustPush(ctx: Context, client: AuthorizationTarget['client']): boolean 
 }
 
 /** An authorization request that cannot be redirected: an HTML error page, status 400. */
-export function unredirectableError(ctx: Context, error: unknown): Answer {
+export async function unredirectableError(ctx: Context, error: unknown): Promise<Answer> {
   if (error instanceof ProtocolError && error.status < 500) return errorPage(ctx, error);
   throw error;
 }

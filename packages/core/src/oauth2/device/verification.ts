@@ -53,7 +53,8 @@ function asPage(handler: Handler): Handler {
     try {
       return await handler(request, ctx, url);
     } catch (error) {
-      if (error instanceof ProtocolError && error.status < 500) return errorPage(ctx, error);
+      if (error instanceof ProtocolError && error.status < 500)
+        return errorPage(ctx, error, undefined, request);
       throw error;
     }
   };
@@ -156,7 +157,12 @@ async function withUserCode(
  * The sign-in step of the flow: the instance's login page (the one authorize shows), posting to
  * `/device/login` with the code along. The one place the device flow asks who the user is.
  */
-function deviceSignIn(ctx: Context, request: Request, userCode: string, clientName?: string): Answer {
+function deviceSignIn(
+  ctx: Context,
+  request: Request,
+  userCode: string,
+  clientName?: string,
+): Promise<Answer> {
   return renderLoginForm(ctx, request, deviceLoginForm(ctx, userCode, clientName));
 }
 
@@ -217,7 +223,8 @@ export const deviceVerificationPage: Handler = asPage(async (request, ctx, url) 
 
 /** `POST {base}/device`: the typed code → the login page, or the confirmation when signed in. */
 export const deviceCodeEntry: Handler = asPage(async (request, ctx) => {
-  if (isForeignBrowserRequest(ctx, request)) return errorPage(ctx, crossSiteRefused(ctx, request));
+  if (isForeignBrowserRequest(ctx, request))
+    return errorPage(ctx, crossSiteRefused(ctx, request), undefined, request);
   const params = await readForm(request, ctx.maxBodyBytes);
   if (!(await hasValidCsrfToken(ctx, request, params))) {
     const expired = formExpired();
@@ -237,7 +244,8 @@ export const deviceCodeEntry: Handler = asPage(async (request, ctx) => {
  * the confirmation does); on success, 303 to the confirmation.
  */
 export const deviceLoginEndpoint: Handler = asPage(async (request, ctx) => {
-  if (isForeignBrowserRequest(ctx, request)) return errorPage(ctx, crossSiteRefused(ctx, request));
+  if (isForeignBrowserRequest(ctx, request))
+    return errorPage(ctx, crossSiteRefused(ctx, request), undefined, request);
   const params = await readForm(request, ctx.maxBodyBytes);
   const input = params.get('user_code') ?? '';
   const userCode = normalizeUserCode(input);
@@ -279,7 +287,7 @@ export const deviceDecisionEndpoint: Handler = asPage(async (request, ctx) => {
   try {
     await checkFormPost(ctx, request, params);
   } catch (error) {
-    if (error instanceof ProtocolError) return errorPage(ctx, error);
+    if (error instanceof ProtocolError) return errorPage(ctx, error, undefined, request);
     throw error;
   }
   const decision = params.get('decision');

@@ -1,0 +1,215 @@
+import type { Context } from '../context.js';
+import { ProtocolError } from '../errors.js';
+import { Params } from '../http/form.js';
+import { toResponse } from '../http/reply.js';
+import { noStoreEmpty } from '../http/responses.js';
+import {
+  type AuthorizationRequest,
+  resolveAuthorizationTarget,
+  validateAuthorizationRequest,
+} from '../oauth2/authorize/request.js';
+import { parseScope } from '../oauth2/scope.js';
+import { isSameBrowser } from './browser-binding.js';
+import { checkHostUser } from './host-user.js';
+import { InteractionError } from './interaction-error.js';
+import { INTERACTION_PATHS } from './paths.js';
+import { findInteraction, type InteractionRecord, MAX_RECORD_BYTES, type StoredResult } from './record.js';
+import type { InteractionDetails, InteractionRedirect, InteractionResult } from './types.js';
+
+/** The reference a host's request carries: `id` when given, else its `interaction` query parameter. */
+function referenceOf(request: Request, id: string | undefined): string {
+  if (id !== undefined) return id;
+  try {
+    return new URL(request.url).searchParams.get('interaction') ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/** A refusal, reported to the `onEvent` callback and thrown to the host. */
+function refuse(ctx: Context, error: InteractionError): never {
+  ctx.emit({ type: 'interaction.refused', reason: error.code });
+  throw error;
+}
+
+/**
+ * The live, unfinished interaction of a reference, checked against the browser of `request` when
+ * one is given; throws {@link InteractionError} otherwise.
+ */
+export async function pendingInteraction(ctx: Context, reference: string, request: Request | undefined) {
+  const found = await findInteraction(ctx, reference);
+  if (found === null)
+    refuse(
+      ctx,
+      new InteractionError(
+        'interaction_not_found',
+        'This sign-in request has expired or was already used. Go back to the application and start again.',
+      ),
+    );
+  if (request !== undefined && !(await isSameBrowser(ctx, request, found.record.binding)))
+    refuse(
+      ctx,
+      new InteractionError(
+        'interaction_wrong_browser',
+        'This sign-in request was started in another browser. Go back to the application and start again.',
+      ),
+    );
+  if (found.record.result !== undefined)
+    refuse(ctx, new InteractionError('interaction_finished', 'This sign-in request is already complete.'));
+  return found;
+}
+
+/**
+ * The authorization request an interaction carries, validated again (the client may have changed
+ * since): a request that is no longer valid cannot be continued.
+ */
+export async function storedRequest(ctx: Context, record: InteractionRecord): Promise<AuthorizationRequest> {
+  const params = new Params(new URLSearchParams(record.params));
+  try {
+    return validateAuthorizationRequest(ctx, await resolveAuthorizationTarget(ctx, params), params);
+  } catch (error) {
+    if (!(error instanceof ProtocolError) || error.status >= 500) throw error;
+    refuse(
+      ctx,
+      new InteractionError(
+        'interaction_not_found',
+        `The request can no longer be continued: ${error.description}`,
+      ),
+    );
+  }
+}
+
+/** `gatehouse.interactions.details`. */
+export async function interactionDetails(
+  ctx: Context,
+  requestOrId: Request | string,
+  id?: string,
+): Promise<InteractionDetails> {
+  const request = typeof requestOrId === 'string' ? undefined : requestOrId;
+  const reference = typeof requestOrId === 'string' ? requestOrId : referenceOf(requestOrId, id);
+  const { record } = await pendingInteraction(ctx, reference, request);
+  const auth = await storedRequest(ctx, record);
+  const { oidc } = auth;
+  return {
+    id: reference,
+    step: record.step,
+    client: {
+      id: auth.client.id,
+      name: auth.client.name ?? auth.client.id,
+      firstParty: auth.client.firstParty === true,
+    },
+    redirectHost: new URL(auth.redirectUri).host,
+    scopes: parseScope(auth.scope),
+    resources: auth.resources ?? [],
+    prompt: [...oidc.prompt],
+    ...(oidc.maxAge === undefined ? {} : { maxAge: oidc.maxAge }),
+    ...(oidc.loginHint === undefined ? {} : { loginHint: oidc.loginHint }),
+    uiLocales: oidc.uiLocales,
+    acrValues: oidc.acrValues,
+    ...(record.subject === undefined ? {} : { subject: record.subject }),
+    expiresAt: record.expiresAt,
+  };
+}
+
+/** `gatehouse.interactions.finish`. */
+export async function finishInteraction(
+  ctx: Context,
+  request: Request,
+  result: InteractionResult,
+  id?: string,
+): Promise<InteractionRedirect> {
+  const reference = referenceOf(request, id);
+  const { record, stored, key } = await pendingInteraction(ctx, reference, request);
+  const auth = await storedRequest(ctx, record);
+  const checked = checkResult(ctx, record, auth, result);
+  const finished = JSON.stringify({ ...record, result: checked } satisfies InteractionRecord);
+  if (finished.length > MAX_RECORD_BYTES)
+    refuse(ctx, new InteractionError('interaction_invalid_result', 'The result is too large.'));
+  // Compare-and-set: of two concurrent finishes of one interaction, one wins.
+  if (!(await ctx.storage.kv.swap(key, stored, finished, record.expiresAt, ctx.now())))
+    refuse(ctx, new InteractionError('interaction_finished', 'This sign-in request is already complete.'));
+  const location = `${ctx.issuer}${INTERACTION_PATHS.resume}?${new URLSearchParams({ interaction: reference })}`;
+  return {
+    location,
+    response: toResponse(noStoreEmpty(303, { Location: location, 'Referrer-Policy': 'same-origin' })),
+  };
+}
+
+/**
+ * Checks a host's result against what the interaction asked: a sign-in for a `login` step (fresh
+ * enough for `prompt=login` and `max_age`), the bound user for a `consent` step, a consent naming only
+ * scopes and resources that were asked for. Throws {@link InteractionError} `interaction_…`.
+ */
+function checkResult(
+  ctx: Context,
+  record: InteractionRecord,
+  auth: AuthorizationRequest,
+  result: InteractionResult,
+): StoredResult {
+  const invalid: (message: string) => never = (message) =>
+    refuse(ctx, new InteractionError('interaction_invalid_result', message));
+  if (typeof result !== 'object' || result === null) invalid('The result must be an object.');
+  const now = ctx.now();
+  let login: StoredResult['login'];
+  if (result.login !== undefined) {
+    const checked = checkHostUser(result.login, now, ctx.clockToleranceSeconds);
+    if (!checked.ok) invalid(`The sign-in result is malformed: ${checked.problem}.`);
+    login = { ...checked.user, authTime: checked.user.authTime ?? now };
+  }
+  if (record.step === 'login') {
+    if (login === undefined) invalid('A login interaction needs a sign-in result (login).');
+    // OpenID Connect Core §3.1.2.1: prompt=login asks for a sign-in now, max_age for a recent one.
+    const startedAt = Math.floor(record.createdAt / 1000) * 1000;
+    const stale =
+      (auth.oidc.prompt.has('login') && login.authTime < startedAt) ||
+      (auth.oidc.maxAge !== undefined &&
+        now - login.authTime > auth.oidc.maxAge * 1000 &&
+        login.authTime < startedAt);
+    if (stale)
+      refuse(
+        ctx,
+        new InteractionError(
+          'interaction_stale_login',
+          'The client asked for a new sign-in (prompt=login or max_age): sign the user in again.',
+        ),
+      );
+  } else if (login !== undefined && login.sub !== record.subject) {
+    refuse(ctx, new InteractionError('interaction_wrong_user', 'This request is for another user.'));
+  }
+  let consent: StoredResult['consent'];
+  if (result.consent !== undefined) {
+    const given = result.consent;
+    if (typeof given !== 'object' || given === null) invalid('The consent result must be an object.');
+    if ('denied' in given && given.denied === true) {
+      const description = given.description;
+      if (description !== undefined && (typeof description !== 'string' || description.length > 256))
+        invalid('The consent description must be a string of at most 256 characters.');
+      consent = { denied: true, ...(description === undefined ? {} : { description }) };
+    } else {
+      const granted = given as {
+        scopes?: readonly string[];
+        resources?: readonly string[];
+        remember?: boolean;
+      };
+      const asked = parseScope(auth.scope);
+      const scopes = granted.scopes ?? asked;
+      if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string' && asked.includes(s)))
+        invalid('The consent names a scope that was not asked for.');
+      const askedResources = auth.resources ?? [];
+      const resources = granted.resources ?? askedResources;
+      if (
+        !Array.isArray(resources) ||
+        !resources.every((r) => typeof r === 'string' && askedResources.includes(r))
+      )
+        invalid('The consent names a resource that was not asked for.');
+      consent = {
+        scope: [...new Set(scopes)].join(' '),
+        ...(auth.resources === undefined ? {} : { resources: [...new Set(resources)] }),
+        remember: granted.remember !== false,
+      };
+    }
+  } else if (record.step === 'consent') {
+    invalid('A consent interaction needs a consent result (consent).');
+  }
+  return { ...(login === undefined ? {} : { login }), ...(consent === undefined ? {} : { consent }) };
+}

@@ -1,0 +1,78 @@
+import type { Context } from '../context.js';
+import { hashSecret } from '../tokens/secrets.js';
+import type { CheckedHostUser } from './host-user.js';
+import type { InteractionStep } from './types.js';
+
+/**
+ * An interaction as stored in `ctx.storage.kv` under `interaction:{hashSecret(reference)}` (the
+ * reference itself, a bearer of the pending request, never reaches the store), as JSON, until it
+ * expires. Single use: `finish` swaps the pending record for the finished one (compare-and-set, so
+ * of two concurrent finishes one wins), and the resume endpoint takes it (atomic get and delete).
+ */
+export interface InteractionRecord {
+  readonly v: 1;
+  readonly step: InteractionStep;
+  /** The authorization request's own parameters, validated again on resume (`id_token_hint` left out). */
+  readonly params: Readonly<Record<string, string>>;
+  readonly clientId: string;
+  /** The user it is bound to: the signed-in user of a consent step, the `id_token_hint`'s of a login step. */
+  readonly subject?: string;
+  /** `hashSecret` of the browser-binding cookie of the browser that started it. */
+  readonly binding: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  /** Set by `finish`. */
+  readonly result?: StoredResult;
+}
+
+/** A finished interaction's result, checked. */
+export interface StoredResult {
+  readonly login?: CheckedHostUser & { readonly authTime: number };
+  readonly consent?:
+    | { readonly scope: string; readonly resources?: readonly string[]; readonly remember: boolean }
+    | { readonly denied: true; readonly description?: string };
+}
+
+/**
+ * Largest stored record, in bytes of JSON. A pending one is the authorization request's parameters
+ * (each bounded on its own: nonce 512, login_hint 256, …) and a few fields; a request whose
+ * parameters do not fit is refused before anything is stored. The result adds at most ~3 KB
+ * (`sub`, `acr`, `amr`, the granted subset of the scope and resources).
+ */
+export const MAX_PENDING_BYTES = 4096;
+export const MAX_RECORD_BYTES = 8192;
+
+/** The store key of a reference. */
+export async function interactionKey(reference: string): Promise<string> {
+  return `interaction:${await hashSecret(reference)}`;
+}
+
+/** A reference's shape: 43 base64url characters (256 random bits), as `randomSecret` makes them. */
+export const REFERENCE_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+/** A stored record, read back; `null` for anything malformed (it is then treated as absent). */
+export function decodeRecord(value: string | null): InteractionRecord | null {
+  if (value === null) return null;
+  try {
+    const record = JSON.parse(value) as InteractionRecord;
+    if (record?.v !== 1 || (record.step !== 'login' && record.step !== 'consent')) return null;
+    if (typeof record.params !== 'object' || typeof record.binding !== 'string') return null;
+    return record;
+  } catch {
+    return null;
+  }
+}
+
+/** The live record of a reference, with its stored text (for the compare-and-set), or `null`. */
+export async function findInteraction(
+  ctx: Context,
+  reference: string,
+): Promise<{ record: InteractionRecord; stored: string; key: string } | null> {
+  if (!REFERENCE_SHAPE.test(reference)) return null;
+  const key = await interactionKey(reference);
+  const now = ctx.now();
+  const stored = await ctx.storage.kv.get(key, now);
+  const record = decodeRecord(stored);
+  if (record === null || stored === null || record.expiresAt <= now) return null;
+  return { record, stored, key };
+}

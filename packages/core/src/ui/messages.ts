@@ -1,0 +1,89 @@
+import type { PageTexts } from './types.js';
+
+/**
+ * The built-in message catalog: every text of the login and consent pages (and the titles and
+ * buttons of the others), per language. `{client}`, `{host}` and `{user}` are filled in (escaped) by
+ * the pages. A host adds languages or changes texts with `ui.messages`; `ui.texts` changes English.
+ */
+export const BUILT_IN_MESSAGES: Readonly<Record<string, PageTexts>> = {
+  en: {
+    usernameLabel: 'Username',
+    passwordLabel: 'Password',
+    signInTitle: 'Sign in',
+    signInButton: 'Sign in',
+    consentTitle: 'Allow access?',
+    allowButton: 'Allow',
+    denyButton: 'Deny',
+    errorTitle: 'Something went wrong',
+    continueTo: 'to continue to {client}',
+    wantsToAct: '{client} wants to act on your behalf.',
+    asksFor: 'It asks for:',
+    asksForAccount: 'It asks for access to your account.',
+    resourcesAt: 'At:',
+    sentBackTo: 'You will be sent back to {host}.',
+    signedInAs: 'Signed in as {user}.',
+    loginInvalidCredentials: 'The username or password is incorrect.',
+    loginMissingCredentials: 'Enter your username and password.',
+    loginRateLimited: 'Too many failed attempts. Wait a while, then try again.',
+    loginBusy: 'The server is busy. Try again in a moment.',
+    loginFormExpired: 'The form has expired or was not sent by this site. Reload the page and try again.',
+  },
+  fr: {
+    usernameLabel: "Nom d'utilisateur",
+    passwordLabel: 'Mot de passe',
+    signInTitle: 'Connexion',
+    signInButton: 'Se connecter',
+    consentTitle: "Autoriser l'accès ?",
+    allowButton: 'Autoriser',
+    denyButton: 'Refuser',
+    errorTitle: 'Une erreur est survenue',
+    continueTo: 'pour continuer vers {client}',
+    wantsToAct: '{client} souhaite agir en votre nom.',
+    asksFor: 'Il demande :',
+    asksForAccount: "Il demande l'accès à votre compte.",
+    resourcesAt: 'Sur :',
+    sentBackTo: 'Vous serez renvoyé vers {host}.',
+    signedInAs: 'Connecté en tant que {user}.',
+    loginInvalidCredentials: "Le nom d'utilisateur ou le mot de passe est incorrect.",
+    loginMissingCredentials: "Saisissez votre nom d'utilisateur et votre mot de passe.",
+    loginRateLimited: 'Trop de tentatives échouées. Patientez un moment, puis réessayez.',
+    loginBusy: 'Le serveur est occupé. Réessayez dans un instant.',
+    loginFormExpired:
+      "Le formulaire a expiré ou n'a pas été envoyé par ce site. Rechargez la page et réessayez.",
+  },
+};
+
+/** The language every catalog falls back to. */
+export const DEFAULT_LOCALE = 'en';
+
+/** Why a login attempt failed, as the login page's model says it (`errorCode`): stable, never wording. */
+export type LoginErrorCode =
+  | 'invalid_credentials'
+  | 'missing_credentials'
+  | 'rate_limited'
+  | 'busy'
+  | 'form_expired';
+
+/** The catalog text of each login failure. */
+export const LOGIN_ERROR_TEXT: Readonly<Record<LoginErrorCode, keyof PageTexts>> = {
+  invalid_credentials: 'loginInvalidCredentials',
+  missing_credentials: 'loginMissingCredentials',
+  rate_limited: 'loginRateLimited',
+  busy: 'loginBusy',
+  form_expired: 'loginFormExpired',
+};
+
+/** `template` with its `{name}` placeholders replaced: the template escaped, the values as given (HTML). */
+export function fillTemplate(
+  template: string,
+  values: Readonly<Record<string, string>>,
+  escapeText: (text: string) => string,
+): string {
+  return template
+    .split(/(\{[a-z]+\})/)
+    .map((part) => {
+      const name = /^\{([a-z]+)\}$/.exec(part)?.[1];
+      return name !== undefined && Object.hasOwn(values, name) ? values[name]! : escapeText(part);
+    })
+    .join('');
+}
