@@ -316,7 +316,9 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
 function claimsHook(hook: GatehouseOptions['claims']): GatehouseOptions['claims'] {
   if (hook !== undefined && typeof hook !== 'function')
     throw new ConfigurationError(
-      'claims: expected a function ({ target, sub, clientId, scopes, resources, user }) => claims.', { code: 'ERR_CONFIG_INVALID_OPTION', option: 'claims' });
+      'claims: expected a function ({ target, sub, clientId, scopes, resources, user }) => claims.',
+      { code: 'ERR_CONFIG_INVALID_OPTION', option: 'claims' },
+    );
   return hook;
 }
 

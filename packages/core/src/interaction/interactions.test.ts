@@ -1,6 +1,5 @@
 import {
   type GatehouseEvent,
-  type GatehouseOptions,
   generateKeys,
   type HostUser,
   InteractionError,

@@ -28,34 +28,52 @@ export function resolveInteractions(
 ): InteractionSettings {
   const given = options ?? {};
   if (typeof given !== 'object' || given === null)
-    throw new ConfigurationError('interactions: expected an object.', { code: 'ERR_CONFIG_INVALID_OPTION', option: 'interactions' });
+    throw new ConfigurationError('interactions: expected an object.', {
+      code: 'ERR_CONFIG_INVALID_OPTION',
+      option: 'interactions',
+    });
   let url: URL | undefined;
   if (given.url !== undefined) {
     try {
       url = new URL(given.url, issuer.origin);
     } catch {
-      throw new ConfigurationError(`interactions.url: "${String(given.url)}" is not a URL or a path.`, { code: 'ERR_CONFIG_INVALID_OPTION', option: 'interactions.url' });
+      throw new ConfigurationError(`interactions.url: "${String(given.url)}" is not a URL or a path.`, {
+        code: 'ERR_CONFIG_INVALID_OPTION',
+        option: 'interactions.url',
+      });
     }
     if (url.origin !== issuer.origin || url.hash !== '') {
       throw new ConfigurationError(
         `interactions.url: must be on the issuer's origin ${issuer.origin} (a path such as "/login"), without a fragment: ` +
-          'the browser-binding cookie only reaches pages of that origin.', { code: 'ERR_CONFIG_INVALID_OPTION', option: 'interactions.url' });
+          'the browser-binding cookie only reaches pages of that origin.',
+        { code: 'ERR_CONFIG_INVALID_OPTION', option: 'interactions.url' },
+      );
     }
   }
   if (given.builtInPages !== undefined && typeof given.builtInPages !== 'boolean')
-    throw new ConfigurationError('interactions.builtInPages: expected true or false.', { code: 'ERR_CONFIG_INVALID_OPTION', option: 'interactions.builtInPages' });
+    throw new ConfigurationError('interactions.builtInPages: expected true or false.', {
+      code: 'ERR_CONFIG_INVALID_OPTION',
+      option: 'interactions.builtInPages',
+    });
   if (given.builtInPages === true) {
     if (url !== undefined)
       throw new ConfigurationError(
-        'interactions.builtInPages: the built-in pages are the interaction handlers; leave interactions.url out (or builtInPages off).', { code: 'ERR_CONFIG_INVALID_OPTION', option: 'interactions.builtInPages' });
+        'interactions.builtInPages: the built-in pages are the interaction handlers; leave interactions.url out (or builtInPages off).',
+        { code: 'ERR_CONFIG_INVALID_OPTION', option: 'interactions.builtInPages' },
+      );
     url = new URL(`${basePath}/interaction`, issuer.origin);
   }
   if (given.currentUser !== undefined && typeof given.currentUser !== 'function')
-    throw new ConfigurationError('interactions.currentUser: expected a function (request) => user | null.', { code: 'ERR_CONFIG_INVALID_OPTION', option: 'interactions.currentUser' });
+    throw new ConfigurationError('interactions.currentUser: expected a function (request) => user | null.', {
+      code: 'ERR_CONFIG_INVALID_OPTION',
+      option: 'interactions.currentUser',
+    });
   const ttl = given.ttl ?? 600;
   if (!Number.isInteger(ttl) || ttl < 30 || ttl > 3600)
     throw new ConfigurationError(
-      `interactions.ttl: expected a whole number of seconds between 30 and 3600, got ${String(given.ttl)}.`, { code: 'ERR_CONFIG_INVALID_OPTION', option: 'interactions.ttl' });
+      `interactions.ttl: expected a whole number of seconds between 30 and 3600, got ${String(given.ttl)}.`,
+      { code: 'ERR_CONFIG_INVALID_OPTION', option: 'interactions.ttl' },
+    );
   return {
     url,
     currentUser: given.currentUser,

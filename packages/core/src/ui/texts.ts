@@ -79,13 +79,17 @@ function logoSource(logoUrl: string, issuer: string): string | undefined {
 function overlay(base: PageTexts, custom: UiTexts | undefined, path: string): Record<string, string> {
   if (custom === undefined) return { ...base } as unknown as Record<string, string>;
   if (typeof custom !== 'object' || custom === null) {
-    throw new ConfigurationError(`${path}: expected an object of strings.`);
+    throw new ConfigurationError(`${path}: expected an object of strings.`, {
+      code: 'ERR_CONFIG_INVALID_OPTION',
+      option: path,
+    });
   }
   const texts = { ...base } as unknown as Record<string, string>;
   for (const [name, value] of Object.entries(custom)) {
     if (!Object.hasOwn(DEFAULT_PAGE_TEXTS, name))
       throw new ConfigurationError(
         `${path}.${name}: unknown text (known: ${Object.keys(DEFAULT_PAGE_TEXTS).join(', ')}).`,
+        { code: 'ERR_CONFIG_UNKNOWN_OPTION', option: `${path}.${name}` },
       );
     const checked = text(`${path}.${name}`, value);
     if (checked !== undefined) texts[name] = checked;
@@ -99,7 +103,10 @@ const LOCALE_TAG = /^[a-z]{2,3}(-[a-z0-9]{2,8})*$/;
 function pageSources(options: PageSourceOptions | undefined): PageSources {
   if (options === undefined) return {};
   if (typeof options !== 'object' || options === null)
-    throw new ConfigurationError('ui.contentSecurityPolicy: expected an object of source lists.', { code: 'ERR_CONFIG_INVALID_OPTION', option: 'ui.contentSecurityPolicy' });
+    throw new ConfigurationError('ui.contentSecurityPolicy: expected an object of source lists.', {
+      code: 'ERR_CONFIG_INVALID_OPTION',
+      option: 'ui.contentSecurityPolicy',
+    });
   const directives = {
     styles: 'style-src',
     fonts: 'font-src',
@@ -113,9 +120,13 @@ function pageSources(options: PageSourceOptions | undefined): PageSources {
     if (directive === undefined)
       throw new ConfigurationError(
         `ui.contentSecurityPolicy.${name}: unknown (known: ${Object.keys(directives).join(', ')}).`,
+        { code: 'ERR_CONFIG_UNKNOWN_OPTION', option: `ui.contentSecurityPolicy.${name}` },
       );
     if (!Array.isArray(list))
-      throw new ConfigurationError(`ui.contentSecurityPolicy.${name}: expected an array.`);
+      throw new ConfigurationError(`ui.contentSecurityPolicy.${name}: expected an array.`, {
+        code: 'ERR_CONFIG_INVALID_OPTION',
+        option: `ui.contentSecurityPolicy.${name}`,
+      });
     sources[directive] = list.map((source: unknown) => {
       if (source === "'self'") return source;
       let url: URL | undefined;
@@ -126,6 +137,7 @@ function pageSources(options: PageSourceOptions | undefined): PageSources {
       if (url === undefined || url.protocol !== 'https:' || url.origin !== source)
         throw new ConfigurationError(
           `ui.contentSecurityPolicy.${name}: "${String(source)}" is not 'self' or an https origin (https://host[:port]).`,
+          { code: 'ERR_CONFIG_INVALID_OPTION', option: `ui.contentSecurityPolicy.${name}` },
         );
       return url.origin;
     });
@@ -154,11 +166,17 @@ export function resolveUi(options: UiOptions | undefined, issuer: string): Resol
   }
   const messages = ui.messages ?? {};
   if (typeof messages !== 'object' || messages === null)
-    throw new ConfigurationError('ui.messages: expected an object of languages.', { code: 'ERR_CONFIG_INVALID_OPTION', option: 'ui.messages' });
+    throw new ConfigurationError('ui.messages: expected an object of languages.', {
+      code: 'ERR_CONFIG_INVALID_OPTION',
+      option: 'ui.messages',
+    });
   for (const [tag, custom] of Object.entries(messages)) {
     const lower = tag.toLowerCase();
     if (!LOCALE_TAG.test(lower))
-      throw new ConfigurationError(`ui.messages.${tag}: not a language tag (BCP 47, e.g. "fr" or "pt-BR").`);
+      throw new ConfigurationError(`ui.messages.${tag}: not a language tag (BCP 47, e.g. "fr" or "pt-BR").`, {
+        code: 'ERR_CONFIG_INVALID_OPTION',
+        option: `ui.messages.${tag}`,
+      });
     const base = catalog.get(lower) ?? english;
     catalog.set(
       lower,
