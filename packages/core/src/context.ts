@@ -7,7 +7,8 @@ import type {
 import type { CorsOptions } from './options.js';
 import type { PasswordCheckGate } from './passwords/password-check-gate.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
-import type { ClientStore, GatehouseStorage, UserStore } from './storage/types.js';
+import type { ClientDirectory } from './storage/client-directory.js';
+import type { GatehouseStorage, UserStore } from './storage/types.js';
 import type { KeySet } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';
@@ -36,8 +37,8 @@ export interface Context {
   /** The resources (RFC 8707) tokens may be requested for: the `resources` option and the audience. */
   readonly resources: ReadonlySet<string>;
   readonly keys: KeySet;
-  /** The host's clients, then the instance's registered ones. */
-  readonly clients: ClientStore;
+  /** The host's clients, then the instance's registered ones, then metadata documents. */
+  readonly clients: ClientDirectory;
   /** Fetched `jwks_uri` key sets of `private_key_jwt` clients (`clientJwks` option). */
   readonly clientJwks: ClientJwksCache;
   readonly users: UserStore;

@@ -1,6 +1,7 @@
 import type { Logger } from './events.js';
 import { type Reply, toResponse } from './http/reply.js';
 import { noStoreJson } from './http/responses.js';
+import { isStoreFull } from './storage/store-full.js';
 
 /**
  * The one error model. Handlers throw a {@link ProtocolError} naming an error code; the code's
@@ -163,6 +164,17 @@ export class StorageUnavailableError extends ProtocolError {
  * the log line (never request data: it may hold credentials).
  */
 export function errorAnswer(error: unknown, logger: Logger, what = 'unexpected error'): Reply {
+  if (isStoreFull(error)) {
+    // A full store stays full for a while: one log line per interval, not one per request.
+    const now = Date.now();
+    if (now - (storeFullLoggedAt.get(logger) ?? Number.NEGATIVE_INFINITY) >= STORE_FULL_LOG_INTERVAL_MS) {
+      storeFullLoggedAt.set(logger, now);
+      logger.error(
+        `gatehouse: ${error.message} (requests that need it are answered 503; logged once a minute)`,
+      );
+    }
+    return STORE_FULL.toReply();
+  }
   if (error instanceof ProtocolError) {
     if (error.status >= 500) logger.error(`gatehouse: ${error.description}`, error.cause);
     return error.toReply();
@@ -172,6 +184,16 @@ export function errorAnswer(error: unknown, logger: Logger, what = 'unexpected e
 }
 
 const SERVER_ERROR = oauthError('server_error', 'The server could not complete the request.');
+
+/** How a full store is answered (RFC 6749 §4.1.2.1 `temporarily_unavailable`, RFC 9110 §10.2.3). */
+const STORE_FULL = oauthError(
+  'temporarily_unavailable',
+  'The service cannot take on more of this right now; try again later.',
+  { retryAfter: 60 },
+);
+const STORE_FULL_LOG_INTERVAL_MS = 60_000;
+/** When each logger last logged a full store (by logger, so instances with their own loggers each log). */
+const storeFullLoggedAt = new WeakMap<Logger, number>();
 
 /** Thrown by {@link createGatehouse} for options that cannot work, with a precise message. */
 export class ConfigurationError extends Error {

@@ -104,19 +104,16 @@ export { memoryClientStore } from './storage/memory/clients.js';
 export { memoryConsentStore } from './storage/memory/consents.js';
 export { memoryEngine, memoryStorage } from './storage/memory/engine.js';
 export { memoryGrantStore } from './storage/memory/grants.js';
+export { type MemoryKeyValueStoreOptions, memoryKeyValueStore } from './storage/memory/key-value.js';
 export {
   DEFAULT_RATE_LIMIT_ENTRIES,
   type MemoryRateLimitStoreOptions,
   memoryRateLimitStore,
 } from './storage/memory/rate-limits.js';
-export {
-  type MemoryKeyValueStoreOptions,
-  memoryKeyValueStore,
-  StoreFullError,
-} from './storage/memory/key-value.js';
 export { type MemoryReplayStoreOptions, memoryReplayStore } from './storage/memory/replay.js';
 export { memorySessionStore } from './storage/memory/sessions.js';
 export { type MemoryUser, type MemoryUserStoreOptions, memoryUserStore } from './storage/memory/users.js';
+export { isStoreFull, StoreFullError } from './storage/store-full.js';
 export type * from './storage/types.js';
 export {
   addSeconds,

@@ -12,7 +12,12 @@ export const KNOWN_OPTIONS = {
     "allowLoopback": true,
     "timeoutMs": true,
     "maxBytes": true,
-    "cacheSeconds": true
+    "cacheSeconds": true,
+    "maxConcurrentFetches": true,
+    "maxConcurrentFetchesPerOrigin": true,
+    "maxFetchesPerAddress": true,
+    "fetchWindowSeconds": true,
+    "maxCacheBytes": true
   },
   "users": true,
   "storage": true,
@@ -79,7 +84,8 @@ export const KNOWN_OPTIONS = {
     "initialAccessToken": true,
     "unusedTtl": true,
     "maxPerAddress": true,
-    "windowSeconds": true
+    "windowSeconds": true,
+    "maxClients": true
   },
   "clientMetadataDocuments": {
     "fetch": true,
@@ -88,7 +94,11 @@ export const KNOWN_OPTIONS = {
     "timeoutMs": true,
     "minCacheSeconds": true,
     "maxCacheSeconds": true,
-    "maxConcurrentFetches": true
+    "maxConcurrentFetches": true,
+    "maxConcurrentFetchesPerOrigin": true,
+    "maxFetchesPerAddress": true,
+    "fetchWindowSeconds": true,
+    "maxCacheBytes": true
   },
   "maxBodyBytes": true,
   "clockToleranceSeconds": true,

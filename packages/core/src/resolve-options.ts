@@ -1,11 +1,16 @@
 import type { Context, InstanceStores } from './context.js';
 import { ConfigurationError } from './errors.js';
+import type { Logger } from './events.js';
+import { addressCharge } from './http/address-charge.js';
+import type { FetchCaller } from './http/bounded-fetch-cache.js';
 import { clientAddressOf } from './http/client-address.js';
-import { runtimeFetch } from './http/guarded-fetch.js';
+import { defaultTransport } from './http/default-transport.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
 import {
   dynamicRegistrationSettings,
+  type FetchBudgetSettings,
+  fetchBudgetSettings,
   metadataDocumentSettings,
   whole,
 } from './oauth2/registration/settings.js';
@@ -154,9 +159,27 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   const now = options.now ?? Date.now;
   const dynamicRegistration = dynamicRegistrationSettings(options.dynamicRegistration);
   const clientMetadataDocuments = metadataDocumentSettings(options.clientMetadataDocuments);
+  const clientAddress = options.rateLimit?.clientAddress ?? clientAddressOf;
+  // Each fetch a request causes is charged to its address, on the rate-limit store (like RFC 7591
+  // registrations): one bucket per kind of document.
+  const fetchCaller =
+    (bucket: string, budget: FetchBudgetSettings, what: string) =>
+    (request: Request): FetchCaller => ({
+      address: clientAddress(request),
+      charge: () =>
+        addressCharge(
+          { store: storage.rateLimits, clientAddress, now },
+          bucket,
+          { maxPerAddress: budget.maxFetchesPerAddress, windowSeconds: budget.fetchWindowSeconds },
+          `Too many ${what} fetched for this address; try again later.`,
+        )(request),
+    });
   const metadataDocuments =
-    clientMetadataDocuments &&
-    new ClientMetadataDocuments(clientMetadataDocuments, storage.clients, scopes, now);
+    clientMetadataDocuments && new ClientMetadataDocuments(clientMetadataDocuments, scopes, now);
+  const documentCaller =
+    clientMetadataDocuments && fetchCaller('cimd', clientMetadataDocuments, 'client metadata documents were');
+  const jwksPolicy = clientJwksPolicy(options);
+  warnWithoutAddressChecks(options, logger);
   if (options.resources !== undefined && !Array.isArray(options.resources))
     throw new ConfigurationError('resources: expected an array of absolute URIs.');
   for (const resource of options.resources ?? []) {
@@ -177,9 +200,14 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
       ...(dynamicRegistration
         ? { found: slideUnusedDeadline(storage.clients, dynamicRegistration.unusedTtl, now) }
         : {}),
-      ...(metadataDocuments ? { unknown: (clientId: string) => metadataDocuments.resolve(clientId) } : {}),
+      ...(metadataDocuments && documentCaller
+        ? {
+            unknown: (clientId: string, request?: Request) =>
+              metadataDocuments.resolve(clientId, request && documentCaller(request)),
+          }
+        : {}),
     }),
-    clientJwks: new ClientJwksCache(clientJwksPolicy(options)),
+    clientJwks: new ClientJwksCache(jwksPolicy, fetchCaller('jwks', jwksPolicy, 'client key sets were')),
     users: guardStore(options.users, timeoutMs),
     storage,
     scopes,
@@ -212,7 +240,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
         50,
       ),
       windowSeconds: lifetime('rateLimit.windowSeconds', options.rateLimit?.windowSeconds, 900),
-      clientAddress: options.rateLimit?.clientAddress ?? clientAddressOf,
+      clientAddress,
     },
     passwordChecks: new PasswordCheckGate(
       count('passwordChecks.maxConcurrent', options.passwordChecks?.maxConcurrent, 4),
@@ -250,12 +278,37 @@ function clientJwksPolicy(options: GatehouseOptions): ClientJwksPolicy {
     throw new ConfigurationError('clientJwks.fetch: expected a function.');
   }
   return {
-    fetch: given.fetch ?? runtimeFetch,
+    fetch: given.fetch ?? defaultTransport().fetch,
     allowLoopback: given.allowLoopback ?? false,
     timeoutMs: whole('clientJwks.timeoutMs', given.timeoutMs, 5000, 100, 30_000),
     maxBytes: whole('clientJwks.maxBytes', given.maxBytes, 65_536, 256, 1_048_576),
     cacheMs: lifetime('clientJwks.cacheSeconds', given.cacheSeconds, 300, 86_400) * 1000,
+    ...fetchBudgetSettings('clientJwks', given),
   };
+}
+
+/**
+ * Says once, at creation, when anonymous callers can name URLs the server fetches (client ID
+ * metadata documents; `jwks_uri`s of self-registered clients) and the transport of those fetches
+ * is the default one of a runtime where it cannot check the addresses a host name resolves to.
+ */
+function warnWithoutAddressChecks(options: GatehouseOptions, logger: Logger): void {
+  if (defaultTransport().checksResolvedAddresses) return;
+  const unchecked = [
+    ...(options.clientMetadataDocuments && !options.clientMetadataDocuments.fetch
+      ? ['clientMetadataDocuments']
+      : []),
+    ...((options.clientMetadataDocuments || options.dynamicRegistration) && !options.clientJwks?.fetch
+      ? ['clientJwks']
+      : []),
+  ];
+  if (unchecked.length === 0) return;
+  logger.warn(
+    `gatehouse: ${unchecked.join(' and ')} fetch URLs that anonymous callers choose with this runtime's fetch, ` +
+      'which cannot check the addresses a host name resolves to: a name resolving to a private or loopback ' +
+      'address is fetched unless the platform refuses it (IP literals are always refused). Run on Node.js, ' +
+      'pass a `fetch` transport that checks resolved addresses, or make sure the egress rules stop such requests.',
+  );
 }
 
 /**

@@ -26,6 +26,8 @@ import { wholeExpiry } from '@gatehousejs/core';
  *     `<prefix>:{<I>:consent:<n>:<user>:<client>}`  string: JSON
  *     `<prefix>:{<I>:rate:<key>}`                    hash: count, reset
  *     `<prefix>:{<I>:client:<client id>}`            hash: r (JSON), exp (registered client)
+ *     `<prefix>:{<I>:clients}`                       sorted set: the live registered client ids,
+ *                                                    scored by expiry (`maxClients`)
  *     `<prefix>:{<I>:once:<id>}`                     string (replay id)
  *
  * Every key carries its record's expiry (`PEXPIREAT`), so Redis deletes it without a sweeper.
@@ -48,6 +50,8 @@ export interface KeyLayout {
   consent(userId: string, clientId: string): string;
   rateLimit(key: string): string;
   registeredClient(clientId: string): string;
+  /** The index of the instance's registered clients, scored by expiry (counts `maxClients`). */
+  readonly registeredClients: string;
   replayId(id: string): string;
   /** The SCAN pattern of every key of the instance. */
   readonly pattern: string;
@@ -92,6 +96,7 @@ export function keyLayout(prefix: string, instanceId: string): KeyLayout {
     consent: (userId, clientId) => `${base}consent:${userId.length}:${userId}:${clientId}}`,
     rateLimit: (key) => `${base}rate:${key}}`,
     registeredClient: (clientId) => `${base}client:${clientId}}`,
+    registeredClients: `${base}clients}`,
     replayId: (id) => `${base}once:${id}}`,
     pattern: `${globEscape(base)}*`,
     instanceId,

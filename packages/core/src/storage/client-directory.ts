@@ -13,7 +13,16 @@ export interface ClientDirectoryExtensions {
    * id is the URL of the client's registration. May throw a `ProtocolError` saying why such an id
    * is refused.
    */
-  readonly unknown?: (clientId: string) => Promise<ClientRecord | null>;
+  readonly unknown?: (clientId: string, request?: Request) => Promise<ClientRecord | null>;
+}
+
+/**
+ * The clients an instance knows ({@link clientDirectory}). `request`, when the lookup serves one,
+ * is who pays for what the lookup costs (a metadata document fetch is charged to its address);
+ * without it (an authenticated listing) nothing is charged.
+ */
+export interface ClientDirectory extends ClientStore {
+  findClient(clientId: string, request?: Request): Promise<ClientRecord | null>;
 }
 
 /**
@@ -28,9 +37,9 @@ export function clientDirectory(
   registry: ClientRegistry,
   now: () => EpochMs,
   extensions: ClientDirectoryExtensions = {},
-): ClientStore {
+): ClientDirectory {
   return {
-    async findClient(clientId: string): Promise<ClientRecord | null> {
+    async findClient(clientId: string, request?: Request): Promise<ClientRecord | null> {
       const configured = await host.findClient(clientId);
       if (configured) return configured;
       const registration = await registry.findClient(clientId, now());
@@ -38,7 +47,7 @@ export function clientDirectory(
         await extensions.found?.(registration);
         return registration.client;
       }
-      return extensions.unknown ? extensions.unknown(clientId) : null;
+      return extensions.unknown ? extensions.unknown(clientId, request) : null;
     },
     ...(host.isOriginAllowed ? { isOriginAllowed: (origin: string) => host.isOriginAllowed!(origin) } : {}),
   };

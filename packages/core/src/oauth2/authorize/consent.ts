@@ -156,23 +156,28 @@ export const consentEndpoint: Handler = async (request, ctx) => {
     if (error instanceof ProtocolError) return errorPage(ctx, error);
     throw error;
   }
-  return authorizationStep(ctx, params, async (auth) => {
-    const current = await sessionUser(ctx, request);
-    if (!current) return renderLoginStep(ctx, request, auth);
-    const decision = params.get('decision');
-    if (decision === 'deny') throw oauthError('access_denied', 'The user denied the request.');
-    if (decision !== 'allow') throw invalidRequest('The consent decision must be "allow" or "deny".');
-    const now = ctx.now();
-    // A consent taken back by `revokeUser` is not merged into the new one.
-    const previous = await liveConsent(ctx, current.user.id, auth.client.id, now);
-    const scope = [...new Set([...parseScope(previous?.scope ?? ''), ...parseScope(auth.scope)])].join(' ');
-    await ctx.storage.consents.saveConsent({
-      userId: current.user.id,
-      clientId: auth.client.id,
-      scope,
-      expiresAt: now + CONSENT_TTL_MS,
-      ext: consentExtensions(previous, auth.resources, now),
-    });
-    return issueAuthorizationCode(ctx, auth, current.session.record);
-  });
+  return authorizationStep(
+    ctx,
+    params,
+    async (auth) => {
+      const current = await sessionUser(ctx, request);
+      if (!current) return renderLoginStep(ctx, request, auth);
+      const decision = params.get('decision');
+      if (decision === 'deny') throw oauthError('access_denied', 'The user denied the request.');
+      if (decision !== 'allow') throw invalidRequest('The consent decision must be "allow" or "deny".');
+      const now = ctx.now();
+      // A consent taken back by `revokeUser` is not merged into the new one.
+      const previous = await liveConsent(ctx, current.user.id, auth.client.id, now);
+      const scope = [...new Set([...parseScope(previous?.scope ?? ''), ...parseScope(auth.scope)])].join(' ');
+      await ctx.storage.consents.saveConsent({
+        userId: current.user.id,
+        clientId: auth.client.id,
+        scope,
+        expiresAt: now + CONSENT_TTL_MS,
+        ext: consentExtensions(previous, auth.resources, now),
+      });
+      return issueAuthorizationCode(ctx, auth, current.session.record);
+    },
+    request,
+  );
 };

@@ -76,51 +76,56 @@ export function authorizeLocation(ctx: Context, auth: AuthorizationRequest): str
 export const loginEndpoint: Handler = async (request, ctx) => {
   if (isForeignBrowserRequest(ctx, request)) return errorPage(ctx, crossSiteRefused(ctx, request));
   const params = await readForm(request, ctx.maxBodyBytes);
-  return authorizationStep(ctx, params, async (auth) => {
-    if (!(await hasValidCsrfToken(ctx, request, params))) {
-      // A stale token (e.g. another tab replaced the cookie) gets a fresh form rather than a dead end.
-      const expired = formExpired();
-      return renderLoginStep(ctx, request, auth, { status: expired.status, error: expired.description });
-    }
-    const username = params.get('username') ?? '';
-    const password = params.get('password') ?? '';
-    const shown = shownUsername(username); // what the form and the events echo: never more than the limit
-    if (username === '' || password === '') {
-      return renderLoginStep(ctx, request, auth, {
-        status: 400,
-        error: 'Enter your username and password.',
-        username: shown,
+  return authorizationStep(
+    ctx,
+    params,
+    async (auth) => {
+      if (!(await hasValidCsrfToken(ctx, request, params))) {
+        // A stale token (e.g. another tab replaced the cookie) gets a fresh form rather than a dead end.
+        const expired = formExpired();
+        return renderLoginStep(ctx, request, auth, { status: expired.status, error: expired.description });
+      }
+      const username = params.get('username') ?? '';
+      const password = params.get('password') ?? '';
+      const shown = shownUsername(username); // what the form and the events echo: never more than the limit
+      if (username === '' || password === '') {
+        return renderLoginStep(ctx, request, auth, {
+          status: 400,
+          error: 'Enter your username and password.',
+          username: shown,
+        });
+      }
+      const attempt = await attemptPasswordLogin(ctx, request, username, password);
+      if (attempt.outcome === 'refused') {
+        const rateLimited = attempt.reason === 'rate_limited';
+        if (rateLimited) ctx.emit({ type: 'login.rate_limited', username: shown, via: 'login-page' });
+        return renderLoginStep(ctx, request, auth, {
+          status: attempt.error.status,
+          error: rateLimited
+            ? 'Too many failed attempts. Wait a while, then try again.'
+            : 'The server is busy. Try again in a moment.',
+          username: shown,
+          headers: attempt.error.headers,
+        });
+      }
+      if (attempt.outcome === 'failed') {
+        ctx.emit({ type: 'login.failed', username: shown, via: 'login-page' });
+        return renderLoginStep(ctx, request, auth, {
+          status: 400,
+          error: LOGIN_FAILED_MESSAGE,
+          username: shown,
+        });
+      }
+      const { user } = attempt;
+      await endSession(ctx, request); // the new cookie below replaces the old one in the browser
+      const { setCookie } = await startSession(ctx, user.id);
+      ctx.emit({ type: 'login.succeeded', userId: user.id, via: 'login-page' });
+      return noStoreEmpty(303, {
+        Location: authorizeLocation(ctx, auth),
+        'Set-Cookie': setCookie,
+        'Referrer-Policy': 'same-origin',
       });
-    }
-    const attempt = await attemptPasswordLogin(ctx, request, username, password);
-    if (attempt.outcome === 'refused') {
-      const rateLimited = attempt.reason === 'rate_limited';
-      if (rateLimited) ctx.emit({ type: 'login.rate_limited', username: shown, via: 'login-page' });
-      return renderLoginStep(ctx, request, auth, {
-        status: attempt.error.status,
-        error: rateLimited
-          ? 'Too many failed attempts. Wait a while, then try again.'
-          : 'The server is busy. Try again in a moment.',
-        username: shown,
-        headers: attempt.error.headers,
-      });
-    }
-    if (attempt.outcome === 'failed') {
-      ctx.emit({ type: 'login.failed', username: shown, via: 'login-page' });
-      return renderLoginStep(ctx, request, auth, {
-        status: 400,
-        error: LOGIN_FAILED_MESSAGE,
-        username: shown,
-      });
-    }
-    const { user } = attempt;
-    await endSession(ctx, request); // the new cookie below replaces the old one in the browser
-    const { setCookie } = await startSession(ctx, user.id);
-    ctx.emit({ type: 'login.succeeded', userId: user.id, via: 'login-page' });
-    return noStoreEmpty(303, {
-      Location: authorizeLocation(ctx, auth),
-      'Set-Cookie': setCookie,
-      'Referrer-Policy': 'same-origin',
-    });
-  });
+    },
+    request,
+  );
 };

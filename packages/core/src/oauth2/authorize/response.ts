@@ -69,16 +69,18 @@ export function authorizationErrorRedirect(
  * on the carried authorization parameters. The client and redirect URI are checked first: when they
  * cannot be trusted the answer is an HTML error page, never a redirect (RFC 6749 §4.1.2.1). Then the
  * request is validated completely and `step` runs; the redirectable protocol errors either throws
- * go back to the client, anything else (a refused form, a bug) propagates.
+ * go back to the client, anything else (a refused form, a bug) propagates. `request` pays for the
+ * client lookup (a metadata document fetch is charged to its address).
  */
 export async function authorizationStep(
   ctx: Context,
   params: Params,
   step: (auth: AuthorizationRequest) => Promise<Answer>,
+  request?: Request,
 ): Promise<Answer> {
   let target: AuthorizationTarget;
   try {
-    target = await resolveAuthorizationTarget(ctx, params);
+    target = await resolveAuthorizationTarget(ctx, params, request);
   } catch (error) {
     return unredirectableError(ctx, error);
   }

@@ -29,7 +29,7 @@ export async function authenticateClient(
   params: Params,
 ): Promise<AuthenticatedClient> {
   const { method, presented } = detectMethod(ctx, request, params);
-  const found = await ctx.clients.findClient(presented.clientId);
+  const found = await ctx.clients.findClient(presented.clientId, request);
   const client = found && registeredAuthMethod(found) === method.name ? found : undefined;
   const verified = await method.verify(ctx, presented, client);
   if (!client || !verified) throw invalidClient(ctx.realm);
