@@ -29,12 +29,13 @@ let chosen: DefaultTransport | undefined;
  * sits) is theirs to decide; a check that may silently not run is not used.
  */
 export function defaultTransport(): DefaultTransport {
-  chosen ??= choose();
+  chosen ??= transportFor(globalThis);
   return chosen;
 }
 
-function choose(): DefaultTransport {
-  const node = nodeNetworking();
+/** The default transport for a runtime whose global object is `global`. */
+export function transportFor(global: RuntimeGlobals): DefaultTransport {
+  const node = nodeNetworking(global);
   return node
     ? { fetch: addressCheckingTransport(node), checksResolvedAddresses: true }
     : { fetch: runtimeFetch, checksResolvedAddresses: false };
@@ -45,14 +46,16 @@ interface NodeProcess {
   readonly getBuiltinModule?: (id: string) => unknown;
 }
 
+/** What of the global object tells the runtime apart. */
+export interface RuntimeGlobals {
+  readonly Bun?: unknown;
+  readonly Deno?: unknown;
+  readonly navigator?: { readonly userAgent?: string };
+  readonly process?: NodeProcess;
+}
+
 /** Node.js's networking built-ins, or `undefined` on any other runtime. */
-function nodeNetworking(): NodeNetworking | undefined {
-  const global = globalThis as {
-    readonly Bun?: unknown;
-    readonly Deno?: unknown;
-    readonly navigator?: { readonly userAgent?: string };
-    readonly process?: NodeProcess;
-  };
+function nodeNetworking(global: RuntimeGlobals): NodeNetworking | undefined {
   if (global.Bun !== undefined || global.Deno !== undefined) return undefined;
   if (global.navigator?.userAgent?.startsWith('Cloudflare-Workers')) return undefined;
   const process = global.process;

@@ -4,55 +4,13 @@
  * of a Gatehouse instance. Every refusal is a 400 with a reason, never a 5xx, and a refused
  * address is never fetched.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type ClientMetadataDocumentOptions, JWT_BEARER_ASSERTION_TYPE } from '@gatehousejs/core';
 import { addressCheckingFetch } from '@gatehousejs/core/node';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../../test/browser-flow';
+import { DocumentServer } from '../../../test/document-server';
 import { ISSUER, PKCE_VERIFIER, post, REDIRECT_URI, testInstance } from '../../../test/fixtures';
-
-type Route = (request: IncomingMessage, response: ServerResponse) => void;
-
-/** A document server: a route per path, and how often each path was asked for. */
-class DocumentServer {
-  readonly hits = new Map<string, number>();
-  readonly routes = new Map<string, Route>();
-  #server: Server | undefined;
-  origin = '';
-
-  async start(): Promise<void> {
-    this.#server = createServer((request, response) => {
-      const path = request.url ?? '/';
-      this.hits.set(path, (this.hits.get(path) ?? 0) + 1);
-      const route = this.routes.get(path);
-      if (route) route(request, response);
-      else response.writeHead(404).end();
-    });
-    await new Promise<void>((resolve) => this.#server!.listen(0, '127.0.0.1', resolve));
-    this.origin = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
-  }
-
-  async stop(): Promise<void> {
-    this.#server?.closeAllConnections();
-    await new Promise((resolve) => this.#server?.close(resolve));
-  }
-
-  /** Serves `document` (JSON) at `path`, with extra headers; returns the document's URL. */
-  json(path: string, document: (url: string) => unknown, headers: Record<string, string> = {}): string {
-    const url = this.origin + path;
-    this.routes.set(path, (_request, response) => {
-      response.writeHead(200, { 'Content-Type': 'application/json', ...headers });
-      response.end(JSON.stringify(document(url)));
-    });
-    return url;
-  }
-
-  count(url: string): number {
-    return this.hits.get(new URL(url).pathname) ?? 0;
-  }
-}
 
 const documents = new DocumentServer();
 beforeAll(() => documents.start());
