@@ -23,6 +23,7 @@ import { clientDirectory } from './storage/client-directory.js';
 import { guardStore } from './storage/guard.js';
 import { checkInstanceId, isStorageEngine } from './storage/instance-id.js';
 import { memoryStorage } from './storage/memory/engine.js';
+import { memoryRateLimitStore } from './storage/memory/rate-limits.js';
 import type { GatehouseStorage, GrantStore } from './storage/types.js';
 import type { KeySet } from './tokens/keys.js';
 import { checkKeys, SIGNING_ALGORITHMS } from './tokens/keys.js';
@@ -32,6 +33,13 @@ import { resolveUi } from './ui/texts.js';
 import { refuseUnknownOptions } from './unknown-options.js';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Client networks whose fetch budget one process counts at once, per kind of document (about 2 MB).
+ * Full (10,000 networks fetching within one window): a network without a counter yet is refused
+ * (429) until windows end; existing counters keep counting (`memoryRateLimitStore`).
+ */
+const FETCH_COUNTERS = 10_000;
 
 function lifetime(name: string, value: number | undefined, fallback: number, max = 366 * 86_400): number {
   const seconds = value ?? fallback;
@@ -160,20 +168,21 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   const dynamicRegistration = dynamicRegistrationSettings(options.dynamicRegistration);
   const clientMetadataDocuments = metadataDocumentSettings(options.clientMetadataDocuments);
   const clientAddress = options.rateLimit?.clientAddress ?? clientAddressOf;
-  // Each fetch a request causes is charged to its address, on the rate-limit store (like RFC 7591
-  // registrations): one bucket per kind of document.
-  const fetchCaller =
-    (bucket: string, budget: FetchBudgetSettings, what: string) =>
-    (request: Request): FetchCaller => ({
+  // Each fetch a request causes is charged to its address, like RFC 7591 registrations, but on
+  // counters of this process: the fetches and the cache they fill are this process's, and nothing
+  // an anonymous request names is written to the storage engine. One bounded table per kind.
+  const fetchCaller = (bucket: string, budget: FetchBudgetSettings, what: string) => {
+    const charge = addressCharge(
+      { store: memoryRateLimitStore({ maxEntries: FETCH_COUNTERS }), clientAddress, now },
+      bucket,
+      { maxPerAddress: budget.maxFetchesPerAddress, windowSeconds: budget.fetchWindowSeconds },
+      `Too many ${what} fetched for this address; try again later.`,
+    );
+    return (request: Request): FetchCaller => ({
       address: clientAddress(request),
-      charge: () =>
-        addressCharge(
-          { store: storage.rateLimits, clientAddress, now },
-          bucket,
-          { maxPerAddress: budget.maxFetchesPerAddress, windowSeconds: budget.fetchWindowSeconds },
-          `Too many ${what} fetched for this address; try again later.`,
-        )(request),
+      charge: () => charge(request),
     });
+  };
   const metadataDocuments =
     clientMetadataDocuments && new ClientMetadataDocuments(clientMetadataDocuments, scopes, now);
   const documentCaller =

@@ -21,7 +21,8 @@ export interface AddressChargeStore {
 
 /**
  * A charge of one action to the client address of a request (IPv6: its /64, like the password
- * limiter), in a fixed window on the rate-limit store; over `maxPerAddress` it throws 429
+ * limiter), in a fixed window on `limits.store` (registrations: the instance's rate-limit store,
+ * shared by its processes; fetches: a bounded table of the process); over `maxPerAddress` it throws 429
  * `too_many_requests` with `Retry-After` and `refusal` as description. A refusal writes nothing
  * (the window is read first), and the key (`{bucket}:addr:{digest}`) has a fixed size whatever
  * the address. Requests without a known address share one bucket, limited like one address.
