@@ -6,6 +6,7 @@ import type { FetchCaller } from './http/bounded-fetch-cache.js';
 import { clientAddressOf } from './http/client-address.js';
 import { defaultTransport } from './http/default-transport.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
+import { looksLikeClientIdUrl } from './oauth2/registration/client-id-url.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
 import {
   dynamicRegistrationSettings,
@@ -211,8 +212,11 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
         : {}),
       ...(metadataDocuments && documentCaller
         ? {
-            unknown: (clientId: string, request?: Request) =>
-              metadataDocuments.resolve(clientId, request && documentCaller(request)),
+            documents: {
+              claims: looksLikeClientIdUrl,
+              resolve: (clientId: string, request?: Request) =>
+                metadataDocuments.resolve(clientId, request && documentCaller(request)),
+            },
           }
         : {}),
     }),

@@ -9,11 +9,16 @@ export interface ClientDirectoryExtensions {
    */
   readonly found?: (registration: RegisteredClient) => Promise<void>;
   /**
-   * Asked for an id neither the host nor the registry knows: client ID metadata documents, whose
-   * id is the URL of the client's registration. May throw a `ProtocolError` saying why such an id
-   * is refused.
+   * Client ID metadata documents, whose id is the URL of the client's registration: asked, instead
+   * of the registry, for the ids the host does not know and `claims` (URL-shaped ones; RFC 7591
+   * ids are random and never URLs, so the registry is not consulted, and an anonymous request
+   * naming a URL costs no engine round trip). `resolve` may throw a `ProtocolError` saying why
+   * such an id is refused.
    */
-  readonly unknown?: (clientId: string, request?: Request) => Promise<ClientRecord | null>;
+  readonly documents?: {
+    readonly claims: (clientId: string) => boolean;
+    readonly resolve: (clientId: string, request?: Request) => Promise<ClientRecord | null>;
+  };
 }
 
 /**
@@ -28,7 +33,7 @@ export interface ClientDirectory extends ClientStore {
 /**
  * The clients an instance knows: the host's {@link ClientStore} first (configuration wins over
  * registration, so a registration can never shadow a configured client id), then the instance's
- * {@link ClientRegistry}, then (when enabled) a client ID metadata document. Only the host's store
+ * {@link ClientRegistry} or (when enabled, for URL-shaped ids) a client ID metadata document. Only the host's store
  * answers `isOriginAllowed`: registering a client must not grant credentialed CORS to the origin
  * that registered it.
  */
@@ -42,12 +47,11 @@ export function clientDirectory(
     async findClient(clientId: string, request?: Request): Promise<ClientRecord | null> {
       const configured = await host.findClient(clientId);
       if (configured) return configured;
+      if (extensions.documents?.claims(clientId)) return extensions.documents.resolve(clientId, request);
       const registration = await registry.findClient(clientId, now());
-      if (registration) {
-        await extensions.found?.(registration);
-        return registration.client;
-      }
-      return extensions.unknown ? extensions.unknown(clientId, request) : null;
+      if (!registration) return null;
+      await extensions.found?.(registration);
+      return registration.client;
     },
     ...(host.isOriginAllowed ? { isOriginAllowed: (origin: string) => host.isOriginAllowed!(origin) } : {}),
   };
