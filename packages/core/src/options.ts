@@ -382,7 +382,9 @@ export interface FetchBudgetOptions {
 /**
  * Options of client ID metadata documents. The fetch is guarded (`http/guarded-fetch.ts`): https
  * only, no private, link-local or unique-local addresses, no redirects, a size cap and a deadline;
- * documents are kept for their HTTP cache lifetime, within bounds.
+ * documents are kept in a bounded in-process cache (never in `storage`) for their HTTP cache
+ * lifetime, within bounds, and each fetch is charged to the caller's address
+ * ({@link FetchBudgetOptions}).
  */
 export interface ClientMetadataDocumentOptions extends FetchBudgetOptions {
   /**
