@@ -170,15 +170,15 @@ if (process.env.DATABASE_URL)
       return {
         stores: stores(storage),
         bytes: async () => {
-          const { rows } = await storage.pool.query<{ table_name: string }>(
+          const { rows } = (await storage.pool.query(
             'SELECT table_name FROM information_schema.tables WHERE table_schema = $1',
             [schema],
-          );
+          )) as { rows: { table_name: string }[] };
           let total = 0;
           for (const { table_name } of rows) {
-            const sized = await storage.pool.query<{ bytes: string | null }>(
+            const sized = (await storage.pool.query(
               `SELECT sum(pg_column_size(t.*)) AS bytes FROM "${schema}"."${table_name}" t`,
-            );
+            )) as { rows: { bytes: string | null }[] };
             total += Number(sized.rows[0]?.bytes ?? 0);
           }
           return total;
