@@ -12,11 +12,16 @@ import {
   generateKeys,
   type HostedInstanceOptions,
   hashClientSecret,
+  JWT_BEARER_GRANT,
   memoryClientStore,
   memoryUserStore,
   type PrivateJwk,
   pbkdf2Hasher,
   type StorageEngine,
+  TOKEN_EXCHANGE_GRANT,
+  TOKEN_TYPES,
+  type TokenExchangeOptions,
+  type TrustedIssuerOptions,
 } from '@gatehousejs/core';
 import { engineFromEnv, storageFromEnv } from './storage.js';
 
@@ -66,6 +71,25 @@ export const DEMO = {
       alg: 'ES256',
       use: 'sig',
     },
+  },
+  /**
+   * An agent acting for the demo user (RFC 8693 token exchange): it trades a `demo` user's access
+   * token (with `tickets:read`) for one whose audience is the MCP server, carrying
+   * `act.sub = "demo-agent"`. Client credentials give it a token of its own, which it may present as
+   * the `actor_token`.
+   */
+  agentClient: { id: 'demo-agent', secret: 'demo-agent-secret', scope: 'tickets:read' },
+  /**
+   * The enterprise-managed authorization profile of MCP (ID-JAG), on the demo host: `acme` is the
+   * enterprise identity provider, `demo` the MCP server's authorization server. This client signs
+   * the user in at `acme` (an ID token), exchanges the ID token there for an ID-JAG for `demo`
+   * (`requested_token_type=urn:ietf:params:oauth:token-type:id-jag`, `audience` = the `demo`
+   * issuer, `resource` = the MCP server), and redeems it at `demo` with the JWT bearer grant.
+   */
+  enterpriseClient: {
+    id: 'demo-enterprise',
+    secret: 'demo-enterprise-secret',
+    scope: 'tickets:read',
   },
   user: {
     id: 'user-demo',
@@ -170,6 +194,35 @@ interface SeedOptions {
   readonly allowedOrigins?: readonly string[];
   /** Resources (RFC 8707) besides the instance's API that clients may request tokens for. */
   readonly resources?: readonly string[];
+  /** The issuer this instance, as an identity provider, issues ID-JAGs for (`acme` → `demo`). */
+  readonly idJagAudience?: string;
+  /** The identity provider whose ID-JAGs this instance redeems (`demo` ← `acme`). */
+  readonly trustedIssuer?: TrustedIssuerOptions;
+}
+
+/**
+ * The demo's token exchange policy (RFC 8693 §5: the server decides what each exchange may
+ * carry). `demo-agent` may act for this instance's users (never for a client, nor as another
+ * actor than itself) with `tickets:read` at the instance's resources besides its own API (the MCP
+ * server on `demo`); `demo-enterprise` may obtain ID-JAGs with `tickets:read` for the configured
+ * audience. Everyone else: refused.
+ */
+function demoTokenExchange(seed: SeedOptions): TokenExchangeOptions {
+  return {
+    ...(seed.idJagAudience === undefined ? {} : { idJagAudiences: [seed.idJagAudience] }),
+    policy: ({ client, subject, actor, requested }) => {
+      if (client.id === DEMO.agentClient.id && requested.tokenType === TOKEN_TYPES.accessToken) {
+        if (subject.kind !== 'access_token' || subject.subject?.kind !== 'user') return null;
+        if (actor && !(actor.subject?.kind === 'client' && actor.sub === client.id)) return null;
+        return { scope: DEMO.agentClient.scope, audience: seed.resources ?? [] };
+      }
+      if (client.id === DEMO.enterpriseClient.id && requested.tokenType === TOKEN_TYPES.idJag) {
+        if (seed.idJagAudience === undefined) return null;
+        return { scope: DEMO.enterpriseClient.scope, audience: [seed.idJagAudience] };
+      }
+      return null;
+    },
+  };
 }
 
 // A moderate PBKDF2 cost keeps the demo responsive; production hosts keep the default (600,000).
@@ -182,6 +235,9 @@ const hasher = pbkdf2Hasher({ iterations: 100_000 });
 async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> {
   return {
     keys: seed.keys,
+    // Keys generated at start are the demo's choice, with the warning of signingKeysFromEnv, also
+    // under `next start` (NODE_ENV=production); a production host stores its keys.
+    allowEphemeralKeys: true,
     clients: memoryClientStore([
       {
         id: DEMO.client.id,
@@ -234,6 +290,28 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
         firstParty: true,
       },
       {
+        id: DEMO.agentClient.id,
+        name: 'Demo Agent (token exchange)',
+        type: 'confidential',
+        secretHash: await hashClientSecret(DEMO.agentClient.secret),
+        tokenEndpointAuthMethod: 'client_secret_basic',
+        grantTypes: [TOKEN_EXCHANGE_GRANT, 'client_credentials'],
+        scopes: [DEMO.agentClient.scope],
+        redirectUris: [],
+      },
+      {
+        id: DEMO.enterpriseClient.id,
+        name: 'Demo Enterprise MCP Client (ID-JAG)',
+        type: 'confidential',
+        secretHash: await hashClientSecret(DEMO.enterpriseClient.secret),
+        tokenEndpointAuthMethod: 'client_secret_basic',
+        grantTypes: ['authorization_code', TOKEN_EXCHANGE_GRANT, JWT_BEARER_GRANT],
+        scopes: ['openid', 'profile', DEMO.enterpriseClient.scope],
+        redirectUris: [seed.redirectUri],
+        postLogoutRedirectUris: [seed.postLogoutRedirectUri],
+        firstParty: true,
+      },
+      {
         id: DEMO.publicClient.id,
         name: 'Demo SPA',
         type: 'public',
@@ -257,6 +335,8 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
     scopes: [...DEMO.scopes],
     ...(seed.resources === undefined ? {} : { resources: seed.resources }),
     cors: { allowedOrigins: seed.allowedOrigins ?? [] },
+    tokenExchange: demoTokenExchange(seed),
+    ...(seed.trustedIssuer === undefined ? {} : { trustedIssuers: [seed.trustedIssuer] }),
     ...DEMO_REGISTRATION,
   };
 }
@@ -355,6 +435,8 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
   };
   const engine = options.storage ? undefined : await engineFromEnv(env);
   const seeds = new Map<string, Promise<HostedInstanceOptions>>();
+  const issuerOf = (name: 'demo' | 'acme') =>
+    origin + (name === 'demo' ? DEMO.instancePath : ACME.instancePath);
   const seed = (name: 'demo' | 'acme') =>
     seededOptions({
       origin,
@@ -363,8 +445,14 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
       keys: keys[name],
       userId: name === 'demo' ? DEMO.user.id : ACME.user.id,
       allowedOrigins: options.allowedOrigins,
-      // The MCP server at {origin}/mcp is protected by `demo` only.
-      ...(name === 'demo' ? { resources: [origin + DEMO.mcp.path] } : {}),
+      // The MCP server at {origin}/mcp is protected by `demo` only, which redeems the ID-JAGs
+      // `acme` (the enterprise identity provider) issues for it.
+      ...(name === 'demo'
+        ? {
+            resources: [origin + DEMO.mcp.path],
+            trustedIssuer: acmeAsIdentityProvider(issuerOf('acme'), keys.acme),
+          }
+        : { idJagAudience: issuerOf('demo') }),
     }).then((seeded) => ({ ...seeded, ...options.overrides }));
   const host = createGatehouseHost({
     origin,
@@ -391,6 +479,26 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
   };
 }
 
+/**
+ * `acme` as the identity provider `demo` trusts (ID-JAG, the JWT bearer grant): its public keys
+ * inline (the host holds them; no fetch of its own JWKS), its assertions accepted, and its demo
+ * user (`user-acme`) taken for the same person as `demo`'s (`user-demo`): the mapping a real
+ * authorization server keeps of its single sign-on users.
+ */
+function acmeAsIdentityProvider(issuer: string, keys: readonly PrivateJwk[]): TrustedIssuerOptions {
+  const publicMembers = ['kty', 'crv', 'x', 'y', 'n', 'e', 'kid', 'alg', 'use'];
+  return {
+    issuer,
+    jwks: {
+      keys: keys.map((key) =>
+        Object.fromEntries(Object.entries(key).filter(([name]) => publicMembers.includes(name))),
+      ),
+    },
+    jwtBearer: true,
+    userId: (claims) => (claims.sub === ACME.user.id ? DEMO.user.id : null),
+  };
+}
+
 /** The lines a demo host server prints on start. */
 export function describeDemoHost(demo: DemoHost): string {
   return [
@@ -398,6 +506,8 @@ export function describeDemoHost(demo: DemoHost): string {
     `  metadata:       ${demo.origin}/.well-known/oauth-authorization-server/{demo,acme}`,
     `  OAuth client:   ${DEMO.client.id} / ${DEMO.client.secret} (confidential), ${DEMO.publicClient.id} (public, PKCE), on both`,
     `  more clients:   ${DEMO.postClient.id} / ${DEMO.postClient.secret} (client_secret_post), ${DEMO.serviceClient.id} / ${DEMO.serviceClient.secret} (client_credentials), ${DEMO.jwtClient.id} (private_key_jwt, demo key ${DEMO.jwtClient.privateKeyPath})`,
+    `  token exchange: ${DEMO.agentClient.id} / ${DEMO.agentClient.secret} (RFC 8693: a demo user's token → one for ${demo.origin}${DEMO.mcp.path}, act.sub = ${DEMO.agentClient.id})`,
+    `  ID-JAG:         ${DEMO.enterpriseClient.id} / ${DEMO.enterpriseClient.secret} (acme's ID token → ID-JAG at acme → MCP token at demo, JWT bearer grant)`,
     `  redirect URI:   ${demo.redirectUri}`,
     `  user:           ${DEMO.user.username} / ${DEMO.user.password} (user id ${DEMO.user.id} on demo, ${ACME.user.id} on acme)`,
     `  tickets API:    POST ${demo.origin}/{demo,acme}/api/v1/tickets (bearer or session)`,
@@ -414,6 +524,7 @@ export function describeDemo(demo: Demo): string {
     `  OAuth client:   ${DEMO.client.id} / ${DEMO.client.secret} (confidential), ${DEMO.publicClient.id} (public, PKCE)`,
     `  third party:    ${DEMO.thirdPartyClient.id} / ${DEMO.thirdPartyClient.secret} (confidential, asks for consent)`,
     `  more clients:   ${DEMO.postClient.id} / ${DEMO.postClient.secret} (client_secret_post), ${DEMO.serviceClient.id} / ${DEMO.serviceClient.secret} (client_credentials, ${DEMO.serviceClient.scope}), ${DEMO.jwtClient.id} (private_key_jwt, demo key ${DEMO.jwtClient.privateKeyPath})`,
+    `  token exchange: ${DEMO.agentClient.id} / ${DEMO.agentClient.secret} (RFC 8693: a demo user's token → one for ${demo.origin}${DEMO.mcp.path}, act.sub = ${DEMO.agentClient.id})`,
     `  redirect URI:   ${demo.redirectUri} (after sign-out: ${demo.postLogoutRedirectUri})`,
     `  scopes:         ${DEMO.scopes.join(' ')}`,
     `  user:           ${DEMO.user.username} / ${DEMO.user.password}`,

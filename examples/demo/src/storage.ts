@@ -111,7 +111,8 @@ function stores({
   rateLimits,
   clients,
   replay,
+  kv,
   clear,
 }: GatehouseStorage): GatehouseStorage {
-  return { grants, sessions, consents, rateLimits, clients, replay, clear };
+  return { grants, sessions, consents, rateLimits, clients, replay, kv, clear };
 }

@@ -51,6 +51,13 @@ app.get('/callback', (_req, res) => {
   refuseFraming(res);
   res.set('Cache-Control', 'no-store').sendFile(join(publicDir, 'callback.html'));
 });
+// An issuer URL is an identifier, not a page; opened in a browser, it leads to the instance's
+// OpenID Provider metadata, which lists every endpoint.
+for (const name of ['demo', 'acme'] as const) {
+  app.get(`/${name}`, (_req, res) => {
+    res.redirect(302, `/${name}/.well-known/openid-configuration`);
+  });
+}
 // Where the demo clients land after RP-initiated logout (their registered post-logout redirect URI).
 app.get('/logged-out', (_req, res) => {
   res.set('Cache-Control', 'no-store').type('html').send(LOGGED_OUT_PAGE);

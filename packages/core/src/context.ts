@@ -4,6 +4,8 @@ import type {
   DynamicRegistrationSettings,
   MetadataDocumentSettings,
 } from './oauth2/registration/settings.js';
+import type { TokenExchangeSettings } from './oauth2/token-exchange/settings.js';
+import type { TrustedIssuer } from './oauth2/trusted-issuers.js';
 import type { CorsOptions } from './options.js';
 import type { PasswordCheckGate } from './passwords/password-check-gate.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
@@ -85,6 +87,10 @@ export interface Context {
   readonly dynamicRegistration: DynamicRegistrationSettings | undefined;
   /** Client ID metadata documents, when `clientMetadataDocuments` is on. */
   readonly clientMetadataDocuments: MetadataDocumentSettings | undefined;
+  /** Token exchange (RFC 8693), when `tokenExchange` is on. */
+  readonly tokenExchange: TokenExchangeSettings | undefined;
+  /** Other issuers whose JWTs are accepted (`trustedIssuers`), by `iss`. */
+  readonly trustedIssuers: ReadonlyMap<string, TrustedIssuer>;
   /** The pushed-revocations mirror the bearer check consults first (`pushedRevocations`), if on. */
   readonly revocationMirror: RevocationMirror | undefined;
 }

@@ -86,6 +86,12 @@ export interface ProtocolErrorOptions {
   readonly retryAfter?: number;
   /** The underlying error, for logs only: never sent to the client. */
   readonly cause?: unknown;
+  /**
+   * Why, in the operator's words, for the debug log only (never sent): e.g. which client
+   * authentication method is registered and which was used, where the answer itself stays
+   * generic so that nothing can be probed.
+   */
+  readonly reason?: string;
 }
 
 /** An error that has a well-defined protocol answer. */
@@ -98,6 +104,8 @@ export class ProtocolError extends Error {
 
   /** The `error_description` field: for developers, never containing secrets. */
   readonly description: string;
+  /** {@link ProtocolErrorOptions.reason}: the debug log's reason, never sent. */
+  readonly reason: string | undefined;
 
   constructor(
     /** The `error` field. */
@@ -108,6 +116,7 @@ export class ProtocolError extends Error {
     const text = errorDescriptionText(description);
     super(text, { cause: options.cause });
     this.description = text;
+    this.reason = options.reason;
     const entry: { readonly status: number } | undefined = ERROR_TABLE[code];
     if (entry === undefined)
       throw new TypeError(`ProtocolError: unknown error code ${JSON.stringify(code)}.`);
@@ -163,7 +172,12 @@ export class StorageUnavailableError extends ProtocolError {
  * and answered with a bare 500 `server_error` that reveals nothing. `what` names what failed in
  * the log line (never request data: it may hold credentials).
  */
-export function errorAnswer(error: unknown, logger: Logger, what = 'unexpected error'): Reply {
+export function errorAnswer(
+  error: unknown,
+  logger: Logger,
+  what = 'unexpected error',
+  request?: Request,
+): Reply {
   if (isStoreFull(error)) {
     // A full store stays full for a while: one log line per interval, not one per request.
     const now = Date.now();
@@ -177,10 +191,25 @@ export function errorAnswer(error: unknown, logger: Logger, what = 'unexpected e
   }
   if (error instanceof ProtocolError) {
     if (error.status >= 500) logger.error(`gatehouse: ${error.description}`, error.cause);
+    else if (logger.debug) logRefusal(logger.debug, error, request);
     return error.toReply();
   }
   logger.error(`gatehouse: ${what}`, error);
   return SERVER_ERROR.toReply();
+}
+
+/**
+ * The debug log's line for a refused request: method, path (never the query, which may carry
+ * codes or tokens), status, code and the reason. Written only when the debug log is on.
+ */
+function logRefusal(debug: NonNullable<Logger['debug']>, error: ProtocolError, request?: Request): void {
+  let where = '';
+  if (request) {
+    try {
+      where = ` ${request.method} ${new URL(request.url).pathname}`;
+    } catch {}
+  }
+  debug(`gatehouse: refused${where}: ${error.status} ${error.code}: ${error.reason ?? error.description}`);
 }
 
 const SERVER_ERROR = oauthError('server_error', 'The server could not complete the request.');
@@ -237,5 +266,8 @@ export const invalidScope = (description: string) => oauthError('invalid_scope',
  * 401 `invalid_client` with a `WWW-Authenticate: Basic` challenge (RFC 6749 §5.2). Unknown client
  * and wrong secret use the same description so that client ids cannot be probed.
  */
-export const invalidClient = (realm: string) =>
-  oauthError('invalid_client', 'Client authentication failed.', { challenge: basicChallenge(realm) });
+export const invalidClient = (realm: string, reason?: string) =>
+  oauthError('invalid_client', 'Client authentication failed.', {
+    challenge: basicChallenge(realm),
+    ...(reason === undefined ? {} : { reason }),
+  });

@@ -43,10 +43,28 @@ export type GatehouseEvent =
   | {
       readonly type: 'client.registered' | 'client.unregistered';
       readonly clientId: string;
+    }
+  /**
+   * A client failed to authenticate at the token, revocation, introspection or another endpoint
+   * that authenticates clients. `clientId` is as presented (the client may not exist).
+   */
+  | {
+      readonly type: 'client.authentication_failed';
+      readonly clientId: string;
+      /** The method the request used (`client_secret_basic`, `client_secret_post`, `private_key_jwt`, `none`). */
+      readonly method: string;
+      /** `unknown_client`, `method_not_registered` (the client is registered for `registeredMethod`), or `invalid_credentials`. */
+      readonly reason: 'unknown_client' | 'method_not_registered' | 'invalid_credentials';
+      readonly registeredMethod?: string;
     };
 
 /** Where Gatehouse writes diagnostics. `console` fits. */
 export interface Logger {
   warn(message: string, ...details: unknown[]): void;
   error(message: string, ...details: unknown[]): void;
+  /**
+   * The debug log (option `debug`, or `GATEHOUSE_DEBUG=1`): one line per refused request, naming
+   * the reason. Without it, `console.debug` is used when the debug log is on.
+   */
+  debug?(message: string, ...details: unknown[]): void;
 }

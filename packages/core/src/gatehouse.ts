@@ -143,14 +143,14 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     try {
       return await route(request);
     } catch (error) {
-      return errorAnswer(error, resolved.logger);
+      return errorAnswer(error, resolved.logger, undefined, request);
     }
   };
 
   const authenticated = (caller: Caller): AuthenticationResult => ({ ok: true, caller });
-  const refused = (error: unknown): AuthenticationResult => ({
+  const refused = (error: unknown, request?: Request): AuthenticationResult => ({
     ok: false,
-    response: toResponse(errorAnswer(error, resolved.logger)),
+    response: toResponse(errorAnswer(error, resolved.logger, undefined, request)),
   });
   const authenticateNow = (
     request: Request,
@@ -163,9 +163,14 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     try {
       caller = authenticateRequest(ctx, request, options);
     } catch (error) {
-      return refused(error);
+      return refused(error, request);
     }
-    return caller instanceof Promise ? caller.then(authenticated, refused) : authenticated(caller);
+    if (!(caller instanceof Promise)) return authenticated(caller);
+    // The debug log names the request; without it, no closure on the bearer check's path.
+    return caller.then(
+      authenticated,
+      ctx.logger.debug ? (error: unknown) => refused(error, request) : refused,
+    );
   };
 
   const instance: Gatehouse = {

@@ -39,8 +39,16 @@ export {
   JWT_BEARER_ASSERTION_TYPE,
   MAX_ASSERTION_LIFETIME_SECONDS,
 } from './oauth2/client-auth/private-key-jwt.js';
+export { JWT_BEARER_GRANT } from './oauth2/jwt-assertion.js';
 export { authorizationServerMetadata, ENDPOINTS } from './oauth2/metadata.js';
 export { MAX_RESOURCE_LENGTH, MAX_RESOURCES_PER_REQUEST } from './oauth2/resource-indicators.js';
+export {
+  type ExchangedToken,
+  TOKEN_EXCHANGE_GRANT,
+  TOKEN_TYPES,
+  type TokenExchangeRequest,
+} from './oauth2/token-exchange/exchanged-token.js';
+export { ID_JAG_TYP } from './oauth2/token-exchange/id-jag.js';
 export type {
   AuthApiOptions,
   ClientJwksOptions,
@@ -51,6 +59,9 @@ export type {
   PasswordCheckOptions,
   RateLimitOptions,
   SessionOptions,
+  TokenExchangeDecision,
+  TokenExchangeOptions,
+  TrustedIssuerOptions,
   UiOptions,
   UiTexts,
 } from './options.js';
@@ -129,6 +140,7 @@ export {
   wholeInstant,
 } from './time.js';
 export type { AccessTokenClaims, TokenFamily } from './tokens/access-token.js';
+export type { ActClaim } from './tokens/act.js';
 export { generateKeys, type PrivateJwk, type SigningAlgorithm } from './tokens/keys.js';
 export { generateClientSecret, hashClientSecret, hashSecret } from './tokens/secrets.js';
 export { clientSubject, subjectId, userSubject } from './tokens/subject.js';

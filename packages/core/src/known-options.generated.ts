@@ -6,6 +6,7 @@ export const KNOWN_OPTIONS = {
   "allowInsecureIssuer": true,
   "keys": true,
   "algorithm": true,
+  "allowEphemeralKeys": true,
   "clients": true,
   "clientJwks": {
     "fetch": true,
@@ -100,10 +101,17 @@ export const KNOWN_OPTIONS = {
     "fetchWindowSeconds": true,
     "maxCacheBytes": true
   },
+  "tokenExchange": {
+    "policy": true,
+    "idJagAudiences": true,
+    "idJagTtl": true
+  },
+  "trustedIssuers": true,
   "maxBodyBytes": true,
   "clockToleranceSeconds": true,
   "now": true,
   "randomBytes": true,
   "onEvent": true,
-  "logger": true
+  "logger": true,
+  "debug": true
 } as const;

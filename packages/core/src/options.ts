@@ -1,7 +1,15 @@
+import type { Awaitable } from './awaitable.js';
 import type { GatehouseEvent, Logger } from './events.js';
 import type { OutboundFetch } from './http/guarded-fetch.js';
+import type { TokenExchangeRequest } from './oauth2/token-exchange/exchanged-token.js';
 import type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
-import type { ClientStore, GatehouseStorage, StorageEngine, UserStore } from './storage/types.js';
+import type {
+  ClientRecord,
+  ClientStore,
+  GatehouseStorage,
+  StorageEngine,
+  UserStore,
+} from './storage/types.js';
 import type { PrivateJwk, SigningAlgorithm } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type {
@@ -33,6 +41,12 @@ export interface GatehouseOptions {
   readonly keys: readonly PrivateJwk[];
   /** Signing algorithm of access tokens; `keys` must hold a key of it. Default `'ES256'`. */
   readonly algorithm?: SigningAlgorithm;
+  /**
+   * Accepts, when `NODE_ENV` is `production`, keys that `generateKeys()` made in this process and
+   * that were never stored: every token they sign dies with the process, and no other process
+   * verifies it. Without this option such keys are refused in production. Default `false`.
+   */
+  readonly allowEphemeralKeys?: boolean;
 
   /** The host's clients. */
   readonly clients: ClientStore;
@@ -136,6 +150,21 @@ export interface GatehouseOptions {
    */
   readonly clientMetadataDocuments?: ClientMetadataDocumentOptions;
 
+  /**
+   * OAuth 2.0 Token Exchange (RFC 8693) at the token endpoint: a client trades a token of a subject
+   * (a user's access or ID token, or a JWT of a {@link trustedIssuers | trusted issuer}) for a new
+   * token for another resource, carrying the delegation chain in `act` (§4.1). Off unless given;
+   * the `policy` decides every exchange. See `docs/token-exchange.md`.
+   */
+  readonly tokenExchange?: TokenExchangeOptions;
+  /**
+   * Other issuers whose JWTs this instance accepts, verified with their published keys: as the
+   * `subject_token` or `actor_token` of a token exchange, and as the assertion of the JWT bearer
+   * grant (RFC 7523 §2.1), among them the identity assertion grants (ID-JAG) of an enterprise
+   * identity provider. Their `jwksUri` is fetched under the {@link clientJwks} policy. Default: none.
+   */
+  readonly trustedIssuers?: readonly TrustedIssuerOptions[];
+
   /** Largest accepted request body, in bytes; larger bodies get 413. Default 65,536. */
   readonly maxBodyBytes?: number;
   /** Clock tolerance, in seconds, when verifying access token `exp`/`iat`. Default 5. */
@@ -149,6 +178,14 @@ export interface GatehouseOptions {
   readonly onEvent?: (event: GatehouseEvent) => void;
   /** Receives diagnostics (store failures, configuration warnings). Default: `console`. */
   readonly logger?: Logger;
+  /**
+   * The debug log: one line per refused request (4xx) through `logger.debug` (else
+   * `console.debug`), with the method, path, status, code and the reason the answer does not say
+   * (which client authentication method is registered and which was used, an unknown client, an
+   * expired or revoked token, …). Never a secret, token or query string. Default: on when the
+   * environment has `GATEHOUSE_DEBUG=1`, else off.
+   */
+  readonly debug?: boolean;
 }
 
 /** Options of the Auth API (`{base}/auth/v1/…`: username and password in, access token out). */
@@ -443,4 +480,90 @@ export interface ClientJwksOptions extends FetchBudgetOptions {
    * by a key the cached set lacks fetches the set again (at most once a minute). Default 300.
    */
   readonly cacheSeconds?: number;
+}
+
+/**
+ * Options of token exchange (RFC 8693). Nothing is exchanged unless the {@link policy} says so, and
+ * never for more than it allows.
+ */
+export interface TokenExchangeOptions {
+  /**
+   * Decides each exchange, after the client authenticated and the subject (and actor) tokens
+   * verified: `null` (or `false`) refuses it (400 `unauthorized_client`); a decision names the
+   * most the new token may carry. The requested scope and audience must lie within it (else
+   * `invalid_scope` / `invalid_target`); without a request, the decision's own values are used.
+   * Called for every request: keep it fast, it is on the token endpoint.
+   */
+  readonly policy: (request: TokenExchangeRequest) => Awaitable<TokenExchangeDecision | null | false>;
+  /**
+   * The issuers of the authorization servers this instance issues identity assertion JWT
+   * authorization grants for (draft-ietf-oauth-identity-assertion-authz-grant, the MCP
+   * enterprise-managed authorization profile): `requested_token_type=urn:ietf:params:oauth:token-type:id-jag`
+   * with `audience` one of these. Default: none (ID-JAGs are not issued).
+   */
+  readonly idJagAudiences?: readonly string[];
+  /** Lifetime of an issued ID-JAG, in seconds, 10 to 300. Default 300. */
+  readonly idJagTtl?: number;
+}
+
+/** What the token exchange policy allows one exchange (each field bounds the new token). */
+export interface TokenExchangeDecision {
+  /**
+   * The scopes the new token may carry (space-separated, or a list). A request asks for some of
+   * them (or gets them all when it names none); an access token subject's own scope bounds them
+   * too. Default: none.
+   */
+  readonly scope?: string | readonly string[];
+  /**
+   * The audiences the new token may be for: resources of this instance (RFC 8707) for an access
+   * token, authorization server issuers (one of `idJagAudiences`) for an ID-JAG. A request names
+   * some of them with `resource` / `audience`, or gets the first when it names none. Default:
+   * the instance's `audience` only (access tokens).
+   */
+  readonly audience?: readonly string[];
+  /**
+   * Issue the token without `act`, as if the subject itself had asked (impersonation, RFC 8693
+   * §1.1). Only when no `actor_token` was sent. Default `false`: the new token names its actor,
+   * the authenticated client when there is no `actor_token`.
+   */
+  readonly impersonation?: boolean;
+  /**
+   * The local user the new token is for, when the subject token comes from a trusted issuer (its
+   * `sub` is that issuer's, not this instance's); the user must exist. Ignored for this instance's
+   * own tokens.
+   */
+  readonly userId?: string;
+  /** For an ID-JAG: the client's id at the audience's authorization server (`client_id` claim). Default: the same id. */
+  readonly audienceClientId?: string;
+}
+
+/**
+ * An issuer whose JWTs this instance accepts (see {@link GatehouseOptions.trustedIssuers}). Its
+ * tokens are verified like `private_key_jwt` assertions: an asymmetric signature by one of its keys,
+ * `iss`, a lifetime (with the clock tolerance), and the audience below.
+ */
+export interface TrustedIssuerOptions {
+  /** The `iss` of its tokens, exactly. Not this instance's own issuer. */
+  readonly issuer: string;
+  /** Where its public keys are published (fetched and cached under the `clientJwks` policy). */
+  readonly jwksUri?: string;
+  /** Its public keys inline, instead of `jwksUri`. */
+  readonly jwks?: { readonly keys: readonly Readonly<Record<string, unknown>>[] };
+  /**
+   * The `aud` its tokens must name to be exchanged here (`subject_token` / `actor_token`). Default:
+   * this instance's issuer. JWT bearer assertions always must name this instance (its issuer or
+   * token endpoint, RFC 7523 §3).
+   */
+  readonly audience?: string;
+  /** Accept its JWTs as the `assertion` of the JWT bearer grant (RFC 7523 §2.1), ID-JAGs included. Default `false`. */
+  readonly jwtBearer?: boolean;
+  /**
+   * The local user id of one of its subjects (its `sub` and the verified claims), or `null` when
+   * there is none: the JWT bearer grant then fails with `invalid_grant`. Default: its `sub`, taken
+   * as a local user id. The user must exist.
+   */
+  readonly userId?: (
+    claims: Readonly<Record<string, unknown>>,
+    client: ClientRecord,
+  ) => Awaitable<string | null>;
 }

@@ -1,4 +1,4 @@
-import { defineOperations } from '@gatehousejs/core';
+import { defineOperations, resourceServer } from '@gatehousejs/core';
 import { gatehouse, getAuth, operations, requireAuth, type Servable } from '@gatehousejs/express';
 import express, { type Express } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import {
   sendResettable,
   serverRegistry,
 } from '../../core/test/adapter-kit';
-import { issueTokens, testInstance } from '../../core/test/fixtures';
+import { ISSUER, issueTokens, testInstance } from '../../core/test/fixtures';
 
 const servers = serverRegistry();
 afterEach(() => servers.closeAll());
@@ -290,6 +290,26 @@ describe('requireAuth()', () => {
     });
     return { t, base: await listen(app) };
   }
+
+  it('takes a resource server apart from the instance in place of the instance', async () => {
+    const t = await testInstance();
+    t.clock.advance((Date.now() - t.clock.now()) / 1000); // the resource server checks with the real clock
+    const { access_token } = await issueTokens(t);
+    const tokens = resourceServer({
+      issuer: `${ISSUER}/`,
+      resource: `${ISSUER}/api/v1`,
+      fetch: (url, init) => t.gatehouse.fetch(new Request(url, init)),
+    });
+    const app = express();
+    app.get('/tickets', requireAuth(tokens, { schemes: ['bearer'], scope: 'read' }), (req, res) => {
+      res.json({ sub: getAuth(req)?.sub });
+    });
+    const base = await listen(app);
+    const ok = await fetch(`${base}/tickets`, { headers: { Authorization: `Bearer ${access_token}` } });
+    expect(await ok.json()).toEqual({ sub: 'user-1' });
+    const none = await fetch(`${base}/tickets`);
+    expect(none.status).toBe(401);
+  });
 
   it('puts the caller on res.locals.auth (getAuth) and leaves the body to the route', async () => {
     const { t, base } = await protectedApp();

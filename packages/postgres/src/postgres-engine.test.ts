@@ -23,7 +23,13 @@ describe.skipIf(!url)('postgres engine specifics', () => {
 
   it('migrates once, even when several processes start together', async () => {
     const runs = await Promise.all([1, 2, 3].map(() => migrate(storage.pool, { schema })));
-    expect(runs.flat()).toEqual(['001_init', '002_revoked_subjects', '003_storage_v2', '004_user_grants']);
+    expect(runs.flat()).toEqual([
+      '001_init',
+      '002_revoked_subjects',
+      '003_storage_v2',
+      '004_user_grants',
+      '005_key_values',
+    ]);
     expect(await migrate(storage.pool, { schema })).toEqual([]);
     const { rows } = await storage.pool.query(
       'SELECT version FROM "' + schema + '".schema_migrations ORDER BY version',
@@ -33,6 +39,7 @@ describe.skipIf(!url)('postgres engine specifics', () => {
       { version: '002_revoked_subjects' },
       { version: '003_storage_v2' },
       { version: '004_user_grants' },
+      { version: '005_key_values' },
     ]);
   });
 
@@ -83,10 +90,14 @@ describe.skipIf(!url)('postgres engine specifics', () => {
       lastSeenAt: now - 10,
       expiresAt: now - 1,
     });
+    await storage.kv.set('par:expired', '{}', now - 1);
+    await storage.kv.set('par:live', '{}', now + 60_000);
 
-    expect(await storage.sweepExpired({ now, batchSize: 2 })).toBe(8);
+    expect(await storage.sweepExpired({ now, batchSize: 2 })).toBe(9);
     const { rows } = await storage.pool.query(`SELECT code_hash FROM "${schema}".authorization_codes`);
     expect(rows).toEqual([{ code_hash: live }]);
+    const entries = await storage.pool.query(`SELECT key FROM "${schema}".key_values`);
+    expect(entries.rows).toEqual([{ key: 'par:live' }]);
     expect(await storage.grants.findCode(expired[0]!, now - 10)).toBeNull();
     expect(await storage.sweepExpired({ now })).toBe(0);
   });

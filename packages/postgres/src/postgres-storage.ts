@@ -6,6 +6,7 @@ import {
 } from '@gatehousejs/core';
 import pg from 'pg';
 import { postgresGrantStore } from './grant-store.js';
+import { postgresKeyValueStore } from './key-value.js';
 import { postgresClientRegistry, postgresReplayStore } from './registry-stores.js';
 import { type RevocationHub, revocationHub } from './revocation-channel.js';
 import { DEFAULT_SCHEMA, instanceTables, type Tables, tables } from './schema.js';
@@ -78,10 +79,10 @@ export function failFastPoolConfig(connectionString: string, statementTimeoutMs 
 
 /**
  * Gatehouse storage on PostgreSQL (≥ 12) for any number of instances in one schema: grants,
- * sessions, consents, rate limits, registered clients and replay ids, in the tables created by
- * `migrate`. Every table has `instance_id` in its primary key and every statement of a view names
- * its instance, so instances are kept apart by construction, without a schema, a migration or a
- * sweep timer each. Atomic steps are single statements; expired rows are invisible at once and
+ * sessions, consents, rate limits, registered clients, replay ids and the key-value store, in the
+ * tables created by `migrate`. Every table has `instance_id` in its primary key and every
+ * statement of a view names its instance, so instances are kept apart by construction, without a
+ * schema, a migration or a sweep timer each. Atomic steps are single statements; expired rows are invisible at once and
  * swept in the background (one sweeper for all instances).
  *
  * @example
@@ -167,6 +168,7 @@ function instanceView(
     rateLimits: postgresRateLimitStore(run, t, instanceId),
     clients: postgresClientRegistry(run, t, instanceId),
     replay: postgresReplayStore(run, t, instanceId),
+    kv: postgresKeyValueStore(run, t, instanceId),
     clear: () => clearInstance(pool, t, instanceId),
   };
 }

@@ -11,6 +11,7 @@ export interface Tables {
   readonly rateLimits: string;
   readonly registeredClients: string;
   readonly replayIds: string;
+  readonly keyValues: string;
 }
 
 /** The default schema. */
@@ -36,6 +37,7 @@ export function tables(schema: string): Tables {
     rateLimits: q('rate_limits'),
     registeredClients: q('registered_clients'),
     replayIds: q('replay_ids'),
+    keyValues: q('key_values'),
   };
 }
 
@@ -52,5 +54,6 @@ export function instanceTables(t: Tables): string[] {
     t.rateLimits,
     t.registeredClients,
     t.replayIds,
+    t.keyValues,
   ];
 }

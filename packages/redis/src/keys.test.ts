@@ -19,10 +19,15 @@ describe('redis key layout v2', () => {
   });
 
   it('spreads single-key records by their own names, not one slot per instance', () => {
-    const tags = [keys.session('s1'), keys.session('s2'), keys.rateLimit('k'), keys.codePointer('c')].map(
-      hashTag,
-    );
-    expect(new Set(tags).size).toBe(4);
+    const tags = [
+      keys.session('s1'),
+      keys.session('s2'),
+      keys.rateLimit('k'),
+      keys.codePointer('c'),
+      keys.keyValue('par:1'),
+      keys.keyValue('par:2'),
+    ].map(hashTag);
+    expect(new Set(tags).size).toBe(6);
   });
 
   it('keeps a brace in a grant id from ending the hash tag early, and distinct ids distinct', () => {
@@ -38,6 +43,7 @@ describe('redis key layout v2', () => {
       keys.session('s'),
       keys.replayId('j'),
       keys.registeredClient('c'),
+      keys.keyValue('par:x'),
     ]) {
       expect(key.startsWith(base)).toBe(true);
     }

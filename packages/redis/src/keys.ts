@@ -29,6 +29,7 @@ import { wholeExpiry } from '@gatehousejs/core';
  *     `<prefix>:{<I>:clients}`                       sorted set: the live registered client ids,
  *                                                    scored by expiry (`maxClients`)
  *     `<prefix>:{<I>:once:<id>}`                     string (replay id)
+ *     `<prefix>:{<I>:kv:<key>}`                      hash: v (value), exp (key-value store)
  *
  * Every key carries its record's expiry (`PEXPIREAT`), so Redis deletes it without a sweeper.
  * Round 1's keys (`{prefix}:…` and `prefix:…`) are not read: `migrateRedisKeys` moves them into
@@ -53,6 +54,8 @@ export interface KeyLayout {
   /** The index of the instance's registered clients, scored by expiry (counts `maxClients`). */
   readonly registeredClients: string;
   replayId(id: string): string;
+  /** An entry of the key-value store (`GatehouseStorage.kv`). */
+  keyValue(key: string): string;
   /** The SCAN pattern of every key of the instance. */
   readonly pattern: string;
   /** The instance's id. */
@@ -98,6 +101,7 @@ export function keyLayout(prefix: string, instanceId: string): KeyLayout {
     registeredClient: (clientId) => `${base}client:${clientId}}`,
     registeredClients: `${base}clients}`,
     replayId: (id) => `${base}once:${id}}`,
+    keyValue: (key) => `${base}kv:${key}}`,
     pattern: `${globEscape(base)}*`,
     instanceId,
     instanceTag: `${instanceId.length}:${instanceId}`,

@@ -57,6 +57,10 @@ describe.skipIf(!url)('redis engine specifics', () => {
     await storage.rateLimits.increment('login:u', 10_000, now);
     const userId = crypto.randomUUID();
     await storage.grants.revokeSubject!(userId, now, now + 90_000);
+    await storage.kv.set('par:set', '{}', now + 40_000);
+    await storage.kv.add('par:added', '{}', now + 50_000, now);
+    await storage.kv.set('device:d', 'pending', now + 1000);
+    await storage.kv.swap('device:d', 'pending', 'approved', now + 20_000, now);
 
     const ttl = (key: string) => storage.client.pttl(key);
     expect(within(await ttl(grantKey(grantId, `code:${codeHash}`)), 60_000)).toBe(true);
@@ -65,6 +69,10 @@ describe.skipIf(!url)('redis engine specifics', () => {
     expect(within(await ttl(key(`session:${codeHash}`)), 30_000)).toBe(true);
     expect(within(await ttl(key('rate:login:u')), 10_000)).toBe(true);
     expect(within(await ttl(key(`user:${userId}`)), 90_000)).toBe(true);
+    expect(within(await ttl(key('kv:par:set')), 40_000)).toBe(true);
+    expect(within(await ttl(key('kv:par:added')), 50_000)).toBe(true);
+    expect(await ttl(key('kv:device:d'))).toBeGreaterThan(1000);
+    expect(within(await ttl(key('kv:device:d')), 20_000)).toBe(true);
   });
 
   it('keeps password-attempt counters few, fixed-size and expiring, and writes none for refusals', async () => {
@@ -91,6 +99,9 @@ describe.skipIf(!url)('redis engine specifics', () => {
     const jti = crypto.randomUUID();
     await storage.grants.revokeAccessToken(jti, now - 1000);
     expect(await storage.client.exists(key(`jti:${jti}`))).toBe(0);
+    await storage.kv.set('par:late', '{}', now - 1000);
+    expect(await storage.kv.add('par:late-added', '{}', now - 1000, now)).toBe(true);
+    expect(await storage.client.exists(key('kv:par:late'), key('kv:par:late-added'))).toBe(0);
   });
 
   it('keeps instances with different prefixes apart', async () => {

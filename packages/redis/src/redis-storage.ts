@@ -7,6 +7,7 @@ import {
 import { Redis } from 'ioredis';
 import { clearInstance } from './clear.js';
 import { redisGrantStore } from './grant-store.js';
+import { redisKeyValueStore } from './key-value.js';
 import { checkPrefix, keyLayout } from './keys.js';
 import { redisClientRegistry, redisReplayStore } from './registry-stores.js';
 import { revocationHub } from './revocation-channel.js';
@@ -76,9 +77,9 @@ export function failFastOptions(commandTimeoutMs = 2000) {
 
 /**
  * Gatehouse storage on Redis (≥ 6.2) for any number of instances in one key space: grants,
- * sessions, consents, rate limits, registered clients and replay ids. Each instance's keys carry
- * its instance id (key layout v2, see keys.ts), so instances are apart by construction; on Redis
- * Cluster each grant hashes to its own slot. Atomic steps are Lua scripts or MULTI/EXEC, expiry is
+ * sessions, consents, rate limits, registered clients, replay ids and the key-value store. Each
+ * instance's keys carry its instance id (key layout v2, see keys.ts), so instances are apart by
+ * construction; on Redis Cluster each grant hashes to its own slot. Atomic steps are Lua scripts or MULTI/EXEC, expiry is
  * enforced by Redis (`PEXPIREAT` at each record's `expiresAt`, so the instance clock must be the
  * wall clock), and no request path scans keys.
  *
@@ -115,6 +116,7 @@ export function redisEngine(options: RedisEngineOptions): RedisEngine {
           rateLimits: redisRateLimitStore(client, keys),
           clients: redisClientRegistry(client, keys),
           replay: redisReplayStore(client, keys),
+          kv: redisKeyValueStore(client, keys),
           clear: () => clearInstance(client, keys.pattern),
         };
         views.set(id, view);

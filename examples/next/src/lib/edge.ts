@@ -41,6 +41,8 @@ async function createEdgeGatehouse(issuer: string): Promise<Gatehouse> {
   const gatehouse = createGatehouse({
     issuer,
     keys: [await generateKeys()],
+    // A key of this process only (tokens die with it), on purpose: `next start` runs in production mode.
+    allowEphemeralKeys: true,
     clients: memoryClientStore([
       {
         id: EDGE.client.id,

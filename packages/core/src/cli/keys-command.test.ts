@@ -32,12 +32,31 @@ describe('gatehouse keys generate', () => {
     expect(JSON.parse(line![1]!)).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA' });
   });
 
+  it("makes an OpenID Provider's ES256 + RS256 set that createGatehouse accepts and publishes", async () => {
+    const outcome = await runKeysCommand(['keys', 'generate', '--openid']);
+    expect(outcome.exitCode).toBe(0);
+    const { privateJwks, publicJwks } = JSON.parse(outcome.stdout);
+    expect(privateJwks.map((jwk: { alg: string }) => jwk.alg)).toEqual(['ES256', 'RS256']);
+    const gatehouse = createGatehouse({
+      issuer: 'https://auth.example.com',
+      keys: privateJwks,
+      clients: memoryClientStore([]),
+      users: memoryUserStore([]),
+    });
+    const served = await gatehouse.fetch(new Request('https://auth.example.com/oauth2/v1/keys'));
+    expect(await served.json()).toEqual(publicJwks);
+    const env = await runKeysCommand(['keys', 'generate', '--alg', 'ES256,RS256', '--format', 'env']);
+    const line = /^GATEHOUSE_SIGNING_KEY='(.+)'\n$/.exec(env.stdout);
+    expect(JSON.parse(line![1]!).map((jwk: { kty: string }) => jwk.kty)).toEqual(['EC', 'RSA']);
+  });
+
   it('answers an unknown command or option with the usage and exit code 2', async () => {
     for (const args of [
       [],
       ['keys'],
       ['keys', 'generate', '--alg', 'HS256'],
       ['keys', 'generate', '--alg'],
+      ['keys', 'generate', '--alg', 'ES256,HS256'],
     ]) {
       const outcome = await runKeysCommand(args);
       expect(outcome).toMatchObject({ stdout: '', exitCode: 2 });

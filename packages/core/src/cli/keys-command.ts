@@ -10,12 +10,15 @@ export interface CommandOutcome {
 const ALGORITHMS: readonly SigningAlgorithm[] = ['ES256', 'EdDSA', 'RS256'];
 
 /** The usage text of the `gatehouse` command. */
-export const USAGE = `Usage: gatehouse keys generate [--alg ES256|EdDSA|RS256] [--format json|env]
+export const USAGE = `Usage: gatehouse keys generate [--alg ES256|EdDSA|RS256[,…]] [--openid] [--format json|env]
 
-Generates a signing key for createGatehouse({ keys: [...] }).
-  --alg      the JWS algorithm (default ES256; RS256 for the ID tokens of OpenID Connect)
+Generates signing keys for createGatehouse({ keys: [...] }).
+  --alg      the JWS algorithm (default ES256); several, comma-separated, make one key each
+  --openid   an OpenID Provider's set: ES256 (access tokens) and RS256 (ID tokens), as --alg ES256,RS256
   --format   json (default): {"privateJwk": …, "publicJwks": {"keys": […]}}
-             env:  GATEHOUSE_SIGNING_KEY='<private JWK>' for a .env file or a secret manager
+             (several keys: {"privateJwks": [… ], "publicJwks": {"keys": […]}})
+             env:  GATEHOUSE_SIGNING_KEY='<private JWK>' (several keys: a JSON array of them)
+             for a .env file or a secret manager
 
 The private JWK is a secret: store it like a password, never in source control. Keep an old key
 after the new one in \`keys\` for as long as tokens it signed may still be alive.
@@ -35,19 +38,31 @@ export async function runKeysCommand(args: readonly string[]): Promise<CommandOu
   const [group, action, ...rest] = args;
   if (group !== 'keys' || action !== 'generate')
     return usage(`Unknown command: ${args.join(' ') || '(none)'}`);
-  let algorithm: SigningAlgorithm = 'ES256';
+  let algorithms: readonly SigningAlgorithm[] = ['ES256'];
   let format = 'json';
   for (let i = 0; i < rest.length; i += 2) {
     const [flag, value] = [rest[i], rest[i + 1]];
-    if (flag === '--alg' && ALGORITHMS.includes(value as SigningAlgorithm))
-      algorithm = value as SigningAlgorithm;
+    if (flag === '--openid') {
+      algorithms = ['ES256', 'RS256'];
+      i -= 1; // a flag without a value
+    } else if (flag === '--alg' && value !== undefined && isAlgorithmList(value))
+      algorithms = [...new Set(value.split(','))] as SigningAlgorithm[];
     else if (flag === '--format' && (value === 'json' || value === 'env')) format = value;
     else return usage(`Unknown or incomplete option: ${[flag, value].filter(Boolean).join(' ')}`);
   }
-  const privateJwk = await generateKeys(algorithm);
+  const privateJwks = [];
+  for (const algorithm of algorithms) privateJwks.push(await generateKeys(algorithm));
+  const single = privateJwks.length === 1 ? privateJwks[0] : undefined;
   if (format === 'env') {
-    return { stdout: `GATEHOUSE_SIGNING_KEY='${JSON.stringify(privateJwk)}'\n`, stderr: '', exitCode: 0 };
+    const value = JSON.stringify(single ?? privateJwks);
+    return { stdout: `GATEHOUSE_SIGNING_KEY='${value}'\n`, stderr: '', exitCode: 0 };
   }
-  const output = { privateJwk, publicJwks: { keys: [publicJwkOf(privateJwk, algorithm)] } };
+  const publicJwks = { keys: privateJwks.map((jwk, i) => publicJwkOf(jwk, algorithms[i]!)) };
+  const output = single ? { privateJwk: single, publicJwks } : { privateJwks, publicJwks };
   return { stdout: `${JSON.stringify(output, null, 2)}\n`, stderr: '', exitCode: 0 };
+}
+
+/** `ES256`, or several known algorithms separated by commas. */
+function isAlgorithmList(value: string): boolean {
+  return value.split(',').every((name) => ALGORITHMS.includes(name as SigningAlgorithm));
 }

@@ -19,7 +19,7 @@ export async function dispatch(route: Route, request: Request, ctx: Context, url
   try {
     answer = await answerRoute(route, request, ctx, url);
   } catch (error) {
-    answer = errorAnswer(error, ctx.logger);
+    answer = errorAnswer(error, ctx.logger, undefined, request);
   }
   return withCors(ctx, request, answer);
 }

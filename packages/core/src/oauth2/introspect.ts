@@ -4,7 +4,7 @@ import { readForm } from '../http/form.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
 import { toEpochSeconds } from '../time.js';
-import { type AccessTokenClaims, verifyAccessToken } from '../tokens/access-token.js';
+import { type AccessTokenClaims, unlessRevoked, verifyAccessTokenSignature } from '../tokens/access-token.js';
 import { hashSecret } from '../tokens/secrets.js';
 import { subjectId } from '../tokens/subject.js';
 import { authenticateClient } from './client-auth/authenticate-client.js';
@@ -29,6 +29,8 @@ export function introspectAccessToken(ctx: Context, claims: AccessTokenClaims): 
     iat: claims.iat,
     jti: claims.jti,
     token_family: claims.family,
+    // RFC 8693 §4.1: the delegation chain of an exchanged token, in introspection as in the token.
+    ...(claims.act === undefined ? {} : { act: claims.act }),
   };
 }
 
@@ -55,7 +57,12 @@ export async function introspectEndpoint(request: Request, ctx: Context): Promis
   params.get('token_type_hint');
   const now = ctx.now();
 
-  const access = await verifyAccessToken(ctx, token);
+  // A token for any of the instance's resources (RFC 8707: the MCP server's, an exchanged token's
+  // target), not only its own API: introspection serves every resource server of this issuer.
+  const signed = await verifyAccessTokenSignature(ctx, token);
+  const access = signed?.audience.some((audience) => ctx.resources.has(audience))
+    ? await unlessRevoked(ctx, signed)
+    : null;
   if (access) {
     const active =
       access.clientId === client.id &&

@@ -6,6 +6,9 @@ import {
   identityProvingAuthMethods,
   supportedAuthMethods,
 } from './client-auth/methods.js';
+import { JWT_BEARER_GRANT } from './jwt-assertion.js';
+import { TOKEN_EXCHANGE_GRANT, TOKEN_TYPES } from './token-exchange/exchanged-token.js';
+import { jwtBearerEnabled } from './trusted-issuers.js';
 
 /** Endpoints relative to the issuer. */
 export const ENDPOINTS = {
@@ -22,7 +25,9 @@ export const ENDPOINTS = {
 /** The RFC 8414 §2 authorization server metadata of an instance. */
 export function authorizationServerMetadata(
   ctx: Pick<Context, 'issuer' | 'scopes' | 'resources'> &
-    Partial<Pick<Context, 'dynamicRegistration' | 'clientMetadataDocuments'>>,
+    Partial<
+      Pick<Context, 'dynamicRegistration' | 'clientMetadataDocuments' | 'tokenExchange' | 'trustedIssuers'>
+    >,
 ): Record<string, unknown> {
   const at = (path: string) => ctx.issuer + path;
   const clientAuth = supportedAuthMethods();
@@ -37,7 +42,15 @@ export function authorizationServerMetadata(
     ...(ctx.scopes ? { scopes_supported: [...ctx.scopes] } : {}),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+    grant_types_supported: [
+      'authorization_code',
+      'refresh_token',
+      'client_credentials',
+      ...(ctx.tokenExchange ? [TOKEN_EXCHANGE_GRANT] : []),
+      ...(ctx.trustedIssuers && jwtBearerEnabled({ trustedIssuers: ctx.trustedIssuers })
+        ? [JWT_BEARER_GRANT]
+        : []),
+    ],
     token_endpoint_auth_methods_supported: clientAuth,
     token_endpoint_auth_signing_alg_values_supported: assertionSigningAlgorithms(),
     revocation_endpoint_auth_methods_supported: clientAuth,
@@ -49,6 +62,11 @@ export function authorizationServerMetadata(
     ...(ctx.dynamicRegistration ? { registration_endpoint: at(ENDPOINTS.registration) } : {}),
     // draft-ietf-oauth-client-id-metadata-document §6
     ...(ctx.clientMetadataDocuments ? { client_id_metadata_document_supported: true } : {}),
+    // draft-ietf-oauth-identity-chaining, as draft-ietf-oauth-identity-assertion-authz-grant §7 says:
+    // this server issues ID-JAGs by token exchange.
+    ...(ctx.tokenExchange?.idJagAudiences.size
+      ? { identity_chaining_requested_token_types_supported: [TOKEN_TYPES.idJag] }
+      : {}),
     // RFC 9728 §4: the resources tokens of this server are for (RFC 8707 `resource` values).
     protected_resources: [...ctx.resources],
   };

@@ -6,13 +6,27 @@ import { authenticateClient } from './client-auth/authenticate-client.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { clientCredentialsGrant } from './grants/client-credentials.js';
 import { clientMayUse } from './grants/grant-tokens.js';
+import { jwtBearerGrant } from './grants/jwt-bearer.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
+import { tokenExchangeGrant } from './grants/token-exchange.js';
+import { JWT_BEARER_GRANT } from './jwt-assertion.js';
+import { TOKEN_EXCHANGE_GRANT } from './token-exchange/exchanged-token.js';
+import { jwtBearerEnabled } from './trusted-issuers.js';
 
 const GRANTS = {
   authorization_code: authorizationCodeGrant,
   refresh_token: refreshTokenGrant,
   client_credentials: clientCredentialsGrant,
+  // RFC 8693 and RFC 7523 §2.1: each answers unsupported_grant_type unless configured.
+  [TOKEN_EXCHANGE_GRANT]: tokenExchangeGrant,
+  [JWT_BEARER_GRANT]: jwtBearerGrant,
 } as const;
+
+/** Extension grants offered only where configured (their options), else `unsupported_grant_type`. */
+const CONFIGURED: Readonly<Record<string, (ctx: Context) => boolean>> = {
+  [TOKEN_EXCHANGE_GRANT]: (ctx) => ctx.tokenExchange !== undefined,
+  [JWT_BEARER_GRANT]: jwtBearerEnabled,
+};
 
 /** `POST {base}/oauth2/v1/token` (RFC 6749 §3.2). */
 export async function tokenEndpoint(request: Request, ctx: Context): Promise<Answer> {
@@ -20,10 +34,10 @@ export async function tokenEndpoint(request: Request, ctx: Context): Promise<Ans
   const grantType = params.get('grant_type');
   if (grantType === undefined) throw invalidRequest('The "grant_type" parameter is missing.');
   const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType as keyof typeof GRANTS] : undefined;
-  if (!grant)
+  if (!grant || CONFIGURED[grantType]?.(ctx) === false)
     throw oauthError(
       'unsupported_grant_type',
-      'The grant type is not supported (use authorization_code, refresh_token or client_credentials).',
+      'The grant type is not supported (see grant_types_supported in the metadata).',
     );
   const client = await authenticateClient(ctx, request, params);
   if (!clientMayUse(client.client, grantType as keyof typeof GRANTS)) {

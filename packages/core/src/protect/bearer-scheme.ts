@@ -108,6 +108,7 @@ function callerOf(claims: AccessTokenClaims): Caller {
       scope: Object.freeze(claims.scope === '' ? [] : claims.scope.split(' ')),
       family: claims.family,
       tokenId: claims.jti,
+      ...(claims.act === undefined ? {} : { act: claims.act }),
       expiresAt: claims.exp,
     });
     callers.set(claims, caller);

@@ -1,4 +1,5 @@
 import { resourceServer } from '@gatehousejs/core';
+import { withAuthentication } from '@gatehousejs/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../test/browser-flow';
 import {
@@ -85,5 +86,50 @@ describe('resource server apart from the instance', () => {
     });
     const result = await unreachable.authenticate(bearer(token));
     expect(!result.ok && result.response.status).toBe(503);
+  });
+
+  it("plugs in wherever an instance does: authenticate with the adapters' options", async () => {
+    const t = await testInstance({ resources: [MCP], now: Date.now });
+    const server = mcpServer(t);
+    const token = await tokenForMcp(t);
+    const allowed = await withAuthentication(
+      server,
+      bearer(token),
+      { schemes: ['bearer'], scope: 'read' },
+      (r) => r,
+    );
+    expect(allowed.ok && allowed.caller.sub).toBe('user-1');
+    const lacking = await server.authenticate(bearer(token), { schemes: ['bearer'], scope: 'write' });
+    expect(!lacking.ok && lacking.response.status).toBe(403);
+    // Tokens of users only, by default, as an instance answers.
+    const usersOnly = await server.authenticate(bearer(token), { schemes: ['bearer'], subjects: ['client'] });
+    expect(!usersOnly.ok && usersOnly.response.status).toBe(403);
+    await expect(server.authenticate(bearer(token), { schemes: ['session'] })).rejects.toThrow(
+      /schemes must include 'bearer'/,
+    );
+    await expect(
+      server.authenticate(bearer(token), { schemes: ['bearer'], resource: 'https://elsewhere.example/api' }),
+    ).rejects.toThrow(/is not this resource server's/);
+  });
+
+  it('accepts an issuer written with a trailing slash, and says why a token of another issuer is refused', async () => {
+    const t = await testInstance({ resources: [MCP], now: Date.now });
+    const token = await tokenForMcp(t);
+    const slashed = resourceServer({
+      issuer: `${ISSUER}/`,
+      resource: MCP,
+      fetch: (url, init) => t.gatehouse.fetch(new Request(url, init)),
+    });
+    expect((await slashed.authenticate(bearer(token), 'read')).ok).toBe(true);
+    const other = resourceServer({
+      issuer: 'http://localhost:3000/acme',
+      resource: MCP,
+      jwksUri: `${ISSUER}/oauth2/v1/keys`,
+      fetch: (url, init) => t.gatehouse.fetch(new Request(url, init)),
+    });
+    const refused = await other.authenticate(bearer(token), 'read');
+    expect(!refused.ok && (await refused.response.json()).error_description).toBe(
+      'The access token was issued by another issuer.',
+    );
   });
 });

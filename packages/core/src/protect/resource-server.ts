@@ -9,9 +9,17 @@ import {
 import { oauthError, ProtocolError } from '../errors.js';
 import { bearerCredentials, isB64Token } from '../http/bearer.js';
 import { ENDPOINTS } from '../oauth2/metadata.js';
+import type { TokenRejection } from '../tokens/access-token.js';
+import { parseAct } from '../tokens/act.js';
 import { clientSubject, userSubject } from '../tokens/subject.js';
-import { credentialsRequired, insufficientScope, invalidBearerRequest, invalidToken } from './challenge.js';
-import type { AuthenticationResult, Caller } from './types.js';
+import {
+  credentialsRequired,
+  insufficientScope,
+  invalidBearerRequest,
+  invalidToken,
+  subjectNotAccepted,
+} from './challenge.js';
+import type { AuthenticateOptions, AuthenticationResult, Caller } from './types.js';
 
 /*
  * A resource server that runs apart from the Gatehouse instance (another service, an edge
@@ -22,7 +30,10 @@ import type { AuthenticationResult, Caller } from './types.js';
 
 /** Options of {@link resourceServer}. */
 export interface ResourceServerOptions {
-  /** The instance's issuer, exactly as in its tokens' `iss` (e.g. `https://example.com/demo`). */
+  /**
+   * The instance's issuer, as in its tokens' `iss` (e.g. `https://example.com/demo`); a trailing
+   * slash is dropped, as the instance drops it from its own.
+   */
   readonly issuer: string;
   /** This resource's identifier: tokens must name it in `aud` (RFC 8707, RFC 9068 §4). */
   readonly resource: string;
@@ -46,8 +57,17 @@ export interface ResourceServer {
    * The caller of a request's `Authorization: Bearer` token, if it is a valid access token of the
    * issuer for this resource holding every `scope`; else the ready 400/401/403 answer, its
    * challenge naming `resource_metadata` when configured.
+   *
+   * The second argument is the required scope, or the {@link AuthenticateOptions} an instance's
+   * `authenticate` takes, so that a resource server plugs in wherever an instance does (every
+   * adapter's `requireAuth`, `defineOperations`): `schemes` must include `'bearer'` (the only
+   * scheme a resource server apart from the instance can check), `resource`, if given, must be
+   * this resource, and `subjects` (default `['user']`) is enforced as by the instance.
    */
-  authenticate(request: Request, scope?: string | readonly string[]): Promise<AuthenticationResult>;
+  authenticate(
+    request: Request,
+    scopeOrOptions?: string | readonly string[] | AuthenticateOptions,
+  ): Promise<AuthenticationResult>;
 }
 
 const DEFAULT_ALGORITHMS = ['ES256', 'EdDSA', 'RS256'];
@@ -61,12 +81,13 @@ const DEFAULT_ALGORITHMS = ['ES256', 'EdDSA', 'RS256'];
  * `createRemoteJWKSet`, with its cooldown), so a key rotation needs no restart.
  */
 export function resourceServer(options: ResourceServerOptions): ResourceServer {
+  const issuer = options.issuer.replace(/\/+$/, '');
   const keys = options.jwks
     ? createLocalJWKSet(options.jwks)
-    : createRemoteJWKSet(new URL(options.jwksUri ?? options.issuer + ENDPOINTS.jwks), {
+    : createRemoteJWKSet(new URL(options.jwksUri ?? issuer + ENDPOINTS.jwks), {
         ...(options.fetch === undefined ? {} : { [customFetch]: options.fetch }),
       });
-  const realm = { realm: options.issuer };
+  const realm = { realm: issuer };
   const verify = async (token: string, required: readonly string[]): Promise<Caller> => {
     const challenge = {
       scope: required,
@@ -79,7 +100,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       ({ payload } = await jwtVerify(token, keys, {
         algorithms: [...(options.algorithms ?? DEFAULT_ALGORITHMS)],
         typ: 'at+jwt',
-        issuer: options.issuer,
+        issuer,
         audience: options.resource,
         clockTolerance: options.clockToleranceSeconds ?? 5,
         requiredClaims: ['sub', 'exp', 'iat', 'jti'],
@@ -92,7 +113,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
           cause: error,
         });
       }
-      throw invalidToken(realm, 'invalid', challenge);
+      throw invalidToken(realm, rejectionOf(error), challenge);
     }
     const {
       sub,
@@ -115,6 +136,9 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       throw invalidToken(realm, 'invalid', challenge);
     if (subKind !== undefined && (subKind !== 'client' || clientId !== sub))
       throw invalidToken(realm, 'invalid', challenge);
+    // RFC 8693 §4.1: a token issued by token exchange names its actor; a malformed chain is invalid.
+    const act = parseAct(payload.act);
+    if (act === null) throw invalidToken(realm, 'invalid', challenge);
     const scopes = scope === '' ? [] : scope.split(' ');
     for (const needed of required)
       if (!scopes.includes(needed)) throw insufficientScope(realm, required, challenge);
@@ -126,11 +150,13 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       scope: scopes,
       family,
       tokenId: jti,
+      ...(act === undefined ? {} : { act }),
       expiresAt: exp,
     };
   };
   return {
-    async authenticate(request, scope) {
+    async authenticate(request, scopeOrOptions) {
+      const { scope, subjects } = callOptions(scopeOrOptions, options.resource);
       const required = typeof scope === 'string' ? scope.split(' ').filter(Boolean) : (scope ?? []);
       try {
         const token = bearerCredentials(request);
@@ -140,11 +166,50 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
             ...(options.resourceMetadata === undefined ? {} : { resourceMetadata: options.resourceMetadata }),
           });
         }
-        return { ok: true, caller: await verify(token, required) };
+        const caller = await verify(token, required);
+        if (subjects !== undefined && !subjects.includes(caller.subject.kind))
+          throw subjectNotAccepted(realm, caller.subject.kind);
+        return { ok: true, caller };
       } catch (error) {
         if (error instanceof ProtocolError) return { ok: false, response: error.toResponse() };
         throw error;
       }
     },
   };
+}
+
+/**
+ * The scope and subjects of a call: a scope alone (the resource server's own form, any subject),
+ * or an instance's {@link AuthenticateOptions} (as adapters pass them), checked to make sense for
+ * a resource server: a programming error throws `TypeError`, as an instance's `authenticate` does.
+ */
+function callOptions(
+  given: string | readonly string[] | AuthenticateOptions | undefined,
+  resource: string,
+): { scope?: string | readonly string[]; subjects?: readonly string[] } {
+  if (given === undefined || typeof given === 'string' || Array.isArray(given))
+    return { scope: given as string | readonly string[] | undefined };
+  const options = given as AuthenticateOptions;
+  if (!Array.isArray(options.schemes) || !options.schemes.includes('bearer'))
+    throw new TypeError(
+      `resourceServer().authenticate: schemes must include 'bearer' (got ${JSON.stringify(options.schemes)}); a resource server apart from the instance cannot check sessions.`,
+    );
+  if (options.resource !== undefined && options.resource !== resource)
+    throw new TypeError(
+      `resourceServer().authenticate: resource ${JSON.stringify(options.resource)} is not this resource server's (${JSON.stringify(resource)}); create one resourceServer() per resource.`,
+    );
+  return {
+    ...(options.scope === undefined ? {} : { scope: options.scope }),
+    subjects: options.subjects ?? ['user'],
+  };
+}
+
+/** What jose's refusal says of the token, as far as the answer may say it (RFC 6750 §3.1). */
+function rejectionOf(error: unknown): TokenRejection {
+  if (error instanceof errors.JWTExpired) return 'expired';
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'iss') return 'issuer';
+    if (error.claim === 'aud') return 'audience';
+  }
+  return 'invalid';
 }

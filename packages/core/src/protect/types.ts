@@ -1,6 +1,7 @@
 import type { Subject } from '../storage/types.js';
 import type { EpochSeconds } from '../time.js';
 import type { TokenFamily } from '../tokens/access-token.js';
+import type { ActClaim } from '../tokens/act.js';
 
 /** How a caller may prove who it is on a REST operation. */
 export type AuthScheme = 'bearer' | 'session';
@@ -57,6 +58,12 @@ export interface Caller {
   readonly family?: TokenFamily;
   /** Token id (`jti`) for bearer tokens. */
   readonly tokenId?: string;
+  /**
+   * Who acts for the subject, for a bearer token issued by token exchange (RFC 8693 §4.1 `act`):
+   * the current actor, with the prior ones nested in its own `act`. Absent when the subject itself
+   * (or its own client) holds the token.
+   */
+  readonly act?: ActClaim;
   /** Expiry of the token or session. */
   readonly expiresAt: EpochSeconds;
 }

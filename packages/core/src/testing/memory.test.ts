@@ -1,8 +1,10 @@
 import {
   type GatehouseStorage,
   type GrantStore,
+  type KeyValueStore,
   memoryEngine,
   memoryGrantStore,
+  memoryKeyValueStore,
   memoryStorage as memoryStorageOf,
   type RefreshTokenRecord,
   type StorageEngine,
@@ -147,6 +149,8 @@ describe('the conformance suite', () => {
       'keeps rate-limit windows apart: counts, resets and windows of one key are per instance',
       'keeps registered clients and replay ids apart',
       'clear() deletes every record of one instance and nothing of the other',
+      'keeps entries of one key apart: another instance can neither see, add over, take nor swap one',
+      'clear() deletes the entries of one instance and nothing of the other',
       "does not deliver another instance's revocations",
     ]);
   });
@@ -168,6 +172,61 @@ describe('the conformance suite', () => {
     };
     expect(await failingCases(sweeping)).toEqual([
       'clear() deletes every record of one instance and nothing of the other',
+      'clear() deletes the entries of one instance and nothing of the other',
+    ]);
+  });
+
+  /** The suite's failures for a memory engine whose key-value store is `kv`. */
+  const failingKeyValueCases = (kv: KeyValueStore) => failingCases({ ...memoryStorageOf(), kv });
+  const yieldOnce = () => new Promise((resolve) => setTimeout(resolve, 1));
+
+  it('fails a key-value store whose add, take or swap reads, yields, then writes', async () => {
+    const inner = memoryKeyValueStore();
+    const racy: KeyValueStore = {
+      ...inner,
+      async add(key, value, expiresAt, now) {
+        const live = await inner.get(key, now);
+        await yieldOnce();
+        if (live !== null) return false;
+        await inner.set(key, value, expiresAt);
+        return true;
+      },
+      async take(key, now) {
+        const value = await inner.get(key, now);
+        await yieldOnce();
+        await inner.delete(key);
+        return value;
+      },
+      async swap(key, expected, value, expiresAt, now) {
+        const current = await inner.get(key, now);
+        await yieldOnce();
+        if (current !== expected) return false;
+        await inner.set(key, value, expiresAt);
+        return true;
+      },
+    };
+    expect(await failingKeyValueCases(racy)).toEqual([
+      '200 parallel adds of one key: exactly one added, and its value is stored',
+      '200 parallel takes of one key: exactly one gets the value',
+      '200 parallel swaps from one value: exactly one wins, and only its write lands',
+      'a take racing a swap on one key: the value is taken once, never swapped after it was taken',
+    ]);
+  });
+
+  it('fails a key-value store that judges expiry by its own clock instead of the caller’s now', async () => {
+    const inner = memoryKeyValueStore();
+    const ownClock: KeyValueStore = {
+      ...inner,
+      get: (key) => inner.get(key, Date.now()),
+      add: (key, value, expiresAt) => inner.add(key, value, expiresAt, Date.now()),
+      take: (key) => inner.take(key, Date.now()),
+      swap: (key, expected, value, expiresAt) => inner.swap(key, expected, value, expiresAt, Date.now()),
+    };
+    expect(await failingKeyValueCases(ownClock)).toEqual([
+      'gets a set value until its expiresAt, replaces it on set, and forgets it on delete',
+      'adds a key only when it is absent or expired at now',
+      'takes a live value once, and nothing absent or expired',
+      'swaps only a live value equal to the expected one, and moves its expiry',
     ]);
   });
 });

@@ -5,6 +5,7 @@ import { boundaryCases } from './boundary-cases.js';
 import type { ConformanceTestApi, StorageConformanceTarget } from './conformance-api.js';
 import { grantStoreCases } from './grant-store-cases.js';
 import { isolationCases } from './isolation-cases.js';
+import { keyValueCases, keyValueIsolationCases } from './kv-cases.js';
 import { pushedRevocationCases } from './pushed-revocation-cases.js';
 import { recordFieldCases } from './record-field-cases.js';
 import { freshId } from './records.js';
@@ -19,7 +20,9 @@ import { userGrantCases } from './user-grant-cases.js';
  * idempotency, fractional times and repeated saves, lossless optional fields (subjects, audience,
  * OpenID Connect attributes, `ext`), the client registry and the replay store, atomicity under
  * concurrency (by default 200 parallel redemptions of one code, 200 parallel rotations of one
- * refresh token and 200 parallel uses of one replay id, each with exactly one winner), and
+ * refresh token and 200 parallel uses of one replay id, each with exactly one winner), the
+ * key-value store (expiry, set-if-absent, single-use take and compare-and-set swap, each raced by
+ * 200 callers with exactly one winner), and
  * isolation: two instances of one engine, with the same client and user ids, never see each
  * other's records, and `clear()` empties one instance only.
  *
@@ -70,7 +73,9 @@ export function runStorageConformance(target: StorageConformanceTarget, api: Con
     boundaryCases(context);
     recordFieldCases(context);
     registryCases(context);
+    keyValueCases(context);
     if (target.isolation !== false) isolationCases(context);
+    if (target.isolation !== false) keyValueIsolationCases(context);
     if (target.isolation !== false) pushedRevocationCases(context, target);
     api.afterAll?.(async () => {
       if (created && target.cleanup) await target.cleanup(await created);

@@ -3,6 +3,7 @@ import { type Awaitable, andThen } from '../awaitable.js';
 import type { Context } from '../context.js';
 import type { Subject } from '../storage/types.js';
 import { type EpochSeconds, fromEpochSeconds, type Seconds, toEpochSeconds } from '../time.js';
+import { type ActClaim, parseAct } from './act.js';
 import { base64url, utf8 } from './encoding.js';
 import { clientSubject, subjectId, userSubject } from './subject.js';
 
@@ -26,6 +27,8 @@ export interface AccessTokenClaims {
   readonly jti: string;
   /** The grant the token belongs to (`gid`), the handle of grant revocation. */
   readonly grantId?: string;
+  /** The delegation chain (RFC 8693 §4.1 `act`) of a token issued by token exchange. */
+  readonly act?: ActClaim;
   readonly iat: EpochSeconds;
   readonly exp: EpochSeconds;
 }
@@ -48,6 +51,8 @@ export interface AccessTokenGrant {
   /** The grant's resources; absent: the instance's configured `audience`. */
   readonly audience?: readonly string[];
   readonly grantId?: string;
+  /** The actor (RFC 8693 §4.1), for a token issued by token exchange to someone acting for the subject. */
+  readonly act?: ActClaim;
   readonly ttl: Seconds;
 }
 
@@ -88,6 +93,7 @@ export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Pr
   if (grant.clientId !== undefined) payload.client_id = grant.clientId;
   if (grant.grantId !== undefined) payload.gid = grant.grantId;
   if (grant.subject.kind === 'client') payload.sub_kind = 'client';
+  if (grant.act !== undefined) payload.act = grant.act;
   const signingInput = `${ctx.keys.encodedHeader}.${base64url(utf8(JSON.stringify(payload)))}`;
   const token = `${signingInput}.${await ctx.keys.sign(signingInput)}`;
   return {
@@ -101,6 +107,7 @@ export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Pr
       audience,
       jti,
       grantId: grant.grantId,
+      ...(grant.act === undefined ? {} : { act: grant.act }),
       iat,
       exp,
     },
@@ -167,6 +174,8 @@ async function checkAccessTokenSignature(
     // A client subject's `sub` is its own client id (RFC 9068 §2.2); anything else is forged or broken.
     const subKind = payload.sub_kind;
     if (subKind !== undefined && (subKind !== 'client' || clientId !== payload.sub)) return INVALID;
+    const act = parseAct(payload.act);
+    if (act === null) return INVALID;
     const claims: AccessTokenClaims = {
       family,
       subject: subKind === 'client' ? clientSubject(payload.sub) : userSubject(payload.sub),
@@ -176,6 +185,7 @@ async function checkAccessTokenSignature(
       audience: Object.freeze(audience),
       jti: payload.jti,
       grantId,
+      ...(act === undefined ? {} : { act }),
       iat: payload.iat!,
       exp: payload.exp!,
     };

@@ -66,7 +66,23 @@ export async function generateKeys(algorithm: SigningAlgorithm = 'ES256'): Promi
   });
   const jwk = await exportJWK(privateKey);
   const kid = crypto.randomUUID();
-  return { ...jwk, kid, alg: algorithm, use: 'sig' };
+  const key: PrivateJwk = { ...jwk, kid, alg: algorithm, use: 'sig' };
+  generatedHere.add(key);
+  return key;
+}
+
+/**
+ * The keys {@link generateKeys} returned in this process, by identity: a key stored and read back
+ * (JSON, a secret manager) is another object, so only a key made at start and never kept is here.
+ */
+const generatedHere = new WeakSet<object>();
+
+/**
+ * Whether `jwk` is an object {@link generateKeys} returned in this process: an ephemeral key,
+ * whose tokens stop verifying when the process restarts and which other processes do not share.
+ */
+export function isEphemeralKey(jwk: object): boolean {
+  return generatedHere.has(jwk);
 }
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;

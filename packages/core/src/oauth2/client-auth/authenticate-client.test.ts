@@ -192,3 +192,43 @@ describe('client authentication by the registered method', () => {
     }
   });
 });
+
+describe('a failed client authentication, explained to the operator', () => {
+  async function explained(debug: boolean) {
+    const lines: string[] = [];
+    const events: unknown[] = [];
+    const t = await testInstance({
+      debug,
+      logger: { warn() {}, error() {}, debug: (line: string) => lines.push(line) },
+      onEvent: (event) => events.push(event),
+    });
+    // openid-client's default: the secret in the body, for a client registered for Basic.
+    const response = await t.gatehouse.fetch(
+      post(REVOKE, { token: 'x', client_id: 'demo-client', client_secret: 'demo-secret' }),
+    );
+    await expectError(response, 401, 'invalid_client');
+    return { lines, events };
+  }
+
+  it('emits client.authentication_failed with the method used and the one registered', async () => {
+    const { events } = await explained(false);
+    expect(events).toContainEqual({
+      type: 'client.authentication_failed',
+      clientId: 'demo-client',
+      method: 'client_secret_post',
+      reason: 'method_not_registered',
+      registeredMethod: 'client_secret_basic',
+    });
+  });
+
+  it('writes the reason to the debug log when it is on, and nothing when it is off', async () => {
+    const on = await explained(true);
+    expect(on.lines).toHaveLength(1);
+    expect(on.lines[0]).toMatch(/^gatehouse: refused POST \/demo\/oauth2\/v1\/revoke: 401 invalid_client: /);
+    expect(on.lines[0]).toContain(
+      'registered for client_secret_basic but the request used client_secret_post',
+    );
+    expect(on.lines[0]).not.toContain('demo-secret');
+    expect((await explained(false)).lines).toEqual([]);
+  });
+});

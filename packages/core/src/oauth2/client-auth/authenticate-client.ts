@@ -30,10 +30,37 @@ export async function authenticateClient(
 ): Promise<AuthenticatedClient> {
   const { method, presented } = detectMethod(ctx, request, params);
   const found = await ctx.clients.findClient(presented.clientId, request);
-  const client = found && registeredAuthMethod(found) === method.name ? found : undefined;
+  const registered = found ? registeredAuthMethod(found) : undefined;
+  const client = found && registered === method.name ? found : undefined;
   const verified = await method.verify(ctx, presented, client);
-  if (!client || !verified) throw invalidClient(ctx.realm);
+  if (!client || !verified) {
+    const reason = !found ? 'unknown_client' : !client ? 'method_not_registered' : 'invalid_credentials';
+    ctx.emit({
+      type: 'client.authentication_failed',
+      clientId: presented.clientId,
+      method: method.name,
+      reason,
+      ...(found && registered !== undefined ? { registeredMethod: registered } : {}),
+    });
+    throw invalidClient(ctx.realm, failureReason(presented.clientId, method.name, reason, registered));
+  }
   return { client, method: method.name };
+}
+
+/** The debug log's words for a failed client authentication (the answer itself stays generic). */
+function failureReason(
+  clientId: string,
+  used: string,
+  reason: 'unknown_client' | 'method_not_registered' | 'invalid_credentials',
+  registered: string | undefined,
+): string {
+  const who = `client ${JSON.stringify(clientId)}`;
+  if (reason === 'unknown_client') return `${who} is not registered (authenticated with ${used})`;
+  if (reason === 'method_not_registered')
+    return registered === undefined
+      ? `${who} has no usable token endpoint authentication method (its type and tokenEndpointAuthMethod disagree); the request used ${used}`
+      : `${who} is registered for ${registered} but the request used ${used} (a client library's default may differ: configure it for ${registered}, or register the client with tokenEndpointAuthMethod: "${used}")`;
+  return `${who} presented ${used} credentials that do not verify`;
 }
 
 interface Detected {
@@ -76,5 +103,8 @@ function detectMethod(ctx: Context, request: Request, params: Params): Detected 
     return proving;
   }
   if (claiming) return claiming;
-  throw invalidClient(ctx.realm);
+  throw invalidClient(
+    ctx.realm,
+    'the request carries no client authentication (no Authorization header, client_id or client_assertion)',
+  );
 }

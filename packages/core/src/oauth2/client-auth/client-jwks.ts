@@ -123,9 +123,12 @@ export class ClientJwksCache {
 /** Key sets of inline `jwks` registrations, by the registration's object (a pure result). */
 const inlineSets = new WeakMap<object, JWTVerifyGetKey | undefined>();
 
-/** The key set of a client registered with inline `jwks`, or `undefined` when it is not one. */
-export function inlineKeySet(client: ClientRecord): JWTVerifyGetKey | undefined {
-  const jwks = client.jwks;
+/**
+ * The key set of a client registered with inline `jwks` (or of a trusted issuer configured with
+ * them), or `undefined` when it has none.
+ */
+export function inlineKeySet(holder: Pick<ClientRecord, 'jwks'>): JWTVerifyGetKey | undefined {
+  const jwks = holder.jwks;
   if (!jwks || typeof jwks !== 'object') return undefined;
   if (!inlineSets.has(jwks)) {
     let keys: JWTVerifyGetKey | undefined;

@@ -1,8 +1,8 @@
-import { decodeJwt, importJWK, type JWTVerifyGetKey, jwtVerify, type KeyObject } from 'jose';
+import { decodeJwt, importJWK, type JWTVerifyGetKey, type KeyObject } from 'jose';
 import type { Context } from '../../context.js';
 import { invalidClient, invalidRequest } from '../../errors.js';
 import type { ClientRecord } from '../../storage/types.js';
-import { hashSecret } from '../../tokens/secrets.js';
+import { MAX_ASSERTION_LENGTH, useAssertionOnce, verifyAssertion } from '../jwt-assertion.js';
 import { ENDPOINTS } from '../metadata.js';
 import { inlineKeySet } from './client-jwks.js';
 import type { ClientAuthMethod, PresentedClient } from './method.js';
@@ -10,36 +10,7 @@ import type { ClientAuthMethod, PresentedClient } from './method.js';
 /** RFC 7523 §2.2: the `client_assertion_type` of a JWT client assertion. */
 export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
-/**
- * Algorithms a client assertion may be signed with (`token_endpoint_auth_signing_alg_values_supported`):
- * asymmetric only. No `none` (RFC 7523 §3 item 9 requires a signature) and no HMAC: a verifier
- * holding a public key must never treat it as an HMAC secret (RFC 8725 §3.1, §2.1).
- */
-export const ASSERTION_SIGNING_ALGORITHMS = [
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-  'Ed25519',
-  'PS256',
-  'PS384',
-  'PS512',
-  'RS256',
-  'RS384',
-  'RS512',
-] as const;
-
-/**
- * The longest an assertion may live (`exp` minus now), in seconds. RFC 7523 §3 item 4 lets the
- * server reject assertions whose `exp` is unreasonably far ahead; the bound also bounds how long
- * the `jti` must be remembered. Client libraries sign for 60 s (oauth4webapi, openid-client).
- */
-export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
-
-/** Longest assertion accepted, in characters (a JWT with an RSA-4096 signature is ~1 KiB). */
-const MAX_ASSERTION_LENGTH = 8192;
-/** Longest `jti` accepted. */
-const MAX_JTI_LENGTH = 256;
+export { ASSERTION_SIGNING_ALGORITHMS, MAX_ASSERTION_LIFETIME_SECONDS } from '../jwt-assertion.js';
 
 /** What a `private_key_jwt` request presents. */
 export interface PresentedAssertion extends PresentedClient {
@@ -91,20 +62,15 @@ export const privateKeyJwt: ClientAuthMethod<PresentedAssertion> = {
   },
   async verify(ctx, presented, client) {
     let keys = client ? await clientKeySet(ctx, client, false, presented.request) : undefined;
-    let claims = await verifyAssertion(ctx, presented, keys ?? (await decoyKey()));
+    let claims = await verifyClientAssertion(ctx, presented, keys ?? (await decoyKey()));
     if (claims === 'no-key' && client?.jwksUri !== undefined) {
       // The client may have rotated its keys since they were cached: fetch again (rate-limited).
       keys = await clientKeySet(ctx, client, true, presented.request);
-      if (keys) claims = await verifyAssertion(ctx, presented, keys);
+      if (keys) claims = await verifyClientAssertion(ctx, presented, keys);
     }
     if (!client || !keys || typeof claims !== 'object') return false;
-    const now = ctx.now();
-    const exp = claims.exp * 1000;
-    if (exp > now + (MAX_ASSERTION_LIFETIME_SECONDS + ctx.clockToleranceSeconds) * 1000) return false;
-    if (claims.jti.length > MAX_JTI_LENGTH) return false;
-    // Remembered by a digest of client and jti: short keys, and two clients' ids never collide.
-    const replayId = `client-assertion:${await hashSecret(`${client.id}\u0000${claims.jti}`)}`;
-    return ctx.storage.replay.useOnce(replayId, Math.max(exp, now + 1000), now);
+    // Remembered under the client's id: two clients' jti never collide.
+    return useAssertionOnce(ctx, 'client-assertion', client.id, claims);
   },
 };
 
@@ -121,29 +87,18 @@ function endpointUrl(ctx: Context, request: Request): string {
   );
 }
 
-/** The verified claims that matter after the signature, or why there are none. */
-type AssertionOutcome = { readonly exp: number; readonly jti: string } | 'no-key' | 'invalid';
-
-async function verifyAssertion(
+/** RFC 7523 §3 for a client assertion: `iss` = `sub` = the client, `aud` this server or the endpoint. */
+function verifyClientAssertion(
   ctx: Context,
   presented: PresentedAssertion,
   key: JWTVerifyGetKey | KeyObject | CryptoKey,
-): Promise<AssertionOutcome> {
-  try {
-    const { payload } = await jwtVerify(presented.assertion, key as JWTVerifyGetKey, {
-      algorithms: [...ASSERTION_SIGNING_ALGORITHMS],
-      issuer: presented.clientId,
-      subject: presented.clientId,
-      audience: [ctx.issuer, presented.endpoint, ctx.issuer + ENDPOINTS.token],
-      requiredClaims: ['exp', 'jti'],
-      currentDate: new Date(ctx.now()),
-      clockTolerance: ctx.clockToleranceSeconds,
-    });
-    if (typeof payload.jti !== 'string' || typeof payload.exp !== 'number') return 'invalid';
-    return { exp: payload.exp, jti: payload.jti };
-  } catch (error) {
-    return (error as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY' ? 'no-key' : 'invalid';
-  }
+) {
+  return verifyAssertion(ctx, presented.assertion, key, {
+    issuer: presented.clientId,
+    subject: presented.clientId,
+    audience: [ctx.issuer, presented.endpoint, ctx.issuer + ENDPOINTS.token],
+    requiredClaims: ['jti'],
+  });
 }
 
 /** The registered keys of `client`: inline `jwks`, else the cached or fetched `jwksUri` document. */

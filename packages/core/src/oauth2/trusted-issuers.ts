@@ -1,0 +1,120 @@
+import { decodeJwt, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type { Awaitable } from '../awaitable.js';
+import type { Context } from '../context.js';
+import { ConfigurationError } from '../errors.js';
+import type { TrustedIssuerOptions } from '../options.js';
+import type { ClientRecord } from '../storage/types.js';
+import { inlineKeySet } from './client-auth/client-jwks.js';
+import { type AssertionExpectations, MAX_ASSERTION_LENGTH, verifyAssertion } from './jwt-assertion.js';
+
+/** A trusted issuer (the `trustedIssuers` option), validated. */
+export interface TrustedIssuer {
+  readonly issuer: string;
+  /** Its inline keys, or `undefined` when they are fetched from {@link jwksUri}. */
+  readonly keys: JWTVerifyGetKey | undefined;
+  readonly jwksUri: string | undefined;
+  /** The `aud` its exchanged tokens must name. */
+  readonly audience: string;
+  readonly jwtBearer: boolean;
+  /** Maps one of its subjects to a local user id (default: its `sub`). */
+  readonly userId: (
+    claims: Readonly<Record<string, unknown>>,
+    client: ClientRecord,
+  ) => Awaitable<string | null>;
+}
+
+/** Most trusted issuers per instance: each is looked up by `iss`, but the list is configuration. */
+const MAX_TRUSTED_ISSUERS = 100;
+
+/** Validates the `trustedIssuers` option; throws {@link ConfigurationError} naming the entry. */
+export function resolveTrustedIssuers(
+  given: readonly TrustedIssuerOptions[] | undefined,
+  ownIssuer: string,
+): ReadonlyMap<string, TrustedIssuer> {
+  const resolved = new Map<string, TrustedIssuer>();
+  if (given === undefined) return resolved;
+  if (!Array.isArray(given)) throw new ConfigurationError('trustedIssuers: expected an array.');
+  if (given.length > MAX_TRUSTED_ISSUERS)
+    throw new ConfigurationError(`trustedIssuers: at most ${MAX_TRUSTED_ISSUERS} issuers.`);
+  given.forEach((entry, index) => {
+    const at = `trustedIssuers[${index}]`;
+    if (!entry || typeof entry.issuer !== 'string' || entry.issuer === '')
+      throw new ConfigurationError(`${at}.issuer: expected the issuer's identifier (its tokens' iss).`);
+    if (entry.issuer === ownIssuer)
+      throw new ConfigurationError(`${at}.issuer: is this instance's own issuer, which is always trusted.`);
+    if (resolved.has(entry.issuer))
+      throw new ConfigurationError(`${at}.issuer: "${entry.issuer}" is listed twice.`);
+    if ((entry.jwks === undefined) === (entry.jwksUri === undefined))
+      throw new ConfigurationError(`${at}: give exactly one of jwks and jwksUri.`);
+    let keys: JWTVerifyGetKey | undefined;
+    if (entry.jwks !== undefined) {
+      keys = inlineKeySet({ jwks: entry.jwks });
+      if (!keys) throw new ConfigurationError(`${at}.jwks: expected a JWK Set of public asymmetric keys.`);
+    } else {
+      let url: URL | undefined;
+      try {
+        url = new URL(entry.jwksUri!);
+      } catch {}
+      if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:'))
+        throw new ConfigurationError(`${at}.jwksUri: expected an absolute http(s) URL.`);
+    }
+    if (entry.userId !== undefined && typeof entry.userId !== 'function')
+      throw new ConfigurationError(`${at}.userId: expected a function.`);
+    resolved.set(entry.issuer, {
+      issuer: entry.issuer,
+      keys,
+      jwksUri: entry.jwksUri,
+      audience: entry.audience ?? ownIssuer,
+      jwtBearer: entry.jwtBearer ?? false,
+      userId: entry.userId ?? ((claims) => (typeof claims.sub === 'string' ? claims.sub : null)),
+    });
+  });
+  return resolved;
+}
+
+/**
+ * The `iss` a JWT claims, before anything is verified (to pick the keys to verify it with), or
+ * `undefined` when it is not a JWT of bounded size.
+ */
+export function claimedIssuer(token: string): string | undefined {
+  if (token.length > MAX_ASSERTION_LENGTH) return undefined;
+  try {
+    const { iss } = decodeJwt(token);
+    return typeof iss === 'string' ? iss : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Verifies a JWT of a trusted issuer (see `verifyAssertion`) with its keys: inline, or its
+ * `jwksUri` document through the instance's guarded, cached fetch (`clientJwks`), fetched again
+ * (at most once a minute) when no cached key matches the token's `kid`. `null` when it does not verify.
+ */
+export async function verifyTrustedJwt(
+  ctx: Context,
+  trusted: TrustedIssuer,
+  token: string,
+  expected: Omit<AssertionExpectations, 'issuer'>,
+): Promise<JWTPayload | null> {
+  const check = (keys: JWTVerifyGetKey) =>
+    verifyAssertion(ctx, token, keys, { ...expected, issuer: trusted.issuer });
+  if (trusted.keys) {
+    const outcome = await check(trusted.keys);
+    return typeof outcome === 'object' ? outcome : null;
+  }
+  let keys = await ctx.clientJwks.keySet(trusted.jwksUri!, ctx.now(), false);
+  if (!keys) return null;
+  let outcome = await check(keys);
+  if (outcome === 'no-key') {
+    keys = await ctx.clientJwks.keySet(trusted.jwksUri!, ctx.now(), true);
+    if (keys) outcome = await check(keys);
+  }
+  return typeof outcome === 'object' ? outcome : null;
+}
+
+/** Whether some trusted issuer's assertions are accepted (the JWT bearer grant is then offered). */
+export function jwtBearerEnabled(ctx: Pick<Context, 'trustedIssuers'>): boolean {
+  for (const trusted of ctx.trustedIssuers.values()) if (trusted.jwtBearer) return true;
+  return false;
+}
