@@ -81,16 +81,6 @@ export class BoundedFetchCache<T> {
     this.#what = what;
   }
 
-  /** Estimated bytes held now (at most `maxBytes`). */
-  get bytes(): number {
-    return this.#bytes;
-  }
-
-  /** Fetches in flight now (at most `maxConcurrent`). */
-  get inFlight(): number {
-    return this.#inFlight.size;
-  }
-
   /**
    * The value of `url`: kept when live (a remembered failure is thrown again), else loaded by
    * `load`, which throws to refuse (the error is remembered for `failureMs` and thrown). With
@@ -139,12 +129,6 @@ export class BoundedFetchCache<T> {
     increment(this.#perAddress, network);
     fetching.then(release, release);
     return fetching;
-  }
-
-  /** Forgets everything kept (not the fetches in flight). */
-  clear(): void {
-    this.#entries.clear();
-    this.#bytes = 0;
   }
 
   #refuseBeyondCaps(origin: string, network: string): void {

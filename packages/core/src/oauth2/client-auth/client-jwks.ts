@@ -62,11 +62,6 @@ export class ClientJwksCache {
     );
   }
 
-  /** The cache (its `bytes` and `inFlight` are what tests and metrics read). */
-  get cache(): BoundedFetchCache<JWTVerifyGetKey> {
-    return this.#cache;
-  }
-
   /**
    * The key set at `uri`: cached when fresh, else fetched (charged to the address of `request`).
    * With `stale` (a verification found no key for the assertion's `kid`), a set older than

@@ -47,11 +47,6 @@ export class ClientMetadataDocuments {
     );
   }
 
-  /** The cache (its `bytes` and `inFlight` are what tests and metrics read). */
-  get cache(): BoundedFetchCache<ClientRecord> {
-    return this.#cache;
-  }
-
   /**
    * The client whose id is this document URL; `null` when `clientId` is no URL. Throws 400
    * `invalid_request` saying why a URL or its document was refused. `caller` is charged for a
