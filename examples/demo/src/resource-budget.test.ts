@@ -340,5 +340,5 @@ describe.each(engines)('the anonymous resource budget on $name', (engine) => {
       await new Promise((resolve) => server.close(resolve));
       await storage.close();
     }
-  }, 120_000);
+  }, 240_000);
 });
