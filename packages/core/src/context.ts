@@ -1,15 +1,16 @@
 import type { GatehouseEvent, Logger } from './events.js';
 import type { ClientJwksCache } from './oauth2/client-auth/client-jwks.js';
+import type { ClientDirectory } from './oauth2/client-directory.js';
 import type {
   DynamicRegistrationSettings,
   MetadataDocumentSettings,
 } from './oauth2/registration/settings.js';
 import type { TokenExchangeSettings } from './oauth2/token-exchange/settings.js';
-import type { TrustedIssuer } from './oauth2/trusted-issuers.js';
+import type { TrustedIssuer } from './oauth2/trusted-issuer.js';
 import type { CorsOptions } from './options.js';
 import type { PasswordCheckGate } from './passwords/password-check-gate.js';
+import type { RecordProblems } from './records/record-problems.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
-import type { ClientDirectory } from './storage/client-directory.js';
 import type { GatehouseStorage, UserStore } from './storage/types.js';
 import type { KeySet } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
@@ -43,7 +44,10 @@ export interface Context {
   readonly clients: ClientDirectory;
   /** Fetched `jwks_uri` key sets of `private_key_jwt` clients (`clientJwks` option). */
   readonly clientJwks: ClientJwksCache;
+  /** The host's users, each record checked as it enters (`records/checked-user-store.ts`). */
   readonly users: UserStore;
+  /** Logs each refused host record (client, user) once. */
+  readonly recordProblems: RecordProblems;
   /** Guarded stores: any failure or timeout surfaces as `StorageUnavailableError`. */
   readonly storage: InstanceStores;
   readonly scopes: ReadonlySet<string> | undefined;

@@ -1,3 +1,4 @@
+import type { ConfigurationErrorCode, StorageUnavailableReason, UsageErrorCode } from './error-codes.js';
 import type { Logger } from './events.js';
 import { type Reply, toResponse } from './http/reply.js';
 import { noStoreJson } from './http/responses.js';
@@ -35,6 +36,7 @@ export const ERROR_TABLE = {
   interaction_required: { status: 400 },
   request_not_supported: { status: 400 },
   request_uri_not_supported: { status: 400 },
+  // RFC 6749 §4.1.2.1 (the server's own failures, also answered by every endpoint)
   server_error: { status: 500 },
   temporarily_unavailable: { status: 503 },
   // RFC 7009 §2.2.1
@@ -119,7 +121,11 @@ export class ProtocolError extends Error {
     this.reason = options.reason;
     const entry: { readonly status: number } | undefined = ERROR_TABLE[code];
     if (entry === undefined)
-      throw new TypeError(`ProtocolError: unknown error code ${JSON.stringify(code)}.`);
+      throw new UsageError(
+        `ProtocolError: unknown error code ${JSON.stringify(code)}.`,
+        'ERR_INVALID_ARGUMENT',
+        'code',
+      );
     this.status = options.unauthenticated && options.challenge !== undefined ? 401 : entry.status;
     const headers: Record<string, string> = {};
     if (options.challenge !== undefined) headers['WWW-Authenticate'] = options.challenge;
@@ -156,19 +162,27 @@ export function oauthError<C extends ProtocolErrorCode>(
   return new ProtocolError(code, description, options);
 }
 
-/** A storage engine failed or timed out: the request is answered 503 and nothing was written. */
+/**
+ * A storage engine failed or timed out: the request is answered 503 and nothing was written. Its
+ * `code` is the protocol's (`temporarily_unavailable`); its stable {@link storageCode} says which.
+ */
 export class StorageUnavailableError extends ProtocolError {
-  constructor(cause: unknown) {
+  /** `ERR_STORAGE_UNAVAILABLE` (the call failed; see `cause`) or `ERR_STORAGE_TIMEOUT`. */
+  readonly storageCode: StorageUnavailableReason;
+  constructor(cause: unknown, storageCode: StorageUnavailableReason = 'ERR_STORAGE_UNAVAILABLE') {
     super('temporarily_unavailable', 'The service is temporarily unavailable; try again shortly.', {
       retryAfter: 1,
       cause,
+      reason: storageCode === 'ERR_STORAGE_TIMEOUT' ? 'a storage call timed out' : 'a storage call failed',
     });
+    this.storageCode = storageCode;
   }
 }
 
 /**
  * The one conversion of anything thrown while answering a request into an answer: a
- * {@link ProtocolError} gives its own (logged when it is a 5xx), anything else is a bug, logged
+ * {@link ProtocolError} gives its own (logged when it is a 5xx), a full bounded store (stable code
+ * `ERR_STORAGE_FULL`) 503 `temporarily_unavailable`, anything else is a bug, logged
  * and answered with a bare 500 `server_error` that reveals nothing. `what` names what failed in
  * the log line (never request data: it may hold credentials).
  */
@@ -178,8 +192,10 @@ export function errorAnswer(
   what = 'unexpected error',
   request?: Request,
 ): Reply {
+  // A bounded store at its bound (`StoreFullError`, or an engine's error of the same stable code
+  // `ERR_STORAGE_FULL`): refused for now, never a 500. It stays full for a while: one log line per
+  // interval, not one per request.
   if (isStoreFull(error)) {
-    // A full store stays full for a while: one log line per interval, not one per request.
     const now = Date.now();
     if (now - (storeFullLoggedAt.get(logger) ?? Number.NEGATIVE_INFINITY) >= STORE_FULL_LOG_INTERVAL_MS) {
       storeFullLoggedAt.set(logger, now);
@@ -213,7 +229,6 @@ function logRefusal(debug: NonNullable<Logger['debug']>, error: ProtocolError, r
 }
 
 const SERVER_ERROR = oauthError('server_error', 'The server could not complete the request.');
-
 /** How a full store is answered (RFC 6749 §4.1.2.1 `temporarily_unavailable`, RFC 9110 §10.2.3). */
 const STORE_FULL = oauthError(
   'temporarily_unavailable',
@@ -224,9 +239,50 @@ const STORE_FULL_LOG_INTERVAL_MS = 60_000;
 /** When each logger last logged a full store (by logger, so instances with their own loggers each log). */
 const storeFullLoggedAt = new WeakMap<Logger, number>();
 
-/** Thrown by {@link createGatehouse} for options that cannot work, with a precise message. */
+/** Options of {@link ConfigurationError}. */
+export interface ConfigurationErrorOptions {
+  /** The stable code (`ERROR_CODES` of `error-codes.ts`). Default `ERR_CONFIG_INVALID_OPTION`. */
+  readonly code?: ConfigurationErrorCode;
+  /** The option path it is about (`session.cookieName`, `keys[0]`), when there is one. */
+  readonly option?: string;
+  readonly cause?: unknown;
+}
+
+/**
+ * Thrown by `createGatehouse` (and `createGatehouseHost`, the user stores, the instance methods a
+ * storage must support) for options that cannot work, with a precise message, a stable
+ * {@link code} and the {@link option} path.
+ */
 export class ConfigurationError extends Error {
   override readonly name = 'ConfigurationError';
+  /** What is wrong, stable across releases (the message may be reworded). */
+  readonly code: ConfigurationErrorCode;
+  /** The option path it is about (`session.cookieName`, `keys[0]`), when there is one. */
+  readonly option: string | undefined;
+
+  constructor(message: string, options: ConfigurationErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = options.code ?? 'ERR_CONFIG_INVALID_OPTION';
+    this.option = options.option;
+  }
+}
+
+/**
+ * Thrown (as a `TypeError`) for a call of the public API that cannot work: an argument it cannot
+ * use, something else than a Gatehouse instance, two routes at one path. {@link code} is stable.
+ */
+export class UsageError extends TypeError {
+  override readonly name = 'UsageError';
+  /** What is wrong, stable across releases (the message may be reworded). */
+  readonly code: UsageErrorCode;
+  /** The argument it is about (`userId`, `instanceId`), when there is one. */
+  readonly argument: string | undefined;
+
+  constructor(message: string, code: UsageErrorCode = 'ERR_INVALID_ARGUMENT', argument?: string) {
+    super(message);
+    this.code = code;
+    this.argument = argument;
+  }
 }
 
 /**

@@ -6,13 +6,23 @@
 export { AUTH_API_ENDPOINTS } from './auth-api/endpoints.js';
 export type { Context } from './context.js';
 export {
+  type ConfigurationErrorCode,
+  ERROR_CODES,
+  type GatehouseErrorCode,
+  type OutboundFetchErrorCode,
+  type StorageUnavailableReason,
+  type UsageErrorCode,
+} from './error-codes.js';
+export {
   type ChallengedErrorCode,
   ConfigurationError,
+  type ConfigurationErrorOptions,
   ERROR_TABLE,
   ProtocolError,
   type ProtocolErrorCode,
   type ProtocolErrorOptions,
   StorageUnavailableError,
+  UsageError,
 } from './errors.js';
 export type { GatehouseEvent, Logger } from './events.js';
 export { createGatehouse, type Gatehouse } from './gatehouse.js';
@@ -67,6 +77,12 @@ export type {
 } from './options.js';
 export { CREDENTIAL_LIMITS } from './passwords/credential-limits.js';
 export type { PasswordHasher } from './passwords/password-hasher.js';
+export {
+  type PasswordUser,
+  type PasswordUserStoreOptions,
+  type PasswordVerifier,
+  passwordUserStore,
+} from './passwords/password-user-store.js';
 export { type Pbkdf2HasherOptions, pbkdf2Hasher } from './passwords/pbkdf2.js';
 export {
   defineOperations,

@@ -6,6 +6,7 @@ import type { FetchCaller } from './http/bounded-fetch-cache.js';
 import { clientAddressOf } from './http/client-address.js';
 import { defaultTransport } from './http/default-transport.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
+import { clientDirectory } from './oauth2/client-directory.js';
 import { looksLikeClientIdUrl } from './oauth2/registration/client-id-url.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
 import {
@@ -21,8 +22,9 @@ import { tokenExchangeSettings } from './oauth2/token-exchange/settings.js';
 import { resolveTrustedIssuers } from './oauth2/trusted-issuers.js';
 import type { GatehouseOptions } from './options.js';
 import { PasswordCheckGate } from './passwords/password-check-gate.js';
+import { checkedUserStore } from './records/checked-user-store.js';
+import { RecordProblems } from './records/record-problems.js';
 import { mirroredGrantStore, RevocationMirror } from './revocation/revocation-mirror.js';
-import { clientDirectory } from './storage/client-directory.js';
 import { guardStore } from './storage/guard.js';
 import { checkInstanceId, isStorageEngine } from './storage/instance-id.js';
 import { memoryStorage } from './storage/memory/engine.js';
@@ -49,6 +51,7 @@ function lifetime(name: string, value: number | undefined, fallback: number, max
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > max) {
     throw new ConfigurationError(
       `${name}: expected a whole number of seconds between 1 and ${max}, got ${String(value)}.`,
+      { option: name },
     );
   }
   return seconds;
@@ -58,7 +61,7 @@ function count(name: string, value: number | undefined, fallback: number, min = 
   const n = value ?? fallback;
   if (!Number.isInteger(n) || n < min) {
     const expected = min === 0 ? 'a whole number, 0 or more' : 'a positive whole number';
-    throw new ConfigurationError(`${name}: expected ${expected}, got ${String(value)}.`);
+    throw new ConfigurationError(`${name}: expected ${expected}, got ${String(value)}.`, { option: name });
   }
   return n;
 }
@@ -69,16 +72,22 @@ export function parseIssuer(issuer: string, allowInsecure: boolean): URL {
   try {
     url = new URL(issuer);
   } catch {
-    throw new ConfigurationError(`issuer: "${issuer}" is not an absolute URL.`);
+    throw new ConfigurationError(`issuer: "${issuer}" is not an absolute URL.`, {
+      code: issuer === undefined ? 'ERR_CONFIG_MISSING_OPTION' : 'ERR_CONFIG_INVALID_OPTION',
+      option: 'issuer',
+    });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    throw new ConfigurationError('issuer: must be an http(s) URL.');
+    throw new ConfigurationError('issuer: must be an http(s) URL.', { option: 'issuer' });
   if (url.search || url.hash || issuer.includes('?') || issuer.includes('#')) {
-    throw new ConfigurationError('issuer: must not have a query or fragment (RFC 8414 §2).');
+    throw new ConfigurationError('issuer: must not have a query or fragment (RFC 8414 §2).', {
+      option: 'issuer',
+    });
   }
   if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname) && !allowInsecure) {
     throw new ConfigurationError(
       `issuer: "${issuer}" is not https. Use https, a loopback host, or set allowInsecureIssuer for a non-production setup.`,
+      { option: 'issuer' },
     );
   }
   return url;
@@ -99,7 +108,9 @@ export interface SharedResources {
 /** Validates options and fills in defaults; throws {@link ConfigurationError} with a precise message. */
 export function resolveOptions(options: GatehouseOptions, shared: SharedResources = {}): ResolvedOptions {
   if (!options || typeof options !== 'object')
-    throw new ConfigurationError('createGatehouse: options are required.');
+    throw new ConfigurationError('createGatehouse: options are required.', {
+      code: 'ERR_CONFIG_MISSING_OPTION',
+    });
   refuseUnknownOptions(options);
   const url = parseIssuer(options.issuer, options.allowInsecureIssuer ?? false);
   const basePath = url.pathname.replace(/\/+$/, '');
@@ -108,12 +119,17 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   if (!SIGNING_ALGORITHMS.includes(algorithm))
     throw new ConfigurationError(
       `algorithm: "${algorithm}" is not supported (${SIGNING_ALGORITHMS.join(', ')}).`,
+      { option: 'algorithm' },
     );
   checkKeys(options.keys, algorithm);
   refuseEphemeralKeysInProduction(options);
   if (!options.clients || typeof options.clients.findClient !== 'function') {
     throw new ConfigurationError(
       'clients: a ClientStore (with findClient) is required, e.g. memoryClientStore([...]).',
+      {
+        code: options.clients ? 'ERR_CONFIG_INVALID_OPTION' : 'ERR_CONFIG_MISSING_OPTION',
+        option: 'clients',
+      },
     );
   }
   if (
@@ -121,7 +137,10 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     typeof options.users.verifyPassword !== 'function' ||
     typeof options.users.findUser !== 'function'
   ) {
-    throw new ConfigurationError('users: a UserStore (with verifyPassword and findUser) is required.');
+    throw new ConfigurationError('users: a UserStore (with verifyPassword and findUser) is required.', {
+      code: options.users ? 'ERR_CONFIG_INVALID_OPTION' : 'ERR_CONFIG_MISSING_OPTION',
+      option: 'users',
+    });
   }
   const timeoutMs = count('storageTimeoutMs', options.storageTimeoutMs, 5000);
   const { storage, revocationMirror } = instanceStorage(options, issuer, timeoutMs);
@@ -133,6 +152,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     if (!parsed || parsed.origin !== origin) {
       throw new ConfigurationError(
         `cors.allowedOrigins: "${origin}" is not an origin (scheme://host[:port], no path or slash).`,
+        { option: 'cors.allowedOrigins' },
       );
     }
   }
@@ -140,22 +160,29 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   const defaultScope = options.defaultScope ?? '';
   for (const scope of defaultScope.split(' ').filter(Boolean)) {
     if (scopes && !scopes.has(scope))
-      throw new ConfigurationError(`defaultScope: "${scope}" is not in scopes.`);
+      throw new ConfigurationError(`defaultScope: "${scope}" is not in scopes.`, {
+        code: 'ERR_CONFIG_CONFLICTING_OPTIONS',
+        option: 'defaultScope',
+      });
   }
   const authApiScope = (options.authApi?.scope ?? '').split(' ').filter(Boolean);
   for (const scope of authApiScope) {
     if (scopes && !scopes.has(scope))
-      throw new ConfigurationError(`authApi.scope: "${scope}" is not in scopes.`);
+      throw new ConfigurationError(`authApi.scope: "${scope}" is not in scopes.`, {
+        code: 'ERR_CONFIG_CONFLICTING_OPTIONS',
+        option: 'authApi.scope',
+      });
   }
   const requirePkce = options.requirePkce ?? 'public';
   if (requirePkce !== 'public' && requirePkce !== 'all')
-    throw new ConfigurationError('requirePkce: expected "public" or "all".');
+    throw new ConfigurationError('requirePkce: expected "public" or "all".', { option: 'requirePkce' });
   const logger = withDebugLog(options.logger ?? console, options.debug ?? debugFromEnvironment());
   const onEvent = options.onEvent;
   const cookieName = options.session?.cookieName ?? 'gatehouse_session';
   if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(cookieName)) {
     throw new ConfigurationError(
       `session.cookieName: "${cookieName}" is not a valid cookie name (RFC 6265 §4.1.1).`,
+      { option: 'session.cookieName' },
     );
   }
 
@@ -164,9 +191,11 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     throw new ConfigurationError(
       `session.cookiePath: "${cookiePath}" must be "/" or a path prefix of the instance path "${basePath || '/'}" ` +
         '(the cookie must reach the login and authorize routes), without a trailing slash.',
+      { option: 'session.cookiePath' },
     );
   }
 
+  const recordProblems = new RecordProblems(logger);
   const audience = options.audience ?? `${issuer}/api/v1`;
   const now = options.now ?? Date.now;
   const dynamicRegistration = dynamicRegistrationSettings(options.dynamicRegistration);
@@ -194,11 +223,13 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   const jwksPolicy = clientJwksPolicy(options);
   warnWithoutAddressChecks(options, logger);
   if (options.resources !== undefined && !Array.isArray(options.resources))
-    throw new ConfigurationError('resources: expected an array of absolute URIs.');
+    throw new ConfigurationError('resources: expected an array of absolute URIs.', { option: 'resources' });
   for (const resource of options.resources ?? []) {
     const problem = typeof resource === 'string' ? resourceUriProblem(resource) : 'is not a string';
     if (problem)
-      throw new ConfigurationError(`resources: "${String(resource)}" ${problem} (RFC 8707 section 2).`);
+      throw new ConfigurationError(`resources: "${String(resource)}" ${problem} (RFC 8707 section 2).`, {
+        option: 'resources',
+      });
   }
   return {
     issuer,
@@ -209,7 +240,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     audienceList: Object.freeze([audience]),
     resources: new Set([audience, ...(options.resources ?? [])]),
     // Host stores too: a failing or hanging user/client lookup is a 503, never a 500 or a stuck request.
-    clients: clientDirectory(guardStore(options.clients, timeoutMs), storage.clients, now, {
+    clients: clientDirectory(guardStore(options.clients, timeoutMs), storage.clients, now, recordProblems, {
       ...(dynamicRegistration
         ? { found: slideUnusedDeadline(storage.clients, dynamicRegistration.unusedTtl, now) }
         : {}),
@@ -224,7 +255,8 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
         : {}),
     }),
     clientJwks: new ClientJwksCache(jwksPolicy, fetchCaller('jwks', jwksPolicy, 'client key sets were')),
-    users: guardStore(options.users, timeoutMs),
+    users: checkedUserStore(guardStore(options.users, timeoutMs), recordProblems),
+    recordProblems,
     storage,
     scopes,
     defaultScope,
@@ -293,7 +325,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
 function clientJwksPolicy(options: GatehouseOptions): ClientJwksPolicy {
   const given = options.clientJwks ?? {};
   if (given.fetch !== undefined && typeof given.fetch !== 'function') {
-    throw new ConfigurationError('clientJwks.fetch: expected a function.');
+    throw new ConfigurationError('clientJwks.fetch: expected a function.', { option: 'clientJwks.fetch' });
   }
   return {
     fetch: given.fetch ?? defaultTransport().fetch,
@@ -345,13 +377,14 @@ function instanceStorage(
     try {
       instanceId = checkInstanceId(options.instanceId ?? issuer);
     } catch (error) {
-      throw new ConfigurationError((error as Error).message);
+      throw new ConfigurationError((error as Error).message, { option: 'instanceId', cause: error });
     }
     view = given.instance(instanceId);
   } else {
     if (options.instanceId !== undefined) {
       throw new ConfigurationError(
         'instanceId: only applies when `storage` is a storage engine (with `instance()`); these stores already belong to one instance.',
+        { code: 'ERR_CONFIG_CONFLICTING_OPTIONS', option: 'instanceId' },
       );
     }
     view = given;
@@ -362,6 +395,7 @@ function instanceStorage(
   ) {
     throw new ConfigurationError(
       'storage.grants: revokeSubject and subjectRevokedAt come together (a user mark is written by one and read by the other).',
+      { code: 'ERR_CONFIG_STORE_CAPABILITY', option: 'storage.grants' },
     );
   }
   const fallback = memoryStorage();
@@ -390,12 +424,15 @@ function pushedRevocations(options: GatehouseOptions, grants: GrantStore): Revoc
   if (typeof grants.watchRevocations !== 'function') {
     throw new ConfigurationError(
       'pushedRevocations: the grant store cannot push revocations (it has no watchRevocations); remove the option to check each request against the store.',
+      { code: 'ERR_CONFIG_STORE_CAPABILITY', option: 'pushedRevocations' },
     );
   }
   const settings = given === true ? {} : given;
   const maxLagMs = count('pushedRevocations.maxLagMs', settings.maxLagMs, 1000);
   if (maxLagMs < 50 || maxLagMs > 60_000)
-    throw new ConfigurationError('pushedRevocations.maxLagMs: expected 50 to 60000 ms.');
+    throw new ConfigurationError('pushedRevocations.maxLagMs: expected 50 to 60000 ms.', {
+      option: 'pushedRevocations.maxLagMs',
+    });
   const maxEntries = count('pushedRevocations.maxEntries', settings.maxEntries, 1_000_000);
   return new RevocationMirror(
     (listener) => grants.watchRevocations!(listener),
@@ -419,6 +456,7 @@ function refuseEphemeralKeysInProduction(options: GatehouseOptions): void {
   if (index === -1) return;
   throw new ConfigurationError(
     `keys[${index}]: a key generated by generateKeys() in this process, with NODE_ENV=production: its tokens stop verifying when the process restarts and no other process can verify them. Store a key (\`npx gatehouse keys generate\`, then read it from a secret) or set allowEphemeralKeys: true.`,
+    { code: 'ERR_CONFIG_INVALID_KEY', option: `keys[${index}]` },
   );
 }
 

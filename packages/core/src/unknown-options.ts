@@ -21,6 +21,7 @@ function check(given: object, known: OptionTree, prefix: string): void {
       const nearest = nearestName(name, Object.keys(known));
       throw new ConfigurationError(
         `${prefix}${name}: unknown option` + (nearest ? ` (did you mean "${prefix}${nearest}"?).` : '.'),
+        { code: 'ERR_CONFIG_UNKNOWN_OPTION', option: `${prefix}${name}` },
       );
     }
     if (expected !== true && typeof value === 'object' && value !== null)

@@ -2,7 +2,13 @@ import { answerOf } from '../adapter/answer.js';
 import { attachInternals } from '../adapter/internals.js';
 import { authenticateNow } from '../adapter/with-authentication.js';
 import type { Awaitable } from '../awaitable.js';
-import { ConfigurationError, errorAnswer, oauthError, StorageUnavailableError } from '../errors.js';
+import {
+  ConfigurationError,
+  errorAnswer,
+  oauthError,
+  StorageUnavailableError,
+  UsageError,
+} from '../errors.js';
 import type { Logger } from '../events.js';
 import { buildGatehouse, type Gatehouse, instanceRoutes } from '../gatehouse.js';
 import { type Answer, toResponse } from '../http/reply.js';
@@ -127,13 +133,17 @@ const HOST_OWNED = ['issuer', 'storage', 'instanceId'] as const;
  */
 export function createGatehouseHost(options: GatehouseHostOptions): GatehouseHost {
   if (!options || typeof options.resolve !== 'function') {
-    throw new ConfigurationError('createGatehouseHost: `resolve(name)` is required.');
+    throw new ConfigurationError('createGatehouseHost: `resolve(name)` is required.', {
+      code: 'ERR_CONFIG_MISSING_OPTION',
+      option: 'resolve',
+    });
   }
   const logger = options.logger ?? console;
   const storage = options.storage ?? memoryEngine();
   if (!isStorageEngine(storage)) {
     throw new ConfigurationError(
       'storage: a storage engine (with `instance(id)`) is required, e.g. redisEngine(…) or postgresEngine(…).',
+      { option: 'storage' },
     );
   }
   const maxLive = positive('maxLiveInstances', options.maxLiveInstances, 1000);
@@ -155,6 +165,7 @@ export function createGatehouseHost(options: GatehouseHostOptions): GatehouseHos
       if (key in instanceOptions) {
         throw new ConfigurationError(
           `instance "${name}": \`${key}\` is decided by the host (issuer from the layout, storage the host's engine, instanceId the name).`,
+          { code: 'ERR_CONFIG_CONFLICTING_OPTIONS', option: key },
         );
       }
     }
@@ -244,7 +255,10 @@ export function createGatehouseHost(options: GatehouseHostOptions): GatehouseHos
     answer,
     authenticateNow: authenticateFor,
     context: () => {
-      throw new TypeError('A GatehouseHost has no single context: ask host.instance(name).');
+      throw new UsageError(
+        'A GatehouseHost has no single context: ask host.instance(name).',
+        'ERR_INVALID_INSTANCE',
+      );
     },
     logger,
   });
@@ -268,11 +282,16 @@ function pathLayout(origin: string | undefined): InstanceLayout {
   } catch {
     throw new ConfigurationError(
       'origin: an absolute http(s) origin is required for the `/{instance}` layout, e.g. "https://auth.example.com".',
+      {
+        code: origin === undefined ? 'ERR_CONFIG_MISSING_OPTION' : 'ERR_CONFIG_INVALID_OPTION',
+        option: 'origin',
+      },
     );
   }
   if ((base.protocol !== 'https:' && base.protocol !== 'http:') || base.origin !== origin) {
     throw new ConfigurationError(
       `origin: "${origin}" is not an origin (scheme://host[:port], no path or slash).`,
+      { option: 'origin' },
     );
   }
   // Every route any instance can have (the Auth API's and dynamic registration's included): the
@@ -317,7 +336,9 @@ function firstSegment(url: string): string | undefined {
 function positive(name: string, value: number | undefined, fallback: number): number {
   const n = value ?? fallback;
   if (!Number.isInteger(n) || n < 1) {
-    throw new ConfigurationError(`${name}: expected a positive whole number, got ${String(value)}.`);
+    throw new ConfigurationError(`${name}: expected a positive whole number, got ${String(value)}.`, {
+      option: name,
+    });
   }
   return n;
 }

@@ -1,8 +1,8 @@
 import { oauthError } from '../errors.js';
-import { clientNetwork } from '../passwords/client-network.js';
 import type { RateLimitStore } from '../storage/types.js';
 import { type EpochMs, secondsToMs, secondsUntil } from '../time.js';
 import { sha256Base64url } from '../tokens/sha256.js';
+import { clientNetwork } from './client-network.js';
 
 /** A budget of actions per client address and window. */
 export interface AddressBudget {

@@ -56,7 +56,7 @@ const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 export function addressCheckingTransport(node: NodeNetworking): OutboundFetch {
   return ({ url, headers, signal, policy }) => {
     const refused = refusedUrlReason(url, policy);
-    if (refused) return Promise.reject(new OutboundFetchError(refused));
+    if (refused) return Promise.reject(new OutboundFetchError(refused, 'ERR_FETCH_REFUSED_URL'));
     return new Promise<Response>((done, fail) => {
       const send = url.protocol === 'https:' ? node.httpsRequest : node.httpRequest;
       const request = send(url, {
@@ -91,10 +91,11 @@ function checkedLookup(
           .find((reason) => reason !== undefined);
         if (addresses.length === 0 || refused) {
           const reason = refused ?? 'its host name has no address';
-          const error = Object.assign(new OutboundFetchError(`its host cannot be fetched: ${reason}`), {
-            code: 'EADDRNOTAVAIL',
-          });
-          callback(error, '', 0);
+          callback(
+            new OutboundFetchError(`its host cannot be fetched: ${reason}`, 'ERR_FETCH_REFUSED_URL'),
+            '',
+            0,
+          );
           return;
         }
         const wanted = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : 0;

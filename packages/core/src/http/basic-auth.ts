@@ -1,5 +1,14 @@
 import { invalidRequest } from '../errors.js';
-import { MAX_BASIC_HEADER_LENGTH } from '../passwords/credential-limits.js';
+
+/**
+ * Longest `Authorization: Basic` header worth decoding: the scheme, 16 spaces and the base64 (5,124
+ * characters) of 3,843 bytes, the UTF-8 of the longest `username:password` within
+ * `CREDENTIAL_LIMITS` (`passwords/credential-limits.ts`: 256 + 1 + 1,024 code units, at most 3 bytes
+ * each, a surrogate pair taking 4 for 2). Its test sends exactly such credentials. Client
+ * credentials (form-encoded ids and secrets) are bounded by the same length, far above any
+ * generated secret.
+ */
+export const MAX_BASIC_HEADER_LENGTH = 'Basic'.length + 16 + 4 * Math.ceil((3 * (256 + 1 + 1024)) / 3);
 
 /** A user-id/password pair from an `Authorization: Basic` header (RFC 7617). */
 export interface BasicCredentials {

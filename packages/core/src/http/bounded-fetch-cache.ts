@@ -1,6 +1,6 @@
 import { oauthError } from '../errors.js';
-import { clientNetwork } from '../passwords/client-network.js';
 import type { EpochMs, Milliseconds } from '../time.js';
+import { clientNetwork } from './client-network.js';
 
 /**
  * Limits of a {@link BoundedFetchCache}. Every number here bounds what an unauthenticated request

@@ -55,23 +55,40 @@ const streaming =
 
 describe('guarded fetch', () => {
   it('does not follow a redirect with the runtime fetch: the 3xx is refused, its target never reached', async () => {
-    await expect(guardedFetch(new URL(`${origin}/moved`), limits(runtimeFetch))).rejects.toThrow(/redirect/);
+    await expect(guardedFetch(new URL(`${origin}/moved`), limits(runtimeFetch))).rejects.toMatchObject({
+      name: 'OutboundFetchError',
+      code: 'ERR_FETCH_REDIRECT',
+      message: expect.stringMatching(/redirect/),
+    });
     expect(hits).not.toContain('/target');
   });
 
   it('refuses an answer other than 200, naming its status, and sends the Accept field given', async () => {
-    await expect(guardedFetch(new URL(`${origin}/missing`), limits(runtimeFetch))).rejects.toThrow(
-      'it answered HTTP 404 instead of 200',
-    );
+    await expect(guardedFetch(new URL(`${origin}/missing`), limits(runtimeFetch))).rejects.toMatchObject({
+      code: 'ERR_FETCH_STATUS',
+      message: 'it answered HTTP 404 instead of 200',
+    });
     expect(accepts.at(-1)).toBe('application/jwk-set+json, application/json');
   });
 
   it('counts a body streamed without Content-Length against maxBytes, and returns one within it whole', async () => {
     const url = new URL('https://keys.example.com/jwks');
-    await expect(guardedFetch(url, limits(streaming('x'.repeat(2000))))).rejects.toThrow(
-      'its body exceeds 1024 bytes',
-    );
+    await expect(guardedFetch(url, limits(streaming('x'.repeat(2000))))).rejects.toMatchObject({
+      code: 'ERR_FETCH_TOO_LARGE',
+      message: 'its body exceeds 1024 bytes',
+    });
     const small = await guardedFetch(url, limits(streaming('{"keys":[]}')));
     expect(small.body).toBe('{"keys":[]}');
+  });
+
+  it('refuses a URL the policy refuses before any request, with ERR_FETCH_REFUSED_URL', async () => {
+    const before = hits.length;
+    await expect(
+      guardedFetch(new URL(`${origin}/target`), {
+        ...limits(runtimeFetch),
+        policy: { allowLoopback: false },
+      }),
+    ).rejects.toMatchObject({ code: 'ERR_FETCH_REFUSED_URL', message: 'the URL is not https' });
+    expect(hits.length).toBe(before);
   });
 });

@@ -1,3 +1,4 @@
+import type { OutboundFetchErrorCode } from '../error-codes.js';
 import { type AddressPolicy, isIpLiteral, isLoopbackHost, refusedAddressReason } from './ip-address.js';
 
 /**
@@ -60,9 +61,19 @@ export interface FetchedDocument {
   readonly body: string;
 }
 
-/** An outbound request was refused or failed; `message` says why, fit for an `error_description`. */
+/**
+ * An outbound request was refused or failed; `message` says why, fit for an `error_description`,
+ * and {@link code} is stable.
+ */
 export class OutboundFetchError extends Error {
   override readonly name = 'OutboundFetchError';
+  /** Why, stable across releases (`ERR_FETCH_*` of `ERROR_CODES`). */
+  readonly code: OutboundFetchErrorCode;
+
+  constructor(message: string, code: OutboundFetchErrorCode, options?: { readonly cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
 }
 
 /** Why `url` may not be fetched under `policy`, or `undefined` when the checks that need no DNS pass. */
@@ -83,7 +94,7 @@ export function refusedUrlReason(url: URL, policy: AddressPolicy): string | unde
 /** GETs `target` under the checks above; throws {@link OutboundFetchError} with the reason. */
 export async function guardedFetch(target: URL, options: GuardedFetchOptions): Promise<FetchedDocument> {
   const refused = refusedUrlReason(target, options.policy);
-  if (refused) throw new OutboundFetchError(refused);
+  if (refused) throw new OutboundFetchError(refused, 'ERR_FETCH_REFUSED_URL');
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
   try {
@@ -97,18 +108,21 @@ export async function guardedFetch(target: URL, options: GuardedFetchOptions): P
       });
     } catch (error) {
       if (deadline.signal.aborted) throw timedOut(options.timeoutMs);
-      throw new OutboundFetchError(
-        error instanceof OutboundFetchError ? error.message : 'it could not be fetched',
-        { cause: error },
-      );
+      // A transport's own refusal (an address the policy refuses, found by resolving) keeps its code.
+      if (error instanceof OutboundFetchError)
+        throw new OutboundFetchError(error.message, error.code, { cause: error });
+      throw new OutboundFetchError('it could not be fetched', 'ERR_FETCH_FAILED', { cause: error });
     }
     if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
       await response.body?.cancel().catch(() => {});
-      throw new OutboundFetchError('it answered with a redirect, and redirects are not followed');
+      throw new OutboundFetchError(
+        'it answered with a redirect, and redirects are not followed',
+        'ERR_FETCH_REDIRECT',
+      );
     }
     if (response.status !== 200) {
       await response.body?.cancel().catch(() => {});
-      throw new OutboundFetchError(`it answered HTTP ${response.status} instead of 200`);
+      throw new OutboundFetchError(`it answered HTTP ${response.status} instead of 200`, 'ERR_FETCH_STATUS');
     }
     const body = await readCapped(response, options.maxBytes, deadline.signal, options.timeoutMs);
     return { headers: response.headers, body };
@@ -118,7 +132,7 @@ export async function guardedFetch(target: URL, options: GuardedFetchOptions): P
 }
 
 function timedOut(timeoutMs: number): OutboundFetchError {
-  return new OutboundFetchError(`it did not answer within ${timeoutMs} ms`);
+  return new OutboundFetchError(`it did not answer within ${timeoutMs} ms`, 'ERR_FETCH_TIMEOUT');
 }
 
 /** The body as UTF-8 text, refused beyond `maxBytes` (declared or counted) or after the deadline. */
@@ -128,7 +142,7 @@ async function readCapped(
   signal: AbortSignal,
   timeoutMs: number,
 ): Promise<string> {
-  const tooLarge = () => new OutboundFetchError(`its body exceeds ${maxBytes} bytes`);
+  const tooLarge = () => new OutboundFetchError(`its body exceeds ${maxBytes} bytes`, 'ERR_FETCH_TOO_LARGE');
   const declared = response.headers.get('content-length');
   if (declared !== null && Number(declared) > maxBytes) {
     await response.body?.cancel().catch(() => {});
@@ -155,7 +169,7 @@ async function readCapped(
   } catch (error) {
     await reader.cancel().catch(() => {});
     if (error instanceof OutboundFetchError) throw error;
-    throw new OutboundFetchError('its body could not be read', { cause: error });
+    throw new OutboundFetchError('its body could not be read', 'ERR_FETCH_FAILED', { cause: error });
   }
   const bytes = new Uint8Array(total);
   let offset = 0;
@@ -166,6 +180,6 @@ async function readCapped(
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new OutboundFetchError('its body is not UTF-8');
+    throw new OutboundFetchError('its body is not UTF-8', 'ERR_FETCH_FAILED');
   }
 }

@@ -1,4 +1,4 @@
-import { ipv6Groups } from '../passwords/client-network.js';
+import { ipv6Groups } from './ipv6.js';
 
 /**
  * Which addresses an outbound request of Gatehouse (a client ID metadata document, a client's

@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import { oauthError, type ProtocolError } from '../errors.js';
+import { oauthError, type ProtocolError, UsageError } from '../errors.js';
 import type { Answer } from './reply.js';
 
 /*
@@ -70,7 +70,7 @@ export class Router<R extends RoutePattern> {
   readonly #literal = new Map<string, CompiledPattern<R>>();
   readonly #parameterized: CompiledPattern<R>[] = [];
 
-  /** Throws `TypeError` for a malformed pattern or two routes at one path. */
+  /** Throws `UsageError` (a `TypeError`) for a malformed pattern or two routes at one path. */
   constructor(mount: string, routes: readonly R[]) {
     const seen = new Map<string, R>();
     routes.forEach((route, order) => {
@@ -79,13 +79,14 @@ export class Router<R extends RoutePattern> {
         ...(route.aliases ?? []).map((a) => a.replace('{mount}', mount)),
       ];
       for (const path of paths) {
-        if (!path.startsWith('/')) throw new TypeError(`Route path "${path}" does not start with "/".`);
+        if (!path.startsWith('/'))
+          throw new UsageError(`Route path "${path}" does not start with "/".`, 'ERR_DUPLICATE_ROUTE');
         const segments = path.split('/').slice(1);
         // Two patterns differing only in parameter names match the same paths.
         const shape = segments.map((s) => (s.startsWith(':') ? ':' : s)).join('/');
         const existing = seen.get(shape);
         if (existing === route) continue;
-        if (existing) throw new TypeError(`Duplicate route ${path}`);
+        if (existing) throw new UsageError(`Duplicate route ${path}`, 'ERR_DUPLICATE_ROUTE');
         seen.set(shape, route);
         const compiled = { route, order, segments };
         if (segments.some((s) => s.startsWith(':'))) this.#parameterized.push(compiled);

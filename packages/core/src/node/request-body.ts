@@ -1,12 +1,11 @@
 /** Reading a Node request body: streamed, or buffered when small and of known length. */
 import type { IncomingMessage } from 'node:http';
 import { fetchAcceptsMethod } from './fetch-method.js';
-import type { ToWebRequestOptions } from './web-request.js';
 
 /** The body length if `readWebRequest` should read the body into memory, else `undefined`. */
 export function bufferableLength(
   req: IncomingMessage,
-  options: ToWebRequestOptions,
+  options: { readonly ignoreBody?: boolean },
   limit: number,
 ): number | undefined {
   const method = req.method ?? 'GET';

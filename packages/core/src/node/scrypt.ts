@@ -1,4 +1,5 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import { UsageError } from '../errors.js';
 import type { PasswordHasher } from '../passwords/password-hasher.js';
 
 /** Options of {@link scryptHasher}. */
@@ -42,17 +43,31 @@ export function scryptHasher(options: ScryptHasherOptions = {}): PasswordHasher 
   const p = options.parallelization ?? 1;
   // The same bounds as `verify` enforces on stored hashes, so every hash this makes can be verified.
   if (!Number.isInteger(N) || !Number.isInteger(Math.log2(N)) || N < 2 || N > MAX_COST) {
-    throw new TypeError(`scryptHasher: cost must be a power of two between 2 and ${MAX_COST}`);
+    throw new UsageError(
+      `scryptHasher: cost must be a power of two between 2 and ${MAX_COST}`,
+      'ERR_INVALID_ARGUMENT',
+      'cost',
+    );
   }
   if (!Number.isInteger(r) || r < 1 || r > MAX_BLOCK_SIZE)
-    throw new TypeError(`scryptHasher: blockSize must be a whole number between 1 and ${MAX_BLOCK_SIZE}`);
+    throw new UsageError(
+      `scryptHasher: blockSize must be a whole number between 1 and ${MAX_BLOCK_SIZE}`,
+      'ERR_INVALID_ARGUMENT',
+      'blockSize',
+    );
   if (!Number.isInteger(p) || p < 1 || p > MAX_PARALLELIZATION) {
-    throw new TypeError(
+    throw new UsageError(
       `scryptHasher: parallelization must be a whole number between 1 and ${MAX_PARALLELIZATION}`,
+      'ERR_INVALID_ARGUMENT',
+      'parallelization',
     );
   }
   if (128 * N * r > MAX_MEMORY)
-    throw new TypeError('scryptHasher: cost × blockSize needs more than 256 MiB of memory');
+    throw new UsageError(
+      'scryptHasher: cost × blockSize needs more than 256 MiB of memory',
+      'ERR_INVALID_ARGUMENT',
+      'cost',
+    );
   return {
     async hash(password) {
       const salt = randomBytes(16);

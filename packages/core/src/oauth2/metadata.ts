@@ -7,13 +7,14 @@ import {
   supportedAuthMethods,
 } from './client-auth/methods.js';
 import { JWT_BEARER_GRANT } from './jwt-assertion.js';
+import { TOKEN_ENDPOINT_PATH } from './token-endpoint-path.js';
 import { TOKEN_EXCHANGE_GRANT, TOKEN_TYPES } from './token-exchange/exchanged-token.js';
 import { jwtBearerEnabled } from './trusted-issuers.js';
 
 /** Endpoints relative to the issuer. */
 export const ENDPOINTS = {
   authorization: '/oauth2/v1/authorize',
-  token: '/oauth2/v1/token',
+  token: TOKEN_ENDPOINT_PATH,
   revocation: '/oauth2/v1/revoke',
   introspection: '/oauth2/v1/introspect',
   userinfo: '/oauth2/v1/userinfo',

@@ -1,4 +1,3 @@
-import type { Context } from '../context.js';
 import { oauthError, type ProtocolError } from '../errors.js';
 import type { Params } from '../http/form.js';
 import type { ClientRecord } from '../storage/types.js';
@@ -61,7 +60,7 @@ export function requestedResources(params: Params): string[] {
  * its own `resources`, one of those; otherwise `invalid_target`.
  */
 export function authorizedResources(
-  ctx: Pick<Context, 'resources'>,
+  ctx: { readonly resources: ReadonlySet<string> },
   client: ClientRecord,
   requested: readonly string[],
 ): readonly string[] | undefined {
@@ -83,7 +82,7 @@ export function authorizedResources(
  * what the client sends now.
  */
 export function tokenAudience(
-  ctx: Pick<Context, 'audienceList'>,
+  ctx: { readonly audienceList: readonly string[] },
   granted: readonly string[] | undefined,
   requested: readonly string[],
 ): readonly string[] | undefined {

@@ -1,4 +1,3 @@
-import type { Context } from '../context.js';
 import { invalidScope } from '../errors.js';
 import type { ClientRecord } from '../storage/types.js';
 
@@ -13,12 +12,20 @@ export function parseScope(scope: string): string[] {
   return [...new Set(tokens)];
 }
 
+/** The instance's scope settings (`scopes`, `defaultScope` options). */
+export interface ScopePolicy {
+  /** The scopes the instance supports; `undefined`: any. */
+  readonly scopes: ReadonlySet<string> | undefined;
+  /** The scope granted when a request names none. */
+  readonly defaultScope: string;
+}
+
 /**
  * The scope to grant a client for a requested scope (default scope when none is requested). Unknown
  * scopes, or scopes the client is not registered for, are `invalid_scope` (RFC 6749 §3.3).
  */
 export function resolveRequestedScope(
-  ctx: Pick<Context, 'scopes' | 'defaultScope'>,
+  ctx: ScopePolicy,
   client: ClientRecord,
   requested: string | undefined,
 ): string {

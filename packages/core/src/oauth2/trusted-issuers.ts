@@ -1,27 +1,12 @@
 import { decodeJwt, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import type { Awaitable } from '../awaitable.js';
 import type { Context } from '../context.js';
 import { ConfigurationError } from '../errors.js';
 import type { TrustedIssuerOptions } from '../options.js';
-import type { ClientRecord } from '../storage/types.js';
 import { inlineKeySet } from './client-auth/client-jwks.js';
 import { type AssertionExpectations, MAX_ASSERTION_LENGTH, verifyAssertion } from './jwt-assertion.js';
+import type { TrustedIssuer } from './trusted-issuer.js';
 
-/** A trusted issuer (the `trustedIssuers` option), validated. */
-export interface TrustedIssuer {
-  readonly issuer: string;
-  /** Its inline keys, or `undefined` when they are fetched from {@link jwksUri}. */
-  readonly keys: JWTVerifyGetKey | undefined;
-  readonly jwksUri: string | undefined;
-  /** The `aud` its exchanged tokens must name. */
-  readonly audience: string;
-  readonly jwtBearer: boolean;
-  /** Maps one of its subjects to a local user id (default: its `sub`). */
-  readonly userId: (
-    claims: Readonly<Record<string, unknown>>,
-    client: ClientRecord,
-  ) => Awaitable<string | null>;
-}
+export type { TrustedIssuer } from './trusted-issuer.js';
 
 /** Most trusted issuers per instance: each is looked up by `iss`, but the list is configuration. */
 const MAX_TRUSTED_ISSUERS = 100;
@@ -33,33 +18,50 @@ export function resolveTrustedIssuers(
 ): ReadonlyMap<string, TrustedIssuer> {
   const resolved = new Map<string, TrustedIssuer>();
   if (given === undefined) return resolved;
-  if (!Array.isArray(given)) throw new ConfigurationError('trustedIssuers: expected an array.');
+  if (!Array.isArray(given))
+    throw new ConfigurationError('trustedIssuers: expected an array.', { option: 'trustedIssuers' });
   if (given.length > MAX_TRUSTED_ISSUERS)
-    throw new ConfigurationError(`trustedIssuers: at most ${MAX_TRUSTED_ISSUERS} issuers.`);
+    throw new ConfigurationError(`trustedIssuers: at most ${MAX_TRUSTED_ISSUERS} issuers.`, {
+      option: 'trustedIssuers',
+    });
   given.forEach((entry, index) => {
     const at = `trustedIssuers[${index}]`;
     if (!entry || typeof entry.issuer !== 'string' || entry.issuer === '')
-      throw new ConfigurationError(`${at}.issuer: expected the issuer's identifier (its tokens' iss).`);
+      throw new ConfigurationError(`${at}.issuer: expected the issuer's identifier (its tokens' iss).`, {
+        code: 'ERR_CONFIG_MISSING_OPTION',
+        option: `${at}.issuer`,
+      });
     if (entry.issuer === ownIssuer)
-      throw new ConfigurationError(`${at}.issuer: is this instance's own issuer, which is always trusted.`);
+      throw new ConfigurationError(`${at}.issuer: is this instance's own issuer, which is always trusted.`, {
+        code: 'ERR_CONFIG_CONFLICTING_OPTIONS',
+        option: `${at}.issuer`,
+      });
     if (resolved.has(entry.issuer))
-      throw new ConfigurationError(`${at}.issuer: "${entry.issuer}" is listed twice.`);
+      throw new ConfigurationError(`${at}.issuer: "${entry.issuer}" is listed twice.`, {
+        code: 'ERR_CONFIG_CONFLICTING_OPTIONS',
+        option: `${at}.issuer`,
+      });
     if ((entry.jwks === undefined) === (entry.jwksUri === undefined))
-      throw new ConfigurationError(`${at}: give exactly one of jwks and jwksUri.`);
+      throw new ConfigurationError(`${at}: give exactly one of jwks and jwksUri.`, { option: at });
     let keys: JWTVerifyGetKey | undefined;
     if (entry.jwks !== undefined) {
       keys = inlineKeySet({ jwks: entry.jwks });
-      if (!keys) throw new ConfigurationError(`${at}.jwks: expected a JWK Set of public asymmetric keys.`);
+      if (!keys)
+        throw new ConfigurationError(`${at}.jwks: expected a JWK Set of public asymmetric keys.`, {
+          option: `${at}.jwks`,
+        });
     } else {
       let url: URL | undefined;
       try {
         url = new URL(entry.jwksUri!);
       } catch {}
       if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:'))
-        throw new ConfigurationError(`${at}.jwksUri: expected an absolute http(s) URL.`);
+        throw new ConfigurationError(`${at}.jwksUri: expected an absolute http(s) URL.`, {
+          option: `${at}.jwksUri`,
+        });
     }
     if (entry.userId !== undefined && typeof entry.userId !== 'function')
-      throw new ConfigurationError(`${at}.userId: expected a function.`);
+      throw new ConfigurationError(`${at}.userId: expected a function.`, { option: `${at}.userId` });
     resolved.set(entry.issuer, {
       issuer: entry.issuer,
       keys,

@@ -1,8 +1,8 @@
 import type { Context } from '../context.js';
 import { oauthError, type ProtocolError } from '../errors.js';
+import { clientNetwork } from '../http/client-network.js';
 import type { RateLimitWindow } from '../storage/types.js';
 import { sha256Base64url } from '../tokens/sha256.js';
-import { clientNetwork } from './client-network.js';
 
 /**
  * Brute-force protection for password checks (login page and Auth API), on the rate-limit store.

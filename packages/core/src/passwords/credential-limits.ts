@@ -34,17 +34,3 @@ export function shownUsername(username: string): string {
     ? username
     : username.slice(0, CREDENTIAL_LIMITS.maxUsernameLength);
 }
-
-/**
- * UTF-8 bytes of the longest `username:password` within the limits: a UTF-16 code unit takes at most
- * three bytes (a surrogate pair, two units, takes four).
- */
-const MAX_CREDENTIAL_BYTES =
-  3 * (CREDENTIAL_LIMITS.maxUsernameLength + 1 + CREDENTIAL_LIMITS.maxPasswordLength);
-
-/**
- * Longest `Authorization: Basic` header worth decoding: the scheme, a few spaces and the base64 of
- * the longest credentials within the limits (5,124 characters). Client credentials (form-encoded
- * ids and secrets) are bounded by the same length, far above any generated secret.
- */
-export const MAX_BASIC_HEADER_LENGTH = 'Basic'.length + 16 + 4 * Math.ceil(MAX_CREDENTIAL_BYTES / 3);

@@ -1,3 +1,4 @@
+import { UsageError } from '../errors.js';
 import { base64url, utf8 } from '../tokens/encoding.js';
 import type { PasswordHasher } from './password-hasher.js';
 
@@ -47,7 +48,11 @@ export function pbkdf2Hasher(options: Pbkdf2HasherOptions = {}): PasswordHasher 
   const iterations = options.iterations ?? 600_000;
   // The same bound as `verify` enforces on stored hashes, so every hash this makes can be verified.
   if (!Number.isInteger(iterations) || iterations < 1 || iterations > MAX_ITERATIONS) {
-    throw new TypeError(`pbkdf2Hasher: iterations must be a whole number between 1 and ${MAX_ITERATIONS}`);
+    throw new UsageError(
+      `pbkdf2Hasher: iterations must be a whole number between 1 and ${MAX_ITERATIONS}`,
+      'ERR_INVALID_ARGUMENT',
+      'iterations',
+    );
   }
   return {
     async hash(password) {

@@ -1,5 +1,6 @@
 import { type Awaitable, andThen } from '../awaitable.js';
 import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
 import { bearerCredentials } from '../http/bearer.js';
 import { sessionCookieReaches } from '../session/session-cookie.js';
 import { type BearerResource, bearerCaller } from './bearer-scheme.js';
@@ -15,7 +16,7 @@ const SCHEMES: ReadonlySet<AuthScheme> = new Set(['bearer', 'session']);
  * bearer tokens, even if a session cookie is sent too (the cookie is then ignored, valid or not).
  * Otherwise the session cookie is tried. Throws (or rejects with) the ready answer as a
  * {@link ProtocolError}: 400/401 with a `WWW-Authenticate` challenge, 403 for missing scope or a
- * refused cross-site session request. Throws `TypeError` for options that name no or unknown
+ * refused cross-site session request. Throws `UsageError` (a `TypeError`) for options that name no or unknown
  * schemes (a programming error). The caller of a token verified before comes back synchronously
  * when it can (see `bearerCaller`).
  */
@@ -117,7 +118,7 @@ interface Accepted {
 
 const validated = new WeakMap<readonly AuthScheme[], Accepted>();
 
-/** Validates the declared schemes; throws `TypeError` for none or unknown ones. */
+/** Validates the declared schemes; throws `UsageError` (a `TypeError`) for none or unknown ones. */
 export function acceptedSchemes(options: AuthenticateOptions): Accepted {
   const schemes = options?.schemes;
   const known = Array.isArray(schemes) ? validated.get(schemes) : undefined;
@@ -131,10 +132,19 @@ export function acceptedSchemes(options: AuthenticateOptions): Accepted {
 
 function validateSchemes(schemes: readonly AuthScheme[]): Accepted {
   if (!Array.isArray(schemes) || schemes.length === 0) {
-    throw new TypeError('authenticate: `schemes` must list at least one of "bearer", "session".');
+    throw new UsageError(
+      'authenticate: `schemes` must list at least one of "bearer", "session".',
+      'ERR_INVALID_ARGUMENT',
+      'schemes',
+    );
   }
   for (const scheme of schemes) {
-    if (!SCHEMES.has(scheme)) throw new TypeError(`authenticate: unknown scheme ${JSON.stringify(scheme)}.`);
+    if (!SCHEMES.has(scheme))
+      throw new UsageError(
+        `authenticate: unknown scheme ${JSON.stringify(scheme)}.`,
+        'ERR_INVALID_ARGUMENT',
+        'schemes',
+      );
   }
   return {
     acceptsBearer: schemes.includes('bearer'),

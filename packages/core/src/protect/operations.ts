@@ -1,5 +1,5 @@
 import { internalsOf } from '../adapter/internals.js';
-import { errorAnswer } from '../errors.js';
+import { errorAnswer, UsageError } from '../errors.js';
 import type { Gatehouse } from '../gatehouse.js';
 import type { GatehouseHost } from '../host/gatehouse-host.js';
 import { type HostInternals, hostInternalsOf } from '../host/host-internals.js';
@@ -71,7 +71,7 @@ const METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DE
  * path pattern and the error; nothing of the request, which carries credentials) and answered 500
  * `server_error`, never with the error's text. Paths are matched by the instance's router below
  * its base path, segment by segment; the first declared pattern that matches wins. Throws
- * `TypeError` at definition for malformed keys or schemes, or an instance not made by
+ * `UsageError` (a `TypeError`) at definition for malformed keys or schemes, or an instance not made by
  * `createGatehouse`.
  */
 export function defineOperations(
@@ -82,11 +82,18 @@ export function defineOperations(
   const host = hostInternalsOf(gatehouse);
   if (host) {
     if (options.resource)
-      throw new TypeError('defineOperations: a resource is declared per instance, not for a whole host.');
+      throw new UsageError(
+        'defineOperations: a resource is declared per instance, not for a whole host.',
+        'ERR_INVALID_INSTANCE',
+      );
     return hostedOperations(host, table);
   }
   const internals = internalsOf(gatehouse);
-  if (!internals) throw new TypeError('defineOperations: the instance was not made by createGatehouse.');
+  if (!internals)
+    throw new UsageError(
+      'defineOperations: the instance was not made by createGatehouse.',
+      'ERR_INVALID_INSTANCE',
+    );
   const { authenticateNow, logger } = internals;
   const routes = compile(table);
   const resource = options.resource && declareResource(gatehouse as Gatehouse, options.resource, routes);
@@ -195,10 +202,18 @@ function compile(table: OperationTable): OperationRoute[] {
   for (const [key, operation] of Object.entries(table) as [string, Operation][]) {
     const match = /^([A-Z]+) (\/\S*)$/.exec(key);
     if (!match || !METHODS.has(match[1]!)) {
-      throw new TypeError(`defineOperations: "${key}" is not "<GET|POST|PUT|PATCH|DELETE> /path".`);
+      throw new UsageError(
+        `defineOperations: "${key}" is not "<GET|POST|PUT|PATCH|DELETE> /path".`,
+        'ERR_INVALID_ARGUMENT',
+        'operations',
+      );
     }
     if (typeof operation?.handler !== 'function')
-      throw new TypeError(`defineOperations: "${key}" has no handler.`);
+      throw new UsageError(
+        `defineOperations: "${key}" has no handler.`,
+        'ERR_INVALID_ARGUMENT',
+        'operations',
+      );
     acceptedSchemes(operation);
     const pattern = match[2]!;
     let methods = byPattern.get(pattern);

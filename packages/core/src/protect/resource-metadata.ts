@@ -1,4 +1,4 @@
-import { errorAnswer } from '../errors.js';
+import { errorAnswer, UsageError } from '../errors.js';
 import type { Gatehouse } from '../gatehouse.js';
 import { toResponse, withoutBody } from '../http/reply.js';
 import { jsonResponse } from '../http/responses.js';
@@ -68,7 +68,7 @@ export interface ProtectedResource {
 /**
  * The RFC 9728 §3.1 metadata URL of a resource: the well-known suffix inserted between the origin
  * and the path (`https://example.com/mcp` → `https://example.com/.well-known/oauth-protected-resource/mcp`).
- * Throws `TypeError` for an identifier that is not an http(s) URL without query and fragment.
+ * Throws `UsageError` (a `TypeError`) for an identifier that is not an http(s) URL without query and fragment.
  */
 export function protectedResourceMetadataUrl(resource: string): string {
   const url = checkedResourceUrl(resource);
@@ -85,7 +85,7 @@ export function protectedResourceMetadataUrl(resource: string): string {
  * const result = await mcp.authenticate(request, 'tickets:read');
  * ```
  *
- * Throws `TypeError` for a malformed resource identifier.
+ * Throws `UsageError` (a `TypeError`) for a malformed resource identifier.
  */
 export function protectedResource(
   gatehouse: Gatehouse,
@@ -161,11 +161,24 @@ const CACHEABLE = { 'Cache-Control': 'public, max-age=300' };
 
 function checkedResourceUrl(resource: string): URL {
   const problem = typeof resource === 'string' ? resourceUriProblem(resource) : 'is not a string';
-  if (problem) throw new TypeError(`protected resource: "${String(resource)}" ${problem}.`);
+  if (problem)
+    throw new UsageError(
+      `protected resource: "${String(resource)}" ${problem}.`,
+      'ERR_INVALID_ARGUMENT',
+      'resource',
+    );
   const url = new URL(resource);
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    throw new TypeError(`protected resource: "${resource}" is not an http(s) URL (RFC 9728 section 1.2).`);
+    throw new UsageError(
+      `protected resource: "${resource}" is not an http(s) URL (RFC 9728 section 1.2).`,
+      'ERR_INVALID_ARGUMENT',
+      'resource',
+    );
   if (url.search !== '' || resource.includes('?'))
-    throw new TypeError(`protected resource: "${resource}" has a query; use a path (RFC 9728 section 1.2).`);
+    throw new UsageError(
+      `protected resource: "${resource}" has a query; use a path (RFC 9728 section 1.2).`,
+      'ERR_INVALID_ARGUMENT',
+      'resource',
+    );
   return url;
 }

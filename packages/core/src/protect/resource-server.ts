@@ -6,7 +6,7 @@ import {
   type JSONWebKeySet,
   jwtVerify,
 } from 'jose';
-import { oauthError, ProtocolError } from '../errors.js';
+import { oauthError, ProtocolError, UsageError } from '../errors.js';
 import { bearerCredentials, isB64Token } from '../http/bearer.js';
 import { ENDPOINTS } from '../oauth2/metadata.js';
 import type { TokenRejection } from '../tokens/access-token.js';
@@ -191,12 +191,16 @@ function callOptions(
     return { scope: given as string | readonly string[] | undefined };
   const options = given as AuthenticateOptions;
   if (!Array.isArray(options.schemes) || !options.schemes.includes('bearer'))
-    throw new TypeError(
+    throw new UsageError(
       `resourceServer().authenticate: schemes must include 'bearer' (got ${JSON.stringify(options.schemes)}); a resource server apart from the instance cannot check sessions.`,
+      'ERR_INVALID_ARGUMENT',
+      'schemes',
     );
   if (options.resource !== undefined && options.resource !== resource)
-    throw new TypeError(
+    throw new UsageError(
       `resourceServer().authenticate: resource ${JSON.stringify(options.resource)} is not this resource server's (${JSON.stringify(resource)}); create one resourceServer() per resource.`,
+      'ERR_INVALID_ARGUMENT',
+      'resource',
     );
   return {
     ...(options.scope === undefined ? {} : { scope: options.scope }),

@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError, UsageError } from '../errors.js';
 import { revokeGrant as revokeWholeGrant } from '../oauth2/grants/grant-tokens.js';
+import { ClientRecordError } from '../records/client-record.js';
 import type { GrantStore, RefreshTokenRecord } from '../storage/types.js';
 import type { EpochMs } from '../time.js';
 
@@ -35,7 +36,11 @@ type UserGrantContext = Omit<Context, 'keys'>;
 
 function checkUserId(method: string, userId: string): void {
   if (typeof userId !== 'string' || userId === '') {
-    throw new TypeError(`${method}: userId must be a non-empty string (the user id, the \`sub\` claim).`);
+    throw new UsageError(
+      `${method}: userId must be a non-empty string (the user id, the \`sub\` claim).`,
+      'ERR_INVALID_ARGUMENT',
+      'userId',
+    );
   }
 }
 
@@ -45,6 +50,7 @@ function listing(ctx: UserGrantContext, method: string): NonNullable<GrantStore[
   if (typeof grants.listUserRefreshTokens !== 'function') {
     throw new ConfigurationError(
       `${method}: storage.grants has no listUserRefreshTokens; see "Managing users' sessions and grants" in docs/security.md.`,
+      { code: 'ERR_CONFIG_STORE_CAPABILITY', option: 'storage.grants' },
     );
   }
   return grants.listUserRefreshTokens.bind(grants);
@@ -62,6 +68,16 @@ function byGrant(tokens: readonly RefreshTokenRecord[], userId: string): Map<str
   return grants;
 }
 
+/** The name of a client, if it has one and a record that can be used (a refused one is logged). */
+async function clientName(ctx: UserGrantContext, clientId: string): Promise<string | undefined> {
+  try {
+    return (await ctx.clients.findClient(clientId))?.name;
+  } catch (error) {
+    if (error instanceof ClientRecordError) return undefined;
+    throw error;
+  }
+}
+
 /**
  * The grants of `userId` that can still issue tokens, most recently used first: one per grant, from
  * its live refresh token. A grant without a refresh token (a client not allowed the
@@ -73,7 +89,7 @@ export async function listGrants(ctx: UserGrantContext, userId: string): Promise
   const grants = [...byGrant(tokens, userId).values()].sort((a, b) => b.issuedAt - a.issuedAt);
   const names = new Map<string, string | undefined>();
   for (const { clientId } of grants) {
-    if (!names.has(clientId)) names.set(clientId, (await ctx.clients.findClient(clientId))?.name);
+    if (!names.has(clientId)) names.set(clientId, await clientName(ctx, clientId));
   }
   return grants.map((token) => {
     const clientName = names.get(token.clientId);
@@ -104,7 +120,11 @@ export async function revokeUserGrant(
 ): Promise<boolean> {
   checkUserId('revokeGrant', userId);
   if (typeof grantId !== 'string' || grantId === '') {
-    throw new TypeError('revokeGrant: grantId must be a non-empty string (from listGrants).');
+    throw new UsageError(
+      'revokeGrant: grantId must be a non-empty string (from listGrants).',
+      'ERR_INVALID_ARGUMENT',
+      'grantId',
+    );
   }
   const tokens = await listing(ctx, 'revokeGrant')(userId, ctx.now());
   const token = byGrant(tokens, userId).get(grantId);

@@ -1,6 +1,6 @@
 import type { Awaitable } from '../awaitable.js';
 import type { Context } from '../context.js';
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError, UsageError } from '../errors.js';
 import { CONSENT_TTL_MS } from '../oauth2/authorize/consent-lifetime.js';
 import type { SessionRecord } from '../storage/types.js';
 
@@ -46,12 +46,17 @@ export async function revokeUser(
   options: RevokeUserOptions = {},
 ): Promise<void> {
   if (typeof userId !== 'string' || userId === '') {
-    throw new TypeError('revokeUser: userId must be a non-empty string (the user id, the `sub` claim).');
+    throw new UsageError(
+      'revokeUser: userId must be a non-empty string (the user id, the `sub` claim).',
+      'ERR_INVALID_ARGUMENT',
+      'userId',
+    );
   }
   const { grants } = ctx.storage;
   if (typeof grants.revokeSubject !== 'function') {
     throw new ConfigurationError(
       'revokeUser: storage.grants has no revokeSubject (and subjectRevokedAt); see the upgrade note in docs/security.md.',
+      { code: 'ERR_CONFIG_STORE_CAPABILITY', option: 'storage.grants' },
     );
   }
   const at = ctx.now();

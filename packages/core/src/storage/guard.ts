@@ -42,15 +42,19 @@ function methodNames(store: object): string[] {
 
 async function callGuarded(call: () => unknown, timeoutMs: number): Promise<unknown> {
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Error(`storage call timed out after ${timeoutMs} ms`);
   try {
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`storage call timed out after ${timeoutMs} ms`)), timeoutMs);
+      timer = setTimeout(() => reject(timedOut), timeoutMs);
     });
     return await Promise.race([Promise.resolve().then(call), timeout]);
   } catch (error) {
     // A full store is a refusal the engine decided on, not a failure: errorAnswer answers it.
     if (isStoreFull(error)) throw error;
-    throw new StorageUnavailableError(error);
+    throw new StorageUnavailableError(
+      error,
+      error === timedOut ? 'ERR_STORAGE_TIMEOUT' : 'ERR_STORAGE_UNAVAILABLE',
+    );
   } finally {
     clearTimeout(timer);
   }

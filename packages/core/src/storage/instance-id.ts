@@ -4,6 +4,8 @@
  * Cluster hash tags, and no whitespace) and in a SQL text column, and short enough to repeat in
  * every key.
  */
+
+import { UsageError } from '../errors.js';
 import type { StorageEngine } from './types.js';
 
 /**
@@ -16,20 +18,26 @@ const MAX_INSTANCE_ID_LENGTH = 256;
 
 /**
  * Returns `instanceId` if it is usable (1 to 256 characters, no whitespace, control characters or
- * braces), else throws `TypeError` naming the problem. Engines call it in `instance()`.
+ * braces), else throws `UsageError` (a `TypeError`) naming the problem. Engines call it in `instance()`.
  */
 export function checkInstanceId(instanceId: unknown): string {
   if (typeof instanceId !== 'string' || instanceId.length === 0) {
-    throw new TypeError('instanceId: expected a non-empty string.');
+    throw new UsageError('instanceId: expected a non-empty string.', 'ERR_INVALID_ARGUMENT', 'instanceId');
   }
   if (instanceId.length > MAX_INSTANCE_ID_LENGTH) {
-    throw new TypeError(
+    throw new UsageError(
       `instanceId: at most ${MAX_INSTANCE_ID_LENGTH} characters, got ${instanceId.length}.`,
+      'ERR_INVALID_ARGUMENT',
+      'instanceId',
     );
   }
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.
   if (/[\s{}\u0000-\u001f\u007f]/.test(instanceId)) {
-    throw new TypeError(`instanceId: "${instanceId}" contains whitespace, a control character or a brace.`);
+    throw new UsageError(
+      `instanceId: "${instanceId}" contains whitespace, a control character or a brace.`,
+      'ERR_INVALID_ARGUMENT',
+      'instanceId',
+    );
   }
   return instanceId;
 }

@@ -1,3 +1,4 @@
+import { UsageError } from '../errors.js';
 import { isStorageEngine } from '../storage/instance-id.js';
 import type { GatehouseStorage, StorageEngine } from '../storage/types.js';
 import { atomicityCases } from './atomicity-cases.js';
@@ -49,7 +50,7 @@ export function runStorageConformance(target: StorageConformanceTarget, api: Con
   const engine = async (): Promise<StorageEngine> => {
     const made = await create();
     if (!isStorageEngine(made)) {
-      throw new TypeError(
+      throw new UsageError(
         `${target.name}: create() returned one instance's stores, not an engine with instance(); set isolation: false to leave out the isolation cases.`,
       );
     }

@@ -1,6 +1,12 @@
 import { base64url, utf8 } from './encoding.js';
-import type { SigningAlgorithm } from './keys.js';
 import { type NativeCrypto, nativeCrypto } from './native-crypto.js';
+
+/**
+ * JWS algorithms Gatehouse signs with: access tokens with the instance's `algorithm` (ES256 by
+ * default), ID tokens with each client's `id_token_signed_response_alg` (RS256 by default, as
+ * OpenID Connect Core §3.1.3.7 requires).
+ */
+export type SigningAlgorithm = 'ES256' | 'EdDSA' | 'RS256';
 
 /** The Web Crypto `sign` parameters of each algorithm. */
 const WEB_CRYPTO_PARAMS: Readonly<Record<SigningAlgorithm, AlgorithmIdentifier | EcdsaParams>> = {

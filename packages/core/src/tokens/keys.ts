@@ -1,14 +1,9 @@
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { ConfigurationError } from '../errors.js';
 import { base64url, utf8 } from './encoding.js';
-import { createJwsSigner, type JwsSigner } from './jws-signer.js';
+import { createJwsSigner, type JwsSigner, type SigningAlgorithm } from './jws-signer.js';
 
-/**
- * JWS algorithms Gatehouse signs with: access tokens with the instance's `algorithm` (ES256 by
- * default), ID tokens with each client's `id_token_signed_response_alg` (RS256 by default, as
- * OpenID Connect Core §3.1.3.7 requires).
- */
-export type SigningAlgorithm = 'ES256' | 'EdDSA' | 'RS256';
+export type { SigningAlgorithm } from './jws-signer.js';
 
 /** Every algorithm of {@link SigningAlgorithm}, in the order Gatehouse lists them. */
 export const SIGNING_ALGORITHMS: readonly SigningAlgorithm[] = ['RS256', 'ES256', 'EdDSA'];
@@ -129,11 +124,13 @@ function keyAlgorithmsOf(keys: readonly PrivateJwk[]): SigningAlgorithm[] {
     if (implied === undefined) {
       throw new ConfigurationError(
         `keys[${index}] ("${jwk.kid}"): not a key Gatehouse signs with (${Object.values(KEY_TYPES).join(', ')}).`,
+        { code: 'ERR_CONFIG_INVALID_KEY', option: `keys[${index}]` },
       );
     }
     if (jwk.alg !== undefined && jwk.alg !== implied) {
       throw new ConfigurationError(
         `keys[${index}] ("${jwk.kid}"): alg "${jwk.alg}" does not fit a ${KEY_TYPES[implied]} key (${implied}).`,
+        { code: 'ERR_CONFIG_INVALID_KEY', option: `keys[${index}]` },
       );
     }
     return implied;
@@ -150,10 +147,17 @@ export function checkKeys(keys: readonly PrivateJwk[], algorithm: SigningAlgorit
     throw new ConfigurationError(
       `keys: expected an array of private JWK objects, got ${describeValue(keys)}` +
         (typeof keys === 'string' ? ' (parse a JWK kept as JSON text with JSON.parse first).' : '.'),
+      {
+        code: keys === undefined ? 'ERR_CONFIG_MISSING_OPTION' : 'ERR_CONFIG_INVALID_OPTION',
+        option: 'keys',
+      },
     );
   }
   if (keys.length === 0) {
-    throw new ConfigurationError('keys: at least one private JWK is required (see generateKeys()).');
+    throw new ConfigurationError('keys: at least one private JWK is required (see generateKeys()).', {
+      code: 'ERR_CONFIG_MISSING_OPTION',
+      option: 'keys',
+    });
   }
   const kids = new Set<string>();
   for (const [index, jwk] of keys.entries()) {
@@ -161,17 +165,26 @@ export function checkKeys(keys: readonly PrivateJwk[], algorithm: SigningAlgorit
       throw new ConfigurationError(
         `keys[${index}]: expected a JWK object, got ${describeValue(jwk)}` +
           (typeof jwk === 'string' ? ' (parse a JWK kept as JSON text with JSON.parse first).' : '.'),
+        { code: 'ERR_CONFIG_INVALID_KEY', option: `keys[${index}]` },
       );
     }
     if (typeof jwk?.kid !== 'string' || jwk.kid === '')
-      throw new ConfigurationError(`keys[${index}]: a "kid" is required.`);
-    if (kids.has(jwk.kid)) throw new ConfigurationError(`keys[${index}]: duplicate kid "${jwk.kid}".`);
+      throw new ConfigurationError(`keys[${index}]: a "kid" is required.`, {
+        code: 'ERR_CONFIG_INVALID_KEY',
+        option: `keys[${index}]`,
+      });
+    if (kids.has(jwk.kid))
+      throw new ConfigurationError(`keys[${index}]: duplicate kid "${jwk.kid}".`, {
+        code: 'ERR_CONFIG_INVALID_KEY',
+        option: `keys[${index}]`,
+      });
     kids.add(jwk.kid);
   }
   const algorithms = keyAlgorithmsOf(keys);
   if (!algorithms.includes(algorithm)) {
     throw new ConfigurationError(
       `keys: no ${KEY_TYPES[algorithm]} key, as algorithm ${algorithm} (the access tokens' algorithm) requires.`,
+      { code: 'ERR_CONFIG_CONFLICTING_OPTIONS', option: 'keys' },
     );
   }
   for (const signing of new Set(algorithms)) {
@@ -179,6 +192,7 @@ export function checkKeys(keys: readonly PrivateJwk[], algorithm: SigningAlgorit
     if (typeof keys[index]!.d !== 'string') {
       throw new ConfigurationError(
         `keys[${index}]: the signing key must be a private JWK (with "d"): it is the first ${signing} key.`,
+        { code: 'ERR_CONFIG_INVALID_KEY', option: `keys[${index}]` },
       );
     }
   }
@@ -227,6 +241,7 @@ export async function importKeySet(
     } catch (cause) {
       throw new ConfigurationError(
         `keys[${index}] ("${jwk.kid}"): the key could not be imported: ${(cause as Error).message}`,
+        { code: 'ERR_CONFIG_INVALID_KEY', option: `keys[${index}]`, cause },
       );
     }
     verificationKeys.set(jwk.kid, publicKey);

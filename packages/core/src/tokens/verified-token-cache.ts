@@ -1,4 +1,4 @@
-import type { AccessTokenClaims } from './access-token.js';
+import type { AccessTokenClaims } from './access-token-claims.js';
 
 /** Default bound of {@link VerifiedTokenCache}: enough for the live tokens of a busy API, a few MB. */
 export const DEFAULT_VERIFIED_TOKEN_CACHE_SIZE = 10_000;

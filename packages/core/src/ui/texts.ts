@@ -33,7 +33,9 @@ const MAX_TEXT = 500;
 function text(name: string, value: unknown): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value.trim() === '' || value.length > MAX_TEXT) {
-    throw new ConfigurationError(`${name}: expected a non-empty string of at most ${MAX_TEXT} characters.`);
+    throw new ConfigurationError(`${name}: expected a non-empty string of at most ${MAX_TEXT} characters.`, {
+      option: name,
+    });
   }
   return value;
 }
@@ -48,11 +50,15 @@ function logoSource(logoUrl: string, issuer: string): string | undefined {
   try {
     url = new URL(logoUrl, issuer);
   } catch {
-    throw new ConfigurationError('ui.logoUrl: expected a path, an https URL or a data:image URL.');
+    throw new ConfigurationError('ui.logoUrl: expected a path, an https URL or a data:image URL.', {
+      option: 'ui.logoUrl',
+    });
   }
   if (url.origin === new URL(issuer).origin) return undefined;
   if (url.protocol !== 'https:') {
-    throw new ConfigurationError('ui.logoUrl: a logo on another origin must be served over https.');
+    throw new ConfigurationError('ui.logoUrl: a logo on another origin must be served over https.', {
+      option: 'ui.logoUrl',
+    });
   }
   return formTargetSource(url.href);
 }
@@ -62,7 +68,7 @@ export function resolveUi(options: UiOptions | undefined, issuer: string): Resol
   const ui = options ?? {};
   const custom: UiTexts = ui.texts ?? {};
   if (typeof custom !== 'object' || custom === null) {
-    throw new ConfigurationError('ui.texts: expected an object of strings.');
+    throw new ConfigurationError('ui.texts: expected an object of strings.', { option: 'ui.texts' });
   }
   const texts: Record<string, string> = { ...DEFAULT_PAGE_TEXTS };
   for (const [name, value] of Object.entries(custom)) {

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { invalidClient, invalidRequest } from '../../errors.js';
 import type { Params } from '../../http/form.js';
+import { ClientRecordError } from '../../records/client-record.js';
 import type { ClientRecord, TokenEndpointAuthMethod } from '../../storage/types.js';
 import type { ClientAuthMethod, PresentedClient } from './method.js';
 import { CREDENTIAL_BODY_PARAMETERS, clientAuthMethods, registeredAuthMethod } from './methods.js';
@@ -29,7 +30,7 @@ export async function authenticateClient(
   params: Params,
 ): Promise<AuthenticatedClient> {
   const { method, presented } = detectMethod(ctx, request, params);
-  const found = await ctx.clients.findClient(presented.clientId, request);
+  const { found, refused } = await findClient(ctx, presented.clientId, request);
   const registered = found ? registeredAuthMethod(found) : undefined;
   const client = found && registered === method.name ? found : undefined;
   const verified = await method.verify(ctx, presented, client);
@@ -42,9 +43,31 @@ export async function authenticateClient(
       reason,
       ...(found && registered !== undefined ? { registeredMethod: registered } : {}),
     });
-    throw invalidClient(ctx.realm, failureReason(presented.clientId, method.name, reason, registered));
+    throw invalidClient(
+      ctx.realm,
+      refused
+        ? `client ${JSON.stringify(presented.clientId)} has a record that was refused (the log line naming its field says why)`
+        : failureReason(presented.clientId, method.name, reason, registered),
+    );
   }
   return { client, method: method.name };
+}
+
+/**
+ * The client of `clientId`, or `null` when it is unknown, or known with a record that cannot work
+ * (logged by the client directory): both fail as every unknown client does.
+ */
+async function findClient(
+  ctx: Context,
+  clientId: string,
+  request: Request,
+): Promise<{ readonly found: ClientRecord | null; readonly refused: boolean }> {
+  try {
+    return { found: await ctx.clients.findClient(clientId, request), refused: false };
+  } catch (error) {
+    if (error instanceof ClientRecordError) return { found: null, refused: true };
+    throw error;
+  }
 }
 
 /** The debug log's words for a failed client authentication (the answer itself stays generic). */

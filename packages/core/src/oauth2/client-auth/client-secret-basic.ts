@@ -26,5 +26,5 @@ export const clientSecretBasic: ClientAuthMethod<PresentedSecret> = {
     }
     return credentials ? { clientId: credentials.username, secret: credentials.password } : undefined;
   },
-  verify: (_ctx, presented, client) => verifyClientSecret(presented.secret, client),
+  verify: (ctx, presented, client) => verifyClientSecret(ctx, presented.secret, client),
 };

@@ -20,5 +20,5 @@ export const clientSecretPost: ClientAuthMethod<PresentedSecret> = {
     // the request also uses another method, which is 400 invalid_request (RFC 6749 §2.3).
     return { clientId: params.get('client_id') ?? '', secret };
   },
-  verify: (_ctx, presented, client) => verifyClientSecret(presented.secret, client),
+  verify: (ctx, presented, client) => verifyClientSecret(ctx, presented.secret, client),
 };

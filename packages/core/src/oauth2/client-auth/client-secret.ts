@@ -1,3 +1,5 @@
+import type { Context } from '../../context.js';
+import { clientNamed } from '../../records/record-problems.js';
 import type { ClientRecord } from '../../storage/types.js';
 import { hashSecret, timingSafeEqual } from '../../tokens/secrets.js';
 
@@ -6,9 +8,22 @@ import { hashSecret, timingSafeEqual } from '../../tokens/secrets.js';
  * Without a client (or a registered hash) the comparison still runs, against a value no hash can
  * equal, so that response times do not tell which client ids exist. Shared by the methods that
  * carry the secret itself (`client_secret_basic`, `client_secret_post`).
+ *
+ * A presented secret equal to the stored `secretHash` means the host stored the plain secret where
+ * its hash belongs (a generated secret has the very shape of a hash, so the record check cannot
+ * see it): still a failure, but logged once, naming the client and the field.
  */
-export async function verifyClientSecret(secret: string, client: ClientRecord | undefined): Promise<boolean> {
+export async function verifyClientSecret(
+  ctx: Pick<Context, 'recordProblems'>,
+  secret: string,
+  client: ClientRecord | undefined,
+): Promise<boolean> {
   const hash = await hashSecret(secret);
   const expected = client?.secretHash ?? hash.replace(/./g, '-');
+  if (client?.secretHash !== undefined && timingSafeEqual(secret, client.secretHash)) {
+    ctx.recordProblems.report(clientNamed(client.id), 'ClientStore.findClient', [
+      'secretHash: holds the plain client secret; store hashClientSecret(secret) instead',
+    ]);
+  }
   return timingSafeEqual(hash, expected) && client !== undefined;
 }

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { invalidClient, invalidRequest } from '../../errors.js';
 import type { ClientRecord } from '../../storage/types.js';
 import { MAX_ASSERTION_LENGTH, useAssertionOnce, verifyAssertion } from '../jwt-assertion.js';
-import { ENDPOINTS } from '../metadata.js';
+import { TOKEN_ENDPOINT_PATH } from '../token-endpoint-path.js';
 import { inlineKeySet } from './client-jwks.js';
 import type { ClientAuthMethod, PresentedClient } from './method.js';
 
@@ -83,7 +83,8 @@ function endpointUrl(ctx: Context, request: Request): string {
     pathname = '';
   }
   return (
-    ctx.issuer + (pathname.startsWith(ctx.basePath) ? pathname.slice(ctx.basePath.length) : ENDPOINTS.token)
+    ctx.issuer +
+    (pathname.startsWith(ctx.basePath) ? pathname.slice(ctx.basePath.length) : TOKEN_ENDPOINT_PATH)
   );
 }
 
@@ -96,7 +97,7 @@ function verifyClientAssertion(
   return verifyAssertion(ctx, presented.assertion, key, {
     issuer: presented.clientId,
     subject: presented.clientId,
-    audience: [ctx.issuer, presented.endpoint, ctx.issuer + ENDPOINTS.token],
+    audience: [ctx.issuer, presented.endpoint, ctx.issuer + TOKEN_ENDPOINT_PATH],
     requiredClaims: ['jti'],
   });
 }

@@ -1,4 +1,4 @@
-import type { GatehouseEvent, GatehouseOptions } from '@gatehousejs/core';
+import { type GatehouseEvent, type GatehouseOptions, memoryClientRegistry } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../../test/browser-flow';
 import { basic, ISSUER, PKCE_VERIFIER, post, REDIRECT_URI, testInstance } from '../../../test/fixtures';
@@ -270,5 +270,13 @@ describe('client configuration endpoint (RFC 7592)', () => {
     expect(
       (await call('GET', other.registration_access_token, other.registration_client_uri as string)).status,
     ).toBe(200);
+  });
+
+  it('answers 503 with Retry-After, never a 500, when the registry is full', async () => {
+    const t = await instance({}, { storage: { clients: memoryClientRegistry({ maxClients: 1 }) } });
+    await registered(t);
+    const response = await register(t, app());
+    expect(response.headers.get('retry-after')).toBe('60');
+    await expectError(response, 503, 'temporarily_unavailable');
   });
 });

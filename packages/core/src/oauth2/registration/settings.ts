@@ -97,6 +97,7 @@ export function whole(
   if (!Number.isInteger(n) || n < min || n > max)
     throw new ConfigurationError(
       `${name}: expected a whole number from ${min} to ${max}, got ${String(value)}.`,
+      { option: name },
     );
   return n;
 }
@@ -113,6 +114,7 @@ export function dynamicRegistrationSettings(
   )
     throw new ConfigurationError(
       'dynamicRegistration.initialAccessToken: expected at least 16 printable ASCII characters without spaces (e.g. generateClientSecret()).',
+      { option: 'dynamicRegistration.initialAccessToken' },
     );
   return {
     allowConfidential: options.allowConfidential ?? false,
@@ -130,7 +132,9 @@ export function metadataDocumentSettings(
 ): MetadataDocumentSettings | undefined {
   if (options === undefined) return undefined;
   if (options.fetch !== undefined && typeof options.fetch !== 'function')
-    throw new ConfigurationError('clientMetadataDocuments.fetch: expected a function.');
+    throw new ConfigurationError('clientMetadataDocuments.fetch: expected a function.', {
+      option: 'clientMetadataDocuments.fetch',
+    });
   const minCacheSeconds = whole(
     'clientMetadataDocuments.minCacheSeconds',
     options.minCacheSeconds,

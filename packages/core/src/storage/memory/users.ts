@@ -1,4 +1,5 @@
 import type { PasswordHasher } from '../../passwords/password-hasher.js';
+import { passwordUserStore } from '../../passwords/password-user-store.js';
 import { pbkdf2Hasher } from '../../passwords/pbkdf2.js';
 import { markTrusted } from '../guard.js';
 import type { UserRecord, UserStore } from '../types.js';
@@ -17,32 +18,25 @@ export interface MemoryUserStoreOptions {
 }
 
 /**
- * A {@link UserStore} over a fixed list of users, for demos and tests. Unknown usernames are
- * verified against a dummy hash so that they take as long as a wrong password.
+ * A {@link UserStore} over a fixed list of users, for demos and tests: a {@link passwordUserStore}
+ * over two maps, so unknown usernames are verified against a dummy hash and take as long as a
+ * wrong password.
  */
 export function memoryUserStore(
   users: readonly MemoryUser[],
   options: MemoryUserStoreOptions = {},
 ): UserStore {
-  const hasher = options.hasher ?? pbkdf2Hasher();
   const byUsername = new Map(users.map((user) => [user.username, user]));
   const byId = new Map(users.map((user) => [user.id, user]));
-  let dummyHash: Promise<string> | undefined;
   const toRecord = ({ passwordHash: _, ...user }: MemoryUser): UserRecord => user;
-
-  return markTrusted({
-    async verifyPassword(username, password) {
-      const user = byUsername.get(username);
-      if (!user) {
-        dummyHash ??= hasher.hash('gatehouse-dummy-password');
-        await hasher.verify(password, await dummyHash);
-        return null;
-      }
-      return (await hasher.verify(password, user.passwordHash)) ? toRecord(user) : null;
-    },
-    async findUser(userId) {
-      const user = byId.get(userId);
-      return user ? toRecord(user) : null;
-    },
-  });
+  return markTrusted(
+    passwordUserStore({
+      findByUsername: async (username) => byUsername.get(username) ?? null,
+      findUser: async (userId) => {
+        const user = byId.get(userId);
+        return user ? toRecord(user) : null;
+      },
+      verify: options.hasher ?? pbkdf2Hasher(),
+    }),
+  );
 }

@@ -1,5 +1,7 @@
+import { ClientRecordError, clientRecordProblems } from '../records/client-record.js';
+import { clientNamed, type RecordProblems } from '../records/record-problems.js';
+import type { ClientRecord, ClientRegistry, ClientStore, RegisteredClient } from '../storage/types.js';
 import type { EpochMs } from '../time.js';
-import type { ClientRecord, ClientRegistry, ClientStore, RegisteredClient } from './types.js';
 
 /** What registration features add to the directory (`oauth2/registration/`). */
 export interface ClientDirectoryExtensions {
@@ -36,17 +38,28 @@ export interface ClientDirectory extends ClientStore {
  * {@link ClientRegistry} or (when enabled, for URL-shaped ids) a client ID metadata document. Only the host's store
  * answers `isOriginAllowed`: registering a client must not grant credentialed CORS to the origin
  * that registered it.
+ *
+ * The host's records are checked as they enter (`records/client-record.ts`): a record that cannot
+ * work is logged once (naming the client and the field) and answered with a
+ * {@link ClientRecordError}, a 4xx for that client, never passed on to fail as a 500.
+ * Registrations were checked when they were registered.
  */
 export function clientDirectory(
   host: ClientStore,
   registry: ClientRegistry,
   now: () => EpochMs,
+  problems: RecordProblems,
   extensions: ClientDirectoryExtensions = {},
 ): ClientDirectory {
   return {
     async findClient(clientId: string, request?: Request): Promise<ClientRecord | null> {
       const configured = await host.findClient(clientId);
-      if (configured) return configured;
+      if (configured) {
+        const found = clientRecordProblems(configured, clientId);
+        if (found.length === 0) return configured;
+        problems.report(clientNamed(clientId), 'ClientStore.findClient', found);
+        throw new ClientRecordError(clientId);
+      }
       if (extensions.documents?.claims(clientId)) return extensions.documents.resolve(clientId, request);
       const registration = await registry.findClient(clientId, now());
       if (!registration) return null;
