@@ -1,6 +1,5 @@
 import type { GatehouseEvent, Logger } from './events.js';
 import type { ClientJwksCache } from './oauth2/client-auth/client-jwks.js';
-import type { ClientDirectory } from './oauth2/client-directory.js';
 import type {
   DynamicRegistrationSettings,
   MetadataDocumentSettings,
@@ -11,7 +10,7 @@ import type { CorsOptions } from './options.js';
 import type { PasswordCheckGate } from './passwords/password-check-gate.js';
 import type { RecordProblems } from './records/record-problems.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
-import type { GatehouseStorage, UserStore } from './storage/types.js';
+import type { ClientRecord, ClientStore, GatehouseStorage, UserStore } from './storage/types.js';
 import type { KeySet } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';
@@ -19,6 +18,15 @@ import type { ResolvedUi } from './ui/texts.js';
 
 /** The stores of the instance's storage view that handlers use (everything but `clear`). */
 export type InstanceStores = Omit<GatehouseStorage, 'clear'>;
+
+/**
+ * The clients an instance knows (`oauth2/client-directory.ts`). `request`, when the lookup serves one,
+ * is who pays for what the lookup costs (a metadata document fetch is charged to its address);
+ * without it (an authenticated listing) nothing is charged.
+ */
+export interface ClientDirectory extends ClientStore {
+  findClient(clientId: string, request?: Request): Promise<ClientRecord | null>;
+}
 
 /**
  * Everything a handler needs, resolved and validated once by `createGatehouse`. Internal: handlers

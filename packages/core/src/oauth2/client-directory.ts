@@ -1,3 +1,4 @@
+import type { ClientDirectory } from '../context.js';
 import { ClientRecordError, clientRecordProblems } from '../records/client-record.js';
 import { clientNamed, type RecordProblems } from '../records/record-problems.js';
 import type { ClientRecord, ClientRegistry, ClientStore, RegisteredClient } from '../storage/types.js';
@@ -21,15 +22,6 @@ export interface ClientDirectoryExtensions {
     readonly claims: (clientId: string) => boolean;
     readonly resolve: (clientId: string, request?: Request) => Promise<ClientRecord | null>;
   };
-}
-
-/**
- * The clients an instance knows ({@link clientDirectory}). `request`, when the lookup serves one,
- * is who pays for what the lookup costs (a metadata document fetch is charged to its address);
- * without it (an authenticated listing) nothing is charged.
- */
-export interface ClientDirectory extends ClientStore {
-  findClient(clientId: string, request?: Request): Promise<ClientRecord | null>;
 }
 
 /**
