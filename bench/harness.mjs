@@ -47,6 +47,14 @@ export const WORKLOADS = [
     },
   },
   {
+    // Not in the default set (BENCH_WORKLOADS=W0,W1,W1d adds it): W1 with a DPoP-bound token and a
+    // fresh proof per request (RFC 9449 §7), all proofs signed before the window.
+    id: 'W1d',
+    name: 'DPoP-protected route (requireAuth, DPoP-bound JWT, a fresh proof per request)',
+    fresh: true,
+    prepare: (server, budget) => dpopRequests(server, budget),
+  },
+  {
     // Not in the default set (BENCH_WORKLOADS=W0,F1,W1 adds it): a middleware that only reads the
     // Authorization header, i.e. what the framework charges for any middleware, under W1.
     id: 'F1',
@@ -129,6 +137,67 @@ export const WORKLOADS = [
     ],
   },
 ];
+
+const b64url = (value) => Buffer.from(value).toString('base64url');
+
+/** A DPoP proof (RFC 9449 §4.2) signed with Web Crypto: ES256, the JWS signature being r ‖ s. */
+async function signProof(keyPair, jwk, claims) {
+  const input = `${b64url(JSON.stringify({ typ: 'dpop+jwt', alg: 'ES256', jwk }))}.${b64url(
+    JSON.stringify({ iat: Math.floor(Date.now() / 1000), jti: crypto.randomUUID(), ...claims }),
+  )}`;
+  const signature = await crypto.subtle.sign(
+    { name: 'ECDSA', hash: 'SHA-256' },
+    keyPair.privateKey,
+    Buffer.from(input),
+  );
+  return `${input}.${b64url(new Uint8Array(signature))}`;
+}
+
+/**
+ * W1d's requests: a DPoP-bound access token obtained at the real token endpoint (a minted code,
+ * redeemed with a proof), then `budget` proofs of `GET /bench/api` carrying its `ath`.
+ */
+async function dpopRequests(server, budget) {
+  const keyPair = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, [
+    'sign',
+    'verify',
+  ]);
+  const { kty, crv, x, y } = await crypto.subtle.exportKey('jwk', keyPair.publicKey);
+  const jwk = { kty, crv, x, y };
+  const [code] = await server.mint('code-api', 1, 120);
+  const tokenUrl = `${server.url}/demo/oauth2/v1/token`;
+  const response = await fetch(tokenUrl, {
+    method: 'POST',
+    headers: {
+      authorization: CLIENT_BASIC,
+      'content-type': FORM,
+      dpop: await signProof(keyPair, jwk, { htm: 'POST', htu: tokenUrl }),
+    },
+    body: `grant_type=authorization_code&code=${code}&redirect_uri=${encodeURIComponent(server.redirectUri)}&code_verifier=${server.verifier}`,
+  });
+  const body = await response.json();
+  if (body.token_type !== 'DPoP') throw new Error(`W1d: no DPoP-bound token: ${JSON.stringify(body)}`);
+  const token = body.access_token;
+  const ath = b64url(new Uint8Array(await crypto.subtle.digest('SHA-256', Buffer.from(token))));
+  const proofs = [];
+  for (let i = 0; i < budget; i++)
+    proofs.push(await signProof(keyPair, jwk, { htm: 'GET', htu: `${server.url}/bench/api`, ath }));
+  let next = 0;
+  return [
+    {
+      method: 'GET',
+      path: '/bench/api',
+      setupRequest: (request) => ({
+        ...request,
+        headers: {
+          ...request.headers,
+          authorization: `DPoP ${token}`,
+          dpop: proofs[Math.min(next++, proofs.length - 1)],
+        },
+      }),
+    },
+  ];
+}
 
 /**
  * One request per credential, each credential used once, with a cursor shared by all connections.

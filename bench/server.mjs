@@ -40,12 +40,12 @@ const server = createServer();
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const port = server.address().port;
 /**
- * The instance's storage: memory (grants only, the rest in memory too), or a Redis / PostgreSQL
+ * The instance's storage: memory (every store), or a Redis / PostgreSQL
  * view of its own namespace (dropped at exit) with pushed revocations (BENCH_PUSHED=0: off).
  */
 async function benchStorage(engine) {
   const namespace = `gatehouse_bench_${process.pid}`;
-  if (engine === 'memory') return { storage: { grants: core.memoryGrantStore() }, drop: async () => {} };
+  if (engine === 'memory') return { storage: core.memoryStorage(), drop: async () => {} };
   if (engine === 'redis') {
     const redis = await import(new URL('packages/redis/dist/index.js', root).href);
     const storage = redis.redisStorage({ url: process.env.REDIS_URL, prefix: namespace });

@@ -19,6 +19,7 @@ import {
   memoryGrantStore,
   memoryUserStore,
   pbkdf2Hasher,
+  withMemoryFallback,
 } from '../../packages/core/src/index.ts';
 import { BufferedRequest, RawHeaders } from '../../packages/core/src/node/index.ts';
 import { resolveOptions, toContext } from '../../packages/core/src/resolve-options.ts';
@@ -42,7 +43,7 @@ const options = {
     },
   ]),
   users: memoryUserStore([], { hasher: pbkdf2Hasher({ iterations: 1000 }) }),
-  storage: { grants },
+  storage: withMemoryFallback({ grants }),
   logger: { warn() {}, error() {} },
 };
 const gatehouse = createGatehouse(options);

@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { CookieClient } from './harness.js';
 
 const FORM = 'application/x-www-form-urlencoded';
-const NAVIGATION = { Accept: 'text/html', 'Sec-Fetch-Site': 'none', 'Sec-Fetch-Mode': 'navigate' };
+export const NAVIGATION = { Accept: 'text/html', 'Sec-Fetch-Site': 'none', 'Sec-Fetch-Mode': 'navigate' };
 
 const base64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
 

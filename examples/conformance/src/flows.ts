@@ -8,6 +8,7 @@ import { ACME, DEMO, type DEMO_INSTANCES } from '@gatehousejs/demo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientAuthenticationFlows } from './client-auth-flows.js';
 import { parseLoginForm } from './code-flow.js';
+import { dpopAndParFlows } from './dpop-par-flows.js';
 import { ALLOWED_ORIGIN, CookieClient, type RunningTarget, rawRequest, startTarget } from './harness.js';
 import {
   basic,
@@ -208,6 +209,7 @@ function instanceFlows(target: Target, server: () => RunningTarget, instance: De
   });
 
   clientAuthenticationFlows(() => client.issuer);
+  dpopAndParFlows(() => client);
 
   it('introspects for authenticated clients only', async () => {
     const { tokens } = await client.signedInTokens();

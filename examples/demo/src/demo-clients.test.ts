@@ -94,4 +94,46 @@ describe('the demo clients of every authentication method', () => {
       (await revoke({ Authorization: basic(DEMO.postClient.id, DEMO.postClient.secret) }, {})).status,
     ).toBe(401);
   });
+
+  it('seeds demo-par / demo-par-secret, which must push its requests (RFC 9126)', async () => {
+    const demo = await createDemo({ port: 3997, warn: () => {} });
+    const query = {
+      response_type: 'code',
+      redirect_uri: demo.redirectUri,
+      scope: 'openid profile',
+      state: 's',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    };
+    const plain = await demo.gatehouse.fetch(
+      new Request(
+        `${demo.issuer}/oauth2/v1/authorize?${new URLSearchParams({ client_id: DEMO.parClient.id, ...query })}`,
+      ),
+    );
+    expect(new URL(plain.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+    const wrong = await demo.gatehouse.fetch(
+      new Request(`${demo.issuer}/oauth2/v1/par`, {
+        method: 'POST',
+        headers: { ...FORM, Authorization: basic(DEMO.parClient.id, 'wrong') },
+        body: new URLSearchParams(query),
+      }),
+    );
+    expect(wrong.status).toBe(401);
+    const pushed = await demo.gatehouse.fetch(
+      new Request(`${demo.issuer}/oauth2/v1/par`, {
+        method: 'POST',
+        headers: { ...FORM, Authorization: basic(DEMO.parClient.id, DEMO.parClient.secret) },
+        body: new URLSearchParams(query),
+      }),
+    );
+    expect(pushed.status).toBe(201);
+    const { request_uri: requestUri } = (await pushed.json()) as { request_uri: string };
+    const page = await demo.gatehouse.fetch(
+      new Request(
+        `${demo.issuer}/oauth2/v1/authorize?${new URLSearchParams({ client_id: DEMO.parClient.id, request_uri: requestUri })}`,
+      ),
+    );
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('name="password"');
+  });
 });

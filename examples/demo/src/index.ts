@@ -48,6 +48,11 @@ export const DEMO = {
   instancePath: '/demo',
   client: { id: 'demo-client', secret: 'demo-secret' },
   publicClient: { id: 'demo-spa' },
+  /**
+   * A confidential client (`client_secret_basic`, first-party, the scopes of `demo-client`) that
+   * must push its authorization requests (RFC 9126 `require_pushed_authorization_requests`).
+   */
+  parClient: { id: 'demo-par', secret: 'demo-par-secret' },
   /** A third-party relying party (not first-party): it gets the consent page. */
   thirdPartyClient: { id: 'demo-third-party', secret: 'demo-third-party-secret' },
   /** A confidential client sending its secret in the body (`client_secret_post`, RFC 6749 §2.3.1). */
@@ -247,6 +252,17 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
         redirectUris: [seed.redirectUri],
         postLogoutRedirectUris: [seed.postLogoutRedirectUri],
         firstParty: true,
+      },
+      {
+        id: DEMO.parClient.id,
+        name: 'Demo Client (pushed authorization requests)',
+        type: 'confidential',
+        secretHash: await hashClientSecret(DEMO.parClient.secret),
+        tokenEndpointAuthMethod: 'client_secret_basic',
+        redirectUris: [seed.redirectUri],
+        postLogoutRedirectUris: [seed.postLogoutRedirectUri],
+        firstParty: true,
+        requirePushedAuthorizationRequests: true,
       },
       {
         id: DEMO.thirdPartyClient.id,
@@ -508,6 +524,7 @@ export function describeDemoHost(demo: DemoHost): string {
     `  more clients:   ${DEMO.postClient.id} / ${DEMO.postClient.secret} (client_secret_post), ${DEMO.serviceClient.id} / ${DEMO.serviceClient.secret} (client_credentials), ${DEMO.jwtClient.id} (private_key_jwt, demo key ${DEMO.jwtClient.privateKeyPath})`,
     `  token exchange: ${DEMO.agentClient.id} / ${DEMO.agentClient.secret} (RFC 8693: a demo user's token → one for ${demo.origin}${DEMO.mcp.path}, act.sub = ${DEMO.agentClient.id})`,
     `  ID-JAG:         ${DEMO.enterpriseClient.id} / ${DEMO.enterpriseClient.secret} (acme's ID token → ID-JAG at acme → MCP token at demo, JWT bearer grant)`,
+    `  PAR client:     ${DEMO.parClient.id} / ${DEMO.parClient.secret} (client_secret_basic, must push its requests: RFC 9126), on both`,
     `  redirect URI:   ${demo.redirectUri}`,
     `  user:           ${DEMO.user.username} / ${DEMO.user.password} (user id ${DEMO.user.id} on demo, ${ACME.user.id} on acme)`,
     `  tickets API:    POST ${demo.origin}/{demo,acme}/api/v1/tickets (bearer or session)`,
@@ -525,6 +542,7 @@ export function describeDemo(demo: Demo): string {
     `  third party:    ${DEMO.thirdPartyClient.id} / ${DEMO.thirdPartyClient.secret} (confidential, asks for consent)`,
     `  more clients:   ${DEMO.postClient.id} / ${DEMO.postClient.secret} (client_secret_post), ${DEMO.serviceClient.id} / ${DEMO.serviceClient.secret} (client_credentials, ${DEMO.serviceClient.scope}), ${DEMO.jwtClient.id} (private_key_jwt, demo key ${DEMO.jwtClient.privateKeyPath})`,
     `  token exchange: ${DEMO.agentClient.id} / ${DEMO.agentClient.secret} (RFC 8693: a demo user's token → one for ${demo.origin}${DEMO.mcp.path}, act.sub = ${DEMO.agentClient.id})`,
+    `  PAR client:     ${DEMO.parClient.id} / ${DEMO.parClient.secret} (client_secret_basic, must push its requests: RFC 9126)`,
     `  redirect URI:   ${demo.redirectUri} (after sign-out: ${demo.postLogoutRedirectUri})`,
     `  scopes:         ${DEMO.scopes.join(' ')}`,
     `  user:           ${DEMO.user.username} / ${DEMO.user.password}`,

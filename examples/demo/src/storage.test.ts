@@ -3,11 +3,20 @@ import { postgresStorage } from '@gatehousejs/postgres';
 import { describe, expect, it } from 'vitest';
 
 describe('storageFromEnv', () => {
-  it('uses the in-memory defaults when GATEHOUSE_STORE is unset or memory', async () => {
+  it('gives every store in memory when GATEHOUSE_STORE is unset or memory', async () => {
     for (const env of [{}, { GATEHOUSE_STORE: 'memory' }]) {
       const storage = await storageFromEnv(env);
       expect(storage.engine).toBe('memory');
-      expect(storage.grants).toBe(undefined);
+      for (const store of [
+        'grants',
+        'sessions',
+        'consents',
+        'rateLimits',
+        'clients',
+        'replay',
+        'kv',
+      ] as const)
+        expect(typeof storage[store]).toBe('object');
     }
   });
 

@@ -1,20 +1,20 @@
 /**
  * Storage engine selection for the demo, by environment:
  *
- * - `GATEHOUSE_STORE=memory` (default): the embedded in-memory engines (one process).
+ * - `GATEHOUSE_STORE=memory` (default): every store in memory (`memoryStorage()`, one process).
  * - `GATEHOUSE_STORE=redis` + `REDIS_URL=redis://…`: `@gatehousejs/redis`.
  * - `GATEHOUSE_STORE=postgres` + `DATABASE_URL=postgres://…`: `@gatehousejs/postgres` (migrated on start).
  *
  * `GATEHOUSE_STORE_NAMESPACE` (default `gatehouse_demo`) is the Redis key prefix or the PostgreSQL
  * schema, so several demos can share one server. Engines are imported only when selected.
  */
-import { type GatehouseStorage, memoryEngine, type StorageEngine } from '@gatehousejs/core';
+import { type GatehouseStorage, memoryEngine, memoryStorage, type StorageEngine } from '@gatehousejs/core';
 
 /** The engines the demo can run on. */
 export type DemoStoreEngine = 'memory' | 'redis' | 'postgres';
 
-/** Stores for `createGatehouse({ storage })` (none for memory: the defaults), plus how to close them. */
-export interface DemoStorage extends Partial<GatehouseStorage> {
+/** Every store for `createGatehouse({ storage })`, plus how to close them. */
+export interface DemoStorage extends GatehouseStorage {
   readonly engine: DemoStoreEngine;
   /** Closes the engine's connections. */
   close(): Promise<void>;
@@ -28,7 +28,7 @@ export async function storageFromEnv(env: Env = process.env): Promise<DemoStorag
   const namespace = env.GATEHOUSE_STORE_NAMESPACE ?? 'gatehouse_demo';
   switch (engine) {
     case 'memory':
-      return { engine, close: async () => {} };
+      return { ...memoryStorage(), engine, close: async () => {} };
     case 'redis': {
       const url = required(env, 'REDIS_URL', engine);
       const { redisStorage } = await import('@gatehousejs/redis');

@@ -1,5 +1,6 @@
-import { hashSecret, memoryGrantStore, memorySessionStore } from '@gatehousejs/core';
+import { hashSecret, memoryGrantStore, memorySessionStore, withMemoryFallback } from '@gatehousejs/core';
 import { createDemo, DEMO, demoApi, SAMPLE_TICKETS_PER_CALLER } from '@gatehousejs/demo';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 
 const PARTNER = 'http://localhost:4100';
@@ -11,7 +12,7 @@ async function demoWithApi() {
     port: 3999,
     allowedOrigins: [PARTNER],
     warn: () => {},
-    overrides: { storage: { grants, sessions } },
+    overrides: { storage: withMemoryFallback({ grants, sessions }) },
   });
   const api = demoApi(demo.gatehouse);
   const url = `${demo.issuer}/api/v1/tickets`;
@@ -29,7 +30,7 @@ async function demoWithApi() {
     return ((await response.json()) as { access_token: string }).access_token;
   };
   /** An OAuth 2.0 token of the demo client: a code minted as the authorize endpoint would, then exchanged. */
-  const oauthToken = async () => {
+  const oauthToken = async (dpop?: Record<string, string>) => {
     const code = `code-${crypto.randomUUID()}${crypto.randomUUID()}`;
     await grants.saveCode({
       codeHash: await hashSecret(code),
@@ -47,6 +48,7 @@ async function demoWithApi() {
         headers: {
           'Content-Type': 'application/x-www-form-urlencoded',
           Authorization: `Basic ${btoa(`${DEMO.client.id}:${DEMO.client.secret}`)}`,
+          ...dpop,
         },
         body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: demo.redirectUri }),
       }),
@@ -90,6 +92,36 @@ describe('demo tickets API', () => {
     expect(new Set(tickets.map((t) => t.id)).size).toBe(20);
     const again = (await (await d.json({}, auth))!.json()) as { tickets: unknown[] };
     expect(again.tickets).toEqual(tickets);
+  });
+
+  it('accepts a DPoP-bound token with a valid proof, and refuses it as Bearer (RFC 9449)', async () => {
+    const d = await demoWithApi();
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    const jwk = await exportJWK(publicKey);
+    const proof = async (htm: string, htu: string, claims: Record<string, string> = {}) =>
+      new SignJWT({ htm, htu, jti: crypto.randomUUID(), ...claims })
+        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+        .setIssuedAt()
+        .sign(privateKey);
+    const token = await d.oauthToken({ DPoP: await proof('POST', `${d.demo.issuer}/oauth2/v1/token`) });
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token)));
+    const ath = btoa(String.fromCharCode(...digest))
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_')
+      .replace(/=+$/, '');
+    const response = await d.json(
+      { limit: 2 },
+      { Authorization: `DPoP ${token}`, DPoP: await proof('POST', d.url, { ath }) },
+    );
+    expect(response?.status).toBe(200);
+    expect(((await response!.json()) as { tickets: unknown[] }).tickets).toHaveLength(2);
+    const asBearer = await d.json({ limit: 2 }, { Authorization: `Bearer ${token}` });
+    expect(asBearer?.status).toBe(401);
+    expect(asBearer?.headers.get('www-authenticate')).toMatch(/DPoP realm=.*error="invalid_token"/);
+    const noProof = await d.json({ limit: 2 }, { Authorization: `DPoP ${token}` });
+    expect(noProof?.status).toBe(401);
+    expect(noProof?.headers.get('www-authenticate')).toMatch(/^DPoP .*error="invalid_dpop_proof"/);
+    expect(await calculateJwkThumbprint(jwk)).toMatch(/^[\w-]{43}$/);
   });
 
   it('honours limit for an OAuth 2.0 token, returning at most limit tickets', async () => {

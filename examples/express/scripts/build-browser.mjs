@@ -11,8 +11,12 @@ const at = (path) => fileURLToPath(new URL(path, import.meta.url));
 /** Builds the bundle; resolves with esbuild's result. */
 export function buildBrowserApp() {
   return build({
-    // client.js: the demo app; cross-tab.js: the page of the cross-tab refresh test (not linked).
-    entryPoints: { client: at('../src/browser/app.ts'), 'cross-tab': at('../src/browser/cross-tab.ts') },
+    // client.js: the demo app; cross-tab.js and dpop.js: pages of browser tests (not linked).
+    entryPoints: {
+      client: at('../src/browser/app.ts'),
+      'cross-tab': at('../src/browser/cross-tab.ts'),
+      dpop: at('../src/browser/dpop.ts'),
+    },
     outdir: at('../public'),
     bundle: true,
     format: 'esm',
@@ -28,5 +32,5 @@ export function buildBrowserApp() {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   await buildBrowserApp();
-  console.log('built public/client.js and public/cross-tab.js');
+  console.log('built public/client.js, public/cross-tab.js and public/dpop.js');
 }

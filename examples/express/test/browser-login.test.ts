@@ -1,8 +1,8 @@
 /**
  * End to end in real headless Chromium against the Express example server: the authorization code
  * flow of `demo-client` built with oauth4webapi (PKCE S256), the login page, the callback with
- * `code`, `state` and `iss`, the code exchange, userinfo with the bearer token and with the session
- * cookie, and logout through the confirmation page. Saves a screenshot of the login page.
+ * `code`, `state` and `iss`, the code exchange, userinfo refusing the (non-openid) bearer token and
+ * answering the session cookie, and logout through the confirmation page. Saves a screenshot of the login page.
  */
 import * as oauth from 'oauth4webapi';
 import type { Browser, Page } from 'playwright-core';
@@ -96,9 +96,10 @@ describe.skipIf(skip !== undefined)('login in a real browser', () => {
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, tokenResponse);
     expect(tokens.token_type).toBe('bearer');
 
+    // A plain OAuth 2.0 token (no openid) is not for userinfo (OpenID Connect Core §5.3): 403.
     const bearer = await oauth.userInfoRequest(as, client, tokens.access_token, insecure);
-    const claims = await oauth.processUserInfoResponse(as, client, oauth.skipSubjectCheck, bearer);
-    expect(claims.sub).toBe('user-demo');
+    expect(bearer.status).toBe(403);
+    expect(bearer.headers.get('www-authenticate')).toContain('scope="openid"');
 
     const withSession = await sessionUserinfo(page);
     expect(withSession.status).toBe(200);

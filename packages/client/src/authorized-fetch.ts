@@ -1,3 +1,4 @@
+import * as oauth from 'oauth4webapi';
 import type { ClientConfig } from './config.js';
 import { GatehouseClientError } from './errors.js';
 import type { AuthMode } from './options.js';
@@ -29,13 +30,57 @@ export function createAuthorizedFetch(config: ClientConfig, refresher: Refresher
     return null;
   };
 
-  const send = (request: Request, mode: 'bearer' | 'session' | 'none', token?: string): Promise<Response> => {
+  const send = async (
+    request: Request,
+    mode: 'bearer' | 'session' | 'none',
+    token?: string,
+    tokenType?: 'DPoP',
+  ): Promise<Response> => {
+    if (mode === 'bearer' && tokenType === 'DPoP') return sendWithProof(request, token!);
     const headers = new Headers(request.headers);
     if (mode === 'bearer') headers.set('Authorization', `Bearer ${token}`);
     // Cookies go only where the mode asks for them; a bearer request carries no ambient credentials.
     return config.fetch(
       new Request(request, { headers, credentials: mode === 'session' ? 'include' : 'omit' }),
     );
+  };
+
+  /**
+   * A DPoP-bound token (RFC 9449 §7): `Authorization: DPoP` and a proof of the request, through
+   * oauth4webapi, once more when the resource server asks for a (new) nonce. A refusal comes back
+   * as the response, as for bearer tokens.
+   */
+  const sendWithProof = async (request: Request, token: string): Promise<Response> => {
+    const dpop = await config.dpop();
+    if (!dpop)
+      throw new GatehouseClientError(
+        'no_token',
+        'client.fetch: the stored token is DPoP-bound but the client has no DPoP key (dpop option).',
+      );
+    const body = request.body === null ? null : await request.arrayBuffer();
+    const attempt = async (retry: boolean): Promise<Response> => {
+      try {
+        return await oauth.protectedResourceRequest(
+          token,
+          request.method,
+          new URL(request.url),
+          new Headers(request.headers),
+          body,
+          {
+            ...config.http,
+            // As for bearer tokens: the token is the credential, no cookies go along.
+            [oauth.customFetch]: (url, init) =>
+              config.fetch(url, { ...(init as RequestInit), credentials: 'omit' }),
+            DPoP: dpop,
+          },
+        );
+      } catch (error) {
+        if (retry && oauth.isDPoPNonceError(error)) return attempt(false);
+        if (error instanceof oauth.WWWAuthenticateChallengeError) return error.response;
+        throw error;
+      }
+    };
+    return attempt(true);
   };
 
   return async function authorizedFetch(
@@ -70,13 +115,13 @@ export function createAuthorizedFetch(config: ClientConfig, refresher: Refresher
     }
     // Keep a copy of the body for the one retry.
     const retryCopy = request.clone();
-    const response = await send(request, 'bearer', tokens.accessToken);
+    const response = await send(request, 'bearer', tokens.accessToken, tokens.tokenType);
     if (!config.autoRefresh || !tokens.refreshToken || !isInvalidTokenChallenge(response)) return response;
     // RFC 6750 §3.1: the token was refused (revoked, or the clocks disagree). Refresh unless another
     // caller already replaced it, then try once more.
     const fresh = await refresher.refresh((current) => current.accessToken === tokens.accessToken);
     await response.body?.cancel();
-    return send(retryCopy, 'bearer', fresh.accessToken);
+    return send(retryCopy, 'bearer', fresh.accessToken, fresh.tokenType);
   };
 }
 
@@ -95,5 +140,5 @@ export function effectiveSkew(config: Pick<ClientConfig, 'skewSeconds'>, tokens:
 export function isInvalidTokenChallenge(response: Response): boolean {
   if (response.status !== 401) return false;
   const challenge = response.headers.get('www-authenticate') ?? '';
-  return /(^|,)\s*Bearer\b/i.test(challenge) && /\berror\s*=\s*"?invalid_token"?/i.test(challenge);
+  return /(^|,)\s*(Bearer|DPoP)\b/i.test(challenge) && /\berror\s*=\s*"?invalid_token"?/i.test(challenge);
 }

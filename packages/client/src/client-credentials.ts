@@ -1,5 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { type ClientConfig, requireClientId } from './config.js';
+import { withNonceRetry } from './dpop.js';
 import { GatehouseClientError } from './errors.js';
 import { toClientError } from './server-errors.js';
 import { toTokenSet } from './token-response.js';
@@ -31,14 +32,17 @@ export async function clientCredentials(
   if (options.scope !== undefined) parameters.set('scope', options.scope);
   let tokens: TokenSet;
   try {
-    const response = await oauth.clientCredentialsGrantRequest(
-      config.as,
-      config.client,
-      config.clientAuth,
-      parameters,
-      config.http,
-    );
-    const result = await oauth.processClientCredentialsResponse(config.as, config.client, response);
+    const dpop = await config.dpop();
+    const result = await withNonceRetry(async () => {
+      const response = await oauth.clientCredentialsGrantRequest(
+        config.as,
+        config.client,
+        config.clientAuth,
+        parameters,
+        { ...config.http, ...(dpop ? { DPoP: dpop } : {}) },
+      );
+      return oauth.processClientCredentialsResponse(config.as, config.client, response);
+    });
     tokens = toTokenSet(result, config.now());
   } catch (caught) {
     throw toClientError(caught, 'token_request_failed', 'Client credentials grant');

@@ -1,5 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { type ClientConfig, requireClientId } from './config.js';
+import { withNonceRetry } from './dpop.js';
 import { GatehouseClientError } from './errors.js';
 import { checkIdToken, clientOnConfigClock } from './id-token.js';
 import { toClientError } from './server-errors.js';
@@ -51,6 +52,9 @@ export async function authorizationUrl(
   if (nonce === undefined) url.searchParams.delete('nonce');
   else url.searchParams.set('nonce', nonce);
   const maxAge = url.searchParams.get('max_age');
+  // RFC 9449 §10: the code is bound to the client's DPoP key.
+  const dpop = await config.dpop();
+  if (dpop) url.searchParams.set('dpop_jkt', await dpop.calculateThumbprint());
   await config.transactions.put(state, {
     codeVerifier,
     redirectUri,
@@ -58,7 +62,36 @@ export async function authorizationUrl(
     ...(nonce === undefined ? {} : { nonce }),
     ...(maxAge !== null && /^\d+$/.test(maxAge) ? { maxAge: Number(maxAge) } : {}),
   });
-  return url;
+  return config.pushAuthorizationRequests ? pushed(config, url, dpop) : url;
+}
+
+/**
+ * RFC 9126: pushes the parameters of `url` (authenticated as at the token endpoint, with a DPoP
+ * proof when the client uses DPoP) and returns the authorization URL with only `client_id` and
+ * the `request_uri`.
+ */
+async function pushed(config: ClientConfig, url: URL, dpop: oauth.DPoPHandle | undefined): Promise<URL> {
+  const parameters = new URLSearchParams(url.searchParams);
+  parameters.delete('client_id');
+  let requestUri: string;
+  try {
+    requestUri = await withNonceRetry(async () => {
+      const response = await oauth.pushedAuthorizationRequest(
+        config.as,
+        config.client,
+        config.clientAuth,
+        parameters,
+        { ...config.http, ...(dpop ? { DPoP: dpop } : {}) },
+      );
+      return (await oauth.processPushedAuthorizationResponse(config.as, config.client, response)).request_uri;
+    });
+  } catch (caught) {
+    throw toClientError(caught, 'token_request_failed', 'Pushed authorization request');
+  }
+  const target = new URL(config.as.authorization_endpoint as string);
+  target.searchParams.set('client_id', config.client.client_id);
+  target.searchParams.set('request_uri', requestUri);
+  return target;
 }
 
 /**
@@ -104,26 +137,30 @@ export async function handleCallback(config: ClientConfig, input: URL | string):
   }
   try {
     const validated = oauth.validateAuthResponse(config.as, config.client, params, state);
-    const response = await oauth.authorizationCodeGrantRequest(
-      config.as,
-      config.client,
-      config.clientAuth,
-      validated,
-      transaction.redirectUri,
-      transaction.codeVerifier,
-      config.http,
-    );
-    // With a nonce (scope openid) the ID token is required, and oauth4webapi validates its claims.
-    const result = await oauth.processAuthorizationCodeResponse(
-      config.as,
-      clientOnConfigClock(config),
-      response,
-      {
-        expectedNonce: transaction.nonce ?? oauth.expectNoNonce,
-        requireIdToken: transaction.nonce !== undefined,
-        ...(transaction.maxAge === undefined ? {} : { maxAge: transaction.maxAge }),
-      },
-    );
+    const dpop = await config.dpop();
+    const { response, result } = await withNonceRetry(async () => {
+      const response = await oauth.authorizationCodeGrantRequest(
+        config.as,
+        config.client,
+        config.clientAuth,
+        validated,
+        transaction.redirectUri,
+        transaction.codeVerifier,
+        { ...config.http, ...(dpop ? { DPoP: dpop } : {}) },
+      );
+      // With a nonce (scope openid) the ID token is required, and oauth4webapi validates its claims.
+      const result = await oauth.processAuthorizationCodeResponse(
+        config.as,
+        clientOnConfigClock(config),
+        response,
+        {
+          expectedNonce: transaction.nonce ?? oauth.expectNoNonce,
+          requireIdToken: transaction.nonce !== undefined,
+          ...(transaction.maxAge === undefined ? {} : { maxAge: transaction.maxAge }),
+        },
+      );
+      return { response, result };
+    });
     await checkIdToken(config, response, result);
     const tokens = toTokenSet(result, config.now());
     await config.store.set(tokens);

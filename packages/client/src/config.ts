@@ -1,4 +1,5 @@
 import * as oauth from 'oauth4webapi';
+import { type DpopSource, dpopSource } from './dpop.js';
 import { defaultLocks, defaultTransactionStore, isBrowser, type LockManagerLike } from './environment.js';
 import { GatehouseClientError } from './errors.js';
 import type { AuthMode, ClientOptions, FetchFunction } from './options.js';
@@ -9,6 +10,7 @@ import type { TransactionStore } from './transaction-store.js';
 export const PATHS = {
   authorize: '/oauth2/v1/authorize',
   token: '/oauth2/v1/token',
+  par: '/oauth2/v1/par',
   revoke: '/oauth2/v1/revoke',
   introspect: '/oauth2/v1/introspect',
   userinfo: '/oauth2/v1/userinfo',
@@ -39,6 +41,12 @@ export interface ClientConfig {
   readonly as: oauth.AuthorizationServer;
   readonly client: oauth.Client;
   readonly clientAuth: oauth.ClientAuth;
+  /** The client's DPoP handle, when it uses DPoP (`dpop` option). */
+  readonly dpop: DpopSource;
+  /** The key id of a DPoP key the client created (IndexedDB), to forget it at sign-out. */
+  readonly dpopKeyId: string | undefined;
+  /** Whether `authorizationUrl()` pushes the request (RFC 9126). */
+  readonly pushAuthorizationRequests: boolean;
   /** Options for every oauth4webapi request: our fetch, and http only for loopback issuers. */
   readonly http: { [oauth.customFetch]: FetchFunction; [oauth.allowInsecureRequests]: boolean };
 }
@@ -156,7 +164,26 @@ export function resolveConfig(options: ClientOptions): ClientConfig {
 
   const baseUrl = base.href.replace(/\/$/, '');
   const at = (path: string) => baseUrl + path;
+  const dpop = options.dpop ?? false;
+  if (
+    typeof dpop !== 'boolean' &&
+    !(dpop?.privateKey?.type === 'private' && dpop.publicKey?.type === 'public')
+  )
+    throw invalid('dpop must be true, false or a CryptoKeyPair.');
+  const oauthClient = { client_id: options.clientId ?? '' };
+  const dpopKeyId = dpop === true ? `${baseUrl} ${options.clientId ?? ''}` : undefined;
   return {
+    // Proofs are dated on the configured clock (the `now` option), as ID tokens are checked.
+    dpop: dpopSource(
+      dpop,
+      () => {
+        const skew = Math.round(((options.now ?? Date.now)() - Date.now()) / 1000);
+        return skew === 0 ? oauthClient : { ...oauthClient, [oauth.clockSkew]: skew };
+      },
+      dpopKeyId ?? '',
+    ),
+    dpopKeyId,
+    pushAuthorizationRequests: options.pushAuthorizationRequests ?? false,
     baseUrl,
     origin: base.origin,
     clientId: options.clientId,
@@ -177,6 +204,7 @@ export function resolveConfig(options: ClientOptions): ClientConfig {
       issuer: baseUrl,
       authorization_endpoint: at(PATHS.authorize),
       token_endpoint: at(PATHS.token),
+      pushed_authorization_request_endpoint: at(PATHS.par),
       revocation_endpoint: at(PATHS.revoke),
       introspection_endpoint: at(PATHS.introspect),
       userinfo_endpoint: at(PATHS.userinfo),
@@ -189,7 +217,7 @@ export function resolveConfig(options: ClientOptions): ClientConfig {
       // Gatehouse always sends `iss` (RFC 9207), so a callback without it is refused (§2.4).
       authorization_response_iss_parameter_supported: true,
     },
-    client: { client_id: options.clientId ?? '' },
+    client: oauthClient,
     clientAuth,
     http: {
       [oauth.customFetch]: fetchFunction,

@@ -76,7 +76,10 @@ describe('OpenID Connect sign-in and sign-out', () => {
       return { ...base, browser };
     })();
     const client = h.client({ clientId: 'demo-client', fetch: h.fetch });
-    const url = await client.authorizationUrl({ scope: 'openid read', extraParams: { max_age: '600' } });
+    const url = await client.authorizationUrl({
+      scope: 'openid read offline_access',
+      extraParams: { max_age: '600' },
+    });
     expect(url.searchParams.get('nonce')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const redirect = await h.browser.follow(await logIn(h.browser, url.href));
     const tokens = await client.handleCallback(redirect.headers.get('location') ?? '');

@@ -68,4 +68,20 @@ export interface ClientOptions {
   readonly locks?: LockManagerLike | null;
   /** The clock, in Unix milliseconds. Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * Sender-constrained tokens (DPoP, RFC 9449): `true` creates the client's key (in a browser a
+   * non-extractable key kept in IndexedDB across reloads; elsewhere one for the life of the
+   * client); a `CryptoKeyPair` is a key the app provides (server side). Token, refresh and client
+   * credentials requests then send proofs and get DPoP-bound tokens, `client.fetch` sends them with
+   * `Authorization: DPoP` and a proof, the code is bound with `dpop_jkt`, and server nonces are
+   * handled. Default `false`.
+   */
+  readonly dpop?: boolean | CryptoKeyPair;
+  /**
+   * Push authorization requests (RFC 9126): `authorizationUrl()` sends the request to the pushed
+   * authorization request endpoint first and returns a URL with only `client_id` and
+   * `request_uri`. Required for clients registered with `require_pushed_authorization_requests`.
+   * Default `false`.
+   */
+  readonly pushAuthorizationRequests?: boolean;
 }

@@ -110,14 +110,14 @@ export function createRefresher(config: ClientConfig): Refresher {
     }
     requireClientId(config, 'refresh');
     let response: Response;
+    const dpop = await config.dpop();
+    const refreshRequest = () =>
+      oauth.refreshTokenGrantRequest(config.as, config.client, config.clientAuth, current.refreshToken!, {
+        ...config.http,
+        ...(dpop ? { DPoP: dpop } : {}),
+      });
     try {
-      response = await oauth.refreshTokenGrantRequest(
-        config.as,
-        config.client,
-        config.clientAuth,
-        current.refreshToken,
-        config.http,
-      );
+      response = await refreshRequest();
     } catch (caught) {
       throw toClientError(caught, 'refresh_failed', 'Refresh');
     }
@@ -131,11 +131,14 @@ export function createRefresher(config: ClientConfig): Refresher {
       generation === startedIn && (await config.store.get())?.refreshToken === refreshed;
     let tokens: TokenSet;
     try {
-      const result = await oauth.processRefreshTokenResponse(
-        config.as,
-        clientOnConfigClock(config),
-        response,
-      );
+      const result = await oauth
+        .processRefreshTokenResponse(config.as, clientOnConfigClock(config), response)
+        .catch(async (error: unknown) => {
+          // RFC 9449 §8: the server wants a (new) nonce, which the handle now has: once more.
+          if (!oauth.isDPoPNonceError(error)) throw error;
+          response = await refreshRequest();
+          return oauth.processRefreshTokenResponse(config.as, clientOnConfigClock(config), response);
+        });
       await checkIdToken(config, response, result, current);
       tokens = toTokenSet(result, config.now(), current);
     } catch (caught) {

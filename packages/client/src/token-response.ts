@@ -28,8 +28,11 @@ export function toTokenSet(
         ? { idToken: previous.idToken, claims: previous.claims }
         : {}
       : { idToken, claims: { ...oauth.getValidatedIdTokenClaims(response as oauth.TokenEndpointResponse) } };
+  // RFC 9449 §5: a DPoP-bound token is sent with the DPoP scheme and a proof (oauth4webapi lower-cases).
+  const dpop = typeof response.token_type === 'string' && response.token_type.toLowerCase() === 'dpop';
   return {
     accessToken,
+    ...(dpop ? { tokenType: 'DPoP' as const } : {}),
     expiresAt: Math.floor(nowMs / 1000) + expiresIn,
     ...(refresh ? { refreshToken: refresh } : {}),
     ...(typeof scope === 'string' ? { scope } : {}),

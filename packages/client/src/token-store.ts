@@ -9,6 +9,8 @@ export interface TokenSet {
    * (sets stored before this field existed).
    */
   readonly family?: 'oauth2' | 'auth_api';
+  /** `DPoP` for a DPoP-bound access token (RFC 9449); absent for a bearer token. */
+  readonly tokenType?: 'DPoP';
   /** The refresh token, when the server issued one (OAuth2 family only). */
   readonly refreshToken?: string;
   /** When the access token expires, in Unix seconds. */
@@ -96,10 +98,8 @@ export function localStorageTokenStore(key = 'gatehouse.tokens', storage?: KeyVa
 /** `value` as a {@link TokenSet}, or `null` when it does not have the shape of one. */
 export function parseTokenSet(value: unknown): TokenSet | null {
   if (typeof value !== 'object' || value === null) return null;
-  const { accessToken, refreshToken, expiresAt, scope, lifetime, idToken, claims } = value as Record<
-    string,
-    unknown
-  >;
+  const { accessToken, tokenType, refreshToken, expiresAt, scope, lifetime, idToken, claims } =
+    value as Record<string, unknown>;
   if (typeof accessToken !== 'string' || accessToken === '') return null;
   if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) return null;
   if (refreshToken !== undefined && typeof refreshToken !== 'string') return null;
@@ -107,6 +107,7 @@ export function parseTokenSet(value: unknown): TokenSet | null {
   const usableLifetime = typeof lifetime === 'number' && Number.isFinite(lifetime) && lifetime >= 0;
   return {
     accessToken,
+    ...(tokenType === 'DPoP' ? { tokenType } : {}),
     expiresAt,
     ...(refreshToken === undefined ? {} : { refreshToken }),
     ...(scope === undefined ? {} : { scope }),

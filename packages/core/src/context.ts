@@ -1,5 +1,7 @@
+import type { DpopSettings } from './dpop/settings.js';
 import type { GatehouseEvent, Logger } from './events.js';
 import type { ClientJwksCache } from './oauth2/client-auth/client-jwks.js';
+import type { PushedRequestSettings } from './oauth2/par/settings.js';
 import type {
   DynamicRegistrationSettings,
   MetadataDocumentSettings,
@@ -105,4 +107,10 @@ export interface Context {
   readonly trustedIssuers: ReadonlyMap<string, TrustedIssuer>;
   /** The pushed-revocations mirror the bearer check consults first (`pushedRevocations`), if on. */
   readonly revocationMirror: RevocationMirror | undefined;
+  /** RFC 9126 pushed authorization requests (`pushedAuthorizationRequests`). */
+  readonly pushedRequests: PushedRequestSettings;
+  /** RFC 9449 DPoP (`dpop`). */
+  readonly dpop: DpopSettings;
+  /** The security profile the instance follows (`securityProfile`). */
+  readonly securityProfile: 'fapi2' | undefined;
 }

@@ -48,6 +48,9 @@ export const ERROR_TABLE = {
   invalid_client_metadata: { status: 400 },
   // RFC 6750 §3.1
   invalid_token: { status: 401, challenge: true },
+  // RFC 9449 §5 (token endpoint, 400) and §7.1 (resource servers answer 401 with a DPoP challenge).
+  invalid_dpop_proof: { status: 400 },
+  use_dpop_nonce: { status: 400 },
   insufficient_scope: { status: 403 },
   // Gatehouse's own, named after their HTTP status (RFC 9110 §15, RFC 6585 §4)
   /** No credentials at all: RFC 6750 §3.1 puts no `error` in the challenge then, the body still has one. */
@@ -86,6 +89,8 @@ export interface ProtocolErrorOptions {
   readonly allow?: readonly string[];
   /** Seconds after which to try again (`Retry-After`, RFC 9110 §10.2.3), for 429 and 503. */
   readonly retryAfter?: number;
+  /** A fresh DPoP server nonce (`DPoP-Nonce`, RFC 9449 §8), sent with `use_dpop_nonce`. */
+  readonly dpopNonce?: string;
   /** The underlying error, for logs only: never sent to the client. */
   readonly cause?: unknown;
   /**
@@ -131,6 +136,7 @@ export class ProtocolError extends Error {
     if (options.challenge !== undefined) headers['WWW-Authenticate'] = options.challenge;
     if (options.allow !== undefined) headers.Allow = options.allow.join(', ');
     if (options.retryAfter !== undefined) headers['Retry-After'] = String(options.retryAfter);
+    if (options.dpopNonce !== undefined) headers['DPoP-Nonce'] = options.dpopNonce;
     this.headers = headers;
   }
 

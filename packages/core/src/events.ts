@@ -32,6 +32,11 @@ export type GatehouseEvent =
   | { readonly type: 'session.ended'; readonly userId: string }
   /** `gatehouse.revokeUser` marked everything issued to the user so far as revoked. */
   | { readonly type: 'user.revoked'; readonly userId: string; readonly reason?: string }
+  /**
+   * `gatehouse.deleteUser` revoked everything issued to the user and the host's `remove` callback
+   * resolved: hook it to delete what else the host keeps about the user.
+   */
+  | { readonly type: 'user.deleted'; readonly userId: string }
   /** `gatehouse.revokeGrant` revoked one of the user's grants ("connected apps"). */
   | {
       readonly type: 'grant.revoked';

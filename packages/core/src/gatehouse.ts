@@ -20,7 +20,7 @@ import {
   revokeUserGrant,
   type UserGrant,
 } from './revocation/user-grants.js';
-import { type RevokeUserOptions, revokeUser } from './revocation/user-revocation.js';
+import { deleteUser, type RevokeUserOptions, revokeUser } from './revocation/user-revocation.js';
 import { sessionRoutes } from './session/routes.js';
 import { importKeySet } from './tokens/keys.js';
 
@@ -82,6 +82,15 @@ export interface Gatehouse {
    * `StorageUnavailableError` when the store fails (nothing was revoked: retry).
    */
   revokeUser(userId: string, options?: RevokeUserOptions): Promise<void>;
+  /**
+   * Deletes a user the safe way: revokes everything issued to them first (`revokeUser` with reason
+   * `deleted`, so their access tokens fail the bearer check at once, which never looks users up),
+   * then calls `remove`, your deletion from your user store (e.g. `() => db.users.delete(id)`), and
+   * emits `user.deleted`. Without `remove`, only the revocation and the event: delete the user
+   * yourself afterwards. Rejects as `revokeUser` does (nothing removed: retry), or with what
+   * `remove` rejects with (the user is revoked but not deleted: retry).
+   */
+  deleteUser(userId: string, remove?: () => unknown): Promise<void>;
   /**
    * The grants of a user that can still issue tokens ("connected apps"), most recently used first:
    * grant id, client id and name, scope, when the user authorized the client and when the client
@@ -210,6 +219,9 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     },
     revokeUser(userId, options) {
       return revokeUser(resolved, userId, options);
+    },
+    deleteUser(userId, remove) {
+      return deleteUser(resolved, userId, remove);
     },
     listGrants(userId) {
       return listGrants(resolved, userId);

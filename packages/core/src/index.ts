@@ -130,6 +130,7 @@ export { type MemoryClientRegistryOptions, memoryClientRegistry } from './storag
 export { memoryClientStore } from './storage/memory/clients.js';
 export { memoryConsentStore } from './storage/memory/consents.js';
 export { memoryEngine, memoryStorage } from './storage/memory/engine.js';
+export { withMemoryFallback } from './storage/memory/fallback.js';
 export { memoryGrantStore } from './storage/memory/grants.js';
 export { type MemoryKeyValueStoreOptions, memoryKeyValueStore } from './storage/memory/key-value.js';
 export {
@@ -140,6 +141,7 @@ export {
 export { type MemoryReplayStoreOptions, memoryReplayStore } from './storage/memory/replay.js';
 export { memorySessionStore } from './storage/memory/sessions.js';
 export { type MemoryUser, type MemoryUserStoreOptions, memoryUserStore } from './storage/memory/users.js';
+export type { InstanceStorage } from './storage/required-stores.js';
 export { isStoreFull, StoreFullError } from './storage/store-full.js';
 export type * from './storage/types.js';
 export {

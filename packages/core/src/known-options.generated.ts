@@ -34,6 +34,19 @@ export const KNOWN_OPTIONS = {
   "authorizationCodeTtl": true,
   "rotateRefreshTokens": true,
   "requirePkce": true,
+  "securityProfile": true,
+  "pushedAuthorizationRequests": {
+    "required": true,
+    "requestUriTtl": true,
+    "maxPublicPushesPerAddress": true
+  },
+  "dpop": {
+    "signingAlgorithms": true,
+    "proofLifetime": true,
+    "requireNonce": true,
+    "nonceLifetime": true,
+    "nonceSecret": true
+  },
   "authApi": {
     "enabled": true,
     "tokenTtl": true,

@@ -3,13 +3,8 @@ import type { GatehouseEvent, Logger } from './events.js';
 import type { OutboundFetch } from './http/guarded-fetch.js';
 import type { TokenExchangeRequest } from './oauth2/token-exchange/exchanged-token.js';
 import type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
-import type {
-  ClientRecord,
-  ClientStore,
-  GatehouseStorage,
-  StorageEngine,
-  UserStore,
-} from './storage/types.js';
+import type { InstanceStorage } from './storage/required-stores.js';
+import type { ClientRecord, ClientStore, StorageEngine, UserStore } from './storage/types.js';
 import type { PrivateJwk, SigningAlgorithm } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type {
@@ -59,13 +54,15 @@ export interface GatehouseOptions {
   /** The host's users (and their password verification). */
   readonly users: UserStore;
   /**
-   * Where Gatehouse keeps codes, tokens, sessions, consents, counters, registered clients and
-   * replay ids. Either a storage engine shared by several instances (`memoryEngine()`,
-   * `redisEngine(…)`, `postgresEngine(…)`), of which the instance takes the view of its
-   * {@link instanceId}; or one instance's stores (`redisStorage(…)`, or some stores only, the others
-   * staying in memory). Default: in memory, for this instance alone.
+   * Where Gatehouse keeps codes, tokens, sessions, consents, counters, registered clients, replay
+   * ids and short-lived flow state (`kv`). Either a storage engine shared by several instances
+   * (`memoryEngine()`, `redisEngine(…)`, `postgresEngine(…)`), of which the instance takes the view
+   * of its {@link instanceId}; or one instance's stores, all of them (`redisStorage(…)`, or your
+   * own). A missing or misspelt store is refused at creation (`ConfigurationError` naming it); to
+   * keep some stores in this process's memory, say so: `withMemoryFallback({ grants })`.
+   * Default: every store in memory, for this instance alone.
    */
-  readonly storage?: Partial<GatehouseStorage> | StorageEngine;
+  readonly storage?: InstanceStorage | StorageEngine;
   /**
    * The instance's name inside a shared storage engine: part of every key of its records, so it must
    * stay the same for the life of the data (1 to 256 characters, no whitespace or braces). Default:
@@ -121,6 +118,26 @@ export interface GatehouseOptions {
    * confidential ones may (and are held to it when they send a challenge). `'all'`: everyone must.
    */
   readonly requirePkce?: 'public' | 'all';
+  /**
+   * A security profile the whole instance follows. `'fapi2'`: the FAPI 2.0 Security Profile as far
+   * as Gatehouse can (see `docs/fapi2.md`): pushed authorization requests required, PKCE S256 for
+   * every client, DPoP-bound tokens only, confidential clients with `private_key_jwt` only (public
+   * clients, DPoP-bound, remain possible), authorization codes of at most 60 seconds. mTLS is not
+   * offered. Default: none.
+   */
+  readonly securityProfile?: 'fapi2';
+
+  /**
+   * RFC 9126 pushed authorization requests at `{base}/oauth2/v1/par` (always served; see
+   * `docs/pushed-authorization-requests.md`): how long a `request_uri` lives, and whether every
+   * client must push its requests.
+   */
+  readonly pushedAuthorizationRequests?: PushedAuthorizationRequestOptions;
+  /**
+   * RFC 9449 DPoP (sender-constrained tokens; see `docs/dpop.md`): the proof algorithms accepted,
+   * the proof lifetime, and server nonces.
+   */
+  readonly dpop?: DpopOptions;
 
   /** The credential-exchange Auth API under `{base}/auth/v1/`. */
   readonly authApi?: AuthApiOptions;
@@ -186,6 +203,59 @@ export interface GatehouseOptions {
    * environment has `GATEHOUSE_DEBUG=1`, else off.
    */
   readonly debug?: boolean;
+}
+
+/** Options of pushed authorization requests (RFC 9126). */
+export interface PushedAuthorizationRequestOptions {
+  /**
+   * Every client must push its authorization requests (RFC 9126 §5
+   * `require_pushed_authorization_requests` in the metadata): a plain authorization request is
+   * refused with `invalid_request`. Default `false`; a client can require it for itself with
+   * `requirePushedAuthorizationRequests` in its registration.
+   */
+  readonly required?: boolean;
+  /**
+   * Lifetime of a `request_uri` (its `expires_in`), in seconds: the client redirects the browser at
+   * once, so it is short. Default 60, at most 600.
+   */
+  readonly requestUriTtl?: number;
+  /**
+   * Pushes of public clients (which prove no identity, so anyone can push as one) per client
+   * network (IPv6: its /64) per minute; over it, 429 `too_many_requests` with `Retry-After`.
+   * Confidential clients are not counted. Default 30.
+   */
+  readonly maxPublicPushesPerAddress?: number;
+}
+
+/** Options of DPoP (RFC 9449). */
+export interface DpopOptions {
+  /**
+   * The JWS algorithms DPoP proofs may use (`dpop_signing_alg_values_supported`): asymmetric only.
+   * Default `['ES256', 'EdDSA', 'RS256', 'PS256']`.
+   */
+  readonly signingAlgorithms?: readonly ('ES256' | 'ES384' | 'EdDSA' | 'RS256' | 'PS256')[];
+  /**
+   * How old (by its `iat`) a proof may be, in seconds, and how far ahead of the server's clock its
+   * `iat` may be (the clock tolerance). Default 60, at most 300.
+   */
+  readonly proofLifetime?: number;
+  /**
+   * Require a server nonce (RFC 9449 §8, §9) in proofs: a proof without the current nonce is
+   * answered `use_dpop_nonce` with a fresh `DPoP-Nonce`. `'token'`: at the token endpoint,
+   * `'all'`: there and at resource servers (userinfo, protected operations). Default `'off'`.
+   */
+  readonly requireNonce?: 'off' | 'token' | 'all';
+  /**
+   * How long a nonce stays valid, in seconds (nonces are stateless: an HMAC of a time window, so
+   * no storage is used). Default 300, between 10 and 3600.
+   */
+  readonly nonceLifetime?: number;
+  /**
+   * The secret nonces are keyed with (at least 32 characters). Give the same one to every process
+   * of an instance behind a load balancer, so that a nonce one process issued is accepted by the
+   * others. Default: a random secret per process.
+   */
+  readonly nonceSecret?: string;
 }
 
 /** Options of the Auth API (`{base}/auth/v1/…`: username and password in, access token out). */

@@ -1,12 +1,15 @@
 import type { Context, InstanceStores } from './context.js';
+import { dpopSettings } from './dpop/settings.js';
 import { ConfigurationError } from './errors.js';
 import type { Logger } from './events.js';
-import { addressCharge } from './http/address-charge.js';
+import { chargeClientNetwork } from './http/address-limit.js';
 import type { FetchCaller } from './http/bounded-fetch-cache.js';
 import { clientAddressOf } from './http/client-address.js';
 import { defaultTransport } from './http/default-transport.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
 import { clientDirectory } from './oauth2/client-directory.js';
+import { fapi2Profile } from './oauth2/fapi/profile.js';
+import { pushedRequestSettings } from './oauth2/par/settings.js';
 import { looksLikeClientIdUrl } from './oauth2/registration/client-id-url.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
 import {
@@ -29,7 +32,8 @@ import { guardStore } from './storage/guard.js';
 import { checkInstanceId, isStorageEngine } from './storage/instance-id.js';
 import { memoryStorage } from './storage/memory/engine.js';
 import { memoryRateLimitStore } from './storage/memory/rate-limits.js';
-import type { GatehouseStorage, GrantStore } from './storage/types.js';
+import { type InstanceStorage, requireAllStores } from './storage/required-stores.js';
+import type { GrantStore } from './storage/types.js';
 import type { KeySet } from './tokens/keys.js';
 import { checkKeys, isEphemeralKey, SIGNING_ALGORITHMS } from './tokens/keys.js';
 import { webRandomBytes } from './tokens/secrets.js';
@@ -173,7 +177,8 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
         option: 'authApi.scope',
       });
   }
-  const requirePkce = options.requirePkce ?? 'public';
+  const fapi2 = fapi2Profile(options);
+  const requirePkce = options.requirePkce ?? (fapi2 ? 'all' : 'public');
   if (requirePkce !== 'public' && requirePkce !== 'all')
     throw new ConfigurationError('requirePkce: expected "public" or "all".', { option: 'requirePkce' });
   const logger = withDebugLog(options.logger ?? console, options.debug ?? debugFromEnvironment());
@@ -205,15 +210,20 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   // counters of this process: the fetches and the cache they fill are this process's, and nothing
   // an anonymous request names is written to the storage engine. One bounded table per kind.
   const fetchCaller = (bucket: string, budget: FetchBudgetSettings, what: string) => {
-    const charge = addressCharge(
-      { store: memoryRateLimitStore({ maxEntries: FETCH_COUNTERS }), clientAddress, now },
-      bucket,
-      { maxPerAddress: budget.maxFetchesPerAddress, windowSeconds: budget.fetchWindowSeconds },
-      `Too many ${what} fetched for this address; try again later.`,
-    );
+    const counters = {
+      rateLimit: { clientAddress },
+      storage: { rateLimits: memoryRateLimitStore({ maxEntries: FETCH_COUNTERS }) },
+      now,
+    };
+    const limit = {
+      prefix: `${bucket}:addr`,
+      max: budget.maxFetchesPerAddress,
+      windowSeconds: budget.fetchWindowSeconds,
+      description: `Too many ${what} fetched for this address; try again later.`,
+    };
     return (request: Request): FetchCaller => ({
       address: clientAddress(request),
-      charge: () => charge(request),
+      charge: () => chargeClientNetwork(counters, request, limit),
     });
   };
   const metadataDocuments =
@@ -262,11 +272,19 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     defaultScope,
     accessTokenTtl: lifetime('accessTokenTtl', options.accessTokenTtl, 3600, 86_400),
     refreshTokenTtl: lifetime('refreshTokenTtl', options.refreshTokenTtl, 30 * 86_400),
-    authorizationCodeTtl: lifetime('authorizationCodeTtl', options.authorizationCodeTtl, 60, 600),
-    rotateRefreshTokens: options.rotateRefreshTokens ?? true,
+    // FAPI 2.0 §5.3.2.1: codes live at most 60 seconds.
+    authorizationCodeTtl: lifetime(
+      'authorizationCodeTtl',
+      options.authorizationCodeTtl,
+      60,
+      fapi2 ? 60 : 600,
+    ),
+    // FAPI 2.0 §5.3.2.1: no refresh token rotation (the tokens are sender-constrained instead).
+    rotateRefreshTokens: options.rotateRefreshTokens ?? !fapi2,
     requirePkce,
     authApi: {
-      enabled: options.authApi?.enabled ?? true,
+      // The Auth API is a password grant in another shape, which FAPI 2.0 rules out.
+      enabled: options.authApi?.enabled ?? !fapi2,
       tokenTtl: lifetime('authApi.tokenTtl', options.authApi?.tokenTtl, 86_400, 30 * 86_400),
       scope: [...new Set(authApiScope)].join(' '),
     },
@@ -318,6 +336,9 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     tokenExchange: tokenExchangeSettings(options.tokenExchange),
     trustedIssuers: resolveTrustedIssuers(options.trustedIssuers, issuer),
     revocationMirror,
+    pushedRequests: pushedRequestSettings(options.pushedAuthorizationRequests, fapi2),
+    dpop: dpopSettings(options.dpop, options.randomBytes ?? webRandomBytes, fapi2),
+    securityProfile: fapi2 ? 'fapi2' : undefined,
   };
 }
 
@@ -363,15 +384,22 @@ function warnWithoutAddressChecks(options: GatehouseOptions, logger: Logger): vo
 
 /**
  * The instance's stores, guarded: the view of `instanceId` (default: the issuer) when `storage` is
- * an engine, else the stores given, the missing ones in memory.
+ * an engine, else the stores given, all of them (`withMemoryFallback` completes a partial set
+ * explicitly); none given means this instance alone, in memory.
  */
 function instanceStorage(
   options: GatehouseOptions,
   issuer: string,
   timeoutMs: number,
 ): { storage: InstanceStores; revocationMirror: RevocationMirror | undefined } {
-  const given = options.storage ?? {};
-  let view: Partial<GatehouseStorage>;
+  const given: object = options.storage ?? memoryStorage();
+  if (typeof given !== 'object' || given === null) {
+    throw new ConfigurationError(
+      'storage: expected a storage engine or an object of stores (grants, sessions, …).',
+      { code: 'ERR_CONFIG_INVALID_OPTION', option: 'storage' },
+    );
+  }
+  let view: InstanceStorage;
   if (isStorageEngine(given)) {
     let instanceId: string;
     try {
@@ -380,6 +408,7 @@ function instanceStorage(
       throw new ConfigurationError((error as Error).message, { option: 'instanceId', cause: error });
     }
     view = given.instance(instanceId);
+    requireAllStores(view, `storage: the engine's view of instance "${instanceId}"`);
   } else {
     if (options.instanceId !== undefined) {
       throw new ConfigurationError(
@@ -387,31 +416,30 @@ function instanceStorage(
         { code: 'ERR_CONFIG_CONFLICTING_OPTIONS', option: 'instanceId' },
       );
     }
-    view = given;
+    requireAllStores(given, 'storage');
+    view = given as InstanceStorage;
   }
   if (
-    view.grants &&
-    (typeof view.grants.revokeSubject === 'function') !== (typeof view.grants.subjectRevokedAt === 'function')
+    (typeof view.grants.revokeSubject === 'function') !==
+    (typeof view.grants.subjectRevokedAt === 'function')
   ) {
     throw new ConfigurationError(
       'storage.grants: revokeSubject and subjectRevokedAt come together (a user mark is written by one and read by the other).',
       { code: 'ERR_CONFIG_STORE_CAPABILITY', option: 'storage.grants' },
     );
   }
-  const fallback = memoryStorage();
-  const rawGrants = view.grants ?? fallback.grants;
-  let grants = guardStore(rawGrants, timeoutMs);
-  const revocationMirror = pushedRevocations(options, rawGrants);
+  let grants = guardStore(view.grants, timeoutMs);
+  const revocationMirror = pushedRevocations(options, view.grants);
   if (revocationMirror) grants = mirroredGrantStore(grants, revocationMirror);
   return {
     storage: {
       grants,
-      sessions: guardStore(view.sessions ?? fallback.sessions, timeoutMs),
-      consents: guardStore(view.consents ?? fallback.consents, timeoutMs),
-      rateLimits: guardStore(view.rateLimits ?? fallback.rateLimits, timeoutMs),
-      clients: guardStore(view.clients ?? fallback.clients, timeoutMs),
-      replay: guardStore(view.replay ?? fallback.replay, timeoutMs),
-      kv: guardStore(view.kv ?? fallback.kv, timeoutMs),
+      sessions: guardStore(view.sessions, timeoutMs),
+      consents: guardStore(view.consents, timeoutMs),
+      rateLimits: guardStore(view.rateLimits, timeoutMs),
+      clients: guardStore(view.clients, timeoutMs),
+      replay: guardStore(view.replay, timeoutMs),
+      kv: guardStore(view.kv, timeoutMs),
     },
     revocationMirror,
   };

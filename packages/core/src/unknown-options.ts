@@ -45,7 +45,7 @@ function nearestName(name: string, names: readonly string[]): string | undefined
 }
 
 /** Levenshtein distance; the names compared are short option names. */
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];

@@ -3,6 +3,7 @@ import {
   createGatehouse,
   type Gatehouse,
   type GatehouseOptions,
+  type GatehouseStorage,
   generateKeys,
   hashClientSecret,
   hashSecret,
@@ -11,6 +12,7 @@ import {
   memoryUserStore,
   type PrivateJwk,
   pbkdf2Hasher,
+  withMemoryFallback,
 } from '@gatehousejs/core';
 
 export const ISSUER = 'http://localhost:3000/demo';
@@ -70,8 +72,16 @@ export async function testClients(): Promise<ClientRecord[]> {
   ];
 }
 
+/**
+ * Options of a test instance: any option, and `storage` as some stores only (the rest in memory,
+ * through `withMemoryFallback`).
+ */
+export type TestOptions = Omit<Partial<GatehouseOptions>, 'storage'> & {
+  readonly storage?: Partial<GatehouseStorage>;
+};
+
 /** A full instance on memory stores with a fake clock, plus handles to poke at it. */
-export async function testInstance(overrides: Partial<GatehouseOptions> = {}) {
+export async function testInstance(overrides: TestOptions = {}) {
   const clock = testClock();
   const grants = memoryGrantStore();
   const users = memoryUserStore(
@@ -93,7 +103,8 @@ export async function testInstance(overrides: Partial<GatehouseOptions> = {}) {
     now: clock.now,
     logger: { warn() {}, error() {} },
     ...overrides,
-    storage: { grants, ...overrides.storage },
+    // The test's own stores, the rest in memory (said explicitly: a partial `storage` is refused).
+    storage: withMemoryFallback({ grants, ...overrides.storage }),
   });
   await gatehouse.ready();
   return { gatehouse, clock, grants };

@@ -1,6 +1,6 @@
-import { type GatehouseOptions, hashSecret, memorySessionStore } from '@gatehousejs/core';
+import { hashSecret, memorySessionStore } from '@gatehousejs/core';
 import { importJWK, SignJWT } from 'jose';
-import { basic, ISSUER, issueTokens, testInstance, testKey } from './fixtures';
+import { basic, ISSUER, issueTokens, type TestOptions, testInstance, testKey } from './fixtures';
 
 /** The issuer's origin. */
 export const ORIGIN = new URL(ISSUER).origin;
@@ -12,7 +12,7 @@ export const ALLOWED = 'https://allowed.example';
 export const CLIENT_ORIGIN = 'http://localhost:5173';
 
 /** A test instance with a session store the test can seed, and `ALLOWED` in `cors.allowedOrigins`. */
-export async function protectInstance(overrides: Partial<GatehouseOptions> = {}) {
+export async function protectInstance(overrides: TestOptions = {}) {
   const sessions = memorySessionStore();
   const t = await testInstance({
     cors: { allowedOrigins: [ALLOWED] },

@@ -3,8 +3,10 @@ import { hashSecret } from '@gatehousejs/core';
 import { migrate, type PostgresStorage, postgresStorage } from '@gatehousejs/postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAssertionAcceptedOnce } from '../../core/test/assertion-replay.js';
 import { failPasswordAttempts } from '../../core/test/password-attempts.js';
 import { expectRegistrationsShared } from '../../core/test/registration-across-processes.js';
+import { expectUnstorableInputRefused } from '../../core/test/unstorable-input.js';
 
 const url = process.env.DATABASE_URL;
 if (!url)
@@ -55,6 +57,27 @@ describe.skipIf(!url)('postgres engine specifics', () => {
     expect(Number(rows[0]!.rows)).toBe(51);
     expect(rows[0]!.longest).toBeLessThanOrEqual(64);
     expect(Number(rows[0]!.last)).toBeLessThanOrEqual(flood.startedAt + 2 * flood.windowMs);
+  });
+
+  /** Runs `use` on a storage of its own schema (what it writes never meets the sweeper's counts). */
+  async function inOwnSchema(use: (own: PostgresStorage) => Promise<void>): Promise<void> {
+    const ownSchema = `${schema}_own`;
+    const own = postgresStorage({ connectionString: url!, schema: ownSchema, sweepIntervalMs: 0 });
+    try {
+      await migrate(own.pool, { schema: ownSchema });
+      await use(own);
+    } finally {
+      await own.pool.query(`DROP SCHEMA IF EXISTS "${ownSchema}" CASCADE`);
+      await own.close();
+    }
+  }
+
+  it('accepts a private_key_jwt assertion once, also after its exp within the clock tolerance', async () => {
+    await inOwnSchema(expectAssertionAcceptedOnce);
+  });
+
+  it('refuses NUL bytes and unpaired surrogates with 400 before PostgreSQL sees them, over HTTP', async () => {
+    await inOwnSchema(expectUnstorableInputRefused);
   });
 
   it('keeps dynamic registrations where every process of the issuer finds, reads and deletes them', async () => {

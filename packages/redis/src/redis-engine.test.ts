@@ -2,6 +2,7 @@ import { connect, createServer, type Server } from 'node:net';
 import { hashSecret } from '@gatehousejs/core';
 import { type RedisStorage, redisStorage } from '@gatehousejs/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAssertionAcceptedOnce } from '../../core/test/assertion-replay.js';
 import { failPasswordAttempts } from '../../core/test/password-attempts.js';
 import { expectRegistrationsShared } from '../../core/test/registration-across-processes.js';
 import { dropPrefix } from '../test/drop-prefix.js';
@@ -27,6 +28,10 @@ describe.skipIf(!url)('redis engine specifics', () => {
   });
 
   const within = (value: number, max: number) => value > 0 && value <= max;
+
+  it('accepts a private_key_jwt assertion once, also after its exp within the clock tolerance', async () => {
+    await expectAssertionAcceptedOnce(storage);
+  });
 
   it('keeps dynamic registrations where every process of the issuer finds, reads and deletes them', async () => {
     await expectRegistrationsShared(storage);

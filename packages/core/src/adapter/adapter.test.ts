@@ -40,6 +40,7 @@ describe('the adapter entry', () => {
         'preflight',
         'ready',
         'revokeUser',
+        'deleteUser',
         'listGrants',
         'revokeGrant',
       ].sort(),

@@ -49,6 +49,8 @@ async function instanceOptions(name: string): Promise<HostedInstanceOptions> {
       ],
       { hasher: testHasher },
     ),
+    // Its Auth API tokens may ask userinfo, which answers only tokens granted openid (Core §5.3).
+    authApi: { scope: 'openid' },
     logger: { warn() {}, error() {} },
   };
 }

@@ -1,4 +1,5 @@
 import { invalidRequest } from '../errors.js';
+import { unstorableText } from './storable-text.js';
 
 /**
  * Longest `Authorization: Basic` header worth decoding: the scheme, 16 spaces and the base64 (5,124
@@ -49,12 +50,25 @@ export function parseBasicAuth(
   if (colon < 0) throw invalidRequest('The Basic authorization header lacks the ":" separator.');
   const username = decoded.slice(0, colon);
   const password = decoded.slice(colon + 1);
-  if (!options.formEncoded) return { username, password };
+  if (!options.formEncoded) return { username: storableUserId(username), password };
+  let credentials: BasicCredentials;
   try {
-    return { username: formDecode(username), password: formDecode(password) };
+    credentials = { username: formDecode(username), password: formDecode(password) };
   } catch {
     throw invalidRequest('The client credentials are not correctly form-urlencoded (RFC 6749 §2.3.1).');
   }
+  return { username: storableUserId(credentials.username), password: credentials.password };
+}
+
+/**
+ * The user-id part, refused (`invalid_request`) with a control character or an unpaired surrogate:
+ * it is looked up in a store (a client id, a username), see `storable-text.ts`. The password is
+ * only ever hashed.
+ */
+function storableUserId(userId: string): string {
+  const problem = unstorableText(userId);
+  if (problem !== undefined) throw invalidRequest(`The Basic authorization user id contains ${problem}.`);
+  return userId;
 }
 
 /** Strict UTF-8: malformed sequences throw rather than becoming U+FFFD. Stateless, so shared. */

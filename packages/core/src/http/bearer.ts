@@ -30,6 +30,20 @@ export function bearerCredentials(request: Request): string | null {
   return value.slice(BEARER.length).trim();
 }
 
+/**
+ * What follows the `DPoP` scheme name in the `Authorization` header (RFC 9449 §7.1; any case),
+ * trimmed and not yet checked; `null` when the header is absent or another scheme.
+ */
+export function dpopCredentials(request: Request): string | null {
+  const header = request.headers.get('authorization');
+  if (header === null) return null;
+  const value = header.trim();
+  if (value.length < DPOP.length || value.slice(0, DPOP.length).toLowerCase() !== DPOP) return null;
+  if (value.length > DPOP.length && value.charCodeAt(DPOP.length) !== SPACE) return null;
+  return value.slice(DPOP.length).trim();
+}
+
+const DPOP = 'dpop';
 const BEARER = 'bearer';
 const SPACE = 0x20;
 

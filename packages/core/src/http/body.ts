@@ -33,8 +33,23 @@ async function readWhole(request: Request): Promise<Uint8Array> {
   try {
     return new Uint8Array(await request.arrayBuffer());
   } catch (error) {
-    throw oauthError('invalid_request', 'The request body could not be read.', { cause: error });
+    throw bodyCutShort(error);
   }
+}
+
+/**
+ * The body stream failed before its end: the connection was closed or reset, or the server gave
+ * up waiting for a body sent too slowly (Node's `requestTimeout`, a proxy's deadline). Nothing in
+ * what arrived was wrong, so the answer says the body did not arrive rather than that it could not
+ * be read (which reads like a malformed body); it rarely reaches the client, whose connection is
+ * gone.
+ */
+function bodyCutShort(cause: unknown): ProtocolError {
+  return oauthError(
+    'invalid_request',
+    'The request body did not arrive in full: the connection was closed, or timed out while the body was being sent.',
+    { cause },
+  );
 }
 
 /** Reads a body of unknown length chunk by chunk, giving up (413) once it exceeds `maxBytes`. */
@@ -56,7 +71,7 @@ async function readBounded(request: Request, maxBytes: number): Promise<Uint8Arr
     }
   } catch (error) {
     if (error instanceof ProtocolError) throw error;
-    throw oauthError('invalid_request', 'The request body could not be read.', { cause: error });
+    throw bodyCutShort(error);
   }
   const bytes = new Uint8Array(total);
   let offset = 0;

@@ -34,7 +34,9 @@ describe('CORS on the OAuth endpoints browsers call', () => {
         expect(response.headers.get('access-control-allow-origin')).toBe(origin);
         expect(response.headers.get('access-control-allow-credentials')).toBe('true');
         expect(response.headers.get('access-control-allow-methods')).toBe('POST');
-        expect(response.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type');
+        expect(response.headers.get('access-control-allow-headers')).toBe(
+          'Authorization, Content-Type, DPoP',
+        );
         expect(response.headers.get('access-control-max-age')).toBe('120');
         expect(response.headers.get('vary')).toContain('Origin');
       }

@@ -14,9 +14,10 @@ import { type Answer, isReply } from './reply.js';
  */
 
 /** Request headers a cross-origin caller may send: the credentials and the JSON/form body type. */
-const ALLOWED_HEADERS = 'Authorization, Content-Type';
+// DPoP (RFC 9449 §4.1): browser clients send proofs and read server nonces (§8).
+const ALLOWED_HEADERS = 'Authorization, Content-Type, DPoP';
 /** Response headers a cross-origin caller may read, beyond the safelisted ones. */
-const EXPOSED_HEADERS = 'WWW-Authenticate';
+const EXPOSED_HEADERS = 'WWW-Authenticate, DPoP-Nonce';
 
 type CorsContext = Pick<Context, 'issuerOrigin' | 'cors' | 'clients'>;
 

@@ -1,9 +1,19 @@
 import { invalidRequest, oauthError } from '../errors.js';
 import { readBodyText } from './body.js';
+import { unstorableText } from './storable-text.js';
+
+/**
+ * Parameters whose values may hold any character: a password is only ever handed to the hasher,
+ * never stored or compared as text by an engine.
+ */
+const FREE_TEXT: ReadonlySet<string> = new Set(['password']);
 
 /**
  * Parameters of an `application/x-www-form-urlencoded` body or a query string, with the rule of
- * RFC 6749 §3.1 / §3.2: a parameter must not be included more than once.
+ * RFC 6749 §3.1 / §3.2: a parameter must not be included more than once. A value holding a control
+ * character (NUL included) or an unpaired surrogate is `invalid_request` when read
+ * (`storable-text.ts`): identifiers and the values Gatehouse stores (`client_id`, `nonce`, `state`,
+ * …) never reach an engine with one, whatever the engine.
  */
 export class Params {
   readonly #values: Map<string, string>;
@@ -27,7 +37,8 @@ export class Params {
   get(name: string): string | undefined {
     if (this.#duplicates.has(name)) throw invalidRequest(`The "${name}" parameter is repeated.`);
     const value = this.#values.get(name);
-    return value === '' ? undefined : value;
+    if (value === '' || value === undefined) return undefined;
+    return checked(name, value);
   }
 
   /**
@@ -35,7 +46,10 @@ export class Params {
    * order sent; empty when absent.
    */
   getAll(name: string): string[] {
-    return this.#source.getAll(name).filter((value) => value !== '');
+    return this.#source
+      .getAll(name)
+      .filter((value) => value !== '')
+      .map((value) => checked(name, value));
   }
 
   /** Like {@link get}, but throws `invalid_request` when the parameter is missing. */
@@ -45,10 +59,24 @@ export class Params {
     return value;
   }
 
+  /** These parameters with `name` set to `value` (replacing every value of it). */
+  with(name: string, value: string): Params {
+    const source = new URLSearchParams(this.#source);
+    source.set(name, value);
+    return new Params(source);
+  }
+
   /** Whether `name` was sent (with or without a value). */
   has(name: string): boolean {
     return this.#values.has(name);
   }
+}
+
+function checked(name: string, value: string): string {
+  if (FREE_TEXT.has(name)) return value;
+  const problem = unstorableText(value);
+  if (problem !== undefined) throw invalidRequest(`The "${name}" parameter contains ${problem}.`);
+  return value;
 }
 
 /** Whether the request declares a form body (`application/x-www-form-urlencoded`). */

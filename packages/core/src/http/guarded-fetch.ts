@@ -151,7 +151,11 @@ async function readCapped(
   if (!response.body) return '';
   const reader = response.body.getReader();
   const aborted = new Promise<never>((_, reject) => {
-    const fail = () => reject(timedOut(timeoutMs));
+    // It did answer; its body did not arrive in time (a slow or dripping sender).
+    const fail = () =>
+      reject(
+        new OutboundFetchError(`its body did not arrive in full within ${timeoutMs} ms`, 'ERR_FETCH_TIMEOUT'),
+      );
     if (signal.aborted) fail();
     else signal.addEventListener('abort', fail, { once: true });
   });

@@ -43,7 +43,8 @@ export function readSmallBody(req: IncomingMessage, length: number): Promise<Uin
     };
     const onFailure = () => {
       detach();
-      reject(new Error('The client closed the connection.'));
+      // Closed or reset by the client, or by the server timing a slow body out (`requestTimeout`).
+      reject(new Error('The connection ended before the whole request body arrived.'));
     };
     // `close` without `end` (no `error` listener of Node's own would report it otherwise).
     const onClose = () => {

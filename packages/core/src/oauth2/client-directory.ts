@@ -1,6 +1,7 @@
 import type { ClientDirectory } from '../context.js';
 import { ClientRecordError, clientRecordProblems } from '../records/client-record.js';
 import { clientNamed, type RecordProblems } from '../records/record-problems.js';
+import { markSelfRegistered } from '../storage/self-registered.js';
 import type { ClientRecord, ClientRegistry, ClientStore, RegisteredClient } from '../storage/types.js';
 import type { EpochMs } from '../time.js';
 
@@ -29,7 +30,8 @@ export interface ClientDirectoryExtensions {
  * registration, so a registration can never shadow a configured client id), then the instance's
  * {@link ClientRegistry} or (when enabled, for URL-shaped ids) a client ID metadata document. Only the host's store
  * answers `isOriginAllowed`: registering a client must not grant credentialed CORS to the origin
- * that registered it.
+ * that registered it. Clients of the registry and of metadata documents come back marked
+ * self-registered (`isSelfRegistered`): anyone can create them.
  *
  * The host's records are checked as they enter (`records/client-record.ts`): a record that cannot
  * work is logged once (naming the client and the field) and answered with a
@@ -52,11 +54,14 @@ export function clientDirectory(
         problems.report(clientNamed(clientId), 'ClientStore.findClient', found);
         throw new ClientRecordError(clientId);
       }
-      if (extensions.documents?.claims(clientId)) return extensions.documents.resolve(clientId, request);
+      if (extensions.documents?.claims(clientId)) {
+        const document = await extensions.documents.resolve(clientId, request);
+        return document && markSelfRegistered(document);
+      }
       const registration = await registry.findClient(clientId, now());
       if (!registration) return null;
       await extensions.found?.(registration);
-      return registration.client;
+      return markSelfRegistered(registration.client);
     },
     ...(host.isOriginAllowed ? { isOriginAllowed: (origin: string) => host.isOriginAllowed!(origin) } : {}),
   };

@@ -17,7 +17,7 @@ export const INACTIVE = Object.freeze({ active: false });
 export function introspectAccessToken(ctx: Context, claims: AccessTokenClaims): Record<string, unknown> {
   return {
     active: true,
-    token_type: 'Bearer',
+    token_type: claims.jkt === undefined ? 'Bearer' : 'DPoP',
     scope: claims.scope,
     ...(claims.clientId ? { client_id: claims.clientId } : {}),
     sub: claims.sub,
@@ -31,6 +31,8 @@ export function introspectAccessToken(ctx: Context, claims: AccessTokenClaims): 
     token_family: claims.family,
     // RFC 8693 §4.1: the delegation chain of an exchanged token, in introspection as in the token.
     ...(claims.act === undefined ? {} : { act: claims.act }),
+    // RFC 9449 §6.2: the key a bound token is confirmed by.
+    ...(claims.jkt === undefined ? {} : { cnf: { jkt: claims.jkt } }),
   };
 }
 

@@ -93,10 +93,16 @@ export async function verifyAssertion(
 
 /**
  * Whether a verified assertion may be used now, once: its `exp` at most
- * {@link MAX_ASSERTION_LIFETIME_SECONDS} ahead (RFC 7523 §3 item 4), a string `jti` of at most
- * 256 characters, never seen before from this `issuer` (item 7: remembered in the replay store
- * until the assertion expires, under a digest of `namespace`, issuer and `jti`, so that two issuers'
- * ids never collide and keys stay short). `false` for a replay.
+ * {@link MAX_ASSERTION_LIFETIME_SECONDS} ahead (RFC 7523 §3 item 4), no `iat` in the future beyond
+ * the clock tolerance, a string `jti` of at most 256 characters, never seen before from this
+ * `issuer` (item 7: remembered in the replay store under a digest of `namespace`, issuer and `jti`,
+ * so that two issuers' ids never collide and keys stay short). `false` for a replay.
+ *
+ * The `jti` is remembered for as long as the assertion could be accepted: until `exp` plus the
+ * clock tolerance, which {@link verifyAssertion} also grants (kept only until `exp`, an assertion
+ * was accepted again in the seconds after it). It is remembered in the issuer's own partition of
+ * the replay store (`ReplayStore.useOnce`), so that one issuer (a self-registered client signing
+ * as many assertions as it likes) fills only its own share and never locks out the others.
  */
 export async function useAssertionOnce(
   ctx: Pick<Context, 'now' | 'clockToleranceSeconds' | 'storage'>,
@@ -107,8 +113,13 @@ export async function useAssertionOnce(
   const { jti } = claims;
   if (typeof claims.exp !== 'number' || typeof jti !== 'string' || jti.length > MAX_JTI_LENGTH) return false;
   const now = ctx.now();
+  const tolerance = ctx.clockToleranceSeconds * 1000;
   const exp = claims.exp * 1000;
-  if (exp > now + (MAX_ASSERTION_LIFETIME_SECONDS + ctx.clockToleranceSeconds) * 1000) return false;
+  if (exp > now + MAX_ASSERTION_LIFETIME_SECONDS * 1000 + tolerance) return false;
+  // RFC 7519 §4.1.6 leaves `iat` unchecked; one in the future is a clock that cannot be trusted,
+  // and jose checks it only with `maxTokenAge` (which would make `iat` required).
+  if (typeof claims.iat === 'number' && claims.iat * 1000 > now + tolerance) return false;
   const replayId = `${namespace}:${await hashSecret(`${issuer}\u0000${jti}`)}`;
-  return ctx.storage.replay.useOnce(replayId, Math.max(exp, now + 1000), now);
+  const partition = `${namespace}:${await hashSecret(issuer)}`;
+  return ctx.storage.replay.useOnce(replayId, Math.max(exp + tolerance, now + 1000), now, partition);
 }

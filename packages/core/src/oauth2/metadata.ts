@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import { DEFAULT_DPOP_ALGORITHMS } from '../dpop/settings.js';
 import { jsonResponse } from '../http/responses.js';
 import type { Route } from '../http/router.js';
 import {
@@ -21,17 +22,31 @@ export const ENDPOINTS = {
   jwks: '/oauth2/v1/keys',
   /** RFC 7591 §3 (only when `dynamicRegistration` is on); `{registration}/{client_id}` is RFC 7592's. */
   registration: '/oauth2/v1/register',
+  /** RFC 9126 §2: the pushed authorization request endpoint. */
+  pushedAuthorizationRequest: '/oauth2/v1/par',
 } as const;
 
 /** The RFC 8414 §2 authorization server metadata of an instance. */
 export function authorizationServerMetadata(
   ctx: Pick<Context, 'issuer' | 'scopes' | 'resources'> &
     Partial<
-      Pick<Context, 'dynamicRegistration' | 'clientMetadataDocuments' | 'tokenExchange' | 'trustedIssuers'>
+      Pick<
+        Context,
+        | 'dynamicRegistration'
+        | 'clientMetadataDocuments'
+        | 'tokenExchange'
+        | 'trustedIssuers'
+        | 'pushedRequests'
+        | 'dpop'
+        | 'securityProfile'
+      >
     >,
 ): Record<string, unknown> {
   const at = (path: string) => ctx.issuer + path;
-  const clientAuth = supportedAuthMethods();
+  // FAPI 2.0 (securityProfile): private_key_jwt, and public clients held to DPoP.
+  const clientAuth = supportedAuthMethods().filter(
+    (method) => ctx.securityProfile !== 'fapi2' || method === 'private_key_jwt' || method === 'none',
+  );
   return {
     issuer: ctx.issuer,
     authorization_endpoint: at(ENDPOINTS.authorization),
@@ -60,6 +75,11 @@ export function authorizationServerMetadata(
     introspection_endpoint_auth_signing_alg_values_supported: assertionSigningAlgorithms(),
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
+    // RFC 9126 §5.
+    pushed_authorization_request_endpoint: at(ENDPOINTS.pushedAuthorizationRequest),
+    require_pushed_authorization_requests: ctx.pushedRequests?.required ?? false,
+    // RFC 9449 §5.1: asymmetric algorithms only, never "none" or HS*.
+    dpop_signing_alg_values_supported: [...(ctx.dpop?.algorithms ?? DEFAULT_DPOP_ALGORITHMS)],
     ...(ctx.dynamicRegistration ? { registration_endpoint: at(ENDPOINTS.registration) } : {}),
     // draft-ietf-oauth-client-id-metadata-document §6
     ...(ctx.clientMetadataDocuments ? { client_id_metadata_document_supported: true } : {}),

@@ -1,8 +1,10 @@
 import type { Context } from '../context.js';
+import { tokenRequestProof } from '../dpop/token-request.js';
 import { invalidRequest, oauthError } from '../errors.js';
 import { readForm } from '../http/form.js';
 import type { Answer } from '../http/reply.js';
 import { authenticateClient } from './client-auth/authenticate-client.js';
+import { checkProfileClientAuth } from './fapi/profile.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { clientCredentialsGrant } from './grants/client-credentials.js';
 import { clientMayUse } from './grants/grant-tokens.js';
@@ -40,8 +42,11 @@ export async function tokenEndpoint(request: Request, ctx: Context): Promise<Ans
       'The grant type is not supported (see grant_types_supported in the metadata).',
     );
   const client = await authenticateClient(ctx, request, params);
+  checkProfileClientAuth(ctx, client);
   if (!clientMayUse(client.client, grantType as keyof typeof GRANTS)) {
     throw oauthError('unauthorized_client', `The client may not use the ${grantType} grant.`);
   }
-  return grant(ctx, params, client);
+  // RFC 9449 §5: with a DPoP proof, the tokens are bound to its key.
+  const dpop = await tokenRequestProof(ctx, request, client.client);
+  return grant(ctx, params, client, dpop);
 }

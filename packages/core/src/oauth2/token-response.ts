@@ -4,6 +4,8 @@ import { noStoreJson } from '../http/responses.js';
 /** The successful token response of RFC 6749 §5.1 (and its `id_token`, OpenID Connect Core §3.1.3.3), never cached. */
 export function tokenResponse(set: {
   accessToken: string;
+  /** `DPoP` for a DPoP-bound access token (RFC 9449 §5). Default `Bearer`. */
+  tokenType?: 'Bearer' | 'DPoP';
   expiresIn: number;
   refreshToken?: string;
   scope: string;
@@ -11,7 +13,7 @@ export function tokenResponse(set: {
 }): Answer {
   return noStoreJson({
     access_token: set.accessToken,
-    token_type: 'Bearer',
+    token_type: set.tokenType ?? 'Bearer',
     expires_in: set.expiresIn,
     ...(set.refreshToken ? { refresh_token: set.refreshToken } : {}),
     scope: set.scope,

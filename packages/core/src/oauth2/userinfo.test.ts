@@ -18,12 +18,27 @@ describe('userinfo', () => {
 
   it('answers only sub to a bearer token without a claim-bearing scope (Core section 5.4)', async () => {
     const t = await testInstance();
-    const { access_token } = await issueTokens(t, 'read write');
+    const { access_token } = await issueTokens(t, 'openid read write');
     for (const method of ['GET', 'POST']) {
       const response = await t.gatehouse.fetch(
         new Request(URL_, { method, headers: { Authorization: `Bearer ${access_token}` } }),
       );
       expect(await response.json()).toEqual({ sub: 'user-1' });
+    }
+  });
+
+  it('refuses a bearer token not granted openid: 403 insufficient_scope naming it (Core section 5.3)', async () => {
+    const t = await testInstance();
+    const { access_token } = await issueTokens(t, 'profile read');
+    for (const method of ['GET', 'POST']) {
+      const response = await t.gatehouse.fetch(
+        new Request(URL_, { method, headers: { Authorization: `Bearer ${access_token}` } }),
+      );
+      expect(response.status).toBe(403);
+      expect(response.headers.get('www-authenticate')).toMatch(
+        /^Bearer realm="[^"]+", error="insufficient_scope", .*scope="openid"/,
+      );
+      expect(((await response.json()) as { error: string }).error).toBe('insufficient_scope');
     }
   });
 

@@ -30,7 +30,8 @@ export function idTokenSigningAlgorithms(ctx: Pick<Context, 'keys'>): SigningAlg
  * `scopes_supported` always listing `openid`. `issuer` is byte-equal to the `iss` of every token.
  */
 export function openIdProviderMetadata(
-  ctx: Pick<Context, 'issuer' | 'scopes' | 'keys' | 'resources'>,
+  ctx: Pick<Context, 'issuer' | 'scopes' | 'keys' | 'resources'> &
+    Partial<Pick<Context, 'pushedRequests' | 'dpop' | 'securityProfile'>>,
 ): Record<string, unknown> {
   const oauth = authorizationServerMetadata(ctx);
   // An instance that accepts any scope lists the ones of OpenID Connect (Core §5.4, §11).

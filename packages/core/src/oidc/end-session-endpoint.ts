@@ -5,6 +5,7 @@ import type { Handler } from '../http/router.js';
 import { checkFormPost, pageCsrfToken } from '../session/csrf.js';
 import { endSession } from '../session/session-cookie.js';
 import { sessionUser } from '../session/session-user.js';
+import { clientDisplay } from '../ui/display-text.js';
 import { formTargetSource } from '../ui/page-response.js';
 import { endSessionPage, errorPage } from '../ui/pages.js';
 import { OIDC_ENDPOINTS } from './discovery.js';
@@ -48,7 +49,7 @@ export const endSessionEndpoint: Handler = async (request, ctx, url) => {
         csrfToken: csrf.token,
         hiddenFields: logout.parameters,
         state: 'confirm',
-        ...(logout.client ? { clientName: logout.client.name ?? logout.client.id } : {}),
+        ...(logout.client ? { clientName: clientDisplay(logout.client).clientName } : {}),
         ...(current?.user.username === undefined ? {} : { username: current.user.username }),
       },
       {

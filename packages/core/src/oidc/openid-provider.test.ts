@@ -19,6 +19,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { FakeBrowser, parseForm } from '../../test/browser-flow';
 import {
   ISSUER,
+  issueTokens,
   REDIRECT_URI,
   testClients,
   testClock,
@@ -364,6 +365,19 @@ describe('OpenID Provider, Basic OP checks (code flow)', () => {
       const response = await p.browser.get(p.authorizationUrl({ prompt }));
       expect(new URL(response.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
     }
+  });
+
+  it('issues a refresh token to an OpenID Connect request only with offline_access (Core §11); plain OAuth unchanged', async () => {
+    const p = await provider();
+    const online = await p.exchange((await p.authorize({ scope: 'openid profile' })).location);
+    expect(online.tokens.access_token).toBeTruthy();
+    expect(online.tokens.id_token).toBeTruthy();
+    expect(online.tokens.refresh_token).toBeUndefined();
+    const offline = await p.exchange((await p.authorize({ scope: 'openid offline_access' })).location);
+    expect(offline.tokens.refresh_token).toBeTruthy();
+    // Without openid, a refresh token as RFC 6749 §4.1.4 allows, offline_access or not.
+    const t = await testInstance();
+    expect((await issueTokens(t, 'read')).refresh_token).toBeTruthy();
   });
 
   it('oidcc-refresh-token: a refreshed ID token has the same sub and the original auth_time, no nonce', async () => {

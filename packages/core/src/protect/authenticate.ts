@@ -1,10 +1,11 @@
 import { type Awaitable, andThen } from '../awaitable.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { bearerCredentials } from '../http/bearer.js';
+import { bearerCredentials, dpopCredentials } from '../http/bearer.js';
 import { sessionCookieReaches } from '../session/session-cookie.js';
 import { type BearerResource, bearerCaller } from './bearer-scheme.js';
 import { credentialsRequired, type ResourceChallenge, subjectNotAccepted } from './challenge.js';
+import { dpopCaller } from './dpop-scheme.js';
 import { sessionCaller } from './session-scheme.js';
 import type { AuthenticateOptions, AuthScheme, Caller } from './types.js';
 
@@ -33,6 +34,13 @@ export function authenticateRequest(
     if (credentials !== null) {
       const caller = bearerCaller(ctx, request, credentials, scopes, resource);
       return andThen(caller, (known) => withAcceptedSubject(ctx, known, options.subjects));
+    }
+    // RFC 9449 §7: a DPoP-bound token with its proof (looked for only when there is no bearer token).
+    const dpopToken = dpopCredentials(request);
+    if (dpopToken !== null) {
+      return dpopCaller(ctx, request, dpopToken, scopes, resource).then((known) =>
+        withAcceptedSubject(ctx, known, options.subjects),
+      );
     }
   }
   if (options.subjects !== undefined && !options.subjects.includes('user')) {

@@ -12,11 +12,13 @@ import {
   usableOnOwnApi,
 } from '../tokens/access-token.js';
 import {
+  bearerChallenge,
   insufficientScope,
   invalidBearerRequest,
   invalidToken,
   type ResourceChallenge,
 } from './challenge.js';
+import { boundTokenAsBearer } from './dpop-challenge.js';
 import type { Caller } from './types.js';
 
 /**
@@ -76,13 +78,15 @@ export function bearerCaller(
  * The caller of verified claims holding every required scope; throws the 401 / 403 answer (the
  * `invalid_token` description says why, as far as `TokenRejection` may).
  */
-function permittedCaller(
+export function permittedCaller(
   ctx: Context,
   claims: AccessTokenClaims | TokenRejection,
   requiredScopes: readonly string[],
   challenge: ResourceChallenge | undefined,
 ): Caller {
   if (typeof claims === 'string') throw invalidToken(ctx, claims, challenge);
+  // RFC 9449 §7.2: a DPoP-bound token is no bearer token.
+  if (claims.jkt !== undefined) throw boundTokenAsBearer(ctx, bearerChallenge(ctx, {}, challenge), challenge);
   const caller = callerOf(claims);
   for (const needed of requiredScopes) {
     if (!caller.scope.includes(needed)) throw insufficientScope(ctx, requiredScopes, challenge);
@@ -97,7 +101,7 @@ function permittedCaller(
  */
 const callers = new WeakMap<AccessTokenClaims, Caller>();
 
-function callerOf(claims: AccessTokenClaims): Caller {
+export function callerOf(claims: AccessTokenClaims): Caller {
   let caller = callers.get(claims);
   if (caller === undefined) {
     caller = Object.freeze({
@@ -110,6 +114,7 @@ function callerOf(claims: AccessTokenClaims): Caller {
       tokenId: claims.jti,
       ...(claims.act === undefined ? {} : { act: claims.act }),
       expiresAt: claims.exp,
+      ...(claims.jkt === undefined ? {} : { dpopJkt: claims.jkt }),
     });
     callers.set(claims, caller);
   }
@@ -117,7 +122,7 @@ function callerOf(claims: AccessTokenClaims): Caller {
 }
 
 /** Whether the request has an unread form body, the only kind that can carry `access_token`. */
-function mayCarryBodyToken(request: Request): boolean {
+export function mayCarryBodyToken(request: Request): boolean {
   // The header first: on lazily built requests (e.g. @hono/node-server's), touching `body`
   // materialises a full Request, which cost a fifth of a bearer-protected GET under Hono.
   return isFormContentType(request) && request.body !== null && !request.bodyUsed;
@@ -129,7 +134,7 @@ function mayCarryBodyToken(request: Request): boolean {
  * rather than silently ignored. Only form bodies can carry it, so no other body is ever read; the
  * form is read from a clone, leaving the body to the operation.
  */
-async function refuseSecondTransmission(
+export async function refuseSecondTransmission(
   ctx: Context,
   request: Request,
   challenge: ResourceChallenge | undefined,

@@ -18,7 +18,8 @@ export interface ResourceChallenge {
   readonly scope?: readonly string[];
 }
 
-function bearerChallenge(
+/** The `Bearer` challenge (RFC 6750 §3): realm, the given attributes, the resource's scope and metadata. */
+export function bearerChallenge(
   ctx: ChallengeContext,
   params: Record<string, string> = {},
   resource?: ResourceChallenge,

@@ -2,6 +2,7 @@ import { resourceServer } from '@gatehousejs/core';
 import { withAuthentication } from '@gatehousejs/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../test/browser-flow';
+import { ath, type DpopTestKey, dpopKey, dpopProof } from '../../test/dpop';
 import {
   authApiToken,
   ISSUER,
@@ -15,19 +16,25 @@ import {
 const MCP = 'http://localhost:3000/mcp';
 
 /** An access token of `demo-spa` for the MCP resource. */
-async function tokenForMcp(t: TestInstance, scope = 'read'): Promise<string> {
+async function tokenForMcp(t: TestInstance, scope = 'read', key?: DpopTestKey): Promise<string> {
   const url = new URL(authorizeUrl({ client_id: 'demo-spa', scope }));
   url.searchParams.append('resource', MCP);
   const browser = new FakeBrowser(t.gatehouse);
   const code = callbackParams(await browser.follow(await logIn(browser, url.href))).get('code')!;
   const response = await t.gatehouse.fetch(
-    post('/oauth2/v1/token', {
-      grant_type: 'authorization_code',
-      client_id: 'demo-spa',
-      code,
-      redirect_uri: REDIRECT_URI,
-      code_verifier: PKCE_VERIFIER,
-    }),
+    post(
+      '/oauth2/v1/token',
+      {
+        grant_type: 'authorization_code',
+        client_id: 'demo-spa',
+        code,
+        redirect_uri: REDIRECT_URI,
+        code_verifier: PKCE_VERIFIER,
+      },
+      key === undefined
+        ? {}
+        : { DPoP: await dpopProof(key, 'POST', `${ISSUER}/oauth2/v1/token`, Date.now()) },
+    ),
   );
   return (await response.json()).access_token;
 }
@@ -131,5 +138,41 @@ describe('resource server apart from the instance', () => {
     expect(!refused.ok && (await refused.response.json()).error_description).toBe(
       'The access token was issued by another issuer.',
     );
+  });
+
+  it('accepts a DPoP-bound token with the DPoP scheme and a proof, and refuses it as Bearer', async () => {
+    const t = await testInstance({ resources: [MCP], now: Date.now });
+    const key = await dpopKey();
+    const token = await tokenForMcp(t, 'read', key);
+    const server = mcpServer(t);
+    const proof = async (claims: Record<string, unknown> = {}) =>
+      dpopProof(key, 'GET', MCP, Date.now(), { ath: await ath(token), ...claims });
+    const dpop = (headers: Record<string, string>) =>
+      server.authenticate(
+        new Request(MCP, { headers: { Authorization: `DPoP ${token}`, ...headers } }),
+        'read',
+      );
+    const accepted = await dpop({ DPoP: await proof() });
+    expect(accepted.ok && accepted.caller).toMatchObject({ sub: 'user-1', dpopJkt: key.jkt });
+    const asBearer = await server.authenticate(bearer(token), 'read');
+    expect(!asBearer.ok && asBearer.response.status).toBe(401);
+    expect(!asBearer.ok && asBearer.response.headers.get('www-authenticate')).toMatch(
+      /DPoP realm=.*error="invalid_token".*algs=/,
+    );
+    const refusals: Record<string, string>[] = [
+      {},
+      { DPoP: await proof({ ath: await ath('x') }) },
+      { DPoP: await proof({ htm: 'POST' }) },
+    ];
+    for (const headers of refusals) {
+      const refused = await dpop(headers);
+      expect(!refused.ok && refused.response.status).toBe(401);
+      expect(!refused.ok && refused.response.headers.get('www-authenticate')).toMatch(
+        /^DPoP realm=.*error="invalid_dpop_proof"/,
+      );
+    }
+    const replayed = await proof();
+    expect((await dpop({ DPoP: replayed })).ok).toBe(true);
+    expect((await dpop({ DPoP: replayed })).ok).toBe(false);
   });
 });

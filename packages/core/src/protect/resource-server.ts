@@ -6,19 +6,33 @@ import {
   type JSONWebKeySet,
   jwtVerify,
 } from 'jose';
+import { checkDpopProof, dpopHeader, isRefusal, type ProofContext } from '../dpop/proof.js';
+import { dpopSettings } from '../dpop/settings.js';
 import { oauthError, ProtocolError, UsageError } from '../errors.js';
-import { bearerCredentials, isB64Token } from '../http/bearer.js';
+import { bearerCredentials, dpopCredentials, isB64Token } from '../http/bearer.js';
 import { ENDPOINTS } from '../oauth2/metadata.js';
+import type { DpopOptions } from '../options.js';
+import { memoryReplayStore } from '../storage/memory/replay.js';
+import type { ReplayStore } from '../storage/types.js';
 import type { TokenRejection } from '../tokens/access-token.js';
 import { parseAct } from '../tokens/act.js';
+import { webRandomBytes } from '../tokens/secrets.js';
 import { clientSubject, userSubject } from '../tokens/subject.js';
 import {
+  bearerChallenge,
   credentialsRequired,
   insufficientScope,
   invalidBearerRequest,
   invalidToken,
   subjectNotAccepted,
 } from './challenge.js';
+import {
+  boundTokenAsBearer,
+  dpopInsufficientScope,
+  dpopInvalidRequest,
+  dpopInvalidToken,
+  dpopProofRefused,
+} from './dpop-challenge.js';
 import type { AuthenticateOptions, AuthenticationResult, Caller } from './types.js';
 
 /*
@@ -49,6 +63,16 @@ export interface ResourceServerOptions {
   readonly resourceMetadata?: string;
   /** The `fetch` used for the JWKS. Default: the global one. */
   readonly fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  /**
+   * DPoP (RFC 9449 §7): DPoP-bound tokens are accepted with `Authorization: DPoP` and a proof,
+   * and refused as bearer tokens. The proof algorithms (default those of the instance's default)
+   * and lifetime (default 60 s), and where proof ids are remembered for single use (default an
+   * in-memory store of this process: give a shared one, e.g. the engine's `replay`, when several
+   * processes serve the resource). Server nonces are not required here.
+   */
+  readonly dpop?: Pick<DpopOptions, 'signingAlgorithms' | 'proofLifetime'> & {
+    readonly replay?: ReplayStore;
+  };
 }
 
 /** The bearer check of a resource server apart from the instance. */
@@ -87,14 +111,40 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
     : createRemoteJWKSet(new URL(options.jwksUri ?? issuer + ENDPOINTS.jwks), {
         ...(options.fetch === undefined ? {} : { [customFetch]: options.fetch }),
       });
-  const realm = { realm: issuer };
-  const verify = async (token: string, required: readonly string[]): Promise<Caller> => {
+  const proofs: ProofContext = {
+    now: Date.now,
+    clockToleranceSeconds: options.clockToleranceSeconds ?? 5,
+    dpop: dpopSettings(
+      {
+        ...(options.dpop?.signingAlgorithms === undefined
+          ? {}
+          : { signingAlgorithms: options.dpop.signingAlgorithms }),
+        ...(options.dpop?.proofLifetime === undefined ? {} : { proofLifetime: options.dpop.proofLifetime }),
+      },
+      webRandomBytes,
+    ),
+    storage: { replay: options.dpop?.replay ?? memoryReplayStore() },
+  };
+  const realm = { realm: issuer, dpop: proofs.dpop };
+  /** `request` and the DPoP header's token when the scheme is DPoP. */
+  const verify = async (
+    token: string,
+    required: readonly string[],
+    dpopRequest?: Request,
+  ): Promise<Caller> => {
     const challenge = {
       scope: required,
       ...(options.resourceMetadata === undefined ? {} : { resourceMetadata: options.resourceMetadata }),
     };
+    const isDpop = dpopRequest !== undefined;
+    const refuseToken = (reason: TokenRejection | string) =>
+      isDpop
+        ? dpopInvalidToken(realm, reason, challenge)
+        : invalidToken(realm, reason as TokenRejection, challenge);
     if (!isB64Token(token) || token.length > 8192)
-      throw invalidBearerRequest(realm, 'The Bearer authorization header is malformed.', challenge);
+      throw isDpop
+        ? dpopInvalidRequest(realm, 'The DPoP authorization header is malformed.', challenge)
+        : invalidBearerRequest(realm, 'The Bearer authorization header is malformed.', challenge);
     let payload: Record<string, unknown>;
     try {
       ({ payload } = await jwtVerify(token, keys, {
@@ -113,7 +163,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
           cause: error,
         });
       }
-      throw invalidToken(realm, rejectionOf(error), challenge);
+      throw refuseToken(rejectionOf(error));
     }
     const {
       sub,
@@ -123,6 +173,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       jti,
       exp,
       sub_kind: subKind,
+      cnf,
     } = payload;
     if (
       typeof sub !== 'string' ||
@@ -130,18 +181,48 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       typeof jti !== 'string' ||
       typeof exp !== 'number'
     )
-      throw invalidToken(realm, 'invalid', challenge);
-    if (family !== 'oauth2' && family !== 'auth_api') throw invalidToken(realm, 'invalid', challenge);
-    if (clientId !== undefined && typeof clientId !== 'string')
-      throw invalidToken(realm, 'invalid', challenge);
-    if (subKind !== undefined && (subKind !== 'client' || clientId !== sub))
-      throw invalidToken(realm, 'invalid', challenge);
+      throw refuseToken('invalid');
+    if (family !== 'oauth2' && family !== 'auth_api') throw refuseToken('invalid');
+    if (clientId !== undefined && typeof clientId !== 'string') throw refuseToken('invalid');
+    if (subKind !== undefined && (subKind !== 'client' || clientId !== sub)) throw refuseToken('invalid');
     // RFC 8693 §4.1: a token issued by token exchange names its actor; a malformed chain is invalid.
     const act = parseAct(payload.act);
-    if (act === null) throw invalidToken(realm, 'invalid', challenge);
+    if (act === null) throw refuseToken('invalid');
+    const jkt = (cnf as { jkt?: unknown } | undefined)?.jkt;
+    if (cnf !== undefined && typeof jkt !== 'string') throw refuseToken('invalid');
+    if (!isDpop && typeof jkt === 'string')
+      throw boundTokenAsBearer(realm, bearerChallenge(realm, {}, challenge), challenge);
+    if (isDpop) {
+      if (typeof jkt !== 'string')
+        throw refuseToken('The access token is not DPoP-bound: present it as a Bearer token.');
+      const proof = dpopHeader(dpopRequest);
+      if (proof === undefined || proof === null)
+        throw dpopProofRefused(
+          realm,
+          'invalid_dpop_proof',
+          'Send exactly one DPoP proof with a DPoP token.',
+          challenge,
+        );
+      const outcome = await checkDpopProof(proofs, dpopRequest, proof, {
+        htu: dpopRequest.url,
+        accessToken: token,
+        requireNonce: false,
+      });
+      if (isRefusal(outcome)) throw dpopProofRefused(realm, outcome.error, outcome.description, challenge);
+      if (outcome.jkt !== jkt)
+        throw dpopProofRefused(
+          realm,
+          'invalid_dpop_proof',
+          'The DPoP proof is not signed by the key the token is bound to.',
+          challenge,
+        );
+    }
     const scopes = scope === '' ? [] : scope.split(' ');
     for (const needed of required)
-      if (!scopes.includes(needed)) throw insufficientScope(realm, required, challenge);
+      if (!scopes.includes(needed))
+        throw isDpop
+          ? dpopInsufficientScope(realm, required, challenge)
+          : insufficientScope(realm, required, challenge);
     return {
       sub,
       subject: subKind === 'client' ? clientSubject(sub) : userSubject(sub),
@@ -150,26 +231,31 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       scope: scopes,
       family,
       tokenId: jti,
-      ...(act === undefined ? {} : { act }),
       expiresAt: exp,
+      ...(typeof jkt === 'string' ? { dpopJkt: jkt } : {}),
+      ...(act === undefined ? {} : { act }),
     };
   };
   return {
     async authenticate(request, scopeOrOptions) {
       const { scope, subjects } = callOptions(scopeOrOptions, options.resource);
       const required = typeof scope === 'string' ? scope.split(' ').filter(Boolean) : (scope ?? []);
+      const accepted = (caller: Caller): AuthenticationResult => {
+        if (subjects !== undefined && !subjects.includes(caller.subject.kind))
+          throw subjectNotAccepted(realm, caller.subject.kind);
+        return { ok: true, caller };
+      };
       try {
         const token = bearerCredentials(request);
+        const dpopToken = token === null ? dpopCredentials(request) : null;
+        if (dpopToken !== null) return accepted(await verify(dpopToken, required, request));
         if (token === null) {
           throw credentialsRequired(realm, true, undefined, {
             scope: required,
             ...(options.resourceMetadata === undefined ? {} : { resourceMetadata: options.resourceMetadata }),
           });
         }
-        const caller = await verify(token, required);
-        if (subjects !== undefined && !subjects.includes(caller.subject.kind))
-          throw subjectNotAccepted(realm, caller.subject.kind);
-        return { ok: true, caller };
+        return accepted(await verify(token, required));
       } catch (error) {
         if (error instanceof ProtocolError) return { ok: false, response: error.toResponse() };
         throw error;

@@ -66,6 +66,11 @@ export interface Caller {
   readonly act?: ActClaim;
   /** Expiry of the token or session. */
   readonly expiresAt: EpochSeconds;
+  /**
+   * For a DPoP-bound token (RFC 9449), presented with a proof of its key: the key's JWK SHA-256
+   * thumbprint (`cnf.jkt`).
+   */
+  readonly dpopJkt?: string;
 }
 
 /** Outcome of `gatehouse.authenticate`: the caller, or a ready 401/403 response to send as is. */

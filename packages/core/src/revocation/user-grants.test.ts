@@ -17,12 +17,15 @@ function refresh(t: Awaited<ReturnType<typeof testInstance>>, refreshToken: stri
   );
 }
 
-function userinfo(t: Awaited<ReturnType<typeof testInstance>>, accessToken: string) {
-  return t.gatehouse.fetch(
-    new Request('http://localhost:3000/demo/oauth2/v1/userinfo', {
+/** The access token at a protected operation of the host: its response (200 when it passes). */
+async function operation(t: Awaited<ReturnType<typeof testInstance>>, accessToken: string) {
+  const result = await t.gatehouse.authenticate(
+    new Request('http://localhost:3000/demo/api/v1/me', {
       headers: { Authorization: `Bearer ${accessToken}` },
     }),
+    { schemes: ['bearer'] },
   );
+  return result.ok ? new Response(null, { status: 200 }) : result.response;
 }
 
 describe("a user's grants (connected apps)", () => {
@@ -77,10 +80,10 @@ describe("a user's grants (connected apps)", () => {
 
     expect(await t.gatehouse.revokeGrant('user-1', newest!.grantId)).toBe(true);
     expect((await refresh(t, removed.refresh_token)).status).toBe(400);
-    const refused = await userinfo(t, removed.access_token);
+    const refused = await operation(t, removed.access_token);
     expect(refused.status).toBe(401);
     expect((await refused.json()).error_description).toBe('The access token has been revoked.');
-    expect((await userinfo(t, kept.access_token)).status).toBe(200);
+    expect((await operation(t, kept.access_token)).status).toBe(200);
     expect((await t.gatehouse.listGrants('user-1')).map((g) => g.scope)).toEqual([['read']]);
     // The client must ask again; other clients' consents are untouched.
     expect(await consents.findConsent('user-1', 'demo-client', t.clock.now())).toBeNull();

@@ -4,6 +4,7 @@ import {
   type GrantStore,
   memoryGrantStore,
   StorageUnavailableError,
+  type UserStore,
 } from '@gatehousejs/core';
 import { authenticateNow } from '@gatehousejs/core/adapter';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../test/bro
 import {
   basic,
   ISSUER,
+  issueTokens,
   mintCode,
   PKCE_VERIFIER,
   post,
@@ -121,5 +123,57 @@ describe('gatehouse.revokeUser', () => {
   it('refuses a grant store with only one of revokeSubject and subjectRevokedAt at creation', async () => {
     const { subjectRevokedAt: _, ...halfway } = memoryGrantStore();
     await expect(testInstance({ storage: { grants: halfway } })).rejects.toBeInstanceOf(ConfigurationError);
+  });
+});
+
+describe('gatehouse.deleteUser', () => {
+  /** A user store the host deletes from, and a bearer check of one token. */
+  async function setUp() {
+    const events: GatehouseEvent[] = [];
+    const deleted = new Set<string>();
+    const users: UserStore = {
+      verifyPassword: async () => null,
+      findUser: async (id) => (deleted.has(id) ? null : { id, username: 'demo' }),
+    };
+    const t = await testInstance({ users, onEvent: (event) => events.push(event) });
+    const { access_token } = await issueTokens(t, 'read');
+    const bearer = async () =>
+      (
+        await t.gatehouse.authenticate(
+          new Request(`${ISSUER}/api/v1/me`, { headers: { Authorization: `Bearer ${access_token}` } }),
+          { schemes: ['bearer'] },
+        )
+      ).ok;
+    return { t, events, deleted, bearer };
+  }
+
+  it('revokes first, then removes: the token fails the bearer check before the user is gone', async () => {
+    const { t, events, deleted, bearer } = await setUp();
+    // Deleting from the user store alone leaves the token passing the bearer check (no lookup there).
+    deleted.add('user-1');
+    expect(await bearer()).toBe(true);
+    deleted.delete('user-1');
+
+    let passedDuringRemove: boolean | undefined;
+    await t.gatehouse.deleteUser('user-1', async () => {
+      passedDuringRemove = await bearer();
+      deleted.add('user-1');
+    });
+    expect(passedDuringRemove).toBe(false);
+    expect(await bearer()).toBe(false);
+    expect(events.filter((e) => e.type.startsWith('user.'))).toEqual([
+      { type: 'user.revoked', userId: 'user-1', reason: 'deleted' },
+      { type: 'user.deleted', userId: 'user-1' },
+    ]);
+  });
+
+  it('leaves the user revoked and emits no user.deleted when the removal fails, so the host retries', async () => {
+    const { t, events, bearer } = await setUp();
+    await expect(
+      t.gatehouse.deleteUser('user-1', () => Promise.reject(new Error('database down'))),
+    ).rejects.toThrow('database down');
+    expect(await bearer()).toBe(false);
+    expect(events.map((e) => e.type)).not.toContain('user.deleted');
+    await expect(t.gatehouse.deleteUser('user-1', 'nope' as never)).rejects.toThrow(TypeError);
   });
 });

@@ -69,6 +69,27 @@ export async function revokeUser(
 }
 
 /**
+ * The safe order of deleting a user: first {@link revokeUser} (reason `deleted`), so that nothing
+ * issued to the user works any more, on every instance sharing the grant store, not even an access
+ * token at the bearer check, which never looks the user up; then `remove`, the host's own deletion
+ * from its user store. If the revocation fails, nothing was removed (retry); if `remove` fails, the
+ * user still exists but must sign in again (retry the deletion). Emits `user.revoked` then, once
+ * `remove` resolved, `user.deleted`.
+ */
+export async function deleteUser(
+  ctx: Omit<Context, 'keys'>,
+  userId: string,
+  remove?: () => Awaitable<unknown>,
+): Promise<void> {
+  if (remove !== undefined && typeof remove !== 'function') {
+    throw new TypeError('deleteUser: remove must be a function that deletes the user from your user store.');
+  }
+  await revokeUser(ctx, userId, { reason: 'deleted' });
+  await remove?.();
+  ctx.emit({ type: 'user.deleted', userId });
+}
+
+/**
  * Whether a session was created at or before its user's mark (and so ended by `revokeUser`). The
  * memory engine answers synchronously; without `subjectRevokedAt` (older host engines) the answer
  * is `false` and only the user lookup ends a deleted user's session.

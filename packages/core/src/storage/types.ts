@@ -142,6 +142,17 @@ export interface ClientRecord {
    * end-session endpoint then shows its own "signed out" page.
    */
   readonly postLogoutRedirectUris?: readonly string[];
+  /**
+   * The client must push its authorization requests (RFC 9126 §6
+   * `require_pushed_authorization_requests`): a plain authorization request of it is refused with
+   * `invalid_request`. Default `false`.
+   */
+  readonly requirePushedAuthorizationRequests?: boolean;
+  /**
+   * The client's access tokens must be DPoP-bound (RFC 9449 §5.2 `dpop_bound_access_tokens`): a
+   * token request of it without a DPoP proof is refused with `invalid_request`. Default `false`.
+   */
+  readonly dpopBoundAccessTokens?: boolean;
 }
 
 /**
@@ -216,8 +227,14 @@ export interface ReplayStore {
    * among any number of concurrent callers (in any number of processes), at most one gets `true`
    * while the id is remembered; later callers get `false`. An engine that cannot remember a new id
    * (full) answers `false`: refusing a proof is safe, accepting a replay is not.
+   *
+   * `partition` names who the id belongs to (e.g. one client, for its assertions); absent, the id
+   * belongs to no one in particular. An engine with a bound on the ids it remembers should apply
+   * it per partition as well, so one party (anyone can register a client) fills only its own share
+   * and never locks out the others. An engine whose ids simply expire may ignore it. It does not
+   * scope the id: callers make ids unique across partitions themselves.
    */
-  useOnce(id: string, expiresAt: EpochMs, now: EpochMs): Promise<boolean>;
+  useOnce(id: string, expiresAt: EpochMs, now: EpochMs, partition?: string): Promise<boolean>;
 }
 
 /** A user as Gatehouse sees it. */
@@ -242,8 +259,9 @@ export interface UserStore {
    * The user with this id, or `null`. Gatehouse asks it on introspection, userinfo, refresh and
    * session use, so a deleted user's sessions and refresh tokens stop working, and introspection
    * reports their tokens inactive, at once. The bearer check of REST operations does not ask it (it
-   * is the hot path): call `gatehouse.revokeUser(userId)` when deleting a user so that their access
-   * tokens stop working there too (see docs/security.md).
+   * is the hot path): delete users through `gatehouse.deleteUser(userId, remove)` (or call
+   * `gatehouse.revokeUser(userId)` when deleting one) so that their access tokens stop working
+   * there too (see docs/users.md).
    */
   findUser(userId: string): Promise<UserRecord | null>;
 }

@@ -6,6 +6,7 @@
 export type {
   ConformanceAssertion,
   ConformanceTestApi,
+  ConformanceTestContext,
   StorageConformanceTarget,
 } from './conformance-api.js';
 export { runStorageConformance } from './storage-conformance.js';

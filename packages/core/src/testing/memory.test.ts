@@ -2,6 +2,7 @@ import {
   type GatehouseStorage,
   type GrantStore,
   type KeyValueStore,
+  memoryConsentStore,
   memoryEngine,
   memoryGrantStore,
   memoryKeyValueStore,
@@ -19,19 +20,130 @@ const memoryStorage = (grants: GrantStore = memoryGrantStore()): GatehouseStorag
 
 runStorageConformance({ name: 'memory', create: () => memoryEngine() }, { describe, it, expect, afterAll });
 
-/** Runs the suite outside vitest and returns the names of the cases that failed. */
-async function failingCases(target: GatehouseStorage | StorageEngine): Promise<string[]> {
-  const cases: { name: string; body: () => Promise<void> }[] = [];
+/** A runner's signal that a case was skipped (what vitest's `context.skip` throws). */
+class Skipped extends Error {}
+
+/**
+ * Runs the suite outside vitest and returns the cases that failed, and those skipped with their
+ * reasons. Without `withContext` the bodies get no test context, as under Jest.
+ */
+async function runCases(target: GatehouseStorage | StorageEngine, withContext = true) {
+  const cases: { name: string; body: (context?: { skip(note?: string): void }) => Promise<void> }[] = [];
   runStorageConformance(
     { name: 'probe', create: () => target, isolation: 'instance' in target },
     { describe: (_name, body) => body(), it: (name, body) => cases.push({ name, body }), expect },
   );
   const failed: string[] = [];
-  for (const { name, body } of cases) await body().catch(() => failed.push(name));
-  return failed;
+  const errors: string[] = [];
+  const skipped: Record<string, string> = {};
+  const context = {
+    skip(note?: string): never {
+      throw new Skipped(note);
+    },
+  };
+  for (const { name, body } of cases) {
+    await body(withContext ? context : undefined).catch((error: unknown) => {
+      if (error instanceof Skipped) skipped[name] = error.message;
+      else {
+        failed.push(name);
+        errors.push((error as Error).message);
+      }
+    });
+  }
+  return { count: cases.length, failed, errors, skipped };
+}
+
+/** The names of the cases that failed. */
+async function failingCases(target: GatehouseStorage | StorageEngine): Promise<string[]> {
+  return (await runCases(target)).failed;
 }
 
 describe('the conformance suite', () => {
+  it('reports the cases of optional capabilities an engine lacks as skipped, with the reason', async () => {
+    // Each instance its own stores, without the optional methods.
+    const views = new Map<string, GatehouseStorage>();
+    const minimal: StorageEngine = {
+      instance(id) {
+        let view = views.get(id);
+        if (!view) {
+          const {
+            revokeSubject: _r,
+            subjectRevokedAt: _s,
+            listUserRefreshTokens: _l,
+            watchRevocations: _w,
+            ...grants
+          } = memoryGrantStore();
+          const { deleteConsent: _d, ...consents } = memoryConsentStore();
+          const rest = memoryStorageOf();
+          view = {
+            ...rest,
+            grants,
+            consents,
+            async clear() {
+              await rest.clear();
+              grants.clear();
+              consents.clear();
+            },
+          };
+          views.set(id, view);
+        }
+        return view;
+      },
+    };
+    const { failed, skipped } = await runCases(minimal);
+    expect(failed).toEqual([]);
+    expect(skipped).toEqual({
+      "revokes the user's access tokens issued at or before the mark, and nothing else":
+        'the grant store has no revokeSubject / subjectRevokedAt (user marks, optional)',
+      "refuses the user's codes and refresh tokens issued at or before the mark, in the atomic steps too":
+        'the grant store has no revokeSubject / subjectRevokedAt (user marks, optional)',
+      'keeps the later mark and the later expiry, and forgets the mark from its expiresAt on':
+        'the grant store has no revokeSubject / subjectRevokedAt (user marks, optional)',
+      'rounds a fractional mark towards revoking':
+        'the grant store has no revokeSubject / subjectRevokedAt (user marks, optional)',
+      'lists the live refresh tokens of a user, stored by save, redemption and rotation, with every field':
+        "the grant store has no listUserRefreshTokens (a user's grants, optional)",
+      "leaves out expired tokens, revoked grants, tokens under the user's mark, other users and client subjects":
+        "the grant store has no listUserRefreshTokens (a user's grants, optional)",
+      "lists only the instance's own tokens when user ids coincide":
+        "the grant store has no listUserRefreshTokens (a user's grants, optional)",
+      'forgets one consent and keeps the others': 'the consent store has no deleteConsent (optional)',
+      'delivers a revocation committed by another process before a probe sent after it':
+        'the grant store has no watchRevocations (pushed revocations, optional)',
+      "does not deliver another instance's revocations":
+        'the grant store has no watchRevocations (pushed revocations, optional)',
+      'answers a snapshot with every revocation in force, the later expiry and the later mark':
+        'the grant store has no watchRevocations (pushed revocations, optional)',
+      'loses nothing across a cut channel: lost, then connected again, and the snapshot holds what was revoked meanwhile':
+        'the target gives no cutChannel (a way to break the channel once)',
+    });
+  });
+
+  it('reports the isolation cases of a one-instance target as skipped, and the full memory engine skips only the cut channel', async () => {
+    const single = await runCases(memoryStorageOf());
+    expect(single.failed).toEqual([]);
+    expect(
+      single.skipped['keeps codes apart: another instance can neither find, redeem nor overwrite one'],
+    ).toBe('isolation: false (the target is one instance’s stores, not an engine)');
+    expect(single.skipped["lists only the instance's own tokens when user ids coincide"]).toBe(
+      "the target is one instance's stores (isolation: false): nothing to isolate",
+    );
+    const full = await runCases(memoryEngine());
+    expect(full.failed).toEqual([]);
+    expect(Object.keys(full.skipped)).toEqual([
+      'loses nothing across a cut channel: lost, then connected again, and the snapshot holds what was revoked meanwhile',
+    ]);
+  });
+
+  it('fails, with the reason, a case it cannot run under a runner without a skip (never a pass)', async () => {
+    const { revokeSubject: _r, subjectRevokedAt: _s, ...bare } = memoryGrantStore();
+    const { failed, errors } = await runCases(memoryStorage(bare), false);
+    expect(failed).toContain('rounds a fractional mark towards revoking');
+    expect(errors).toContain(
+      "Not run: the grant store has no revokeSubject / subjectRevokedAt (user marks, optional). This test runner cannot mark a case skipped while it runs (vitest's context.skip does).",
+    );
+  });
+
   it('fails an engine whose check-and-set is not atomic', async () => {
     const inner = memoryGrantStore();
     const racy: GrantStore = {

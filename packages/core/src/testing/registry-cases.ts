@@ -149,6 +149,17 @@ export function registryCases({ api, storage, engine, concurrency }: CaseContext
       expect(await replay.useOnce(freshId('jti'), now, now)).toBe(false);
     });
 
+    it('accepts ids with a partition like any other: the partition never makes a used id new', async () => {
+      const { replay } = await storage();
+      const now = baseTime();
+      const id = freshId('jti');
+      expect(await replay.useOnce(id, now + 60_000, now, 'client:a')).toBe(true);
+      expect(await replay.useOnce(id, now + 60_000, now + 1, 'client:a')).toBe(false);
+      expect(await replay.useOnce(id, now + 60_000, now + 1, 'client:b')).toBe(false);
+      expect(await replay.useOnce(id, now + 60_000, now + 1)).toBe(false);
+      expect(await replay.useOnce(freshId('jti'), now + 60_000, now + 1, 'client:b')).toBe(true);
+    });
+
     it(`${concurrency} parallel uses of one id: exactly one accepted`, async () => {
       const { replay } = await storage();
       const now = baseTime();

@@ -29,6 +29,11 @@ export interface AccessTokenClaims {
   readonly grantId?: string;
   /** The delegation chain (RFC 8693 §4.1 `act`) of a token issued by token exchange. */
   readonly act?: ActClaim;
+  /**
+   * The JWK SHA-256 thumbprint of the DPoP key the token is bound to (`cnf.jkt`, RFC 9449 §6.1):
+   * it is usable only with a proof of that key.
+   */
+  readonly jkt?: string;
   readonly iat: EpochSeconds;
   readonly exp: EpochSeconds;
 }

@@ -30,6 +30,8 @@ export interface AccessTokenGrant {
   readonly grantId?: string;
   /** The actor (RFC 8693 §4.1), for a token issued by token exchange to someone acting for the subject. */
   readonly act?: ActClaim;
+  /** Bind the token to this DPoP key (`cnf.jkt`, RFC 9449 §6.1). */
+  readonly jkt?: string;
   readonly ttl: Seconds;
 }
 
@@ -71,6 +73,7 @@ export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Pr
   if (grant.grantId !== undefined) payload.gid = grant.grantId;
   if (grant.subject.kind === 'client') payload.sub_kind = 'client';
   if (grant.act !== undefined) payload.act = grant.act;
+  if (grant.jkt !== undefined) payload.cnf = { jkt: grant.jkt };
   const signingInput = `${ctx.keys.encodedHeader}.${base64url(utf8(JSON.stringify(payload)))}`;
   const token = `${signingInput}.${await ctx.keys.sign(signingInput)}`;
   return {
@@ -85,6 +88,7 @@ export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Pr
       jti,
       grantId: grant.grantId,
       ...(grant.act === undefined ? {} : { act: grant.act }),
+      ...(grant.jkt === undefined ? {} : { jkt: grant.jkt }),
       iat,
       exp,
     },
@@ -149,6 +153,10 @@ async function checkAccessTokenSignature(
     if (!Array.isArray(audience) || audience.length === 0 || !audience.every((a) => typeof a === 'string'))
       return INVALID;
     // A client subject's `sub` is its own client id (RFC 9068 §2.2); anything else is forged or broken.
+    // RFC 9449 §6.1: a bound token's confirmation; a malformed one is no token of ours.
+    const cnf = payload.cnf as { jkt?: unknown } | undefined;
+    if (cnf !== undefined && (typeof cnf !== 'object' || cnf === null || typeof cnf.jkt !== 'string'))
+      return INVALID;
     const subKind = payload.sub_kind;
     if (subKind !== undefined && (subKind !== 'client' || clientId !== payload.sub)) return INVALID;
     const act = parseAct(payload.act);
@@ -163,6 +171,7 @@ async function checkAccessTokenSignature(
       jti: payload.jti,
       grantId,
       ...(act === undefined ? {} : { act }),
+      ...(cnf === undefined ? {} : { jkt: cnf.jkt as string }),
       iat: payload.iat!,
       exp: payload.exp!,
     };

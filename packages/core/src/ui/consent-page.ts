@@ -13,6 +13,16 @@ function scopeItem(scope: string, description: string | undefined): string {
     : `<li title="${escapeHtml(scope)}">${escapeHtml(description)}</li>`;
 }
 
+/**
+ * What the page says of a client anyone could have created: that its name is its own claim, and
+ * for a client ID metadata document the host that published it.
+ */
+export function selfRegisteredNotice(model: { selfRegistered?: boolean; clientHost?: string }): string {
+  if (!model.selfRegistered) return '';
+  const from = model.clientHost ? ` from <strong>${escapeHtml(model.clientHost)}</strong>` : '';
+  return `<p class="muted">This application registered itself${from}; its name is its own claim, not checked by this site.</p>\n`;
+}
+
 /** The built-in consent page: what the client asks for, and the "Allow" / "Deny" buttons. */
 export function defaultConsentPage(model: ConsentPageModel): string {
   const texts = model.texts ?? DEFAULT_PAGE_TEXTS;
@@ -33,8 +43,8 @@ export function defaultConsentPage(model: ConsentPageModel): string {
   return documentShell(
     texts.consentTitle,
     `<h1>${escapeHtml(texts.consentTitle)}</h1>
-<p><strong>${escapeHtml(model.clientName)}</strong> wants to act on your behalf.</p>
-${destination}
+<p><strong><bdi>${escapeHtml(model.clientName)}</bdi></strong> wants to act on your behalf.</p>
+${selfRegisteredNotice(model)}${destination}
 ${scopes}
 ${resources}
 <form method="post" action="${escapeHtml(model.action)}">

@@ -16,7 +16,7 @@ export function defaultEndSessionPage(model: EndSessionPageModel): string {
     );
   }
   const from = model.clientName
-    ? `<p><strong>${escapeHtml(model.clientName)}</strong> asks to sign you out.</p>`
+    ? `<p><strong><bdi>${escapeHtml(model.clientName)}</bdi></strong> asks to sign you out.</p>`
     : '<p>A site asks to sign you out.</p>';
   const who = model.username ? `<p class="muted">Signed in as ${escapeHtml(model.username)}.</p>` : '';
   return documentShell(

@@ -1,3 +1,4 @@
+import { selfRegisteredNotice } from './consent-page.js';
 import { escapeHtml } from './escape.js';
 import { documentShell, hiddenInputs } from './layout.js';
 import { DEFAULT_PAGE_TEXTS } from './texts.js';
@@ -7,7 +8,7 @@ import type { LoginPageModel } from './types.js';
 export function defaultLoginPage(model: LoginPageModel): string {
   const texts = model.texts ?? DEFAULT_PAGE_TEXTS;
   const to = model.clientName
-    ? `<p>to continue to <strong>${escapeHtml(model.clientName)}</strong></p>`
+    ? `<p>to continue to <strong><bdi>${escapeHtml(model.clientName)}</bdi></strong></p>\n${selfRegisteredNotice(model)}`
     : '<p>&nbsp;</p>';
   const error = model.error ? `<div class="alert" role="alert">${escapeHtml(model.error)}</div>` : '';
   return documentShell(

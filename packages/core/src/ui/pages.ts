@@ -2,6 +2,7 @@ import type { Context } from '../context.js';
 import type { ProtocolError } from '../errors.js';
 import type { Answer } from '../http/reply.js';
 import { defaultConsentPage } from './consent-page.js';
+import { displayText } from './display-text.js';
 import { defaultEndSessionPage } from './end-session-page.js';
 import { defaultErrorPage } from './error-page.js';
 import { errorExplanation } from './error-texts.js';
@@ -21,10 +22,27 @@ function withImages(ctx: Context, options: HtmlPageOptions = {}): HtmlPageOption
   return ctx.ui.logoSource === undefined ? options : { ...options, imageSources: [ctx.ui.logoSource] };
 }
 
+/** `model` with every name it shows passed through {@link displayText} (bidi controls removed). */
+function shownNames<M extends NamedModel>(model: M): M {
+  const shown: NamedModel = {};
+  for (const name of ['clientName', 'clientHost', 'redirectHost', 'username'] as const) {
+    const value = model[name];
+    if (typeof value === 'string') shown[name] = displayText(value);
+  }
+  return { ...model, ...shown };
+}
+
+interface NamedModel {
+  clientName?: string;
+  clientHost?: string;
+  redirectHost?: string;
+  username?: string;
+}
+
 /** The login page response. */
 export function loginPage(ctx: Context, model: LoginPageModel, options?: HtmlPageOptions): Answer {
   return htmlPage(
-    (ctx.ui.renderLogin ?? defaultLoginPage)({ ...model, texts: ctx.ui.texts }),
+    (ctx.ui.renderLogin ?? defaultLoginPage)({ ...shownNames(model), texts: ctx.ui.texts }),
     withImages(ctx, options),
   );
 }
@@ -32,7 +50,7 @@ export function loginPage(ctx: Context, model: LoginPageModel, options?: HtmlPag
 /** The consent page response. */
 export function consentPage(ctx: Context, model: ConsentPageModel, options?: HtmlPageOptions): Answer {
   return htmlPage(
-    (ctx.ui.renderConsent ?? defaultConsentPage)({ ...model, texts: ctx.ui.texts }),
+    (ctx.ui.renderConsent ?? defaultConsentPage)({ ...shownNames(model), texts: ctx.ui.texts }),
     withImages(ctx, options),
   );
 }
@@ -40,7 +58,7 @@ export function consentPage(ctx: Context, model: ConsentPageModel, options?: Htm
 /** The logout page response. */
 export function logoutPage(ctx: Context, model: LogoutPageModel, options?: HtmlPageOptions): Answer {
   return htmlPage(
-    (ctx.ui.renderLogout ?? defaultLogoutPage)({ ...model, texts: ctx.ui.texts }),
+    (ctx.ui.renderLogout ?? defaultLogoutPage)({ ...shownNames(model), texts: ctx.ui.texts }),
     withImages(ctx, options),
   );
 }
@@ -48,7 +66,7 @@ export function logoutPage(ctx: Context, model: LogoutPageModel, options?: HtmlP
 /** The end-session (RP-initiated logout) page response. */
 export function endSessionPage(ctx: Context, model: EndSessionPageModel, options?: HtmlPageOptions): Answer {
   return htmlPage(
-    (ctx.ui.renderEndSession ?? defaultEndSessionPage)({ ...model, texts: ctx.ui.texts }),
+    (ctx.ui.renderEndSession ?? defaultEndSessionPage)({ ...shownNames(model), texts: ctx.ui.texts }),
     withImages(ctx, options),
   );
 }

@@ -1,4 +1,7 @@
 /**
+ * Every name a model carries (client names, usernames, hosts) has had its bidirectional controls
+ * and invisible characters removed (`displayText`) before the renderer sees it.
+ *
  * The wording and branding of the pages (the `ui` options with the defaults filled in), given to
  * every renderer in its model so that a replaced page can say what the built-in ones say. Every
  * string is raw: renderers must HTML-escape it.
@@ -40,6 +43,17 @@ export interface LoginPageModel {
   readonly error?: string;
   /** Name of the client the user is signing in to, when any. */
   readonly clientName?: string;
+  /**
+   * `true` when the client registered itself (RFC 7591 dynamic registration or a client ID
+   * metadata document) rather than being one the host configured: its name is whatever its
+   * creator chose, so a page should say so.
+   */
+  readonly selfRegistered?: boolean;
+  /**
+   * For a client ID metadata document client: the host of its `client_id` URL (e.g.
+   * `app.example.com`), which identifies it better than its self-chosen name.
+   */
+  readonly clientHost?: string;
   /** Wording and branding (`ui` options). Gatehouse always sets it; the default renderer falls back to English. */
   readonly texts?: PageTexts;
 }
@@ -56,6 +70,10 @@ export interface ConsentPageModel {
   /** Hidden fields carrying the pending authorization request; post them back unchanged. */
   readonly hiddenFields: Readonly<Record<string, string>>;
   readonly clientName: string;
+  /** `true` when the client registered itself (see {@link LoginPageModel.selfRegistered}). */
+  readonly selfRegistered?: boolean;
+  /** The host of a client ID metadata document client's `client_id` URL (see {@link LoginPageModel.clientHost}). */
+  readonly clientHost?: string;
   /**
    * The host of the redirect URI the user will be sent back to (`app.example.com`,
    * `127.0.0.1:8080`). A self-registered client chooses its own name, so the host it sends the

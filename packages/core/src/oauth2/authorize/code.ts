@@ -1,9 +1,11 @@
 import type { Context } from '../../context.js';
+import { invalidRequest } from '../../errors.js';
 import type { Answer } from '../../http/reply.js';
 import type { SessionRecord } from '../../storage/types.js';
 import { addSeconds } from '../../time.js';
 import { base64url } from '../../tokens/encoding.js';
 import { hashSecret, randomSecret } from '../../tokens/secrets.js';
+import { endFlight } from '../par/pushed-requests.js';
 import type { AuthorizationRequest } from './request.js';
 import { authorizationRedirect } from './response.js';
 
@@ -20,6 +22,9 @@ export async function issueAuthorizationCode(
   request: AuthorizationRequest,
   session: SessionRecord,
 ): Promise<Answer> {
+  // One pushed request yields one code (RFC 9126 §4: its request_uri is single use).
+  if (request.pushed && !(await endFlight(ctx, request.pushed)))
+    throw invalidRequest('This pushed authorization request was already completed.');
   const code = randomSecret(ctx.randomBytes);
   const now = ctx.now();
   await ctx.storage.grants.saveCode({
@@ -32,6 +37,8 @@ export async function issueAuthorizationCode(
     // RFC 8707: the resources the user authorized, the `aud` of every token of the grant.
     ...(request.resources === undefined ? {} : { audience: request.resources }),
     ...(request.codeChallenge === undefined ? {} : { codeChallenge: request.codeChallenge }),
+    // RFC 9449 §10: only a proof of this key redeems the code.
+    ...(request.dpopJkt === undefined ? {} : { ext: { dpopJkt: request.dpopJkt } }),
     // When and how the user authenticated, and which session: OIDC carries them into its tokens,
     // with the request's nonce (echoed in the ID token, Core §3.1.2.1).
     authTime: session.createdAt,

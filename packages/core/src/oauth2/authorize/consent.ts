@@ -8,6 +8,7 @@ import { nextInteraction } from '../../oidc/interaction.js';
 import { checkFormPost, pageCsrfToken } from '../../session/csrf.js';
 import { type SessionUser, sessionUser } from '../../session/session-user.js';
 import type { ConsentRecord } from '../../storage/types.js';
+import { clientDisplay } from '../../ui/display-text.js';
 import { formTargetSource } from '../../ui/page-response.js';
 import { consentPage, errorPage } from '../../ui/pages.js';
 import { PAGE_PATHS } from '../../ui/paths.js';
@@ -17,7 +18,7 @@ import { issueAuthorizationCode } from './code.js';
 import { CONSENT_TTL_MS } from './consent-lifetime.js';
 import { renderLoginStep } from './login.js';
 import type { AuthorizationRequest } from './request.js';
-import { authorizationStep } from './response.js';
+import { authorizationErrorRedirect, authorizationStep } from './response.js';
 
 /**
  * Continues a validated authorization request with the browser's session (or none), as
@@ -128,7 +129,7 @@ function renderConsentStep(
       action: ctx.basePath + PAGE_PATHS.consent,
       csrfToken: csrf.token,
       hiddenFields: auth.parameters,
-      clientName: auth.client.name ?? auth.client.id,
+      ...clientDisplay(auth.client),
       redirectHost: new URL(auth.redirectUri).host,
       scopes,
       scopeDescriptions: Object.fromEntries(
@@ -163,7 +164,14 @@ export const consentEndpoint: Handler = async (request, ctx) => {
       const current = await sessionUser(ctx, request);
       if (!current) return renderLoginStep(ctx, request, auth);
       const decision = params.get('decision');
-      if (decision === 'deny') throw oauthError('access_denied', 'The user denied the request.');
+      // The user's own choice, on a page naming where it leads: redirected for every client, the
+      // self-registered ones too (no open redirect without the user's doing, RFC 9700 §4.11.2).
+      if (decision === 'deny')
+        return authorizationErrorRedirect(
+          ctx,
+          auth,
+          oauthError('access_denied', 'The user denied the request.'),
+        );
       if (decision !== 'allow') throw invalidRequest('The consent decision must be "allow" or "deny".');
       const now = ctx.now();
       // A consent taken back by `revokeUser` is not merged into the new one.

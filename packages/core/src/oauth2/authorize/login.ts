@@ -9,10 +9,12 @@ import { shownUsername } from '../../passwords/credential-limits.js';
 import { attemptPasswordLogin } from '../../passwords/password-login.js';
 import { crossSiteRefused, formExpired, hasValidCsrfToken, pageCsrfToken } from '../../session/csrf.js';
 import { endSession, startSession } from '../../session/session-cookie.js';
+import { clientDisplay } from '../../ui/display-text.js';
 import { formTargetSource } from '../../ui/page-response.js';
 import { errorPage, loginPage } from '../../ui/pages.js';
 import { PAGE_PATHS } from '../../ui/paths.js';
 import { ENDPOINTS } from '../metadata.js';
+import { updateFlight } from '../par/pushed-requests.js';
 import type { AuthorizationRequest } from './request.js';
 import { authorizationStep } from './response.js';
 
@@ -48,7 +50,7 @@ export function renderLoginStep(
       action: ctx.basePath + PAGE_PATHS.login,
       csrfToken: csrf.token,
       hiddenFields: auth.parameters,
-      clientName: auth.client.name ?? auth.client.id,
+      ...clientDisplay(auth.client),
       // OpenID Connect Core §3.1.2.1: login_hint prefills the username.
       ...(username === undefined ? {} : { username }),
       ...(options.error === undefined ? {} : { error: options.error }),
@@ -117,6 +119,8 @@ export const loginEndpoint: Handler = async (request, ctx) => {
         });
       }
       const { user } = attempt;
+      // A pushed request continues from its stored parameters: they lose what asked for this login.
+      if (auth.pushed) await updateFlight(ctx, auth.pushed, parametersAfterLogin(auth.pushed.parameters));
       await endSession(ctx, request); // the new cookie below replaces the old one in the browser
       const { setCookie } = await startSession(ctx, user.id);
       ctx.emit({ type: 'login.succeeded', userId: user.id, via: 'login-page' });

@@ -9,6 +9,7 @@ import {
 import { idTokenAlgorithm } from '../../oidc/id-token.js';
 import type { ClientRecord } from '../../storage/types.js';
 import { clientMayUse } from '../grants/grant-tokens.js';
+import type { PushedRequest } from '../par/pushed-requests.js';
 import { isValidCodeChallenge } from '../pkce.js';
 import { authorizedResources, requestedResources } from '../resource-indicators.js';
 import { parseScope, resolveRequestedScope } from '../scope.js';
@@ -25,6 +26,8 @@ export const AUTHORIZATION_PARAMETERS = [
   'state',
   'code_challenge',
   'code_challenge_method',
+  // RFC 9449 §10: the thumbprint of the DPoP key the code is bound to.
+  'dpop_jkt',
   ...OIDC_AUTHORIZATION_PARAMETERS,
 ] as const;
 
@@ -46,6 +49,8 @@ export interface AuthorizationTarget {
 export interface AuthorizationRequest extends AuthorizationTarget {
   /** The scope to grant (requested, or the default), space-separated, possibly empty. */
   readonly scope: string;
+  /** The DPoP key the code is bound to (RFC 9449 §10 `dpop_jkt`), when sent. */
+  readonly dpopJkt?: string;
   /** The S256 `code_challenge`, when sent. */
   readonly codeChallenge?: string;
   /**
@@ -61,6 +66,11 @@ export interface AuthorizationRequest extends AuthorizationTarget {
    * Several `resource` values travel as one, separated by spaces.
    */
   readonly parameters: Readonly<Record<string, string>>;
+  /**
+   * The pushed request (RFC 9126) this one came from: `parameters` is then only `client_id` and
+   * the in-flight reference, and issuing the code ends it.
+   */
+  readonly pushed?: PushedRequest;
 }
 
 /**
@@ -134,6 +144,10 @@ export function validateAuthorizationRequest(
   }
   const codeChallenge = checkPkce(ctx, client, parameters.code_challenge, parameters.code_challenge_method);
   const oidc = parseOidcParameters(parameters);
+  const dpopJkt = parameters.dpop_jkt;
+  // A JWK SHA-256 thumbprint (RFC 7638): 32 bytes, base64url.
+  if (dpopJkt !== undefined && !/^[A-Za-z0-9_-]{43}$/.test(dpopJkt))
+    throw invalidRequest('The dpop_jkt must be a base64url JWK SHA-256 thumbprint (RFC 9449 section 10).');
   const scope = resolveRequestedScope(ctx, client, parameters.scope);
   if (parseScope(scope).includes('openid') && !ctx.keys.signers.has(idTokenAlgorithm(ctx.keys, client))) {
     throw oauthError(
@@ -150,6 +164,7 @@ export function validateAuthorizationRequest(
     parameters,
     oidc,
     ...(codeChallenge === undefined ? {} : { codeChallenge }),
+    ...(dpopJkt === undefined ? {} : { dpopJkt }),
     ...(resources === undefined ? {} : { resources }),
   };
 }

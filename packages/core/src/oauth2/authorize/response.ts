@@ -1,9 +1,11 @@
 import type { Context } from '../../context.js';
-import { ProtocolError, type ProtocolErrorCode } from '../../errors.js';
+import { invalidRequest, ProtocolError, type ProtocolErrorCode } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { noStoreEmpty } from '../../http/responses.js';
+import { isSelfRegistered } from '../../storage/self-registered.js';
 import { errorPage } from '../../ui/pages.js';
+import { namesRequestUri, type PushedRequest, resolvePushedRequest } from '../par/pushed-requests.js';
 import {
   type AuthorizationRequest,
   type AuthorizationTarget,
@@ -69,8 +71,11 @@ export function authorizationErrorRedirect(
  * on the carried authorization parameters. The client and redirect URI are checked first: when they
  * cannot be trusted the answer is an HTML error page, never a redirect (RFC 6749 §4.1.2.1). Then the
  * request is validated completely and `step` runs; the redirectable protocol errors either throws
- * go back to the client, anything else (a refused form, a bug) propagates. `request` pays for the
- * client lookup (a metadata document fetch is charged to its address).
+ * go back to the client, anything else (a refused form, a bug) propagates. A self-registered
+ * client (RFC 7591, client ID metadata document) gets no error redirect without the user's doing:
+ * its errors are an HTML error page (RFC 9700 §4.11.2). Only the user's own "Deny" on the consent
+ * page, which the step answers itself, sends the user back to it with `access_denied`. `request`
+ * pays for the client lookup (a metadata document fetch is charged to its address).
  */
 export async function authorizationStep(
   ctx: Context,
@@ -79,20 +84,42 @@ export async function authorizationStep(
   request?: Request,
 ): Promise<Answer> {
   let target: AuthorizationTarget;
+  let pushed: PushedRequest | undefined;
   try {
-    target = await resolveAuthorizationTarget(ctx, params, request);
+    // RFC 9126 §4: a request_uri stands for the whole pushed request; nothing else is read.
+    if (namesRequestUri(params)) pushed = await resolvePushedRequest(ctx, params);
+    target = await resolveAuthorizationTarget(ctx, pushed?.params ?? params, request);
   } catch (error) {
     return unredirectableError(ctx, error);
   }
   try {
-    return await step(validateAuthorizationRequest(ctx, target, params));
+    if (pushed === undefined && mustPush(ctx, target.client)) {
+      throw invalidRequest(
+        'This client must push its authorization requests to the pushed_authorization_request_endpoint (RFC 9126).',
+      );
+    }
+    if (pushed === undefined) return await step(validateAuthorizationRequest(ctx, target, params));
+    // The forms carry the in-flight reference only, so the pushed parameters cannot be altered.
+    const auth = validateAuthorizationRequest(ctx, target, pushed.params);
+    return await step({ ...auth, parameters: pushed.formParameters, pushed });
   } catch (error) {
     if (error instanceof ProtocolError && REDIRECTABLE.has(error.code)) {
       if (error.status >= 500) ctx.logger.error(`gatehouse: ${error.description}`, error.cause);
+      // RFC 9700 §4.11.2: anyone can register a client and its redirect URIs, so an automatic
+      // error redirect to one would make this server an open redirector. Its errors are shown.
+      if (isSelfRegistered(target.client)) return errorPage(ctx, error);
       return authorizationErrorRedirect(ctx, target, error);
     }
     throw error;
   }
+}
+
+/**
+ * Whether the client may only use pushed requests (RFC 9126 §5 and §6: the instance's `required`
+ * switch, or the client's `requirePushedAuthorizationRequests`).
+ */
+function mustPush(ctx: Context, client: AuthorizationTarget['client']): boolean {
+  return ctx.pushedRequests.required || client.requirePushedAuthorizationRequests === true;
 }
 
 /** An authorization request that cannot be redirected: an HTML error page, status 400. */

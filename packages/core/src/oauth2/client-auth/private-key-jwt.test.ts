@@ -2,15 +2,24 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   type ClientRecord,
-  type GatehouseOptions,
   hashClientSecret,
   memoryClientStore,
+  memoryReplayStore,
+  memoryStorage,
   type OutboundFetch,
 } from '@gatehousejs/core';
 import { addressCheckingFetch } from '@gatehousejs/core/node';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { ISSUER, post, REDIRECT_URI, testClients, testInstance } from '../../../test/fixtures';
+import { expectAssertionAcceptedOnce } from '../../../test/assertion-replay';
+import {
+  ISSUER,
+  post,
+  REDIRECT_URI,
+  type TestOptions,
+  testClients,
+  testInstance,
+} from '../../../test/fixtures';
 
 const TOKEN = '/oauth2/v1/token';
 const TOKEN_URL = ISSUER + TOKEN;
@@ -77,10 +86,7 @@ function jwtClient(id: string, keys: Partial<ClientRecord>): ClientRecord {
   };
 }
 
-async function setUp(
-  extra: (key: KeyPair) => ClientRecord[] = () => [],
-  options: Partial<GatehouseOptions> = {},
-) {
+async function setUp(extra: (key: KeyPair) => ClientRecord[] = () => [], options: TestOptions = {}) {
   const key = await keyPair('k1');
   const t = await testInstance({
     clients: memoryClientStore([
@@ -130,6 +136,54 @@ describe('private_key_jwt (RFC 7523 §2.2, OpenID Connect Core §9)', () => {
     await expectInvalidClient(
       await t.gatehouse.fetch(grant(await assertion(key, 'jwt-client', now(), { jti: 'fixed' }))),
     );
+  });
+
+  it('remembers a jti as long as the assertion is accepted: exp plus the clock tolerance (RFC 7523 §3 item 7)', async () => {
+    const { t, key, now } = await setUp();
+    const once = await assertion(key, 'jwt-client', now(), { expiresIn: 60 });
+    expect((await t.gatehouse.fetch(grant(once))).status).toBe(200);
+    // Past exp, still within the 5 s tolerance: the assertion would verify, so its jti must be known.
+    for (const after of [60, 1, 2, 1]) {
+      t.clock.advance(after);
+      await expectInvalidClient(await t.gatehouse.fetch(grant(once)));
+    }
+  });
+
+  it('accepts an assertion once on the memory engine at the real clock, also after its exp', async () => {
+    await expectAssertionAcceptedOnce(memoryStorage());
+  });
+
+  it('refuses an assertion issued in the future beyond the clock tolerance, and accepts one within it', async () => {
+    const { t, key, now } = await setUp();
+    await expectInvalidClient(
+      await t.gatehouse.fetch(grant(await assertion(key, 'jwt-client', now(), { iatOffset: 60 }))),
+    );
+    await expectInvalidClient(
+      await t.gatehouse.fetch(grant(await assertion(key, 'jwt-client', now(), { iatOffset: 6 }))),
+    );
+    const skewed = await assertion(key, 'jwt-client', now(), { iatOffset: 4 });
+    expect((await t.gatehouse.fetch(grant(skewed))).status).toBe(200);
+  });
+
+  it('gives each client its own share of the replay store: one that fills it locks out only itself', async () => {
+    const other = await keyPair('k2');
+    const { t, key, now } = await setUp(
+      () => [jwtClient('other-jwt-client', { jwks: { keys: [other.publicJwk] } })],
+      { storage: { replay: memoryReplayStore({ maxEntriesPerPartition: 3, maxEntries: 100 }) } },
+    );
+    for (let i = 0; i < 3; i++) {
+      expect((await t.gatehouse.fetch(grant(await assertion(key, 'jwt-client', now())))).status).toBe(200);
+    }
+    // Its share is full: its next fresh assertion is refused (never a replay accepted)…
+    await expectInvalidClient(await t.gatehouse.fetch(grant(await assertion(key, 'jwt-client', now()))));
+    // …while another private_key_jwt client of the instance is unaffected.
+    for (let i = 0; i < 3; i++) {
+      const response = await t.gatehouse.fetch(grant(await assertion(other, 'other-jwt-client', now())));
+      expect(response.status).toBe(200);
+    }
+    // Once its assertions can no longer be accepted (exp + tolerance), the first client's share is free.
+    t.clock.advance(66);
+    expect((await t.gatehouse.fetch(grant(await assertion(key, 'jwt-client', now())))).status).toBe(200);
   });
 
   it('refuses expired, long-lived, wrong-audience, foreign-key and mismatched assertions alike', async () => {

@@ -97,7 +97,11 @@ function verifyClientAssertion(
   return verifyAssertion(ctx, presented.assertion, key, {
     issuer: presented.clientId,
     subject: presented.clientId,
-    audience: [ctx.issuer, presented.endpoint, ctx.issuer + TOKEN_ENDPOINT_PATH],
+    // FAPI 2.0 §5.3.2.1: under the profile, the issuer identifier only.
+    audience:
+      ctx.securityProfile === 'fapi2'
+        ? [ctx.issuer]
+        : [ctx.issuer, presented.endpoint, ctx.issuer + TOKEN_ENDPOINT_PATH],
     requiredClaims: ['jti'],
   });
 }

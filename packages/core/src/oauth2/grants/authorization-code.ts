@@ -1,4 +1,6 @@
 import type { Context } from '../../context.js';
+import type { DpopProof } from '../../dpop/proof.js';
+import { boundJkt, withBinding } from '../../dpop/token-request.js';
 import { invalidGrant, invalidRequest, oauthError } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
@@ -10,11 +12,11 @@ import { isValidCodeVerifier, verifyS256 } from '../pkce.js';
 import { requestedResources, tokenAudience } from '../resource-indicators.js';
 import { tokenResponse } from '../token-response.js';
 import {
-  clientMayUse,
   type Grant,
   grantAccessToken,
   grantLifetimeMs,
   issuedTo,
+  issuesRefreshToken,
   newRefreshToken,
   revokeGrant,
 } from './grant-tokens.js';
@@ -28,6 +30,7 @@ export async function authorizationCodeGrant(
   ctx: Context,
   params: Params,
   { client }: AuthenticatedClient,
+  dpop?: DpopProof,
 ): Promise<Answer> {
   const code = params.require('code');
   const redirectUri = params.get('redirect_uri');
@@ -54,6 +57,10 @@ export async function authorizationCodeGrant(
     if (!(await verifyS256(verifier, record.codeChallenge)))
       throw invalidGrant('The code_verifier does not match the code_challenge.');
   }
+  // RFC 9449 §10: a code requested with dpop_jkt is redeemed with a proof of that key only.
+  const codeJkt = boundJkt(record.ext);
+  if (codeJkt !== undefined && dpop?.jkt !== codeJkt)
+    throw invalidGrant('The authorization code is bound to another DPoP key (dpop_jkt).');
   if (record.consumedAt !== undefined) return replayed(ctx, record.grantId, client.id);
 
   const grant: Grant = {
@@ -66,7 +73,9 @@ export async function authorizationCodeGrant(
     sessionId: record.sessionId,
     acr: record.acr,
     amr: record.amr,
-    ext: record.ext,
+    // RFC 9449 §5: a public client's refresh tokens are bound to the key of its proof; a
+    // confidential client's are bound to its authentication already.
+    ext: withBinding(record.ext, client.type === 'public' ? dpop?.jkt : undefined),
     // The grant starts now: its refresh tokens carry this through every rotation (listGrants).
     grantedAt: now,
   };
@@ -76,6 +85,7 @@ export async function authorizationCodeGrant(
     grant,
     grant.scope,
     tokenAudience(ctx, record.audience, resources),
+    dpop?.jkt,
   );
   const idToken = await grantIdToken(
     ctx,
@@ -83,7 +93,9 @@ export async function authorizationCodeGrant(
     { ...grant, ...(record.nonce === undefined ? {} : { nonce: record.nonce }) },
     access.token,
   );
-  const refresh = clientMayUse(client, 'refresh_token') ? await newRefreshToken(ctx, grant, now) : undefined;
+  const refresh = issuesRefreshToken(client, grant.scope)
+    ? await newRefreshToken(ctx, grant, now)
+    : undefined;
   // The consumed code outlives its 60 s so that a late replay still revokes the grant (§4.1.2).
   const result = await ctx.storage.grants.redeemCode(
     codeHash,
@@ -101,6 +113,7 @@ export async function authorizationCodeGrant(
   });
   return tokenResponse({
     accessToken: access.token,
+    tokenType: dpop ? 'DPoP' : 'Bearer',
     expiresIn: ctx.accessTokenTtl,
     refreshToken: refresh?.token,
     scope: record.scope,

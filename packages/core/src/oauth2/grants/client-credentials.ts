@@ -1,4 +1,5 @@
 import type { Context } from '../../context.js';
+import type { DpopProof } from '../../dpop/proof.js';
 import { invalidScope, oauthError } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
@@ -29,6 +30,7 @@ export async function clientCredentialsGrant(
   ctx: Context,
   params: Params,
   { client, method }: AuthenticatedClient,
+  dpop?: DpopProof,
 ): Promise<Answer> {
   if (client.type !== 'confidential' || !CLIENT_AUTH_METHODS[method]?.provesIdentity) {
     throw oauthError(
@@ -50,6 +52,7 @@ export async function clientCredentialsGrant(
     clientId: client.id,
     scope,
     ...(audience === undefined ? {} : { audience }),
+    ...(dpop === undefined ? {} : { jkt: dpop.jkt }),
     ttl: ctx.accessTokenTtl,
   });
   ctx.emit({
@@ -58,5 +61,10 @@ export async function clientCredentialsGrant(
     ...issuedTo(subject),
     grantType: 'client_credentials',
   });
-  return tokenResponse({ accessToken: access.token, expiresIn: ctx.accessTokenTtl, scope });
+  return tokenResponse({
+    accessToken: access.token,
+    tokenType: dpop ? 'DPoP' : 'Bearer',
+    expiresIn: ctx.accessTokenTtl,
+    scope,
+  });
 }

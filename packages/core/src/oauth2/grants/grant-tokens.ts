@@ -3,6 +3,7 @@ import type { ClientRecord, GrantType, RefreshTokenRecord, Subject } from '../..
 import { addSeconds, type EpochMs, type Milliseconds, secondsToMs } from '../../time.js';
 import { type SignedAccessToken, signAccessToken } from '../../tokens/access-token.js';
 import { hashSecret, randomSecret } from '../../tokens/secrets.js';
+import { parseScope } from '../scope.js';
 
 /**
  * The grant tokens are issued from: one subject's authorization of one client, for a scope and
@@ -28,6 +29,19 @@ export function clientMayUse(client: ClientRecord, grantType: GrantType): boolea
   return (client.grantTypes ?? ['authorization_code', 'refresh_token']).includes(grantType);
 }
 
+/**
+ * Whether a code redemption of `scope` issues a refresh token: the client must be allowed the
+ * `refresh_token` grant, and an OpenID Connect request (scope `openid`) must have been granted
+ * `offline_access` (OpenID Connect Core §11: a refresh token is access "while the End-User is not
+ * present", which the user consents to through that scope; as node-oidc-provider does). A plain
+ * OAuth request (no `openid`) gets one as before.
+ */
+export function issuesRefreshToken(client: ClientRecord, scope: string): boolean {
+  if (!clientMayUse(client, 'refresh_token')) return false;
+  const granted = parseScope(scope);
+  return !granted.includes('openid') || granted.includes('offline_access');
+}
+
 /** How long a grant revocation must be remembered: as long as anything of the grant can live. */
 export function grantLifetimeMs(ctx: Pick<Context, 'refreshTokenTtl' | 'accessTokenTtl'>): Milliseconds {
   return secondsToMs(Math.max(ctx.refreshTokenTtl, ctx.accessTokenTtl));
@@ -50,6 +64,7 @@ export function grantAccessToken(
   grant: Grant,
   scope = grant.scope,
   audience = grant.audience,
+  jkt?: string,
 ): Promise<SignedAccessToken> {
   return signAccessToken(ctx, {
     family: 'oauth2',
@@ -58,6 +73,8 @@ export function grantAccessToken(
     scope,
     ...(audience === undefined ? {} : { audience }),
     grantId: grant.grantId,
+    // RFC 9449 §6: a DPoP-bound token names the key of the token request's proof.
+    ...(jkt === undefined ? {} : { jkt }),
     ttl: ctx.accessTokenTtl,
   });
 }

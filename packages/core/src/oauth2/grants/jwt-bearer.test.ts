@@ -6,6 +6,7 @@ import {
   memoryClientStore,
   memoryGrantStore,
   memoryUserStore,
+  withMemoryFallback,
 } from '@gatehousejs/core';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -113,6 +114,9 @@ describe('JWT bearer grant (RFC 7523 §2.1)', () => {
     });
     // RFC 7523 §3 item 7: the same jti again is a replay.
     await expectError(await grant(t, { assertion: jwt, scope: 'read' }), 'invalid_grant');
+    // Also past its exp, while the clock tolerance still lets it verify (issue 27 item 5).
+    t.clock.advance(62);
+    await expectError(await grant(t, { assertion: jwt, scope: 'read' }), 'invalid_grant');
   });
 
   it('holds assertions to the private_key_jwt rules: audience, lifetime, signature, issuer, user', async () => {
@@ -167,7 +171,7 @@ describe('identity assertion JWT authorization grants (ID-JAG)', () => {
     const idpKey = await testKey();
     const idpGrants = memoryGrantStore();
     const idp = createGatehouse({
-      storage: { grants: idpGrants },
+      storage: withMemoryFallback({ grants: idpGrants }),
       issuer: IDP,
       keys: [idpKey],
       clients: memoryClientStore([await appClient(['authorization_code', EXCHANGE])]),

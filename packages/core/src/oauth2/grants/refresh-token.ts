@@ -1,4 +1,6 @@
 import type { Context } from '../../context.js';
+import type { DpopProof } from '../../dpop/proof.js';
+import { boundJkt, withBinding } from '../../dpop/token-request.js';
 import { invalidGrant, invalidScope } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
@@ -19,6 +21,7 @@ export async function refreshTokenGrant(
   ctx: Context,
   params: Params,
   { client }: AuthenticatedClient,
+  dpop?: DpopProof,
 ): Promise<Answer> {
   const presented = params.require('refresh_token');
   const requestedScope = params.get('scope');
@@ -32,6 +35,10 @@ export async function refreshTokenGrant(
   // A record without a subject comes from an engine still on storage v1: refused, never a 500.
   if (!record || record.clientId !== client.id || record.subject === undefined)
     throw invalidGrant('The refresh token is invalid, expired or revoked.');
+  // RFC 9449 §5: a bound refresh token (a public client's) is used with a proof of its key only.
+  const refreshJkt = boundJkt(record.ext);
+  if (refreshJkt !== undefined && dpop?.jkt !== refreshJkt)
+    throw invalidGrant('The refresh token is bound to another DPoP key.');
   if (record.rotatedAt !== undefined) return reused(ctx, record.grantId, client.id);
   // A deleted user's grants end with the user (sessions do the same through `sessionUser`). A
   // client subject is the authenticated client itself, found a moment ago.
@@ -44,7 +51,14 @@ export async function refreshTokenGrant(
     throw invalidScope('A refresh may narrow the scope of the grant, never widen it.');
 
   // RFC 8707 §2.2: a refresh may narrow the resources too; the new refresh token keeps them all.
-  const access = await grantAccessToken(ctx, record, scope, tokenAudience(ctx, record.audience, resources));
+  const access = await grantAccessToken(
+    ctx,
+    record,
+    scope,
+    tokenAudience(ctx, record.audience, resources),
+    dpop?.jkt,
+  );
+  const tokenType = dpop ? 'DPoP' : 'Bearer';
   // Core §12.2: the same sub and the original auth_time; no nonce.
   const idToken = await grantIdToken(ctx, client, { ...record, scope }, access.token);
   if (!ctx.rotateRefreshTokens) {
@@ -54,9 +68,20 @@ export async function refreshTokenGrant(
       ...issuedTo(record.subject),
       grantType: 'refresh_token',
     });
-    return tokenResponse({ accessToken: access.token, expiresIn: ctx.accessTokenTtl, scope, idToken });
+    return tokenResponse({
+      accessToken: access.token,
+      tokenType,
+      expiresIn: ctx.accessTokenTtl,
+      scope,
+      idToken,
+    });
   }
-  const next = await newRefreshToken(ctx, record, now);
+  // A public client's refresh token, once used with a proof, stays bound to that key.
+  const bound =
+    client.type === 'public' && dpop !== undefined
+      ? { ...record, ext: withBinding(record.ext, dpop.jkt) }
+      : record;
+  const next = await newRefreshToken(ctx, bound, now);
   const result = await ctx.storage.grants.rotateRefreshToken(tokenHash, next.record, now);
   if (result.status === 'reused') return reused(ctx, record.grantId, client.id);
   if (result.status === 'invalid') throw invalidGrant('The refresh token is invalid, expired or revoked.');
@@ -68,6 +93,7 @@ export async function refreshTokenGrant(
   });
   return tokenResponse({
     accessToken: access.token,
+    tokenType,
     expiresIn: ctx.accessTokenTtl,
     refreshToken: next.token,
     scope,

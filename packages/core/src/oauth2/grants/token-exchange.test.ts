@@ -2,7 +2,6 @@ import { createServer, type Server } from 'node:http';
 import {
   type ClientRecord,
   defineOperations,
-  type GatehouseOptions,
   hashClientSecret,
   memoryClientStore,
   resourceServer,
@@ -22,6 +21,7 @@ import {
   post,
   REDIRECT_URI,
   type TestInstance,
+  type TestOptions,
   testClients,
   testInstance,
 } from '../../../test/fixtures';
@@ -82,7 +82,7 @@ const defaultPolicy: Policy = ({ client, subject, actor, requested }) => {
   return null;
 };
 
-async function setUp(policy: Policy = defaultPolicy, overrides: Partial<GatehouseOptions> = {}) {
+async function setUp(policy: Policy = defaultPolicy, overrides: TestOptions = {}) {
   const extra: ClientRecord[] = [
     {
       id: 'agent',

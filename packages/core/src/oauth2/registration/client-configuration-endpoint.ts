@@ -3,6 +3,7 @@ import { oauthError, quoteAuthParam } from '../../errors.js';
 import { bearerCredentials } from '../../http/bearer.js';
 import { noStoreEmpty, noStoreJson } from '../../http/responses.js';
 import type { Handler } from '../../http/router.js';
+import { unstorableText } from '../../http/storable-text.js';
 import type { RegisteredClient } from '../../storage/types.js';
 import { hashSecret, timingSafeEqual } from '../../tokens/secrets.js';
 import { ENDPOINTS } from '../metadata.js';
@@ -56,9 +57,12 @@ function clientIdOf(url: URL): string | undefined {
   const prefix = `${ENDPOINTS.registration}/`;
   const at = url.pathname.lastIndexOf(prefix);
   if (at < 0) return undefined;
+  let clientId: string;
   try {
-    return decodeURIComponent(url.pathname.slice(at + prefix.length));
+    clientId = decodeURIComponent(url.pathname.slice(at + prefix.length));
   } catch {
     return undefined;
   }
+  // No registered client has one (ids are generated), and PostgreSQL could not even look it up.
+  return unstorableText(clientId) === undefined ? clientId : undefined;
 }

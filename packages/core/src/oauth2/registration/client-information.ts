@@ -31,6 +31,8 @@ export function clientInformation(
     token_endpoint_auth_method: client.tokenEndpointAuthMethod,
     grant_types: client.grantTypes,
     ...(client.scopes === undefined ? {} : { scope: client.scopes.join(' ') }),
+    ...(client.requirePushedAuthorizationRequests ? { require_pushed_authorization_requests: true } : {}),
+    ...(client.dpopBoundAccessTokens ? { dpop_bound_access_tokens: true } : {}),
     ...metadata,
   };
 }

@@ -1,4 +1,5 @@
 import { oauthError, type ProtocolError } from '../../errors.js';
+import { unstorableJsonString } from '../../http/storable-text.js';
 import type { ClientRecord, GrantType, TokenEndpointAuthMethod } from '../../storage/types.js';
 import { refusedRedirectUriReason } from './redirect-uri.js';
 
@@ -23,6 +24,10 @@ export interface ClientMetadata {
    * `jwks_uri` or `jwks`.
    */
   readonly informational: Readonly<Record<string, unknown>>;
+  /** RFC 9126 §6 `require_pushed_authorization_requests`. Default `false`. */
+  readonly requirePushedAuthorizationRequests: boolean;
+  /** RFC 9449 §5.2 `dpop_bound_access_tokens`. Default `false`. */
+  readonly dpopBoundAccessTokens: boolean;
 }
 
 /** What a source of metadata may register. */
@@ -60,6 +65,10 @@ const invalidMetadata = (description: string): ProtocolError =>
 export function parseClientMetadata(input: unknown, rules: ClientMetadataRules): ClientMetadata {
   if (typeof input !== 'object' || input === null || Array.isArray(input))
     throw invalidMetadata('The client metadata must be a JSON object.');
+  // Before anything is kept: PostgreSQL's jsonb refuses NUL and unpaired surrogates (a 503 there,
+  // stored elsewhere), and no metadata has a use for a control character.
+  const unstorable = unstorableJsonString(input);
+  if (unstorable) throw invalidMetadata(`${unstorable.path} contains ${unstorable.problem}.`);
   const given = input as Record<string, unknown>;
   if (rules.refuseSecrets && ('client_secret' in given || 'client_secret_expires_at' in given))
     throw invalidMetadata('A client ID metadata document must not contain a client secret.');
@@ -104,10 +113,19 @@ export function parseClientMetadata(input: unknown, rules: ClientMetadataRules):
     tokenEndpointAuthMethod: method as TokenEndpointAuthMethod,
     ...(scopes === undefined ? {} : { scopes }),
     informational: informational(given, method === 'private_key_jwt'),
+    requirePushedAuthorizationRequests: flag(given, 'require_pushed_authorization_requests'),
+    dpopBoundAccessTokens: flag(given, 'dpop_bound_access_tokens'),
   };
   if (new TextEncoder().encode(JSON.stringify(metadata)).byteLength > MAX_METADATA_BYTES)
     throw invalidMetadata(`The client metadata kept must not exceed ${MAX_METADATA_BYTES} bytes as JSON.`);
   return metadata;
+}
+
+/** An optional boolean metadata field (default `false`). */
+function flag(given: Record<string, unknown>, name: string): boolean {
+  const value = given[name] ?? false;
+  if (typeof value !== 'boolean') throw invalidMetadata(`${name} must be true or false.`);
+  return value;
 }
 
 /** The client record of registered metadata. */
@@ -124,6 +142,8 @@ export function clientRecordOf(id: string, metadata: ClientMetadata, secretHash?
     ...(metadata.scopes === undefined ? {} : { scopes: metadata.scopes }),
     // private_key_jwt (RFC 7523 §2.2): the keys the method table verifies assertions with.
     ...keysOf(metadata),
+    ...(metadata.requirePushedAuthorizationRequests ? { requirePushedAuthorizationRequests: true } : {}),
+    ...(metadata.dpopBoundAccessTokens ? { dpopBoundAccessTokens: true } : {}),
   };
 }
 

@@ -1,7 +1,15 @@
 import { type GatehouseEvent, type GatehouseOptions, memoryClientRegistry } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../../test/browser-flow';
-import { basic, ISSUER, PKCE_VERIFIER, post, REDIRECT_URI, testInstance } from '../../../test/fixtures';
+import {
+  basic,
+  ISSUER,
+  PKCE_VERIFIER,
+  post,
+  REDIRECT_URI,
+  type TestOptions,
+  testInstance,
+} from '../../../test/fixtures';
 
 type Instance = Awaited<ReturnType<typeof testInstance>>;
 
@@ -24,10 +32,7 @@ const app = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-function instance(
-  registration: GatehouseOptions['dynamicRegistration'] = {},
-  extra: Partial<GatehouseOptions> = {},
-) {
+function instance(registration: GatehouseOptions['dynamicRegistration'] = {}, extra: TestOptions = {}) {
   return testInstance({ dynamicRegistration: registration, ...extra });
 }
 
@@ -126,6 +131,26 @@ describe('dynamic client registration (RFC 7591)', () => {
       redeem(code, {}, { Authorization: basic(client.client_id, client.client_secret as string) }),
     );
     expect(right.status).toBe(200);
+  });
+
+  it('registers require_pushed_authorization_requests and dpop_bound_access_tokens, and enforces them', async () => {
+    const t = await instance();
+    const client = await registered(
+      t,
+      app({ require_pushed_authorization_requests: true, dpop_bound_access_tokens: true }),
+    );
+    expect(client).toMatchObject({
+      require_pushed_authorization_requests: true,
+      dpop_bound_access_tokens: true,
+    });
+    // A self-registered client's errors are an error page, never a redirect (RFC 9700 §4.11.2).
+    const plain = await t.gatehouse.fetch(new Request(authorizeUrl({ client_id: client.client_id })));
+    expect(plain.status).toBe(400);
+    expect(plain.headers.get('location')).toBeNull();
+    expect(await plain.text()).toContain('pushed');
+    const bad = await register(t, app({ dpop_bound_access_tokens: 'yes' }));
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toBe('invalid_client_metadata');
   });
 
   it('refuses bad redirect URIs with invalid_redirect_uri', async () => {

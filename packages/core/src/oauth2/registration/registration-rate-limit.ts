@@ -1,20 +1,20 @@
 import type { Context } from '../../context.js';
-import { addressCharge } from '../../http/address-charge.js';
+import { chargeClientNetwork } from '../../http/address-limit.js';
 import type { DynamicRegistrationSettings } from './settings.js';
 
 /**
- * Charges one registration to the client address of `request` ({@link addressCharge}, bucket
- * `reg`); over `maxPerAddress` per window it throws 429 `too_many_requests` with `Retry-After`.
+ * Charges one registration to the client network of `request` (`chargeClientNetwork`): over
+ * `maxPerAddress` in `windowSeconds`, 429 `too_many_requests` with `Retry-After`.
  */
-export async function chargeRegistration(
+export function chargeRegistration(
   ctx: Context,
   request: Request,
   settings: DynamicRegistrationSettings,
 ): Promise<void> {
-  await addressCharge(
-    { store: ctx.storage.rateLimits, clientAddress: ctx.rateLimit.clientAddress, now: ctx.now },
-    'reg',
-    settings,
-    'Too many client registrations from this address; try again later.',
-  )(request);
+  return chargeClientNetwork(ctx, request, {
+    prefix: 'reg:addr',
+    max: settings.maxPerAddress,
+    windowSeconds: settings.windowSeconds,
+    description: 'Too many client registrations from this address; try again later.',
+  });
 }

@@ -1,0 +1,66 @@
+import type { Context } from '../context.js';
+import { invalidRequest, oauthError, type ProtocolError } from '../errors.js';
+import type { ClientRecord, RecordExtensions } from '../storage/types.js';
+import { currentNonce } from './nonce.js';
+import {
+  checkDpopProof,
+  type DpopProof,
+  type DpopRefusal,
+  dpopHeader,
+  isRefusal,
+  requestHtus,
+} from './proof.js';
+
+/**
+ * The DPoP proof of a request to the token or the pushed authorization request endpoint (RFC 9449
+ * §5, §10.1), checked against the request's method and URI: `undefined` without a `DPoP` header
+ * (refused with `invalid_request` for a client registered with `dpopBoundAccessTokens`, §5.2.1).
+ * A bad proof is 400 `invalid_dpop_proof`; a missing or stale server nonce (when nonces are
+ * required at the token endpoint, or whenever a proof sends one) is 400 `use_dpop_nonce` with a
+ * fresh `DPoP-Nonce` (§8).
+ */
+export async function tokenRequestProof(
+  ctx: Context,
+  request: Request,
+  client: Pick<ClientRecord, 'dpopBoundAccessTokens'>,
+  requireProof = client.dpopBoundAccessTokens === true || ctx.dpop.requiredForAll,
+): Promise<DpopProof | undefined> {
+  const header = dpopHeader(request);
+  if (header === undefined) {
+    if (requireProof)
+      throw invalidRequest("This client's access tokens are DPoP-bound: send a DPoP proof (RFC 9449).");
+    return undefined;
+  }
+  if (header === null) throw oauthError('invalid_dpop_proof', 'Send exactly one DPoP header.');
+  const outcome = await checkDpopProof(ctx, request, header, {
+    htu: requestHtus(ctx, request),
+    requireNonce: ctx.dpop.requireNonce !== 'off',
+  });
+  if (isRefusal(outcome)) throw await tokenEndpointRefusal(ctx, outcome);
+  return outcome;
+}
+
+/** The 400 answer of a refused proof at the token endpoint (§5, §8). */
+async function tokenEndpointRefusal(ctx: Context, refusal: DpopRefusal): Promise<ProtocolError> {
+  return oauthError(
+    refusal.error,
+    refusal.description,
+    refusal.error === 'use_dpop_nonce' ? { dpopNonce: await currentNonce(ctx) } : {},
+  );
+}
+
+/** The DPoP key a code or refresh token is bound to (its `ext.dpopJkt`), if any. */
+export function boundJkt(ext: RecordExtensions | undefined): string | undefined {
+  const jkt = ext?.dpopJkt;
+  return typeof jkt === 'string' ? jkt : undefined;
+}
+
+/** `ext` bound to `jkt` (or to no key when `undefined`), the rest unchanged. */
+export function withBinding(
+  ext: RecordExtensions | undefined,
+  jkt: string | undefined,
+): RecordExtensions | undefined {
+  const { dpopJkt: _previous, ...rest } = ext ?? {};
+  if (jkt !== undefined) return { ...rest, dpopJkt: jkt };
+  return Object.keys(rest).length === 0 ? undefined : rest;
+}

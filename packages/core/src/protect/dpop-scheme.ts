@@ -1,0 +1,77 @@
+import type { Context } from '../context.js';
+import { currentNonce } from '../dpop/nonce.js';
+import { checkDpopProof, dpopHeader, isRefusal, requestHtus } from '../dpop/proof.js';
+import { isB64Token } from '../http/bearer.js';
+import { checkAccessToken } from '../tokens/access-token.js';
+import {
+  type BearerResource,
+  callerOf,
+  mayCarryBodyToken,
+  refuseSecondTransmission,
+} from './bearer-scheme.js';
+import {
+  dpopInsufficientScope,
+  dpopInvalidRequest,
+  dpopInvalidToken,
+  dpopProofRefused,
+} from './dpop-challenge.js';
+import type { Caller } from './types.js';
+
+/**
+ * The caller of a request that presented `Authorization: DPoP <token>` with a `DPoP` proof (RFC
+ * 9449 §7): the token verified as a bearer token is (signature, issuer, audience, lifetime,
+ * revocation) and must be DPoP-bound (`cnf.jkt`); the proof must pass every check of §4.3 for this
+ * request (method, URI, `ath` the token's hash, a fresh `jti`, the server nonce when
+ * `dpop.requireNonce` is `'all'`) and be signed by the token's key. Refusals are 401 with a `DPoP`
+ * challenge (`invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` with `DPoP-Nonce`), 400 for a
+ * malformed header, 403 `insufficient_scope`.
+ *
+ * The token is checked before the proof, so that no proof of a token that is not ours costs a
+ * replay-store entry.
+ */
+export async function dpopCaller(
+  ctx: Context,
+  request: Request,
+  token: string,
+  requiredScopes: readonly string[],
+  resource?: BearerResource,
+): Promise<Caller> {
+  const challenge = resource?.challenge;
+  if (!isB64Token(token))
+    throw dpopInvalidRequest(ctx, 'The DPoP authorization header is malformed.', challenge);
+  const proof = dpopHeader(request);
+  if (proof === undefined)
+    throw dpopProofRefused(ctx, 'invalid_dpop_proof', 'A DPoP token must come with a DPoP proof.', challenge);
+  if (proof === null)
+    throw dpopProofRefused(ctx, 'invalid_dpop_proof', 'Send exactly one DPoP header.', challenge);
+  if (mayCarryBodyToken(request)) await refuseSecondTransmission(ctx, request, challenge);
+  const claims = await checkAccessToken(ctx, token, resource?.audience ?? ctx.audience);
+  if (typeof claims === 'string') throw dpopInvalidToken(ctx, claims, challenge);
+  if (claims.jkt === undefined)
+    throw dpopInvalidToken(
+      ctx,
+      'The access token is not DPoP-bound: present it as a Bearer token.',
+      challenge,
+    );
+  const outcome = await checkDpopProof(ctx, request, proof, {
+    htu: requestHtus(ctx, request),
+    accessToken: token,
+    requireNonce: ctx.dpop.requireNonce === 'all',
+  });
+  if (isRefusal(outcome)) {
+    const nonce = outcome.error === 'use_dpop_nonce' ? await currentNonce(ctx) : undefined;
+    throw dpopProofRefused(ctx, outcome.error, outcome.description, challenge, nonce);
+  }
+  if (outcome.jkt !== claims.jkt)
+    throw dpopProofRefused(
+      ctx,
+      'invalid_dpop_proof',
+      'The DPoP proof is not signed by the key the token is bound to.',
+      challenge,
+    );
+  const caller = callerOf(claims);
+  for (const needed of requiredScopes) {
+    if (!caller.scope.includes(needed)) throw dpopInsufficientScope(ctx, requiredScopes, challenge);
+  }
+  return caller;
+}

@@ -1,0 +1,124 @@
+import {
+  ConfigurationError,
+  createGatehouse,
+  type GatehouseStorage,
+  memoryClientStore,
+  memoryEngine,
+  memoryGrantStore,
+  memoryStorage,
+  memoryUserStore,
+  type StorageEngine,
+  withMemoryFallback,
+} from '@gatehousejs/core';
+import { describe, expect, it } from 'vitest';
+import { testKey } from '../../test/fixtures';
+
+async function optionsWith(storage: unknown) {
+  return {
+    issuer: 'https://auth.example.com',
+    keys: [await testKey()],
+    clients: memoryClientStore([]),
+    users: memoryUserStore([]),
+    storage: storage as GatehouseStorage,
+  };
+}
+
+const create = async (storage: unknown) => createGatehouse(await optionsWith(storage));
+
+/** The message of the ConfigurationError `createGatehouse` throws for `storage`. */
+async function refusal(storage: unknown): Promise<string> {
+  const error = await create(storage).then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(ConfigurationError);
+  return (error as Error).message;
+}
+
+/** Every store of a fresh memory storage but `names`. */
+function without(...names: (keyof GatehouseStorage)[]): Partial<GatehouseStorage> {
+  const stores: Partial<GatehouseStorage> = { ...memoryStorage() };
+  for (const name of names) delete stores[name];
+  return stores;
+}
+
+describe('storage: no silent fallback to memory', () => {
+  it('refuses a partial storage, naming every missing store', async () => {
+    expect(await refusal({ grants: memoryGrantStore() })).toBe(
+      "storage: missing sessions, consents, rateLimits, clients, replay, kv. Give every store (grants, sessions, consents, rateLimits, clients, replay, kv), a storage engine, or, to keep the missing ones in this process's memory, withMemoryFallback(stores).",
+    );
+    expect(await refusal(without('kv'))).toMatch(/^storage: missing kv\. /);
+    expect(await refusal(without('replay', 'clients'))).toMatch(/^storage: missing clients, replay\. /);
+    expect(await refusal({})).toMatch(
+      /^storage: missing grants, sessions, consents, rateLimits, clients, replay, kv\. /,
+    );
+  });
+
+  it('names the misspelt key next to the store it stands for', async () => {
+    const { replay, rateLimits, ...rest } = memoryStorage();
+    expect(await refusal({ ...rest, replays: replay, ratelimits: rateLimits })).toMatch(
+      /^storage: missing rateLimits \(given "ratelimits": misspelt\?\), replay \(given "replays": misspelt\?\)\. /,
+    );
+    const { grants, ...others } = memoryStorage();
+    expect(await refusal({ ...others, grant: grants })).toMatch(
+      /^storage: missing grants \(given "grant": misspelt\?\)\. /,
+    );
+  });
+
+  it('refuses a store given as something other than an object', async () => {
+    expect(await refusal({ ...memoryStorage(), kv: 'redis://localhost' })).toMatch(/^storage: missing kv\. /);
+    expect(await refusal('memory')).toMatch(/^storage: expected a storage engine or an object of stores/);
+  });
+
+  it('refuses an engine whose view lacks a store, naming the instance', async () => {
+    const partial: StorageEngine = { instance: () => without('kv', 'sessions') as GatehouseStorage };
+    expect(await refusal(partial)).toMatch(
+      /^storage: the engine's view of instance "https:\/\/auth\.example\.com": missing sessions, kv\. /,
+    );
+  });
+
+  it('accepts every store, an engine, or no storage at all (memory for this instance alone)', async () => {
+    const { clear: _, ...stores } = memoryStorage();
+    for (const storage of [stores, memoryStorage(), memoryEngine(), undefined]) {
+      const gatehouse = await create(storage);
+      await gatehouse.ready();
+    }
+  });
+});
+
+describe('withMemoryFallback', () => {
+  it('keeps the given stores and completes the rest in memory, for Gatehouse to use', async () => {
+    const grants = memoryGrantStore();
+    const storage = withMemoryFallback({ grants });
+    expect(storage.grants).toBe(grants);
+    for (const name of ['sessions', 'consents', 'rateLimits', 'clients', 'replay', 'kv'] as const)
+      expect(typeof storage[name]).toBe('object');
+    const gatehouse = await create(storage);
+    await gatehouse.ready();
+    // Gatehouse writes to the given grant store: revoking a user leaves the mark there.
+    await gatehouse.revokeUser('user-1');
+    expect(await grants.subjectRevokedAt!('user-1', Date.now() + 1)).not.toBeNull();
+  });
+
+  it('clears the given stores and the memory ones', async () => {
+    const given = memoryStorage();
+    const { kv: _, ...withoutKv } = given;
+    const storage = withMemoryFallback(withoutKv);
+    const now = Date.now();
+    await storage.kv.set('k', 'v', now + 60_000);
+    await given.replay.useOnce('once', now + 60_000, now);
+    await storage.clear();
+    expect(await storage.kv.get('k', now)).toBeNull();
+    expect(await given.replay.useOnce('once', now + 60_000, now)).toBe(true);
+  });
+
+  it('refuses a misspelt store instead of replacing it with memory, and an engine', () => {
+    expect(() => withMemoryFallback({ grant: memoryGrantStore() } as never)).toThrow(
+      new ConfigurationError('withMemoryFallback: "grant" is not a store (did you mean "grants"?).', {
+        code: 'ERR_CONFIG_UNKNOWN_OPTION',
+        option: 'storage',
+      }),
+    );
+    expect(() => withMemoryFallback(memoryEngine() as never)).toThrow(ConfigurationError);
+  });
+});
