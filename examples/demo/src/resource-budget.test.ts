@@ -22,8 +22,10 @@ import {
   createGatehouse,
   type GatehouseStorage,
   generateKeys,
+  type InstanceStorage,
   JWT_BEARER_ASSERTION_TYPE,
   memoryClientStore,
+  memoryStorage,
   memoryUserStore,
   type OutboundFetch,
 } from '@gatehousejs/core';
@@ -111,7 +113,7 @@ type StoredBytes = () => Promise<number>;
 interface Engine {
   readonly name: string;
   readonly storage: () => Promise<{
-    stores: Partial<GatehouseStorage>;
+    stores: InstanceStorage;
     bytes: StoredBytes;
     close(): Promise<void>;
   }>;
@@ -121,7 +123,7 @@ const namespace = `budget_${process.pid}_${Date.now()}`;
 const engines: Engine[] = [
   {
     name: 'memory',
-    storage: async () => ({ stores: {}, bytes: async () => 0, close: async () => {} }),
+    storage: async () => ({ stores: memoryStorage(), bytes: async () => 0, close: async () => {} }),
   },
 ];
 if (process.env.REDIS_URL)
@@ -192,9 +194,9 @@ if (process.env.DATABASE_URL)
   });
 
 /** The stores of an engine's storage, without its lifecycle members. */
-function stores(storage: GatehouseStorage): Partial<GatehouseStorage> {
-  const { grants, sessions, consents, rateLimits, clients, replay } = storage;
-  return { grants, sessions, consents, rateLimits, clients, replay };
+function stores(storage: GatehouseStorage): InstanceStorage {
+  const { grants, sessions, consents, rateLimits, clients, replay, kv } = storage;
+  return { grants, sessions, consents, rateLimits, clients, replay, kv };
 }
 
 /** The Node transport, connecting over http to the loopback key set servers an https URI names. */

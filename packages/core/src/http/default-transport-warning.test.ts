@@ -9,11 +9,10 @@ vi.mock('./default-transport.js', async () => {
   return { defaultTransport: () => ({ fetch: runtimeFetch, checksResolvedAddresses: false }) };
 });
 
-import type { GatehouseOptions } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
-import { testInstance } from '../../test/fixtures';
+import { type TestOptions, testInstance } from '../../test/fixtures';
 
-async function warnings(options: Partial<GatehouseOptions>): Promise<string[]> {
+async function warnings(options: TestOptions): Promise<string[]> {
   const warned: string[] = [];
   await testInstance({ logger: { warn: (message) => warned.push(message), error() {} }, ...options });
   return warned.filter((message) => message.includes('resolves to'));

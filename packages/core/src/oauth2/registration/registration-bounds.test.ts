@@ -4,14 +4,9 @@
  * in `testing/registry-cases.ts`), a full registry is a 503 with `Retry-After` logged once per
  * interval (never a 500), and the metadata kept per registration is capped in size and count.
  */
-import {
-  type ClientRegistry,
-  type GatehouseOptions,
-  memoryClientRegistry,
-  StoreFullError,
-} from '@gatehousejs/core';
+import { type ClientRegistry, memoryClientRegistry, StoreFullError } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
-import { ISSUER, REDIRECT_URI, testInstance } from '../../../test/fixtures';
+import { ISSUER, REDIRECT_URI, type TestOptions, testInstance } from '../../../test/fixtures';
 
 type Instance = Awaited<ReturnType<typeof testInstance>>;
 
@@ -32,7 +27,7 @@ const app = (overrides: Record<string, unknown> = {}) => ({
 });
 
 /** An instance logging into `errors`, with registration open and generous per-address budgets. */
-function instance(extra: Partial<GatehouseOptions> = {}, errors: unknown[][] = []) {
+function instance(extra: TestOptions = {}, errors: unknown[][] = []) {
   return testInstance({
     dynamicRegistration: { maxPerAddress: 1000, maxClients: 2 },
     logger: { warn() {}, error: (...args: unknown[]) => errors.push(args) },
