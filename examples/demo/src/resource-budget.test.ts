@@ -275,8 +275,9 @@ describe.each(engines)('the anonymous resource budget on $name', (engine) => {
           state: 's',
           code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
           code_challenge_method: 'S256',
-          // No session: answered by a redirect with login_required once the client is resolved
-          // (the document fetched and checked), which keeps the test's own work small.
+          // No session: answered login_required once the client is resolved (the document
+          // fetched and checked): an error page, since a self-registered client gets no error
+          // redirect. It keeps the test's own work small.
           prompt: 'none',
         });
         const response = await fetch(`${issuer}/oauth2/v1/authorize?${query}`, { redirect: 'manual' });
