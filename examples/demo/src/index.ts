@@ -6,6 +6,7 @@
 import {
   createGatehouse,
   createGatehouseHost,
+  DEVICE_CODE_GRANT,
   type Gatehouse,
   type GatehouseHost,
   type GatehouseOptions,
@@ -59,6 +60,11 @@ export const DEMO = {
   postClient: { id: 'demo-post', secret: 'demo-post-secret' },
   /** A backend acting for itself: `client_credentials` only, Basic authentication, `tickets:read`. */
   serviceClient: { id: 'demo-service', secret: 'demo-service-secret', scope: 'tickets:read' },
+  /**
+   * A command-line tool signing in with the device authorization grant (RFC 8628): public
+   * (`token_endpoint_auth_method: none`), device code and refresh token grants (`examples/cli`).
+   */
+  cliClient: { id: 'demo-cli', scope: 'openid profile offline_access tickets:read' },
   /**
    * A confidential client authenticating with `private_key_jwt` (ES256). Its private key is
    * committed at `examples/demo/keys/demo-jwt.private.jwk.json`: a demo key, public to everyone,
@@ -306,6 +312,15 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
         firstParty: true,
       },
       {
+        id: DEMO.cliClient.id,
+        name: 'Gatehouse Demo CLI',
+        type: 'public',
+        tokenEndpointAuthMethod: 'none',
+        grantTypes: [DEVICE_CODE_GRANT, 'refresh_token'],
+        scopes: DEMO.cliClient.scope.split(' '),
+        redirectUris: [],
+      },
+      {
         id: DEMO.agentClient.id,
         name: 'Demo Agent (token exchange)',
         type: 'confidential',
@@ -522,6 +537,7 @@ export function describeDemoHost(demo: DemoHost): string {
     `  metadata:       ${demo.origin}/.well-known/oauth-authorization-server/{demo,acme}`,
     `  OAuth client:   ${DEMO.client.id} / ${DEMO.client.secret} (confidential), ${DEMO.publicClient.id} (public, PKCE), on both`,
     `  more clients:   ${DEMO.postClient.id} / ${DEMO.postClient.secret} (client_secret_post), ${DEMO.serviceClient.id} / ${DEMO.serviceClient.secret} (client_credentials), ${DEMO.jwtClient.id} (private_key_jwt, demo key ${DEMO.jwtClient.privateKeyPath})`,
+    `  device flow:    ${DEMO.cliClient.id} (public, device code + refresh token, ${DEMO.cliClient.scope}), on both; verification page ${demo.origin}/{demo,acme}/device`,
     `  token exchange: ${DEMO.agentClient.id} / ${DEMO.agentClient.secret} (RFC 8693: a demo user's token → one for ${demo.origin}${DEMO.mcp.path}, act.sub = ${DEMO.agentClient.id})`,
     `  ID-JAG:         ${DEMO.enterpriseClient.id} / ${DEMO.enterpriseClient.secret} (acme's ID token → ID-JAG at acme → MCP token at demo, JWT bearer grant)`,
     `  PAR client:     ${DEMO.parClient.id} / ${DEMO.parClient.secret} (client_secret_basic, must push its requests: RFC 9126), on both`,
@@ -541,6 +557,7 @@ export function describeDemo(demo: Demo): string {
     `  OAuth client:   ${DEMO.client.id} / ${DEMO.client.secret} (confidential), ${DEMO.publicClient.id} (public, PKCE)`,
     `  third party:    ${DEMO.thirdPartyClient.id} / ${DEMO.thirdPartyClient.secret} (confidential, asks for consent)`,
     `  more clients:   ${DEMO.postClient.id} / ${DEMO.postClient.secret} (client_secret_post), ${DEMO.serviceClient.id} / ${DEMO.serviceClient.secret} (client_credentials, ${DEMO.serviceClient.scope}), ${DEMO.jwtClient.id} (private_key_jwt, demo key ${DEMO.jwtClient.privateKeyPath})`,
+    `  device flow:    ${DEMO.cliClient.id} (public, device code + refresh token, ${DEMO.cliClient.scope}); verification page ${demo.issuer}/device`,
     `  token exchange: ${DEMO.agentClient.id} / ${DEMO.agentClient.secret} (RFC 8693: a demo user's token → one for ${demo.origin}${DEMO.mcp.path}, act.sub = ${DEMO.agentClient.id})`,
     `  PAR client:     ${DEMO.parClient.id} / ${DEMO.parClient.secret} (client_secret_basic, must push its requests: RFC 9126)`,
     `  redirect URI:   ${demo.redirectUri} (after sign-out: ${demo.postLogoutRedirectUri})`,

@@ -4,6 +4,11 @@ import { type ClientRequestInit, createAuthorizedFetch } from './authorized-fetc
 import { type ClientCredentialsOptions, clientCredentials } from './client-credentials.js';
 import { type AuthorizationUrlOptions, authorizationUrl, handleCallback } from './code-flow.js';
 import { type ClientConfig, PATHS, requireClientId, resolveConfig } from './config.js';
+import {
+  type DeviceAuthorization,
+  type DeviceAuthorizationOptions,
+  startDeviceAuthorization,
+} from './device-flow.js';
 import { isBrowser } from './environment.js';
 import { GatehouseClientError } from './errors.js';
 import type { AuthMode, ClientOptions } from './options.js';
@@ -53,6 +58,13 @@ export interface GatehouseClient {
    * once the token expires.
    */
   clientCredentials(options?: ClientCredentialsOptions): Promise<TokenSet>;
+  /**
+   * Starts the device authorization grant (RFC 8628), for a CLI or a device without a browser:
+   * show the returned `userCode` and `verificationUri` to the person, then `wait()` (polls with the
+   * server's interval and `slow_down`; `cancel()` stops it). The token set is stored like any other,
+   * and refreshed the same way. Works wherever `fetch` does (Node.js, Bun, Deno, browsers).
+   */
+  startDeviceAuthorization(options?: DeviceAuthorizationOptions): Promise<DeviceAuthorization>;
   /** Obtains and stores an access token from the Auth API with a username and password. */
   loginWithPassword(username: string, password: string): Promise<TokenSet>;
   /**
@@ -125,6 +137,7 @@ export function createClient(options: ClientOptions): GatehouseClient {
     revoke,
     introspect: (token) => introspect(config, token),
     clientCredentials: (grantOptions) => clientCredentials(config, grantOptions),
+    startDeviceAuthorization: (deviceOptions) => startDeviceAuthorization(config, deviceOptions),
     loginWithPassword: (username, password) => loginWithPassword(config, username, password),
     async logout() {
       let revocationError: unknown;

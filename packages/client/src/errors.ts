@@ -21,6 +21,9 @@
  *   token that does not validate (signature, issuer, audience, lifetime, `nonce`, `auth_time`
  *   against `max_age`, or a refreshed one naming another user).
  * - `network_error`: the request did not reach the server (see `cause`).
+ * - `device_authorization_failed`: the device flow (RFC 8628) ended without tokens; `error` says
+ *   why: `access_denied` (the person chose Deny), `expired_token`, or the server's refusal.
+ * - `cancelled`: the device flow's waiting was cancelled (`cancel()` or an aborted signal).
  */
 export type GatehouseClientErrorCode =
   | 'invalid_options'
@@ -41,7 +44,9 @@ export type GatehouseClientErrorCode =
   | 'logout_failed'
   | 'session_check_failed'
   | 'invalid_response'
-  | 'network_error';
+  | 'network_error'
+  | 'device_authorization_failed'
+  | 'cancelled';
 
 /** Details of a {@link GatehouseClientError}. */
 export interface GatehouseClientErrorOptions {

@@ -9,6 +9,11 @@ export type { ClientRequestInit } from './authorized-fetch.js';
 export { createClient, type GatehouseClient, type SignOutOptions } from './client.js';
 export type { ClientCredentialsOptions } from './client-credentials.js';
 export type { AuthorizationUrlOptions } from './code-flow.js';
+export type {
+  DeviceAuthorization,
+  DeviceAuthorizationOptions,
+  DeviceWaitOptions,
+} from './device-flow.js';
 export type { LockManagerLike } from './environment.js';
 export {
   GatehouseClientError,

@@ -1,6 +1,7 @@
 import type { DpopSettings } from './dpop/settings.js';
 import type { GatehouseEvent, Logger } from './events.js';
 import type { ClientJwksCache } from './oauth2/client-auth/client-jwks.js';
+import type { DeviceAuthorizationSettings } from './oauth2/device/settings.js';
 import type { PushedRequestSettings } from './oauth2/par/settings.js';
 import type {
   DynamicRegistrationSettings,
@@ -99,6 +100,8 @@ export interface Context {
   readonly verifiedTokens: VerifiedTokenCache;
   /** RFC 7591 dynamic registration, when `dynamicRegistration` is on. */
   readonly dynamicRegistration: DynamicRegistrationSettings | undefined;
+  /** The device authorization grant's lifetimes and limits (`deviceAuthorization`). */
+  readonly deviceAuthorization: DeviceAuthorizationSettings;
   /** Client ID metadata documents, when `clientMetadataDocuments` is on. */
   readonly clientMetadataDocuments: MetadataDocumentSettings | undefined;
   /** Token exchange (RFC 8693), when `tokenExchange` is on. */

@@ -60,6 +60,10 @@ export const ERROR_TABLE = {
   method_not_allowed: { status: 405 },
   payload_too_large: { status: 413 },
   too_many_requests: { status: 429 },
+  // RFC 8628 §3.5 (device access token responses)
+  authorization_pending: { status: 400 },
+  slow_down: { status: 400 },
+  expired_token: { status: 400 },
 } as const satisfies Readonly<Record<string, { readonly status: number; readonly challenge?: true }>>;
 
 /** An error code of {@link ERROR_TABLE}: the `error` field of every error answer. */

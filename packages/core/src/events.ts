@@ -44,6 +44,12 @@ export type GatehouseEvent =
       readonly clientId: string;
       readonly grantId: string;
     }
+  /** A user allowed or denied a device authorization (RFC 8628) on the verification page. */
+  | {
+      readonly type: 'device.approved' | 'device.denied';
+      readonly clientId: string;
+      readonly userId: string;
+    }
   /** A client registered itself (RFC 7591), or deleted its registration (RFC 7592). */
   | {
       readonly type: 'client.registered' | 'client.unregistered';

@@ -49,6 +49,8 @@ export {
   JWT_BEARER_ASSERTION_TYPE,
   MAX_ASSERTION_LIFETIME_SECONDS,
 } from './oauth2/client-auth/private-key-jwt.js';
+export { DEVICE_CODE_GRANT } from './oauth2/device/endpoint.js';
+export { DEVICE_AUTHORIZATION_DEFAULTS, type DeviceAuthorizationSettings } from './oauth2/device/settings.js';
 export { JWT_BEARER_GRANT } from './oauth2/jwt-assertion.js';
 export { authorizationServerMetadata, ENDPOINTS } from './oauth2/metadata.js';
 export { MAX_RESOURCE_LENGTH, MAX_RESOURCES_PER_REQUEST } from './oauth2/resource-indicators.js';
@@ -64,6 +66,7 @@ export type {
   ClientJwksOptions,
   ClientMetadataDocumentOptions,
   CorsOptions,
+  DeviceAuthorizationOptions,
   DynamicRegistrationOptions,
   GatehouseOptions,
   PasswordCheckOptions,

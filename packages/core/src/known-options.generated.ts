@@ -101,6 +101,13 @@ export const KNOWN_OPTIONS = {
     "windowSeconds": true,
     "maxClients": true
   },
+  "deviceAuthorization": {
+    "codeLifetimeSeconds": true,
+    "pollIntervalSeconds": true,
+    "maxLookupsPerAddress": true,
+    "maxFailedLookups": true,
+    "maxPublicRequestsPerAddress": true
+  },
   "clientMetadataDocuments": {
     "fetch": true,
     "allowLoopback": true,

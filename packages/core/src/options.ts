@@ -159,6 +159,13 @@ export interface GatehouseOptions {
    */
   readonly dynamicRegistration?: DynamicRegistrationOptions;
   /**
+   * The device authorization grant (RFC 8628, `docs/device-flow.md`): code lifetime, polling
+   * interval, and the bounds on starting authorizations and on guessing user codes. The grant is
+   * served to every client registered with the `urn:ietf:params:oauth:grant-type:device_code`
+   * grant type; these options only tune it.
+   */
+  readonly deviceAuthorization?: DeviceAuthorizationOptions;
+  /**
    * Client ID metadata documents (draft-ietf-oauth-client-id-metadata-document): a `client_id` that
    * is an https URL is fetched and its JSON document used as the client's registration. Off unless
    * given: `clientMetadataDocuments: {}` turns it on. Documents are kept in a bounded in-process
@@ -484,6 +491,36 @@ export interface FetchBudgetOptions {
    * go first. 65,536 to 1,073,741,824. Default 8,388,608 (8 MiB).
    */
   readonly maxCacheBytes?: number;
+}
+
+/**
+ * Options of the device authorization grant (RFC 8628). The bounds and the chance of guessing a
+ * user code they give are in `docs/security.md` ("Guessing device user codes").
+ */
+export interface DeviceAuthorizationOptions {
+  /**
+   * Seconds a device code and its user code live (`expires_in`), and the window of the limits
+   * below. Default 600. From 60 to 1800.
+   */
+  readonly codeLifetimeSeconds?: number;
+  /** The polling interval devices start with (`interval`), in seconds. Default 5. From 1 to 60. */
+  readonly pollIntervalSeconds?: number;
+  /**
+   * Lookups of typed user codes one client network (IPv6: its /64) may make per window on the
+   * verification page, found or not (a person approving a device makes two or three). Default 20.
+   */
+  readonly maxLookupsPerAddress?: number;
+  /**
+   * Lookups that found no code, all client networks together, per window: past it every address
+   * gets 429 until the window ends. Default 1,000 (at most 2,000 wrong guesses in a code's
+   * lifetime: a given code is guessed with a chance below 7.8 × 10⁻⁸). Raise it with care.
+   */
+  readonly maxFailedLookups?: number;
+  /**
+   * Device authorizations one client network may start per window with a public client (which
+   * proves no identity: each stores a record until it expires). Default 30.
+   */
+  readonly maxPublicRequestsPerAddress?: number;
 }
 
 /**

@@ -2,12 +2,13 @@ import type { Context, InstanceStores } from './context.js';
 import { dpopSettings } from './dpop/settings.js';
 import { ConfigurationError } from './errors.js';
 import type { Logger } from './events.js';
-import { chargeClientNetwork } from './http/address-limit.js';
+import { chargeClientNetwork } from './http/address-rate-limit.js';
 import type { FetchCaller } from './http/bounded-fetch-cache.js';
 import { clientAddressOf } from './http/client-address.js';
 import { defaultTransport } from './http/default-transport.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
 import { clientDirectory } from './oauth2/client-directory.js';
+import { deviceAuthorizationSettings } from './oauth2/device/settings.js';
 import { fapi2Profile } from './oauth2/fapi/profile.js';
 import { pushedRequestSettings } from './oauth2/par/settings.js';
 import { looksLikeClientIdUrl } from './oauth2/registration/client-id-url.js';
@@ -332,6 +333,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     realm: issuer,
     verifiedTokens: shared.verifiedTokens ?? new VerifiedTokenCache(),
     dynamicRegistration,
+    deviceAuthorization: deviceAuthorizationSettings(options.deviceAuthorization),
     clientMetadataDocuments,
     tokenExchange: tokenExchangeSettings(options.tokenExchange),
     trustedIssuers: resolveTrustedIssuers(options.trustedIssuers, issuer),

@@ -62,7 +62,7 @@ const FAILURE_BYTES = 512;
  * - outbound work: one fetch per URL at a time (concurrent callers share it), at most
  *   `maxConcurrent` in flight, `maxConcurrentPerOrigin` per origin (a slow host cannot take every
  *   slot) and `maxConcurrentPerAddress` per caller, and each fetch is charged to the caller's
- *   address (its budget is the caller's, see `http/address-limit.ts`);
+ *   address (its budget is the caller's, see `http/address-rate-limit.ts`);
  * - repetition: a failed fetch is remembered for `failureMs`, so a failing URL costs one fetch per
  *   interval, not one per request.
  */

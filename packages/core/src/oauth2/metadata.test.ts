@@ -20,7 +20,13 @@ describe('authorization server metadata (RFC 8414)', () => {
         userinfo_endpoint: `${ISSUER}/oauth2/v1/userinfo`,
         jwks_uri: `${ISSUER}/oauth2/v1/keys`,
         response_types_supported: ['code'],
-        grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+        grant_types_supported: [
+          'authorization_code',
+          'refresh_token',
+          'client_credentials',
+          'urn:ietf:params:oauth:grant-type:device_code',
+        ],
+        device_authorization_endpoint: `${ISSUER}/oauth2/v1/device_authorization`,
         token_endpoint_auth_methods_supported: [
           'client_secret_basic',
           'client_secret_post',

@@ -24,6 +24,8 @@ export const ENDPOINTS = {
   registration: '/oauth2/v1/register',
   /** RFC 9126 §2: the pushed authorization request endpoint. */
   pushedAuthorizationRequest: '/oauth2/v1/par',
+  /** RFC 8628 §3.1: the device authorization endpoint. */
+  deviceAuthorization: '/oauth2/v1/device_authorization',
 } as const;
 
 /** The RFC 8414 §2 authorization server metadata of an instance. */
@@ -62,11 +64,14 @@ export function authorizationServerMetadata(
       'authorization_code',
       'refresh_token',
       'client_credentials',
+      'urn:ietf:params:oauth:grant-type:device_code',
       ...(ctx.tokenExchange ? [TOKEN_EXCHANGE_GRANT] : []),
       ...(ctx.trustedIssuers && jwtBearerEnabled({ trustedIssuers: ctx.trustedIssuers })
         ? [JWT_BEARER_GRANT]
         : []),
     ],
+    // RFC 8628 §4
+    device_authorization_endpoint: at(ENDPOINTS.deviceAuthorization),
     token_endpoint_auth_methods_supported: clientAuth,
     token_endpoint_auth_signing_alg_values_supported: assertionSigningAlgorithms(),
     revocation_endpoint_auth_methods_supported: clientAuth,

@@ -1,6 +1,7 @@
 import type { Route } from '../http/router.js';
 import type { ResolvedOptions } from '../resolve-options.js';
 import { authorizationRoutes } from './authorize/routes.js';
+import { deviceRoutes } from './device/routes.js';
 import { introspectEndpoint } from './introspect.js';
 import { jwksEndpoint } from './jwks.js';
 import { ENDPOINTS, metadataRoute } from './metadata.js';
@@ -25,6 +26,7 @@ export function oauth2Routes(options: ResolvedOptions): Route[] {
     { path: ENDPOINTS.jwks, methods: { GET: jwksEndpoint } },
     metadataRoute(),
     ...authorizationRoutes(),
+    ...deviceRoutes(),
     ...registrationRoutes(options.dynamicRegistration),
   ];
 }

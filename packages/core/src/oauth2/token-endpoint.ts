@@ -4,6 +4,8 @@ import { invalidRequest, oauthError } from '../errors.js';
 import { readForm } from '../http/form.js';
 import type { Answer } from '../http/reply.js';
 import { authenticateClient } from './client-auth/authenticate-client.js';
+import { DEVICE_CODE_GRANT } from './device/endpoint.js';
+import { deviceCodeGrant } from './device/grant.js';
 import { checkProfileClientAuth } from './fapi/profile.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { clientCredentialsGrant } from './grants/client-credentials.js';
@@ -19,6 +21,7 @@ const GRANTS = {
   authorization_code: authorizationCodeGrant,
   refresh_token: refreshTokenGrant,
   client_credentials: clientCredentialsGrant,
+  [DEVICE_CODE_GRANT]: deviceCodeGrant,
   // RFC 8693 and RFC 7523 §2.1: each answers unsupported_grant_type unless configured.
   [TOKEN_EXCHANGE_GRANT]: tokenExchangeGrant,
   [JWT_BEARER_GRANT]: jwtBearerGrant,

@@ -40,7 +40,13 @@ export type Subject =
  * A grant type (RFC 6749 §4, or an extension grant's absolute URI, §4.5). Open: the ones Gatehouse
  * serves are named for completion, any other string is allowed.
  */
-export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials' | (string & {});
+export type GrantType =
+  | 'authorization_code'
+  | 'refresh_token'
+  | 'client_credentials'
+  /** RFC 8628 §3.4: the device authorization grant. */
+  | 'urn:ietf:params:oauth:grant-type:device_code'
+  | (string & {});
 
 /** Extension attributes of a record: JSON values, stored and returned as given. */
 export type RecordExtensions = Readonly<Record<string, unknown>>;

@@ -7,7 +7,7 @@ import type { ConsentPageModel } from './types.js';
  * One scope of the list: what it allows, in words, when there is a description (the scope string
  * then only in the item's `title`, for the curious); the scope string itself otherwise.
  */
-function scopeItem(scope: string, description: string | undefined): string {
+export function scopeItem(scope: string, description: string | undefined): string {
   return description === undefined
     ? `<li><code>${escapeHtml(scope)}</code></li>`
     : `<li title="${escapeHtml(scope)}">${escapeHtml(description)}</li>`;

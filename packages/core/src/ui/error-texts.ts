@@ -19,6 +19,7 @@ const EXPLANATIONS: Readonly<Record<string, string>> = {
   method_not_allowed: 'This page cannot be used that way.',
   payload_too_large: 'The form sent was too large.',
   too_many_requests: 'Too many attempts. Wait a moment and try again.',
+  expired_token: 'The code has expired. Start again on your device.',
   server_error: 'The server could not complete the request. Try again later.',
   temporarily_unavailable: 'The service is temporarily unavailable. Try again in a moment.',
 };

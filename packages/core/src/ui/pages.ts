@@ -18,7 +18,7 @@ import type { ConsentPageModel, EndSessionPageModel, LoginPageModel, LogoutPageM
  */
 
 /** The page options with the logo's origin allowed as an image source (CSP `img-src`). */
-function withImages(ctx: Context, options: HtmlPageOptions = {}): HtmlPageOptions {
+export function withImages(ctx: Context, options: HtmlPageOptions = {}): HtmlPageOptions {
   return ctx.ui.logoSource === undefined ? options : { ...options, imageSources: [ctx.ui.logoSource] };
 }
 

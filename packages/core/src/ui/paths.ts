@@ -6,4 +6,10 @@ export const PAGE_PATHS = {
   consent: '/consent',
   /** `GET`: the logout confirmation page; `POST`: logs out. */
   logout: '/logout',
+  /** `GET`: the device verification page (RFC 8628 `verification_uri`): the code form; `POST`: the code. */
+  device: '/device',
+  /** `POST`: the login form of the device verification page. */
+  deviceLogin: '/device/login',
+  /** `GET` (after login) and `POST` (the decision): the device confirmation page. */
+  deviceConfirm: '/device/confirm',
 } as const;

@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { readForm } from '../../http/form.js';
+import { type Params, readForm } from '../../http/form.js';
 import { isForeignBrowserRequest } from '../../http/origin.js';
 import type { Answer } from '../../http/reply.js';
 import { noStoreEmpty } from '../../http/responses.js';
@@ -22,7 +22,7 @@ import { authorizationStep } from './response.js';
 export const LOGIN_FAILED_MESSAGE = 'The username or password is incorrect.';
 
 /** Options of {@link renderLoginStep}. */
-interface LoginStepOptions {
+export interface LoginStepOptions {
   readonly status?: number;
   readonly error?: string;
   readonly username?: string;
@@ -39,23 +39,66 @@ export function renderLoginStep(
   auth: AuthorizationRequest,
   options: LoginStepOptions = {},
 ): Answer {
-  const csrf = pageCsrfToken(ctx, request);
-  const username = options.username ?? auth.oidc.loginHint;
-  const headers = new Headers(options.headers);
-  if (csrf.setCookie) headers.append('Set-Cookie', csrf.setCookie);
   const target = formTargetSource(auth.redirectUri);
-  return loginPage(
+  return renderLoginForm(
     ctx,
+    request,
     {
       action: ctx.basePath + PAGE_PATHS.login,
-      csrfToken: csrf.token,
       hiddenFields: auth.parameters,
       ...clientDisplay(auth.client),
       // OpenID Connect Core §3.1.2.1: login_hint prefills the username.
+      ...(auth.oidc.loginHint === undefined ? {} : { username: auth.oidc.loginHint }),
+      ...(target ? { formTarget: target } : {}),
+    },
+    options,
+  );
+}
+
+/** What a flow's login page carries: where it posts, what travels along, whom it is for. */
+export interface LoginForm {
+  /** Where the form posts (a path of the instance). */
+  readonly action: string;
+  /** The flow's state, posted back unchanged. */
+  readonly hiddenFields: Readonly<Record<string, string>>;
+  readonly clientName?: string;
+  /** The client registered itself (RFC 7591 or a metadata document): the page says so. */
+  readonly selfRegistered?: boolean;
+  /** The host of a metadata-document client's `client_id`, shown beside its self-chosen name. */
+  readonly clientHost?: string;
+  /** The username to prefill when the flow knows one (a login hint). */
+  readonly username?: string;
+  /** A CSP `form-action` source the POST may end up at (the client's redirect URI). */
+  readonly formTarget?: string;
+}
+
+/**
+ * The login page of a flow (the authorization request, the device verification page), with its
+ * CSRF token: the one login page of the instance, whatever flow needs the user.
+ */
+export function renderLoginForm(
+  ctx: Context,
+  request: Request,
+  form: LoginForm,
+  options: LoginStepOptions = {},
+): Answer {
+  const csrf = pageCsrfToken(ctx, request);
+  const username = options.username ?? form.username;
+  const headers = new Headers(options.headers);
+  if (csrf.setCookie) headers.append('Set-Cookie', csrf.setCookie);
+  return loginPage(
+    ctx,
+    {
+      action: form.action,
+      csrfToken: csrf.token,
+      hiddenFields: form.hiddenFields,
+      ...(form.clientName === undefined ? {} : { clientName: form.clientName }),
+      ...(form.selfRegistered ? { selfRegistered: true } : {}),
+      ...(form.clientHost === undefined ? {} : { clientHost: form.clientHost }),
       ...(username === undefined ? {} : { username }),
       ...(options.error === undefined ? {} : { error: options.error }),
     },
-    { status: options.status ?? 200, headers, formTargets: target ? [target] : [] },
+    { status: options.status ?? 200, headers, formTargets: form.formTarget ? [form.formTarget] : [] },
   );
 }
 
@@ -69,11 +112,8 @@ export function authorizeLocation(ctx: Context, auth: AuthorizationRequest): str
 
 /**
  * `POST {base}/login`: checks origin and CSRF token, validates the carried authorization request
- * again, makes the password attempt (`passwords/password-login.ts`: credential limits, brute-force
- * limit, bounded password checks), then starts a **new** session (whatever cookie came in is
- * ended, never adopted: no fixation) and returns 303 to the authorize URL, which continues with
- * consent or the code. Over-long credentials fail like wrong ones; a refused attempt shows the form
- * again with 429 (rate limit) or 503 (too many checks in flight) and `Retry-After`.
+ * again, then {@link completeLoginForm}, continuing at the authorize URL, which goes on with
+ * consent or the code.
  */
 export const loginEndpoint: Handler = async (request, ctx) => {
   if (isForeignBrowserRequest(ctx, request)) return errorPage(ctx, crossSiteRefused(ctx, request));
@@ -81,55 +121,81 @@ export const loginEndpoint: Handler = async (request, ctx) => {
   return authorizationStep(
     ctx,
     params,
-    async (auth) => {
-      if (!(await hasValidCsrfToken(ctx, request, params))) {
-        // A stale token (e.g. another tab replaced the cookie) gets a fresh form rather than a dead end.
-        const expired = formExpired();
-        return renderLoginStep(ctx, request, auth, { status: expired.status, error: expired.description });
-      }
-      const username = params.get('username') ?? '';
-      const password = params.get('password') ?? '';
-      const shown = shownUsername(username); // what the form and the events echo: never more than the limit
-      if (username === '' || password === '') {
-        return renderLoginStep(ctx, request, auth, {
-          status: 400,
-          error: 'Enter your username and password.',
-          username: shown,
-        });
-      }
-      const attempt = await attemptPasswordLogin(ctx, request, username, password);
-      if (attempt.outcome === 'refused') {
-        const rateLimited = attempt.reason === 'rate_limited';
-        if (rateLimited) ctx.emit({ type: 'login.rate_limited', username: shown, via: 'login-page' });
-        return renderLoginStep(ctx, request, auth, {
-          status: attempt.error.status,
-          error: rateLimited
-            ? 'Too many failed attempts. Wait a while, then try again.'
-            : 'The server is busy. Try again in a moment.',
-          username: shown,
-          headers: attempt.error.headers,
-        });
-      }
-      if (attempt.outcome === 'failed') {
-        ctx.emit({ type: 'login.failed', username: shown, via: 'login-page' });
-        return renderLoginStep(ctx, request, auth, {
-          status: 400,
-          error: LOGIN_FAILED_MESSAGE,
-          username: shown,
-        });
-      }
-      const { user } = attempt;
-      // A pushed request continues from its stored parameters: they lose what asked for this login.
-      if (auth.pushed) await updateFlight(ctx, auth.pushed, parametersAfterLogin(auth.pushed.parameters));
-      await endSession(ctx, request); // the new cookie below replaces the old one in the browser
-      const { setCookie } = await startSession(ctx, user.id);
-      ctx.emit({ type: 'login.succeeded', userId: user.id, via: 'login-page' });
-      return noStoreEmpty(303, {
-        Location: authorizeLocation(ctx, auth),
-        'Set-Cookie': setCookie,
-        'Referrer-Policy': 'same-origin',
-      });
-    },
+    async (auth) =>
+      completeLoginForm(ctx, request, params, {
+        render: (options) => renderLoginStep(ctx, request, auth, options),
+        continueAt: authorizeLocation(ctx, auth),
+        // A pushed request continues from its stored parameters: they lose what asked for this login.
+        ...(auth.pushed
+          ? {
+              signedIn: () => updateFlight(ctx, auth.pushed!, parametersAfterLogin(auth.pushed!.parameters)),
+            }
+          : {}),
+      }),
     request,
   );
 };
+
+/** How a flow shows its login page again, and where it continues once the user is signed in. */
+export interface LoginContinuation {
+  /** The flow's login page, with a status, an error and the username typed. */
+  readonly render: (options: LoginStepOptions) => Answer;
+  /** The path (and query) to continue the flow at, with a GET, after a successful login. */
+  readonly continueAt: string;
+  /** Runs once the password verified, before the session starts (the flow's own bookkeeping). */
+  readonly signedIn?: () => Promise<unknown>;
+}
+
+/**
+ * A posted login form (origin already checked, `params` read), for any flow: checks the CSRF
+ * token, makes the password attempt (`passwords/password-login.ts`: credential limits,
+ * brute-force limit, bounded password checks), then starts a **new** session (whatever cookie came
+ * in is ended, never adopted: no fixation) and returns 303 to `continueAt`. Over-long credentials
+ * fail like wrong ones; a refused attempt shows the form again with 429 (rate limit) or 503 (too
+ * many checks in flight) and `Retry-After`.
+ */
+export async function completeLoginForm(
+  ctx: Context,
+  request: Request,
+  params: Params,
+  flow: LoginContinuation,
+): Promise<Answer> {
+  if (!(await hasValidCsrfToken(ctx, request, params))) {
+    // A stale token (e.g. another tab replaced the cookie) gets a fresh form rather than a dead end.
+    const expired = formExpired();
+    return flow.render({ status: expired.status, error: expired.description });
+  }
+  const username = params.get('username') ?? '';
+  const password = params.get('password') ?? '';
+  const shown = shownUsername(username); // what the form and the events echo: never more than the limit
+  if (username === '' || password === '') {
+    return flow.render({ status: 400, error: 'Enter your username and password.', username: shown });
+  }
+  const attempt = await attemptPasswordLogin(ctx, request, username, password);
+  if (attempt.outcome === 'refused') {
+    const rateLimited = attempt.reason === 'rate_limited';
+    if (rateLimited) ctx.emit({ type: 'login.rate_limited', username: shown, via: 'login-page' });
+    return flow.render({
+      status: attempt.error.status,
+      error: rateLimited
+        ? 'Too many failed attempts. Wait a while, then try again.'
+        : 'The server is busy. Try again in a moment.',
+      username: shown,
+      headers: attempt.error.headers,
+    });
+  }
+  if (attempt.outcome === 'failed') {
+    ctx.emit({ type: 'login.failed', username: shown, via: 'login-page' });
+    return flow.render({ status: 400, error: LOGIN_FAILED_MESSAGE, username: shown });
+  }
+  const { user } = attempt;
+  await flow.signedIn?.();
+  await endSession(ctx, request); // the new cookie below replaces the old one in the browser
+  const { setCookie } = await startSession(ctx, user.id);
+  ctx.emit({ type: 'login.succeeded', userId: user.id, via: 'login-page' });
+  return noStoreEmpty(303, {
+    Location: flow.continueAt,
+    'Set-Cookie': setCookie,
+    'Referrer-Policy': 'same-origin',
+  });
+}

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { tokenRequestProof } from '../../dpop/token-request.js';
 import { invalidRequest } from '../../errors.js';
-import { chargeClientNetwork } from '../../http/address-limit.js';
+import { chargeClientNetwork } from '../../http/address-rate-limit.js';
 import { readForm } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { noStoreJson } from '../../http/responses.js';

@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { chargeClientNetwork } from '../../http/address-limit.js';
+import { chargeClientNetwork } from '../../http/address-rate-limit.js';
 import type { DynamicRegistrationSettings } from './settings.js';
 
 /**

@@ -1,0 +1,3 @@
+import { gatehouseProject } from '../../vitest.shared';
+
+export default gatehouseProject('example-cli', { testTimeout: 60_000 });

@@ -1,0 +1,28 @@
+import type { Route } from '../../http/router.js';
+import { PAGE_PATHS } from '../../ui/paths.js';
+import { ENDPOINTS } from '../metadata.js';
+import { deviceAuthorizationEndpoint } from './endpoint.js';
+import {
+  deviceCodeEntry,
+  deviceConfirmPageEndpoint,
+  deviceDecisionEndpoint,
+  deviceLoginEndpoint,
+  deviceVerificationPage,
+} from './verification.js';
+
+/**
+ * The device authorization grant (RFC 8628): the device authorization endpoint, which devices call
+ * (cross-origin too, like the token endpoint), and the verification page's routes, which people's
+ * browsers use. The grant's token request is one of the token endpoint's grants.
+ */
+export function deviceRoutes(): Route[] {
+  return [
+    { path: ENDPOINTS.deviceAuthorization, methods: { POST: deviceAuthorizationEndpoint }, cors: true },
+    { path: PAGE_PATHS.device, methods: { GET: deviceVerificationPage, POST: deviceCodeEntry } },
+    { path: PAGE_PATHS.deviceLogin, methods: { POST: deviceLoginEndpoint } },
+    {
+      path: PAGE_PATHS.deviceConfirm,
+      methods: { GET: deviceConfirmPageEndpoint, POST: deviceDecisionEndpoint },
+    },
+  ];
+}

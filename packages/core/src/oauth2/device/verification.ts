@@ -1,0 +1,329 @@
+import type { Context } from '../../context.js';
+import { ProtocolError } from '../../errors.js';
+import { type Params, queryParams, readForm } from '../../http/form.js';
+import { isForeignBrowserRequest } from '../../http/origin.js';
+import type { Answer } from '../../http/reply.js';
+import type { Handler } from '../../http/router.js';
+import {
+  checkFormPost,
+  crossSiteRefused,
+  formExpired,
+  hasValidCsrfToken,
+  pageCsrfToken,
+} from '../../session/csrf.js';
+import { type SessionUser, sessionUser } from '../../session/session-user.js';
+import { deviceCodePage, deviceConfirmPage, deviceDonePage } from '../../ui/device-pages.js';
+import { errorPage } from '../../ui/pages.js';
+import { PAGE_PATHS } from '../../ui/paths.js';
+import { completeLoginForm, renderLoginForm } from '../authorize/login.js';
+import { parseScope } from '../scope.js';
+import {
+  type DeviceRecord,
+  deviceKey,
+  findUserCode,
+  readDeviceRecord,
+  recordKeptUntil,
+  userCodeKey,
+} from './device-records.js';
+import { guessLimiter } from './guess-limit.js';
+import { formatUserCode, MAX_USER_CODE_INPUT, normalizeUserCode } from './user-code.js';
+
+/*
+ * The verification page (RFC 8628 §3.3) at `verification_uri` = `{issuer}/device`:
+ *
+ *   GET  /device[?user_code=…]   the code form (prefilled from `verification_uri_complete`)
+ *   POST /device                 the typed code → the login page (no session) or the confirmation
+ *   POST /device/login           the instance's login form (authorize's, `completeLoginForm`)
+ *   GET  /device/confirm?user_code=…   after login: the confirmation
+ *   POST /device/confirm         Allow / Deny → the result page, without a form
+ *
+ * Every form is CSRF-protected as the consent page is (origin check and double-submitted token,
+ * `session/csrf.ts`). Every lookup of a typed code is guess-limited (`guess-limit.ts`); a wrong,
+ * expired or already decided code shows the code form again with 400 and changes nothing. The user
+ * always confirms (even for a first-party client, even arriving with the code in the link: §5.4,
+ * remote phishing) and is told to compare the code with the one on the device.
+ */
+
+/**
+ * A page handler whose refusals (a repeated parameter, an unreadable body) are HTML error pages,
+ * as everywhere a browser is the caller, never JSON.
+ */
+function asPage(handler: Handler): Handler {
+  return async (request, ctx, url) => {
+    try {
+      return await handler(request, ctx, url);
+    } catch (error) {
+      if (error instanceof ProtocolError && error.status < 500) return errorPage(ctx, error);
+      throw error;
+    }
+  };
+}
+
+const WRONG_CODE = 'That code is not valid, has expired or was already used. Check the code on your device.';
+const MALFORMED_CODE = 'Enter the 8-letter code shown on your device (like BCDF-GHJK).';
+
+/** The code form, with a CSRF token (a new cookie when the browser has none). */
+function codeForm(
+  ctx: Context,
+  request: Request,
+  options: { userCode?: string; error?: string; status?: number; headers?: HeadersInit } = {},
+): Answer {
+  const csrf = pageCsrfToken(ctx, request);
+  const headers = new Headers(options.headers);
+  if (csrf.setCookie) headers.append('Set-Cookie', csrf.setCookie);
+  return deviceCodePage(
+    ctx,
+    {
+      action: ctx.basePath + PAGE_PATHS.device,
+      csrfToken: csrf.token,
+      ...(options.userCode === undefined ? {} : { userCode: options.userCode }),
+      ...(options.error === undefined ? {} : { error: options.error }),
+    },
+    { status: options.status ?? 200, headers },
+  );
+}
+
+/** What a typed code, as typed, may be shown back as: bounded, and normalised when it is a code. */
+function shownInput(input: string): string {
+  const code = normalizeUserCode(input);
+  return code === undefined ? input.slice(0, MAX_USER_CODE_INPUT) : formatUserCode(code);
+}
+
+/** A live, undecided authorization found by its user code. */
+interface FoundCode {
+  readonly deviceCodeHash: string;
+  readonly text: string;
+  readonly record: DeviceRecord;
+}
+
+/**
+ * Looks up a normalised user code, guess-limited: a live, pending authorization, or `null`.
+ * Throws 429 `too_many_requests` over a limit (nothing looked up).
+ */
+async function lookUpUserCode(ctx: Context, request: Request, userCode: string): Promise<FoundCode | null> {
+  const limiter = guessLimiter(ctx, request);
+  await limiter.reserve();
+  const now = ctx.now();
+  const deviceCodeHash = await findUserCode(ctx, userCode, now);
+  const found = deviceCodeHash === null ? null : await readDeviceRecord(ctx, deviceCodeHash, now);
+  if (
+    deviceCodeHash === null ||
+    found === null ||
+    found.record.status !== 'pending' ||
+    found.record.userCode !== userCode ||
+    now >= found.record.expiresAt
+  ) {
+    await limiter.missed();
+    return null;
+  }
+  return { deviceCodeHash, ...found };
+}
+
+/**
+ * Runs `step` with the authorization a posted or linked code names, or answers the code form again:
+ * 400 for a malformed or wrong code, 429 when guessing is limited.
+ */
+async function withUserCode(
+  ctx: Context,
+  request: Request,
+  params: Params,
+  step: (found: FoundCode) => Promise<Answer>,
+): Promise<Answer> {
+  const input = params.get('user_code') ?? '';
+  const userCode = normalizeUserCode(input);
+  if (userCode === undefined) {
+    return codeForm(ctx, request, { userCode: shownInput(input), error: MALFORMED_CODE, status: 400 });
+  }
+  let found: FoundCode | null;
+  try {
+    found = await lookUpUserCode(ctx, request, userCode);
+  } catch (error) {
+    if (!(error instanceof ProtocolError) || error.code !== 'too_many_requests') throw error;
+    return codeForm(ctx, request, {
+      userCode: formatUserCode(userCode),
+      error: error.description,
+      status: error.status,
+      headers: error.headers,
+    });
+  }
+  if (found === null) {
+    return codeForm(ctx, request, { userCode: formatUserCode(userCode), error: WRONG_CODE, status: 400 });
+  }
+  return step(found);
+}
+
+/**
+ * The sign-in step of the flow: the instance's login page (the one authorize shows), posting to
+ * `/device/login` with the code along. The one place the device flow asks who the user is.
+ */
+function deviceSignIn(ctx: Context, request: Request, userCode: string, clientName?: string): Answer {
+  return renderLoginForm(ctx, request, deviceLoginForm(ctx, userCode, clientName));
+}
+
+function deviceLoginForm(ctx: Context, userCode: string, clientName?: string) {
+  return {
+    action: ctx.basePath + PAGE_PATHS.deviceLogin,
+    hiddenFields: { user_code: formatUserCode(userCode) },
+    ...(clientName === undefined ? {} : { clientName }),
+  };
+}
+
+async function clientName(ctx: Context, clientId: string): Promise<string> {
+  const client = await ctx.clients.findClient(clientId);
+  return client?.name ?? clientId;
+}
+
+/** The confirmation page for a signed-in user and a live code. */
+async function confirmation(
+  ctx: Context,
+  request: Request,
+  current: SessionUser,
+  found: FoundCode,
+): Promise<Answer> {
+  const csrf = pageCsrfToken(ctx, request);
+  const scopes = parseScope(found.record.scope);
+  return deviceConfirmPage(
+    ctx,
+    {
+      action: ctx.basePath + PAGE_PATHS.deviceConfirm,
+      csrfToken: csrf.token,
+      userCode: formatUserCode(found.record.userCode),
+      clientName: await clientName(ctx, found.record.clientId),
+      scopes,
+      scopeDescriptions: Object.fromEntries(
+        scopes
+          .filter((scope) => Object.hasOwn(ctx.ui.scopeDescriptions, scope))
+          .map((scope) => [scope, ctx.ui.scopeDescriptions[scope]!]),
+      ),
+      ...(found.record.resources && found.record.resources.length > 0
+        ? { resources: found.record.resources }
+        : {}),
+      ...(current.user.username === undefined ? {} : { username: current.user.username }),
+    },
+    { headers: csrf.setCookie ? { 'Set-Cookie': csrf.setCookie } : {} },
+  );
+}
+
+/** `GET {base}/device`: the code form, prefilled from `?user_code=` (`verification_uri_complete`). */
+export const deviceVerificationPage: Handler = asPage(async (request, ctx, url) => {
+  let input: string | undefined;
+  try {
+    input = queryParams(url).get('user_code');
+  } catch {
+    input = undefined; // repeated: nothing to prefill
+  }
+  return codeForm(ctx, request, input === undefined ? {} : { userCode: shownInput(input) });
+});
+
+/** `POST {base}/device`: the typed code → the login page, or the confirmation when signed in. */
+export const deviceCodeEntry: Handler = asPage(async (request, ctx) => {
+  if (isForeignBrowserRequest(ctx, request)) return errorPage(ctx, crossSiteRefused(ctx, request));
+  const params = await readForm(request, ctx.maxBodyBytes);
+  if (!(await hasValidCsrfToken(ctx, request, params))) {
+    const expired = formExpired();
+    return codeForm(ctx, request, { error: expired.description, status: expired.status });
+  }
+  return withUserCode(ctx, request, params, async (found) => {
+    const current = await sessionUser(ctx, request);
+    if (!current) {
+      return deviceSignIn(ctx, request, found.record.userCode, await clientName(ctx, found.record.clientId));
+    }
+    return confirmation(ctx, request, current, found);
+  });
+});
+
+/**
+ * `POST {base}/device/login`: the instance's login form, carrying the code (not looked up here:
+ * the confirmation does); on success, 303 to the confirmation.
+ */
+export const deviceLoginEndpoint: Handler = asPage(async (request, ctx) => {
+  if (isForeignBrowserRequest(ctx, request)) return errorPage(ctx, crossSiteRefused(ctx, request));
+  const params = await readForm(request, ctx.maxBodyBytes);
+  const input = params.get('user_code') ?? '';
+  const userCode = normalizeUserCode(input);
+  if (userCode === undefined) {
+    return codeForm(ctx, request, { userCode: shownInput(input), error: MALFORMED_CODE, status: 400 });
+  }
+  return completeLoginForm(ctx, request, params, {
+    render: (options) => renderLoginForm(ctx, request, deviceLoginForm(ctx, userCode), options),
+    continueAt: `${ctx.basePath}${PAGE_PATHS.deviceConfirm}?${new URLSearchParams({ user_code: formatUserCode(userCode) })}`,
+  });
+});
+
+/** `GET {base}/device/confirm?user_code=…`: the confirmation (the login page without a session). */
+export const deviceConfirmPageEndpoint: Handler = asPage(async (request, ctx, url) => {
+  let params: Params;
+  try {
+    params = queryParams(url);
+    params.get('user_code');
+  } catch {
+    return codeForm(ctx, request, { error: MALFORMED_CODE, status: 400 });
+  }
+  const current = await sessionUser(ctx, request);
+  if (!current) {
+    const userCode = normalizeUserCode(params.get('user_code') ?? '');
+    if (userCode === undefined) return codeForm(ctx, request, { error: MALFORMED_CODE, status: 400 });
+    return deviceSignIn(ctx, request, userCode);
+  }
+  return withUserCode(ctx, request, params, (found) => confirmation(ctx, request, current, found));
+});
+
+/**
+ * `POST {base}/device/confirm`: the user's decision. The pending record becomes approved (with the
+ * user and the authentication behind the session) or denied by compare-and-set, so of two
+ * decisions racing exactly one counts; the user code is then forgotten. The answer is the result
+ * page, without a form.
+ */
+export const deviceDecisionEndpoint: Handler = asPage(async (request, ctx) => {
+  const params = await readForm(request, ctx.maxBodyBytes);
+  try {
+    await checkFormPost(ctx, request, params);
+  } catch (error) {
+    if (error instanceof ProtocolError) return errorPage(ctx, error);
+    throw error;
+  }
+  const decision = params.get('decision');
+  if (decision !== 'allow' && decision !== 'deny') {
+    return codeForm(ctx, request, { error: 'Choose Allow or Deny.', status: 400 });
+  }
+  const current = await sessionUser(ctx, request);
+  if (!current) {
+    const userCode = normalizeUserCode(params.get('user_code') ?? '');
+    if (userCode === undefined) return codeForm(ctx, request, { error: MALFORMED_CODE, status: 400 });
+    return deviceSignIn(ctx, request, userCode);
+  }
+  return withUserCode(ctx, request, params, async (found) => {
+    const session = current.session.record;
+    const decided: DeviceRecord =
+      decision === 'allow'
+        ? {
+            ...found.record,
+            status: 'approved',
+            userId: current.user.id,
+            approvedAt: ctx.now(),
+            authTime: session.createdAt,
+            ...(session.sid === undefined ? {} : { sessionId: session.sid }),
+            ...(session.acr === undefined ? {} : { acr: session.acr }),
+            ...(session.amr === undefined ? {} : { amr: session.amr }),
+          }
+        : { ...found.record, status: 'denied' };
+    const now = ctx.now();
+    const won = await ctx.storage.kv.swap(
+      deviceKey(found.deviceCodeHash),
+      found.text,
+      JSON.stringify(decided),
+      recordKeptUntil(found.record),
+      now,
+    );
+    if (!won) {
+      return codeForm(ctx, request, { error: WRONG_CODE, status: 400 });
+    }
+    await ctx.storage.kv.delete(userCodeKey(found.record.userCode));
+    ctx.emit({
+      type: decision === 'allow' ? 'device.approved' : 'device.denied',
+      clientId: found.record.clientId,
+      userId: current.user.id,
+    });
+    return deviceDonePage(ctx, decision === 'allow');
+  });
+});
