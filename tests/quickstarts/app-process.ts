@@ -38,19 +38,21 @@ export async function runCommand(command: readonly string[], cwd: string): Promi
 }
 
 /**
- * Starts `command` in `cwd` and resolves once `readyUrl` answers 200; rejects with the output when
- * the process exits first or is not ready within `readyWithinMs`.
+ * Starts `command` in `cwd` (with `env` added to the user's environment) and resolves once
+ * `readyUrl` answers 200; rejects with the output when the process exits first or is not ready
+ * within `readyWithinMs`.
  */
 export async function startApp(
   command: readonly string[],
   cwd: string,
   readyUrl: string,
   readyWithinMs = 60_000,
+  env: Record<string, string> = {},
 ): Promise<AppProcess> {
   const [file, ...args] = command;
   const child = spawn(file!, args, {
     cwd,
-    env: userEnvironment(),
+    env: userEnvironment(env),
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

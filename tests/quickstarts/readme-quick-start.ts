@@ -57,7 +57,7 @@ export function readQuickStart(readmePath: string): QuickStart {
 }
 
 /** The bodies of the fenced code blocks of `language` in `markdown`. */
-function fencedBlocks(markdown: string, language: string): string[] {
+export function fencedBlocks(markdown: string, language: string): string[] {
   const fence = new RegExp(`^\`\`\`${language}\\n([\\s\\S]*?)^\`\`\`$`, 'gm');
   return [...markdown.matchAll(fence)].map((match) => match[1]!);
 }

@@ -1,15 +1,13 @@
 import {
   type GatehouseStorage,
   hashSecret,
-  memoryStorage,
   memoryUserStore,
   pbkdf2Hasher,
   type UserStore,
 } from '@gatehousejs/core';
 import { createDemo, DEMO, demoApi } from '@gatehousejs/demo';
-import { migrate, postgresStorage } from '@gatehousejs/postgres';
-import { redisStorage } from '@gatehousejs/redis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { storageEngines } from '../test/storage-engines';
 
 /**
  * Issue 23 item 3: a deleted (or revoked) user's tokens and sessions stop working. Over the demo's
@@ -17,54 +15,8 @@ import { afterAll, describe, expect, it } from 'vitest';
  * available: memory always, Redis and PostgreSQL when REDIS_URL / DATABASE_URL are set.
  */
 
-/** A namespace (key prefix, schema) of its own for every test: marks must not leak between them. */
-const freshNamespace = () => `gatehouse_userrev_${crypto.randomUUID().replaceAll('-', '')}`;
-const cleanups: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const cleanup of cleanups) await cleanup();
-});
-
-const engines: [string, () => Promise<GatehouseStorage>][] = [['memory', async () => memoryStorage()]];
-const redisUrl = process.env.REDIS_URL;
-if (redisUrl) {
-  engines.push([
-    'redis',
-    async () => {
-      const namespace = freshNamespace();
-      const storage = redisStorage({ url: redisUrl, prefix: namespace });
-      await storage.ready();
-      cleanups.push(async () => {
-        const keys = [
-          ...(await storage.client.keys(`{${namespace}}:*`)),
-          ...(await storage.client.keys(`${namespace}:*`)),
-        ];
-        if (keys.length > 0) await storage.client.del(...keys);
-        await storage.close();
-      });
-      return storage;
-    },
-  ]);
-}
-const databaseUrl = process.env.DATABASE_URL;
-if (databaseUrl) {
-  engines.push([
-    'postgres',
-    async () => {
-      const namespace = freshNamespace();
-      const storage = postgresStorage({
-        connectionString: databaseUrl,
-        schema: namespace,
-        sweepIntervalMs: 0,
-      });
-      await migrate(storage.pool, { schema: namespace });
-      cleanups.push(async () => {
-        await storage.pool.query(`DROP SCHEMA IF EXISTS "${namespace}" CASCADE`);
-        await storage.close();
-      });
-      return storage;
-    },
-  ]);
-}
+const { engines, cleanUp } = storageEngines('gatehouse_userrev');
+afterAll(cleanUp);
 
 /** The demo on `storage`, with a clock the test moves and a user the test can delete. */
 async function demoOn(storage: GatehouseStorage) {

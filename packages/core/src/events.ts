@@ -30,6 +30,8 @@ export type GatehouseEvent =
   | { readonly type: 'code.replayed'; readonly clientId: string; readonly grantId: string }
   | { readonly type: 'refresh_token.reused'; readonly clientId: string; readonly grantId: string }
   | { readonly type: 'session.ended'; readonly userId: string }
+  /** `gatehouse.revokeSession` ended one of the user's sessions (`sessionId` is its public id, the OIDC `sid`). */
+  | { readonly type: 'session.revoked'; readonly userId: string; readonly sessionId: string }
   /** `gatehouse.revokeUser` marked everything issued to the user so far as revoked. */
   | { readonly type: 'user.revoked'; readonly userId: string; readonly reason?: string }
   /**

@@ -4,6 +4,7 @@ import type { Awaitable } from './awaitable.js';
 import type { Context } from './context.js';
 import { errorAnswer, oauthError } from './errors.js';
 import { isPreflight, preflightResponse, withCors } from './http/cors.js';
+import { DeploymentWarnings } from './http/deployment-warnings.js';
 import { dispatch } from './http/dispatch.js';
 import { type Answer, toResponse } from './http/reply.js';
 import { notFound, type Route, Router } from './http/router.js';
@@ -22,6 +23,7 @@ import {
 } from './revocation/user-grants.js';
 import { deleteUser, type RevokeUserOptions, revokeUser } from './revocation/user-revocation.js';
 import { sessionRoutes } from './session/routes.js';
+import { listSessions, revokeSession, type UserSession } from './session/user-sessions.js';
 import { importKeySet } from './tokens/keys.js';
 
 /** One Gatehouse instance (one issuer). */
@@ -106,6 +108,21 @@ export interface Gatehouse {
    * user's grant id. Emits `grant.revoked`.
    */
   revokeGrant(userId: string, grantId: string, options?: RevokeGrantOptions): Promise<boolean>;
+  /**
+   * The user's live browser sessions ("where you're signed in"), most recently active first: the
+   * session's public id (OIDC `sid`), sign-in time, last activity and when it ends. Listed from a
+   * per-user index in the key-value store (every engine, no migration), bounded to the user's 50
+   * most recent sign-ins; sessions created before this index existed are not listed. Rejects with
+   * `TypeError` for an empty `userId`.
+   */
+  listSessions(userId: string): Promise<UserSession[]>;
+  /**
+   * Ends one session of a user, by its `sessionId` from {@link listSessions}: its cookie stops
+   * working at once (the next request is signed out). Resolves `false` (nothing changed) for an
+   * unknown id, another user's session or one already ended. Emits `session.revoked`. To end every
+   * session (and token) of the user, use {@link revokeUser}.
+   */
+  revokeSession(userId: string, sessionId: string): Promise<boolean>;
 }
 
 /** Every route of an instance (below its base path, plus the origin-root aliases). */
@@ -133,6 +150,13 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     })
     .catch(() => {});
   const router = new Router(resolved.basePath, instanceRoutes(resolved));
+  const deployment = new DeploymentWarnings(
+    resolved.issuer,
+    resolved.issuerOrigin,
+    resolved.basePath,
+    resolved.logger,
+    (prefix) => router.reaches(prefix),
+  );
 
   const route = async (request: Request): Promise<Answer> => {
     let url: URL;
@@ -141,9 +165,13 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     } catch {
       throw oauthError('invalid_request', 'The request URL is not valid.');
     }
+    if (!deployment.originChecked) deployment.checkOrigin(url);
     const ctx = readyContext ?? (await contextPromise);
     const match = router.match(url.pathname);
-    if (!match) throw notFound();
+    if (!match) {
+      deployment.strayRequest(url.pathname);
+      throw notFound();
+    }
     return dispatch(match.route, request, ctx, url);
   };
 
@@ -166,6 +194,7 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     options: AuthenticateOptions,
   ): Awaitable<AuthenticationResult> => {
     acceptedSchemes(options); // a programming error throws rather than becoming a 500 response
+    if (!deployment.originChecked) deployment.checkOrigin(request.url);
     const ctx = readyContext;
     if (ctx === undefined) return contextPromise.then(() => authenticateNow(request, options), refused);
     let caller: Awaitable<Caller>;
@@ -229,11 +258,18 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     revokeGrant(userId, grantId, options) {
       return revokeUserGrant(resolved, userId, grantId, options);
     },
+    async listSessions(userId) {
+      return listSessions(readyContext ?? (await contextPromise), userId);
+    },
+    async revokeSession(userId, sessionId) {
+      return revokeSession(readyContext ?? (await contextPromise), userId, sessionId);
+    },
   };
   return attachInternals(instance, {
     answer,
     authenticateNow,
     context: () => readyContext ?? contextPromise,
     logger: resolved.logger,
+    mountedAt: (mountPath) => deployment.mountedAt(mountPath),
   });
 }

@@ -127,6 +127,7 @@ export {
 export type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
 export type { RevokeGrantOptions, UserGrant } from './revocation/user-grants.js';
 export type { RevokeUserOptions } from './revocation/user-revocation.js';
+export type { UserSession } from './session/user-sessions.js';
 export { checkInstanceId, DEFAULT_INSTANCE_ID } from './storage/instance-id.js';
 export type { Clearable } from './storage/memory/clearable.js';
 export { type MemoryClientRegistryOptions, memoryClientRegistry } from './storage/memory/client-registry.js';

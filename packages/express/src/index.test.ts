@@ -258,6 +258,34 @@ describe('gatehouse() with a real instance', () => {
   }
 });
 
+describe('gatehouse() mounted at a path other than the issuer path', () => {
+  it("falls through to Express's 404 and the instance logs one warning naming both paths", async () => {
+    const warnings: string[] = [];
+    const t = await testInstance({ logger: { warn: (message) => warnings.push(message), error() {} } });
+    const app = express();
+    app.use('/auth', gatehouse(t.gatehouse)); // the issuer is http://localhost:3000/demo
+    const base = await listen(app);
+    for (let i = 0; i < 2; i++) {
+      expect((await fetch(`${base}/auth/.well-known/openid-configuration`)).status).toBe(404);
+    }
+    expect(
+      warnings.filter((w) => w.includes('is mounted at /auth, but its routes are below /demo')),
+    ).toHaveLength(1);
+  });
+
+  it('logs nothing about the mount at the issuer path and at /.well-known', async () => {
+    const warnings: string[] = [];
+    const t = await testInstance({ logger: { warn: (message) => warnings.push(message), error() {} } });
+    const app = express();
+    app.use('/demo', gatehouse(t.gatehouse));
+    app.use('/.well-known', gatehouse(t.gatehouse));
+    const base = await listen(app);
+    expect((await fetch(`${base}/demo/.well-known/openid-configuration`)).status).toBe(200);
+    expect((await fetch(`${base}/.well-known/oauth-authorization-server/demo`)).status).toBe(200);
+    expect(warnings.filter((w) => w.includes('is mounted at'))).toEqual([]);
+  });
+});
+
 describe('operations()', () => {
   it('answers the paths of its table and leaves other requests, body included, to the host', async () => {
     const app = express();

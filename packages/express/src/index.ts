@@ -6,7 +6,13 @@
  */
 
 import type { AuthenticateOptions, Caller, OperationsHandler } from '@gatehousejs/core';
-import { type Authenticator, answerOf, type Servable, withAuthentication } from '@gatehousejs/core/adapter';
+import {
+  type Authenticator,
+  answerOf,
+  checkMountPath,
+  type Servable,
+  withAuthentication,
+} from '@gatehousejs/core/adapter';
 import {
   frameworkRequestOptions,
   readWebRequest,
@@ -63,6 +69,7 @@ export function gatehouse(instance: Servable): RequestHandler {
     });
     let handled: boolean;
     try {
+      checkMountPath(instance, req.baseUrl);
       handled = instance.handles(webRequestUrl(req, options));
     } catch (error) {
       next(error);

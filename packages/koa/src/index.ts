@@ -9,6 +9,7 @@ import {
   type Answer,
   type Authenticator,
   answerOf,
+  checkMountPath,
   type Servable,
   withAuthentication,
 } from '@gatehousejs/core/adapter';
@@ -99,6 +100,7 @@ async function respond(ctx: Context, response: Answer): Promise<void> {
 export function gatehouse(instance: Servable): Middleware {
   return async (ctx, next) => {
     const options = requestOptions(ctx);
+    if (options.mountPath) checkMountPath(instance, options.mountPath);
     if (!instance.handles(webRequestUrl(ctx.req, options))) return next();
     // Only now is the body touched: a small one is read into memory (cheaper than a stream).
     const request = await readWebRequest(ctx.req, options);

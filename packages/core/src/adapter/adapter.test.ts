@@ -43,6 +43,8 @@ describe('the adapter entry', () => {
         'deleteUser',
         'listGrants',
         'revokeGrant',
+        'listSessions',
+        'revokeSession',
       ].sort(),
     );
     const { access_token } = await issueTokens(t);

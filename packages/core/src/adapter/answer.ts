@@ -15,3 +15,14 @@ export function answerOf(instance: Servable, request: Request): Promise<Answer> 
   const internals = internalsOf(instance);
   return internals ? internals.answer(request) : instance.fetch(request);
 }
+
+/**
+ * Tells the instance the path its adapter is mounted at (the prefix the framework strips before
+ * the adapter, e.g. Express's `req.baseUrl`; `''` at the root). When none of its routes lies at or
+ * below that path, every request there would fall through to the framework's 404: the instance
+ * logs one warning naming the mount path and its issuer path. Costs a string comparison once the
+ * path was found to fit; does nothing for anything not made by `createGatehouse`.
+ */
+export function checkMountPath(instance: Servable, mountPath: string): void {
+  if (mountPath !== '') internalsOf(instance)?.mountedAt(mountPath);
+}

@@ -9,6 +9,6 @@
  */
 export type { Awaitable } from '../awaitable.js';
 export { type Answer, isReply, Reply, toResponse } from '../http/reply.js';
-export { answerOf, type Servable } from './answer.js';
+export { answerOf, checkMountPath, type Servable } from './answer.js';
 export { notFoundResponse } from './not-found.js';
 export { type Authenticator, authenticateNow, withAuthentication } from './with-authentication.js';

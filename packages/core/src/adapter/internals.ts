@@ -31,6 +31,8 @@ export interface InstanceInternals {
   context(): Awaitable<Context>;
   /** The instance's logger (`options.logger`). */
   readonly logger: Logger;
+  /** A request reached the instance through a mount at `mountPath` (warns once if no route is there). */
+  mountedAt(mountPath: string): void;
 }
 
 /** Puts `internals` on `instance`, not enumerable, not writable. */

@@ -261,6 +261,8 @@ export function createGatehouseHost(options: GatehouseHostOptions): GatehouseHos
       );
     },
     logger,
+    // Its instances are named by the path (or the layout) itself; each checks its own requests.
+    mountedAt: () => {},
   });
   return attachHostInternals(host, {
     mount: options.layout ? '' : '/:instance',

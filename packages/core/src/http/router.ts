@@ -95,6 +95,19 @@ export class Router<R extends RoutePattern> {
     });
   }
 
+  /**
+   * Whether some route lies at `prefix` or below it (`/demo` reaches `/demo/oauth2/v1/token`), a
+   * `:name` segment standing for any segment: a mount at `prefix` can reach a route.
+   */
+  reaches(prefix: string): boolean {
+    const wanted = prefix.split('/').slice(1);
+    const under = (segments: readonly string[]) =>
+      segments.length >= wanted.length &&
+      wanted.every((segment, i) => segments[i] === segment || segments[i]!.startsWith(':'));
+    for (const path of this.#literal.keys()) if (under(path.split('/').slice(1))) return true;
+    return this.#parameterized.some(({ segments }) => under(segments));
+  }
+
   /** The route at `pathname` (a URL's `pathname`, still percent-encoded), or `undefined`. */
   match(pathname: string): RouteMatch<R> | undefined {
     const literal = this.#literal.get(pathname);

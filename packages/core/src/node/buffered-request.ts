@@ -1,3 +1,5 @@
+import { RawHeaders } from './raw-headers.js';
+
 /** Options of {@link BufferedRequest}. */
 export interface BufferedRequestOptions {
   /**
@@ -124,10 +126,16 @@ export class BufferedRequest implements Request {
   clone(): Request {
     if (this.#real) return this.#real.clone();
     if (this.#consumed) throw new TypeError('Request.clone: the body has already been read.');
-    return new BufferedRequest(this.method, this.url, new Headers(this.headers), this.#bytes, {
-      signal: this.#signal,
-      clientAddress: this[CLIENT_ADDRESS],
-    });
+    return new BufferedRequest(
+      this.method,
+      this.url,
+      new Headers(RawHeaders.copyable(this.headers)),
+      this.#bytes,
+      {
+        signal: this.#signal,
+        clientAddress: this[CLIENT_ADDRESS],
+      },
+    );
   }
 
   get cache(): RequestCache {
@@ -178,7 +186,10 @@ export class BufferedRequest implements Request {
   /** The real `Request` that answers everything not served from memory, built once. */
   #materialize(): Request {
     if (this.#real) return this.#real;
-    const init: RequestInit & { duplex?: 'half' } = { method: this.method, headers: this.headers };
+    const init: RequestInit & { duplex?: 'half' } = {
+      method: this.method,
+      headers: RawHeaders.copyable(this.headers),
+    };
     if (this.#signal) init.signal = this.signal;
     if (this.#bytes !== null) init.body = this.#bytes as Uint8Array<ArrayBuffer>;
     const real = new Request(this.url, init);

@@ -80,4 +80,15 @@ describe('RawHeaders', () => {
     expect(request.headers.get('authorization')).toBe('Bearer t');
     expect(new Headers(new RawHeaders(['X-A', '1', 'x-a', '2'])).get('x-a')).toBe('1, 2');
   });
+
+  it('is filled before it is handed to a constructor that copies the internal list, as Bun does', () => {
+    const lazy = new RawHeaders(['Authorization', 'Bearer t', ':path', '/']);
+    // Headers.prototype.entries called directly reads the internal list, not the overrides.
+    const internal = () => [...Headers.prototype.entries.call(lazy)];
+    expect(internal()).toEqual([]);
+    expect(RawHeaders.copyable(lazy)).toBe(lazy);
+    expect(internal()).toEqual([['authorization', 'Bearer t']]);
+    const plain = new Headers({ a: '1' });
+    expect(RawHeaders.copyable(plain)).toBe(plain);
+  });
 });

@@ -92,6 +92,17 @@ export class RawHeaders extends Headers {
     return this.entries();
   }
 
+  /**
+   * `headers`, ready to be handed to a native `Headers` or `Request` constructor. Bun copies a
+   * `Headers` argument from its internal list without calling the overridden iterators (undici
+   * iterates it, so Node fills it either way): a `RawHeaders` not filled yet would arrive empty,
+   * and a request through the Express adapter on Bun would lose its `Authorization` header.
+   */
+  static copyable(headers: Headers): Headers {
+    if (headers instanceof RawHeaders) headers.#fill();
+    return headers;
+  }
+
   /** Copies the raw fields into the real `Headers`, once. */
   #fill(): void {
     const raw = this.#raw;

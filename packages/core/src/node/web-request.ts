@@ -194,7 +194,7 @@ function streamedRequest(
   body: ReadableStream<Uint8Array> | null,
   clientAddress: string | undefined,
 ): Request {
-  const init = { method, headers, signal, body, duplex: 'half' } as RequestInit;
+  const init = { method, headers: RawHeaders.copyable(headers), signal, body, duplex: 'half' } as RequestInit;
   const request = new Request(url, init);
   setClientAddress(request, clientAddress);
   return request;

@@ -34,7 +34,8 @@ export interface RevokeGrantOptions {
 
 type UserGrantContext = Omit<Context, 'keys'>;
 
-function checkUserId(method: string, userId: string): void {
+/** Refuses an empty or non-string user id with a `TypeError` naming the operator call. */
+export function checkUserId(method: string, userId: string): void {
   if (typeof userId !== 'string' || userId === '') {
     throw new UsageError(
       `${method}: userId must be a non-empty string (the user id, the \`sub\` claim).`,

@@ -4,6 +4,7 @@ import type { SessionRecord } from '../storage/types.js';
 import { addSeconds } from '../time.js';
 import { base64url } from '../tokens/encoding.js';
 import { hashSecret, randomSecret } from '../tokens/secrets.js';
+import { indexSession } from './user-sessions.js';
 
 /** An active session, as read from a request. */
 export interface ActiveSession {
@@ -92,6 +93,7 @@ export async function startSession(
     expiresAt: addSeconds(now, ctx.session.absoluteTimeout),
   };
   await ctx.storage.sessions.createSession(record);
+  await indexSession(ctx, record); // so that the operator can list and end it (gatehouse.listSessions)
   const setCookie = serialize(ctx.session.cookieName, id, {
     ...sessionCookieAttributes(ctx),
     maxAge: ctx.session.absoluteTimeout,
