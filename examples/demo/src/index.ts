@@ -377,16 +377,17 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
 
 /**
  * Client registration on the demo instances: RFC 7591 dynamic registration (public clients, the
- * default; the per-address limit raised for test suites that register many clients from
- * 127.0.0.1) and client ID metadata documents. `allowLoopback` is a **development setting**: it
- * accepts `http://localhost…`/`http://127.0.0.1…` client ids and lets the server fetch documents
- * from loopback addresses, so that a client running on the same machine can serve its document.
- * A production instance leaves it off (https documents on public addresses only) and, on Node.js,
- * passes `fetch: addressCheckingFetch()` from `@gatehousejs/core/node`; the demo keeps the runtime's
- * `fetch` because it also runs on Bun, Deno and workerd.
+ * default; 20 registrations per address and hour, twice the library's default of 10, for a
+ * developer trying several MCP clients that register on every connection) and client ID metadata
+ * documents. `allowLoopback` is a **development setting**: it accepts
+ * `http://localhost…`/`http://127.0.0.1…` client ids and lets the server fetch documents from
+ * loopback addresses, so that a client running on the same machine can serve its document. A
+ * production instance leaves it off (https documents on public addresses only). On Node.js the
+ * fetches check the addresses a host name resolves to by default; on Bun, Deno and workerd the
+ * demo uses the runtime's `fetch`, and `createGatehouse` warns that names are not checked.
  */
 export const DEMO_REGISTRATION = {
-  dynamicRegistration: { maxPerAddress: 100 },
+  dynamicRegistration: { maxPerAddress: 20 },
   clientMetadataDocuments: { allowLoopback: true },
 } as const satisfies Pick<GatehouseOptions, 'dynamicRegistration' | 'clientMetadataDocuments'>;
 

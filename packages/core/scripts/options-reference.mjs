@@ -27,6 +27,7 @@ function readInterfaces() {
       .join('\n')
       .trim();
   const interfaces = new Map();
+  const bases = new Map();
   for (const statement of file.statements) {
     if (!ts.isInterfaceDeclaration(statement)) continue;
     const members = statement.members.filter(ts.isPropertySignature).map((member) => ({
@@ -36,8 +37,24 @@ function readInterfaces() {
       doc: docOf(member),
     }));
     interfaces.set(statement.name.text, { doc: docOf(statement), members });
+    const extended = (statement.heritageClauses ?? []).flatMap((clause) =>
+      clause.types.map((type) => type.expression.getText(file)),
+    );
+    bases.set(statement.name.text, extended);
   }
-  return interfaces;
+  // Members inherited from interfaces of options.ts (`extends FetchBudgetOptions`) are options too.
+  const withInherited = (name, seen = new Set()) => {
+    const own = interfaces.get(name);
+    if (seen.has(name)) return own.members;
+    seen.add(name);
+    const inherited = (bases.get(name) ?? [])
+      .filter((base) => interfaces.has(base))
+      .flatMap((base) => withInherited(base, seen));
+    return [...own.members, ...inherited.filter((m) => !own.members.some((o) => o.name === m.name))];
+  };
+  const resolved = new Map();
+  for (const [name, entry] of interfaces) resolved.set(name, { ...entry, members: withInherited(name) });
+  return resolved;
 }
 
 /** The options tree: option name → nested tree (for option groups declared in options.ts) or true. */

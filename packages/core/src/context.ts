@@ -14,7 +14,7 @@ import type { CorsOptions } from './options.js';
 import type { PasswordCheckGate } from './passwords/password-check-gate.js';
 import type { RecordProblems } from './records/record-problems.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
-import type { ClientStore, GatehouseStorage, UserLookup, UserStore } from './storage/types.js';
+import type { ClientRecord, ClientStore, GatehouseStorage, UserLookup, UserStore } from './storage/types.js';
 import type { ClaimsHook } from './tokens/host-claims.js';
 import type { KeySet } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
@@ -23,6 +23,15 @@ import type { ResolvedUi } from './ui/texts.js';
 
 /** The stores of the instance's storage view that handlers use (everything but `clear`). */
 export type InstanceStores = Omit<GatehouseStorage, 'clear'>;
+
+/**
+ * The clients an instance knows (`oauth2/client-directory.ts`). `request`, when the lookup serves one,
+ * is who pays for what the lookup costs (a metadata document fetch is charged to its address);
+ * without it (an authenticated listing) nothing is charged.
+ */
+export interface ClientDirectory extends ClientStore {
+  findClient(clientId: string, request?: Request): Promise<ClientRecord | null>;
+}
 
 /**
  * Everything a handler needs, resolved and validated once by `createGatehouse`. Internal: handlers
@@ -44,8 +53,8 @@ export interface Context {
   /** The resources (RFC 8707) tokens may be requested for: the `resources` option and the audience. */
   readonly resources: ReadonlySet<string>;
   readonly keys: KeySet;
-  /** The host's clients, then the instance's registered ones. */
-  readonly clients: ClientStore;
+  /** The host's clients, then the instance's registered ones, then metadata documents. */
+  readonly clients: ClientDirectory;
   /** Fetched `jwks_uri` key sets of `private_key_jwt` clients (`clientJwks` option). */
   readonly clientJwks: ClientJwksCache;
   /**

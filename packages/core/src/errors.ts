@@ -2,6 +2,7 @@ import type { ConfigurationErrorCode, StorageUnavailableReason, UsageErrorCode }
 import type { Logger } from './events.js';
 import { type Reply, toResponse } from './http/reply.js';
 import { noStoreJson } from './http/responses.js';
+import { isStoreFull } from './storage/store-full.js';
 
 /**
  * The one error model. Handlers throw a {@link ProtocolError} naming an error code; the code's
@@ -201,16 +202,23 @@ export function errorAnswer(
   what = 'unexpected error',
   request?: Request,
 ): Reply {
+  // A bounded store at its bound (`StoreFullError`, or an engine's error of the same stable code
+  // `ERR_STORAGE_FULL`): refused for now, never a 500. It stays full for a while: one log line per
+  // interval, not one per request.
+  if (isStoreFull(error)) {
+    const now = Date.now();
+    if (now - (storeFullLoggedAt.get(logger) ?? Number.NEGATIVE_INFINITY) >= STORE_FULL_LOG_INTERVAL_MS) {
+      storeFullLoggedAt.set(logger, now);
+      logger.error(
+        `gatehouse: ${error.message} (requests that need it are answered 503; logged once a minute)`,
+      );
+    }
+    return STORE_FULL.toReply();
+  }
   if (error instanceof ProtocolError) {
     if (error.status >= 500) logger.error(`gatehouse: ${error.description}`, error.cause);
     else if (logger.debug) logRefusal(logger.debug, error, request);
     return error.toReply();
-  }
-  // A bounded store at its bound (`StoreFullError`, or an engine's error of the same stable code):
-  // refused for now, as a failing store is, never a 500.
-  if (error instanceof Error && (error as { code?: unknown }).code === 'ERR_STORAGE_FULL') {
-    logger.error(`gatehouse: ${error.message}`);
-    return STORE_FULL.toReply();
   }
   logger.error(`gatehouse: ${what}`, error);
   return SERVER_ERROR.toReply();
@@ -231,13 +239,15 @@ function logRefusal(debug: NonNullable<Logger['debug']>, error: ProtocolError, r
 }
 
 const SERVER_ERROR = oauthError('server_error', 'The server could not complete the request.');
+/** How a full store is answered (RFC 6749 §4.1.2.1 `temporarily_unavailable`, RFC 9110 §10.2.3). */
 const STORE_FULL = oauthError(
   'temporarily_unavailable',
-  'The service is temporarily unavailable; try again shortly.',
-  {
-    retryAfter: 1,
-  },
+  'The service cannot take on more of this right now; try again later.',
+  { retryAfter: 60 },
 );
+const STORE_FULL_LOG_INTERVAL_MS = 60_000;
+/** When each logger last logged a full store (by logger, so instances with their own loggers each log). */
+const storeFullLoggedAt = new WeakMap<Logger, number>();
 
 /** Options of {@link ConfigurationError}. */
 export interface ConfigurationErrorOptions {

@@ -149,11 +149,7 @@ export { memoryConsentStore } from './storage/memory/consents.js';
 export { memoryEngine, memoryStorage } from './storage/memory/engine.js';
 export { withMemoryFallback } from './storage/memory/fallback.js';
 export { memoryGrantStore } from './storage/memory/grants.js';
-export {
-  type MemoryKeyValueStoreOptions,
-  memoryKeyValueStore,
-  StoreFullError,
-} from './storage/memory/key-value.js';
+export { type MemoryKeyValueStoreOptions, memoryKeyValueStore } from './storage/memory/key-value.js';
 export {
   DEFAULT_RATE_LIMIT_ENTRIES,
   type MemoryRateLimitStoreOptions,
@@ -163,6 +159,7 @@ export { type MemoryReplayStoreOptions, memoryReplayStore } from './storage/memo
 export { memorySessionStore } from './storage/memory/sessions.js';
 export { type MemoryUser, type MemoryUserStoreOptions, memoryUserStore } from './storage/memory/users.js';
 export type { InstanceStorage } from './storage/required-stores.js';
+export { isStoreFull, StoreFullError } from './storage/store-full.js';
 export type * from './storage/types.js';
 export {
   addSeconds,

@@ -13,7 +13,12 @@ export const KNOWN_OPTIONS = {
     "allowLoopback": true,
     "timeoutMs": true,
     "maxBytes": true,
-    "cacheSeconds": true
+    "cacheSeconds": true,
+    "maxConcurrentFetches": true,
+    "maxConcurrentFetchesPerOrigin": true,
+    "maxFetchesPerAddress": true,
+    "fetchWindowSeconds": true,
+    "maxCacheBytes": true
   },
   "users": true,
   "storage": true,
@@ -120,7 +125,8 @@ export const KNOWN_OPTIONS = {
     "initialAccessToken": true,
     "unusedTtl": true,
     "maxPerAddress": true,
-    "windowSeconds": true
+    "windowSeconds": true,
+    "maxClients": true
   },
   "deviceAuthorization": {
     "codeLifetimeSeconds": true,
@@ -136,7 +142,11 @@ export const KNOWN_OPTIONS = {
     "timeoutMs": true,
     "minCacheSeconds": true,
     "maxCacheSeconds": true,
-    "maxConcurrentFetches": true
+    "maxConcurrentFetches": true,
+    "maxConcurrentFetchesPerOrigin": true,
+    "maxFetchesPerAddress": true,
+    "fetchWindowSeconds": true,
+    "maxCacheBytes": true
   },
   "tokenExchange": {
     "policy": true,

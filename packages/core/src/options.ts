@@ -190,9 +190,9 @@ export interface GatehouseOptions {
   /**
    * Client ID metadata documents (draft-ietf-oauth-client-id-metadata-document): a `client_id` that
    * is an https URL is fetched and its JSON document used as the client's registration. Off unless
-   * given: `clientMetadataDocuments: {}` turns it on. On Node.js, pass
-   * `fetch: addressCheckingFetch()` of `@gatehousejs/core/node` so that DNS names resolving to
-   * private addresses are refused too. See `docs/client-registration.md`.
+   * given: `clientMetadataDocuments: {}` turns it on. Documents are kept in a bounded in-process
+   * cache (never in `storage`), each fetch is charged to the caller's address. See
+   * `docs/client-registration.md`.
    */
   readonly clientMetadataDocuments?: ClientMetadataDocumentOptions;
 
@@ -569,6 +569,39 @@ export interface DynamicRegistrationOptions {
   readonly maxPerAddress?: number;
   /** The window of {@link maxPerAddress}, in seconds. Default 3600. */
   readonly windowSeconds?: number;
+  /**
+   * Most live registrations of the instance, on every engine; a new registration beyond it is
+   * answered 503 `temporarily_unavailable` with `Retry-After` until some lapse or are deleted.
+   * 1 to 10,000,000. Default 10,000.
+   */
+  readonly maxClients?: number;
+}
+
+/**
+ * The bounds of fetching documents a request names by URL (`clientMetadataDocuments`,
+ * `clientJwks`): each kind has its own in-process cache and its own budgets.
+ */
+export interface FetchBudgetOptions {
+  /** Fetches in flight at once on this instance (one outbound connection each); beyond it: 503. 1 to 1024. Default 16. */
+  readonly maxConcurrentFetches?: number;
+  /**
+   * Fetches in flight at once to one origin (scheme, host and port), so that one slow host cannot
+   * take every slot; beyond it: 503. 1 to `maxConcurrentFetches`. Default 4.
+   */
+  readonly maxConcurrentFetchesPerOrigin?: number;
+  /**
+   * Fetches one client address (IPv6: one /64) may cause per {@link fetchWindowSeconds}; beyond
+   * it: 429 `too_many_requests` with `Retry-After`. Only fetches count: a document or key set
+   * already cached costs nothing. 1 to 1,000,000. Default 30.
+   */
+  readonly maxFetchesPerAddress?: number;
+  /** The window of {@link maxFetchesPerAddress}, in seconds, 1 to 86,400. Default 600. */
+  readonly fetchWindowSeconds?: number;
+  /**
+   * Estimated bytes of memory the cache of fetched documents may take; the least recently used
+   * go first. 65,536 to 1,073,741,824. Default 8,388,608 (8 MiB).
+   */
+  readonly maxCacheBytes?: number;
 }
 
 /**
@@ -604,14 +637,17 @@ export interface DeviceAuthorizationOptions {
 /**
  * Options of client ID metadata documents. The fetch is guarded (`http/guarded-fetch.ts`): https
  * only, no private, link-local or unique-local addresses, no redirects, a size cap and a deadline;
- * documents are kept for their HTTP cache lifetime, within bounds.
+ * documents are kept in a bounded in-process cache (never in `storage`) for their HTTP cache
+ * lifetime, within bounds, and each fetch is charged to the caller's address
+ * ({@link FetchBudgetOptions}).
  */
-export interface ClientMetadataDocumentOptions {
+export interface ClientMetadataDocumentOptions extends FetchBudgetOptions {
   /**
-   * Carries the fetch. Default: the runtime's `fetch`, which refuses IP-literal private targets
-   * (checked before the request) but trusts the platform's resolver for DNS names. On Node.js use
-   * `addressCheckingFetch()` of `@gatehousejs/core/node`, which refuses names resolving to private
-   * addresses, checked at connection time.
+   * Carries the fetch. Default on Node.js: the address-checking transport (what
+   * `addressCheckingFetch()` of `@gatehousejs/core/node` returns), which refuses host names
+   * resolving to private addresses, checked at connection time. On other runtimes: the runtime's
+   * `fetch`, which refuses IP-literal private targets but trusts the platform's resolver and
+   * egress rules for names (`createGatehouse` warns once).
    */
   readonly fetch?: OutboundFetch;
   /**
@@ -624,12 +660,13 @@ export interface ClientMetadataDocumentOptions {
   readonly maxBytes?: number;
   /** Deadline of one fetch (connection, headers and body), in milliseconds. Default 3000. */
   readonly timeoutMs?: number;
-  /** Shortest time a fetched document is kept, whatever its caching headers say. Default 300. */
+  /**
+   * Shortest time a fetched document is kept, whatever its caching headers say, and how long it
+   * is kept after its last use (an unused document never stays its `max-age`). Default 300.
+   */
   readonly minCacheSeconds?: number;
   /** Longest time a fetched document is kept (its `max-age` or `Expires`, at most this). Default 86,400. */
   readonly maxCacheSeconds?: number;
-  /** Fetches in flight at once on this instance; beyond it a lookup is answered 503. Default 16. */
-  readonly maxConcurrentFetches?: number;
 }
 
 /**
@@ -637,12 +674,13 @@ export interface ClientMetadataDocumentOptions {
  * guarded fetch as for client ID metadata documents (`http/guarded-fetch.ts`): https only, no
  * private, link-local or unique-local addresses, no redirects, a size cap and a deadline.
  */
-export interface ClientJwksOptions {
+export interface ClientJwksOptions extends FetchBudgetOptions {
   /**
-   * Carries the fetch. Default: the runtime's `fetch`, which refuses IP-literal private targets
-   * (checked before the request) but trusts the platform's resolver for DNS names. On Node.js use
-   * `addressCheckingFetch()` of `@gatehousejs/core/node`, which refuses names resolving to private
-   * addresses, checked at connection time.
+   * Carries the fetch. Default on Node.js: the address-checking transport (what
+   * `addressCheckingFetch()` of `@gatehousejs/core/node` returns), which refuses host names
+   * resolving to private addresses, checked at connection time. On other runtimes: the runtime's
+   * `fetch`, which refuses IP-literal private targets but trusts the platform's resolver and
+   * egress rules for names (`createGatehouse` warns once).
    */
   readonly fetch?: OutboundFetch;
   /**

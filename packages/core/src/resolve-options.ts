@@ -2,17 +2,22 @@ import type { Context, InstanceStores } from './context.js';
 import { dpopSettings } from './dpop/settings.js';
 import { ConfigurationError } from './errors.js';
 import type { Logger } from './events.js';
+import { chargeClientNetwork } from './http/address-rate-limit.js';
+import type { FetchCaller } from './http/bounded-fetch-cache.js';
 import { clientAddressOf } from './http/client-address.js';
-import { runtimeFetch } from './http/guarded-fetch.js';
+import { defaultTransport } from './http/default-transport.js';
 import { resolveInteractions } from './interaction/settings.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
 import { clientDirectory } from './oauth2/client-directory.js';
 import { deviceAuthorizationSettings } from './oauth2/device/settings.js';
 import { fapi2Profile } from './oauth2/fapi/profile.js';
 import { pushedRequestSettings } from './oauth2/par/settings.js';
+import { looksLikeClientIdUrl } from './oauth2/registration/client-id-url.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
 import {
   dynamicRegistrationSettings,
+  type FetchBudgetSettings,
+  fetchBudgetSettings,
   metadataDocumentSettings,
   whole,
 } from './oauth2/registration/settings.js';
@@ -28,6 +33,7 @@ import { mirroredGrantStore, RevocationMirror } from './revocation/revocation-mi
 import { guardStore } from './storage/guard.js';
 import { checkInstanceId, isStorageEngine } from './storage/instance-id.js';
 import { memoryStorage } from './storage/memory/engine.js';
+import { memoryRateLimitStore } from './storage/memory/rate-limits.js';
 import { type InstanceStorage, requireAllStores } from './storage/required-stores.js';
 import type { GrantStore, UserStore } from './storage/types.js';
 import type { KeySet } from './tokens/keys.js';
@@ -38,6 +44,13 @@ import { resolveUi } from './ui/texts.js';
 import { refuseUnknownOptions } from './unknown-options.js';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Client networks whose fetch budget one process counts at once, per kind of document (about 2 MB).
+ * Full (10,000 networks fetching within one window): a network without a counter yet is refused
+ * (429) until windows end; existing counters keep counting (`memoryRateLimitStore`).
+ */
+const FETCH_COUNTERS = 10_000;
 
 function lifetime(name: string, value: number | undefined, fallback: number, max = 366 * 86_400): number {
   const seconds = value ?? fallback;
@@ -204,9 +217,33 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   const now = options.now ?? Date.now;
   const dynamicRegistration = dynamicRegistrationSettings(options.dynamicRegistration);
   const clientMetadataDocuments = metadataDocumentSettings(options.clientMetadataDocuments);
+  const clientAddress = options.rateLimit?.clientAddress ?? clientAddressOf;
+  // Each fetch a request causes is charged to its address, like RFC 7591 registrations, but on
+  // counters of this process: the fetches and the cache they fill are this process's, and nothing
+  // an anonymous request names is written to the storage engine. One bounded table per kind.
+  const fetchCaller = (bucket: string, budget: FetchBudgetSettings, what: string) => {
+    const counters = {
+      rateLimit: { clientAddress },
+      storage: { rateLimits: memoryRateLimitStore({ maxEntries: FETCH_COUNTERS }) },
+      now,
+    };
+    const limit = {
+      prefix: `${bucket}:addr`,
+      max: budget.maxFetchesPerAddress,
+      windowSeconds: budget.fetchWindowSeconds,
+      description: `Too many ${what} fetched for this address; try again later.`,
+    };
+    return (request: Request): FetchCaller => ({
+      address: clientAddress(request),
+      charge: () => chargeClientNetwork(counters, request, limit),
+    });
+  };
   const metadataDocuments =
-    clientMetadataDocuments &&
-    new ClientMetadataDocuments(clientMetadataDocuments, storage.clients, scopes, now);
+    clientMetadataDocuments && new ClientMetadataDocuments(clientMetadataDocuments, scopes, now);
+  const documentCaller =
+    clientMetadataDocuments && fetchCaller('cimd', clientMetadataDocuments, 'client metadata documents were');
+  const jwksPolicy = clientJwksPolicy(options);
+  warnWithoutAddressChecks(options, logger);
   if (options.resources !== undefined && !Array.isArray(options.resources))
     throw new ConfigurationError('resources: expected an array of absolute URIs.', { option: 'resources' });
   for (const resource of options.resources ?? []) {
@@ -229,9 +266,17 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
       ...(dynamicRegistration
         ? { found: slideUnusedDeadline(storage.clients, dynamicRegistration.unusedTtl, now) }
         : {}),
-      ...(metadataDocuments ? { unknown: (clientId: string) => metadataDocuments.resolve(clientId) } : {}),
+      ...(metadataDocuments && documentCaller
+        ? {
+            documents: {
+              claims: looksLikeClientIdUrl,
+              resolve: (clientId: string, request?: Request) =>
+                metadataDocuments.resolve(clientId, request && documentCaller(request)),
+            },
+          }
+        : {}),
     }),
-    clientJwks: new ClientJwksCache(clientJwksPolicy(options)),
+    clientJwks: new ClientJwksCache(jwksPolicy, fetchCaller('jwks', jwksPolicy, 'client key sets were')),
     users: checkedUserStore(guardStore(options.users, timeoutMs), recordProblems),
     recordProblems,
     storage,
@@ -273,7 +318,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
         50,
       ),
       windowSeconds: lifetime('rateLimit.windowSeconds', options.rateLimit?.windowSeconds, 900),
-      clientAddress: options.rateLimit?.clientAddress ?? clientAddressOf,
+      clientAddress,
     },
     passwordChecks: new PasswordCheckGate(
       count('passwordChecks.maxConcurrent', options.passwordChecks?.maxConcurrent, 4),
@@ -329,12 +374,37 @@ function clientJwksPolicy(options: GatehouseOptions): ClientJwksPolicy {
     throw new ConfigurationError('clientJwks.fetch: expected a function.', { option: 'clientJwks.fetch' });
   }
   return {
-    fetch: given.fetch ?? runtimeFetch,
+    fetch: given.fetch ?? defaultTransport().fetch,
     allowLoopback: given.allowLoopback ?? false,
     timeoutMs: whole('clientJwks.timeoutMs', given.timeoutMs, 5000, 100, 30_000),
     maxBytes: whole('clientJwks.maxBytes', given.maxBytes, 65_536, 256, 1_048_576),
     cacheMs: lifetime('clientJwks.cacheSeconds', given.cacheSeconds, 300, 86_400) * 1000,
+    ...fetchBudgetSettings('clientJwks', given),
   };
+}
+
+/**
+ * Says once, at creation, when anonymous callers can name URLs the server fetches (client ID
+ * metadata documents; `jwks_uri`s of self-registered clients) and the transport of those fetches
+ * is the default one of a runtime where it cannot check the addresses a host name resolves to.
+ */
+function warnWithoutAddressChecks(options: GatehouseOptions, logger: Logger): void {
+  if (defaultTransport().checksResolvedAddresses) return;
+  const unchecked = [
+    ...(options.clientMetadataDocuments && !options.clientMetadataDocuments.fetch
+      ? ['clientMetadataDocuments']
+      : []),
+    ...((options.clientMetadataDocuments || options.dynamicRegistration) && !options.clientJwks?.fetch
+      ? ['clientJwks']
+      : []),
+  ];
+  if (unchecked.length === 0) return;
+  logger.warn(
+    `gatehouse: ${unchecked.join(' and ')} fetch URLs that anonymous callers choose with this runtime's fetch, ` +
+      'which cannot check the addresses a host name resolves to: a name resolving to a private or loopback ' +
+      'address is fetched unless the platform refuses it (IP literals are always refused). Run on Node.js, ' +
+      'pass a `fetch` transport that checks resolved addresses, or make sure the egress rules stop such requests.',
+  );
 }
 
 /**

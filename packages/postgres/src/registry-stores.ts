@@ -3,6 +3,7 @@ import {
   type ClientRegistry,
   type RegisteredClient,
   type ReplayStore,
+  StoreFullError,
   wholeExpiry,
   wholeInstant,
 } from '@gatehousejs/core';
@@ -19,13 +20,22 @@ interface ClientRow {
 /**
  * {@link ClientRegistry} on PostgreSQL: one row per (instance, client id), the client as JSONB. A
  * NULL `expires_at` keeps the registration until deleted (the sweeper skips it).
+ *
+ * `maxClients`: the insert of a new registration happens only while the instance has fewer live
+ * rows (one statement: counted and inserted in the same snapshot; concurrent inserts may each see
+ * the other's row missing, so the bound can be overshot by the registrations in flight at once).
+ * A replacement of an existing row is always written. Refused: `StoreFullError`, nothing written.
  */
 export function postgresClientRegistry(pool: Statements, t: Tables, instanceId: string): ClientRegistry {
   return {
-    async saveClient(record) {
-      await pool.query(
+    async saveClient(record, limits) {
+      const { rowCount } = await pool.query(
         `INSERT INTO ${t.registeredClients} (instance_id, client_id, client, registered_at, expires_at, ext)
-         VALUES ($1, $2, $3, $4, $5, $6)
+         SELECT $1, $2, $3, $4, $5, $6
+         WHERE $7::bigint IS NULL
+           OR EXISTS (SELECT 1 FROM ${t.registeredClients} WHERE instance_id = $1 AND client_id = $2)
+           OR (SELECT count(*) FROM ${t.registeredClients}
+               WHERE instance_id = $1 AND (expires_at IS NULL OR expires_at > $4)) < $7::bigint
          ON CONFLICT (instance_id, client_id) DO UPDATE SET client = EXCLUDED.client,
            registered_at = EXCLUDED.registered_at, expires_at = EXCLUDED.expires_at, ext = EXCLUDED.ext`,
         [
@@ -35,8 +45,11 @@ export function postgresClientRegistry(pool: Statements, t: Tables, instanceId: 
           wholeInstant(record.registeredAt),
           record.expiresAt === undefined ? null : wholeExpiry(record.expiresAt),
           record.ext === undefined ? null : JSON.stringify(record.ext),
+          limits?.maxClients ?? null,
         ],
       );
+      if ((rowCount ?? 0) === 0)
+        throw new StoreFullError('client registry', `at most ${limits?.maxClients} registrations`);
     },
     async findClient(clientId, now) {
       const { rows } = await pool.query<ClientRow>(

@@ -26,6 +26,8 @@ import { wholeExpiry } from '@gatehousejs/core';
  *     `<prefix>:{<I>:consent:<n>:<user>:<client>}`  string: JSON
  *     `<prefix>:{<I>:rate:<key>}`                    hash: count, reset
  *     `<prefix>:{<I>:client:<client id>}`            hash: r (JSON), exp (registered client)
+ *     `<prefix>:{<I>:clients}`                       sorted set: the live registered client ids,
+ *                                                    scored by expiry (`maxClients`)
  *     `<prefix>:{<I>:once:<id>}`                     string (replay id)
  *     `<prefix>:{<I>:kv:<key>}`                      hash: v (value), exp (key-value store)
  *
@@ -49,6 +51,8 @@ export interface KeyLayout {
   consent(userId: string, clientId: string): string;
   rateLimit(key: string): string;
   registeredClient(clientId: string): string;
+  /** The index of the instance's registered clients, scored by expiry (counts `maxClients`). */
+  readonly registeredClients: string;
   replayId(id: string): string;
   /** An entry of the key-value store (`GatehouseStorage.kv`). */
   keyValue(key: string): string;
@@ -95,6 +99,7 @@ export function keyLayout(prefix: string, instanceId: string): KeyLayout {
     consent: (userId, clientId) => `${base}consent:${userId.length}:${userId}:${clientId}}`,
     rateLimit: (key) => `${base}rate:${key}}`,
     registeredClient: (clientId) => `${base}client:${clientId}}`,
+    registeredClients: `${base}clients}`,
     replayId: (id) => `${base}once:${id}}`,
     keyValue: (key) => `${base}kv:${key}}`,
     pattern: `${globEscape(base)}*`,

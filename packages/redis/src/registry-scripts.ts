@@ -18,3 +18,18 @@ else
 end
 return 1
 `);
+
+/**
+ * KEYS: the index of registered clients (sorted set: client id scored by expiry, `+inf` while kept
+ * until deleted). ARGV: now, client id, its expiry ('+inf' to keep until deleted), the most live
+ * registrations ('' for no bound). Drops lapsed members, then holds a place for the client: always
+ * for a live one (a replacement), else only below the bound. Replies 1, or 0 when full.
+ */
+export const reserveClientScript = new LuaScript(`
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if ARGV[4] ~= '' and not redis.call('ZSCORE', KEYS[1], ARGV[2]) then
+  if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
+end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
+return 1
+`);

@@ -9,9 +9,18 @@ import { clientNetwork } from './client-network.js';
  * IPv6 /64 is one client, `clientNetwork`), or `unknown` for requests without a known address,
  * which share one bucket limited like one address (never a more lenient one).
  */
-export async function addressBucket(ctx: Pick<Context, 'rateLimit'>, request: Request): Promise<string> {
+export async function addressBucket(
+  ctx: { readonly rateLimit: Pick<Context['rateLimit'], 'clientAddress'> },
+  request: Request,
+): Promise<string> {
   const address = ctx.rateLimit.clientAddress(request);
   return address === undefined ? 'unknown' : sha256Base64url(clientNetwork(address));
+}
+
+/** Where windows are counted: the instance's rate-limit store, or any other (a bounded table). */
+export interface WindowCounters {
+  readonly storage: Pick<Context['storage'], 'rateLimits'>;
+  readonly now: () => number;
 }
 
 /**
@@ -20,7 +29,7 @@ export async function addressBucket(ctx: Pick<Context, 'rateLimit'>, request: Re
  * `refused(retryAfterSeconds)`.
  */
 export async function chargeWindow(
-  ctx: Pick<Context, 'storage' | 'now'>,
+  ctx: WindowCounters,
   key: string,
   max: number,
   windowMs: Milliseconds,
@@ -48,10 +57,11 @@ export interface AddressLimit {
 /**
  * Charges one request to the client network of `request` ({@link addressBucket}) in `limit`'s
  * fixed window ({@link chargeWindow}); over `limit.max` it throws 429 `too_many_requests` with
- * `Retry-After`.
+ * `Retry-After`. The fetches of client ID metadata documents and key sets count on a bounded table
+ * of their process rather than the instance's store (`resolve-options.ts`).
  */
 export async function chargeClientNetwork(
-  ctx: Pick<Context, 'rateLimit' | 'storage' | 'now'>,
+  ctx: WindowCounters & { readonly rateLimit: Pick<Context['rateLimit'], 'clientAddress'> },
   request: Request,
   limit: AddressLimit,
 ): Promise<void> {

@@ -28,6 +28,7 @@ describe('outbound address policy', () => {
     ['224.0.0.1', /multicast/],
     ['255.255.255.255', /multicast or reserved/],
     ['192.0.2.1', /special-purpose/],
+    ['192.88.99.1', /special-purpose/],
     ['::', /not a global unicast/],
     ['fd12:3456::1', /unique-local/],
     ['fe80::1%eth0', /link-local/],

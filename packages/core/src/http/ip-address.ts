@@ -58,6 +58,8 @@ function refusedIpv4Reason([a, b, c]: number[], policy: AddressPolicy): string |
   if (a! >= 224) return 'it is a multicast or reserved address';
   if (
     (a === 192 && b === 0 && (c === 0 || c === 2)) ||
+    // 6to4 relay anycast (RFC 7526 deprecated it; a relay forwards to wherever the packet names).
+    (a === 192 && b === 88 && c === 99) ||
     (a === 198 && (b === 18 || b === 19)) ||
     (a === 198 && b === 51 && c === 100) ||
     (a === 203 && b === 0 && c === 113)

@@ -1,3 +1,4 @@
+import type { ClientDirectory } from '../context.js';
 import { ClientRecordError, clientRecordProblems } from '../records/client-record.js';
 import { clientNamed, type RecordProblems } from '../records/record-problems.js';
 import { markSelfRegistered } from '../storage/self-registered.js';
@@ -12,17 +13,22 @@ export interface ClientDirectoryExtensions {
    */
   readonly found?: (registration: RegisteredClient) => Promise<void>;
   /**
-   * Asked for an id neither the host nor the registry knows: client ID metadata documents, whose
-   * id is the URL of the client's registration. May throw a `ProtocolError` saying why such an id
-   * is refused.
+   * Client ID metadata documents, whose id is the URL of the client's registration: asked, instead
+   * of the registry, for the ids the host does not know and `claims` (URL-shaped ones; RFC 7591
+   * ids are random and never URLs, so the registry is not consulted, and an anonymous request
+   * naming a URL costs no engine round trip). `resolve` may throw a `ProtocolError` saying why
+   * such an id is refused.
    */
-  readonly unknown?: (clientId: string) => Promise<ClientRecord | null>;
+  readonly documents?: {
+    readonly claims: (clientId: string) => boolean;
+    readonly resolve: (clientId: string, request?: Request) => Promise<ClientRecord | null>;
+  };
 }
 
 /**
  * The clients an instance knows: the host's {@link ClientStore} first (configuration wins over
  * registration, so a registration can never shadow a configured client id), then the instance's
- * {@link ClientRegistry}, then (when enabled) a client ID metadata document. Only the host's store
+ * {@link ClientRegistry} or (when enabled, for URL-shaped ids) a client ID metadata document. Only the host's store
  * answers `isOriginAllowed`: registering a client must not grant credentialed CORS to the origin
  * that registered it. Clients of the registry and of metadata documents come back marked
  * self-registered (`isSelfRegistered`): anyone can create them.
@@ -38,9 +44,9 @@ export function clientDirectory(
   now: () => EpochMs,
   problems: RecordProblems,
   extensions: ClientDirectoryExtensions = {},
-): ClientStore {
+): ClientDirectory {
   return {
-    async findClient(clientId: string): Promise<ClientRecord | null> {
+    async findClient(clientId: string, request?: Request): Promise<ClientRecord | null> {
       const configured = await host.findClient(clientId);
       if (configured) {
         const found = clientRecordProblems(configured, clientId);
@@ -48,13 +54,14 @@ export function clientDirectory(
         problems.report(clientNamed(clientId), 'ClientStore.findClient', found);
         throw new ClientRecordError(clientId);
       }
-      const registration = await registry.findClient(clientId, now());
-      if (registration) {
-        await extensions.found?.(registration);
-        return markSelfRegistered(registration.client);
+      if (extensions.documents?.claims(clientId)) {
+        const document = await extensions.documents.resolve(clientId, request);
+        return document && markSelfRegistered(document);
       }
-      const document = extensions.unknown ? await extensions.unknown(clientId) : null;
-      return document && markSelfRegistered(document);
+      const registration = await registry.findClient(clientId, now());
+      if (!registration) return null;
+      await extensions.found?.(registration);
+      return markSelfRegistered(registration.client);
     },
     ...(host.isOriginAllowed ? { isOriginAllowed: (origin: string) => host.isOriginAllowed!(origin) } : {}),
   };

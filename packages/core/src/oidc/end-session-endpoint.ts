@@ -27,7 +27,7 @@ export const endSessionEndpoint: Handler = async (request, ctx, url) => {
   const params = request.method === 'POST' ? await readForm(request, ctx.maxBodyBytes) : queryParams(url);
   let logout: EndSessionRequest;
   try {
-    logout = await validateEndSessionRequest(ctx, params);
+    logout = await validateEndSessionRequest(ctx, params, request);
     // The confirmation form posts back with its token; a relying party's own POST has none.
     if (request.method === 'POST' && params.has('csrf_token')) await checkFormPost(ctx, request, params);
   } catch (error) {

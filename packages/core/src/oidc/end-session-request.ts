@@ -40,7 +40,11 @@ export interface EndSessionRequest {
  *
  * Throws `invalid_request` (shown as a page: a logout request is never redirected on error).
  */
-export async function validateEndSessionRequest(ctx: Context, params: Params): Promise<EndSessionRequest> {
+export async function validateEndSessionRequest(
+  ctx: Context,
+  params: Params,
+  request?: Request,
+): Promise<EndSessionRequest> {
   const parameters: Record<string, string> = {};
   for (const name of END_SESSION_PARAMETERS) {
     const value = params.get(name); // throws invalid_request when repeated
@@ -54,7 +58,7 @@ export async function validateEndSessionRequest(ctx: Context, params: Params): P
   const clientId = parameters.client_id ?? (hint?.audiences.length === 1 ? hint.audiences[0] : undefined);
   if (parameters.client_id !== undefined && hint && !hint.audiences.includes(parameters.client_id))
     throw invalidRequest('The client_id is not the one the id_token_hint was issued to.');
-  const client = clientId === undefined ? null : await ctx.clients.findClient(clientId);
+  const client = clientId === undefined ? null : await ctx.clients.findClient(clientId, request);
   if (!client && parameters.client_id !== undefined) throw invalidRequest('The client is unknown.');
   const sentUri = parameters.post_logout_redirect_uri;
   const registered = sentUri !== undefined && (client?.postLogoutRedirectUris ?? []).includes(sentUri);

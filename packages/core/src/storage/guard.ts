@@ -1,4 +1,5 @@
 import { StorageUnavailableError } from '../errors.js';
+import { isStoreFull } from './store-full.js';
 
 const TRUSTED = Symbol.for('gatehouse.storage.trusted');
 
@@ -10,7 +11,8 @@ export function markTrusted<T extends object>(store: T): T {
 
 /**
  * Wraps every method of a store so that a rejection, a synchronous throw or a call slower than
- * `timeoutMs` becomes a {@link StorageUnavailableError} (answered 503). A call that times out may
+ * `timeoutMs` becomes a {@link StorageUnavailableError} (answered 503); a `StoreFullError` passes
+ * as it is (also answered 503, logged once per minute). A call that times out may
  * still complete in the engine; the contract's atomic operations make that harmless.
  */
 export function guardStore<T extends object>(store: T, timeoutMs: number): T {
@@ -47,6 +49,8 @@ async function callGuarded(call: () => unknown, timeoutMs: number): Promise<unkn
     });
     return await Promise.race([Promise.resolve().then(call), timeout]);
   } catch (error) {
+    // A full store is a refusal the engine decided on, not a failure: errorAnswer answers it.
+    if (isStoreFull(error)) throw error;
     throw new StorageUnavailableError(
       error,
       error === timedOut ? 'ERR_STORAGE_TIMEOUT' : 'ERR_STORAGE_UNAVAILABLE',

@@ -193,14 +193,25 @@ export interface RegisteredClient {
   readonly ext?: RecordExtensions;
 }
 
+/** Bounds of {@link ClientRegistry.saveClient} (`dynamicRegistration.maxClients`). */
+export interface ClientRegistryLimits {
+  /** Most live registrations of the instance. */
+  readonly maxClients?: number;
+}
+
 /**
  * The instance's writable client registry, beside the host's {@link ClientStore} (which wins when
  * both know a client id). Registered clients add no CORS origins: a client that registered itself
  * must not gain credentialed cross-origin access by doing so.
  */
 export interface ClientRegistry {
-  /** Stores or replaces the registration of `record.client.id`. */
-  saveClient(record: RegisteredClient): Promise<void>;
+  /**
+   * Stores or replaces the registration of `record.client.id`. With `limits.maxClients`, a new
+   * registration (not a replacement) is refused while the instance holds that many live ones:
+   * the engine throws `StoreFullError` and writes nothing (answered 503 with `Retry-After`).
+   * Concurrent saves may overshoot the cap by the number in flight, never more.
+   */
+  saveClient(record: RegisteredClient, limits?: ClientRegistryLimits): Promise<void>;
   /** The registration if it exists and has not lapsed (`expiresAt > now`), else `null`. */
   findClient(clientId: string, now: EpochMs): Promise<RegisteredClient | null>;
   /**

@@ -1,3 +1,4 @@
+import { isStoreFull } from '../storage/store-full.js';
 import type { RegisteredClient } from '../storage/types.js';
 import type { CaseContext } from './conformance-api.js';
 import { baseTime, freshId } from './records.js';
@@ -21,7 +22,7 @@ export function registeredClient(now: number, overrides: Partial<RegisteredClien
 }
 
 /** The client registry (RFC 7591 registrations) and the single-use store of assertion ids. */
-export function registryCases({ api, storage, concurrency }: CaseContext): void {
+export function registryCases({ api, storage, engine, concurrency }: CaseContext): void {
   const { describe, it, expect } = api;
 
   describe('client registry', () => {
@@ -101,6 +102,39 @@ export function registryCases({ api, storage, concurrency }: CaseContext): void 
       await clients.deleteClient(registration.client.id);
       expect(await clients.findClient(registration.client.id, now + 5)).toBeNull();
       expect(await clients.findClient(other.client.id, now + 5)).toEqual(other);
+    });
+  });
+
+  describe('client registry bound (maxClients)', () => {
+    it('refuses a new registration beyond maxClients with StoreFullError, takes replacements, and frees places at expiry and delete', async () => {
+      // A fresh instance of the engine: the bound counts every live registration of the instance.
+      const target = await engine().catch(() => undefined);
+      if (!target) return; // stores without an engine: the bound is the engine's, tested there
+      const { clients } = target.instance(freshId('capped'));
+      const now = baseTime();
+      const limits = { maxClients: 2 };
+      const first = registeredClient(now, { expiresAt: now + 60_000 });
+      const second = registeredClient(now, { expiresAt: now + 1_000 });
+      const third = registeredClient(now, { expiresAt: now + 60_000 });
+      await clients.saveClient(first, limits);
+      await clients.saveClient(second, limits);
+      const refused = await clients.saveClient(third, limits).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(isStoreFull(refused)).toBe(true);
+      expect(await clients.findClient(third.client.id, now)).toBeNull();
+      // A replacement of a live registration is no new one.
+      const renamed = { ...first, client: { ...first.client, name: 'Renamed' } };
+      await clients.saveClient(renamed, limits);
+      expect(await clients.findClient(first.client.id, now)).toEqual(renamed);
+      // A lapsed registration frees its place, as does a delete.
+      await clients.saveClient({ ...third, registeredAt: now + 1_000 }, limits);
+      expect(await clients.findClient(third.client.id, now + 1_000)).not.toBeNull();
+      await clients.deleteClient(first.client.id);
+      const fourth = registeredClient(now + 2_000, { expiresAt: now + 60_000 });
+      await clients.saveClient(fourth, limits);
+      expect(await clients.findClient(fourth.client.id, now + 2_000)).toEqual(fourth);
     });
   });
 

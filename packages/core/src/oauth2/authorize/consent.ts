@@ -146,20 +146,25 @@ export const consentEndpoint: Handler = async (request, ctx) => {
     if (error instanceof ProtocolError) return errorPage(ctx, error, undefined, request);
     throw error;
   }
-  return authorizationStep(ctx, params, async (auth) => {
-    const current = await sessionUser(ctx, request);
-    if (!current) return renderLoginStep(ctx, request, auth);
-    const decision = params.get('decision');
-    // The user's own choice, on a page naming where it leads: redirected for every client, the
-    // self-registered ones too (no open redirect without the user's doing, RFC 9700 §4.11.2).
-    if (decision === 'deny')
-      return authorizationErrorRedirect(
-        ctx,
-        auth,
-        oauthError('access_denied', 'The user denied the request.'),
-      );
-    if (decision !== 'allow') throw invalidRequest('The consent decision must be "allow" or "deny".');
-    await rememberConsent(ctx, current.user.id, auth.client.id, auth.scope, auth.resources);
-    return issueAuthorizationCode(ctx, auth, sessionAuthentication(current));
-  });
+  return authorizationStep(
+    ctx,
+    params,
+    async (auth) => {
+      const current = await sessionUser(ctx, request);
+      if (!current) return renderLoginStep(ctx, request, auth);
+      const decision = params.get('decision');
+      // The user's own choice, on a page naming where it leads: redirected for every client, the
+      // self-registered ones too (no open redirect without the user's doing, RFC 9700 §4.11.2).
+      if (decision === 'deny')
+        return authorizationErrorRedirect(
+          ctx,
+          auth,
+          oauthError('access_denied', 'The user denied the request.'),
+        );
+      if (decision !== 'allow') throw invalidRequest('The consent decision must be "allow" or "deny".');
+      await rememberConsent(ctx, current.user.id, auth.client.id, auth.scope, auth.resources);
+      return issueAuthorizationCode(ctx, auth, sessionAuthentication(current));
+    },
+    request,
+  );
 };

@@ -13,7 +13,10 @@ import { authorizationStep } from './response.js';
  */
 export const authorizeEndpoint: Handler = async (request, ctx, url) => {
   const params = request.method === 'POST' ? await readForm(request, ctx.maxBodyBytes) : queryParams(url);
-  return authorizationStep(ctx, params, async (auth) =>
-    continueRequest(ctx, request, auth, await currentAuthentication(ctx, request)),
+  return authorizationStep(
+    ctx,
+    params,
+    async (auth) => continueRequest(ctx, request, auth, await currentAuthentication(ctx, request)),
+    request,
   );
 };

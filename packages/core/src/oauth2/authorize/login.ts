@@ -130,17 +130,21 @@ export const loginEndpoint: Handler = async (request, ctx) => {
   if (isForeignBrowserRequest(ctx, request))
     return errorPage(ctx, crossSiteRefused(ctx, request), undefined, request);
   const params = await readForm(request, ctx.maxBodyBytes);
-  return authorizationStep(ctx, params, async (auth) =>
-    completeLoginForm(ctx, request, params, {
-      render: (options) => renderLoginStep(ctx, request, auth, options),
-      continueAt: authorizeLocation(ctx, auth),
-      // A pushed request continues from its stored parameters: they lose what asked for this login.
-      ...(auth.pushed
-        ? {
-            signedIn: () => updateFlight(ctx, auth.pushed!, parametersAfterLogin(auth.pushed!.parameters)),
-          }
-        : {}),
-    }),
+  return authorizationStep(
+    ctx,
+    params,
+    async (auth) =>
+      completeLoginForm(ctx, request, params, {
+        render: (options) => renderLoginStep(ctx, request, auth, options),
+        continueAt: authorizeLocation(ctx, auth),
+        // A pushed request continues from its stored parameters: they lose what asked for this login.
+        ...(auth.pushed
+          ? {
+              signedIn: () => updateFlight(ctx, auth.pushed!, parametersAfterLogin(auth.pushed!.parameters)),
+            }
+          : {}),
+      }),
+    request,
   );
 };
 

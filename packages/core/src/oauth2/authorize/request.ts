@@ -79,11 +79,15 @@ export interface AuthorizationRequest extends AuthorizationTarget {
  * registered). Throws `invalid_request` for problems that must be shown to the user, never
  * redirected: unknown client, missing or unregistered redirect URI, or either parameter repeated.
  */
-export async function resolveAuthorizationTarget(ctx: Context, params: Params): Promise<AuthorizationTarget> {
+export async function resolveAuthorizationTarget(
+  ctx: Context,
+  params: Params,
+  request?: Request,
+): Promise<AuthorizationTarget> {
   const clientId = params.get('client_id');
   if (clientId === undefined) throw invalidRequest('The client_id parameter is missing.');
   const sentRedirectUri = params.get('redirect_uri');
-  const client = await ctx.clients.findClient(clientId);
+  const client = await ctx.clients.findClient(clientId, request);
   if (!client) throw invalidRequest('The client is unknown.');
   let redirectUri: string;
   if (sentRedirectUri === undefined) {

@@ -74,19 +74,21 @@ export function authorizationErrorRedirect(
  * go back to the client, anything else (a refused form, a bug) propagates. A self-registered
  * client (RFC 7591, client ID metadata document) gets no error redirect without the user's doing:
  * its errors are an HTML error page (RFC 9700 §4.11.2). Only the user's own "Deny" on the consent
- * page, which the step answers itself, sends the user back to it with `access_denied`.
+ * page, which the step answers itself, sends the user back to it with `access_denied`. `request`
+ * pays for the client lookup (a metadata document fetch is charged to its address).
  */
 export async function authorizationStep(
   ctx: Context,
   params: Params,
   step: (auth: AuthorizationRequest) => Promise<Answer>,
+  request?: Request,
 ): Promise<Answer> {
   let target: AuthorizationTarget;
   let pushed: PushedRequest | undefined;
   try {
     // RFC 9126 §4: a request_uri stands for the whole pushed request; nothing else is read.
     if (namesRequestUri(params)) pushed = await resolvePushedRequest(ctx, params);
-    target = await resolveAuthorizationTarget(ctx, pushed?.params ?? params);
+    target = await resolveAuthorizationTarget(ctx, pushed?.params ?? params, request);
   } catch (error) {
     return unredirectableError(ctx, error);
   }

@@ -30,7 +30,7 @@ export async function authenticateClient(
   params: Params,
 ): Promise<AuthenticatedClient> {
   const { method, presented } = detectMethod(ctx, request, params);
-  const { found, refused } = await findClient(ctx, presented.clientId);
+  const { found, refused } = await findClient(ctx, presented.clientId, request);
   const registered = found ? registeredAuthMethod(found) : undefined;
   const client = found && registered === method.name ? found : undefined;
   const verified = await method.verify(ctx, presented, client);
@@ -60,9 +60,10 @@ export async function authenticateClient(
 async function findClient(
   ctx: Context,
   clientId: string,
+  request: Request,
 ): Promise<{ readonly found: ClientRecord | null; readonly refused: boolean }> {
   try {
-    return { found: await ctx.clients.findClient(clientId), refused: false };
+    return { found: await ctx.clients.findClient(clientId, request), refused: false };
   } catch (error) {
     if (error instanceof ClientRecordError) return { found: null, refused: true };
     throw error;

@@ -17,6 +17,8 @@ export interface PresentedAssertion extends PresentedClient {
   readonly assertion: string;
   /** The URL of the endpoint the request was sent to, an accepted `aud`. */
   readonly endpoint: string;
+  /** The request, charged for a `jwks_uri` fetch it causes (per client address). */
+  readonly request: Request;
 }
 
 /**
@@ -56,14 +58,14 @@ export const privateKeyJwt: ClientAuthMethod<PresentedAssertion> = {
     // The client it names: `sub` (RFC 7523 §3 item 2), or the body's client_id (§2.2 makes it
     // optional; when both are there, they must agree, which `authenticateClient` checks).
     const clientId = typeof sub === 'string' ? sub : (params.get('client_id') ?? '');
-    return { clientId, assertion, endpoint: endpointUrl(ctx, request) };
+    return { clientId, assertion, endpoint: endpointUrl(ctx, request), request };
   },
   async verify(ctx, presented, client) {
-    let keys = client ? await clientKeySet(ctx, client, false) : undefined;
+    let keys = client ? await clientKeySet(ctx, client, false, presented.request) : undefined;
     let claims = await verifyClientAssertion(ctx, presented, keys ?? (await decoyKey()));
     if (claims === 'no-key' && client?.jwksUri !== undefined) {
       // The client may have rotated its keys since they were cached: fetch again (rate-limited).
-      keys = await clientKeySet(ctx, client, true);
+      keys = await clientKeySet(ctx, client, true, presented.request);
       if (keys) claims = await verifyClientAssertion(ctx, presented, keys);
     }
     if (!client || !keys || typeof claims !== 'object') return false;
@@ -109,9 +111,10 @@ async function clientKeySet(
   ctx: Context,
   client: ClientRecord,
   stale: boolean,
+  request: Request,
 ): Promise<JWTVerifyGetKey | undefined> {
   if (client.jwks !== undefined) return inlineKeySet(client);
-  if (client.jwksUri !== undefined) return ctx.clientJwks.keySet(client.jwksUri, ctx.now(), stale);
+  if (client.jwksUri !== undefined) return ctx.clientJwks.keySet(client.jwksUri, ctx.now(), stale, request);
   return undefined;
 }
 

@@ -42,7 +42,14 @@ export interface ClientMetadataRules {
 
 /** Grant types a registered client may name: those of the redirect-based flow. */
 const GRANT_TYPES: ReadonlySet<string> = new Set(['authorization_code', 'refresh_token']);
-const MAX_REDIRECT_URIS = 20;
+const MAX_REDIRECT_URIS = 10;
+/**
+ * Most bytes of metadata kept for one client (its JSON: redirect URIs, names, informational URIs,
+ * inline keys). Anyone may register, so what one registration stores is bounded whatever the
+ * request size (issue 27: a 64 KB body once stored ~57 KB for 30 days); real registrations take
+ * well under 2 KB, an inline key set of two RSA keys about 1.5 KB.
+ */
+export const MAX_METADATA_BYTES = 8192;
 const MAX_TEXT = 200;
 const MAX_URI = 2000;
 const INFORMATIONAL_URIS = ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri'] as const;
@@ -97,7 +104,7 @@ export function parseClientMetadata(input: unknown, rules: ClientMetadataRules):
 
   const clientName = optionalText(given, 'client_name');
   const scopes = scopeList(given.scope, rules.scopes);
-  return {
+  const metadata: ClientMetadata = {
     ...(clientName === undefined ? {} : { clientName }),
     redirectUris: redirectUris as string[],
     grantTypes: [...new Set(grantTypes)],
@@ -109,6 +116,9 @@ export function parseClientMetadata(input: unknown, rules: ClientMetadataRules):
     requirePushedAuthorizationRequests: flag(given, 'require_pushed_authorization_requests'),
     dpopBoundAccessTokens: flag(given, 'dpop_bound_access_tokens'),
   };
+  if (new TextEncoder().encode(JSON.stringify(metadata)).byteLength > MAX_METADATA_BYTES)
+    throw invalidMetadata(`The client metadata kept must not exceed ${MAX_METADATA_BYTES} bytes as JSON.`);
+  return metadata;
 }
 
 /** An optional boolean metadata field (default `false`). */

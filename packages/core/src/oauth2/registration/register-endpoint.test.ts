@@ -301,7 +301,7 @@ describe('client configuration endpoint (RFC 7592)', () => {
     const t = await instance({}, { storage: { clients: memoryClientRegistry({ maxClients: 1 }) } });
     await registered(t);
     const response = await register(t, app());
-    expect(response.headers.get('retry-after')).toBe('1');
+    expect(response.headers.get('retry-after')).toBe('60');
     await expectError(response, 503, 'temporarily_unavailable');
   });
 });

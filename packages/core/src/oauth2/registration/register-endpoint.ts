@@ -62,7 +62,7 @@ export function registerEndpoint(settings: DynamicRegistrationSettings): Handler
       expiresAt: addSeconds(now, settings.unusedTtl),
       ext: registrationExtension('dynamic_registration', metadata, await hashSecret(accessToken)),
     };
-    await ctx.storage.clients.saveClient(registration);
+    await ctx.storage.clients.saveClient(registration, { maxClients: settings.maxClients });
     ctx.emit({ type: 'client.registered', clientId });
     return noStoreJson(
       {

@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../../errors.js';
-import { type OutboundFetch, runtimeFetch } from '../../http/guarded-fetch.js';
+import { defaultTransport } from '../../http/default-transport.js';
+import type { OutboundFetch } from '../../http/guarded-fetch.js';
 import type { ClientMetadataDocumentOptions, DynamicRegistrationOptions } from '../../options.js';
 
 /** Dynamic registration as the instance runs it (`dynamicRegistration`, validated, defaults filled in). */
@@ -9,6 +10,7 @@ export interface DynamicRegistrationSettings {
   readonly unusedTtl: number;
   readonly maxPerAddress: number;
   readonly windowSeconds: number;
+  readonly maxClients: number;
 }
 
 /** Client ID metadata documents as the instance runs them (`clientMetadataDocuments`, validated). */
@@ -20,6 +22,67 @@ export interface MetadataDocumentSettings {
   readonly minCacheSeconds: number;
   readonly maxCacheSeconds: number;
   readonly maxConcurrentFetches: number;
+  readonly maxConcurrentFetchesPerOrigin: number;
+  readonly maxFetchesPerAddress: number;
+  readonly fetchWindowSeconds: number;
+  readonly maxCacheBytes: number;
+}
+
+/** The bounds every fetched-and-cached document kind shares (`clientMetadataDocuments`, `clientJwks`). */
+export interface FetchBudgetSettings {
+  readonly maxConcurrentFetches: number;
+  readonly maxConcurrentFetchesPerOrigin: number;
+  readonly maxFetchesPerAddress: number;
+  readonly fetchWindowSeconds: number;
+  readonly maxCacheBytes: number;
+}
+
+/** The options of {@link FetchBudgetSettings}, as given. */
+interface FetchBudgetOptions {
+  readonly maxConcurrentFetches?: number;
+  readonly maxConcurrentFetchesPerOrigin?: number;
+  readonly maxFetchesPerAddress?: number;
+  readonly fetchWindowSeconds?: number;
+  readonly maxCacheBytes?: number;
+}
+
+/**
+ * Validates the fetch budget of `option` (`clientMetadataDocuments` or `clientJwks`): 16 fetches
+ * in flight, 4 per origin, 30 per address and 10 minutes, an 8 MiB cache unless given.
+ */
+export function fetchBudgetSettings(option: string, given: FetchBudgetOptions): FetchBudgetSettings {
+  const maxConcurrentFetches = whole(
+    `${option}.maxConcurrentFetches`,
+    given.maxConcurrentFetches,
+    16,
+    1,
+    1024,
+  );
+  return {
+    maxConcurrentFetches,
+    maxConcurrentFetchesPerOrigin: whole(
+      `${option}.maxConcurrentFetchesPerOrigin`,
+      given.maxConcurrentFetchesPerOrigin,
+      Math.min(4, maxConcurrentFetches),
+      1,
+      maxConcurrentFetches,
+    ),
+    maxFetchesPerAddress: whole(
+      `${option}.maxFetchesPerAddress`,
+      given.maxFetchesPerAddress,
+      30,
+      1,
+      1_000_000,
+    ),
+    fetchWindowSeconds: whole(`${option}.fetchWindowSeconds`, given.fetchWindowSeconds, 600, 1, 86_400),
+    maxCacheBytes: whole(
+      `${option}.maxCacheBytes`,
+      given.maxCacheBytes,
+      8 * 1_048_576,
+      65_536,
+      1_073_741_824,
+    ),
+  };
 }
 
 /** `value` (or `fallback` when absent), checked to be a whole number from `min` to `max`. */
@@ -59,6 +122,7 @@ export function dynamicRegistrationSettings(
     unusedTtl: whole('dynamicRegistration.unusedTtl', options.unusedTtl, 30 * 86_400, 60, 366 * 86_400),
     maxPerAddress: whole('dynamicRegistration.maxPerAddress', options.maxPerAddress, 10, 1, 1_000_000),
     windowSeconds: whole('dynamicRegistration.windowSeconds', options.windowSeconds, 3600, 1, 86_400),
+    maxClients: whole('dynamicRegistration.maxClients', options.maxClients, 10_000, 1, 10_000_000),
   };
 }
 
@@ -86,18 +150,12 @@ export function metadataDocumentSettings(
     30 * 86_400,
   );
   return {
-    fetch: options.fetch ?? runtimeFetch,
+    fetch: options.fetch ?? defaultTransport().fetch,
     allowLoopback: options.allowLoopback ?? false,
     maxBytes: whole('clientMetadataDocuments.maxBytes', options.maxBytes, 16_384, 256, 1_048_576),
     timeoutMs: whole('clientMetadataDocuments.timeoutMs', options.timeoutMs, 3000, 100, 30_000),
     minCacheSeconds,
     maxCacheSeconds,
-    maxConcurrentFetches: whole(
-      'clientMetadataDocuments.maxConcurrentFetches',
-      options.maxConcurrentFetches,
-      16,
-      1,
-      1024,
-    ),
+    ...fetchBudgetSettings('clientMetadataDocuments', options),
   };
 }

@@ -1,12 +1,15 @@
 import { markTrusted } from '../guard.js';
+import { StoreFullError } from '../store-full.js';
 import type { ClientRegistry, RegisteredClient } from '../types.js';
 import type { Clearable } from './clearable.js';
 import { ExpiringMap } from './expiring-map.js';
-import { StoreFullError } from './key-value.js';
 
 /** Options of {@link memoryClientRegistry}. */
 export interface MemoryClientRegistryOptions {
-  /** Most registrations kept at once; a new one beyond it is refused (503). Default 10,000. */
+  /**
+   * Most registrations kept at once, whatever `saveClient` is told; a new one beyond it is refused
+   * with {@link StoreFullError} (answered 503). Default 10,000.
+   */
   readonly maxClients?: number;
 }
 
@@ -31,11 +34,12 @@ export function memoryClientRegistry(options: MemoryClientRegistryOptions = {}):
     clear() {
       clients.clear();
     },
-    async saveClient(registration) {
+    async saveClient(registration, limits) {
       const id = registration.client.id;
-      if (clients.size >= maxClients && clients.get(id, registration.registeredAt) === undefined) {
+      const cap = Math.min(maxClients, limits?.maxClients ?? maxClients);
+      if (clients.size >= cap && clients.get(id, registration.registeredAt) === undefined) {
         clients.sweepAll(registration.registeredAt);
-        if (clients.size >= maxClients) throw new StoreFullError('client registry');
+        if (clients.size >= cap) throw new StoreFullError('client registry', `at most ${cap} registrations`);
       }
       clients.set(id, entry(registration), registration.registeredAt);
     },

@@ -1,5 +1,5 @@
-import type { ErrorCodeOf } from '../../error-codes.js';
 import { markTrusted } from '../guard.js';
+import { StoreFullError } from '../store-full.js';
 import type { KeyValueStore } from '../types.js';
 import type { Clearable } from './clearable.js';
 import { ExpiringMap } from './expiring-map.js';
@@ -11,16 +11,6 @@ export interface MemoryKeyValueStoreOptions {
    * {@link StoreFullError} (the caller answers 503) until some expire. Default 100,000.
    */
   readonly maxEntries?: number;
-}
-
-/** Thrown by a bounded memory store that is full: the request is refused, nothing is written. */
-export class StoreFullError extends Error {
-  /** Stable code (`ERROR_CODES` of `error-codes.ts`). */
-  readonly code: ErrorCodeOf<'StoreFullError'> = 'ERR_STORAGE_FULL';
-  constructor(store: string) {
-    super(`The in-memory ${store} store is full; entries free up as they expire.`);
-    this.name = 'StoreFullError';
-  }
 }
 
 interface Entry {
@@ -38,7 +28,7 @@ export function memoryKeyValueStore(options: MemoryKeyValueStoreOptions = {}): K
   const put = (key: string, entry: Entry, now: number) => {
     if (entries.size >= maxEntries && entries.get(key, now) === undefined) {
       entries.sweepAll(now);
-      if (entries.size >= maxEntries) throw new StoreFullError('key-value');
+      if (entries.size >= maxEntries) throw new StoreFullError('in-memory key-value');
     }
     entries.set(key, entry, now);
   };
