@@ -80,7 +80,13 @@ export interface Context {
   /** Epoch milliseconds. */
   readonly now: () => number;
   readonly randomBytes: RandomBytes;
+  /** Emits an event (to `onEvent` and the audit sinks) with the time and instance added. */
   readonly emit: (event: GatehouseEvent) => void;
+  /**
+   * The `emit` of one request, which adds its client address: `dispatch` puts it in the request's
+   * context. `undefined` when nothing listens (no `onEvent`, no `audit`), so requests bind nothing.
+   */
+  readonly emitFor: ((request: Request) => (event: GatehouseEvent) => void) | undefined;
   readonly logger: Logger;
   /** The realm of `WWW-Authenticate` challenges: the issuer. */
   readonly realm: string;

@@ -3,6 +3,9 @@
  * functions of Web `Request` → `Response`. Runtime-neutral: no Node.js built-ins in this entry.
  * @packageDocumentation
  */
+
+export type { AuditRecord, AuditSink } from './audit/audit-record.js';
+export { jsonLinesAuditSink } from './audit/json-lines-sink.js';
 export { AUTH_API_ENDPOINTS } from './auth-api/endpoints.js';
 export type { Context } from './context.js';
 export {
@@ -24,7 +27,7 @@ export {
   StorageUnavailableError,
   UsageError,
 } from './errors.js';
-export type { GatehouseEvent, Logger } from './events.js';
+export type { EventContext, GatehouseEvent, Logger } from './events.js';
 export { createGatehouse, type Gatehouse } from './gatehouse.js';
 export {
   createGatehouseHost,

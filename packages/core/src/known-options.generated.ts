@@ -102,6 +102,7 @@ export const KNOWN_OPTIONS = {
   "now": true,
   "randomBytes": true,
   "onEvent": true,
+  "audit": true,
   "logger": true,
   "debug": true
 } as const;

@@ -1,5 +1,6 @@
+import type { AuditSink } from './audit/audit-record.js';
 import type { Awaitable } from './awaitable.js';
-import type { GatehouseEvent, Logger } from './events.js';
+import type { EventContext, GatehouseEvent, Logger } from './events.js';
 import type { OutboundFetch } from './http/guarded-fetch.js';
 import type { TokenExchangeRequest } from './oauth2/token-exchange/exchanged-token.js';
 import type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
@@ -174,8 +175,19 @@ export interface GatehouseOptions {
   readonly now?: () => number;
   /** Random bytes. Default Web Crypto. */
   readonly randomBytes?: RandomBytes;
-  /** Receives security events; never receives secrets. */
-  readonly onEvent?: (event: GatehouseEvent) => void;
+  /**
+   * Receives security events, with where and when they happened (time, instance, client address);
+   * never receives secrets. Called synchronously: queue slow work.
+   */
+  readonly onEvent?: (event: GatehouseEvent, context: EventContext) => void;
+  /**
+   * The audit trail: every security event as one audit record (timestamp, instance, client
+   * id, subject, client address, outcome, reason), written to each sink, e.g.
+   * `jsonLinesAuditSink((line) => process.stdout.write(line))` or `fileAuditSink(path)` of
+   * `@gatehousejs/core/node`. A sink that throws or rejects is logged; the request goes on. See
+   * "Audit events" in the docs.
+   */
+  readonly audit?: AuditSink | readonly AuditSink[];
   /** Receives diagnostics (store failures, configuration warnings). Default: `console`. */
   readonly logger?: Logger;
   /**

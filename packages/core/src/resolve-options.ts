@@ -1,3 +1,4 @@
+import { auditSinks, eventEmitter } from './audit/emitter.js';
 import type { Context, InstanceStores } from './context.js';
 import { ConfigurationError } from './errors.js';
 import type { Logger } from './events.js';
@@ -164,7 +165,8 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   if (requirePkce !== 'public' && requirePkce !== 'all')
     throw new ConfigurationError('requirePkce: expected "public" or "all".', { option: 'requirePkce' });
   const logger = withDebugLog(options.logger ?? console, options.debug ?? debugFromEnvironment());
-  const onEvent = options.onEvent;
+  if (options.onEvent !== undefined && typeof options.onEvent !== 'function')
+    throw new ConfigurationError('onEvent: expected a function.', { option: 'onEvent' });
   const cookieName = options.session?.cookieName ?? 'gatehouse_session';
   if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(cookieName)) {
     throw new ConfigurationError(
@@ -185,6 +187,15 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   const recordProblems = new RecordProblems(logger);
   const audience = options.audience ?? `${issuer}/api/v1`;
   const now = options.now ?? Date.now;
+  const clientAddress = options.rateLimit?.clientAddress ?? clientAddressOf;
+  const { emit, emitFor } = eventEmitter({
+    onEvent: options.onEvent,
+    audit: auditSinks(options.audit),
+    instance: issuer,
+    now,
+    clientAddress,
+    logger,
+  });
   const dynamicRegistration = dynamicRegistrationSettings(options.dynamicRegistration);
   const clientMetadataDocuments = metadataDocumentSettings(options.clientMetadataDocuments);
   const metadataDocuments =
@@ -248,7 +259,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
         50,
       ),
       windowSeconds: lifetime('rateLimit.windowSeconds', options.rateLimit?.windowSeconds, 900),
-      clientAddress: options.rateLimit?.clientAddress ?? clientAddressOf,
+      clientAddress,
     },
     passwordChecks: new PasswordCheckGate(
       count('passwordChecks.maxConcurrent', options.passwordChecks?.maxConcurrent, 4),
@@ -263,13 +274,8 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     clockToleranceSeconds: options.clockToleranceSeconds ?? 5,
     now: options.now ?? Date.now,
     randomBytes: options.randomBytes ?? webRandomBytes,
-    emit: (event) => {
-      try {
-        onEvent?.(event);
-      } catch (error) {
-        logger.error('gatehouse: onEvent threw', error);
-      }
-    },
+    emit,
+    emitFor,
     logger,
     realm: issuer,
     verifiedTokens: shared.verifiedTokens ?? new VerifiedTokenCache(),

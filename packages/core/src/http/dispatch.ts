@@ -10,7 +10,16 @@ import { methodHandler, type Route } from './router.js';
  * and every answer, errors included, gets the CORS headers: errors are converted here rather than
  * by the caller so that a browser can read them (e.g. `invalid_grant`).
  */
-export async function dispatch(route: Route, request: Request, ctx: Context, url: URL): Promise<Answer> {
+export async function dispatch(
+  route: Route,
+  request: Request,
+  instanceContext: Context,
+  url: URL,
+): Promise<Answer> {
+  // Events of this request carry its client address (audit records); nothing is bound when no one listens.
+  const ctx = instanceContext.emitFor
+    ? { ...instanceContext, emit: instanceContext.emitFor(request) }
+    : instanceContext;
   if (!route.cors) return answerRoute(route, request, ctx, url);
   if (!route.methods.OPTIONS && isPreflight(request)) {
     return preflightResponse(ctx, request, Object.keys(route.methods));

@@ -160,7 +160,10 @@ export const consentEndpoint: Handler = async (request, ctx) => {
     const current = await sessionUser(ctx, request);
     if (!current) return renderLoginStep(ctx, request, auth);
     const decision = params.get('decision');
-    if (decision === 'deny') throw oauthError('access_denied', 'The user denied the request.');
+    if (decision === 'deny') {
+      ctx.emit({ type: 'consent.denied', userId: current.user.id, clientId: auth.client.id });
+      throw oauthError('access_denied', 'The user denied the request.');
+    }
     if (decision !== 'allow') throw invalidRequest('The consent decision must be "allow" or "deny".');
     const now = ctx.now();
     // A consent taken back by `revokeUser` is not merged into the new one.
@@ -173,6 +176,7 @@ export const consentEndpoint: Handler = async (request, ctx) => {
       expiresAt: now + CONSENT_TTL_MS,
       ext: consentExtensions(previous, auth.resources, now),
     });
+    ctx.emit({ type: 'consent.granted', userId: current.user.id, clientId: auth.client.id, scope });
     return issueAuthorizationCode(ctx, auth, current.session.record);
   });
 };
