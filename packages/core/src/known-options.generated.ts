@@ -103,6 +103,7 @@ export const KNOWN_OPTIONS = {
   "randomBytes": true,
   "onEvent": true,
   "audit": true,
+  "telemetry": true,
   "logger": true,
   "debug": true
 } as const;

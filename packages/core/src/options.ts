@@ -188,6 +188,14 @@ export interface GatehouseOptions {
    * "Audit events" in the docs.
    */
   readonly audit?: AuditSink | readonly AuditSink[];
+  /**
+   * OpenTelemetry traces and metrics, through the host's `@opentelemetry/api` (an optional peer
+   * dependency, never an SDK): a span per request and per storage call, W3C trace context taken from
+   * the request, and request, token, refusal and storage-latency metrics. Default: on when
+   * `@opentelemetry/api` can be imported, recording only once the host registers a provider.
+   * `false` turns it off. See "Observability" in the docs.
+   */
+  readonly telemetry?: false | TelemetryOptions;
   /** Receives diagnostics (store failures, configuration warnings). Default: `console`. */
   readonly logger?: Logger;
   /**
@@ -198,6 +206,15 @@ export interface GatehouseOptions {
    * environment has `GATEHOUSE_DEBUG=1`, else off.
    */
   readonly debug?: boolean;
+}
+
+/** The `telemetry` option. */
+export interface TelemetryOptions {
+  /**
+   * The `@opentelemetry/api` module (`import * as api from '@opentelemetry/api'`), for bundles in
+   * which Gatehouse cannot import it itself (a Worker bundle). Default: imported when installed.
+   */
+  readonly api?: object;
 }
 
 /** Options of the Auth API (`{base}/auth/v1/…`: username and password in, access token out). */

@@ -25,6 +25,9 @@ import { guardStore } from './storage/guard.js';
 import { checkInstanceId, isStorageEngine } from './storage/instance-id.js';
 import { memoryStorage } from './storage/memory/engine.js';
 import type { GatehouseStorage, GrantStore } from './storage/types.js';
+import { telemetrySettings } from './telemetry/settings.js';
+import type { Telemetry } from './telemetry/telemetry.js';
+import { tracedStore } from './telemetry/traced-store.js';
 import type { KeySet } from './tokens/keys.js';
 import { checkKeys, isEphemeralKey, SIGNING_ALGORITHMS } from './tokens/keys.js';
 import { webRandomBytes } from './tokens/secrets.js';
@@ -131,7 +134,12 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     });
   }
   const timeoutMs = count('storageTimeoutMs', options.storageTimeoutMs, 5000);
-  const { storage, revocationMirror } = instanceStorage(options, issuer, timeoutMs);
+  const telemetry = telemetrySettings(options.telemetry, issuer);
+  const { storage, revocationMirror } = instanceStorage(options, issuer, timeoutMs, telemetry);
+  const hostStore = <T extends object>(store: T, name: string): T => {
+    const guarded = guardStore(store, timeoutMs);
+    return telemetry ? tracedStore(guarded, name, telemetry) : guarded;
+  };
   for (const origin of options.cors?.allowedOrigins ?? []) {
     let parsed: URL | undefined;
     try {
@@ -219,14 +227,14 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     audienceList: Object.freeze([audience]),
     resources: new Set([audience, ...(options.resources ?? [])]),
     // Host stores too: a failing or hanging user/client lookup is a 503, never a 500 or a stuck request.
-    clients: clientDirectory(guardStore(options.clients, timeoutMs), storage.clients, now, recordProblems, {
+    clients: clientDirectory(hostStore(options.clients, 'clients'), storage.clients, now, recordProblems, {
       ...(dynamicRegistration
         ? { found: slideUnusedDeadline(storage.clients, dynamicRegistration.unusedTtl, now) }
         : {}),
       ...(metadataDocuments ? { unknown: (clientId: string) => metadataDocuments.resolve(clientId) } : {}),
     }),
     clientJwks: new ClientJwksCache(clientJwksPolicy(options)),
-    users: checkedUserStore(guardStore(options.users, timeoutMs), recordProblems),
+    users: checkedUserStore(hostStore(options.users, 'users'), recordProblems),
     recordProblems,
     storage,
     scopes,
@@ -277,6 +285,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     emit,
     emitFor,
     logger,
+    telemetry,
     realm: issuer,
     verifiedTokens: shared.verifiedTokens ?? new VerifiedTokenCache(),
     dynamicRegistration,
@@ -310,6 +319,7 @@ function instanceStorage(
   options: GatehouseOptions,
   issuer: string,
   timeoutMs: number,
+  telemetry: Telemetry | undefined,
 ): { storage: InstanceStores; revocationMirror: RevocationMirror | undefined } {
   const given = options.storage ?? {};
   let view: Partial<GatehouseStorage>;
@@ -344,15 +354,19 @@ function instanceStorage(
   let grants = guardStore(rawGrants, timeoutMs);
   const revocationMirror = pushedRevocations(options, rawGrants);
   if (revocationMirror) grants = mirroredGrantStore(grants, revocationMirror);
+  const store = <T extends object>(given: T, name: string): T => {
+    const guarded = guardStore(given, timeoutMs);
+    return telemetry ? tracedStore(guarded, name, telemetry) : guarded;
+  };
   return {
     storage: {
-      grants,
-      sessions: guardStore(view.sessions ?? fallback.sessions, timeoutMs),
-      consents: guardStore(view.consents ?? fallback.consents, timeoutMs),
-      rateLimits: guardStore(view.rateLimits ?? fallback.rateLimits, timeoutMs),
-      clients: guardStore(view.clients ?? fallback.clients, timeoutMs),
-      replay: guardStore(view.replay ?? fallback.replay, timeoutMs),
-      kv: guardStore(view.kv ?? fallback.kv, timeoutMs),
+      grants: telemetry ? tracedStore(grants, 'grants', telemetry) : grants,
+      sessions: store(view.sessions ?? fallback.sessions, 'sessions'),
+      consents: store(view.consents ?? fallback.consents, 'consents'),
+      rateLimits: store(view.rateLimits ?? fallback.rateLimits, 'rateLimits'),
+      clients: store(view.clients ?? fallback.clients, 'registeredClients'),
+      replay: store(view.replay ?? fallback.replay, 'replay'),
+      kv: store(view.kv ?? fallback.kv, 'kv'),
     },
     revocationMirror,
   };
