@@ -114,7 +114,7 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
   const resolved = resolveOptions(options, shared);
   // The telemetry API is imported with the keys, so that the first request is observed.
   const contextPromise: Promise<Context> = Promise.all([
-    importKeySet(options.keys, options.algorithm ?? 'ES256'),
+    importKeySet(options.keys, options.algorithm ?? 'ES256', options.signers ?? []),
     resolved.telemetry?.ready,
   ]).then(([keys]) => toContext(resolved, keys));
   contextPromise.catch((error) => resolved.logger.error('gatehouse: keys could not be imported', error));

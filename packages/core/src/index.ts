@@ -163,6 +163,7 @@ export {
 } from './time.js';
 export type { AccessTokenClaims, TokenFamily } from './tokens/access-token.js';
 export type { ActClaim } from './tokens/act.js';
+export type { KeySigner } from './tokens/key-signer.js';
 export { generateKeys, type PrivateJwk, type SigningAlgorithm } from './tokens/keys.js';
 export { generateClientSecret, hashClientSecret, hashSecret } from './tokens/secrets.js';
 export { clientSubject, subjectId, userSubject } from './tokens/subject.js';

@@ -5,6 +5,7 @@ export const KNOWN_OPTIONS = {
   "issuer": true,
   "allowInsecureIssuer": true,
   "keys": true,
+  "signers": true,
   "algorithm": true,
   "allowEphemeralKeys": true,
   "clients": true,

@@ -11,6 +11,7 @@ import type {
   StorageEngine,
   UserStore,
 } from './storage/types.js';
+import type { KeySigner } from './tokens/key-signer.js';
 import type { PrivateJwk, SigningAlgorithm } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type {
@@ -40,7 +41,15 @@ export interface GatehouseOptions {
    * Rotate by prepending a new key and dropping the old one once its tokens have expired.
    */
   readonly keys: readonly PrivateJwk[];
-  /** Signing algorithm of access tokens; `keys` must hold a key of it. Default `'ES256'`. */
+  /**
+   * Keys whose private half stays in a KMS, an HSM or another process: each `KeySigner` gives its
+   * public JWK and signs the bytes Gatehouse hands it. A signer signs everything of its algorithm
+   * (one per algorithm) instead of `keys`, whose keys of that algorithm then only verify (public
+   * JWKs are enough; `keys` may be `[]`). Its key is published first in the JWKS. See "Keys and
+   * rotation" in the docs. Default: none (the in-process keys sign).
+   */
+  readonly signers?: readonly KeySigner[];
+  /** Signing algorithm of access tokens; `keys` or `signers` must hold a key of it. Default `'ES256'`. */
   readonly algorithm?: SigningAlgorithm;
   /**
    * Accepts, when `NODE_ENV` is `production`, keys that `generateKeys()` made in this process and

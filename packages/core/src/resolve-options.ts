@@ -112,7 +112,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
       `algorithm: "${algorithm}" is not supported (${SIGNING_ALGORITHMS.join(', ')}).`,
       { option: 'algorithm' },
     );
-  checkKeys(options.keys, algorithm);
+  checkKeys(options.keys, algorithm, options.signers ?? []);
   refuseEphemeralKeysInProduction(options);
   if (!options.clients || typeof options.clients.findClient !== 'function') {
     throw new ConfigurationError(
