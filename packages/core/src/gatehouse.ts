@@ -112,11 +112,11 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
 /** {@link createGatehouse}, drawing on resources shared with other instances (`createGatehouseHost`). */
 export function buildGatehouse(options: GatehouseOptions, shared?: SharedResources): Gatehouse {
   const resolved = resolveOptions(options, shared);
-  // The telemetry API is imported with the keys, so that the first request is observed.
-  const contextPromise: Promise<Context> = Promise.all([
-    importKeySet(options.keys, options.algorithm ?? 'ES256', options.signers ?? []),
-    resolved.telemetry?.ready,
-  ]).then(([keys]) => toContext(resolved, keys));
+  const contextPromise: Promise<Context> = importKeySet(
+    options.keys,
+    options.algorithm ?? 'ES256',
+    options.signers ?? [],
+  ).then((keys) => toContext(resolved, keys));
   contextPromise.catch((error) => resolved.logger.error('gatehouse: keys could not be imported', error));
   // Once the keys are in, requests take the context without an await (a tick on every request).
   let readyContext: Context | undefined;

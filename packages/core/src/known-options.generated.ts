@@ -104,7 +104,9 @@ export const KNOWN_OPTIONS = {
   "randomBytes": true,
   "onEvent": true,
   "audit": true,
-  "telemetry": true,
+  "telemetry": {
+    "api": true
+  },
   "logger": true,
   "debug": true
 } as const;

@@ -200,11 +200,11 @@ export interface GatehouseOptions {
   /**
    * OpenTelemetry traces and metrics, through the host's `@opentelemetry/api` (an optional peer
    * dependency, never an SDK): a span per request and per storage call, W3C trace context taken from
-   * the request, and request, token, refusal and storage-latency metrics. Default: on when
-   * `@opentelemetry/api` can be imported, recording only once the host registers a provider.
-   * `false` turns it off. See "Observability" in the docs.
+   * the request, and request, token, refusal and storage-latency metrics, recorded once the host
+   * registers a provider. `{ api }` with `import * as api from '@opentelemetry/api'`. Default: off.
+   * See "Observability" in the docs.
    */
-  readonly telemetry?: false | TelemetryOptions;
+  readonly telemetry?: TelemetryOptions;
   /** Receives diagnostics (store failures, configuration warnings). Default: `console`. */
   readonly logger?: Logger;
   /**
@@ -220,10 +220,11 @@ export interface GatehouseOptions {
 /** The `telemetry` option. */
 export interface TelemetryOptions {
   /**
-   * The `@opentelemetry/api` module (`import * as api from '@opentelemetry/api'`), for bundles in
-   * which Gatehouse cannot import it itself (a Worker bundle). Default: imported when installed.
+   * The `@opentelemetry/api` module (`import * as api from '@opentelemetry/api'`). Passed by the host
+   * rather than imported by Gatehouse, so that the main entry needs no optional package and loads on
+   * every runtime (workerd refuses a dynamic import of a computed name).
    */
-  readonly api?: object;
+  readonly api: object;
 }
 
 /** Options of the Auth API (`{base}/auth/v1/…`: username and password in, access token out). */

@@ -17,8 +17,7 @@ export function dispatch(
   url: URL,
 ): Promise<Answer> {
   const telemetry = instanceContext.telemetry;
-  if (telemetry?.api === undefined)
-    return dispatchIn(route, request, requestContext(instanceContext, request), url);
+  if (!telemetry) return dispatchIn(route, request, requestContext(instanceContext, request), url);
   return telemetry.endpoint(route.path, request, (observation) => {
     let ctx = requestContext(instanceContext, request);
     if (observation) {

@@ -1,27 +1,21 @@
 import { ConfigurationError } from '../errors.js';
 import type { TelemetryOptions } from '../options.js';
-import { isOtelApi, loadOpenTelemetry } from './open-telemetry-api.js';
+import { isOtelApi } from './open-telemetry-api.js';
 import { Telemetry } from './telemetry.js';
 
-/**
- * The instance's telemetry from the `telemetry` option: off with `false`; through the given
- * `api`; else through `@opentelemetry/api` when the host has it installed.
- */
+/** The instance's telemetry from the `telemetry` option: none without it. */
 export function telemetrySettings(
-  given: false | TelemetryOptions | undefined,
+  given: TelemetryOptions | undefined,
   instance: string,
 ): Telemetry | undefined {
-  if (given === false) return undefined;
-  if (given !== undefined && (typeof given !== 'object' || given === null))
-    throw new ConfigurationError('telemetry: expected false or an object ({ api }).', {
-      option: 'telemetry',
-    });
-  const api = given?.api;
-  if (api !== undefined && !isOtelApi(api)) {
+  if (given === undefined) return undefined;
+  if (typeof given !== 'object' || given === null)
+    throw new ConfigurationError('telemetry: expected an object ({ api }).', { option: 'telemetry' });
+  if (!isOtelApi(given.api)) {
     throw new ConfigurationError(
       "telemetry.api: expected the @opentelemetry/api module (import * as api from '@opentelemetry/api').",
       { option: 'telemetry.api' },
     );
   }
-  return new Telemetry(instance, api === undefined ? loadOpenTelemetry() : Promise.resolve(api));
+  return new Telemetry(instance, given.api);
 }

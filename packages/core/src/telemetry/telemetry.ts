@@ -42,29 +42,19 @@ export interface RequestObservation {
  * registered, a request costs two global lookups and creates nothing.
  */
 export class Telemetry {
-  /** Set once the API is loaded; until then (and when it is not installed) nothing is recorded. */
-  api: OtelApi | undefined;
   #tracerProvider: TracerProvider | undefined;
   #tracer: Tracer | undefined;
   #meterProvider: MeterProvider | undefined;
   #instruments: Instruments | undefined;
 
-  /** Resolves once the API is loaded (or known to be missing). */
-  readonly ready: Promise<void>;
-
   constructor(
     readonly instance: string,
-    api: Promise<OtelApi | undefined>,
-  ) {
-    this.ready = api.then((loaded) => {
-      this.api = loaded;
-    });
-  }
+    readonly api: OtelApi,
+  ) {}
 
   /** The tracer of the registered provider, or `undefined` when none is registered. */
   tracer(): Tracer | undefined {
     const api = this.api;
-    if (!api) return undefined;
     const proxy = api.trace.getTracerProvider() as TracerProvider & {
       getDelegate?: () => TracerProvider;
       getDelegateTracer?: (name: string) => Tracer | undefined;
@@ -80,7 +70,6 @@ export class Telemetry {
   /** The instruments of the registered meter provider, or `undefined` when none is registered. */
   instruments(): Instruments | undefined {
     const api = this.api;
-    if (!api) return undefined;
     const provider = api.metrics.getMeterProvider();
     if (provider !== this.#meterProvider) {
       this.#meterProvider = provider;
@@ -124,7 +113,7 @@ export class Telemetry {
     const api = this.api;
     const tracer = this.tracer();
     const instruments = this.instruments();
-    if (!api || (!tracer && !instruments)) return run(undefined);
+    if (!tracer && !instruments) return run(undefined);
     const method = request.method.toUpperCase();
     const start = performance.now();
     const instance = this.instance;
@@ -205,7 +194,6 @@ export class Telemetry {
    */
   storageCall<T>(store: string, operation: string, call: () => T): T {
     const api = this.api;
-    if (!api) return call();
     const instruments = this.instruments();
     const parent = api.context.active();
     const tracer = api.trace.getSpan(parent) ? this.tracer() : undefined;

@@ -12,9 +12,7 @@ export function tracedStore<T extends object>(store: T, name: string, telemetry:
   for (const method of methodNames(store)) {
     const call = (store as Record<string, unknown>)[method] as (...args: unknown[]) => unknown;
     traced[method] = (...args: unknown[]) =>
-      telemetry.api === undefined
-        ? call.apply(store, args)
-        : telemetry.storageCall(name, method, () => call.apply(store, args));
+      telemetry.storageCall(name, method, () => call.apply(store, args));
   }
   return traced as T;
 }
