@@ -353,7 +353,10 @@ function instanceStorage(
   const rawGrants = view.grants ?? fallback.grants;
   let grants = guardStore(rawGrants, timeoutMs);
   const revocationMirror = pushedRevocations(options, rawGrants);
-  if (revocationMirror) grants = mirroredGrantStore(grants, revocationMirror);
+  if (revocationMirror) {
+    grants = mirroredGrantStore(grants, revocationMirror);
+    if (telemetry) revocationMirror.onLag = (ms) => telemetry.revocationLag(ms);
+  }
   const store = <T extends object>(given: T, name: string): T => {
     const guarded = guardStore(given, timeoutMs);
     return telemetry ? tracedStore(guarded, name, telemetry) : guarded;

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '@gatehousejs/core';
+import { ConfigurationError, memoryGrantStore } from '@gatehousejs/core';
 import * as api from '@opentelemetry/api';
 import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -138,6 +138,25 @@ describe('OpenTelemetry', () => {
         p.attributes['gatehouse.store'] === 'grants' && p.attributes['gatehouse.operation'] === 'redeemCode',
     );
     expect((storage!.value as { count: number }).count).toBeGreaterThanOrEqual(1);
+  });
+
+  it('measures the lag of the pushed-revocations channel', async () => {
+    const t = await testInstance({
+      telemetry: { api },
+      pushedRevocations: true,
+      storage: { grants: memoryGrantStore() },
+    });
+    const token = await authApiToken(t);
+    await points('gatehouse.revocation.channel_lag');
+    for (let i = 0; i < 20 && (await points('gatehouse.revocation.channel_lag')).length === 0; i++) {
+      await t.gatehouse.authenticate(bearerPost('/api/v1/things', token), { schemes: ['bearer'] });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await reader.forceFlush();
+    const lag = (await points('gatehouse.revocation.channel_lag')).find(
+      (p) => p.attributes['gatehouse.instance'] === ISSUER,
+    );
+    expect((lag!.value as { count: number }).count).toBeGreaterThanOrEqual(1);
   });
 
   it('adds no span to the bearer check of the host API', async () => {

@@ -29,6 +29,7 @@ interface Instruments {
   readonly tokens: Counter;
   readonly refusals: Counter;
   readonly storage: Histogram;
+  readonly revocationLag: Histogram;
 }
 
 /** What one request's handlers report (through its events) to its span and metrics. */
@@ -93,6 +94,10 @@ export class Telemetry {
               }),
               storage: meter.createHistogram('gatehouse.storage.duration', {
                 description: 'Time of a storage call, by store, operation and outcome.',
+                unit: 's',
+              }),
+              revocationLag: meter.createHistogram('gatehouse.revocation.channel_lag', {
+                description: 'Round trip of a probe through the pushed-revocations channel.',
                 unit: 's',
               }),
             };
@@ -186,6 +191,11 @@ export class Telemetry {
           });
       }
     }
+  }
+
+  /** Records one probe round trip of the pushed-revocations channel (`pushedRevocations`). */
+  revocationLag(ms: number): void {
+    this.instruments()?.revocationLag.record(ms / 1000, { 'gatehouse.instance': this.instance });
   }
 
   /**
