@@ -86,6 +86,17 @@ describe('OpenTelemetry', () => {
     });
   });
 
+  it('keeps attribute values to bounded sets: another method is _OTHER', async () => {
+    const t = await testInstance({ telemetry: { api } });
+    const response = await t.gatehouse.fetch(new Request(`${ISSUER}/oauth2/v1/token`, { method: 'BREW' }));
+    expect(response.status).toBe(405);
+    const server = spans.getFinishedSpans().find((s) => s.name === '_OTHER /oauth2/v1/token')!;
+    expect(server.attributes).toMatchObject({
+      'http.request.method': '_OTHER',
+      'http.response.status_code': 405,
+    });
+  });
+
   it('names the client, and puts every storage call in a child span', async () => {
     const t = await testInstance({ telemetry: { api } });
     await issueTokens(t);

@@ -119,7 +119,7 @@ export class Telemetry {
     const tracer = this.tracer();
     const instruments = this.instruments();
     if (!tracer && !instruments) return run(undefined);
-    const method = request.method.toUpperCase();
+    const method = knownMethod(request.method);
     const start = performance.now();
     const instance = this.instance;
     let clientId: string | undefined;
@@ -254,6 +254,14 @@ export class Telemetry {
     done(undefined);
     return result;
   }
+}
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The method as an attribute: any other is `_OTHER` (OTel HTTP semantic conventions), so that a client cannot add attribute values. */
+function knownMethod(method: string): string {
+  const upper = method.toUpperCase();
+  return METHODS.has(upper) ? upper : '_OTHER';
 }
 
 /** The OAuth error code of an error answer: JSON `error`, or the `error` of a redirect (authorize). */
