@@ -11,7 +11,7 @@ import type { PasswordCheckGate } from './passwords/password-check-gate.js';
 import type { RecordProblems } from './records/record-problems.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
 import type { ClientStore, GatehouseStorage, UserStore } from './storage/types.js';
-import type { Telemetry } from './telemetry/telemetry.js';
+import type { InstanceTelemetry } from './telemetry/instance-telemetry.js';
 import type { KeySet } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';
@@ -90,7 +90,7 @@ export interface Context {
   readonly emitFor: ((request: Request) => (event: GatehouseEvent) => void) | undefined;
   readonly logger: Logger;
   /** OpenTelemetry of the instance (`telemetry` option), unless it is off. */
-  readonly telemetry: Telemetry | undefined;
+  readonly telemetry: InstanceTelemetry | undefined;
   /** The realm of `WWW-Authenticate` challenges: the issuer. */
   readonly realm: string;
   /** Verified access tokens of this instance (stateless checks only: revocation is always consulted). */

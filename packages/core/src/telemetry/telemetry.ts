@@ -9,8 +9,8 @@ import type {
   TracerProvider,
 } from '@opentelemetry/api';
 import { ProtocolError } from '../errors.js';
-import type { GatehouseEvent } from '../events.js';
 import { type Answer, isReply } from '../http/reply.js';
+import type { InstanceTelemetry, RequestObservation } from './instance-telemetry.js';
 import type { OtelApi } from './open-telemetry-api.js';
 import { remoteParent } from './trace-context.js';
 
@@ -32,17 +32,12 @@ interface Instruments {
   readonly revocationLag: Histogram;
 }
 
-/** What one request's handlers report (through its events) to its span and metrics. */
-export interface RequestObservation {
-  observe(event: GatehouseEvent): void;
-}
-
 /**
  * OpenTelemetry for one instance, through the host's `@opentelemetry/api` only. Providers are
  * looked up per request (a host may register its SDK after creating instances); with none
  * registered, a request costs two global lookups and creates nothing.
  */
-export class Telemetry {
+export class Telemetry implements InstanceTelemetry {
   #tracerProvider: TracerProvider | undefined;
   #tracer: Tracer | undefined;
   #meterProvider: MeterProvider | undefined;
