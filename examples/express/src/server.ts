@@ -8,6 +8,8 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { jsonLinesAuditSink } from '@gatehousejs/core';
+import { fileAuditSink } from '@gatehousejs/core/node';
 import {
   allowedOriginsFromEnv,
   createDemoHost,
@@ -23,7 +25,21 @@ const publicDir = fileURLToPath(new URL('../public', import.meta.url));
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
-const demo = await createDemoHost({ port, allowedOrigins: allowedOriginsFromEnv(), portal: true });
+// The audit trail of both instances (docs "Audit events"), one JSON line per security event: on
+// stdout by default, appended to a file with GATEHOUSE_AUDIT=/path/audit.jsonl, none with GATEHOUSE_AUDIT=off.
+const auditTarget = process.env.GATEHOUSE_AUDIT ?? 'stdout';
+const audit =
+  auditTarget === 'off'
+    ? undefined
+    : auditTarget === 'stdout'
+      ? jsonLinesAuditSink((line) => process.stdout.write(line))
+      : fileAuditSink(auditTarget);
+const demo = await createDemoHost({
+  port,
+  allowedOrigins: allowedOriginsFromEnv(),
+  portal: true,
+  ...(audit ? { overrides: { audit } } : {}),
+});
 
 const app = express();
 app.disable('x-powered-by');

@@ -15,6 +15,7 @@ import type { PasswordCheckGate } from './passwords/password-check-gate.js';
 import type { RecordProblems } from './records/record-problems.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
 import type { ClientRecord, ClientStore, GatehouseStorage, UserLookup, UserStore } from './storage/types.js';
+import type { InstanceTelemetry } from './telemetry/instance-telemetry.js';
 import type { ClaimsHook } from './tokens/host-claims.js';
 import type { KeySet } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
@@ -101,8 +102,16 @@ export interface Context {
   /** Epoch milliseconds. */
   readonly now: () => number;
   readonly randomBytes: RandomBytes;
+  /** Emits an event (to `onEvent` and the audit sinks) with the time and instance added. */
   readonly emit: (event: GatehouseEvent) => void;
+  /**
+   * The `emit` of one request, which adds its client address: `dispatch` puts it in the request's
+   * context. `undefined` when nothing listens (no `onEvent`, no `audit`), so requests bind nothing.
+   */
+  readonly emitFor: ((request: Request) => (event: GatehouseEvent) => void) | undefined;
   readonly logger: Logger;
+  /** OpenTelemetry of the instance (`telemetry` option), unless it is off. */
+  readonly telemetry: InstanceTelemetry | undefined;
   /** The realm of `WWW-Authenticate` challenges: the issuer. */
   readonly realm: string;
   /** Verified access tokens of this instance (stateless checks only: revocation is always consulted). */

@@ -44,6 +44,17 @@ export type GatehouseEvent =
   | { readonly type: 'session.ended'; readonly userId: string }
   /** `gatehouse.revokeSession` ended one of the user's sessions (`sessionId` is its public id, the OIDC `sid`). */
   | { readonly type: 'session.revoked'; readonly userId: string; readonly sessionId: string }
+  /** The user allowed a client on the consent page; `scope` is what the consent now covers. */
+  | {
+      readonly type: 'consent.granted';
+      readonly userId: string;
+      readonly clientId: string;
+      readonly scope: string;
+    }
+  /** The user denied a client on the consent page (the client gets `access_denied`). */
+  | { readonly type: 'consent.denied'; readonly userId: string; readonly clientId: string }
+  /** The user's consent to a client was forgotten (`revokeGrant`, unless `forgetConsent: false`). */
+  | { readonly type: 'consent.withdrawn'; readonly userId: string; readonly clientId: string }
   /** `gatehouse.revokeUser` marked everything issued to the user so far as revoked. */
   | { readonly type: 'user.revoked'; readonly userId: string; readonly reason?: string }
   /**
@@ -82,6 +93,22 @@ export type GatehouseEvent =
       readonly reason: 'unknown_client' | 'method_not_registered' | 'invalid_credentials';
       readonly registeredMethod?: string;
     };
+
+/**
+ * Where and when an event happened, added to every event by the instance (the second argument of
+ * `onEvent`, and fields of every audit record).
+ */
+export interface EventContext {
+  /** Epoch milliseconds, from the `now` option. */
+  readonly time: number;
+  /** The issuer of the instance that emitted the event. */
+  readonly instance: string;
+  /**
+   * The client's network address (`rateLimit.clientAddress` of the request: what the adapter
+   * recorded), when the event comes from a request and the address is known.
+   */
+  readonly clientAddress?: string;
+}
 
 /** Where Gatehouse writes diagnostics. `console` fits. */
 export interface Logger {

@@ -162,9 +162,11 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
 /** {@link createGatehouse}, drawing on resources shared with other instances (`createGatehouseHost`). */
 export function buildGatehouse(options: GatehouseOptions, shared?: SharedResources): Gatehouse {
   const resolved = resolveOptions(options, shared);
-  const contextPromise: Promise<Context> = importKeySet(options.keys, options.algorithm ?? 'ES256').then(
-    (keys) => toContext(resolved, keys),
-  );
+  const contextPromise: Promise<Context> = importKeySet(
+    options.keys,
+    options.algorithm ?? 'ES256',
+    options.signers ?? [],
+  ).then((keys) => toContext(resolved, keys));
   contextPromise.catch((error) => resolved.logger.error('gatehouse: keys could not be imported', error));
   // Once the keys are in, requests take the context without an await (a tick on every request).
   let readyContext: Context | undefined;

@@ -3,6 +3,9 @@
  * functions of Web `Request` → `Response`. Runtime-neutral: no Node.js built-ins in this entry.
  * @packageDocumentation
  */
+
+export type { AuditRecord, AuditSink } from './audit/audit-record.js';
+export { jsonLinesAuditSink } from './audit/json-lines-sink.js';
 export { AUTH_API_ENDPOINTS } from './auth-api/endpoints.js';
 export type { Context } from './context.js';
 export {
@@ -24,7 +27,7 @@ export {
   StorageUnavailableError,
   UsageError,
 } from './errors.js';
-export type { GatehouseEvent, Logger } from './events.js';
+export type { EventContext, GatehouseEvent, Logger } from './events.js';
 export { createGatehouse, type Gatehouse } from './gatehouse.js';
 export {
   createGatehouseHost,
@@ -183,6 +186,7 @@ export {
   MAX_ACCESS_TOKEN_CLAIMS_BYTES,
   RESERVED_CLAIMS,
 } from './tokens/host-claims.js';
+export type { KeySigner } from './tokens/key-signer.js';
 export { generateKeys, type PrivateJwk, type SigningAlgorithm } from './tokens/keys.js';
 export { generateClientSecret, hashClientSecret, hashSecret } from './tokens/secrets.js';
 export { clientSubject, subjectId, userSubject } from './tokens/subject.js';

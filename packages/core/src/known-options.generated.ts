@@ -5,6 +5,7 @@ export const KNOWN_OPTIONS = {
   "issuer": true,
   "allowInsecureIssuer": true,
   "keys": true,
+  "signers": true,
   "algorithm": true,
   "allowEphemeralKeys": true,
   "clients": true,
@@ -159,6 +160,10 @@ export const KNOWN_OPTIONS = {
   "now": true,
   "randomBytes": true,
   "onEvent": true,
+  "audit": true,
+  "telemetry": {
+    "api": true
+  },
   "logger": true,
   "debug": true
 } as const;

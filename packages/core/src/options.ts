@@ -1,5 +1,6 @@
+import type { AuditSink } from './audit/audit-record.js';
 import type { Awaitable } from './awaitable.js';
-import type { GatehouseEvent, Logger } from './events.js';
+import type { EventContext, GatehouseEvent, Logger } from './events.js';
 import type { OutboundFetch } from './http/guarded-fetch.js';
 import type { HostUser } from './interaction/types.js';
 import type { TokenExchangeRequest } from './oauth2/token-exchange/exchanged-token.js';
@@ -7,6 +8,7 @@ import type { PushedRevocationsOptions } from './revocation/revocation-mirror.js
 import type { InstanceStorage } from './storage/required-stores.js';
 import type { ClientRecord, ClientStore, StorageEngine, UserLookup, UserStore } from './storage/types.js';
 import type { ClaimsHook } from './tokens/host-claims.js';
+import type { KeySigner } from './tokens/key-signer.js';
 import type { PrivateJwk, SigningAlgorithm } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type {
@@ -36,7 +38,15 @@ export interface GatehouseOptions {
    * Rotate by prepending a new key and dropping the old one once its tokens have expired.
    */
   readonly keys: readonly PrivateJwk[];
-  /** Signing algorithm of access tokens; `keys` must hold a key of it. Default `'ES256'`. */
+  /**
+   * Keys whose private half stays in a KMS, an HSM or another process: each `KeySigner` gives its
+   * public JWK and signs the bytes Gatehouse hands it. A signer signs everything of its algorithm
+   * (one per algorithm) instead of `keys`, whose keys of that algorithm then only verify (public
+   * JWKs are enough; `keys` may be `[]`). Its key is published first in the JWKS. See "Keys and
+   * rotation" in the docs. Default: none (the in-process keys sign).
+   */
+  readonly signers?: readonly KeySigner[];
+  /** Signing algorithm of access tokens; `keys` or `signers` must hold a key of it. Default `'ES256'`. */
   readonly algorithm?: SigningAlgorithm;
   /**
    * Accepts, when `NODE_ENV` is `production`, keys that `generateKeys()` made in this process and
@@ -220,8 +230,27 @@ export interface GatehouseOptions {
   readonly now?: () => number;
   /** Random bytes. Default Web Crypto. */
   readonly randomBytes?: RandomBytes;
-  /** Receives security events; never receives secrets. */
-  readonly onEvent?: (event: GatehouseEvent) => void;
+  /**
+   * Receives security events, with where and when they happened (time, instance, client address);
+   * never receives secrets. Called synchronously: queue slow work.
+   */
+  readonly onEvent?: (event: GatehouseEvent, context: EventContext) => void;
+  /**
+   * The audit trail: every security event as one audit record (timestamp, instance, client
+   * id, subject, client address, outcome, reason), written to each sink, e.g.
+   * `jsonLinesAuditSink((line) => process.stdout.write(line))` or `fileAuditSink(path)` of
+   * `@gatehousejs/core/node`. A sink that throws or rejects is logged; the request goes on. See
+   * "Audit events" in the docs.
+   */
+  readonly audit?: AuditSink | readonly AuditSink[];
+  /**
+   * OpenTelemetry traces and metrics, through the host's `@opentelemetry/api` (an optional peer
+   * dependency, never an SDK): a span per request and per storage call, W3C trace context taken from
+   * the request, and request, token, refusal and storage-latency metrics, recorded once the host
+   * registers a provider. `{ api }` with `import * as api from '@opentelemetry/api'`. Default: off.
+   * See "Observability" in the docs.
+   */
+  readonly telemetry?: TelemetryOptions;
   /** Receives diagnostics (store failures, configuration warnings). Default: `console`. */
   readonly logger?: Logger;
   /**
@@ -321,6 +350,16 @@ export interface InteractionOptions {
    * `url`. Default `false`: the built-in pages are shown in the authorization request itself.
    */
   readonly builtInPages?: boolean;
+}
+
+/** The `telemetry` option. */
+export interface TelemetryOptions {
+  /**
+   * The `@opentelemetry/api` module (`import * as api from '@opentelemetry/api'`). Passed by the host
+   * rather than imported by Gatehouse, so that the main entry needs no optional package and loads on
+   * every runtime (workerd refuses a dynamic import of a computed name).
+   */
+  readonly api: object;
 }
 
 /** Options of the Auth API (`{base}/auth/v1/…`: username and password in, access token out). */

@@ -1,3 +1,4 @@
+import { auditSinks, eventEmitter } from './audit/emitter.js';
 import type { Context, InstanceStores } from './context.js';
 import { dpopSettings } from './dpop/settings.js';
 import { ConfigurationError } from './errors.js';
@@ -36,6 +37,9 @@ import { memoryStorage } from './storage/memory/engine.js';
 import { memoryRateLimitStore } from './storage/memory/rate-limits.js';
 import { type InstanceStorage, requireAllStores } from './storage/required-stores.js';
 import type { GrantStore, UserStore } from './storage/types.js';
+import { telemetrySettings } from './telemetry/settings.js';
+import type { Telemetry } from './telemetry/telemetry.js';
+import { tracedStore } from './telemetry/traced-store.js';
 import type { KeySet } from './tokens/keys.js';
 import { checkKeys, isEphemeralKey, SIGNING_ALGORITHMS } from './tokens/keys.js';
 import { webRandomBytes } from './tokens/secrets.js';
@@ -127,7 +131,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
       `algorithm: "${algorithm}" is not supported (${SIGNING_ALGORITHMS.join(', ')}).`,
       { option: 'algorithm' },
     );
-  checkKeys(options.keys, algorithm);
+  checkKeys(options.keys, algorithm, options.signers ?? []);
   refuseEphemeralKeysInProduction(options);
   if (!options.clients || typeof options.clients.findClient !== 'function') {
     throw new ConfigurationError(
@@ -159,7 +163,12 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
       });
   }
   const timeoutMs = count('storageTimeoutMs', options.storageTimeoutMs, 5000);
-  const { storage, revocationMirror } = instanceStorage(options, issuer, timeoutMs);
+  const telemetry = telemetrySettings(options.telemetry, issuer);
+  const { storage, revocationMirror } = instanceStorage(options, issuer, timeoutMs, telemetry);
+  const hostStore = <T extends object>(store: T, name: string): T => {
+    const guarded = guardStore(store, timeoutMs);
+    return telemetry ? tracedStore(guarded, name, telemetry) : guarded;
+  };
   for (const origin of options.cors?.allowedOrigins ?? []) {
     let parsed: URL | undefined;
     try {
@@ -194,7 +203,8 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   if (requirePkce !== 'public' && requirePkce !== 'all')
     throw new ConfigurationError('requirePkce: expected "public" or "all".', { option: 'requirePkce' });
   const logger = withDebugLog(options.logger ?? console, options.debug ?? debugFromEnvironment());
-  const onEvent = options.onEvent;
+  if (options.onEvent !== undefined && typeof options.onEvent !== 'function')
+    throw new ConfigurationError('onEvent: expected a function.', { option: 'onEvent' });
   const cookieName = options.session?.cookieName ?? 'gatehouse_session';
   if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(cookieName)) {
     throw new ConfigurationError(
@@ -215,9 +225,17 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   const recordProblems = new RecordProblems(logger);
   const audience = options.audience ?? `${issuer}/api/v1`;
   const now = options.now ?? Date.now;
+  const clientAddress = options.rateLimit?.clientAddress ?? clientAddressOf;
+  const { emit, emitFor } = eventEmitter({
+    onEvent: options.onEvent,
+    audit: auditSinks(options.audit),
+    instance: issuer,
+    now,
+    clientAddress,
+    logger,
+  });
   const dynamicRegistration = dynamicRegistrationSettings(options.dynamicRegistration);
   const clientMetadataDocuments = metadataDocumentSettings(options.clientMetadataDocuments);
-  const clientAddress = options.rateLimit?.clientAddress ?? clientAddressOf;
   // Each fetch a request causes is charged to its address, like RFC 7591 registrations, but on
   // counters of this process: the fetches and the cache they fill are this process's, and nothing
   // an anonymous request names is written to the storage engine. One bounded table per kind.
@@ -262,7 +280,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     audienceList: Object.freeze([audience]),
     resources: new Set([audience, ...(options.resources ?? [])]),
     // Host stores too: a failing or hanging user/client lookup is a 503, never a 500 or a stuck request.
-    clients: clientDirectory(guardStore(options.clients, timeoutMs), storage.clients, now, recordProblems, {
+    clients: clientDirectory(hostStore(options.clients, 'clients'), storage.clients, now, recordProblems, {
       ...(dynamicRegistration
         ? { found: slideUnusedDeadline(storage.clients, dynamicRegistration.unusedTtl, now) }
         : {}),
@@ -277,7 +295,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
         : {}),
     }),
     clientJwks: new ClientJwksCache(jwksPolicy, fetchCaller('jwks', jwksPolicy, 'client key sets were')),
-    users: checkedUserStore(guardStore(options.users, timeoutMs), recordProblems),
+    users: checkedUserStore(hostStore(options.users, 'users'), recordProblems),
     recordProblems,
     storage,
     scopes,
@@ -335,14 +353,10 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     clockToleranceSeconds: options.clockToleranceSeconds ?? 5,
     now: options.now ?? Date.now,
     randomBytes: options.randomBytes ?? webRandomBytes,
-    emit: (event) => {
-      try {
-        onEvent?.(event);
-      } catch (error) {
-        logger.error('gatehouse: onEvent threw', error);
-      }
-    },
+    emit,
+    emitFor,
     logger,
+    telemetry,
     realm: issuer,
     verifiedTokens: shared.verifiedTokens ?? new VerifiedTokenCache(),
     dynamicRegistration,
@@ -416,6 +430,7 @@ function instanceStorage(
   options: GatehouseOptions,
   issuer: string,
   timeoutMs: number,
+  telemetry: Telemetry | undefined,
 ): { storage: InstanceStores; revocationMirror: RevocationMirror | undefined } {
   const given: object = options.storage ?? memoryStorage();
   if (typeof given !== 'object' || given === null) {
@@ -455,16 +470,23 @@ function instanceStorage(
   }
   let grants = guardStore(view.grants, timeoutMs);
   const revocationMirror = pushedRevocations(options, view.grants);
-  if (revocationMirror) grants = mirroredGrantStore(grants, revocationMirror);
+  if (revocationMirror) {
+    grants = mirroredGrantStore(grants, revocationMirror);
+    if (telemetry) revocationMirror.onLag = (ms) => telemetry.revocationLag(ms);
+  }
+  const store = <T extends object>(given: T, name: string): T => {
+    const guarded = guardStore(given, timeoutMs);
+    return telemetry ? tracedStore(guarded, name, telemetry) : guarded;
+  };
   return {
     storage: {
-      grants,
-      sessions: guardStore(view.sessions, timeoutMs),
-      consents: guardStore(view.consents, timeoutMs),
-      rateLimits: guardStore(view.rateLimits, timeoutMs),
-      clients: guardStore(view.clients, timeoutMs),
-      replay: guardStore(view.replay, timeoutMs),
-      kv: guardStore(view.kv, timeoutMs),
+      grants: telemetry ? tracedStore(grants, 'grants', telemetry) : grants,
+      sessions: store(view.sessions, 'sessions'),
+      consents: store(view.consents, 'consents'),
+      rateLimits: store(view.rateLimits, 'rateLimits'),
+      clients: store(view.clients, 'registeredClients'),
+      replay: store(view.replay, 'replay'),
+      kv: store(view.kv, 'kv'),
     },
     revocationMirror,
   };

@@ -10,7 +10,36 @@ import { methodHandler, type Route } from './router.js';
  * and every answer, errors included, gets the CORS headers: errors are converted here rather than
  * by the caller so that a browser can read them (e.g. `invalid_grant`).
  */
-export async function dispatch(route: Route, request: Request, ctx: Context, url: URL): Promise<Answer> {
+export function dispatch(
+  route: Route,
+  request: Request,
+  instanceContext: Context,
+  url: URL,
+): Promise<Answer> {
+  const telemetry = instanceContext.telemetry;
+  if (!telemetry) return dispatchIn(route, request, requestContext(instanceContext, request), url);
+  return telemetry.endpoint(route.path, request, (observation) => {
+    let ctx = requestContext(instanceContext, request);
+    if (observation) {
+      const emit = ctx.emit;
+      ctx = {
+        ...ctx,
+        emit: (event) => {
+          observation.observe(event);
+          emit(event);
+        },
+      };
+    }
+    return dispatchIn(route, request, ctx, url);
+  });
+}
+
+/** Events of this request carry its client address (audit records); nothing is bound when no one listens. */
+function requestContext(ctx: Context, request: Request): Context {
+  return ctx.emitFor ? { ...ctx, emit: ctx.emitFor(request) } : ctx;
+}
+
+async function dispatchIn(route: Route, request: Request, ctx: Context, url: URL): Promise<Answer> {
   if (!route.cors) return answerRoute(route, request, ctx, url);
   if (!route.methods.OPTIONS && isPreflight(request)) {
     return preflightResponse(ctx, request, Object.keys(route.methods));

@@ -4,6 +4,7 @@
  */
 
 export { type AddressCheckingFetchOptions, addressCheckingFetch } from './address-checking-fetch.js';
+export { type ClosableAuditSink, fileAuditSink } from './audit-file-sink.js';
 export { BufferedRequest, type BufferedRequestOptions } from './buffered-request.js';
 export {
   type FrameworkRequestExtras,

@@ -73,6 +73,8 @@ export class RevocationMirror {
   readonly #probes = new Map<string, number>();
   /** When a snapshot failed on a channel still connected (monotonic ms): retried after the lag. */
   #snapshotFailedAt: number | undefined;
+  /** Told the round trip of each probe of this process, in ms: the channel's lag (telemetry). */
+  onLag: ((ms: number) => void) | undefined;
 
   constructor(
     watch: (listener: RevocationListener) => RevocationSubscription,
@@ -149,6 +151,7 @@ export class RevocationMirror {
         if (sentAt === undefined) return; // another process's probe, or one forgotten
         this.#probes.delete(probeId);
         if (sentAt > this.#echoSentAt) this.#echoSentAt = sentAt;
+        this.onLag?.(this.#clock() - sentAt);
       },
       lost: () => {
         if (this.#state !== 'overflowed') this.#reset('connecting');

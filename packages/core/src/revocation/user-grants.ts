@@ -131,7 +131,10 @@ export async function revokeUserGrant(
   const token = byGrant(tokens, userId).get(grantId);
   if (!token) return false;
   await revokeWholeGrant(ctx, grantId);
-  if (options.forgetConsent !== false) await ctx.storage.consents.deleteConsent?.(userId, token.clientId);
   ctx.emit({ type: 'grant.revoked', userId, clientId: token.clientId, grantId });
+  if (options.forgetConsent !== false && ctx.storage.consents.deleteConsent) {
+    await ctx.storage.consents.deleteConsent(userId, token.clientId);
+    ctx.emit({ type: 'consent.withdrawn', userId, clientId: token.clientId });
+  }
   return true;
 }

@@ -25,7 +25,8 @@ export function guardStore<T extends object>(store: T, timeoutMs: number): T {
   return guarded as T;
 }
 
-function methodNames(store: object): string[] {
+/** The names of a store's methods, own and inherited (classes), but the constructor. */
+export function methodNames(store: object): string[] {
   const names = new Set<string>();
   for (
     let proto: object | null = store;

@@ -2,6 +2,7 @@ import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from 
 import { ConfigurationError } from '../errors.js';
 import { base64url, utf8 } from './encoding.js';
 import { createJwsSigner, type JwsSigner, type SigningAlgorithm } from './jws-signer.js';
+import { checkKeySigner, type KeySigner, remoteJwsSigner } from './key-signer.js';
 
 export type { SigningAlgorithm } from './jws-signer.js';
 
@@ -15,8 +16,7 @@ export type PrivateJwk = JWK & { readonly kid: string };
 export interface SigningKey {
   readonly algorithm: SigningAlgorithm;
   readonly kid: string;
-  readonly key: CryptoKey;
-  /** Signs with {@link key}, the fastest way the runtime allows. */
+  /** Signs with the key, the fastest way the runtime allows, or through its `KeySigner`. */
   readonly sign: JwsSigner;
 }
 
@@ -24,15 +24,14 @@ export interface SigningKey {
 export interface KeySet {
   /** The algorithm of access tokens (`options.algorithm`). */
   readonly algorithm: SigningAlgorithm;
-  /** The first key of {@link algorithm}: signs every new access token. */
-  readonly signingKey: CryptoKey;
+  /** The `kid` of the key that signs every new access token (a signer's, else the first key of {@link algorithm}). */
   readonly signingKid: string;
   /**
    * The protected header of every access token (`alg`, `typ: at+jwt`, `kid`; RFC 9068 §2.1),
    * JSON-serialised and base64url-encoded once, since it never changes for a key.
    */
   readonly encodedHeader: string;
-  /** Signs with {@link signingKey}, the fastest way the runtime allows. */
+  /** Signs access tokens with the key of {@link signingKid}. */
   readonly sign: JwsSigner;
   /**
    * The signing key of each algorithm the instance holds (the first key of it), in the order of
@@ -142,7 +141,12 @@ function keyAlgorithmsOf(keys: readonly PrivateJwk[]): SigningAlgorithm[] {
  * Keys of several algorithms may be mixed; the first key of each algorithm signs (so it must be
  * private), and `algorithm`, the access tokens' one, must have a key.
  */
-export function checkKeys(keys: readonly PrivateJwk[], algorithm: SigningAlgorithm): void {
+export function checkKeys(
+  keys: readonly PrivateJwk[],
+  algorithm: SigningAlgorithm,
+  signers: readonly KeySigner[] = [],
+): void {
+  const signed = signerAlgorithmsOf(signers);
   if (!Array.isArray(keys)) {
     throw new ConfigurationError(
       `keys: expected an array of private JWK objects, got ${describeValue(keys)}` +
@@ -153,7 +157,7 @@ export function checkKeys(keys: readonly PrivateJwk[], algorithm: SigningAlgorit
       },
     );
   }
-  if (keys.length === 0) {
+  if (keys.length === 0 && signers.length === 0) {
     throw new ConfigurationError('keys: at least one private JWK is required (see generateKeys()).', {
       code: 'ERR_CONFIG_MISSING_OPTION',
       option: 'keys',
@@ -180,14 +184,27 @@ export function checkKeys(keys: readonly PrivateJwk[], algorithm: SigningAlgorit
       });
     kids.add(jwk.kid);
   }
+  for (const [index, signer] of signers.entries()) {
+    if (kids.has(signer.publicJwk.kid))
+      throw new ConfigurationError(
+        `signers[${index}]: duplicate kid "${signer.publicJwk.kid}" (also in keys or signers).`,
+        {
+          code: 'ERR_CONFIG_INVALID_KEY',
+          option: `signers[${index}]`,
+        },
+      );
+    kids.add(signer.publicJwk.kid);
+  }
   const algorithms = keyAlgorithmsOf(keys);
-  if (!algorithms.includes(algorithm)) {
+  if (!algorithms.includes(algorithm) && !signed.includes(algorithm)) {
     throw new ConfigurationError(
       `keys: no ${KEY_TYPES[algorithm]} key, as algorithm ${algorithm} (the access tokens' algorithm) requires.`,
       { code: 'ERR_CONFIG_CONFLICTING_OPTIONS', option: 'keys' },
     );
   }
   for (const signing of new Set(algorithms)) {
+    // A signer signs for its algorithm: keys of it only verify (tokens signed before), public is enough.
+    if (signed.includes(signing)) continue;
     const index = algorithms.indexOf(signing);
     if (typeof keys[index]!.d !== 'string') {
       throw new ConfigurationError(
@@ -196,6 +213,44 @@ export function checkKeys(keys: readonly PrivateJwk[], algorithm: SigningAlgorit
       );
     }
   }
+}
+
+/**
+ * The algorithm of each `signers` entry (its public JWK's `alg`, or the one its type implies).
+ * Throws {@link ConfigurationError} for an entry that is no signer, or two signers of one algorithm.
+ */
+function signerAlgorithmsOf(signers: readonly KeySigner[]): SigningAlgorithm[] {
+  if (!Array.isArray(signers))
+    throw new ConfigurationError('signers: expected an array of key signers.', { option: 'signers' });
+  const seen: SigningAlgorithm[] = [];
+  signers.forEach((signer, index) => {
+    checkKeySigner(signer, index);
+    const secret = PRIVATE_MEMBERS.find((name) => name in signer.publicJwk);
+    if (secret)
+      throw new ConfigurationError(
+        `signers[${index}] ("${signer.publicJwk.kid}"): publicJwk has the private member "${secret}"; give the public key only.`,
+        { code: 'ERR_CONFIG_INVALID_KEY', option: `signers[${index}]` },
+      );
+    let algorithm: SigningAlgorithm;
+    try {
+      [algorithm] = keyAlgorithmsOf([signer.publicJwk]) as [SigningAlgorithm];
+    } catch (error) {
+      throw new ConfigurationError((error as Error).message.replace(/^keys\[0\]/, `signers[${index}]`), {
+        code: 'ERR_CONFIG_INVALID_KEY',
+        option: `signers[${index}]`,
+      });
+    }
+    if (seen.includes(algorithm))
+      throw new ConfigurationError(
+        `signers[${index}]: a second ${algorithm} signer; one signs per algorithm.`,
+        {
+          code: 'ERR_CONFIG_INVALID_KEY',
+          option: `signers[${index}]`,
+        },
+      );
+    seen.push(algorithm);
+  });
+  return seen;
 }
 
 /**
@@ -216,13 +271,35 @@ export function publicJwkOf(jwk: JWK, algorithm: SigningAlgorithm): JWK {
 export async function importKeySet(
   keys: readonly PrivateJwk[],
   algorithm: SigningAlgorithm,
+  keySigners: readonly KeySigner[] = [],
 ): Promise<KeySet> {
-  checkKeys(keys, algorithm);
+  checkKeys(keys, algorithm, keySigners);
   const algorithms = keyAlgorithmsOf(keys);
   const verificationKeys = new Map<string, CryptoKey>();
   const keyAlgorithms = new Map<string, SigningAlgorithm>();
   const signers = new Map<SigningAlgorithm, SigningKey>();
   const publicKeys: JWK[] = [];
+  // Signers first: they sign for their algorithm, and their keys lead the JWKS.
+  for (const [index, [signerAlgorithm, signer]] of signerAlgorithmsOf(keySigners)
+    .map((a, i) => [a, keySigners[i]!] as const)
+    .entries()) {
+    const publicJwk = publicJwkOf(signer.publicJwk, signerAlgorithm);
+    try {
+      verificationKeys.set(publicJwk.kid!, (await importJWK(publicJwk, signerAlgorithm)) as CryptoKey);
+    } catch (cause) {
+      throw new ConfigurationError(
+        `signers[${index}] ("${publicJwk.kid}"): the public key could not be imported: ${(cause as Error).message}`,
+        { code: 'ERR_CONFIG_INVALID_KEY', option: `signers[${index}]`, cause },
+      );
+    }
+    keyAlgorithms.set(publicJwk.kid!, signerAlgorithm);
+    signers.set(signerAlgorithm, {
+      algorithm: signerAlgorithm,
+      kid: publicJwk.kid!,
+      sign: remoteJwsSigner(signer, signerAlgorithm),
+    });
+    publicKeys.push(publicJwk);
+  }
   for (const [index, jwk] of keys.entries()) {
     const keyAlgorithm = algorithms[index]!;
     const publicJwk = publicJwkOf(jwk, keyAlgorithm);
@@ -234,7 +311,6 @@ export async function importKeySet(
         signers.set(keyAlgorithm, {
           algorithm: keyAlgorithm,
           kid: jwk.kid,
-          key,
           sign: createJwsSigner(keyAlgorithm, key, jwk),
         });
       }
@@ -251,7 +327,6 @@ export async function importKeySet(
   const accessTokenSigner = signers.get(algorithm)!;
   return {
     algorithm,
-    signingKey: accessTokenSigner.key,
     signingKid: accessTokenSigner.kid,
     encodedHeader: base64url(
       utf8(JSON.stringify({ alg: algorithm, typ: 'at+jwt', kid: accessTokenSigner.kid })),

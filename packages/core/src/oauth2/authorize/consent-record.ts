@@ -66,7 +66,7 @@ export async function rememberConsent(
   clientId: string,
   scope: string,
   resources: readonly string[] | undefined,
-): Promise<void> {
+): Promise<string> {
   const now = ctx.now();
   const previous = await liveConsent(ctx, userId, clientId, now);
   const merged = [...new Set([...parseScope(previous?.scope ?? ''), ...parseScope(scope)])].join(' ');
@@ -82,4 +82,5 @@ export async function rememberConsent(
       consentedAt: now,
     },
   });
+  return merged;
 }

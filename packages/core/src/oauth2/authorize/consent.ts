@@ -155,14 +155,17 @@ export const consentEndpoint: Handler = async (request, ctx) => {
       const decision = params.get('decision');
       // The user's own choice, on a page naming where it leads: redirected for every client, the
       // self-registered ones too (no open redirect without the user's doing, RFC 9700 §4.11.2).
-      if (decision === 'deny')
+      if (decision === 'deny') {
+        ctx.emit({ type: 'consent.denied', userId: current.user.id, clientId: auth.client.id });
         return authorizationErrorRedirect(
           ctx,
           auth,
           oauthError('access_denied', 'The user denied the request.'),
         );
+      }
       if (decision !== 'allow') throw invalidRequest('The consent decision must be "allow" or "deny".');
-      await rememberConsent(ctx, current.user.id, auth.client.id, auth.scope, auth.resources);
+      const scope = await rememberConsent(ctx, current.user.id, auth.client.id, auth.scope, auth.resources);
+      ctx.emit({ type: 'consent.granted', userId: current.user.id, clientId: auth.client.id, scope });
       return issueAuthorizationCode(ctx, auth, sessionAuthentication(current));
     },
     request,

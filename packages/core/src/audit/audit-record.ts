@@ -1,0 +1,94 @@
+import type { EventContext, GatehouseEvent } from '../events.js';
+
+/**
+ * One security-relevant event as an audit record: flat, JSON-serializable, the same fields for
+ * every event type. Built from the event and its {@link EventContext}; it carries identifiers only,
+ * never a secret, token, authorization code or password (the events carry none).
+ */
+export interface AuditRecord {
+  /** When, as an ISO 8601 UTC timestamp (from the `now` option). */
+  readonly time: string;
+  /** The event type (`login.failed`, `token.issued`, …): see "Audit events" in the docs. */
+  readonly type: GatehouseEvent['type'];
+  /** The issuer of the instance. */
+  readonly instance: string;
+  /** `failure` for a refused attempt or a detected attack (replay, reuse), else `success`. */
+  readonly outcome: 'success' | 'failure';
+  /** Why, for a failure (`invalid_credentials`, `refresh_token_reused`, …) or a host-given reason. */
+  readonly reason?: string;
+  /** The client concerned (for a failed client authentication: as presented, it may not exist). */
+  readonly clientId?: string;
+  /** Who: the user id, or the client id of a client acting for itself (`subjectType`). */
+  readonly subject?: string;
+  readonly subjectType?: 'user' | 'client';
+  /** The client's network address, when the event comes from a request and the adapter recorded one. */
+  readonly clientAddress?: string;
+  /**
+   * The rest of the event, by type: `grantType`, `kind` (of a revoked token), `method` and
+   * `registeredMethod` (client authentication), `via`, `username` (as typed, cut), `grantId`, `scope`.
+   */
+  readonly details?: Readonly<Record<string, string>>;
+}
+
+/** Receives audit records (option `audit`). A returned promise is not awaited; a rejection is logged. */
+export interface AuditSink {
+  write(record: AuditRecord): void | Promise<void>;
+}
+
+/** The audit record of an event. */
+export function auditRecord(event: GatehouseEvent, context: EventContext): AuditRecord {
+  const { outcome, reason } = outcomeOf(event);
+  const who = subjectOf(event);
+  const details: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event)) {
+    if (typeof value === 'string' && !SHARED_FIELDS.has(name)) details[name] = value;
+  }
+  return {
+    time: new Date(context.time).toISOString(),
+    type: event.type,
+    instance: context.instance,
+    outcome,
+    ...(reason === undefined ? {} : { reason }),
+    ...('clientId' in event && event.clientId !== undefined ? { clientId: event.clientId } : {}),
+    ...who,
+    ...(context.clientAddress === undefined ? {} : { clientAddress: context.clientAddress }),
+    ...(Object.keys(details).length > 0 ? { details } : {}),
+  };
+}
+
+/** Event fields that are record fields rather than details. */
+const SHARED_FIELDS = new Set(['type', 'clientId', 'userId', 'reason', 'subject']);
+
+function outcomeOf(event: GatehouseEvent): { outcome: 'success' | 'failure'; reason?: string } {
+  switch (event.type) {
+    case 'login.failed':
+      return { outcome: 'failure', reason: 'invalid_credentials' };
+    case 'login.rate_limited':
+      return { outcome: 'failure', reason: 'rate_limited' };
+    case 'code.replayed':
+      return { outcome: 'failure', reason: 'code_replayed' };
+    case 'refresh_token.reused':
+      return { outcome: 'failure', reason: 'refresh_token_reused' };
+    case 'client.authentication_failed':
+      return { outcome: 'failure', reason: event.reason };
+    case 'consent.denied':
+      return { outcome: 'failure', reason: 'access_denied' };
+    case 'user.revoked':
+      return event.reason === undefined
+        ? { outcome: 'success' }
+        : { outcome: 'success', reason: event.reason };
+    default:
+      return { outcome: 'success' };
+  }
+}
+
+function subjectOf(event: GatehouseEvent): Pick<AuditRecord, 'subject' | 'subjectType'> {
+  if (event.type === 'token.issued') {
+    return event.subject.kind === 'user'
+      ? { subject: event.subject.userId, subjectType: 'user' }
+      : { subject: event.subject.clientId, subjectType: 'client' };
+  }
+  if ('userId' in event && typeof event.userId === 'string')
+    return { subject: event.userId, subjectType: 'user' };
+  return {};
+}
