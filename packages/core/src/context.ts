@@ -16,7 +16,7 @@ import type { RecordProblems } from './records/record-problems.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
 import type { ClientRecord, ClientStore, GatehouseStorage, UserLookup, UserStore } from './storage/types.js';
 import type { InstanceTelemetry } from './telemetry/instance-telemetry.js';
-import type { ClaimsHook } from './tokens/host-claims.js';
+import type { ClaimsHook } from './tokens/claims-hook.js';
 import type { KeySet } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';

@@ -7,7 +7,7 @@ import type { TokenExchangeRequest } from './oauth2/token-exchange/exchanged-tok
 import type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
 import type { InstanceStorage } from './storage/required-stores.js';
 import type { ClientRecord, ClientStore, StorageEngine, UserLookup, UserStore } from './storage/types.js';
-import type { ClaimsHook } from './tokens/host-claims.js';
+import type { ClaimsHook } from './tokens/claims-hook.js';
 import type { KeySigner } from './tokens/key-signer.js';
 import type { PrivateJwk, SigningAlgorithm } from './tokens/keys.js';
 import type { RandomBytes } from './tokens/secrets.js';

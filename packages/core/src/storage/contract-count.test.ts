@@ -9,13 +9,25 @@ import { describe, expect, it } from 'vitest';
 const source = readFileSync(new URL('./types.ts', import.meta.url), 'utf8');
 const doc = readFileSync(new URL('../../docs/storage.md', import.meta.url), 'utf8');
 
-/** Required and optional methods of each interface declared in types.ts. */
+/**
+ * Required and optional methods of each interface declared in types.ts, those of the interfaces it
+ * extends (declared in the same file) first.
+ */
 function methodsOf(text: string): Map<string, { required: string[]; optional: string[] }> {
   const file = ts.createSourceFile('types.ts', text, ts.ScriptTarget.Latest, true);
   const found = new Map<string, { required: string[]; optional: string[] }>();
   for (const statement of file.statements) {
     if (!ts.isInterfaceDeclaration(statement)) continue;
     const methods = { required: [] as string[], optional: [] as string[] };
+    for (const clause of statement.heritageClauses ?? []) {
+      for (const type of clause.types) {
+        const inherited = found.get(type.expression.getText(file));
+        if (inherited) {
+          methods.required.push(...inherited.required);
+          methods.optional.push(...inherited.optional);
+        }
+      }
+    }
     for (const member of statement.members) {
       const isMethod =
         ts.isMethodSignature(member) ||

@@ -1,4 +1,6 @@
-import type { PageTexts } from './types.js';
+import type { LoginErrorCode, PageTexts } from './types.js';
+
+export type { LoginErrorCode } from './types.js';
 
 /**
  * The built-in message catalog: every text of the login and consent pages (and the titles and
@@ -55,14 +57,6 @@ export const BUILT_IN_MESSAGES: Readonly<Record<string, PageTexts>> = {
 
 /** The language every catalog falls back to. */
 export const DEFAULT_LOCALE = 'en';
-
-/** Why a login attempt failed, as the login page's model says it (`errorCode`): stable, never wording. */
-export type LoginErrorCode =
-  | 'invalid_credentials'
-  | 'missing_credentials'
-  | 'rate_limited'
-  | 'busy'
-  | 'form_expired';
 
 /** The catalog text of each login failure. */
 export const LOGIN_ERROR_TEXT: Readonly<Record<LoginErrorCode, keyof PageTexts>> = {

@@ -32,7 +32,7 @@ describe('the language of the pages', () => {
     const page = await (await browser.get(url)).text();
     expect(page).toContain('<html lang="fr">');
     expect(page).toContain('<h1>Connexion</h1>');
-    expect(page).toContain('pour continuer vers <strong>other-client</strong>');
+    expect(page).toContain('pour continuer vers <strong><bdi>other-client</bdi></strong>');
     expect(page).toContain('>Se connecter</button>');
     const failed = await (await browser.submit(page, { username: 'demo', password: 'wrong' })).text();
     expect(failed).toContain('Le nom d&#39;utilisateur ou le mot de passe est incorrect.');
@@ -41,7 +41,7 @@ describe('the language of the pages', () => {
     ).text();
     expect(consent).toContain('<html lang="fr">');
     expect(consent).toContain('Autoriser l&#39;accès ?');
-    expect(consent).toContain('<strong>other-client</strong> souhaite agir en votre nom.');
+    expect(consent).toContain('<strong><bdi>other-client</bdi></strong> souhaite agir en votre nom.');
     expect(consent).toContain('Vous serez renvoyé vers <strong>localhost:3000</strong>.');
     expect(consent).toContain('>Autoriser</button>');
   });

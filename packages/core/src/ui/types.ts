@@ -1,4 +1,10 @@
-import type { LoginErrorCode } from './messages.js';
+/** Why a login attempt failed, as the login page's model says it (`errorCode`): stable, never wording. */
+export type LoginErrorCode =
+  | 'invalid_credentials'
+  | 'missing_credentials'
+  | 'rate_limited'
+  | 'busy'
+  | 'form_expired';
 
 /**
  * Every name a model carries (client names, usernames, hosts) has had its bidirectional controls
