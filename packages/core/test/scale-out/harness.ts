@@ -79,7 +79,7 @@ async function mintCode(storage: GatehouseStorage): Promise<string> {
     userId: 'user-demo',
     grantId: crypto.randomUUID(),
     redirectUri: REDIRECT_URI,
-    scope: 'openid tickets:read',
+    scope: 'openid offline_access tickets:read', // offline_access: a refresh token for an OpenID request (Core §11)
     codeChallenge: PKCE_CHALLENGE,
     authTime: now,
     expiresAt: now + 60_000,
