@@ -67,6 +67,8 @@ async function createAccounts(origin: string): Promise<Accounts> {
   const gatehouse = createGatehouse({
     issuer: origin + ACCOUNTS.instancePath,
     keys: [await generateKeys('ES256'), await generateKeys('RS256')],
+    // Keys of this process only (tokens die with it), on purpose: `next start` runs in production mode.
+    allowEphemeralKeys: true,
     clients: memoryClientStore([
       {
         id: ACCOUNTS.client.id,
