@@ -120,6 +120,8 @@ export async function createPortal(options: PortalOptions): Promise<Portal> {
   const gatehouse = createGatehouse({
     issuer: base,
     keys: options.keys,
+    // The demo's keys may be generated at start (with the demo's warning), also under `next start`.
+    allowEphemeralKeys: true,
     ...(options.storage === undefined ? {} : { storage: options.storage }),
     clients: memoryClientStore([
       {

@@ -149,6 +149,8 @@ export async function createApp(options: PassportAppOptions): Promise<PassportAp
   const gatehouse = createGatehouse({
     issuer,
     keys: [await generateKeys('ES256'), await generateKeys('RS256')],
+    // An example's keys, made at start: a production app stores its keys and drops this.
+    allowEphemeralKeys: true,
     clients: memoryClientStore([
       {
         id: SEED.client.id,
