@@ -84,6 +84,7 @@ export type {
   DynamicRegistrationOptions,
   GatehouseOptions,
   InteractionOptions,
+  KeyRotationOptions,
   PageSourceOptions,
   PasswordCheckOptions,
   RateLimitOptions,
@@ -188,6 +189,7 @@ export {
 } from './tokens/host-claims.js';
 export type { KeySigner } from './tokens/key-signer.js';
 export { generateKeys, type PrivateJwk, type SigningAlgorithm } from './tokens/keys.js';
+export type { SigningKeyInfo, SigningKeys } from './tokens/rotation/signing-keys.js';
 export { generateClientSecret, hashClientSecret, hashSecret } from './tokens/secrets.js';
 export { clientSubject, subjectId, userSubject } from './tokens/subject.js';
 export { defaultConsentPage } from './ui/consent-page.js';

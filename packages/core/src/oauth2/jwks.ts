@@ -4,7 +4,13 @@ import { jsonResponse } from '../http/responses.js';
 
 /** `GET {base}/oauth2/v1/keys`: the public JWKS (RFC 7517 §5), so resource servers can verify tokens. */
 export async function jwksEndpoint(_request: Request, ctx: Context): Promise<Answer> {
-  return jsonResponse(ctx.keys.publicJwks, {
-    headers: { 'Content-Type': 'application/jwk-set+json', 'Cache-Control': 'public, max-age=300' },
+  const keys = ctx.keys;
+  return jsonResponse(keys.publicJwks, {
+    headers: {
+      'Content-Type': 'application/jwk-set+json',
+      // With stored keys, under half the lead time: a cached copy is always refetched before a
+      // published key starts signing.
+      'Cache-Control': `public, max-age=${keys.jwksMaxAge}`,
+    },
   });
 }

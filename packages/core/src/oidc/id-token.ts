@@ -1,7 +1,7 @@
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import type { Context } from '../context.js';
 import { base64url, utf8 } from '../tokens/encoding.js';
-import type { KeySet, SigningAlgorithm } from '../tokens/keys.js';
+import { type KeySet, type SigningAlgorithm, verificationKeyOf } from '../tokens/keys.js';
 import { nativeCrypto } from '../tokens/native-crypto.js';
 
 /** What goes into an ID token (OpenID Connect Core §2), besides what the instance knows. */
@@ -145,9 +145,9 @@ export async function verifyIdTokenHint(
     return null;
   }
   if (kid === undefined || typ?.toLowerCase() === 'at+jwt') return null;
-  const key = ctx.keys.verificationKeys.get(kid);
-  const algorithm = ctx.keys.keyAlgorithms.get(kid);
-  if (!key || !algorithm) return null;
+  const verifier = await verificationKeyOf(ctx.keys, kid);
+  if (!verifier) return null;
+  const { key, algorithm } = verifier;
   let payload: Record<string, unknown>;
   try {
     const verified = await compactVerify(token, key, { algorithms: [algorithm] });

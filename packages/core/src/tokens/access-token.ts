@@ -7,6 +7,7 @@ import type { AccessTokenClaims, TokenFamily } from './access-token-claims.js';
 import { type ActClaim, parseAct } from './act.js';
 import { base64url, utf8 } from './encoding.js';
 import { hostClaims } from './host-claims.js';
+import { verificationKeyOf } from './keys.js';
 import { clientSubject, subjectId, userSubject } from './subject.js';
 
 export type { AccessTokenClaims, TokenFamily } from './access-token-claims.js';
@@ -89,8 +90,11 @@ export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Pr
   if (grant.subject.kind === 'client') payload.sub_kind = 'client';
   if (grant.act !== undefined) payload.act = grant.act;
   if (grant.jkt !== undefined) payload.cnf = { jkt: grant.jkt };
-  const signingInput = `${ctx.keys.encodedHeader}.${base64url(utf8(JSON.stringify(payload)))}`;
-  const token = `${signingInput}.${await ctx.keys.sign(signingInput)}`;
+  // One read of the key set: with stored keys it changes at rotation, and header and signature
+  // must come from the same key.
+  const keys = ctx.keys;
+  const signingInput = `${keys.encodedHeader}.${base64url(utf8(JSON.stringify(payload)))}`;
+  const token = `${signingInput}.${await keys.sign(signingInput)}`;
   return {
     token,
     claims: {
@@ -143,11 +147,12 @@ async function checkAccessTokenSignature(
   } catch {
     return INVALID;
   }
-  const key = kid === undefined ? undefined : ctx.keys.verificationKeys.get(kid);
-  if (!key) return INVALID;
+  const keys = ctx.keys;
+  const verifier = kid === undefined ? undefined : await verificationKeyOf(keys, kid);
+  if (!verifier) return INVALID;
   try {
-    const { payload } = await jwtVerify(token, key, {
-      algorithms: [ctx.keys.algorithm],
+    const { payload } = await jwtVerify(token, verifier.key, {
+      algorithms: [keys.algorithm],
       typ: 'at+jwt',
       issuer: ctx.issuer,
       clockTolerance: ctx.clockToleranceSeconds,
