@@ -251,14 +251,15 @@ export class StoredKeyring implements SigningKeys {
         this.#adopt(raw, record);
         return;
       }
-      const text = JSON.stringify(kept);
+      const written = await this.#resealed(kept);
+      const text = JSON.stringify(written);
       const expiresAt = now + KEY_SET_RECORD_TTL_MS;
-      const written =
+      const won =
         raw === null
           ? await kv.add(KEY_SET_KEY, text, expiresAt, now)
           : await kv.swap(KEY_SET_KEY, raw, text, expiresAt, now);
-      if (written) {
-        this.#adopt(text, kept);
+      if (won) {
+        this.#adopt(text, written);
         for (const event of events) this.#deps.emit(event);
         return;
       }
@@ -269,9 +270,8 @@ export class StoredKeyring implements SigningKeys {
   }
 
   /**
-   * The record after the upkeep of every rotated algorithm (planMaintenance), with keys sealed under
-   * an earlier KEK sealed again under the current one when the record is written anyway; the same
-   * object when nothing changes.
+   * The record after the upkeep of every rotated algorithm (planMaintenance); the same object when
+   * nothing changes.
    */
   async #upkeep(record: StoredKeyRecord, now: EpochMs, events: GatehouseEvent[]): Promise<StoredKeyRecord> {
     const { settings } = this.#deps;
@@ -300,15 +300,23 @@ export class StoredKeyring implements SigningKeys {
       }
     }
     if (!changed && record.keys.length === keys.length) return record;
+    return { v: 1, keys };
+  }
+
+  /**
+   * The record to write, with keys sealed under an earlier KEK sealed again under the current one:
+   * a change of KEK completes at the next write.
+   */
+  async #resealed(record: StoredKeyRecord): Promise<StoredKeyRecord> {
     const current = this.#keks[0]!;
-    const resealed = await Promise.all(
-      keys.map(async (key) => {
+    const keys = await Promise.all(
+      record.keys.map(async (key) => {
         const opened = this.#opened.get(key.kid);
         if (!opened || key.sealed.startsWith(`${current.id}.`)) return key;
         return { ...key, sealed: await seal(current, JSON.stringify(opened.privateJwk), this.#context(key)) };
       }),
     );
-    return { v: 1, keys: resealed };
+    return { v: 1, keys };
   }
 
   /** A new key of `algorithm`, sealed, opened in this process already. */
@@ -411,6 +419,10 @@ export class StoredKeyring implements SigningKeys {
       }
     }
     this.#switchAt = switchAt;
+    // Only when every stored key of the access tokens' algorithm is unreadable here (start() refuses
+    // to start so; later the set known so far stays).
+    if (this.#deps.settings.algorithms.includes(this.#deps.algorithm) && !signers.has(this.#deps.algorithm))
+      return;
     const stored: KeyMaterial = { signers, verificationKeys, keyAlgorithms, publicKeys };
     this.#snapshot = keySetOf(this.#deps.algorithm, [stored, this.#deps.fixed], {
       jwksMaxAge: this.#jwksMaxAge,
