@@ -35,7 +35,8 @@ interface Issued {
 /**
  * Runs two instances of one issuer on `storages` (one per process), until `rotations` new access
  * token keys have signed (on a 2-second schedule, plus on-demand rotations), and returns what it
- * saw. Tokens are verified by both processes while unexpired (the most recent 20 of each turn).
+ * saw. Every token is verified by both processes when issued, and a sample of them again on every
+ * turn until it expires.
  */
 export async function rotateUnderLoad(
   storages: readonly [GatehouseStorage | StorageEngine, GatehouseStorage | StorageEngine],
@@ -73,7 +74,7 @@ export async function rotateUnderLoad(
 
   const failures: string[] = [];
   const signingKids: string[] = [];
-  const recent: Issued[] = [];
+  const aged: Issued[] = [];
   let issued = 0;
   let verified = 0;
   const issue = async (p: (typeof processes)[number]): Promise<Issued | undefined> => {
@@ -122,9 +123,12 @@ export async function rotateUnderLoad(
     const fresh = (await Promise.all([...processes, ...processes].map(issue))).filter(
       (token): token is Issued => token !== undefined,
     );
-    recent.push(...fresh);
-    if (recent.length > 20) recent.splice(0, recent.length - 20);
-    await Promise.all(processes.flatMap((p) => recent.map((token) => verify(p, token))));
+    // The fresh tokens, and older ones up to their expiry (one kept every 5 turns): a key must
+    // verify until its last token expires, whichever process signed it.
+    if (turn % 5 === 0) aged.push(...fresh.slice(0, 2));
+    const live = aged.filter((token) => Date.now() < token.expiresAt - 300);
+    aged.splice(0, aged.length, ...live);
+    await Promise.all(processes.flatMap((p) => [...fresh, ...aged].map((token) => verify(p, token))));
     await Promise.all(rotating);
   }
   return { issued, verified, failures, signingKids };
