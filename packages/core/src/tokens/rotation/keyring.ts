@@ -63,6 +63,9 @@ type Change = (record: StoredKeyRecord, now: EpochMs, events: GatehouseEvent[]) 
 /** Compare-and-set attempts of one change before giving up (each lost one means another process wrote). */
 const MAX_ATTEMPTS = 8;
 
+/** Tries to read the stored keys at start before the instance gives up (about a minute with the waits). */
+const START_ATTEMPTS = 15;
+
 /** A token of an unknown `kid` makes the process re-read the record at most once per this (ms). */
 const UNKNOWN_KID_REREAD_MS = 1000;
 
@@ -105,7 +108,21 @@ export class StoredKeyring implements SigningKeys {
    */
   async start(): Promise<void> {
     this.#keks = await Promise.all(this.#deps.settings.keyEncryptionKeys.map(importKeyEncryptionKey));
-    await this.#sync(undefined);
+    // A storage engine still starting (or briefly away) is waited for, not fatal: requests wait for
+    // the keys as they wait for their import, for at most START_ATTEMPTS tries.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.#sync(undefined);
+        break;
+      } catch (error) {
+        if (!(error instanceof StorageUnavailableError) || attempt >= START_ATTEMPTS) throw error;
+        this.#deps.logger.warn(
+          `gatehouse: the stored signing keys could not be read (attempt ${attempt} of ${START_ATTEMPTS}); retrying`,
+          error,
+        );
+        await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** (attempt - 1), 5000)));
+      }
+    }
     const now = this.#deps.now();
     for (const algorithm of this.#deps.settings.algorithms) {
       const current = signingKeyAt(keysOf(this.#record, algorithm), now);
