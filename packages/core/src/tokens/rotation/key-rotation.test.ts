@@ -23,7 +23,7 @@ const DAY = 86_400;
 
 /** A key-value store that counts reads, over `inner`. */
 function countingKv(inner: KeyValueStore) {
-  const counts = { get: 0 };
+  const counts = { get: 0, lostSwaps: 0 };
   const kv: KeyValueStore = {
     get: (key, now) => {
       counts.get++;
@@ -32,7 +32,11 @@ function countingKv(inner: KeyValueStore) {
     set: (...args) => inner.set(...args),
     add: (...args) => inner.add(...args),
     take: (...args) => inner.take(...args),
-    swap: (...args) => inner.swap(...args),
+    swap: async (...args) => {
+      const swapped = await inner.swap(...args);
+      if (!swapped) counts.lostSwaps++;
+      return swapped;
+    },
     delete: (key) => inner.delete(key),
   };
   return { kv, counts };
@@ -218,6 +222,26 @@ describe('stored key rotation (keyRotation)', () => {
     expect(
       d.events.filter((e) => e.type === 'signing_key.rotated').map((e) => (e as { kid: string }).kid),
     ).toEqual(rotated.map((k) => k.kid));
+  });
+
+  it('two processes rotating at once agree on one key set: one write wins, the other reads again', async () => {
+    const d = await deployment();
+    const [a, b] = [d.start(), d.start()];
+    await Promise.all([a.ready(), b.ready()]);
+    d.clock.advance(DAY + 30);
+    const [fromA, fromB] = await Promise.all([a.keys.rotate(), b.keys.rotate()]);
+    expect(d.counts.lostSwaps).toBeGreaterThanOrEqual(1);
+    const [listA, listB] = [await a.keys.list(), await b.keys.list()];
+    expect(listA).toEqual(listB);
+    for (const algorithm of ['ES256', 'RS256']) {
+      const states = listA.filter((k) => k.algorithm === algorithm).map((k) => k.state);
+      expect(states.filter((state) => state === 'signing')).toHaveLength(1);
+      expect(states.filter((state) => state === 'next')).toHaveLength(1);
+    }
+    // Both calls rotated: the first brought the published next key in, the second scheduled the
+    // key the first published (not yet published for the lead time).
+    expect(new Set([...fromA, ...fromB].map((k) => k.kid)).size).toBe(4);
+    expect(await bearerCheck(b, await accessToken(a))).toBe(200);
   });
 
   it('rotate() never lets a key sign before it was published for the lead time', async () => {

@@ -93,6 +93,8 @@ export class StoredKeyring implements SigningKeys {
   #staleAt = 0;
   #switchAt = Number.POSITIVE_INFINITY;
   #inflight: Promise<void> | undefined;
+  /** The last {@link #sync} queued (they run one after the other). */
+  #queue: Promise<void> = Promise.resolve();
   #lastUnknownKidRead = Number.NEGATIVE_INFINITY;
   readonly #jwksMaxAge: number;
   readonly #refreshFor = (kid: string) => this.#reread(kid);
@@ -241,7 +243,15 @@ export class StoredKeyring implements SigningKeys {
    * Reads the record, applies `change` and the upkeep, and writes it back with compare-and-set when
    * anything changed; a lost race reads again. Emits the events of the write that won.
    */
-  async #sync(change: Change | undefined): Promise<void> {
+  #sync(change: Change | undefined): Promise<void> {
+    // One at a time in a process: a re-read that finished after a revocation must not adopt the
+    // record it read before it (the revoked key would verify here again until the next re-read).
+    const run = this.#queue.then(() => this.#syncNow(change));
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async #syncNow(change: Change | undefined): Promise<void> {
     const { kv } = this.#deps;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       this.#staleAt = this.#deps.now() + this.#deps.settings.refreshMs;
