@@ -145,7 +145,8 @@ export async function verifyIdTokenHint(
     return null;
   }
   if (kid === undefined || typ?.toLowerCase() === 'at+jwt') return null;
-  const verifier = await verificationKeyOf(ctx.keys, kid);
+  let verifier = verificationKeyOf(ctx.keys, kid);
+  if (verifier instanceof Promise) verifier = await verifier;
   if (!verifier) return null;
   const { key, algorithm } = verifier;
   let payload: Record<string, unknown>;

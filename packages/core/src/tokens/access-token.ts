@@ -148,7 +148,8 @@ async function checkAccessTokenSignature(
     return INVALID;
   }
   const keys = ctx.keys;
-  const verifier = kid === undefined ? undefined : await verificationKeyOf(keys, kid);
+  let verifier = kid === undefined ? undefined : verificationKeyOf(keys, kid);
+  if (verifier instanceof Promise) verifier = await verifier; // an unknown kid only
   if (!verifier) return INVALID;
   try {
     const { payload } = await jwtVerify(token, verifier.key, {

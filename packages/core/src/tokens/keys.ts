@@ -54,18 +54,28 @@ export interface KeySet {
   readonly refreshFor?: (kid: string) => Promise<KeySet | undefined>;
 }
 
+/** A key that verifies, and its algorithm. */
+export interface VerificationKey {
+  readonly key: CryptoKey;
+  readonly algorithm: SigningAlgorithm;
+}
+
 /**
- * The public key of `kid` and its algorithm, re-reading stored keys (bounded) when `kid` is unknown.
- * Only a token of an unknown `kid` waits; a known one is answered from memory.
+ * The public key of `kid` and its algorithm, at once when `kid` is known (no turn of the microtask
+ * queue on the bearer check's path); else after the bounded re-read of stored keys, if any.
  */
-export async function verificationKeyOf(
+export function verificationKeyOf(
   keys: KeySet,
   kid: string,
-): Promise<{ readonly key: CryptoKey; readonly algorithm: SigningAlgorithm } | undefined> {
-  let set: KeySet | undefined = keys;
-  if (!set.verificationKeys.has(kid)) set = await keys.refreshFor?.(kid);
-  const key = set?.verificationKeys.get(kid);
-  const algorithm = set?.keyAlgorithms.get(kid);
+): VerificationKey | undefined | Promise<VerificationKey | undefined> {
+  const known = lookUp(keys, kid);
+  if (known || !keys.refreshFor) return known;
+  return keys.refreshFor(kid).then((fresher) => fresher && lookUp(fresher, kid));
+}
+
+function lookUp(keys: KeySet, kid: string): VerificationKey | undefined {
+  const key = keys.verificationKeys.get(kid);
+  const algorithm = keys.keyAlgorithms.get(kid);
   return key && algorithm ? { key, algorithm } : undefined;
 }
 
