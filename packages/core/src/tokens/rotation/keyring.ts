@@ -157,6 +157,7 @@ export class StoredKeyring implements SigningKeys {
     await this.#sync((record, now, events) => {
       rotated.clear();
       const keys = record.keys.map((key) => {
+        if (!this.#deps.settings.algorithms.includes(key.alg)) return key;
         const next = keysOf(record, key.alg).find((candidate) => candidate.signsFrom > now);
         if (next?.kid !== key.kid) return key;
         const signsFrom = Math.max(now, earliestStart(key.publishedAt, this.#deps.settings));
