@@ -7,7 +7,7 @@ import type { AccessTokenClaims, TokenFamily } from './access-token-claims.js';
 import { type ActClaim, parseAct } from './act.js';
 import { base64url, utf8 } from './encoding.js';
 import { hostClaims } from './host-claims.js';
-import { verificationKeyOf } from './keys.js';
+import { freshKeySet, verificationKeyOf } from './keys.js';
 import { clientSubject, subjectId, userSubject } from './subject.js';
 
 export type { AccessTokenClaims, TokenFamily } from './access-token-claims.js';
@@ -92,7 +92,8 @@ export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Pr
   if (grant.jkt !== undefined) payload.cnf = { jkt: grant.jkt };
   // One read of the key set: with stored keys it changes at rotation, and header and signature
   // must come from the same key.
-  const keys = ctx.keys;
+  let keys = freshKeySet(ctx.keys);
+  if (keys instanceof Promise) keys = await keys;
   const signingInput = `${keys.encodedHeader}.${base64url(utf8(JSON.stringify(payload)))}`;
   const token = `${signingInput}.${await keys.sign(signingInput)}`;
   return {
@@ -224,6 +225,10 @@ function rejectionOf(error: unknown): TokenRejection {
  * {@link unlessRevoked}.
  */
 export function cachedAccessTokenClaims(ctx: Context, token: string): AccessTokenClaims | undefined {
+  // With stored keys (`keyRotation`), reading the key set is what starts its periodic re-read, in
+  // the background: a process that only meets tokens it verified before must still learn of a
+  // revoked key, whose tokens the re-read purges from this cache. A plain property otherwise.
+  void ctx.keys;
   return ctx.verifiedTokens.get(token, toEpochSeconds(ctx.now()), ctx.clockToleranceSeconds);
 }
 

@@ -52,6 +52,20 @@ export interface KeySet {
    * when it knows the `kid`. Use {@link verificationKeyOf}.
    */
   readonly refreshFor?: (kid: string) => Promise<KeySet | undefined>;
+  /**
+   * With stored keys: this set if the process read the stored keys within the refresh interval,
+   * else the set after a re-read (a process idle for long must not publish or sign from an old
+   * copy). Use {@link freshKeySet}: what publishes or signs calls it, never the bearer check.
+   */
+  readonly fresh?: () => Promise<KeySet> | undefined;
+}
+
+/**
+ * The key set to publish or sign with: `keys` itself, at once, unless its stored keys are due for a
+ * re-read, which it then waits for (once per refresh interval at most, shared).
+ */
+export function freshKeySet(keys: KeySet): KeySet | Promise<KeySet> {
+  return keys.fresh?.() ?? keys;
 }
 
 /** A key that verifies, and its algorithm. */
@@ -404,7 +418,7 @@ export async function signingKeyOf(jwk: PrivateJwk, algorithm: SigningAlgorithm)
 export function keySetOf(
   algorithm: SigningAlgorithm,
   sources: readonly KeyMaterial[],
-  options: Pick<KeySet, 'refreshFor'> & { readonly jwksMaxAge?: number } = {},
+  options: Pick<KeySet, 'refreshFor' | 'fresh'> & { readonly jwksMaxAge?: number } = {},
 ): KeySet {
   const signers = new Map<SigningAlgorithm, SigningKey>();
   const verificationKeys = new Map<string, CryptoKey>();
@@ -431,5 +445,6 @@ export function keySetOf(
     publicJwks: { keys: publicKeys },
     jwksMaxAge: options.jwksMaxAge ?? 300,
     ...(options.refreshFor === undefined ? {} : { refreshFor: options.refreshFor }),
+    ...(options.fresh === undefined ? {} : { fresh: options.fresh }),
   };
 }

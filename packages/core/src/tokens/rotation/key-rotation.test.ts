@@ -244,6 +244,37 @@ describe('stored key rotation (keyRotation)', () => {
     expect(await bearerCheck(b, await accessToken(a))).toBe(200);
   });
 
+  it('a process idle past the refresh interval re-reads before it publishes the JWKS or signs', async () => {
+    const d = await deployment();
+    const [a, b] = [d.start(), d.start()];
+    await Promise.all([a.ready(), b.ready()]);
+    d.clock.advance(DAY + 30);
+    await b.keys.list(); // B is up to date, then idle
+    const [rotated] = await a.keys.rotate();
+    d.clock.advance(31);
+    // B's first request after idling signs with the key A rotated in, not its old copy's.
+    expect(kidOf(await accessToken(b))).toBe(rotated!.kid);
+    const next = (await a.keys.list()).find((k) => k.algorithm === 'ES256' && k.state === 'next')!;
+    expect(await a.keys.revoke(next.kid)).toBe(true);
+    d.clock.advance(31);
+    expect((await jwks(b)).body.keys.map((k) => k.kid)).not.toContain(next.kid);
+  });
+
+  it('a process that only meets cached tokens still learns of a revocation within the refresh interval', async () => {
+    const d = await deployment();
+    const [a, b] = [d.start(), d.start()];
+    await Promise.all([a.ready(), b.ready()]);
+    const token = await accessToken(a);
+    expect(await bearerCheck(b, token)).toBe(200); // cached in B from now on
+    await a.keys.revoke(kidOf(token));
+    d.clock.advance(31);
+    const reads = d.counts.get;
+    await bearerCheck(b, token); // this check may still use B's old copy…
+    expect(d.counts.get).toBe(reads + 1); // …but it started B's re-read
+    await b.keys.list();
+    expect(await bearerCheck(b, token)).toBe(401);
+  });
+
   it('rotate() never lets a key sign before it was published for the lead time', async () => {
     const d = await deployment();
     const a = d.start();

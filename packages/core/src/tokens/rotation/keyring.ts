@@ -98,6 +98,17 @@ export class StoredKeyring implements SigningKeys {
   #lastUnknownKidRead = Number.NEGATIVE_INFINITY;
   readonly #jwksMaxAge: number;
   readonly #refreshFor = (kid: string) => this.#reread(kid);
+  /** `undefined` (use the set at hand) while the copy is recent, else the set after a re-read. */
+  readonly #fresh = (): Promise<KeySet> | undefined => {
+    if (this.#deps.now() < this.#staleAt && this.#inflight === undefined) return undefined;
+    return this.#refresh().then(
+      () => this.current,
+      (error) => {
+        this.#deps.logger.warn('gatehouse: the stored signing keys could not be re-read', error);
+        return this.current;
+      },
+    );
+  };
 
   constructor(deps: KeyringDependencies) {
     this.#deps = deps;
@@ -455,6 +466,7 @@ export class StoredKeyring implements SigningKeys {
     this.#snapshot = keySetOf(this.#deps.algorithm, [stored, this.#deps.fixed], {
       jwksMaxAge: this.#jwksMaxAge,
       refreshFor: this.#refreshFor,
+      fresh: this.#fresh,
     });
   }
 }
