@@ -72,10 +72,16 @@ export async function introspectingIssuer() {
   });
   await gatehouse.ready();
 
-  const form = async (path: string, client: { id: string; secret: string }, fields: Record<string, string>) =>
+  const form = async (
+    path: string,
+    client: { id: string; secret: string },
+    fields: Record<string, string>,
+    headers: Record<string, string> = {},
+  ) =>
     fetch(issuer + path, {
       method: 'POST',
       headers: {
+        ...headers,
         Authorization: basic(client.id, client.secret),
         'Content-Type': 'application/x-www-form-urlencoded',
       },
@@ -87,13 +93,21 @@ export async function introspectingIssuer() {
     introspectionEndpoint: `${issuer}/oauth2/v1/introspect`,
     /** Requests the server answered at `path` (below the origin). */
     count: (path: string) => hits.get(path) ?? 0,
-    /** An access token of `reports-worker`, for `resource` (default {@link API}; `null`: none asked). */
-    async token(resource: string | null = API): Promise<string> {
-      const response = await form('/oauth2/v1/token', WORKER, {
-        grant_type: 'client_credentials',
-        scope: 'reports:read',
-        ...(resource === null ? {} : { resource }),
-      });
+    /**
+     * An access token of `reports-worker`, for `resource` (default {@link API}; `null`: none
+     * asked), bound to a DPoP key when `headers` carry a proof.
+     */
+    async token(resource: string | null = API, headers: Record<string, string> = {}): Promise<string> {
+      const response = await form(
+        '/oauth2/v1/token',
+        WORKER,
+        {
+          grant_type: 'client_credentials',
+          scope: 'reports:read',
+          ...(resource === null ? {} : { resource }),
+        },
+        headers,
+      );
       if (response.status !== 200) throw new Error(`token: ${response.status} ${await response.text()}`);
       return ((await response.json()) as { access_token: string }).access_token;
     },

@@ -5,6 +5,8 @@
  */
 import { type IntrospectionOptions, resourceServer } from '@gatehousejs/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DocumentServer } from '../../test/document-server';
+import { ath, dpopKey, dpopProof } from '../../test/dpop';
 import { API, API_CLIENT, introspectingIssuer, WORKER } from '../../test/introspecting-issuer';
 
 type Issuer = Awaited<ReturnType<typeof introspectingIssuer>>;
@@ -133,10 +135,39 @@ describe('resource server with token introspection', () => {
     expect(refused.body.error_description).toMatch(/invalid, expired or revoked/);
   });
 
-  it('asks about opaque tokens as about any other (it does not parse them)', async () => {
+  it('asks about opaque tokens as about any other (it does not parse them), and keeps no inactive answer', async () => {
     const server = api();
     expect((await refusal(await server.authenticate(call('an-opaque-token')))).status).toBe(401);
+    expect((await refusal(await server.authenticate(call('an-opaque-token')))).status).toBe(401);
+    expect(issuer.count(INTROSPECT)).toBe(2);
+  });
+
+  it('makes one call for concurrent requests with the same token', async () => {
+    const server = api();
+    const token = await issuer.token();
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => server.authenticate(call(token), 'reports:read')),
+    );
+    expect(results.every((result) => result.ok)).toBe(true);
     expect(issuer.count(INTROSPECT)).toBe(1);
+  });
+
+  it('accepts a DPoP-bound token (cnf in the answer) with a proof, and refuses it as Bearer', async () => {
+    const key = await dpopKey();
+    const token = await issuer.token(API, {
+      DPoP: await dpopProof(key, 'POST', `${issuer.issuer}/oauth2/v1/token`, Date.now()),
+    });
+    const server = api();
+    const url = `${API}/reports`;
+    const proof = await dpopProof(key, 'GET', url, Date.now(), { ath: await ath(token) });
+    const accepted = await server.authenticate(
+      new Request(url, { headers: { Authorization: `DPoP ${token}`, DPoP: proof } }),
+      'reports:read',
+    );
+    expect(accepted.ok && accepted.caller).toMatchObject({ sub: WORKER.id, dpopJkt: key.jkt });
+    const asBearer = await refusal(await server.authenticate(call(token)));
+    expect(asBearer.status).toBe(401);
+    expect(asBearer.challenge).toMatch(/DPoP realm=.*error="invalid_token"/);
   });
 
   it('answers 503 temporarily_unavailable when the endpoint is down, never letting the token in', async () => {
@@ -147,6 +178,26 @@ describe('resource server with token introspection', () => {
     expect(refused.status).toBe(503);
     expect(refused.body.error).toBe('temporarily_unavailable');
     issuer = await introspectingIssuer(); // for afterEach
+  });
+
+  it('answers 503 at once beyond maxConcurrent calls in flight, and 503 for a call that times out', async () => {
+    const slow = new DocumentServer();
+    await slow.start();
+    try {
+      slow.routes.set('/introspect', () => {}); // never answers
+      const server = api({ endpoint: `${slow.origin}/introspect`, maxConcurrent: 1, timeoutMs: 1000 });
+      const first = server.authenticate(call('token-one'));
+      while (slow.count(`${slow.origin}/introspect`) === 0) await new Promise((r) => setTimeout(r, 10));
+      const second = await refusal(await server.authenticate(call('token-two')));
+      expect(second.status).toBe(503);
+      expect(second.body.error_description).toMatch(/Too many token introspections/);
+      const timedOut = await refusal(await first);
+      expect(timedOut.status).toBe(503);
+      expect(timedOut.body.error).toBe('temporarily_unavailable');
+      expect(slow.count(`${slow.origin}/introspect`)).toBe(1);
+    } finally {
+      await slow.stop();
+    }
   });
 
   it('answers 503 when the metadata cannot be fetched or the client is refused by the endpoint', async () => {

@@ -69,14 +69,15 @@ export function introspection(
   const timeoutMs = options.timeoutMs ?? 5000;
   const cacheMs = (options.cacheTtl ?? 30) * 1000;
   const maxConcurrent = options.maxConcurrent ?? 32;
-  // Every call goes to one endpoint, so the per-origin and per-address caps are the global one;
+  // Every call goes to one endpoint, so the per-origin cap is the global one; calls are not
+  // charged to a caller's address (a resource server has no rate-limit store of the instance);
   // failures are not remembered (the next request asks again, within the caps).
   const cache = new BoundedFetchCache<IntrospectionAnswer>(
     {
       maxBytes: options.maxCacheBytes ?? 4 * 1024 * 1024,
       maxConcurrent,
       maxConcurrentPerOrigin: maxConcurrent,
-      maxConcurrentPerAddress: maxConcurrent,
+      maxConcurrentPerAddress: Number.POSITIVE_INFINITY,
       failureMs: 0,
     },
     'token introspections',
