@@ -108,13 +108,14 @@ export interface ResourceServer {
 const DEFAULT_ALGORITHMS = ['ES256', 'EdDSA', 'RS256'];
 
 /**
- * A bearer check for a resource server that cannot ask the instance (no shared storage): the
- * signature with the issuer's published keys, `typ: at+jwt`, `iss`, `aud` (this resource),
- * lifetime and scope. It cannot see revocations (those live in the instance's storage): keep
- * access tokens short-lived, or give `introspection`, where a revoked token must stop (within
- * `introspection.cacheTtl`): the instance is then asked about each token, and its answer checked
- * the same way (`active`, `iss`, `aud`, lifetime, scope). Keys are fetched on first use and again for an unknown `kid` (jose's
- * `createRemoteJWKSet`, with its cooldown), so a key rotation needs no restart.
+ * A bearer check for a resource server apart from the instance (no shared storage): the signature
+ * with the issuer's published keys, `typ: at+jwt`, `iss`, `aud` (this resource), lifetime and
+ * scope. Keys are fetched on first use and again for an unknown `kid` (jose's
+ * `createRemoteJWKSet`, with its cooldown), so a key rotation needs no restart. This cannot see
+ * revocations (those live in the instance's storage): keep access tokens short-lived, or give
+ * `introspection` where a revoked token must stop (within `introspection.cacheTtl`): the instance
+ * is then asked about each token (RFC 7662), and its answer checked the same way (`active`, `iss`,
+ * `aud`, lifetime, scope, DPoP binding).
  */
 export function resourceServer(options: ResourceServerOptions): ResourceServer {
   const issuer = options.issuer.replace(/\/+$/, '');
@@ -128,7 +129,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
           given &&
             (({ url, method = 'GET', headers, body, signal }) =>
               given(url.href, { method, headers, signal, redirect: 'manual', ...(body ? { body } : {}) })),
-          Date.now,
+          () => Date.now(),
         );
   if (introspect) {
     const conflicting = (['jwks', 'jwksUri', 'algorithms'] as const).find(
