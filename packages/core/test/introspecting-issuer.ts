@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import {
   createGatehouse,
   type Gatehouse,
+  generateKeys,
   hashClientSecret,
   memoryClientStore,
   memoryUserStore,
@@ -13,6 +14,8 @@ import { basic, testKey } from './fixtures';
 export const API = 'http://api.example.test/api';
 export const WORKER = { id: 'reports-worker', secret: 'reports-worker-secret' };
 export const API_CLIENT = { id: 'orders-api', secret: 'orders-api-secret' };
+/** The API's client authenticating with `private_key_jwt`: its private key is `issuer.apiKey`. */
+export const API_KEY_CLIENT = 'orders-api-jwt';
 
 /**
  * A Gatehouse instance served over real HTTP on 127.0.0.1, for resource servers that introspect:
@@ -41,6 +44,8 @@ export async function introspectingIssuer() {
     response.end(Buffer.from(await answer.arrayBuffer()));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const apiKey = await generateKeys('ES256');
+  const { d: _private, ...apiPublicKey } = apiKey;
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const issuer = `${origin}/demo`;
   gatehouse = createGatehouse({
@@ -63,6 +68,15 @@ export async function introspectingIssuer() {
         id: API_CLIENT.id,
         type: 'confidential',
         secretHash: await hashClientSecret(API_CLIENT.secret),
+        grantTypes: [],
+        introspects: [API],
+        redirectUris: [],
+      },
+      {
+        id: API_KEY_CLIENT,
+        type: 'confidential',
+        tokenEndpointAuthMethod: 'private_key_jwt',
+        jwks: { keys: [apiPublicKey] },
         grantTypes: [],
         introspects: [API],
         redirectUris: [],
@@ -90,6 +104,8 @@ export async function introspectingIssuer() {
 
   return {
     issuer,
+    /** The private key of {@link API_KEY_CLIENT}. */
+    apiKey,
     introspectionEndpoint: `${issuer}/oauth2/v1/introspect`,
     /** Requests the server answered at `path` (below the origin). */
     count: (path: string) => hits.get(path) ?? 0,

@@ -3,11 +3,17 @@
  * resource server asks the instance's introspection endpoint (RFC 7662) as its own confidential
  * client, and answers requests as the JWT mode does.
  */
-import { type IntrospectionOptions, resourceServer } from '@gatehousejs/core';
+import { generateKeys, type IntrospectionOptions, resourceServer } from '@gatehousejs/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DocumentServer } from '../../test/document-server';
 import { ath, dpopKey, dpopProof } from '../../test/dpop';
-import { API, API_CLIENT, introspectingIssuer, WORKER } from '../../test/introspecting-issuer';
+import {
+  API,
+  API_CLIENT,
+  API_KEY_CLIENT,
+  introspectingIssuer,
+  WORKER,
+} from '../../test/introspecting-issuer';
 
 type Issuer = Awaited<ReturnType<typeof introspectingIssuer>>;
 
@@ -62,6 +68,27 @@ describe('resource server with token introspection', () => {
     });
     expect(issuer.count(METADATA)).toBe(1);
     expect(issuer.count(INTROSPECT)).toBe(1);
+  });
+
+  it('authenticates with private_key_jwt: a new assertion for each call', async () => {
+    const server = resourceServer({
+      issuer: issuer.issuer,
+      resource: API,
+      introspection: { clientId: API_KEY_CLIENT, privateKey: issuer.apiKey, cacheTtl: 0 },
+    });
+    const token = await issuer.token();
+    for (let i = 0; i < 2; i++) {
+      const result = await server.authenticate(call(token), 'reports:read');
+      expect(result.ok && result.caller.sub).toBe(WORKER.id);
+    }
+    expect(issuer.count(INTROSPECT)).toBe(2);
+    // Another key than the registered one: the endpoint refuses the client, the API answers 503.
+    const impostor = resourceServer({
+      issuer: issuer.issuer,
+      resource: API,
+      introspection: { clientId: API_KEY_CLIENT, privateKey: await generateKeys('ES256') },
+    });
+    expect((await refusal(await impostor.authenticate(call(token)))).status).toBe(503);
   });
 
   it('answers a repeated token from its cache, without a second call', async () => {
@@ -218,6 +245,16 @@ describe('resource server with token introspection', () => {
     expect(() => api({ clientSecret: '' })).toThrow(
       expect.objectContaining({ code: 'ERR_CONFIG_INVALID_OPTION', option: 'introspection.clientSecret' }),
     );
+    expect(() => api({ privateKey: { kty: 'oct', k: 'x', alg: 'HS256' } })).toThrow(
+      expect.objectContaining({ option: 'introspection.clientSecret' }),
+    );
+    expect(() =>
+      resourceServer({
+        issuer: issuer.issuer,
+        resource: API,
+        introspection: { clientId: API_KEY_CLIENT, privateKey: { kty: 'oct', k: 'x', alg: 'HS256' } },
+      }),
+    ).toThrow(expect.objectContaining({ option: 'introspection.privateKey' }));
     expect(() => api({ cacheTtl: -1 })).toThrow(
       expect.objectContaining({ option: 'introspection.cacheTtl' }),
     );

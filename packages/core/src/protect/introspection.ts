@@ -1,14 +1,17 @@
+import { importJWK, SignJWT } from 'jose';
 import { ConfigurationError, oauthError } from '../errors.js';
 import { BoundedFetchCache, type Loaded } from '../http/bounded-fetch-cache.js';
 import { defaultTransport } from '../http/default-transport.js';
 import { guardedFetch, type OutboundFetch } from '../http/guarded-fetch.js';
 import type { AddressPolicy } from '../http/ip-address.js';
-import { hashSecret } from '../tokens/secrets.js';
+import { JWT_BEARER_ASSERTION_TYPE } from '../oauth2/client-auth/private-key-jwt.js';
+import { ASSERTION_SIGNING_ALGORITHMS } from '../oauth2/jwt-assertion.js';
+import { hashSecret, randomSecret } from '../tokens/secrets.js';
 
 /*
  * The introspection side of `resourceServer()` (RFC 7662): asks the issuer's introspection
- * endpoint whether a token is active, as a confidential client (client_secret_basic, RFC 6749
- * §2.3.1), and keeps active answers for a while. It does not parse the token: opaque tokens and
+ * endpoint whether a token is active, as a confidential client (`client_secret_basic`, RFC 6749
+ * §2.3.1, or `private_key_jwt`, RFC 7523 §2.2), and keeps active answers for a while. It does not parse the token: opaque tokens and
  * JWTs are asked about alike. What the answer means for the request is `resource-server.ts`'s.
  */
 
@@ -20,8 +23,18 @@ export interface IntrospectionOptions {
    * or to a resource server it is meant for, RFC 7662 §4).
    */
   readonly clientId: string;
-  /** That client's secret, sent with HTTP Basic (`client_secret_basic`, RFC 6749 §2.3.1). */
-  readonly clientSecret: string;
+  /**
+   * That client's secret, sent with HTTP Basic (`client_secret_basic`, RFC 6749 §2.3.1). Give
+   * either this or {@link privateKey}.
+   */
+  readonly clientSecret?: string;
+  /**
+   * That client's private key (a private JWK with its `alg`, e.g. one of `generateKeys()`), for
+   * `private_key_jwt` (RFC 7523 §2.2): each call carries a new assertion signed with it (`iss` =
+   * `sub` = the client, `aud` = the issuer, a 60 s lifetime, a fresh `jti`); the client registers
+   * the public half (`jwks` or `jwksUri`). Give either this or {@link clientSecret}.
+   */
+  readonly privateKey?: Readonly<Record<string, unknown>>;
   /**
    * The introspection endpoint. Default: the issuer's metadata `introspection_endpoint` (RFC 8414
    * §3, fetched once from `/.well-known/oauth-authorization-server{issuer path}`).
@@ -82,7 +95,7 @@ export function introspection(
     },
     'token introspections',
   );
-  const credentials = `Basic ${btoa(`${formEncode(options.clientId)}:${formEncode(options.clientSecret)}`)}`;
+  const authenticate = clientAuthentication(issuer, options);
   const endpoint = memoizeSuccess(async () =>
     options.endpoint === undefined
       ? await discoverEndpoint(issuer, transport, policy, timeoutMs)
@@ -90,6 +103,7 @@ export function introspection(
   );
 
   const ask = async (url: URL, token: string, at: number): Promise<Loaded<IntrospectionAnswer>> => {
+    const post = await authenticate({ token, token_type_hint: 'access_token' });
     let body: string;
     try {
       ({ body } = await guardedFetch(url, {
@@ -98,10 +112,7 @@ export function introspection(
         maxBytes: MAX_ANSWER_BYTES,
         timeoutMs,
         accept: 'application/json',
-        post: {
-          form: new URLSearchParams({ token, token_type_hint: 'access_token' }),
-          headers: { Authorization: credentials },
-        },
+        post,
       }));
     } catch (error) {
       throw unavailable('The token introspection endpoint could not be reached.', error);
@@ -145,9 +156,27 @@ function checkOptions(options: IntrospectionOptions): void {
       code: 'ERR_CONFIG_INVALID_OPTION',
       option: `introspection.${option}`,
     });
-  for (const option of ['clientId', 'clientSecret'] as const)
-    if (typeof options[option] !== 'string' || options[option] === '')
-      throw invalid(option, 'must be a non-empty string (a confidential client of the issuer).');
+  if (typeof options.clientId !== 'string' || options.clientId === '')
+    throw invalid('clientId', 'must be a non-empty string (a confidential client of the issuer).');
+  if ((options.clientSecret === undefined) === (options.privateKey === undefined))
+    throw invalid('clientSecret', 'or introspection.privateKey must be given, and only one of them.');
+  if (
+    options.clientSecret !== undefined &&
+    (typeof options.clientSecret !== 'string' || options.clientSecret === '')
+  )
+    throw invalid('clientSecret', 'must be a non-empty string.');
+  const key = options.privateKey;
+  if (
+    key !== undefined &&
+    (typeof key !== 'object' ||
+      key === null ||
+      typeof key.d !== 'string' ||
+      !(ASSERTION_SIGNING_ALGORITHMS as readonly unknown[]).includes(key.alg))
+  )
+    throw invalid(
+      'privateKey',
+      `must be a private JWK (with "d") whose "alg" is one of ${ASSERTION_SIGNING_ALGORITHMS.join(', ')}.`,
+    );
   if (options.endpoint !== undefined && !URL.canParse(options.endpoint))
     throw invalid('endpoint', `must be an absolute URL, got ${JSON.stringify(options.endpoint)}.`);
   for (const option of ['cacheTtl', 'timeoutMs', 'maxCacheBytes', 'maxConcurrent'] as const) {
@@ -201,6 +230,46 @@ function memoizeSuccess<T>(load: () => Promise<T>): () => Promise<T> {
       pending = undefined;
     });
     return pending;
+  };
+}
+
+/** A call's form and header fields with the client's credentials (RFC 6749 §2.3, RFC 7523 §2.2). */
+function clientAuthentication(
+  issuer: string,
+  options: IntrospectionOptions,
+): (fields: Record<string, string>) => Promise<{ form: URLSearchParams; headers: Record<string, string> }> {
+  const { clientId, clientSecret, privateKey } = options;
+  if (clientSecret !== undefined) {
+    const headers = { Authorization: `Basic ${btoa(`${formEncode(clientId)}:${formEncode(clientSecret)}`)}` };
+    return async (fields) => ({ form: new URLSearchParams(fields), headers });
+  }
+  const jwk = privateKey as Record<string, unknown> & { alg: string; kid?: string };
+  const key = memoizeSuccess(() => importJWK(jwk as Parameters<typeof importJWK>[0], jwk.alg));
+  return async (fields) => {
+    let assertion: string;
+    try {
+      const now = Math.floor(Date.now() / 1000);
+      assertion = await new SignJWT({})
+        .setProtectedHeader({ alg: jwk.alg, typ: 'JWT', ...(jwk.kid === undefined ? {} : { kid: jwk.kid }) })
+        .setIssuer(clientId)
+        .setSubject(clientId)
+        .setAudience(issuer)
+        .setIssuedAt(now)
+        .setExpirationTime(now + 60)
+        .setJti(randomSecret())
+        .sign(await key());
+    } catch (error) {
+      throw unavailable('The introspection client key cannot sign an assertion.', error);
+    }
+    return {
+      form: new URLSearchParams({
+        ...fields,
+        client_id: clientId,
+        client_assertion_type: JWT_BEARER_ASSERTION_TYPE,
+        client_assertion: assertion,
+      }),
+      headers: {},
+    };
   };
 }
 
