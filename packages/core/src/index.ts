@@ -104,6 +104,7 @@ export {
   passwordUserStore,
 } from './passwords/password-user-store.js';
 export { type Pbkdf2HasherOptions, pbkdf2Hasher } from './passwords/pbkdf2.js';
+export type { IntrospectionOptions } from './protect/introspection.js';
 export {
   defineOperations,
   type Operation,
