@@ -487,7 +487,7 @@ export interface RateLimitOptions {
   readonly windowSeconds?: number;
   /**
    * How to find the client address of a request. Default: the address the adapter recorded with
-   * `setClientAddress` (the socket address, honouring the framework's proxy settings). IPv6
+   * `setClientAddress` of `@gatehousejs/core/adapter` (the socket address, honouring the framework's proxy settings). IPv6
    * addresses are counted by their /64 network. Requests without an address share one "unknown
    * address" bucket, limited like a single address.
    */
