@@ -8,11 +8,11 @@ import {
   generateKeys,
   hashClientSecret,
   type KeySigner,
-  type KeyValueStore,
   memoryClientStore,
   memoryStorage,
   memoryUserStore,
 } from '@gatehousejs/core';
+import type { KeyValueStore } from '@gatehousejs/core/engine';
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { basic, ISSUER, post, testClients, testClock, testHasher } from '../../../test/fixtures';
