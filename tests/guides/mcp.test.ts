@@ -2,8 +2,9 @@
  * Issue 32: "Protecting an MCP server", followed top to bottom in a default `npm init -y` project
  * (CommonJS: the guide's `server.mts` must run there, top-level await included). The guide's
  * `npm install` line is installed with the packed tarballs standing in for the registry, its key
- * is generated with the guide's own `npx gatehouse keys generate --format env`, and `server.mts` is
- * pasted as written (port 3000 moved to a free one) and started as the guide says (`npx tsx …`).
+ * is generated into `.env` with the guide's own `npx gatehouse keys generate --format env > .env`, and
+ * `server.mts` is pasted as written (port 3000 moved to a free one) and started as the guide says
+ * (`npx tsx --env-file=.env …`; without the file it names the missing variable).
  * Then: `POST /mcp` without a token is refused as the MCP authorization specification asks (401,
  * `resource_metadata` naming the RFC 9728 document, which is served), and a second start on the
  * busy port fails loudly (non-zero exit, the reason printed) instead of claiming to serve.
@@ -43,13 +44,14 @@ describe.skipIf(!packagesBuilt)('guide: Protecting an MCP server', () => {
     const server = readQuickStart(guide, { section: 'A complete server', install: 'npm install ' });
     expect(server.files.map((file) => file.path)).toEqual(['server.mts']);
     const [file] = server.files;
-    const start = /npx tsx \S+/.exec(file!.code)?.[0];
-    expect(start).toBe('npx tsx server.mts');
+    const start = /npx tsx (?:--\S+ )*\S+\.mts/.exec(file!.code)?.[0];
+    expect(start).toBe('npx tsx --env-file=.env server.mts');
     const keysCommand = fencedBlocks(readFileSync(guide, 'utf8'), 'sh')
       .flatMap((block) => block.split('\n'))
       .find((line) => line.startsWith('npx gatehouse keys generate'))
       ?.replace(/\s+#.*$/, '');
-    expect(keysCommand).toBe('npx gatehouse keys generate --format env');
+    expect(keysCommand).toBe('npx gatehouse keys generate --format env > .env');
+    const [keysArgv, keysFile] = keysCommand!.split(' > ');
 
     const project = join(work, 'app');
     await installFreshProject(project, 'npm', packed, server.install, { npmInit: true });
@@ -57,14 +59,14 @@ describe.skipIf(!packagesBuilt)('guide: Protecting an MCP server', () => {
     const port = await freePort();
     writeFileSync(join(project, file!.path), file!.code.replace(/\b3000\b/g, String(port)));
 
-    // The guide's key, as its user would paste the printed line into their environment.
-    const { stdout } = await run(keysCommand!.split(' ')[0]!, keysCommand!.split(' ').slice(1), {
+    // The guide's key, written to the file the guide names, which the start command reads.
+    const { stdout } = await run(keysArgv!.split(' ')[0]!, keysArgv!.split(' ').slice(1), {
       cwd: project,
       env: userEnvironment(),
     });
-    const key = /^GATEHOUSE_SIGNING_KEY='(.+)'$/m.exec(stdout)?.[1];
-    expect(key).toBeDefined();
-    const env = { GATEHOUSE_SIGNING_KEY: key! };
+    expect(stdout).toMatch(/^GATEHOUSE_SIGNING_KEY='.+'$/m);
+    writeFileSync(join(project, keysFile!), stdout);
+    const env = {};
 
     const origin = `http://localhost:${port}`;
     const metadataUrl = `${origin}/.well-known/oauth-protected-resource/mcp`;
@@ -108,6 +110,21 @@ describe.skipIf(!packagesBuilt)('guide: Protecting an MCP server', () => {
       expect(busy.code).not.toBe(0);
       expect(busy.output).toContain('EADDRINUSE');
       expect(busy.output).not.toContain('MCP server at');
+
+      // Started without the key file: it says which variable is missing and how to start.
+      const withoutKey = await run('npx', ['tsx', file!.path], {
+        cwd: project,
+        env: userEnvironment(),
+        timeout: 60_000,
+      }).then(
+        () => ({ code: 0, output: '' }),
+        (error: { code?: number | string; stdout?: string; stderr?: string }) => ({
+          code: error.code,
+          output: `${error.stdout ?? ''}${error.stderr ?? ''}`,
+        }),
+      );
+      expect(withoutKey.code).not.toBe(0);
+      expect(withoutKey.output).toContain(`GATEHOUSE_SIGNING_KEY is not set: start with ${start}`);
     } finally {
       for (const app of started) await app.stop();
     }

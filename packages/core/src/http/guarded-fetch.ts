@@ -78,10 +78,17 @@ export class OutboundFetchError extends Error {
   override readonly name = 'OutboundFetchError';
   /** Why, stable across releases (`ERR_FETCH_*` of `ERROR_CODES`). */
   readonly code: OutboundFetchErrorCode;
+  /** The HTTP status of an answer other than 200 (`ERR_FETCH_STATUS`). */
+  readonly status?: number;
 
-  constructor(message: string, code: OutboundFetchErrorCode, options?: { readonly cause?: unknown }) {
+  constructor(
+    message: string,
+    code: OutboundFetchErrorCode,
+    options?: { readonly cause?: unknown; readonly status?: number },
+  ) {
     super(message, options);
     this.code = code;
+    if (options?.status !== undefined) this.status = options.status;
   }
 }
 
@@ -142,7 +149,9 @@ export async function guardedFetch(target: URL, options: GuardedFetchOptions): P
     }
     if (response.status !== 200) {
       await response.body?.cancel().catch(() => {});
-      throw new OutboundFetchError(`it answered HTTP ${response.status} instead of 200`, 'ERR_FETCH_STATUS');
+      throw new OutboundFetchError(`it answered HTTP ${response.status} instead of 200`, 'ERR_FETCH_STATUS', {
+        status: response.status,
+      });
     }
     const body = await readCapped(response, options.maxBytes, deadline.signal, options.timeoutMs);
     return { headers: response.headers, body };

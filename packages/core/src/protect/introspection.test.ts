@@ -204,6 +204,7 @@ describe('resource server with token introspection', () => {
     const refused = await refusal(await server.authenticate(call(token)));
     expect(refused.status).toBe(503);
     expect(refused.body.error).toBe('temporarily_unavailable');
+    expect(refused.body.error_description).toBe('The token introspection endpoint could not be reached.');
     issuer = await introspectingIssuer(); // for afterEach
   });
 
@@ -233,6 +234,10 @@ describe('resource server with token introspection', () => {
       await api({ clientSecret: 'not-the-secret' }).authenticate(call(token)),
     );
     expect(wrongSecret.status).toBe(503);
+    // Not "could not be reached": the endpoint answered, refusing the client (a configuration fix).
+    expect(wrongSecret.body.error_description).toMatch(
+      /refused this resource server's client \(HTTP 401\): check introspection\.clientId/,
+    );
     const noMetadata = resourceServer({
       issuer: `${issuer.issuer}/elsewhere`,
       resource: API,

@@ -2,7 +2,7 @@ import { importJWK, SignJWT } from 'jose';
 import { ConfigurationError, oauthError } from '../errors.js';
 import { BoundedFetchCache, type Loaded } from '../http/bounded-fetch-cache.js';
 import { defaultTransport } from '../http/default-transport.js';
-import { guardedFetch, type OutboundFetch } from '../http/guarded-fetch.js';
+import { guardedFetch, type OutboundFetch, OutboundFetchError } from '../http/guarded-fetch.js';
 import type { AddressPolicy } from '../http/ip-address.js';
 import { JWT_BEARER_ASSERTION_TYPE } from '../oauth2/client-auth/private-key-jwt.js';
 import { ASSERTION_SIGNING_ALGORITHMS } from '../oauth2/jwt-assertion.js';
@@ -115,7 +115,7 @@ export function introspection(
         post,
       }));
     } catch (error) {
-      throw unavailable('The token introspection endpoint could not be reached.', error);
+      throw unavailable(unansweredDescription(error), error);
     }
     let answer: unknown;
     try {
@@ -276,6 +276,17 @@ function clientAuthentication(
 /** The form-urlencoding RFC 6749 §2.3.1 applies to client credentials before Basic. */
 function formEncode(value: string): string {
   return new URLSearchParams({ v: value }).toString().slice(2);
+}
+
+/**
+ * Why the endpoint gave no answer. A 400 or 401 is the endpoint refusing the resource server's own
+ * client (RFC 7662 §2.1 requires its authentication; RFC 6749 §5.2 `invalid_client`): a
+ * configuration mistake to fix here, not an outage to wait out, so the description says which.
+ */
+function unansweredDescription(error: unknown): string {
+  if (error instanceof OutboundFetchError && (error.status === 400 || error.status === 401))
+    return `The token introspection endpoint refused this resource server's client (HTTP ${error.status}): check introspection.clientId, its clientSecret or privateKey, and that the instance registers that client.`;
+  return 'The token introspection endpoint could not be reached.';
 }
 
 /** 503: the endpoint cannot tell, so the token is neither valid nor invalid (never a 500). */
