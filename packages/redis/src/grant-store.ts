@@ -386,6 +386,10 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
       );
     },
 
+    // Shared by processes: each bearer check would be a round trip, so the mirror is the default
+    // (an instance's `pushedRevocations: false` still asks per request).
+    pushedRevocationsByDefault: true,
+
     watchRevocations(listener) {
       return hub.watch(keys, listener);
     },
