@@ -121,5 +121,5 @@ const slope =
   xs.reduce((s, x, i) => s + (x - mx) * (ys[i] - my), 0) / xs.reduce((s, x) => s + (x - mx) ** 2, 0);
 const largest = SIZES.at(-1);
 console.log(
-  `\nline: µs per check = ${(my - slope * mx).toFixed(2)} + ${(slope * 100_000).toFixed(3)} per 100,000 revocations; heap ${((heap[largest] - heap[0]) / (largest - 0)).toFixed(0)} bytes per revocation (store + mirror)`,
+  `\nline: µs per check = ${(my - slope * mx).toFixed(2)} ${slope < 0 ? '−' : '+'} ${Math.abs(slope * 100_000).toFixed(3)} per 100,000 revocations; heap ${((heap[largest] - heap[0]) / (largest - 0)).toFixed(0)} bytes per revocation (store + mirror)`,
 );
