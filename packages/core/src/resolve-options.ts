@@ -516,10 +516,16 @@ function instanceStorage(
   };
 }
 
-/** The revocation mirror of `pushedRevocations`, subscribed to the unguarded grant store. */
+/**
+ * The revocation mirror of `pushedRevocations`, subscribed to the unguarded grant store. Left out,
+ * the option follows the store: on for an engine shared by processes that asks for it
+ * (`pushedRevocationsByDefault`, the Redis and PostgreSQL engines), off otherwise.
+ */
 function pushedRevocations(options: GatehouseOptions, grants: GrantStore): RevocationMirror | undefined {
-  const given = options.pushedRevocations;
-  if (given === undefined || given === false) return undefined;
+  const given =
+    options.pushedRevocations ??
+    (grants.pushedRevocationsByDefault === true && typeof grants.watchRevocations === 'function');
+  if (given === false) return undefined;
   if (typeof grants.watchRevocations !== 'function') {
     throw new ConfigurationError(
       'pushedRevocations: the grant store cannot push revocations (it has no watchRevocations); remove the option to check each request against the store.',
