@@ -117,8 +117,7 @@ export const KNOWN_OPTIONS = {
   "interactions": {
     "url": true,
     "currentUser": true,
-    "ttl": true,
-    "builtInPages": true
+    "ttl": true
   },
   "claims": true,
   "dynamicRegistration": {

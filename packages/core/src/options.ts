@@ -326,8 +326,9 @@ export interface InteractionOptions {
    * The host's page for sign-in and consent, on the issuer's origin: a path (`'/login'`) or an
    * absolute URL of that origin. An authorization request that needs the user (no sign-in,
    * `prompt=login`, a sign-in older than `max_age`, consent) sends the browser there (303) with
-   * `?interaction=<reference>` added; the built-in login and consent pages are then never shown.
-   * Default: the built-in pages.
+   * `?interaction=<reference>` added; the built-in login and consent pages are then never shown
+   * (their routes answer 404). Default: the built-in pages are the interaction handlers
+   * (`{base}/login`, `{base}/consent`), which need `users.verifyPassword`.
    */
   readonly url?: string;
   /**
@@ -343,13 +344,6 @@ export interface InteractionOptions {
   ) => HostUser | null | undefined | Promise<HostUser | null | undefined>;
   /** Lifetime of an interaction reference, in seconds: 30 to 3600. Default 600 (10 minutes). */
   readonly ttl?: number;
-  /**
-   * Serve the built-in login and consent pages as interaction handlers, at
-   * `{base}/interaction?interaction=<reference>`: built on the same `details` / `finish` as a host's
-   * own pages, the authorization request staying on the server rather than in the forms. Excludes
-   * `url`. Default `false`: the built-in pages are shown in the authorization request itself.
-   */
-  readonly builtInPages?: boolean;
 }
 
 /** The `telemetry` option. */

@@ -10,13 +10,7 @@ import { testInstance } from '../../test/fixtures';
  */
 
 function navigate(browser: FakeBrowser, url: string, acceptLanguage?: string) {
-  return browser.fetch(url, {
-    headers: {
-      Accept: 'text/html',
-      'Sec-Fetch-Site': 'none',
-      ...(acceptLanguage ? { 'Accept-Language': acceptLanguage } : {}),
-    },
-  });
+  return browser.get(url, acceptLanguage ? { 'Accept-Language': acceptLanguage } : {});
 }
 
 describe('the language of the pages', () => {

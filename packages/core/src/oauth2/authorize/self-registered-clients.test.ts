@@ -81,7 +81,9 @@ describe('errors of self-registered clients (RFC 9700 §4.11.2)', () => {
       const browser = new FakeBrowser(t.gatehouse);
       const consent = await browser.follow(await logIn(browser, authorizeUrl({ client_id: clientId })));
       expect(consent.status).toBe(200);
-      const denied = callbackParams(await browser.submit(await consent.text(), { decision: 'deny' }));
+      const denied = callbackParams(
+        await browser.follow(await browser.submit(await consent.text(), { decision: 'deny' })),
+      );
       expect(denied.get('error')).toBe('access_denied');
       expect(denied.get('state')).toBe('xyz');
     }

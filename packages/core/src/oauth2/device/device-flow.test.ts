@@ -108,7 +108,7 @@ async function pollError(t: TestInstance, deviceCode: string, clientId = 'cli'):
 /** Enters the code on the verification page, signs in, and returns the confirmation page's HTML. */
 async function reachConfirmation(_t: TestInstance, browser: FakeBrowser, userCode: string): Promise<string> {
   const form = await browser.get(`${ISSUER}/device`);
-  const login = await browser.submit(await form.text(), { user_code: userCode });
+  const login = await browser.submitAndFollow(await form.text(), { user_code: userCode });
   expect(login.status).toBe(200);
   const loginHtml = await login.text();
   expect(loginHtml).toContain('name="password"');
@@ -370,7 +370,7 @@ describe('verification page (RFC 8628 §3.3)', () => {
     expect(html).toMatch(/<button type="submit">/);
     // The fake browser posts hidden fields only: post the text input's prefilled value as a browser would.
     const prefilled = /name="user_code" value="([^"]*)"/.exec(html)![1]!;
-    const login = await browser.submit(html, { user_code: prefilled });
+    const login = await browser.submitAndFollow(html, { user_code: prefilled });
     expect(await login.text()).toContain('name="password"');
   });
 
@@ -407,7 +407,7 @@ describe('verification page (RFC 8628 §3.3)', () => {
     const typed = device.user_code.replace('-', '').toLowerCase();
     const browser = new FakeBrowser(t.gatehouse);
     await browser
-      .submit(await (await browser.get(`${ISSUER}/device`)).text(), { user_code: ` ${typed} ` })
+      .submitAndFollow(await (await browser.get(`${ISSUER}/device`)).text(), { user_code: ` ${typed} ` })
       .then(async (login) => expect(await login.text()).toContain('name="password"'));
   });
 
@@ -472,7 +472,7 @@ describe('verification page (RFC 8628 §3.3)', () => {
     const browser = new FakeBrowser(t.gatehouse);
     const html = await reachConfirmation(t, browser, device.user_code);
     browser.cookies.delete('gatehouse_session');
-    const response = await browser.submit(html, { decision: 'allow' });
+    const response = await browser.submitAndFollow(html, { decision: 'allow' });
     expect(await response.text()).toContain('name="password"');
     t.clock.advance(5);
     expect(await pollError(t, device.device_code)).toBe('authorization_pending');
@@ -495,7 +495,7 @@ describe('deviceAuthorization options', () => {
       const form = await browser.get(`${ISSUER}/device`);
       statuses.push((await browser.submit(await form.text(), { user_code: device.user_code })).status);
     }
-    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect(statuses).toEqual([303, 303, 303, 429]); // to the sign-in, then refused
     t.clock.advance(120);
     expect(await pollError(t, device.device_code)).toBe('expired_token');
   });
@@ -525,7 +525,7 @@ describe('guessing user codes (RFC 8628 §5.1–§5.2)', () => {
     const browser = new FakeBrowser(t.gatehouse);
     for (let i = 0; i < MAX_USER_CODE_LOOKUPS_PER_ADDRESS; i++) {
       expect((await enter(browser, 'BBBB-BBBB', '203.0.113.9')).status).toBe(
-        device.user_code === 'BBBB-BBBB' ? 200 : 400,
+        device.user_code === 'BBBB-BBBB' ? 303 : 400,
       );
     }
     const refused = await enter(browser, device.user_code, '203.0.113.9');
@@ -533,7 +533,7 @@ describe('guessing user codes (RFC 8628 §5.1–§5.2)', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await refused.text()).toContain('name="user_code"');
     // Another address still can; the first one again after the window.
-    expect((await enter(browser, device.user_code, '203.0.113.10')).status).toBe(200);
+    expect((await enter(browser, device.user_code, '203.0.113.10')).status).toBe(303); // to the sign-in
     t.clock.advance(600);
     expect((await enter(browser, 'BBBB-BBBB', '203.0.113.9')).status).toBe(400);
   });
