@@ -150,7 +150,7 @@ export function instanceRoutes(resolved: ResolvedOptions): Route[] {
     ...oidcRoutes(),
     ...authApiRoutes(resolved),
     ...sessionRoutes(resolved),
-    ...interactionRoutes(resolved.interactions.url === undefined),
+    ...interactionRoutes(resolved.interactions?.url === undefined),
   ];
 }
 

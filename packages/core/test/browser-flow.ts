@@ -148,13 +148,14 @@ export class FakeBrowser {
   }
 }
 
-/** The instance's pages a browser is sent to along a flow (never the authorization endpoint). */
-const FLOW_PAGES = ['/login', '/consent', '/interaction/resume', '/device/confirm'].map(
-  (path) => new URL(ISSUER).pathname + path,
-);
+/**
+ * The instance's pages a browser is sent to along a flow (never the authorization endpoint), of
+ * any instance at `/{name}` (`createGatehouseHost` serves several).
+ */
+const FLOW_PAGE = /^\/[^/]+\/(login|consent|interaction\/resume|device\/confirm)$/;
 
 function isInstancePage(url: URL): boolean {
-  return url.origin === ORIGIN && FLOW_PAGES.includes(url.pathname);
+  return url.origin === ORIGIN && FLOW_PAGE.test(url.pathname);
 }
 
 /** An authorize URL (absolute) for `client_id` with PKCE S256 and `state`, plus overrides (`null` removes). */
@@ -187,6 +188,19 @@ export async function logIn(
   const page = await browser.get(url);
   if (page.status !== 200) throw new Error(`expected the login page, got ${page.status}`);
   return browser.submit(await page.text(), { username, password });
+}
+
+/**
+ * Logs in through the login page `url` leads to and follows the resume: returns the resume's answer
+ * (it sets the session cookie; then the redirect to the client, or the consent page).
+ */
+export async function signIn(
+  browser: FakeBrowser,
+  url: string,
+  username = 'demo',
+  password = 'demo-password',
+): Promise<Response> {
+  return browser.follow(await logIn(browser, url, username, password));
 }
 
 /** Parameters of a redirect to the client. */

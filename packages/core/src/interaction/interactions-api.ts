@@ -3,11 +3,8 @@ import { ProtocolError } from '../errors.js';
 import { Params } from '../http/form.js';
 import { toResponse } from '../http/reply.js';
 import { noStoreEmpty } from '../http/responses.js';
-import {
-  type AuthorizationRequest,
-  resolveAuthorizationTarget,
-  validateAuthorizationRequest,
-} from '../oauth2/authorize/request.js';
+import type { AuthorizationRequest } from '../oauth2/authorize/request.js';
+import { authorizationTarget, validatedRequest } from '../oauth2/authorize/response.js';
 import { type DeviceRecord, findUserCode, readDeviceRecord } from '../oauth2/device/device-records.js';
 import { normalizeUserCode } from '../oauth2/device/user-code.js';
 import { parseScope } from '../oauth2/scope.js';
@@ -69,7 +66,8 @@ export async function pendingInteraction(ctx: Context, reference: string, reques
 export async function storedRequest(ctx: Context, record: InteractionRecord): Promise<AuthorizationRequest> {
   const params = new Params(new URLSearchParams(record.params));
   try {
-    return validateAuthorizationRequest(ctx, await resolveAuthorizationTarget(ctx, params), params);
+    const { target, pushed } = await authorizationTarget(ctx, params);
+    return validatedRequest(ctx, target, params, pushed);
   } catch (error) {
     if (!(error instanceof ProtocolError) || error.status >= 500) throw error;
     refuse(
