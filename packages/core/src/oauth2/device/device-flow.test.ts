@@ -479,6 +479,90 @@ describe('verification page (RFC 8628 §3.3)', () => {
   });
 });
 
+describe('verification page with the host’s own sign-in (interactions.url)', () => {
+  /** An instance whose users the host signs in: no passwords here, and no built-in login page. */
+  async function hostInstance(overrides: TestOptions = {}) {
+    return deviceInstance({
+      users: { findUser: async (id) => (id === 'alice' ? { id, claims: { name: 'Alice' } } : null) },
+      authApi: { enabled: false },
+      interactions: { url: '/demo/signin' },
+      ...overrides,
+    });
+  }
+
+  /** The browser's request to the host's page, with the cookies it holds. */
+  function hostRequest(browser: FakeBrowser, url: string): Request {
+    const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    return new Request(url, { headers: cookie ? { Cookie: cookie } : {} });
+  }
+
+  it('signs the user in on the host’s page through an interaction, then confirms on the verification page', async () => {
+    const t = await hostInstance();
+    const device = await startDevice(t, { client_id: 'cli', scope: 'openid profile' });
+    const browser = new FakeBrowser(t.gatehouse);
+    const form = await browser.get(`${ISSUER}/device`);
+    const entered = await browser.submit(await form.text(), { user_code: device.user_code });
+    expect(entered.status).toBe(303);
+    const hostPage = entered.headers.get('location')!;
+    expect(hostPage).toMatch(new RegExp(`^${ISSUER}/signin\\?interaction=[\\w-]{43}$`));
+    // The host reads what is asked: a device's sign-in, for its client and scopes.
+    const details = await t.gatehouse.interactions.details(hostRequest(browser, hostPage));
+    expect(details).toMatchObject({
+      step: 'login',
+      flow: 'device',
+      client: { id: 'cli', name: 'Demo CLI' },
+      scopes: ['openid', 'profile'],
+    });
+    // The user confirms on the verification page, so a device sign-in takes no consent.
+    await expect(
+      t.gatehouse.interactions.finish(hostRequest(browser, hostPage), {
+        login: { sub: 'alice' },
+        consent: {},
+      }),
+    ).rejects.toMatchObject({ code: 'interaction_invalid_result' });
+    const { location } = await t.gatehouse.interactions.finish(hostRequest(browser, hostPage), {
+      login: { sub: 'alice', amr: ['pwd', 'otp'] },
+    });
+    const confirm = await browser.get(location); // the resume, then the confirmation
+    expect(confirm.status).toBe(200);
+    const html = await confirm.text();
+    expect(html).toContain(device.user_code);
+    expect(parseForm(html).action).toBe('/demo/device/confirm');
+    const done = await browser.submit(html, { decision: 'allow' });
+    expect(await done.text()).toContain('Device connected');
+    t.clock.advance(5);
+    const tokens = await poll(t, device.device_code);
+    expect(tokens.status).toBe(200);
+    const idToken = decodeJwt(((await tokens.json()) as { id_token: string }).id_token);
+    expect(idToken).toMatchObject({ sub: 'alice', amr: ['pwd', 'otp'] });
+    // The built-in login page is not served: the host signs users in.
+    expect((await browser.getOnce(`${ISSUER}/login?interaction=x`)).status).toBe(404);
+  });
+
+  it('goes straight to the confirmation for a user signed in to the host (interactions.currentUser)', async () => {
+    const authTime = Date.UTC(2026, 0, 1);
+    const t = await hostInstance({
+      interactions: {
+        url: '/demo/signin',
+        currentUser: (request) =>
+          request.headers.get('cookie')?.includes('host=alice') ? { sub: 'alice', authTime } : null,
+      },
+    });
+    const device = await startDevice(t);
+    const browser = new FakeBrowser(t.gatehouse);
+    browser.cookies.set('host', 'alice');
+    const form = await browser.get(`${ISSUER}/device`);
+    const confirm = await browser.submit(await form.text(), { user_code: device.user_code });
+    expect(confirm.status).toBe(200);
+    expect(await confirm.clone().text()).toContain(device.user_code);
+    expect((await browser.submit(await confirm.text(), { decision: 'allow' })).status).toBe(200);
+    t.clock.advance(5);
+    expect(
+      decodeJwt(((await (await poll(t, device.device_code)).json()) as { id_token: string }).id_token).sub,
+    ).toBe('alice');
+  });
+});
+
 describe('deviceAuthorization options', () => {
   it('set the lifetime, the interval and the limits', async () => {
     const t = await deviceInstance({
