@@ -491,8 +491,8 @@ export interface UiOptions {
    * The message catalog by language (BCP 47 tag, e.g. `fr`, `de`, `pt-br`): texts that replace the
    * built-in ones of that language (`en` and `fr` are built in) or add a language. A page is shown in
    * the first language of the request's `ui_locales`, then of the browser's `Accept-Language`, that
-   * the catalog has; texts a language lacks come from English. `{client}`, `{host}` and `{user}` are
-   * filled in.
+   * the catalog has; texts a language lacks come from English. `{client}`, `{host}`, `{user}`,
+   * `{allow}` and `{deny}` are filled in. The device verification pages follow `Accept-Language`.
    */
   readonly messages?: Readonly<Record<string, UiTexts>>;
   /**
@@ -573,6 +573,40 @@ export interface UiTexts {
   readonly loginBusy?: string;
   /** Login failure `form_expired`. Default `'The form has expired or was not sent by this site. Reload the page and try again.'`. */
   readonly loginFormExpired?: string;
+  /** Login and consent pages, for a self-registered client. Default `'This application registered itself; its name is its own claim, not checked by this site.'`. */
+  readonly selfRegistered?: string;
+  /** The same, for a client ID metadata document client ({host}: its `client_id`'s host). Default `'This application registered itself from {host}; its name is its own claim, not checked by this site.'`. */
+  readonly selfRegisteredFrom?: string;
+  /** Heading (and title) of the device code form. Default `'Connect a device'`. */
+  readonly deviceCodeTitle?: string;
+  /** Device code form. Default `'Enter the code shown on your device.'`. */
+  readonly deviceCodeIntro?: string;
+  /** Label of the device code form's `user_code` field. Default `'Code'`. */
+  readonly deviceCodeLabel?: string;
+  /** The device code form's button. Default `'Continue'`. */
+  readonly deviceCodeButton?: string;
+  /** Device code form: a wrong, expired or used code. Default `'That code is not valid, has expired or was already used. Check the code on your device.'`. */
+  readonly deviceCodeInvalid?: string;
+  /** Device code form: not a code. Default `'Enter the 8-letter code shown on your device (like BCDF-GHJK).'`. */
+  readonly deviceCodeMalformed?: string;
+  /** Heading (and title) of the device confirmation page. Default `'Connect a device?'`. */
+  readonly deviceConfirmTitle?: string;
+  /** Device confirmation page. Default `'{client} on a device wants to act on your behalf.'`. */
+  readonly deviceWantsToAct?: string;
+  /** Device confirmation page, before the code. Default `'Check that this is the code shown on your device:'`. */
+  readonly deviceCompareCode?: string;
+  /** Device confirmation page ({deny}: the deny button's text). Default `'If it is not, or you did not start this sign-in yourself, choose {deny}.'`. */
+  readonly deviceDenyHint?: string;
+  /** Device confirmation posted without a decision. Default `'Choose {allow} or {deny}.'`. */
+  readonly deviceChooseDecision?: string;
+  /** Heading of the page after the device was allowed. Default `'Device connected'`. */
+  readonly deviceApprovedTitle?: string;
+  /** Page after the device was allowed. Default `'The device is signed in. You can close this page and return to your device.'`. */
+  readonly deviceApprovedText?: string;
+  /** Heading of the page after the device was denied. Default `'Access denied'`. */
+  readonly deviceDeniedTitle?: string;
+  /** Page after the device was denied. Default `'The device was not given access. You can close this page.'`. */
+  readonly deviceDeniedText?: string;
 }
 
 /**

@@ -130,8 +130,9 @@ export class FakeBrowser {
   ): Promise<Response> {
     const response = await this.submit(html, extra, headers);
     const next = response.headers.get('location');
+    const language = headers['Accept-Language'];
     return response.status === 303 && next && isInstancePage(new URL(next, ORIGIN))
-      ? this.get(next)
+      ? this.get(next, language ? { 'Accept-Language': language } : {})
       : response;
   }
 

@@ -118,6 +118,13 @@ describe('how the login and consent pages name a client', () => {
     expect(registeredPage).toContain('This application registered itself;');
     // A client of the host is not labelled.
     expect(await login('demo-client')).not.toContain('registered itself');
+    // In the page's language, like every text of the catalog.
+    const french = await (
+      await new FakeBrowser(t.gatehouse).get(authorizeUrl({ client_id: DOCUMENT_URL, ui_locales: 'fr' }))
+    ).text();
+    expect(french).toContain(
+      'Cette application s&#39;est enregistrée elle-même depuis <strong>client.example</strong> ;',
+    );
     // The consent page says it too.
     const browser = new FakeBrowser(t.gatehouse);
     const consent = await browser.follow(await logIn(browser, authorizeUrl({ client_id: DOCUMENT_URL })));

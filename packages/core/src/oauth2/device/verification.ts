@@ -12,7 +12,12 @@ import {
   hasValidCsrfToken,
   pageCsrfToken,
 } from '../../session/csrf.js';
-import { deviceCodePage, deviceConfirmPage, deviceDonePage } from '../../ui/device-pages.js';
+import {
+  type DeviceCodePageModel,
+  deviceCodePage,
+  deviceConfirmPage,
+  deviceDonePage,
+} from '../../ui/device-pages.js';
 import { errorPage } from '../../ui/pages.js';
 import { PAGE_PATHS } from '../../ui/paths.js';
 import { type Authentication, currentAuthentication } from '../authorize/authentication.js';
@@ -60,20 +65,26 @@ function asPage(handler: Handler): Handler {
   };
 }
 
-const WRONG_CODE = 'That code is not valid, has expired or was already used. Check the code on your device.';
-const MALFORMED_CODE = 'Enter the 8-letter code shown on your device (like BCDF-GHJK).';
+const WRONG_CODE = 'deviceCodeInvalid';
+const MALFORMED_CODE = 'deviceCodeMalformed';
 
 /** The code form, with a CSRF token (a new cookie when the browser has none). */
 function codeForm(
   ctx: Context,
   request: Request,
-  options: { userCode?: string; error?: string; status?: number; headers?: HeadersInit } = {},
+  options: {
+    userCode?: string;
+    error?: DeviceCodePageModel['error'];
+    status?: number;
+    headers?: HeadersInit;
+  } = {},
 ): Answer {
   const csrf = pageCsrfToken(ctx, request);
   const headers = new Headers(options.headers);
   if (csrf.setCookie) headers.append('Set-Cookie', csrf.setCookie);
   return deviceCodePage(
     ctx,
+    request,
     {
       action: ctx.basePath + PAGE_PATHS.device,
       csrfToken: csrf.token,
@@ -142,7 +153,7 @@ async function withUserCode(
     if (!(error instanceof ProtocolError) || error.code !== 'too_many_requests') throw error;
     return codeForm(ctx, request, {
       userCode: formatUserCode(userCode),
-      error: error.description,
+      error: { message: error.description },
       status: error.status,
       headers: error.headers,
     });
@@ -178,6 +189,7 @@ async function confirmation(
   const scopes = parseScope(found.record.scope);
   return deviceConfirmPage(
     ctx,
+    request,
     {
       action: ctx.basePath + PAGE_PATHS.deviceConfirm,
       csrfToken: csrf.token,
@@ -216,7 +228,7 @@ export const deviceCodeEntry: Handler = asPage(async (request, ctx) => {
   const params = await readForm(request, ctx.maxBodyBytes);
   if (!(await hasValidCsrfToken(ctx, request, params))) {
     const expired = formExpired();
-    return codeForm(ctx, request, { error: expired.description, status: expired.status });
+    return codeForm(ctx, request, { error: 'loginFormExpired', status: expired.status });
   }
   return withUserCode(ctx, request, params, async (found) => {
     const current = await currentAuthentication(ctx, request);
@@ -255,7 +267,7 @@ export const deviceDecisionEndpoint: Handler = asPage(async (request, ctx) => {
   }
   const decision = params.get('decision');
   if (decision !== 'allow' && decision !== 'deny') {
-    return codeForm(ctx, request, { error: 'Choose Allow or Deny.', status: 400 });
+    return codeForm(ctx, request, { error: 'deviceChooseDecision', status: 400 });
   }
   const current = await currentAuthentication(ctx, request);
   return withUserCode(ctx, request, params, async (found) => {
@@ -290,6 +302,6 @@ export const deviceDecisionEndpoint: Handler = asPage(async (request, ctx) => {
       clientId: found.record.clientId,
       userId: current.userId,
     });
-    return deviceDonePage(ctx, decision === 'allow');
+    return deviceDonePage(ctx, request, decision === 'allow');
   });
 });
