@@ -113,7 +113,7 @@ export interface LoginPageModel {
   readonly action: string;
   /** CSRF token: must be posted back in a hidden field named `csrf_token`. */
   readonly csrfToken: string;
-  /** Hidden fields carrying the pending authorization request; post them back unchanged. */
+  /** Hidden fields (`interaction`: the reference of the pending sign-in or consent); post them back unchanged. */
   readonly hiddenFields: Readonly<Record<string, string>>;
   /** The username typed before a failure, to prefill. */
   readonly username?: string;
@@ -151,7 +151,7 @@ export interface ConsentPageModel {
   readonly action: string;
   /** CSRF token: must be posted back in a hidden field named `csrf_token`. */
   readonly csrfToken: string;
-  /** Hidden fields carrying the pending authorization request; post them back unchanged. */
+  /** Hidden fields (`interaction`: the reference of the pending sign-in or consent); post them back unchanged. */
   readonly hiddenFields: Readonly<Record<string, string>>;
   readonly clientName: string;
   /** `true` when the client registered itself (see {@link LoginPageModel.selfRegistered}). */

@@ -7,10 +7,6 @@ import { formExpired, hasValidCsrfToken, pageCsrfToken } from '../../session/csr
 import type { UserRecord } from '../../storage/types.js';
 import { LOGIN_ERROR_TEXT, type LoginErrorCode } from '../../ui/messages.js';
 import { loginPage, pageLanguage } from '../../ui/pages.js';
-import { DEFAULT_PAGE_TEXTS } from '../../ui/texts.js';
-
-/** The one message for every failed login: unknown user and wrong password look the same. */
-export const LOGIN_FAILED_MESSAGE = DEFAULT_PAGE_TEXTS.loginInvalidCredentials;
 
 /** Options of {@link renderLoginForm}. */
 export interface LoginStepOptions {
