@@ -1,4 +1,5 @@
-import { hashSecret, memoryGrantStore, memorySessionStore, withMemoryFallback } from '@gatehousejs/core';
+import { withMemoryFallback } from '@gatehousejs/core';
+import { hashSecret, memoryGrantStore, memorySessionStore } from '@gatehousejs/core/engine';
 import { createDemo, DEMO, demoApi, SAMPLE_TICKETS_PER_CALLER } from '@gatehousejs/demo';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-import { hashSecret, memorySessionStore } from '@gatehousejs/core';
+import { hashSecret, memorySessionStore } from '@gatehousejs/core/engine';
 import { importJWK, SignJWT } from 'jose';
 import { basic, ISSUER, issueTokens, type TestOptions, testInstance, testKey } from './fixtures';
 

@@ -1,12 +1,12 @@
+import type { ClientRecord } from '@gatehousejs/core';
 import {
-  type ClientRecord,
   type ClientRegistry,
   type RegisteredClient,
   type ReplayStore,
   StoreFullError,
   wholeExpiry,
   wholeInstant,
-} from '@gatehousejs/core';
+} from '@gatehousejs/core/engine';
 import type { Tables } from './schema.js';
 import type { Statements } from './statements.js';
 

@@ -5,7 +5,7 @@ import {
   type SessionStore,
   wholeExpiry,
   wholeInstant,
-} from '@gatehousejs/core';
+} from '@gatehousejs/core/engine';
 import { attributesFrom, attributesOf, CONSENT_ATTRIBUTES, SESSION_ATTRIBUTES } from './attributes.js';
 import type { Tables } from './schema.js';
 import type { Statements } from './statements.js';

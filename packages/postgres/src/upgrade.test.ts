@@ -1,4 +1,5 @@
-import { createGatehouse, hashSecret, memoryClientStore, memoryUserStore } from '@gatehousejs/core';
+import { createGatehouse, memoryClientStore, memoryUserStore } from '@gatehousejs/core';
+import { hashSecret } from '@gatehousejs/core/engine';
 import { migrate, postgresEngine, postgresStorage } from '@gatehousejs/postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
  * instances) sharing grants, sessions, consents, rate limits, registered clients and replay ids.
  * @packageDocumentation
  */
-export { type MigrateRedisKeysOptions, migrateRedisKeys } from './migrate-keys.js';
+export { type MigratedKeys, type MigrateRedisKeysOptions, migrateRedisKeys } from './migrate-keys.js';
 export {
   failFastOptions,
   type RedisEngine,

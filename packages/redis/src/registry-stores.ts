@@ -4,7 +4,7 @@ import {
   type ReplayStore,
   StoreFullError,
   wholeInstant,
-} from '@gatehousejs/core';
+} from '@gatehousejs/core/engine';
 import { throwOnFailedStep } from './grant-store.js';
 import { expireAt, type KeyLayout } from './keys.js';
 import { reserveClientScript, touchClientScript } from './registry-scripts.js';

@@ -6,7 +6,7 @@ import {
   type SessionStore,
   wholeExpiry,
   wholeInstant,
-} from '@gatehousejs/core';
+} from '@gatehousejs/core/engine';
 import { throwOnFailedStep } from './grant-store.js';
 import { expireAt, type KeyLayout } from './keys.js';
 import type { RedisClient } from './script.js';

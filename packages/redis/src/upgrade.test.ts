@@ -1,4 +1,5 @@
-import { createGatehouse, hashSecret, memoryClientStore, memoryUserStore } from '@gatehousejs/core';
+import { createGatehouse, memoryClientStore, memoryUserStore } from '@gatehousejs/core';
+import { hashSecret } from '@gatehousejs/core/engine';
 import { migrateRedisKeys, type RedisStorage, redisEngine, redisStorage } from '@gatehousejs/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, ISSUER, post, testClients, testHasher, testKey } from '../../core/test/fixtures.js';

@@ -1,4 +1,5 @@
-import { createGatehouse, memoryClientStore, memoryConsentStore } from '@gatehousejs/core';
+import { createGatehouse, memoryClientStore } from '@gatehousejs/core';
+import { memoryConsentStore } from '@gatehousejs/core/engine';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../test/browser-flow';

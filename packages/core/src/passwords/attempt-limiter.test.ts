@@ -1,10 +1,5 @@
-import {
-  type GatehouseEvent,
-  memoryRateLimitStore,
-  memoryUserStore,
-  type RateLimitStore,
-  type UserStore,
-} from '@gatehousejs/core';
+import { type GatehouseEvent, memoryUserStore, type UserStore } from '@gatehousejs/core';
+import { memoryRateLimitStore, type RateLimitStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { ISSUER, testHasher, testInstance, userBasic } from '../../test/fixtures';
 

@@ -1,9 +1,5 @@
-import {
-  CREDENTIAL_LIMITS,
-  memoryRateLimitStore,
-  memoryUserStore,
-  type RateLimitStore,
-} from '@gatehousejs/core';
+import { CREDENTIAL_LIMITS, memoryUserStore } from '@gatehousejs/core';
+import { memoryRateLimitStore, type RateLimitStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { basic, ISSUER, post, testHasher, testInstance, userBasic } from '../../test/fixtures';
 

@@ -1,9 +1,5 @@
-import {
-  ConfigurationError,
-  type GatehouseEvent,
-  memoryConsentStore,
-  memoryGrantStore,
-} from '@gatehousejs/core';
+import { ConfigurationError, type GatehouseEvent } from '@gatehousejs/core';
+import { memoryConsentStore, memoryGrantStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { basic, issueTokens, post, testInstance } from '../../test/fixtures';
 

@@ -1,4 +1,5 @@
-import { type GatehouseEvent, memorySessionStore } from '@gatehousejs/core';
+import type { GatehouseEvent } from '@gatehousejs/core';
+import { memorySessionStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import {
   authorizeUrl,

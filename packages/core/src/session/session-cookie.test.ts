@@ -1,4 +1,5 @@
-import { hashSecret, memoryClientStore, memorySessionStore } from '@gatehousejs/core';
+import { memoryClientStore } from '@gatehousejs/core';
+import { hashSecret, memorySessionStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, FakeBrowser, parseSetCookie, signIn } from '../../test/browser-flow';
 import { ISSUER, REDIRECT_URI, testClients, testInstance } from '../../test/fixtures';

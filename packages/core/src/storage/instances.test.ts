@@ -5,12 +5,12 @@ import {
   type GatehouseOptions,
   type GatehouseStorage,
   hashClientSecret,
-  hashSecret,
   memoryClientStore,
   memoryEngine,
   memoryStorage,
   memoryUserStore,
 } from '@gatehousejs/core';
+import { hashSecret } from '@gatehousejs/core/engine';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import {

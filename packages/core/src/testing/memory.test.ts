@@ -1,15 +1,17 @@
 import {
   type GatehouseStorage,
+  memoryEngine,
+  memoryStorage as memoryStorageOf,
+  type StorageEngine,
+} from '@gatehousejs/core';
+import {
   type GrantStore,
   type KeyValueStore,
   memoryConsentStore,
-  memoryEngine,
   memoryGrantStore,
   memoryKeyValueStore,
-  memoryStorage as memoryStorageOf,
   type RefreshTokenRecord,
-  type StorageEngine,
-} from '@gatehousejs/core';
+} from '@gatehousejs/core/engine';
 import { runStorageConformance } from '@gatehousejs/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 

@@ -1,4 +1,4 @@
-import { memoryConsentStore } from '@gatehousejs/core';
+import { memoryConsentStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn, parseForm } from '../../../test/browser-flow';
 import { ISSUER, testInstance } from '../../../test/fixtures';

@@ -1,10 +1,10 @@
+import type { GatehouseEvent } from '@gatehousejs/core';
 import {
-  type GatehouseEvent,
   hashSecret,
   memoryRateLimitStore,
   memorySessionStore,
   type RateLimitStore,
-} from '@gatehousejs/core';
+} from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import {
   authorizeUrl,

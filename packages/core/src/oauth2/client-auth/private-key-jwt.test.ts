@@ -4,10 +4,10 @@ import {
   type ClientRecord,
   hashClientSecret,
   memoryClientStore,
-  memoryReplayStore,
   memoryStorage,
   type OutboundFetch,
 } from '@gatehousejs/core';
+import { memoryReplayStore } from '@gatehousejs/core/engine';
 import { addressCheckingFetch } from '@gatehousejs/core/node';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';

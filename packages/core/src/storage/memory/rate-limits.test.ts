@@ -1,4 +1,4 @@
-import { memoryRateLimitStore } from '@gatehousejs/core';
+import { memoryRateLimitStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { ISSUER, testInstance, userBasic } from '../../../test/fixtures';
 
