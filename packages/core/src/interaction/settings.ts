@@ -5,14 +5,15 @@ import type { HostUser } from './types.js';
 
 /** The `interactions` options, resolved (`ctx.interactions`). */
 export interface InteractionSettings {
-  /** The host's page for sign-in and consent (same origin as the issuer); absent: the built-in pages. */
+  /**
+   * The host's page for sign-in and consent (same origin as the issuer); absent: the built-in login
+   * and consent pages are the interaction handlers (`{base}/login`, `{base}/consent`).
+   */
   readonly url: URL | undefined;
   /** The host's signed-in user of a request (`interactions.currentUser`), when given. */
   readonly currentUser: ((request: Request) => Awaitable<HostUser | null | undefined>) | undefined;
   /** Lifetime of an interaction reference, in seconds. */
   readonly ttl: number;
-  /** The built-in pages are interaction handlers at `{base}/interaction` (`interactions.builtInPages`). */
-  readonly builtInPages: boolean;
   /** The browser-binding cookie: `{session.cookieName}_interaction`. */
   readonly cookieName: string;
   /** Its `Path`: the longest path prefix shared by the instance and the host's page, so it reaches both. */
@@ -50,19 +51,6 @@ export function resolveInteractions(
       );
     }
   }
-  if (given.builtInPages !== undefined && typeof given.builtInPages !== 'boolean')
-    throw new ConfigurationError('interactions.builtInPages: expected true or false.', {
-      code: 'ERR_CONFIG_INVALID_OPTION',
-      option: 'interactions.builtInPages',
-    });
-  if (given.builtInPages === true) {
-    if (url !== undefined)
-      throw new ConfigurationError(
-        'interactions.builtInPages: the built-in pages are the interaction handlers; leave interactions.url out (or builtInPages off).',
-        { code: 'ERR_CONFIG_INVALID_OPTION', option: 'interactions.builtInPages' },
-      );
-    url = new URL(`${basePath}/interaction`, issuer.origin);
-  }
   if (given.currentUser !== undefined && typeof given.currentUser !== 'function')
     throw new ConfigurationError('interactions.currentUser: expected a function (request) => user | null.', {
       code: 'ERR_CONFIG_INVALID_OPTION',
@@ -78,7 +66,6 @@ export function resolveInteractions(
     url,
     currentUser: given.currentUser,
     ttl,
-    builtInPages: given.builtInPages === true,
     cookieName: `${sessionCookieName}_interaction`,
     cookiePath: commonPath(basePath, url?.pathname ?? basePath),
   };

@@ -156,14 +156,16 @@ describe('resource indicators (RFC 8707)', () => {
     const firstPage = await consentPage.text();
     // No resource named: the page names none (the instance's own API).
     expect(firstPage).not.toContain('class="resources"');
-    expect(callbackParams(await browser.submit(firstPage, { decision: 'allow' })).has('code')).toBe(true);
+    expect(callbackParams(await browser.submitAndFollow(firstPage, { decision: 'allow' })).has('code')).toBe(
+      true,
+    );
     // Same scope, now for the MCP resource: the earlier consent does not cover it, and the page
     // shows the user where the access will reach.
     const again = await browser.get(thirdParty([MCP]));
     expect(again.status).toBe(200);
     const secondPage = await again.text();
     expect(secondPage).toContain(`<ul class="resources"><li><code>${MCP}</code></li></ul>`);
-    const allowed = await browser.submit(secondPage, { decision: 'allow' });
+    const allowed = await browser.submitAndFollow(secondPage, { decision: 'allow' });
     expect(callbackParams(allowed).has('code')).toBe(true);
     expect((await consents.findConsent('user-1', 'other-client', t.clock.now()))?.ext).toEqual({
       resources: [MCP],

@@ -24,12 +24,13 @@ describe('consent', () => {
     expect(html).toContain('<code>read</code>');
     expect(html).toContain('<code>write</code>');
     expect(parseForm(html).action).toBe('/demo/consent');
+    expect(Object.keys(parseForm(html).fields).sort()).toEqual(['csrf_token', 'interaction']);
   });
 
   it('redirects access_denied with state and iss when the user denies', async () => {
     const t = await testInstance();
     const { browser, html } = await consentPage(t);
-    const query = callbackParams(await browser.submit(html, { decision: 'deny' }));
+    const query = callbackParams(await browser.follow(await browser.submit(html, { decision: 'deny' })));
     expect(query.get('error')).toBe('access_denied');
     expect(query.get('state')).toBe('xyz');
     expect(query.get('iss')).toBe(ISSUER);
@@ -40,7 +41,7 @@ describe('consent', () => {
     const consents = memoryConsentStore();
     const t = await testInstance({ storage: { consents } });
     const { browser, html } = await consentPage(t, thirdParty({ scope: 'read write' }));
-    const allowed = callbackParams(await browser.submit(html, { decision: 'allow' }));
+    const allowed = callbackParams(await browser.follow(await browser.submit(html, { decision: 'allow' })));
     expect(allowed.get('code')).toBeTruthy();
     expect((await consents.findConsent('user-1', 'other-client', t.clock.now()))?.scope).toBe('read write');
 
@@ -76,7 +77,7 @@ describe('consent', () => {
     const t = await testInstance();
     const { browser, html } = await consentPage(t);
     browser.cookies.delete('gatehouse_session');
-    const response = await browser.submit(html, { decision: 'allow' });
+    const response = await browser.submitAndFollow(html, { decision: 'allow' });
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('name="password"');
   });
