@@ -143,7 +143,8 @@ export const KNOWN_OPTIONS = {
   "interactions": {
     "url": true,
     "currentUser": true,
-    "ttl": true
+    "ttl": true,
+    "maxPerNetwork": true
   },
   "claims": true,
   "dynamicRegistration": {

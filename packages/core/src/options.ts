@@ -406,6 +406,13 @@ export interface InteractionOptions {
   ) => HostUser | null | undefined | Promise<HostUser | null | undefined>;
   /** Lifetime of an interaction reference, in seconds: 30 to 3600. Default 600 (10 minutes). */
   readonly ttl?: number;
+  /**
+   * Interactions one client network (an IPv4 /24 or IPv6 /56, see `rateLimit.clientAddress`) may
+   * start per `ttl`: each stores a record until it expires, on an unauthenticated request, so their
+   * number is bounded per network (beyond it: 429 with `Retry-After`). Raise it for a large network
+   * behind one address. Default 600.
+   */
+  readonly maxPerNetwork?: number;
 }
 
 /** The `telemetry` option. */

@@ -14,6 +14,8 @@ export interface InteractionSettings {
   readonly currentUser: ((request: Request) => Awaitable<HostUser | null | undefined>) | undefined;
   /** Lifetime of an interaction reference, in seconds. */
   readonly ttl: number;
+  /** Interactions one client network may start per `ttl` (each stores a record until it expires). */
+  readonly maxPerNetwork: number;
   /** The browser-binding cookie: `{session.cookieName}_interaction`. */
   readonly cookieName: string;
   /** Its `Path`: the longest path prefix shared by the instance and the host's page, so it reaches both. */
@@ -62,10 +64,17 @@ export function resolveInteractions(
       `interactions.ttl: expected a whole number of seconds between 30 and 3600, got ${String(given.ttl)}.`,
       { code: 'ERR_CONFIG_INVALID_OPTION', option: 'interactions.ttl' },
     );
+  const maxPerNetwork = given.maxPerNetwork ?? 600;
+  if (!Number.isInteger(maxPerNetwork) || maxPerNetwork < 1)
+    throw new ConfigurationError(
+      `interactions.maxPerNetwork: expected a whole number of at least 1, got ${String(given.maxPerNetwork)}.`,
+      { code: 'ERR_CONFIG_INVALID_OPTION', option: 'interactions.maxPerNetwork' },
+    );
   return {
     url,
     currentUser: given.currentUser,
     ttl,
+    maxPerNetwork,
     cookieName: `${sessionCookieName}_interaction`,
     cookiePath: commonPath(basePath, url?.pathname ?? basePath),
   };

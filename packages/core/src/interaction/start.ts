@@ -1,9 +1,10 @@
 import type { Context } from '../context.js';
-import { invalidRequest } from '../errors.js';
+import { invalidRequest, oauthError } from '../errors.js';
+import { addressBucket, chargeWindow } from '../http/address-rate-limit.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreEmpty } from '../http/responses.js';
 import type { AuthorizationRequest } from '../oauth2/authorize/request.js';
-import { addSeconds } from '../time.js';
+import { addSeconds, secondsToMs } from '../time.js';
 import { randomSecret } from '../tokens/secrets.js';
 import { PAGE_PATHS } from '../ui/paths.js';
 import { browserBinding } from './browser-binding.js';
@@ -82,6 +83,7 @@ async function storeInteraction(
   const value = JSON.stringify(record);
   if (value.length > MAX_PENDING_BYTES)
     throw invalidRequest('The authorization request is too large to be continued after sign-in.');
+  await chargeInteraction(ctx, request);
   await ctx.storage.kv.add(await interactionKey(reference), value, record.expiresAt, now);
   const location = interactionPage(ctx, what.step);
   location.searchParams.set('interaction', reference);
@@ -89,4 +91,23 @@ async function storeInteraction(
   if (binding.setCookie) headers.append('Set-Cookie', binding.setCookie);
   ctx.emit({ type: 'interaction.started', clientId: what.clientId, step: what.step });
   return noStoreEmpty(303, headers);
+}
+
+/**
+ * Charges one stored interaction to the caller's network: an authorization request needing the
+ * user is unauthenticated and stores a record for `interactions.ttl`, so `maxPerNetwork` per `ttl`
+ * bounds what one network can make the server keep (docs/security.md). Charged after every check
+ * passed, so refused requests cost nothing.
+ */
+async function chargeInteraction(ctx: Context, request: Request): Promise<void> {
+  await chargeWindow(
+    ctx,
+    `interaction:addr:${await addressBucket(ctx, request)}`,
+    ctx.interactions.maxPerNetwork,
+    secondsToMs(ctx.interactions.ttl),
+    (retryAfter) =>
+      oauthError('too_many_requests', 'Too many sign-ins were started from this network; try again later.', {
+        retryAfter,
+      }),
+  );
 }
