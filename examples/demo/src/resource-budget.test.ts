@@ -195,8 +195,8 @@ if (process.env.DATABASE_URL)
 
 /** The stores of an engine's storage, without its lifecycle members. */
 function stores(storage: GatehouseStorage): InstanceStorage {
-  const { grants, sessions, consents, rateLimits, clients, replay, kv } = storage;
-  return { grants, sessions, consents, rateLimits, clients, replay, kv };
+  const { grants, clients, kv } = storage;
+  return { grants, clients, kv };
 }
 
 /** The Node transport, connecting over http to the loopback key set servers an https URI names. */

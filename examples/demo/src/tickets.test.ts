@@ -1,4 +1,10 @@
-import { hashSecret, memoryGrantStore, memorySessionStore, withMemoryFallback } from '@gatehousejs/core';
+import {
+  hashSecret,
+  kvSessionStore,
+  memoryGrantStore,
+  memoryKeyValueStore,
+  withMemoryFallback,
+} from '@gatehousejs/core';
 import { createDemo, DEMO, demoApi, SAMPLE_TICKETS_PER_CALLER } from '@gatehousejs/demo';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
@@ -7,12 +13,13 @@ const PARTNER = 'http://localhost:4100';
 
 async function demoWithApi() {
   const grants = memoryGrantStore();
-  const sessions = memorySessionStore();
+  const kv = memoryKeyValueStore();
+  const sessions = kvSessionStore(kv);
   const demo = await createDemo({
     port: 3999,
     allowedOrigins: [PARTNER],
     warn: () => {},
-    overrides: { storage: withMemoryFallback({ grants, sessions }) },
+    overrides: { storage: withMemoryFallback({ grants, kv }) },
   });
   const api = demoApi(demo.gatehouse);
   const url = `${demo.issuer}/api/v1/tickets`;

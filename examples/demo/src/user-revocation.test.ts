@@ -1,6 +1,7 @@
 import {
   type GatehouseStorage,
   hashSecret,
+  kvSessionStore,
   memoryUserStore,
   pbkdf2Hasher,
   type UserStore,
@@ -106,7 +107,7 @@ async function demoOn(storage: GatehouseStorage) {
     },
     async sessionCookie() {
       const id = `session-${crypto.randomUUID()}${crypto.randomUUID()}`;
-      await storage.sessions.createSession({
+      await kvSessionStore(storage.kv).createSession({
         idHash: await hashSecret(id),
         userId: DEMO.user.id,
         createdAt: clock,

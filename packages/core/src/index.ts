@@ -145,21 +145,24 @@ export type { RevokeGrantOptions, UserGrant } from './revocation/user-grants.js'
 export type { RevokeUserOptions } from './revocation/user-revocation.js';
 export type { UserSession } from './session/user-sessions.js';
 export { checkInstanceId, DEFAULT_INSTANCE_ID } from './storage/instance-id.js';
+export { kvConsentStore } from './storage/kv/consents.js';
+export { kvRateLimitStore } from './storage/kv/rate-limits.js';
+export { type KvReplayStoreOptions, kvReplayStore } from './storage/kv/replay.js';
+export { kvSessionStore } from './storage/kv/sessions.js';
+export type {
+  ConsentStore,
+  RateLimitStore,
+  ReplayStore,
+  SessionStore,
+} from './storage/kv/state-stores.js';
+export { type KeyValueStateStores, type StateStoresOptions, stateStores } from './storage/kv/stores.js';
 export type { Clearable } from './storage/memory/clearable.js';
 export { type MemoryClientRegistryOptions, memoryClientRegistry } from './storage/memory/client-registry.js';
 export { memoryClientStore } from './storage/memory/clients.js';
-export { memoryConsentStore } from './storage/memory/consents.js';
 export { memoryEngine, memoryStorage } from './storage/memory/engine.js';
 export { withMemoryFallback } from './storage/memory/fallback.js';
 export { memoryGrantStore } from './storage/memory/grants.js';
 export { type MemoryKeyValueStoreOptions, memoryKeyValueStore } from './storage/memory/key-value.js';
-export {
-  DEFAULT_RATE_LIMIT_ENTRIES,
-  type MemoryRateLimitStoreOptions,
-  memoryRateLimitStore,
-} from './storage/memory/rate-limits.js';
-export { type MemoryReplayStoreOptions, memoryReplayStore } from './storage/memory/replay.js';
-export { memorySessionStore } from './storage/memory/sessions.js';
 export { type MemoryUser, type MemoryUserStoreOptions, memoryUserStore } from './storage/memory/users.js';
 export type { InstanceStorage } from './storage/required-stores.js';
 export { isStoreFull, StoreFullError } from './storage/store-full.js';

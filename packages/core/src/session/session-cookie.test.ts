@@ -1,4 +1,4 @@
-import { hashSecret, memoryClientStore, memorySessionStore } from '@gatehousejs/core';
+import { hashSecret, kvSessionStore, memoryClientStore, memoryKeyValueStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, FakeBrowser, logIn, parseSetCookie } from '../../test/browser-flow';
 import { ISSUER, REDIRECT_URI, testClients, testInstance } from '../../test/fixtures';
@@ -10,8 +10,9 @@ const userinfo = (browser: FakeBrowser) =>
 
 describe('session cookie', () => {
   it('is stored only as a hash of a 256-bit random id', async () => {
-    const sessions = memorySessionStore();
-    const t = await testInstance({ storage: { sessions } });
+    const sessionsKv = memoryKeyValueStore();
+    const sessions = kvSessionStore(sessionsKv);
+    const t = await testInstance({ storage: { kv: sessionsKv } });
     const browser = new FakeBrowser(t.gatehouse);
     await logIn(browser, authorizeUrl());
     const id = browser.session()!;

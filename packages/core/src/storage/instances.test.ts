@@ -6,6 +6,7 @@ import {
   type GatehouseStorage,
   hashClientSecret,
   hashSecret,
+  kvSessionStore,
   memoryClientStore,
   memoryEngine,
   memoryStorage,
@@ -85,7 +86,7 @@ describe('instances on one storage engine', () => {
     expect((await a.fetch(refresh(token))).status).toBe(200);
 
     const now = Date.now();
-    await engine.instance('tenant-a').sessions.createSession({
+    await kvSessionStore(engine.instance('tenant-a').kv).createSession({
       idHash: await hashSecret('session-of-a'),
       userId: 'user-1',
       createdAt: now,

@@ -1,10 +1,4 @@
-import {
-  type GatehouseEvent,
-  hashSecret,
-  memoryRateLimitStore,
-  memorySessionStore,
-  type RateLimitStore,
-} from '@gatehousejs/core';
+import { type GatehouseEvent, hashSecret, kvSessionStore, memoryKeyValueStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import {
   authorizeUrl,
@@ -16,6 +10,7 @@ import {
   parseSetCookie,
 } from '../../../test/browser-flow';
 import { ISSUER, testInstance } from '../../../test/fixtures';
+import { recordingRateLimits } from '../../../test/recording-kv';
 
 async function loginPage(browser: FakeBrowser, url = authorizeUrl()) {
   const response = await browser.get(url);
@@ -90,8 +85,9 @@ describe('login', () => {
   });
 
   it('never adopts a cookie value the browser brought (no session fixation)', async () => {
-    const sessions = memorySessionStore();
-    const t = await testInstance({ storage: { sessions } });
+    const sessionsKv = memoryKeyValueStore();
+    const sessions = kvSessionStore(sessionsKv);
+    const t = await testInstance({ storage: { kv: sessionsKv } });
     const browser = new FakeBrowser(t.gatehouse);
     browser.cookies.set('gatehouse_session', 'attacker-chosen-value-attacker-chosen-value');
     await logIn(browser, authorizeUrl());
@@ -105,8 +101,9 @@ describe('login', () => {
   });
 
   it('replaces an existing session by a new id, ending the old one', async () => {
-    const sessions = memorySessionStore();
-    const t = await testInstance({ storage: { sessions } });
+    const sessionsKv = memoryKeyValueStore();
+    const sessions = kvSessionStore(sessionsKv);
+    const t = await testInstance({ storage: { kv: sessionsKv } });
     const browser = new FakeBrowser(t.gatehouse);
     const html = await loginPage(browser); // e.g. a second tab opened before the first login
     expect((await browser.submit(html, { username: 'demo', password: 'demo-password' })).status).toBe(303);
@@ -284,20 +281,11 @@ describe('login credential limits', () => {
   const byHeader = (request: Request) => request.headers.get('x-test-address') ?? undefined;
 
   it('answers an over-long username like a wrong password, charging only the address', async () => {
-    const inner = memoryRateLimitStore();
-    const keys = new Set<string>();
-    const rateLimits: RateLimitStore = {
-      get: (key, now) => inner.get(key, now),
-      increment(key, windowMs, now) {
-        keys.add(key);
-        return inner.increment(key, windowMs, now);
-      },
-      reset: (key) => inner.reset(key),
-    };
+    const { kv, keys } = recordingRateLimits();
     const events: GatehouseEvent[] = [];
     const t = await testInstance({
       rateLimit: { clientAddress: byHeader, maxFailuresPerAddress: 2 },
-      storage: { rateLimits },
+      storage: { kv },
       onEvent: (e) => events.push(e),
     });
     const browser = new FakeBrowser(t.gatehouse);
