@@ -146,6 +146,7 @@ export type { RevokeUserOptions } from './revocation/user-revocation.js';
 export type { UserSession } from './session/user-sessions.js';
 export { checkInstanceId, DEFAULT_INSTANCE_ID } from './storage/instance-id.js';
 export { kvConsentStore } from './storage/kv/consents.js';
+export { STATE_KEYS } from './storage/kv/keys.js';
 export { kvRateLimitStore } from './storage/kv/rate-limits.js';
 export { type KvReplayStoreOptions, kvReplayStore } from './storage/kv/replay.js';
 export { kvSessionStore } from './storage/kv/sessions.js';

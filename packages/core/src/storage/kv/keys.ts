@@ -34,3 +34,16 @@ export const rateEndKey = (key: string): string => `rate-end:${key}`;
 export const onceKey = (id: string): string => `once:${id}`;
 /** The counter of one partition's new single-use ids. */
 export const onceQuotaKey = (partition: string): string => `once-quota:${partition}`;
+
+/**
+ * The key builders of the state Gatehouse keeps in `kv`, for engines' upgrade migrations (which
+ * write old records under the keys the stores read). Part of the storage format.
+ */
+export const STATE_KEYS = {
+  session: sessionKey,
+  consent: consentKey,
+  rateCount: rateCountKey,
+  rateEnd: rateEndKey,
+  once: onceKey,
+  onceQuota: onceQuotaKey,
+} as const;
