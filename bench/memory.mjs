@@ -4,7 +4,9 @@
  * the built package. Reports RSS and V8 heap before and after, with garbage collected.
  * Run: `node --expose-gc bench/memory.mjs [count]` (`pnpm bench` runs it; needs a build).
  */
-const { hashSecret, kvSessionStore, memoryGrantStore, memoryKeyValueStore } = await import('../packages/core/dist/index.js');
+const { hashSecret, kvSessionStore, memoryGrantStore, memoryKeyValueStore } = await import(
+  '../packages/core/dist/index.js'
+);
 
 const COUNT = Number(process.argv[2] ?? 100_000);
 const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MB`;

@@ -5,7 +5,12 @@
  * Run: `node --import tsx bench/micro/storage.bench.mjs` (from the repository root).
  */
 import { Bench } from 'tinybench';
-import { hashSecret, kvSessionStore, memoryGrantStore, memoryKeyValueStore } from '../../packages/core/src/index.ts';
+import {
+  hashSecret,
+  kvSessionStore,
+  memoryGrantStore,
+  memoryKeyValueStore,
+} from '../../packages/core/src/index.ts';
 import { printTable } from './table.mjs';
 
 const now = Date.now();
