@@ -1,4 +1,4 @@
-import { type GatehouseEvent, kvSessionStore, memoryKeyValueStore } from '@gatehousejs/core';
+import { type GatehouseEvent, memoryKeyValueStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, FakeBrowser, logIn, ORIGIN, parseForm, parseSetCookie } from '../../test/browser-flow';
 import { ISSUER, testInstance } from '../../test/fixtures';
@@ -35,11 +35,9 @@ describe('logout', () => {
 
   it('POST with the form token ends the session; the old cookie then gets 401', async () => {
     const events: GatehouseEvent[] = [];
-    const sessionsKv = memoryKeyValueStore();
-    const sessions = kvSessionStore(sessionsKv);
     const { browser } = await loggedIn({
       onEvent: (e: GatehouseEvent) => events.push(e),
-      storage: { kv: sessionsKv },
+      storage: { kv: memoryKeyValueStore() },
     });
     const oldCookie = `gatehouse_session=${browser.session()}`;
     const html = await (await browser.get(`${ISSUER}/logout`)).text();
