@@ -12,9 +12,9 @@
 -- Keys and values are percent-encoded as the engine stores them (`%` as `%25`; `text` holds no
 -- U+0000). SHA-256 digests are base64url without padding of the UTF-8 text, as `sha256Base64url`.
 
-CREATE FUNCTION pg_temp.kv_text(value text) RETURNS text LANGUAGE sql IMMUTABLE AS
+CREATE OR REPLACE FUNCTION pg_temp.kv_text(value text) RETURNS text LANGUAGE sql IMMUTABLE AS
   $$ SELECT replace(value, '%', '%25') $$;
-CREATE FUNCTION pg_temp.digest(value text) RETURNS text LANGUAGE sql IMMUTABLE AS
+CREATE OR REPLACE FUNCTION pg_temp.digest(value text) RETURNS text LANGUAGE sql IMMUTABLE AS
   $$ SELECT rtrim(translate(encode(sha256(convert_to(value, 'UTF8')), 'base64'), '+/', '-_'), '=') $$;
 CREATE TEMPORARY TABLE kv_now ON COMMIT DROP AS
   SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms;

@@ -233,6 +233,17 @@ describe.skipIf(!url)('postgres upgrade from schema version 5 to 6 (state in kv)
     expect(tables).toEqual([]);
   });
 
+  it('migrates several schemas through one connection (its session-local helpers are replaced, not redefined)', async () => {
+    const single = new pg.Pool({ connectionString: url, max: 1 });
+    const schemas = [1, 2].map((n) => `${schema}_${n}`);
+    try {
+      for (const each of schemas) expect(await migrate(single, { schema: each })).toContain('006_kv_state');
+    } finally {
+      for (const each of schemas) await single.query(`DROP SCHEMA IF EXISTS "${each}" CASCADE`);
+      await single.end();
+    }
+  });
+
   it('reads v2 sessions, consents, counters and replay ids through the v3 stores, beside grants and registrations', async () => {
     const storage = postgresStorage({ pool, schema, sweepIntervalMs: 0 });
     const gatehouse = createGatehouse({
