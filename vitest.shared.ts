@@ -6,6 +6,7 @@ const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 export const sourceAliases = {
   '@gatehousejs/core/adapter': source('./packages/core/src/adapter/index.ts'),
+  '@gatehousejs/core/engine': source('./packages/core/src/engine/index.ts'),
   '@gatehousejs/core/node': source('./packages/core/src/node/index.ts'),
   '@gatehousejs/core/testing': source('./packages/core/src/testing/index.ts'),
   '@gatehousejs/core': source('./packages/core/src/index.ts'),

@@ -28,24 +28,31 @@ export interface QuickStart {
   readonly files: readonly QuickStartFile[];
 }
 
-/** The quick start of the README at `readmePath`; throws, naming the README, when it breaks the conventions. */
-export function readQuickStart(readmePath: string): QuickStart {
+/**
+ * The quick start of the README at `readmePath`; throws, naming the README, when it breaks the
+ * conventions. A guide with other conventions names its `section` heading and its `install`
+ * command (`npm install `).
+ */
+export function readQuickStart(
+  readmePath: string,
+  { section: heading = 'Quick start', install: command = 'pnpm add ' } = {},
+): QuickStart {
   const readme = readFileSync(readmePath, 'utf8');
   const fail = (why: string) => new Error(`${readmePath}: ${why}`);
 
   const installLine = fencedBlocks(readme, 'sh')
     .flatMap((block) => block.split('\n'))
-    .find((line) => line.startsWith('pnpm add '));
-  if (!installLine) throw fail('no `pnpm add …` line in a ```sh block');
-  const install = installLine.slice('pnpm add '.length).trim().split(/\s+/);
+    .find((line) => line.startsWith(command));
+  if (!installLine) throw fail(`no \`${command}…\` line in a \`\`\`sh block`);
+  const install = installLine.slice(command.length).trim().split(/\s+/);
 
-  const start = readme.search(/^## Quick start/m);
-  if (start < 0) throw fail('no "## Quick start" section');
+  const start = readme.search(new RegExp(`^## ${heading}`, 'm'));
+  if (start < 0) throw fail(`no "## ${heading}" section`);
   const rest = readme.slice(start + 1);
   const next = rest.search(/^## /m);
-  const section = next < 0 ? rest : rest.slice(0, next);
+  const text = next < 0 ? rest : rest.slice(0, next);
 
-  const files = fencedBlocks(section, 'ts').map((code): QuickStartFile => {
+  const files = fencedBlocks(text, 'ts').map((code): QuickStartFile => {
     const path = /^\/\/ (\S+)/.exec(code)?.[1];
     if (!path) throw fail(`a quick-start block does not start with a "// <file path>" comment:\n${code}`);
     if (isAbsolute(path) || path.split('/').includes('..')) throw fail(`"${path}" is not inside the project`);

@@ -62,7 +62,8 @@ export async function packedManifest(
 
 /**
  * Creates `project` afresh (no workspace above it, no `"type"`: a CommonJS package like the one
- * `npm init` and `pnpm init` write) and installs `specs` with `manager`. A spec naming a packed
+ * `npm init` and `pnpm init` write; with `npmInit`, the very `package.json` of `npm init -y`) and
+ * installs `specs` with `manager`. A spec naming a packed
  * package (`@…/core`) installs its tarball; any other spec (`express@5`) comes from the registry,
  * or from the package manager's store when it is there already (`--prefer-offline`).
  */
@@ -71,6 +72,7 @@ export async function installFreshProject(
   manager: 'npm' | 'pnpm',
   packed: readonly PackedPackage[],
   specs: readonly string[],
+  { npmInit = false }: { readonly npmInit?: boolean } = {},
 ): Promise<void> {
   rmSync(project, { recursive: true, force: true });
   mkdirSync(project, { recursive: true });
@@ -83,7 +85,8 @@ export async function installFreshProject(
     private: true,
     ...(manager === 'pnpm' ? { pnpm: { overrides: Object.fromEntries(tarballOf) } } : {}),
   };
-  writeFileSync(join(project, 'package.json'), JSON.stringify(manifest));
+  if (npmInit && manager === 'npm') await run('npm', ['init', '-y'], { cwd: project });
+  else writeFileSync(join(project, 'package.json'), JSON.stringify(manifest));
   const resolved = specs.map((spec) => tarballOf.get(spec) ?? spec);
   const args =
     manager === 'npm'

@@ -1,10 +1,5 @@
-import {
-  hashSecret,
-  kvSessionStore,
-  memoryGrantStore,
-  memoryKeyValueStore,
-  withMemoryFallback,
-} from '@gatehousejs/core';
+import { withMemoryFallback } from '@gatehousejs/core';
+import { hashSecret, kvSessionStore, memoryGrantStore, memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { createDemo, DEMO, demoApi, SAMPLE_TICKETS_PER_CALLER } from '@gatehousejs/demo';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';

@@ -1,11 +1,5 @@
-import {
-  type GatehouseStorage,
-  hashSecret,
-  kvSessionStore,
-  memoryUserStore,
-  pbkdf2Hasher,
-  type UserStore,
-} from '@gatehousejs/core';
+import { type GatehouseStorage, memoryUserStore, pbkdf2Hasher, type UserStore } from '@gatehousejs/core';
+import { hashSecret, kvSessionStore } from '@gatehousejs/core/engine';
 import { createDemo, DEMO, demoApi } from '@gatehousejs/demo';
 import { afterAll, describe, expect, it } from 'vitest';
 import { storageEngines } from '../test/storage-engines';

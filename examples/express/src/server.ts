@@ -84,7 +84,15 @@ app.get('/logged-out', (_req, res) => {
   res.set('Cache-Control', 'no-store').type('html').send(LOGGED_OUT_PAGE);
 });
 
-const server = app.listen(port, host, () => {
+const server = app.listen(port, host, (error) => {
+  // Express 5 hands a listen error (EADDRINUSE: another server on the port) to this callback
+  // instead of throwing it: unchecked, the demo would print its URLs and exit with status 0.
+  if (error) {
+    console.error(
+      `gatehouse demo: cannot listen on ${host}:${port}: ${error.message}. Stop the other server, or start on another port: PORT=3001 pnpm start`,
+    );
+    process.exit(1);
+  }
   console.log(describeDemoHost(demo));
   console.log(
     `  MCP server:     ${mcp.resource.resource} (Streamable HTTP; tokens of demo for this resource, scope ${MCP.scope}; metadata ${mcp.resource.metadataUrl})`,

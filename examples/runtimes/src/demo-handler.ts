@@ -4,7 +4,7 @@
  * function of `@gatehousejs/core`. No adapter and no bridge sit in
  * between, so what runs is exactly what a Bun, Deno or Workers host would call.
  */
-import { setClientAddress } from '@gatehousejs/core';
+import { setClientAddress } from '@gatehousejs/core/adapter';
 import { type DemoHost, demoApi } from '@gatehousejs/demo';
 
 /** The header naming the runtime that answered, for the tests to check who served them. */

@@ -19,6 +19,7 @@ import type { ClientRecord, ClientStore, GatehouseStorage, UserLookup, UserStore
 import type { InstanceTelemetry } from './telemetry/instance-telemetry.js';
 import type { ClaimsHook } from './tokens/claims-hook.js';
 import type { KeySet } from './tokens/keys.js';
+import type { KeyRotationSettings } from './tokens/rotation/settings.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';
 import type { ResolvedUi } from './ui/texts.js';
@@ -126,6 +127,8 @@ export interface Context {
   readonly deviceAuthorization: DeviceAuthorizationSettings;
   /** Client ID metadata documents, when `clientMetadataDocuments` is on. */
   readonly clientMetadataDocuments: MetadataDocumentSettings | undefined;
+  /** Stored, rotated signing keys (`keyRotation`), when on. */
+  readonly keyRotation: KeyRotationSettings | undefined;
   /** Token exchange (RFC 8693), when `tokenExchange` is on. */
   readonly tokenExchange: TokenExchangeSettings | undefined;
   /** Other issuers whose JWTs are accepted (`trustedIssuers`), by `iss`. */

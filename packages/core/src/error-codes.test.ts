@@ -6,11 +6,11 @@ import {
   createGatehouse,
   ERROR_CODES,
   memoryClientStore,
-  memoryGrantStore,
   memoryUserStore,
   StorageUnavailableError,
   UsageError,
 } from '@gatehousejs/core';
+import { memoryGrantStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { ISSUER, testInstance, testKey } from '../test/fixtures';
 

@@ -35,6 +35,15 @@ export const ERROR_CODES = {
     meaning:
       'The storage lacks a method the requested feature needs (e.g. `revokeUser` without `revokeSubject`).',
   },
+  ERR_CONFIG_WEAK_KEY_ENCRYPTION_KEY: {
+    thrownAs: 'ConfigurationError',
+    meaning: 'A key-encryption key of `keyRotation` is not 128, 192 or 256 bits (16, 24 or 32 random bytes).',
+  },
+  ERR_CONFIG_UNREADABLE_STORED_KEY: {
+    thrownAs: 'ConfigurationError',
+    meaning:
+      'A stored signing key (`keyRotation`) cannot be decrypted with the configured key-encryption keys (another KEK sealed it, or it was altered): the instance does not start.',
+  },
   // Calls of the public API with arguments that cannot work.
   ERR_INVALID_ARGUMENT: {
     thrownAs: 'UsageError',

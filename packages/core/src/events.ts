@@ -81,6 +81,24 @@ export type GatehouseEvent =
       readonly clientId: string;
     }
   /**
+   * A stored signing key (`keyRotation`) changed, in the process that wrote the change:
+   * `published` (generated and in the JWKS; `signsFrom` says when it signs), `rotated`
+   * (`keys.rotate()` brought its start forward to `signsFrom`), `revoked` (`keys.revoke(kid)`: out of
+   * the JWKS, its tokens refused), `dropped` (retained long enough after it stopped signing).
+   */
+  | {
+      readonly type:
+        | 'signing_key.published'
+        | 'signing_key.rotated'
+        | 'signing_key.revoked'
+        | 'signing_key.dropped';
+      readonly kid: string;
+      /** `ES256`, `EdDSA` or `RS256`. */
+      readonly algorithm: string;
+      /** When the key signs from (ISO 8601), for `published` and `rotated`. */
+      readonly signsFrom?: string;
+    }
+  /**
    * A client failed to authenticate at the token, revocation, introspection or another endpoint
    * that authenticates clients. `clientId` is as presented (the client may not exist).
    */

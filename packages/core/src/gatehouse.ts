@@ -2,7 +2,7 @@ import { attachInternals } from './adapter/internals.js';
 import { authApiRoutes } from './auth-api/routes.js';
 import type { Awaitable } from './awaitable.js';
 import type { Context } from './context.js';
-import { errorAnswer, oauthError } from './errors.js';
+import { ConfigurationError, errorAnswer, oauthError, UsageError } from './errors.js';
 import { isPreflight, preflightResponse, withCors } from './http/cors.js';
 import { DeploymentWarnings } from './http/deployment-warnings.js';
 import { dispatch } from './http/dispatch.js';
@@ -29,7 +29,9 @@ import { sessionRoutes } from './session/routes.js';
 import { endSession } from './session/session-cookie.js';
 import { sessionUser } from './session/session-user.js';
 import { listSessions, revokeSession, type UserSession } from './session/user-sessions.js';
-import { importKeySet } from './tokens/keys.js';
+import { importKeyMaterial, keySetOf } from './tokens/keys.js';
+import { StoredKeyring } from './tokens/rotation/keyring.js';
+import type { SigningKeys } from './tokens/rotation/signing-keys.js';
 
 /** One Gatehouse instance (one issuer). */
 export interface Gatehouse {
@@ -141,6 +143,12 @@ export interface Gatehouse {
    * `session.ended` when there was a session. Never rejects for a request without a session.
    */
   endSession(request: Request): Promise<string>;
+  /**
+   * The stored signing keys (`keyRotation` option): rotate now, revoke a key, list them. See
+   * "Keys and rotation" in the docs. Without `keyRotation` every method rejects with
+   * `ConfigurationError` (`ERR_CONFIG_MISSING_OPTION`).
+   */
+  readonly keys: SigningKeys;
 }
 
 /** Every route of an instance (below its base path, plus the origin-root aliases). */
@@ -162,11 +170,32 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
 /** {@link createGatehouse}, drawing on resources shared with other instances (`createGatehouseHost`). */
 export function buildGatehouse(options: GatehouseOptions, shared?: SharedResources): Gatehouse {
   const resolved = resolveOptions(options, shared);
-  const contextPromise: Promise<Context> = importKeySet(
-    options.keys,
-    options.algorithm ?? 'ES256',
-    options.signers ?? [],
-  ).then((keys) => toContext(resolved, keys));
+  let keyring: StoredKeyring | undefined;
+  const contextPromise: Promise<Context> = (async () => {
+    const algorithm = options.algorithm ?? 'ES256';
+    const rotation = resolved.keyRotation;
+    const fixed = await importKeyMaterial(
+      options.keys,
+      algorithm,
+      options.signers ?? [],
+      rotation?.algorithms,
+    );
+    if (!rotation) return toContext(resolved, keySetOf(algorithm, [fixed]));
+    const stored = new StoredKeyring({
+      kv: resolved.storage.kv,
+      settings: rotation,
+      issuer: resolved.issuer,
+      algorithm,
+      fixed,
+      now: resolved.now,
+      emit: resolved.emit,
+      logger: resolved.logger,
+      verifiedTokens: resolved.verifiedTokens,
+    });
+    await stored.start();
+    keyring = stored;
+    return toContext(resolved, () => stored.current);
+  })();
   contextPromise.catch((error) => resolved.logger.error('gatehouse: keys could not be imported', error));
   // Once the keys are in, requests take the context without an await (a tick on every request).
   let readyContext: Context | undefined;
@@ -208,6 +237,17 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     } catch (error) {
       return errorAnswer(error, resolved.logger, undefined, request);
     }
+  };
+
+  /** The keyring of `keyRotation`, once the keys are in; rejects without the option. */
+  const storedKeys = async (): Promise<StoredKeyring> => {
+    await contextPromise;
+    if (!keyring)
+      throw new ConfigurationError(
+        'keys: the stored signing keys need the keyRotation option (keys of `keys` rotate by configuration).',
+        { code: 'ERR_CONFIG_MISSING_OPTION', option: 'keyRotation' },
+      );
+    return keyring;
   };
 
   const authenticated = (caller: Caller): AuthenticationResult => ({ ok: true, caller });
@@ -296,6 +336,23 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
       const expired = await endSession(ctx, request);
       if (current) ctx.emit({ type: 'session.ended', userId: current.user.id });
       return expired;
+    },
+    keys: {
+      async rotate() {
+        return (await storedKeys()).rotate();
+      },
+      async revoke(kid) {
+        if (typeof kid !== 'string' || kid === '')
+          throw new UsageError(
+            'keys.revoke: expected the kid of a stored key.',
+            'ERR_INVALID_ARGUMENT',
+            'kid',
+          );
+        return (await storedKeys()).revoke(kid);
+      },
+      async list() {
+        return (await storedKeys()).list();
+      },
     },
     interactions: {
       async details(requestOrId, id) {

@@ -7,10 +7,11 @@
 export type { AuditRecord, AuditSink } from './audit/audit-record.js';
 export { jsonLinesAuditSink } from './audit/json-lines-sink.js';
 export { AUTH_API_ENDPOINTS } from './auth-api/endpoints.js';
-export type { Context } from './context.js';
+export type { Awaitable } from './awaitable.js';
 export {
   type ConfigurationErrorCode,
   ERROR_CODES,
+  type ErrorCodeOf,
   type GatehouseErrorCode,
   type OutboundFetchErrorCode,
   type StorageUnavailableReason,
@@ -38,7 +39,6 @@ export {
 } from './host/gatehouse-host.js';
 export { isInstanceName, MAX_INSTANCE_NAME_LENGTH } from './host/instance-name.js';
 export { readBodyText } from './http/body.js';
-export { clientAddressOf, setClientAddress } from './http/client-address.js';
 export {
   type OutboundFetch,
   OutboundFetchError,
@@ -47,7 +47,6 @@ export {
   runtimeFetch,
 } from './http/guarded-fetch.js';
 export { type AddressPolicy, refusedAddressReason } from './http/ip-address.js';
-export type { Handler, Route } from './http/router.js';
 export { InteractionError, type InteractionErrorCode } from './interaction/interaction-error.js';
 export { INTERACTION_PATHS } from './interaction/paths.js';
 export type {
@@ -66,7 +65,7 @@ export {
 export { DEVICE_CODE_GRANT } from './oauth2/device/endpoint.js';
 export { DEVICE_AUTHORIZATION_DEFAULTS, type DeviceAuthorizationSettings } from './oauth2/device/settings.js';
 export { JWT_BEARER_GRANT } from './oauth2/jwt-assertion.js';
-export { authorizationServerMetadata, ENDPOINTS } from './oauth2/metadata.js';
+export { ENDPOINTS } from './oauth2/metadata.js';
 export { MAX_RESOURCE_LENGTH, MAX_RESOURCES_PER_REQUEST } from './oauth2/resource-indicators.js';
 export {
   type ExchangedToken,
@@ -81,13 +80,18 @@ export type {
   ClientMetadataDocumentOptions,
   CorsOptions,
   DeviceAuthorizationOptions,
+  DpopOptions,
   DynamicRegistrationOptions,
+  FetchBudgetOptions,
   GatehouseOptions,
   InteractionOptions,
+  KeyRotationOptions,
   PageSourceOptions,
   PasswordCheckOptions,
+  PushedAuthorizationRequestOptions,
   RateLimitOptions,
   SessionOptions,
+  TelemetryOptions,
   TokenExchangeDecision,
   TokenExchangeOptions,
   TrustedIssuerOptions,
@@ -103,6 +107,7 @@ export {
   passwordUserStore,
 } from './passwords/password-user-store.js';
 export { type Pbkdf2HasherOptions, pbkdf2Hasher } from './passwords/pbkdf2.js';
+export type { IntrospectionOptions } from './protect/introspection.js';
 export {
   defineOperations,
   type Operation,
@@ -132,55 +137,32 @@ export type {
   Caller,
   SubjectKind,
 } from './protect/types.js';
-export {
-  decodeRevocationMessage,
-  type RevocationFanout,
-  type RevocationMessage,
-  revocationEvent,
-  revocationFanout,
-  revocationProbeMessage,
-} from './revocation/revocation-channel.js';
 export type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
 export type { RevokeGrantOptions, UserGrant } from './revocation/user-grants.js';
 export type { RevokeUserOptions } from './revocation/user-revocation.js';
 export type { UserSession } from './session/user-sessions.js';
-export { checkInstanceId, DEFAULT_INSTANCE_ID } from './storage/instance-id.js';
-export { kvConsentStore } from './storage/kv/consents.js';
-export { STATE_KEYS } from './storage/kv/keys.js';
-export { kvRateLimitStore } from './storage/kv/rate-limits.js';
-export { type KvReplayStoreOptions, kvReplayStore } from './storage/kv/replay.js';
-export { kvSessionStore } from './storage/kv/sessions.js';
-export type {
-  ConsentStore,
-  RateLimitStore,
-  ReplayStore,
-  SessionStore,
-} from './storage/kv/state-stores.js';
-export { type KeyValueStateStores, type StateStoresOptions, stateStores } from './storage/kv/stores.js';
-export type { Clearable } from './storage/memory/clearable.js';
-export { type MemoryClientRegistryOptions, memoryClientRegistry } from './storage/memory/client-registry.js';
 export { memoryClientStore } from './storage/memory/clients.js';
 export { memoryEngine, memoryStorage } from './storage/memory/engine.js';
 export { withMemoryFallback } from './storage/memory/fallback.js';
-export { memoryGrantStore } from './storage/memory/grants.js';
-export { type MemoryKeyValueStoreOptions, memoryKeyValueStore } from './storage/memory/key-value.js';
 export { type MemoryUser, type MemoryUserStoreOptions, memoryUserStore } from './storage/memory/users.js';
 export type { InstanceStorage } from './storage/required-stores.js';
-export { isStoreFull, StoreFullError } from './storage/store-full.js';
-export type * from './storage/types.js';
-export {
-  addSeconds,
-  type EpochMs,
-  type EpochSeconds,
-  fromEpochSeconds,
-  type Milliseconds,
-  type Seconds,
-  secondsToMs,
-  secondsUntil,
-  toEpochSeconds,
-  wholeExpiry,
-  wholeInstant,
-} from './time.js';
+// The storage types an application names: what `storage` takes and the stores a host brings. The
+// whole contract, for engine authors, is `@gatehousejs/core/engine`.
+export type {
+  AuthenticationAttributes,
+  ClientRecord,
+  ClientStore,
+  GatehouseStorage,
+  GrantType,
+  RecordExtensions,
+  StorageEngine,
+  Subject,
+  TokenEndpointAuthMethod,
+  UserLookup,
+  UserRecord,
+  UserStore,
+} from './storage/types.js';
+export type { EpochMs, EpochSeconds, Milliseconds, Seconds } from './time.js';
 export type { AccessTokenClaims, TokenFamily } from './tokens/access-token.js';
 export type { ActClaim } from './tokens/act.js';
 export {
@@ -192,9 +174,10 @@ export {
 } from './tokens/host-claims.js';
 export type { KeySigner } from './tokens/key-signer.js';
 export { generateKeys, type PrivateJwk, type SigningAlgorithm } from './tokens/keys.js';
-export { generateClientSecret, hashClientSecret, hashSecret } from './tokens/secrets.js';
-export { clientSubject, subjectId, userSubject } from './tokens/subject.js';
+export type { SigningKeyInfo, SigningKeys } from './tokens/rotation/signing-keys.js';
+export { generateClientSecret, hashClientSecret, type RandomBytes } from './tokens/secrets.js';
 export { defaultConsentPage } from './ui/consent-page.js';
+export { defaultEndSessionPage } from './ui/end-session-page.js';
 export { defaultErrorPage } from './ui/error-page.js';
 export { escapeHtml } from './ui/escape.js';
 export { defaultLoginPage } from './ui/login-page.js';
@@ -203,6 +186,8 @@ export { BUILT_IN_MESSAGES, type LoginErrorCode } from './ui/messages.js';
 export type {
   ConsentPageModel,
   ConsentPageRenderer,
+  EndSessionPageModel,
+  EndSessionPageRenderer,
   ErrorPageModel,
   ErrorPageRenderer,
   LoginPageModel,

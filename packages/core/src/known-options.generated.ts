@@ -6,6 +6,15 @@ export const KNOWN_OPTIONS = {
   "allowInsecureIssuer": true,
   "keys": true,
   "signers": true,
+  "keyRotation": {
+    "keyEncryptionKey": true,
+    "previousKeyEncryptionKeys": true,
+    "rotateEvery": true,
+    "leadTime": true,
+    "retainFor": true,
+    "algorithms": true,
+    "refreshInterval": true
+  },
   "algorithm": true,
   "allowEphemeralKeys": true,
   "clients": true,

@@ -35,7 +35,9 @@ export interface GatehouseOptions {
    * key of each algorithm signs, all verify, and the JWKS publishes them all. Create one with
    * `generateKeys(alg)`. ID tokens are signed with RS256 unless a client registers another
    * algorithm (OpenID Connect Core §3.1.3.7), so an OpenID Provider holds an RS256 key too.
-   * Rotate by prepending a new key and dropping the old one once its tokens have expired.
+   * Rotate by prepending a new key and dropping the old one once its tokens have expired, or let
+   * {@link keyRotation} keep the signing keys: then `keys` may be `[]`, and keys of a rotated
+   * algorithm only verify (tokens they signed before).
    */
   readonly keys: readonly PrivateJwk[];
   /**
@@ -46,6 +48,14 @@ export interface GatehouseOptions {
    * rotation" in the docs. Default: none (the in-process keys sign).
    */
   readonly signers?: readonly KeySigner[];
+  /**
+   * Signing keys kept in the storage engine, encrypted with a host key, and rotated on a schedule:
+   * every process of the issuer signs with the same current key, the next key is published
+   * `leadTime` before it signs, and a retired key stays published until the tokens it signed have
+   * expired. `gatehouse.keys.rotate()` and `gatehouse.keys.revoke(kid)` act on demand. See "Keys and
+   * rotation" in the docs. Default: off (the keys of `keys` and `signers` sign).
+   */
+  readonly keyRotation?: KeyRotationOptions;
   /** Signing algorithm of access tokens; `keys` or `signers` must hold a key of it. Default `'ES256'`. */
   readonly algorithm?: SigningAlgorithm;
   /**
@@ -265,6 +275,55 @@ export interface GatehouseOptions {
   readonly debug?: boolean;
 }
 
+/**
+ * Options of `keyRotation`: signing keys kept in the instance's storage (its key-value store), each
+ * private key encrypted with AES-GCM under {@link keyEncryptionKey}. The schedule is shared by every
+ * process of the issuer through that one record.
+ */
+export interface KeyRotationOptions {
+  /**
+   * The key-encryption key (KEK) that encrypts the stored private keys (AES-GCM): 16, 24 or 32
+   * random bytes, as a `Uint8Array` or base64url text (e.g.
+   * `node -e "console.log(crypto.randomBytes(32).toString('base64url'))"`). Keep it out of the
+   * database (a secret manager, an environment variable): whoever reads the storage without it gets
+   * public keys and ciphertext only. Every process of the issuer needs the same one. Required.
+   */
+  readonly keyEncryptionKey: Uint8Array | string;
+  /**
+   * Earlier KEKs, which only decrypt: after changing {@link keyEncryptionKey}, list the old one here
+   * until the stored keys have been written again (the next rotation re-encrypts them all with the
+   * new KEK). Default: none.
+   */
+  readonly previousKeyEncryptionKeys?: readonly (Uint8Array | string)[];
+  /** How long each key signs before the next one takes over, in seconds. Default 30 days (2,592,000). */
+  readonly rotateEvery?: number;
+  /**
+   * How long a new key is published in the JWKS before it signs, in seconds: longer than any
+   * relying party caches the JWKS, so that none meets a token of a `kid` it has not fetched. The
+   * JWKS endpoint's `Cache-Control: max-age` is kept at most half of it. Default 1 day (86,400).
+   */
+  readonly leadTime?: number;
+  /**
+   * How long a key stays published (and verifies) after it stopped signing, in seconds: at least
+   * the longest lifetime of what it signed (`accessTokenTtl`, `authApi.tokenTtl`, ID tokens and
+   * ID-JAGs), which is also the default; a shorter value is refused.
+   */
+  readonly retainFor?: number;
+  /**
+   * The algorithms whose keys are stored and rotated: keys of `keys` of these algorithms only
+   * verify, and a signer (`signers`) of one of them is refused. Default: `algorithm` (access tokens)
+   * and `RS256` (ID tokens, OpenID Connect Core §3.1.3.7).
+   */
+  readonly algorithms?: readonly SigningAlgorithm[];
+  /**
+   * How often each process re-reads the stored key set, in seconds: a key rotated on demand or
+   * revoked in another process is seen here within this bound. A token of an unknown `kid` also
+   * makes it re-read, at most once a second. A new key signs `leadTime + refreshInterval` after it
+   * was stored, so every process has published it for `leadTime`. Default 30; at most `leadTime`.
+   */
+  readonly refreshInterval?: number;
+}
+
 /** Options of pushed authorization requests (RFC 9126). */
 export interface PushedAuthorizationRequestOptions {
   /**
@@ -430,7 +489,7 @@ export interface RateLimitOptions {
   readonly windowSeconds?: number;
   /**
    * How to find the client address of a request. Default: the address the adapter recorded with
-   * `setClientAddress` (the socket address, honouring the framework's proxy settings). IPv6
+   * `setClientAddress` of `@gatehousejs/core/adapter` (the socket address, honouring the framework's proxy settings). IPv6
    * addresses are counted by their /64 network. Requests without an address share one "unknown
    * address" bucket, limited like a single address.
    */

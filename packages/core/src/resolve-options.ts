@@ -43,7 +43,8 @@ import { telemetrySettings } from './telemetry/settings.js';
 import type { Telemetry } from './telemetry/telemetry.js';
 import { tracedStore } from './telemetry/traced-store.js';
 import type { KeySet } from './tokens/keys.js';
-import { checkKeys, isEphemeralKey, SIGNING_ALGORITHMS } from './tokens/keys.js';
+import { checkKeys, isEphemeralKey, SIGNING_ALGORITHMS, type SigningAlgorithm } from './tokens/keys.js';
+import { keyRotationSettings } from './tokens/rotation/settings.js';
 import { webRandomBytes } from './tokens/secrets.js';
 import { VerifiedTokenCache } from './tokens/verified-token-cache.js';
 import { resolveUi } from './ui/texts.js';
@@ -133,7 +134,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
       `algorithm: "${algorithm}" is not supported (${SIGNING_ALGORITHMS.join(', ')}).`,
       { option: 'algorithm' },
     );
-  checkKeys(options.keys, algorithm, options.signers ?? []);
+  checkKeys(options.keys, algorithm, options.signers ?? [], rotatedAlgorithms(options, algorithm));
   refuseEphemeralKeysInProduction(options);
   if (!options.clients || typeof options.clients.findClient !== 'function') {
     throw new ConfigurationError(
@@ -201,6 +202,18 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
       });
   }
   const fapi2 = fapi2Profile(options);
+  const accessTokenTtl = lifetime('accessTokenTtl', options.accessTokenTtl, 3600, 86_400);
+  const authApiEnabled = options.authApi?.enabled ?? !fapi2;
+  const authApiTokenTtl = lifetime('authApi.tokenTtl', options.authApi?.tokenTtl, 86_400, 30 * 86_400);
+  const tokenExchange = tokenExchangeSettings(options.tokenExchange);
+  // What a retired key signed lives this long at most: access tokens of both families, ID tokens
+  // (as long as access tokens, oidc/id-token.ts) and ID-JAGs.
+  const maxTokenLifetime = Math.max(
+    accessTokenTtl,
+    authApiEnabled ? authApiTokenTtl : 0,
+    tokenExchange?.idJagTtl ?? 0,
+  );
+  const keyRotation = keyRotationSettings(options.keyRotation, algorithm, maxTokenLifetime);
   const requirePkce = options.requirePkce ?? (fapi2 ? 'all' : 'public');
   if (requirePkce !== 'public' && requirePkce !== 'all')
     throw new ConfigurationError('requirePkce: expected "public" or "all".', { option: 'requirePkce' });
@@ -302,7 +315,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     storage,
     scopes,
     defaultScope,
-    accessTokenTtl: lifetime('accessTokenTtl', options.accessTokenTtl, 3600, 86_400),
+    accessTokenTtl,
     refreshTokenTtl: lifetime('refreshTokenTtl', options.refreshTokenTtl, 30 * 86_400),
     // FAPI 2.0 §5.3.2.1: codes live at most 60 seconds.
     authorizationCodeTtl: lifetime(
@@ -316,8 +329,8 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     requirePkce,
     authApi: {
       // The Auth API is a password grant in another shape, which FAPI 2.0 rules out.
-      enabled: options.authApi?.enabled ?? !fapi2,
-      tokenTtl: lifetime('authApi.tokenTtl', options.authApi?.tokenTtl, 86_400, 30 * 86_400),
+      enabled: authApiEnabled,
+      tokenTtl: authApiTokenTtl,
       scope: [...new Set(authApiScope)].join(' '),
     },
     session: {
@@ -364,13 +377,24 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     dynamicRegistration,
     deviceAuthorization: deviceAuthorizationSettings(options.deviceAuthorization),
     clientMetadataDocuments,
-    tokenExchange: tokenExchangeSettings(options.tokenExchange),
+    tokenExchange,
+    keyRotation,
     trustedIssuers: resolveTrustedIssuers(options.trustedIssuers, issuer),
     revocationMirror,
     pushedRequests: pushedRequestSettings(options.pushedAuthorizationRequests, fapi2),
     dpop: dpopSettings(options.dpop, options.randomBytes ?? webRandomBytes, fapi2),
     securityProfile: fapi2 ? 'fapi2' : undefined,
   };
+}
+
+/**
+ * The algorithms `keyRotation` stores keys for, as far as `checkKeys` needs them (they sign, so
+ * `keys` need not); `keyRotationSettings` checks the option itself.
+ */
+function rotatedAlgorithms(options: GatehouseOptions, algorithm: SigningAlgorithm): SigningAlgorithm[] {
+  if (typeof options.keyRotation !== 'object' || options.keyRotation === null) return [];
+  const given = options.keyRotation.algorithms ?? [algorithm, 'RS256'];
+  return Array.isArray(given) ? given.filter((name) => SIGNING_ALGORITHMS.includes(name)) : [];
 }
 
 /** The `claims` option: a function, or nothing. */
@@ -555,9 +579,16 @@ function withDebugLog(logger: Logger, debug: boolean): Logger {
   return { warn, error, debug: write };
 }
 
-/** Joins the resolved options and the imported keys into the handlers' context. */
-export function toContext(resolved: ResolvedOptions, keys: KeySet): Context {
-  return { ...resolved, keys };
+/**
+ * Joins the resolved options and the imported keys into the handlers' context. With stored keys
+ * (`keyRotation`), `keys` is the keyring's current set, read anew at each access: code that needs
+ * two things of one key (a header's `kid` and the signature) reads `ctx.keys` once.
+ */
+export function toContext(resolved: ResolvedOptions, keys: KeySet | (() => KeySet)): Context {
+  if (typeof keys !== 'function') return { ...resolved, keys };
+  const context = { ...resolved } as Context;
+  Object.defineProperty(context, 'keys', { get: keys, enumerable: true });
+  return context;
 }
 
 /** Whether `prefix` is `/` or a whole-segment prefix of `path` (`/a` of `/a/b`, never of `/ab`). */

@@ -28,6 +28,7 @@ describe('the runtime-neutral entries', () => {
   it.each([
     ['the main entry', 'index.ts'],
     ['the adapter entry', 'adapter/index.ts'],
+    ['the engine entry', 'engine/index.ts'],
   ])('%s imports no Node.js built-in, directly or transitively', (_, path) => {
     const entry = resolve(dirname(fileURLToPath(import.meta.url)), path);
     const modules = importedModules(entry);

@@ -5,7 +5,7 @@
  */
 import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
-import { clientAddressOf } from '@gatehousejs/core';
+import { clientAddressOf } from '@gatehousejs/core/adapter';
 import { expect } from 'vitest';
 import { basic, mintCode, PKCE_VERIFIER, REDIRECT_URI, type TestInstance } from './fixtures';
 

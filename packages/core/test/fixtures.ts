@@ -6,14 +6,13 @@ import {
   type GatehouseStorage,
   generateKeys,
   hashClientSecret,
-  hashSecret,
   memoryClientStore,
-  memoryGrantStore,
   memoryUserStore,
   type PrivateJwk,
   pbkdf2Hasher,
   withMemoryFallback,
 } from '@gatehousejs/core';
+import { hashSecret, memoryGrantStore } from '@gatehousejs/core/engine';
 
 export const ISSUER = 'http://localhost:3000/demo';
 export const REDIRECT_URI = 'http://localhost:3000/callback';

@@ -4,7 +4,8 @@
  * maximum length the limits accept, of U+FDFA (eighteen characters after NFKC), all distinct, from
  * one client address.
  */
-import { CREDENTIAL_LIMITS, type KeyValueStore } from '@gatehousejs/core';
+import { CREDENTIAL_LIMITS } from '@gatehousejs/core';
+import type { KeyValueStore } from '@gatehousejs/core/engine';
 import { ISSUER, testInstance, userBasic } from './fixtures';
 
 /** What {@link failPasswordAttempts} sent and got. */

@@ -1,4 +1,4 @@
-import { hashSecret, kvSessionStore, memoryKeyValueStore } from '@gatehousejs/core';
+import { hashSecret, kvSessionStore, memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { importJWK, SignJWT } from 'jose';
 import { basic, ISSUER, issueTokens, type TestOptions, testInstance, testKey } from './fixtures';
 

@@ -1,4 +1,4 @@
-import { type KeyValueStore, memoryKeyValueStore } from '@gatehousejs/core';
+import { type KeyValueStore, memoryKeyValueStore } from '@gatehousejs/core/engine';
 
 /**
  * A memory key-value store recording the rate-limit windows charged in it: `keys` holds each key

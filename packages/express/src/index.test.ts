@@ -14,6 +14,7 @@ import {
   serverRegistry,
 } from '../../core/test/adapter-kit';
 import { ISSUER, issueTokens, testInstance } from '../../core/test/fixtures';
+import { API, API_CLIENT, introspectingIssuer, WORKER } from '../../core/test/introspecting-issuer';
 
 const servers = serverRegistry();
 afterEach(() => servers.closeAll());
@@ -337,6 +338,42 @@ describe('requireAuth()', () => {
     expect(await ok.json()).toEqual({ sub: 'user-1' });
     const none = await fetch(`${base}/tickets`);
     expect(none.status).toBe(401);
+  });
+
+  it('takes a resource server that introspects: active accepted, revoked refused, endpoint down 503', async () => {
+    const issuer = await introspectingIssuer();
+    try {
+      const tokens = resourceServer({
+        issuer: issuer.issuer,
+        resource: API,
+        introspection: { clientId: API_CLIENT.id, clientSecret: API_CLIENT.secret, cacheTtl: 0 },
+      });
+      const app = express();
+      app.get(
+        '/reports',
+        requireAuth(tokens, { schemes: ['bearer'], scope: 'reports:read', subjects: ['client'] }),
+        (req, res) => {
+          res.json({ sub: getAuth(req)?.sub, scope: getAuth(req)?.scope });
+        },
+      );
+      const base = await listen(app);
+      const call = (token: string) =>
+        fetch(`${base}/reports`, { headers: { Authorization: `Bearer ${token}` } });
+      const token = await issuer.token();
+      const ok = await call(token);
+      expect(await ok.json()).toEqual({ sub: WORKER.id, scope: ['reports:read'] });
+      await issuer.revoke(token);
+      const revoked = await call(token);
+      expect(revoked.status).toBe(401);
+      expect(revoked.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
+      const fresh = await issuer.token();
+      await issuer.stop();
+      const down = await call(fresh);
+      expect(down.status).toBe(503);
+      expect((await down.json()).error).toBe('temporarily_unavailable');
+    } finally {
+      await issuer.stop().catch(() => {});
+    }
   });
 
   it('puts the caller on res.locals.auth (getAuth) and leaves the body to the route', async () => {

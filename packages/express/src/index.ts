@@ -25,8 +25,6 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 /** What {@link requireAuth} needs of an instance (a `Gatehouse`). */
 export type { Authenticator };
 
-type Request_ = globalThis.Request;
-
 declare global {
   namespace Express {
     interface Locals {
@@ -44,7 +42,7 @@ declare global {
  * consumed it (`req.rawBody` is used when a parser's `verify` hook kept the raw bytes). The
  * middlewares below build their requests the same way (`frameworkRequestOptions`).
  */
-export function toRequest(req: Request, res?: Response): Request_ {
+export function toRequest(req: Request, res?: Response): globalThis.Request {
   return toWebRequest(
     req,
     frameworkRequestOptions(req, { mountPath: req.baseUrl, body: preParsedBody(req), response: res }),

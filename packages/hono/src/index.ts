@@ -4,14 +4,8 @@
  * speaks Web `Request`/`Response`, so this adapter passes them through.
  * @packageDocumentation
  */
-import {
-  type AuthenticateOptions,
-  type Caller,
-  type Gatehouse,
-  type OperationsHandler,
-  setClientAddress,
-} from '@gatehousejs/core';
-import { type Authenticator, withAuthentication } from '@gatehousejs/core/adapter';
+import type { AuthenticateOptions, Caller, Gatehouse, OperationsHandler } from '@gatehousejs/core';
+import { type Authenticator, setClientAddress, withAuthentication } from '@gatehousejs/core/adapter';
 import type { Context, MiddlewareHandler } from 'hono';
 
 /** What {@link requireAuth} needs of an instance (a `Gatehouse`). */

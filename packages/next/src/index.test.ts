@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { clientAddressOf, createGatehouseHost, memoryClientStore, memoryUserStore } from '@gatehousejs/core';
+import { createGatehouseHost, memoryClientStore, memoryUserStore } from '@gatehousejs/core';
+import { clientAddressOf } from '@gatehousejs/core/adapter';
 import { handlers, withAuth } from '@gatehousejs/next';
 import { describe, expect, it } from 'vitest';
 import {

@@ -4,14 +4,8 @@
  * so this runs on the Node and the Edge runtime alike (no Node built-ins).
  * @packageDocumentation
  */
-import {
-  type AuthenticateOptions,
-  type Caller,
-  type Gatehouse,
-  type OperationsHandler,
-  setClientAddress,
-} from '@gatehousejs/core';
-import { type Authenticator, notFoundResponse } from '@gatehousejs/core/adapter';
+import type { AuthenticateOptions, Caller, Gatehouse, OperationsHandler } from '@gatehousejs/core';
+import { type Authenticator, notFoundResponse, setClientAddress } from '@gatehousejs/core/adapter';
 
 /** What {@link withAuth} needs of an instance (a `Gatehouse`). */
 export type { Authenticator };

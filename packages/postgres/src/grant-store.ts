@@ -1,14 +1,14 @@
+import type { Subject } from '@gatehousejs/core';
 import {
   type AuthorizationCodeRecord,
   type GrantStore,
   type RedeemCodeResult,
   type RefreshTokenRecord,
   type RotateRefreshTokenResult,
-  type Subject,
   subjectId,
   wholeExpiry,
   wholeInstant,
-} from '@gatehousejs/core';
+} from '@gatehousejs/core/engine';
 import { attributesFrom, attributesOf, CODE_ATTRIBUTES, REFRESH_ATTRIBUTES } from './attributes.js';
 import type { RevocationHub } from './revocation-channel.js';
 import type { Tables } from './schema.js';

@@ -1,4 +1,4 @@
-import { type KeyValueStore, wholeExpiry, wholeInstant } from '@gatehousejs/core';
+import { type KeyValueStore, wholeExpiry, wholeInstant } from '@gatehousejs/core/engine';
 import type { Tables } from './schema.js';
 import type { Statements } from './statements.js';
 

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { hashSecret, kvSessionStore } from '@gatehousejs/core';
+import { hashSecret, kvSessionStore } from '@gatehousejs/core/engine';
 import { migrate, type PostgresStorage, postgresStorage } from '@gatehousejs/postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,9 +1,5 @@
-import {
-  checkInstanceId,
-  DEFAULT_INSTANCE_ID,
-  type GatehouseStorage,
-  type StorageEngine,
-} from '@gatehousejs/core';
+import type { GatehouseStorage, StorageEngine } from '@gatehousejs/core';
+import { checkInstanceId, DEFAULT_INSTANCE_ID } from '@gatehousejs/core/engine';
 import pg from 'pg';
 import { postgresGrantStore } from './grant-store.js';
 import { postgresKeyValueStore } from './key-value.js';

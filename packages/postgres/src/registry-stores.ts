@@ -1,11 +1,11 @@
+import type { ClientRecord } from '@gatehousejs/core';
 import {
-  type ClientRecord,
   type ClientRegistry,
   type RegisteredClient,
   StoreFullError,
   wholeExpiry,
   wholeInstant,
-} from '@gatehousejs/core';
+} from '@gatehousejs/core/engine';
 import type { Tables } from './schema.js';
 import type { Statements } from './statements.js';
 

@@ -4,7 +4,7 @@ import {
   type RevocationSubscription,
   revocationFanout,
   revocationProbeMessage,
-} from '@gatehousejs/core';
+} from '@gatehousejs/core/engine';
 import pg from 'pg';
 import type { Tables } from './schema.js';
 

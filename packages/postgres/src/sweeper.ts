@@ -1,4 +1,4 @@
-import { wholeInstant } from '@gatehousejs/core';
+import { wholeInstant } from '@gatehousejs/core/engine';
 import type { Pool } from 'pg';
 import { instanceTables, type Tables } from './schema.js';
 

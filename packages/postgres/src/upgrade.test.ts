@@ -1,10 +1,5 @@
-import {
-  createGatehouse,
-  hashSecret,
-  memoryClientStore,
-  memoryUserStore,
-  stateStores,
-} from '@gatehousejs/core';
+import { createGatehouse, memoryClientStore, memoryUserStore } from '@gatehousejs/core';
+import { hashSecret, stateStores } from '@gatehousejs/core/engine';
 import { migrate, postgresEngine, postgresStorage } from '@gatehousejs/postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

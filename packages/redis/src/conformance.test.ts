@@ -1,4 +1,4 @@
-import { kvSessionStore } from '@gatehousejs/core';
+import { kvSessionStore } from '@gatehousejs/core/engine';
 import { runStorageConformance } from '@gatehousejs/core/testing';
 import {
   failFastOptions,

@@ -7,7 +7,7 @@ import {
   type RotateRefreshTokenResult,
   wholeExpiry,
   wholeInstant,
-} from '@gatehousejs/core';
+} from '@gatehousejs/core/engine';
 import { FoundMemo, type FoundRecord } from './found-memo.js';
 import {
   indexUserTokenScript,

@@ -1,4 +1,4 @@
-import { type KeyValueStore, wholeInstant } from '@gatehousejs/core';
+import { type KeyValueStore, wholeInstant } from '@gatehousejs/core/engine';
 import { throwOnFailedStep } from './grant-store.js';
 import { addScript, incrementScript, swapScript, takeScript } from './key-value-scripts.js';
 import { expireAt, type KeyLayout } from './keys.js';

@@ -1,4 +1,4 @@
-import { wholeExpiry } from '@gatehousejs/core';
+import { wholeExpiry } from '@gatehousejs/core/engine';
 
 /**
  * Key layout v2: one key space for every instance of every issuer, below `prefix` (default

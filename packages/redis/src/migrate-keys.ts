@@ -1,4 +1,4 @@
-import { checkInstanceId, DEFAULT_INSTANCE_ID, type RefreshTokenRecord } from '@gatehousejs/core';
+import { checkInstanceId, DEFAULT_INSTANCE_ID, type RefreshTokenRecord } from '@gatehousejs/core/engine';
 import { pointerValue, throwOnFailedStep } from './grant-store.js';
 import { checkPrefix, expireAt, globEscape, type KeyLayout, keyLayout } from './keys.js';
 import { moveConsent, moveRateLimit, moveSession, scanAll } from './migrate-kv.js';

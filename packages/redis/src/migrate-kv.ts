@@ -1,4 +1,4 @@
-import { checkInstanceId, DEFAULT_INSTANCE_ID, STATE_KEYS, wholeInstant } from '@gatehousejs/core';
+import { checkInstanceId, DEFAULT_INSTANCE_ID, STATE_KEYS, wholeInstant } from '@gatehousejs/core/engine';
 import { nodesOf } from './clear.js';
 import { addScript } from './key-value-scripts.js';
 import { checkPrefix, expireAt, type KeyLayout, keyLayout } from './keys.js';

@@ -1,5 +1,5 @@
 import { connect, createServer, type Server } from 'node:net';
-import { hashSecret, kvRateLimitStore, kvSessionStore } from '@gatehousejs/core';
+import { hashSecret, kvRateLimitStore, kvSessionStore } from '@gatehousejs/core/engine';
 import { type RedisStorage, redisStorage } from '@gatehousejs/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAssertionAcceptedOnce } from '../../core/test/assertion-replay.js';

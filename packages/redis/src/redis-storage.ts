@@ -1,9 +1,5 @@
-import {
-  checkInstanceId,
-  DEFAULT_INSTANCE_ID,
-  type GatehouseStorage,
-  type StorageEngine,
-} from '@gatehousejs/core';
+import type { GatehouseStorage, StorageEngine } from '@gatehousejs/core';
+import { checkInstanceId, DEFAULT_INSTANCE_ID } from '@gatehousejs/core/engine';
 import { Redis } from 'ioredis';
 import { clearInstance } from './clear.js';
 import { redisGrantStore } from './grant-store.js';

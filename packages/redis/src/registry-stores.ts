@@ -1,4 +1,9 @@
-import { type ClientRegistry, type RegisteredClient, StoreFullError, wholeInstant } from '@gatehousejs/core';
+import {
+  type ClientRegistry,
+  type RegisteredClient,
+  StoreFullError,
+  wholeInstant,
+} from '@gatehousejs/core/engine';
 import { throwOnFailedStep } from './grant-store.js';
 import { expireAt, type KeyLayout } from './keys.js';
 import { reserveClientScript, touchClientScript } from './registry-scripts.js';

@@ -5,7 +5,7 @@ import {
   revocationEvent,
   revocationFanout,
   revocationProbeMessage,
-} from '@gatehousejs/core';
+} from '@gatehousejs/core/engine';
 import type { Cluster, Redis } from 'ioredis';
 import { nodesOf } from './clear.js';
 import type { KeyLayout } from './keys.js';

@@ -1,10 +1,5 @@
-import {
-  createGatehouse,
-  hashSecret,
-  memoryClientStore,
-  memoryUserStore,
-  stateStores,
-} from '@gatehousejs/core';
+import { createGatehouse, memoryClientStore, memoryUserStore } from '@gatehousejs/core';
+import { hashSecret, stateStores } from '@gatehousejs/core/engine';
 import { migrateRedisToKv, type RedisStorage, redisStorage } from '@gatehousejs/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registeredClient } from '../../core/src/testing/registry-cases.js';

@@ -1,10 +1,5 @@
-import {
-  createGatehouse,
-  hashSecret,
-  memoryClientStore,
-  memoryUserStore,
-  stateStores,
-} from '@gatehousejs/core';
+import { createGatehouse, memoryClientStore, memoryUserStore } from '@gatehousejs/core';
+import { hashSecret, stateStores } from '@gatehousejs/core/engine';
 import { migrateRedisKeys, type RedisStorage, redisEngine, redisStorage } from '@gatehousejs/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, ISSUER, post, testClients, testHasher, testKey } from '../../core/test/fixtures.js';

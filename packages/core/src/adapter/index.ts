@@ -8,6 +8,7 @@
  * @packageDocumentation
  */
 export type { Awaitable } from '../awaitable.js';
+export { clientAddressOf, setClientAddress } from '../http/client-address.js';
 export { type Answer, isReply, Reply, toResponse } from '../http/reply.js';
 export { answerOf, checkMountPath, type Servable } from './answer.js';
 export { notFoundResponse } from './not-found.js';

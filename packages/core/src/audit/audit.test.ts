@@ -6,8 +6,8 @@ import {
   hashClientSecret,
   jsonLinesAuditSink,
   memoryClientStore,
-  setClientAddress,
 } from '@gatehousejs/core';
+import { setClientAddress } from '@gatehousejs/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn, parseForm } from '../../test/browser-flow';
 import {

@@ -5,13 +5,13 @@ import {
   type GatehouseHostOptions,
   generateKeys,
   type HostedInstanceOptions,
-  hashSecret,
   memoryClientStore,
   memoryEngine,
   memoryUserStore,
   type PrivateJwk,
   type StorageEngine,
 } from '@gatehousejs/core';
+import { hashSecret } from '@gatehousejs/core/engine';
 import { describe, expect, it, vi } from 'vitest';
 import { authorizeUrl, FakeBrowser, parseSetCookie } from '../../test/browser-flow';
 import {

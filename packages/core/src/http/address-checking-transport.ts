@@ -11,7 +11,7 @@ export interface ResolvedAddress {
 interface NodeClientRequest {
   once(event: 'error', listener: (error: Error) => void): unknown;
   once(event: 'response', listener: (response: NodeIncomingMessage) => void): unknown;
-  end(): unknown;
+  end(body?: string): unknown;
 }
 
 /** The parts of a Node.js `http.IncomingMessage` the transport uses. */
@@ -45,7 +45,7 @@ const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 /**
  * Gatehouse's outbound transport on Node.js (`clientMetadataDocuments.fetch`, `clientJwks.fetch`):
- * a GET over `node:http`/`node:https` whose connection goes only to addresses the policy allows.
+ * a GET (or POST) over `node:http`/`node:https` whose connection goes only to addresses the policy allows.
  * The check sits in the socket's `lookup`, so it applies to the very addresses the connection
  * uses: every address a name resolves to must be allowed (a name with one private address among
  * public ones is refused), and a DNS answer that changes between a check and the connection
@@ -54,13 +54,13 @@ const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
  * flight, which the callers cap, and no idle socket to a host a client chose outlives its fetch.
  */
 export function addressCheckingTransport(node: NodeNetworking): OutboundFetch {
-  return ({ url, headers, signal, policy }) => {
+  return ({ url, method = 'GET', headers, body, signal, policy }) => {
     const refused = refusedUrlReason(url, policy);
     if (refused) return Promise.reject(new OutboundFetchError(refused, 'ERR_FETCH_REFUSED_URL'));
     return new Promise<Response>((done, fail) => {
       const send = url.protocol === 'https:' ? node.httpsRequest : node.httpRequest;
       const request = send(url, {
-        method: 'GET',
+        method,
         headers,
         signal,
         agent: false,
@@ -73,7 +73,7 @@ export function addressCheckingTransport(node: NodeNetworking): OutboundFetch {
         if (body === null) response.resume();
         done(new Response(body, { status, headers: headersOf(response) }));
       });
-      request.end();
+      request.end(body);
     });
   };
 }

@@ -190,7 +190,8 @@ export class BoundedFetchCache<T> {
   #keep(url: string, entry: Entry<T>): void {
     const previous = this.#entries.get(url);
     if (previous) this.#drop(url, previous);
-    if (entry.bytes > this.#limits.maxBytes) return;
+    // Too large, or never usable (a failure with `failureMs` 0, an answer not to be reused).
+    if (entry.bytes > this.#limits.maxBytes || entry.expiresAt <= entry.fetchedAt) return;
     this.#entries.set(url, entry);
     this.#bytes += entry.bytes;
     // Least recently used first: a Map iterates in insertion order, and a use re-inserts.

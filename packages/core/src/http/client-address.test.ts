@@ -1,4 +1,4 @@
-import { clientAddressOf, setClientAddress } from '@gatehousejs/core';
+import { clientAddressOf, setClientAddress } from '@gatehousejs/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { ISSUER, testInstance, userBasic } from '../../test/fixtures';
 

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { type OutboundFetch, runtimeFetch } from '@gatehousejs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultTransport } from './default-transport.js';
 import { guardedFetch } from './guarded-fetch.js';
 
 const hits: string[] = [];
@@ -17,9 +18,20 @@ const routes: Record<string, (response: ServerResponse) => void> = {
   '/target': (response) => response.writeHead(200).end('{"reached":true}'),
   '/missing': (response) => response.writeHead(404).end('{}'),
 };
+/** What `/echo` received: method, content type, authorization and body, sent back as JSON. */
 const server = createServer((request: IncomingMessage, response: ServerResponse) => {
   hits.push(request.url ?? '');
   accepts.push(request.headers.accept);
+  if (request.url === '/echo') {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      const { method, headers } = request;
+      const echoed = { method, type: headers['content-type'], authorization: headers.authorization, body };
+      response.writeHead(200).end(JSON.stringify(echoed));
+    });
+    return;
+  }
   routes[request.url ?? '']?.(response);
 });
 let origin = '';
@@ -54,6 +66,22 @@ const streaming =
     );
 
 describe('guarded fetch', () => {
+  it.each([
+    ['the runtime fetch', runtimeFetch],
+    ['the default transport', defaultTransport().fetch],
+  ])('POSTs a form with its header fields through %s', async (_, transport) => {
+    const { body } = await guardedFetch(new URL(`${origin}/echo`), {
+      ...limits(transport),
+      post: { form: new URLSearchParams({ token: 'a b' }), headers: { Authorization: 'Basic eDp5' } },
+    });
+    expect(JSON.parse(body)).toEqual({
+      method: 'POST',
+      type: 'application/x-www-form-urlencoded',
+      authorization: 'Basic eDp5',
+      body: 'token=a+b',
+    });
+  });
+
   it('does not follow a redirect with the runtime fetch: the 3xx is refused, its target never reached', async () => {
     await expect(guardedFetch(new URL(`${origin}/moved`), limits(runtimeFetch))).rejects.toMatchObject({
       name: 'OutboundFetchError',

@@ -22,11 +22,15 @@ import { type AddressPolicy, isIpLiteral, isLoopbackHost, refusedAddressReason }
  *   rebinding between a check and the connection is impossible.
  */
 
-/** One outbound GET, as handed to the transport. */
+/** One outbound request, as handed to the transport: a GET, or a form POST. */
 export interface OutboundRequest {
   readonly url: URL;
-  /** Header fields to send (`Accept`). */
+  /** `GET` when absent; `POST` carries {@link body} (a token introspection, RFC 7662 §2.1). */
+  readonly method?: 'GET' | 'POST';
+  /** Header fields to send (`Accept`; with a body, its `Content-Type`, and any credentials). */
   readonly headers: Readonly<Record<string, string>>;
+  /** The body of a `POST`. */
+  readonly body?: string;
   /** Aborted when the deadline passes: the transport must stop connecting or reading then. */
   readonly signal: AbortSignal;
   /** Which addresses the transport may connect to, after resolving the host name. */
@@ -34,14 +38,14 @@ export interface OutboundRequest {
 }
 
 /**
- * Carries an {@link OutboundRequest}: a GET that must not follow redirects (answer the 3xx itself)
- * and must refuse, by rejecting, to connect to an address the policy refuses.
+ * Carries an {@link OutboundRequest}: a GET (or POST) that must not follow redirects (answer the
+ * 3xx itself) and must refuse, by rejecting, to connect to an address the policy refuses.
  */
 export type OutboundFetch = (request: OutboundRequest) => Promise<Response>;
 
 /** The runtime's `fetch`, redirects not followed; resolution and egress are the platform's. */
-export const runtimeFetch: OutboundFetch = ({ url, headers, signal }) =>
-  fetch(url, { method: 'GET', headers, signal, redirect: 'manual' });
+export const runtimeFetch: OutboundFetch = ({ url, method = 'GET', headers, body, signal }) =>
+  fetch(url, { method, headers, signal, redirect: 'manual', ...(body === undefined ? {} : { body }) });
 
 /** Limits of {@link guardedFetch}. */
 export interface GuardedFetchOptions {
@@ -53,6 +57,11 @@ export interface GuardedFetchOptions {
   readonly timeoutMs: number;
   /** The `Accept` field. */
   readonly accept: string;
+  /**
+   * A form POST instead of a GET: its `application/x-www-form-urlencoded` body and further header
+   * fields (`Authorization`).
+   */
+  readonly post?: { readonly form: URLSearchParams; readonly headers?: Readonly<Record<string, string>> };
 }
 
 /** A fetched 200 answer, its body read whole. */
@@ -69,10 +78,17 @@ export class OutboundFetchError extends Error {
   override readonly name = 'OutboundFetchError';
   /** Why, stable across releases (`ERR_FETCH_*` of `ERROR_CODES`). */
   readonly code: OutboundFetchErrorCode;
+  /** The HTTP status of an answer other than 200 (`ERR_FETCH_STATUS`). */
+  readonly status?: number;
 
-  constructor(message: string, code: OutboundFetchErrorCode, options?: { readonly cause?: unknown }) {
+  constructor(
+    message: string,
+    code: OutboundFetchErrorCode,
+    options?: { readonly cause?: unknown; readonly status?: number },
+  ) {
     super(message, options);
     this.code = code;
+    if (options?.status !== undefined) this.status = options.status;
   }
 }
 
@@ -91,7 +107,10 @@ export function refusedUrlReason(url: URL, policy: AddressPolicy): string | unde
   return undefined;
 }
 
-/** GETs `target` under the checks above; throws {@link OutboundFetchError} with the reason. */
+/**
+ * GETs (or POSTs, with `post`) `target` under the checks above; throws {@link OutboundFetchError}
+ * with the reason.
+ */
 export async function guardedFetch(target: URL, options: GuardedFetchOptions): Promise<FetchedDocument> {
   const refused = refusedUrlReason(target, options.policy);
   if (refused) throw new OutboundFetchError(refused, 'ERR_FETCH_REFUSED_URL');
@@ -100,9 +119,17 @@ export async function guardedFetch(target: URL, options: GuardedFetchOptions): P
   try {
     let response: Response;
     try {
+      const post = options.post;
       response = await options.transport({
         url: target,
-        headers: { Accept: options.accept },
+        headers: post
+          ? {
+              ...post.headers,
+              Accept: options.accept,
+              'Content-Type': 'application/x-www-form-urlencoded',
+            }
+          : { Accept: options.accept },
+        ...(post ? { method: 'POST' as const, body: post.form.toString() } : {}),
         signal: deadline.signal,
         policy: options.policy,
       });
@@ -122,7 +149,9 @@ export async function guardedFetch(target: URL, options: GuardedFetchOptions): P
     }
     if (response.status !== 200) {
       await response.body?.cancel().catch(() => {});
-      throw new OutboundFetchError(`it answered HTTP ${response.status} instead of 200`, 'ERR_FETCH_STATUS');
+      throw new OutboundFetchError(`it answered HTTP ${response.status} instead of 200`, 'ERR_FETCH_STATUS', {
+        status: response.status,
+      });
     }
     const body = await readCapped(response, options.maxBytes, deadline.signal, options.timeoutMs);
     return { headers: response.headers, body };

@@ -50,6 +50,15 @@ describe('outbound address policy', () => {
     expect(refusedAddressReason('10.0.0.1', loopbackAllowed)).toMatch(/private/);
   });
 
+  it('lets any address through for a URL the host configured, never plain http beyond loopback', () => {
+    const configured = { allowLoopback: true, allowAnyAddress: true };
+    for (const address of ['10.0.0.1', '192.168.1.5', 'fd00::1', '169.254.1.1', '127.0.0.1'])
+      expect(refusedAddressReason(address, configured)).toBeUndefined();
+    expect(refusedAddressReason('not-an-address', configured)).toMatch(/not an IP address/);
+    expect(refusedUrlReason(new URL('https://10.0.0.1/introspect'), configured)).toBeUndefined();
+    expect(refusedUrlReason(new URL('http://10.0.0.1/introspect'), configured)).toMatch(/not https/);
+  });
+
   it('checks URLs before any request: https, no credentials, IP literals in every spelling the URL parser accepts', () => {
     const reason = (url: string, policy = strict) => refusedUrlReason(new URL(url), policy);
     expect(reason('https://app.example/client.json')).toBeUndefined();

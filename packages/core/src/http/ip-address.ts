@@ -12,11 +12,18 @@ export interface AddressPolicy {
    * setting, for documents served by a process on the same machine.
    */
   readonly allowLoopback: boolean;
+  /**
+   * Every address, private networks included: only for a URL the host configured itself (a
+   * resource server's introspection endpoint on an internal network), never for one a request
+   * names. The URL rules (https, or http to a loopback host) still hold.
+   */
+  readonly allowAnyAddress?: boolean;
 }
 
 /** Why an address may not be reached, or `undefined` when it is a public unicast address. */
 export function refusedAddressReason(address: string, policy: AddressPolicy): string | undefined {
   const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  if (policy.allowAnyAddress && (ipv4Octets(bare) || bare.includes(':'))) return undefined;
   const v4 = ipv4Octets(bare);
   if (v4) return refusedIpv4Reason(v4, policy);
   const groups = bare.includes(':') ? ipv6Groups(bare.split('%', 1)[0]!) : null;

@@ -1,4 +1,4 @@
-import { clientAddressOf } from '@gatehousejs/core';
+import { clientAddressOf } from '@gatehousejs/core/adapter';
 import { BufferedRequest } from '@gatehousejs/core/node';
 import { describe, expect, it } from 'vitest';
 

@@ -7,7 +7,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { type AddressInfo, Socket } from 'node:net';
-import { clientAddressOf } from '@gatehousejs/core';
+import { clientAddressOf } from '@gatehousejs/core/adapter';
 import {
   encodePreParsedBody,
   readWebRequest,

@@ -1,5 +1,6 @@
+import { hashClientSecret, memoryClientStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
-import { basic, ISSUER, issueTokens, post, testInstance } from '../../test/fixtures';
+import { basic, ISSUER, issueTokens, post, testClients, testInstance } from '../../test/fixtures';
 
 const DEMO_BASIC = { Authorization: basic('demo-client', 'demo-secret') };
 
@@ -56,6 +57,41 @@ describe('introspection endpoint (RFC 7662)', () => {
     const fresh = await issueTokens(t);
     await t.gatehouse.fetch(post('/oauth2/v1/revoke', { token: fresh.access_token }, DEMO_BASIC));
     expect(await introspect(fresh.access_token)).toBe('{"active":false}');
+  });
+
+  it("answers a resource server's client about the access tokens for its resources only (introspects)", async () => {
+    const MCP = 'http://localhost:3000/mcp';
+    const resourceServerClient = async (id: string, resource: string) => ({
+      id,
+      type: 'confidential' as const,
+      secretHash: await hashClientSecret(`${id}-secret`),
+      grantTypes: [],
+      redirectUris: [],
+      introspects: [resource],
+    });
+    const t = await testInstance({
+      resources: [MCP],
+      clients: memoryClientStore([
+        ...(await testClients()),
+        await resourceServerClient('api-rs', `${ISSUER}/api/v1`),
+        await resourceServerClient('mcp-rs', MCP),
+      ]),
+    });
+    const { access_token, refresh_token } = await issueTokens(t);
+    const ask = async (client: string, token: string) =>
+      (
+        await t.gatehouse.fetch(
+          post('/oauth2/v1/introspect', { token }, { Authorization: basic(client, `${client}-secret`) }),
+        )
+      ).json();
+    expect(await ask('api-rs', access_token)).toMatchObject({
+      active: true,
+      client_id: 'demo-client',
+      aud: `${ISSUER}/api/v1`,
+    });
+    expect(await ask('mcp-rs', access_token)).toEqual({ active: false });
+    // A refresh token is its holder's alone.
+    expect(await ask('api-rs', refresh_token)).toEqual({ active: false });
   });
 
   it('is for confidential clients only', async () => {

@@ -47,8 +47,10 @@ export async function userExists(ctx: Context, userId: string): Promise<boolean>
 
 /**
  * `POST {base}/oauth2/v1/introspect` (RFC 7662). Only confidential clients may introspect, and only
- * their own tokens: another client's token is reported inactive, so introspection reveals nothing
- * about tokens the caller does not own. A token of a deleted or revoked user is inactive.
+ * their own tokens, or the access tokens for a resource they serve (`ClientRecord.introspects`, a
+ * resource server asking about the tokens presented to it): any other token is reported inactive,
+ * so introspection reveals nothing about tokens the caller has no business with. Refresh tokens
+ * are the holder's only. A token of a deleted or revoked user is inactive.
  */
 export async function introspectEndpoint(request: Request, ctx: Context): Promise<Answer> {
   const params = await readForm(request, ctx.maxBodyBytes);
@@ -66,9 +68,11 @@ export async function introspectEndpoint(request: Request, ctx: Context): Promis
     ? await unlessRevoked(ctx, signed)
     : null;
   if (access) {
-    const active =
-      access.clientId === client.id &&
-      (access.subject.kind === 'client' || (await userExists(ctx, access.sub)));
+    // RFC 7662 §4: the holder's client, or a resource server the token is meant for.
+    const mayAsk =
+      access.clientId === client.id ||
+      access.audience.some((audience) => client.introspects?.includes(audience) === true);
+    const active = mayAsk && (access.subject.kind === 'client' || (await userExists(ctx, access.sub)));
     return noStoreJson(active ? introspectAccessToken(ctx, access) : INACTIVE);
   }
   const refresh = await ctx.storage.grants.findRefreshToken(await hashSecret(token), now);

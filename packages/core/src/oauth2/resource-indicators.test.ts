@@ -1,4 +1,5 @@
-import { createGatehouse, kvConsentStore, memoryClientStore, memoryKeyValueStore } from '@gatehousejs/core';
+import { createGatehouse, memoryClientStore } from '@gatehousejs/core';
+import { kvConsentStore, memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../test/browser-flow';

@@ -1,7 +1,7 @@
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import type { Context } from '../context.js';
 import { base64url, utf8 } from '../tokens/encoding.js';
-import type { KeySet, SigningAlgorithm } from '../tokens/keys.js';
+import { freshKeySet, type KeySet, type SigningAlgorithm, verificationKeyOf } from '../tokens/keys.js';
 import { nativeCrypto } from '../tokens/native-crypto.js';
 
 /** What goes into an ID token (OpenID Connect Core §2), besides what the instance knows. */
@@ -58,7 +58,9 @@ export async function signIdToken(
   ctx: Pick<Context, 'issuer' | 'now' | 'keys' | 'accessTokenTtl'>,
   content: IdTokenContent,
 ): Promise<string> {
-  const signer = ctx.keys.signers.get(content.algorithm);
+  let keys = freshKeySet(ctx.keys);
+  if (keys instanceof Promise) keys = await keys;
+  const signer = keys.signers.get(content.algorithm);
   if (!signer) throw new Error(`No ${content.algorithm} key to sign the ID token with.`);
   const iat = Math.floor(ctx.now() / 1000);
   const payload: Record<string, unknown> = {};
@@ -145,9 +147,10 @@ export async function verifyIdTokenHint(
     return null;
   }
   if (kid === undefined || typ?.toLowerCase() === 'at+jwt') return null;
-  const key = ctx.keys.verificationKeys.get(kid);
-  const algorithm = ctx.keys.keyAlgorithms.get(kid);
-  if (!key || !algorithm) return null;
+  let verifier = verificationKeyOf(ctx.keys, kid);
+  if (verifier instanceof Promise) verifier = await verifier;
+  if (!verifier) return null;
+  const { key, algorithm } = verifier;
   let payload: Record<string, unknown>;
   try {
     const verified = await compactVerify(token, key, { algorithms: [algorithm] });

@@ -8,7 +8,7 @@ import {
 } from 'jose';
 import { checkDpopProof, dpopHeader, isRefusal, type ProofContext } from '../dpop/proof.js';
 import { dpopSettings } from '../dpop/settings.js';
-import { oauthError, ProtocolError, UsageError } from '../errors.js';
+import { ConfigurationError, oauthError, ProtocolError, UsageError } from '../errors.js';
 import { bearerCredentials, dpopCredentials, isB64Token } from '../http/bearer.js';
 import { ENDPOINTS } from '../oauth2/metadata.js';
 import type { DpopOptions } from '../options.js';
@@ -34,13 +34,14 @@ import {
   dpopInvalidToken,
   dpopProofRefused,
 } from './dpop-challenge.js';
+import { type IntrospectionAnswer, type IntrospectionOptions, introspection } from './introspection.js';
 import type { AuthenticateOptions, AuthenticationResult, Caller } from './types.js';
 
 /*
  * A resource server that runs apart from the Gatehouse instance (another service, an edge
  * function, an MCP server on another host): it checks access tokens by themselves (RFC 9068 §4),
- * with the instance's public keys, fetched from its JWKS. Runtime-neutral (Web Crypto and `fetch`
- * through jose).
+ * with the instance's public keys, fetched from its JWKS, or asks the instance's introspection
+ * endpoint about each (RFC 7662, `introspection.ts`). Runtime-neutral (Web Crypto and `fetch`).
  */
 
 /** Options of {@link resourceServer}. */
@@ -62,8 +63,18 @@ export interface ResourceServerOptions {
   readonly clockToleranceSeconds?: number;
   /** The resource's RFC 9728 metadata URL, named in every challenge (`resource_metadata`). */
   readonly resourceMetadata?: string;
-  /** The `fetch` used for the JWKS. Default: the global one. */
+  /**
+   * The `fetch` used for the JWKS, the metadata and introspection. Default: the global one (the
+   * JWKS), Gatehouse's outbound transport (introspection). It must not follow redirects.
+   */
   readonly fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  /**
+   * Ask the issuer's introspection endpoint (RFC 7662) about every token instead of verifying it
+   * here: revocations are seen (within `cacheTtl`), and opaque tokens work. The resource server
+   * authenticates as a confidential client of the issuer whose registration names this resource
+   * in `introspects`. Exclusive with `jwks`, `jwksUri` and `algorithms`.
+   */
+  readonly introspection?: IntrospectionOptions;
   /**
    * DPoP (RFC 9449 §7): DPoP-bound tokens are accepted with `Authorization: DPoP` and a proof,
    * and refused as bearer tokens. The proof algorithms (default those of the instance's default)
@@ -98,23 +109,48 @@ export interface ResourceServer {
 const DEFAULT_ALGORITHMS = ['ES256', 'EdDSA', 'RS256'];
 
 /**
- * A bearer check for a resource server that cannot ask the instance (no shared storage): the
- * signature with the issuer's published keys, `typ: at+jwt`, `iss`, `aud` (this resource),
- * lifetime and scope. It cannot see revocations (those live in the instance's storage): keep
- * access tokens short-lived, or ask the instance's introspection endpoint where a revoked token
- * must stop at once. Keys are fetched on first use and again for an unknown `kid` (jose's
- * `createRemoteJWKSet`, with its cooldown), so a key rotation needs no restart.
+ * A bearer check for a resource server apart from the instance (no shared storage): the signature
+ * with the issuer's published keys, `typ: at+jwt`, `iss`, `aud` (this resource), lifetime and
+ * scope. Keys are fetched on first use and again for an unknown `kid` (jose's
+ * `createRemoteJWKSet`, with its cooldown), so a key rotation needs no restart. This cannot see
+ * revocations (those live in the instance's storage): keep access tokens short-lived, or give
+ * `introspection` where a revoked token must stop (within `introspection.cacheTtl`): the instance
+ * is then asked about each token (RFC 7662), and its answer checked the same way (`active`, `iss`,
+ * `aud`, lifetime, scope, DPoP binding).
  */
 export function resourceServer(options: ResourceServerOptions): ResourceServer {
   const issuer = options.issuer.replace(/\/+$/, '');
+  const given = options.fetch;
+  const introspect =
+    options.introspection === undefined
+      ? undefined
+      : introspection(
+          issuer,
+          options.introspection,
+          given &&
+            (({ url, method = 'GET', headers, body, signal }) =>
+              given(url.href, { method, headers, signal, redirect: 'manual', ...(body ? { body } : {}) })),
+          () => Date.now(),
+        );
+  if (introspect) {
+    const conflicting = (['jwks', 'jwksUri', 'algorithms'] as const).find(
+      (name) => options[name] !== undefined,
+    );
+    if (conflicting)
+      throw new ConfigurationError(
+        `resourceServer: ${conflicting} and introspection exclude each other (introspected tokens are not verified here).`,
+        { code: 'ERR_CONFIG_CONFLICTING_OPTIONS', option: conflicting },
+      );
+  }
   const keys = options.jwks
     ? createLocalJWKSet(options.jwks)
     : createRemoteJWKSet(new URL(options.jwksUri ?? issuer + ENDPOINTS.jwks), {
-        ...(options.fetch === undefined ? {} : { [customFetch]: options.fetch }),
+        ...(given === undefined ? {} : { [customFetch]: given }),
       });
+  const tolerance = options.clockToleranceSeconds ?? 5;
   const proofs: ProofContext = {
     now: Date.now,
-    clockToleranceSeconds: options.clockToleranceSeconds ?? 5,
+    clockToleranceSeconds: tolerance,
     dpop: dpopSettings(
       {
         ...(options.dpop?.signingAlgorithms === undefined
@@ -147,25 +183,31 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
         ? dpopInvalidRequest(realm, 'The DPoP authorization header is malformed.', challenge)
         : invalidBearerRequest(realm, 'The Bearer authorization header is malformed.', challenge);
     let payload: Record<string, unknown>;
-    try {
-      ({ payload } = await jwtVerify(token, keys, {
-        algorithms: [...(options.algorithms ?? DEFAULT_ALGORITHMS)],
-        typ: 'at+jwt',
-        issuer,
-        audience: options.resource,
-        clockTolerance: options.clockToleranceSeconds ?? 5,
-        requiredClaims: ['sub', 'exp', 'iat', 'jti'],
-      }));
-    } catch (error) {
-      // The keys could not be fetched: the token may be fine, so not its fault (503, not 401).
-      if (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError)) {
-        throw oauthError('temporarily_unavailable', 'The signing keys could not be fetched.', {
-          retryAfter: 1,
-          cause: error,
-        });
+    if (introspect) {
+      // The answer, not the token, is what is checked (RFC 7662 §2.2): an opaque token works too.
+      payload = await introspect(token);
+      const refusal = introspectedRefusal(payload, issuer, options.resource, Date.now(), tolerance);
+      if (refusal) throw refuseToken(refusal);
+    } else
+      try {
+        ({ payload } = await jwtVerify(token, keys, {
+          algorithms: [...(options.algorithms ?? DEFAULT_ALGORITHMS)],
+          typ: 'at+jwt',
+          issuer,
+          audience: options.resource,
+          clockTolerance: tolerance,
+          requiredClaims: ['sub', 'exp', 'iat', 'jti'],
+        }));
+      } catch (error) {
+        // The keys could not be fetched: the token may be fine, so not its fault (503, not 401).
+        if (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError)) {
+          throw oauthError('temporarily_unavailable', 'The signing keys could not be fetched.', {
+            retryAfter: 1,
+            cause: error,
+          });
+        }
+        throw refuseToken(rejectionOf(error));
       }
-      throw refuseToken(rejectionOf(error));
-    }
     const {
       sub,
       scope = '',
@@ -179,11 +221,13 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
     if (
       typeof sub !== 'string' ||
       typeof scope !== 'string' ||
-      typeof jti !== 'string' ||
+      (typeof jti !== 'string' && !(introspect && jti === undefined)) ||
       typeof exp !== 'number'
     )
       throw refuseToken('invalid');
-    if (family !== 'oauth2' && family !== 'auth_api') throw refuseToken('invalid');
+    // Gatehouse's token family; another issuer's introspection answers none (an OAuth token).
+    if (family !== 'oauth2' && family !== 'auth_api' && !(introspect && family === undefined))
+      throw refuseToken('invalid');
     if (clientId !== undefined && typeof clientId !== 'string') throw refuseToken('invalid');
     if (subKind !== undefined && (subKind !== 'client' || clientId !== sub)) throw refuseToken('invalid');
     // RFC 8693 §4.1: a token issued by token exchange names its actor; a malformed chain is invalid.
@@ -230,8 +274,8 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       scheme: 'bearer',
       ...(clientId === undefined ? {} : { clientId }),
       scope: scopes,
-      family,
-      tokenId: jti,
+      family: family ?? 'oauth2',
+      ...(jti === undefined ? {} : { tokenId: jti }),
       expiresAt: exp,
       ...(typeof jkt === 'string' ? { dpopJkt: jkt } : {}),
       ...(act === undefined ? {} : { act }),
@@ -293,6 +337,33 @@ function callOptions(
     ...(options.scope === undefined ? {} : { scope: options.scope }),
     subjects: options.subjects ?? ['user'],
   };
+}
+
+/**
+ * Why an introspection answer does not let the token in, or `undefined`: not `active` (RFC 7662
+ * §2.2: unknown, revoked, expired, or not for this caller), not an access token (a refresh
+ * token's answer names its type), another issuer, another audience (RFC 8707: `aud` must name
+ * this resource), past its `exp` or before its `nbf`. `exp` is checked here too because a kept
+ * answer is reused until then.
+ */
+function introspectedRefusal(
+  answer: IntrospectionAnswer,
+  issuer: string,
+  resource: string,
+  now: number,
+  toleranceSeconds: number,
+): TokenRejection | undefined {
+  if (answer.active !== true) return 'invalid';
+  const type = answer.token_type;
+  if (type !== undefined && (typeof type !== 'string' || !/^(bearer|dpop)$/i.test(type))) return 'invalid';
+  if (answer.iss !== undefined && answer.iss !== issuer) return 'issuer';
+  const audience = typeof answer.aud === 'string' ? [answer.aud] : answer.aud;
+  if (!Array.isArray(audience) || !audience.includes(resource)) return 'audience';
+  const seconds = now / 1000;
+  if (typeof answer.exp !== 'number' || answer.exp <= seconds - toleranceSeconds) return 'expired';
+  if (answer.nbf !== undefined && (typeof answer.nbf !== 'number' || answer.nbf > seconds + toleranceSeconds))
+    return 'invalid';
+  return undefined;
 }
 
 /** What jose's refusal says of the token, as far as the answer may say it (RFC 6750 §3.1). */

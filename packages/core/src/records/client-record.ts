@@ -37,6 +37,7 @@ const CLIENT_FIELDS = fieldSpellings({
   grantTypes: ['grant_types', 'grantType', 'grant_type'],
   scopes: ['scope'],
   resources: ['resource'],
+  introspects: ['introspect', 'introspection_resources', 'introspectionResources'],
   allowedOrigins: ['allowed_origins', 'allowedOrigin'],
   firstParty: ['first_party'],
   idTokenSignedResponseAlg: ['id_token_signed_response_alg'],
@@ -109,6 +110,7 @@ function fieldProblems(record: Record<string, unknown>): string[] {
   checkUriList(record, 'redirectUris', fail, { required: true });
   checkUriList(record, 'postLogoutRedirectUris', fail, { required: false });
   checkUriList(record, 'resources', fail, { required: false });
+  checkUriList(record, 'introspects', fail, { required: false });
   checkStringList(
     record,
     'scopes',

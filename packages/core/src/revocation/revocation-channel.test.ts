@@ -4,7 +4,7 @@ import {
   type RevocationListener,
   revocationFanout,
   revocationProbeMessage,
-} from '@gatehousejs/core';
+} from '@gatehousejs/core/engine';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 

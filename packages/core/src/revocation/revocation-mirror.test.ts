@@ -1,9 +1,5 @@
-import {
-  ConfigurationError,
-  type GrantStore,
-  memoryGrantStore,
-  type RevocationListener,
-} from '@gatehousejs/core';
+import { ConfigurationError } from '@gatehousejs/core';
+import { type GrantStore, memoryGrantStore, type RevocationListener } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { ISSUER, testInstance, userBasic } from '../../test/fixtures';
 

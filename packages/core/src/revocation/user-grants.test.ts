@@ -1,10 +1,5 @@
-import {
-  ConfigurationError,
-  type GatehouseEvent,
-  kvConsentStore,
-  memoryGrantStore,
-  memoryKeyValueStore,
-} from '@gatehousejs/core';
+import { ConfigurationError, type GatehouseEvent } from '@gatehousejs/core';
+import { kvConsentStore, memoryGrantStore, memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { basic, issueTokens, post, testInstance } from '../../test/fixtures';
 

@@ -1,12 +1,11 @@
 import {
   ConfigurationError,
   type GatehouseEvent,
-  type GrantStore,
-  memoryGrantStore,
   StorageUnavailableError,
   type UserStore,
 } from '@gatehousejs/core';
 import { authenticateNow } from '@gatehousejs/core/adapter';
+import { type GrantStore, memoryGrantStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../test/browser-flow';
 import {

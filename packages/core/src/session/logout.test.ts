@@ -1,4 +1,5 @@
-import { type GatehouseEvent, memoryKeyValueStore } from '@gatehousejs/core';
+import type { GatehouseEvent } from '@gatehousejs/core';
+import { memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, FakeBrowser, logIn, ORIGIN, parseForm, parseSetCookie } from '../../test/browser-flow';
 import { ISSUER, testInstance } from '../../test/fixtures';

@@ -1,4 +1,5 @@
-import { hashSecret, kvSessionStore, memoryClientStore, memoryKeyValueStore } from '@gatehousejs/core';
+import { memoryClientStore } from '@gatehousejs/core';
+import { hashSecret, kvSessionStore, memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, FakeBrowser, logIn, parseSetCookie } from '../../test/browser-flow';
 import { ISSUER, REDIRECT_URI, testClients, testInstance } from '../../test/fixtures';

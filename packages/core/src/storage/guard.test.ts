@@ -1,4 +1,4 @@
-import { type GrantStore, memoryGrantStore } from '@gatehousejs/core';
+import { type GrantStore, memoryGrantStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import {
   basic,

@@ -5,13 +5,12 @@ import {
   type GatehouseOptions,
   type GatehouseStorage,
   hashClientSecret,
-  hashSecret,
-  kvSessionStore,
   memoryClientStore,
   memoryEngine,
   memoryStorage,
   memoryUserStore,
 } from '@gatehousejs/core';
+import { hashSecret, kvSessionStore } from '@gatehousejs/core/engine';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import {

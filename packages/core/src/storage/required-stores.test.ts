@@ -4,12 +4,12 @@ import {
   type GatehouseStorage,
   memoryClientStore,
   memoryEngine,
-  memoryGrantStore,
   memoryStorage,
   memoryUserStore,
   type StorageEngine,
   withMemoryFallback,
 } from '@gatehousejs/core';
+import { memoryGrantStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { testKey } from '../../test/fixtures';
 

@@ -132,6 +132,14 @@ export interface ClientRecord {
    * absent, any resource the instance knows.
    */
   readonly resources?: readonly string[];
+  /**
+   * The resources this client serves as a resource server (e.g. `https://api.example.com`): at the
+   * introspection endpoint it may ask about any access token whose `aud` names one of them,
+   * whoever the token was issued to (RFC 7662 §4: the server answers whether the token may be used
+   * at the protected resource making the call). Without it, a client introspects only its own
+   * tokens. Confidential clients only (introspection needs a client that proves its identity).
+   */
+  readonly introspects?: readonly string[];
   /** Browser origins (e.g. `https://app.example.com`) allowed for CORS with credentials. */
   readonly allowedOrigins?: readonly string[];
   /** First-party clients skip the consent page. */

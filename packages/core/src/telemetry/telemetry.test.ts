@@ -1,4 +1,5 @@
-import { ConfigurationError, memoryGrantStore } from '@gatehousejs/core';
+import { ConfigurationError } from '@gatehousejs/core';
+import { memoryGrantStore } from '@gatehousejs/core/engine';
 import * as api from '@opentelemetry/api';
 import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';

@@ -1,14 +1,16 @@
 import {
   type GatehouseStorage,
-  type GrantStore,
-  type KeyValueStore,
   memoryEngine,
-  memoryGrantStore,
-  memoryKeyValueStore,
   memoryStorage as memoryStorageOf,
-  type RefreshTokenRecord,
   type StorageEngine,
 } from '@gatehousejs/core';
+import {
+  type GrantStore,
+  type KeyValueStore,
+  memoryGrantStore,
+  memoryKeyValueStore,
+  type RefreshTokenRecord,
+} from '@gatehousejs/core/engine';
 import { runStorageConformance } from '@gatehousejs/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 

@@ -7,6 +7,7 @@ import type { AccessTokenClaims, TokenFamily } from './access-token-claims.js';
 import { type ActClaim, parseAct } from './act.js';
 import { base64url, utf8 } from './encoding.js';
 import { hostClaims } from './host-claims.js';
+import { freshKeySet, verificationKeyOf } from './keys.js';
 import { clientSubject, subjectId, userSubject } from './subject.js';
 
 export type { AccessTokenClaims, TokenFamily } from './access-token-claims.js';
@@ -89,8 +90,12 @@ export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Pr
   if (grant.subject.kind === 'client') payload.sub_kind = 'client';
   if (grant.act !== undefined) payload.act = grant.act;
   if (grant.jkt !== undefined) payload.cnf = { jkt: grant.jkt };
-  const signingInput = `${ctx.keys.encodedHeader}.${base64url(utf8(JSON.stringify(payload)))}`;
-  const token = `${signingInput}.${await ctx.keys.sign(signingInput)}`;
+  // One read of the key set: with stored keys it changes at rotation, and header and signature
+  // must come from the same key.
+  let keys = freshKeySet(ctx.keys);
+  if (keys instanceof Promise) keys = await keys;
+  const signingInput = `${keys.encodedHeader}.${base64url(utf8(JSON.stringify(payload)))}`;
+  const token = `${signingInput}.${await keys.sign(signingInput)}`;
   return {
     token,
     claims: {
@@ -143,11 +148,13 @@ async function checkAccessTokenSignature(
   } catch {
     return INVALID;
   }
-  const key = kid === undefined ? undefined : ctx.keys.verificationKeys.get(kid);
-  if (!key) return INVALID;
+  const keys = ctx.keys;
+  let verifier = kid === undefined ? undefined : verificationKeyOf(keys, kid);
+  if (verifier instanceof Promise) verifier = await verifier; // an unknown kid only
+  if (!verifier) return INVALID;
   try {
-    const { payload } = await jwtVerify(token, key, {
-      algorithms: [ctx.keys.algorithm],
+    const { payload } = await jwtVerify(token, verifier.key, {
+      algorithms: [keys.algorithm],
       typ: 'at+jwt',
       issuer: ctx.issuer,
       clockTolerance: ctx.clockToleranceSeconds,
@@ -218,6 +225,10 @@ function rejectionOf(error: unknown): TokenRejection {
  * {@link unlessRevoked}.
  */
 export function cachedAccessTokenClaims(ctx: Context, token: string): AccessTokenClaims | undefined {
+  // With stored keys (`keyRotation`), reading the key set is what starts its periodic re-read, in
+  // the background: a process that only meets tokens it verified before must still learn of a
+  // revoked key, whose tokens the re-read purges from this cache. A plain property otherwise.
+  void ctx.keys;
   return ctx.verifiedTokens.get(token, toEpochSeconds(ctx.now()), ctx.clockToleranceSeconds);
 }
 

@@ -44,6 +44,53 @@ export interface KeySet {
   readonly keyAlgorithms: ReadonlyMap<string, SigningAlgorithm>;
   /** The public JWKS served at `{base}/oauth2/v1/keys`: every key, of every algorithm. */
   readonly publicJwks: { readonly keys: readonly JWK[] };
+  /** `Cache-Control: max-age` of the JWKS, in seconds: below `keyRotation.leadTime` with rotation. */
+  readonly jwksMaxAge: number;
+  /**
+   * With stored keys (`keyRotation`): re-reads them for a token of a `kid` this set does not know
+   * (a key another process just published), at most once a second; resolves to the fresher set
+   * when it knows the `kid`. Use {@link verificationKeyOf}.
+   */
+  readonly refreshFor?: (kid: string) => Promise<KeySet | undefined>;
+  /**
+   * With stored keys: this set if the process read the stored keys within the refresh interval,
+   * else the set after a re-read (a process idle for long must not publish or sign from an old
+   * copy). Use {@link freshKeySet}: what publishes or signs calls it, never the bearer check.
+   */
+  readonly fresh?: () => Promise<KeySet> | undefined;
+}
+
+/**
+ * The key set to publish or sign with: `keys` itself, at once, unless its stored keys are due for a
+ * re-read, which it then waits for (once per refresh interval at most, shared).
+ */
+export function freshKeySet(keys: KeySet): KeySet | Promise<KeySet> {
+  return keys.fresh?.() ?? keys;
+}
+
+/** A key that verifies, and its algorithm. */
+export interface VerificationKey {
+  readonly key: CryptoKey;
+  readonly algorithm: SigningAlgorithm;
+}
+
+/**
+ * The public key of `kid` and its algorithm, at once when `kid` is known (no turn of the microtask
+ * queue on the bearer check's path); else after the bounded re-read of stored keys, if any.
+ */
+export function verificationKeyOf(
+  keys: KeySet,
+  kid: string,
+): VerificationKey | undefined | Promise<VerificationKey | undefined> {
+  const known = lookUp(keys, kid);
+  if (known || !keys.refreshFor) return known;
+  return keys.refreshFor(kid).then((fresher) => fresher && lookUp(fresher, kid));
+}
+
+function lookUp(keys: KeySet, kid: string): VerificationKey | undefined {
+  const key = keys.verificationKeys.get(kid);
+  const algorithm = keys.keyAlgorithms.get(kid);
+  return key && algorithm ? { key, algorithm } : undefined;
 }
 
 /**
@@ -145,8 +192,17 @@ export function checkKeys(
   keys: readonly PrivateJwk[],
   algorithm: SigningAlgorithm,
   signers: readonly KeySigner[] = [],
+  rotated: readonly SigningAlgorithm[] = [],
 ): void {
-  const signed = signerAlgorithmsOf(signers);
+  const signerAlgorithms = signerAlgorithmsOf(signers);
+  // Stored keys (`keyRotation`) sign their algorithms like a signer does: keys of them only verify.
+  const signed = [...signerAlgorithms, ...rotated];
+  const both = signerAlgorithms.findIndex((signing) => rotated.includes(signing));
+  if (both !== -1)
+    throw new ConfigurationError(
+      `signers[${both}]: keyRotation.algorithms includes ${signerAlgorithms[both]}, which this signer signs; one of them signs an algorithm (drop it from one).`,
+      { code: 'ERR_CONFIG_CONFLICTING_OPTIONS', option: `signers[${both}]` },
+    );
   if (!Array.isArray(keys)) {
     throw new ConfigurationError(
       `keys: expected an array of private JWK objects, got ${describeValue(keys)}` +
@@ -157,7 +213,7 @@ export function checkKeys(
       },
     );
   }
-  if (keys.length === 0 && signers.length === 0) {
+  if (keys.length === 0 && signers.length === 0 && rotated.length === 0) {
     throw new ConfigurationError('keys: at least one private JWK is required (see generateKeys()).', {
       code: 'ERR_CONFIG_MISSING_OPTION',
       option: 'keys',
@@ -267,13 +323,39 @@ export function publicJwkOf(jwk: JWK, algorithm: SigningAlgorithm): JWK {
   return publicJwk;
 }
 
+/**
+ * Keys imported from one source (`keys` and `signers`, or the keys stored by key rotation), before
+ * they are joined into a {@link KeySet} by {@link keySetOf}.
+ */
+export interface KeyMaterial {
+  /** The key that signs each algorithm this source signs for. */
+  readonly signers: ReadonlyMap<SigningAlgorithm, SigningKey>;
+  readonly verificationKeys: ReadonlyMap<string, CryptoKey>;
+  readonly keyAlgorithms: ReadonlyMap<string, SigningAlgorithm>;
+  /** Public JWKs, in the order the JWKS lists them. */
+  readonly publicKeys: readonly JWK[];
+}
+
 /** Imports `options.keys` (checked by {@link checkKeys}). */
 export async function importKeySet(
   keys: readonly PrivateJwk[],
   algorithm: SigningAlgorithm,
   keySigners: readonly KeySigner[] = [],
 ): Promise<KeySet> {
-  checkKeys(keys, algorithm, keySigners);
+  return keySetOf(algorithm, [await importKeyMaterial(keys, algorithm, keySigners)]);
+}
+
+/**
+ * Imports `options.keys` and `options.signers` (checked by {@link checkKeys}). Keys of the
+ * `rotated` algorithms only verify: stored keys sign for them (`keyRotation`).
+ */
+export async function importKeyMaterial(
+  keys: readonly PrivateJwk[],
+  algorithm: SigningAlgorithm,
+  keySigners: readonly KeySigner[] = [],
+  rotated: readonly SigningAlgorithm[] = [],
+): Promise<KeyMaterial> {
+  checkKeys(keys, algorithm, keySigners, rotated);
   const algorithms = keyAlgorithmsOf(keys);
   const verificationKeys = new Map<string, CryptoKey>();
   const keyAlgorithms = new Map<string, SigningAlgorithm>();
@@ -306,13 +388,8 @@ export async function importKeySet(
     let publicKey: CryptoKey;
     try {
       publicKey = (await importJWK(publicJwk, keyAlgorithm)) as CryptoKey;
-      if (!signers.has(keyAlgorithm)) {
-        const key = (await importJWK({ ...jwk, key_ops: undefined }, keyAlgorithm)) as CryptoKey;
-        signers.set(keyAlgorithm, {
-          algorithm: keyAlgorithm,
-          kid: jwk.kid,
-          sign: createJwsSigner(keyAlgorithm, key, jwk),
-        });
+      if (!signers.has(keyAlgorithm) && !rotated.includes(keyAlgorithm)) {
+        signers.set(keyAlgorithm, await signingKeyOf(jwk, keyAlgorithm));
       }
     } catch (cause) {
       throw new ConfigurationError(
@@ -324,7 +401,37 @@ export async function importKeySet(
     keyAlgorithms.set(jwk.kid, keyAlgorithm);
     publicKeys.push(publicJwk);
   }
-  const accessTokenSigner = signers.get(algorithm)!;
+  return { signers, verificationKeys, keyAlgorithms, publicKeys };
+}
+
+/** The {@link SigningKey} of a private JWK of `algorithm`. */
+export async function signingKeyOf(jwk: PrivateJwk, algorithm: SigningAlgorithm): Promise<SigningKey> {
+  const key = (await importJWK({ ...jwk, key_ops: undefined }, algorithm)) as CryptoKey;
+  return { algorithm, kid: jwk.kid, sign: createJwsSigner(algorithm, key, jwk) };
+}
+
+/**
+ * Joins key material into the instance's {@link KeySet}: for each algorithm, the first source that
+ * signs it signs; every key of every source verifies and is published, in the order given. The
+ * access tokens' `algorithm` must have a signer (the option checks make sure of it).
+ */
+export function keySetOf(
+  algorithm: SigningAlgorithm,
+  sources: readonly KeyMaterial[],
+  options: Pick<KeySet, 'refreshFor' | 'fresh'> & { readonly jwksMaxAge?: number } = {},
+): KeySet {
+  const signers = new Map<SigningAlgorithm, SigningKey>();
+  const verificationKeys = new Map<string, CryptoKey>();
+  const keyAlgorithms = new Map<string, SigningAlgorithm>();
+  const publicKeys: JWK[] = [];
+  for (const source of sources) {
+    for (const [signing, signer] of source.signers) if (!signers.has(signing)) signers.set(signing, signer);
+    for (const [kid, key] of source.verificationKeys) verificationKeys.set(kid, key);
+    for (const [kid, keyAlgorithm] of source.keyAlgorithms) keyAlgorithms.set(kid, keyAlgorithm);
+    publicKeys.push(...source.publicKeys);
+  }
+  const accessTokenSigner = signers.get(algorithm);
+  if (!accessTokenSigner) throw new Error(`No ${algorithm} key signs access tokens.`);
   return {
     algorithm,
     signingKid: accessTokenSigner.kid,
@@ -336,5 +443,8 @@ export async function importKeySet(
     verificationKeys,
     keyAlgorithms,
     publicJwks: { keys: publicKeys },
+    jwksMaxAge: options.jwksMaxAge ?? 300,
+    ...(options.refreshFor === undefined ? {} : { refreshFor: options.refreshFor }),
+    ...(options.fresh === undefined ? {} : { fresh: options.fresh }),
   };
 }

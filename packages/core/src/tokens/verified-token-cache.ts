@@ -80,6 +80,16 @@ export class VerifiedTokenCache {
     this.#entries.set(key, { owner: this, token, claims, notBefore });
   }
 
+  /**
+   * Forgets this cache's tokens for which `test` holds (those of a revoked signing key), so that
+   * they are verified again; entries of other caches sharing the table stay.
+   */
+  forget(test: (token: string) => boolean): void {
+    for (const [key, entry] of this.#entries) {
+      if (entry.owner === this && test(entry.token)) this.#entries.delete(key);
+    }
+  }
+
   /** Number of cached tokens (of every cache sharing the table). */
   get size(): number {
     return this.#entries.size;

@@ -3,7 +3,8 @@
  * engine behave as one authorization server, and an unreachable engine means 503, never a wrong
  * answer or a half-done write. Each engine's test calls {@link scaleOutSuite}.
  */
-import { type GatehouseStorage, generateKeys, hashSecret } from '@gatehousejs/core';
+import { type GatehouseStorage, generateKeys } from '@gatehousejs/core';
+import { hashSecret } from '@gatehousejs/core/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startProxy, startServer, type TcpProxy } from './processes.js';
 

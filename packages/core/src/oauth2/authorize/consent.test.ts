@@ -1,4 +1,4 @@
-import { kvConsentStore, memoryKeyValueStore } from '@gatehousejs/core';
+import { kvConsentStore, memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn, parseForm } from '../../../test/browser-flow';
 import { ISSUER, testInstance } from '../../../test/fixtures';

@@ -280,7 +280,7 @@ describe('authorization endpoint: success', () => {
     const t = await testInstance({ authorizationCodeTtl: 30 });
     const browser = await loggedIn(t);
     const code = callbackParams(await browser.get(authorizeUrl())).get('code')!;
-    const { hashSecret } = await import('@gatehousejs/core');
+    const { hashSecret } = await import('@gatehousejs/core/engine');
     const record = await t.grants.findCode(await hashSecret(code), t.clock.now());
     expect(record).toMatchObject({
       clientId: 'demo-client',

@@ -1,4 +1,5 @@
-import { type GatehouseEvent, hashSecret, kvSessionStore, memoryKeyValueStore } from '@gatehousejs/core';
+import type { GatehouseEvent } from '@gatehousejs/core';
+import { hashSecret, kvSessionStore, memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import {
   authorizeUrl,

@@ -2,12 +2,11 @@ import {
   type ClientRecord,
   createGatehouse,
   hashClientSecret,
-  hashSecret,
   memoryClientStore,
-  memoryGrantStore,
   memoryUserStore,
   withMemoryFallback,
 } from '@gatehousejs/core';
+import { hashSecret, memoryGrantStore } from '@gatehousejs/core/engine';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {

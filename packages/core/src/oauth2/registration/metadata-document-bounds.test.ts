@@ -7,7 +7,8 @@
 import { lookup } from 'node:dns/promises';
 import { createServer as createTcpServer } from 'node:net';
 import { hostname } from 'node:os';
-import { type ClientMetadataDocumentOptions, memoryClientRegistry } from '@gatehousejs/core';
+import type { ClientMetadataDocumentOptions } from '@gatehousejs/core';
+import { memoryClientRegistry } from '@gatehousejs/core/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeUrl } from '../../../test/browser-flow';
 import { DocumentServer } from '../../../test/document-server';

@@ -1,4 +1,5 @@
-import { type GatehouseEvent, type GatehouseOptions, memoryClientRegistry } from '@gatehousejs/core';
+import type { GatehouseEvent, GatehouseOptions } from '@gatehousejs/core';
+import { memoryClientRegistry } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../../test/browser-flow';
 import {

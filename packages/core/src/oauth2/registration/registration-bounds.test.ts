@@ -4,7 +4,7 @@
  * in `testing/registry-cases.ts`), a full registry is a 503 with `Retry-After` logged once per
  * interval (never a 500), and the metadata kept per registration is capped in size and count.
  */
-import { type ClientRegistry, memoryClientRegistry, StoreFullError } from '@gatehousejs/core';
+import { type ClientRegistry, memoryClientRegistry, StoreFullError } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { ISSUER, REDIRECT_URI, type TestOptions, testInstance } from '../../../test/fixtures';
 

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { toEpochSeconds } from '../../time.js';
 import { base64url, utf8 } from '../../tokens/encoding.js';
+import { freshKeySet } from '../../tokens/keys.js';
 
 /**
  * The `typ` of an identity assertion JWT authorization grant (draft-ietf-oauth-identity-assertion-authz-grant
@@ -34,7 +35,8 @@ export interface IdJagContent {
  * The authorization server verifies it with the instance's published keys (its JWKS).
  */
 export async function signIdJag(ctx: Context, content: IdJagContent): Promise<string> {
-  const signer = ctx.keys.signers.get(ctx.keys.algorithm)!;
+  const keys = await freshKeySet(ctx.keys);
+  const signer = keys.signers.get(keys.algorithm)!;
   const iat = toEpochSeconds(ctx.now());
   const payload: Record<string, unknown> = {
     iss: ctx.issuer,

@@ -1,4 +1,4 @@
-import { memoryKeyValueStore } from '@gatehousejs/core';
+import { memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { ISSUER, testInstance, userBasic } from '../../../test/fixtures';
 import { kvRateLimitStore } from './rate-limits.js';

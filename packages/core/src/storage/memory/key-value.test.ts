@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoryKeyValueStore, StoreFullError } from '../../index.js';
+import { memoryKeyValueStore, StoreFullError } from '../../engine/index.js';
 
 describe('memoryKeyValueStore', () => {
   const now = Date.now();

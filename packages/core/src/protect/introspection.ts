@@ -1,0 +1,298 @@
+import { importJWK, SignJWT } from 'jose';
+import { ConfigurationError, oauthError } from '../errors.js';
+import { BoundedFetchCache, type Loaded } from '../http/bounded-fetch-cache.js';
+import { defaultTransport } from '../http/default-transport.js';
+import { guardedFetch, type OutboundFetch, OutboundFetchError } from '../http/guarded-fetch.js';
+import type { AddressPolicy } from '../http/ip-address.js';
+import { JWT_BEARER_ASSERTION_TYPE } from '../oauth2/client-auth/private-key-jwt.js';
+import { ASSERTION_SIGNING_ALGORITHMS } from '../oauth2/jwt-assertion.js';
+import { hashSecret, randomSecret } from '../tokens/secrets.js';
+
+/*
+ * The introspection side of `resourceServer()` (RFC 7662): asks the issuer's introspection
+ * endpoint whether a token is active, as a confidential client (`client_secret_basic`, RFC 6749
+ * §2.3.1, or `private_key_jwt`, RFC 7523 §2.2), and keeps active answers for a while. It does not parse the token: opaque tokens and
+ * JWTs are asked about alike. What the answer means for the request is `resource-server.ts`'s.
+ */
+
+/** The `introspection` option of `resourceServer()`. */
+export interface IntrospectionOptions {
+  /**
+   * The resource server's client id at the issuer: a confidential client whose registration lists
+   * this resource in `introspects` (Gatehouse reports a token active only to its holder's client
+   * or to a resource server it is meant for, RFC 7662 §4).
+   */
+  readonly clientId: string;
+  /**
+   * That client's secret, sent with HTTP Basic (`client_secret_basic`, RFC 6749 §2.3.1). Give
+   * either this or {@link privateKey}.
+   */
+  readonly clientSecret?: string;
+  /**
+   * That client's private key (a private JWK with its `alg`, e.g. one of `generateKeys()`), for
+   * `private_key_jwt` (RFC 7523 §2.2): each call carries a new assertion signed with it (`iss` =
+   * `sub` = the client, `aud` = the issuer, a 60 s lifetime, a fresh `jti`); the client registers
+   * the public half (`jwks` or `jwksUri`). Give either this or {@link clientSecret}.
+   */
+  readonly privateKey?: Readonly<Record<string, unknown>>;
+  /**
+   * The introspection endpoint. Default: the issuer's metadata `introspection_endpoint` (RFC 8414
+   * §3, fetched once from `/.well-known/oauth-authorization-server{issuer path}`).
+   */
+  readonly endpoint?: string;
+  /**
+   * Seconds an active answer is reused without asking again, never past the token's `exp`: a
+   * token revoked meanwhile keeps working here for at most this long. `0` asks on every request.
+   * Default 30. An inactive answer is never reused.
+   */
+  readonly cacheTtl?: number;
+  /** Deadline of one call to the endpoint (connection, answer and body), in ms. Default 5000. */
+  readonly timeoutMs?: number;
+  /** Estimated bytes of memory the kept answers may take (least recently used dropped first). Default 4 MiB. */
+  readonly maxCacheBytes?: number;
+  /** Calls to the endpoint in flight at once; beyond it a request is answered 503. Default 32. */
+  readonly maxConcurrent?: number;
+}
+
+/** An introspection answer (RFC 7662 §2.2), as parsed. */
+export type IntrospectionAnswer = Readonly<Record<string, unknown>>;
+
+/** Asks about a token; throws 503 `temporarily_unavailable` when the endpoint cannot answer. */
+export type Introspect = (token: string) => Promise<IntrospectionAnswer>;
+
+/** Largest answer read from the endpoint or the metadata: far above any real one. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+/** Bookkeeping of a kept answer besides its text (the entry, the key, the parsed object). */
+const ENTRY_OVERHEAD_BYTES = 512;
+
+/**
+ * The introspection of `issuer`'s tokens with `options`. The endpoint was configured by the host,
+ * not named by a request, so it may sit on a private network (`allowAnyAddress`); it must still be
+ * https (or http to a loopback host): the client's secret and the tokens cross it.
+ */
+export function introspection(
+  issuer: string,
+  options: IntrospectionOptions,
+  fetch: OutboundFetch | undefined,
+  now: () => number,
+): Introspect {
+  checkOptions(options);
+  const transport = fetch ?? defaultTransport().fetch;
+  const policy: AddressPolicy = { allowLoopback: true, allowAnyAddress: true };
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const cacheMs = (options.cacheTtl ?? 30) * 1000;
+  const maxConcurrent = options.maxConcurrent ?? 32;
+  // Every call goes to one endpoint, so the per-origin cap is the global one; calls are not
+  // charged to a caller's address (a resource server has no rate-limit store of the instance);
+  // failures are not remembered (the next request asks again, within the caps).
+  const cache = new BoundedFetchCache<IntrospectionAnswer>(
+    {
+      maxBytes: options.maxCacheBytes ?? 4 * 1024 * 1024,
+      maxConcurrent,
+      maxConcurrentPerOrigin: maxConcurrent,
+      maxConcurrentPerAddress: Number.POSITIVE_INFINITY,
+      failureMs: 0,
+    },
+    'token introspections',
+  );
+  const authenticate = clientAuthentication(issuer, options);
+  const endpoint = memoizeSuccess(async () =>
+    options.endpoint === undefined
+      ? await discoverEndpoint(issuer, transport, policy, timeoutMs)
+      : new URL(options.endpoint),
+  );
+
+  const ask = async (url: URL, token: string, at: number): Promise<Loaded<IntrospectionAnswer>> => {
+    const post = await authenticate({ token, token_type_hint: 'access_token' });
+    let body: string;
+    try {
+      ({ body } = await guardedFetch(url, {
+        policy,
+        transport,
+        maxBytes: MAX_ANSWER_BYTES,
+        timeoutMs,
+        accept: 'application/json',
+        post,
+      }));
+    } catch (error) {
+      throw unavailable(unansweredDescription(error), error);
+    }
+    let answer: unknown;
+    try {
+      answer = JSON.parse(body);
+    } catch (error) {
+      throw unavailable('The token introspection endpoint answered something else than JSON.', error);
+    }
+    if (typeof answer !== 'object' || answer === null || Array.isArray(answer))
+      throw unavailable('The token introspection endpoint answered something else than an object.');
+    const record = answer as IntrospectionAnswer;
+    // Only an active answer is kept, and never past the token's `exp` (RFC 7662 §4: a cached
+    // answer must not outlive the token); an inactive one is not kept at all, so that anonymous
+    // callers sending made-up tokens cannot fill the cache and push the real answers out.
+    const exp = typeof record.exp === 'number' ? record.exp * 1000 : at;
+    const expiresAt = record.active === true ? Math.min(exp, at + cacheMs) : at;
+    return {
+      value: record,
+      bytes: 2 * body.length + ENTRY_OVERHEAD_BYTES,
+      expiresAt,
+      idleMs: Math.max(0, expiresAt - at),
+    };
+  };
+
+  return async (token) => {
+    const url = await endpoint();
+    // Keyed by the token's hash, not the token (no bearer credential kept in memory), under the
+    // endpoint's URL so that the cache's per-origin accounting sees the endpoint.
+    const key = `${url.href}#${await hashSecret(token)}`;
+    const at = now();
+    return cache.get(key, at, () => ask(url, token, at));
+  };
+}
+
+/** Refuses options that cannot work, when the resource server is made rather than per request. */
+function checkOptions(options: IntrospectionOptions): void {
+  const invalid = (option: string, message: string) =>
+    new ConfigurationError(`resourceServer: introspection.${option} ${message}`, {
+      code: 'ERR_CONFIG_INVALID_OPTION',
+      option: `introspection.${option}`,
+    });
+  if (typeof options.clientId !== 'string' || options.clientId === '')
+    throw invalid('clientId', 'must be a non-empty string (a confidential client of the issuer).');
+  if ((options.clientSecret === undefined) === (options.privateKey === undefined))
+    throw invalid('clientSecret', 'or introspection.privateKey must be given, and only one of them.');
+  if (
+    options.clientSecret !== undefined &&
+    (typeof options.clientSecret !== 'string' || options.clientSecret === '')
+  )
+    throw invalid('clientSecret', 'must be a non-empty string.');
+  const key = options.privateKey;
+  if (
+    key !== undefined &&
+    (typeof key !== 'object' ||
+      key === null ||
+      typeof key.d !== 'string' ||
+      !(ASSERTION_SIGNING_ALGORITHMS as readonly unknown[]).includes(key.alg))
+  )
+    throw invalid(
+      'privateKey',
+      `must be a private JWK (with "d") whose "alg" is one of ${ASSERTION_SIGNING_ALGORITHMS.join(', ')}.`,
+    );
+  if (options.endpoint !== undefined && !URL.canParse(options.endpoint))
+    throw invalid('endpoint', `must be an absolute URL, got ${JSON.stringify(options.endpoint)}.`);
+  for (const option of ['cacheTtl', 'timeoutMs', 'maxCacheBytes', 'maxConcurrent'] as const) {
+    const value = options[option];
+    const positive = option === 'timeoutMs' || option === 'maxConcurrent';
+    if (value !== undefined && !(Number.isFinite(value) && (positive ? value > 0 : value >= 0)))
+      throw invalid(
+        option,
+        `must be a ${positive ? 'positive' : 'non-negative'} number, got ${String(value)}.`,
+      );
+  }
+}
+
+/** RFC 8414 §3.1: the metadata of `issuer`, its `introspection_endpoint`; checks `issuer` (§3.3). */
+async function discoverEndpoint(
+  issuer: string,
+  transport: OutboundFetch,
+  policy: AddressPolicy,
+  timeoutMs: number,
+): Promise<URL> {
+  const base = new URL(issuer);
+  const path = base.pathname === '/' ? '' : base.pathname;
+  const location = new URL(`/.well-known/oauth-authorization-server${path}`, base.origin);
+  let metadata: Record<string, unknown>;
+  try {
+    const { body } = await guardedFetch(location, {
+      policy,
+      transport,
+      maxBytes: MAX_ANSWER_BYTES,
+      timeoutMs,
+      accept: 'application/json',
+    });
+    metadata = JSON.parse(body);
+  } catch (error) {
+    throw unavailable("The issuer's metadata could not be fetched.", error);
+  }
+  if (metadata?.issuer !== issuer)
+    throw unavailable(`The metadata at ${location.href} is not the issuer's (RFC 8414 section 3.3).`);
+  const endpoint = metadata.introspection_endpoint;
+  if (typeof endpoint !== 'string' || !URL.canParse(endpoint))
+    throw unavailable(`The issuer's metadata names no introspection_endpoint.`);
+  return new URL(endpoint);
+}
+
+/** `load` run once, its result kept; a failure is not kept (the next call tries again). */
+function memoizeSuccess<T>(load: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () => {
+    pending ??= load();
+    pending.catch(() => {
+      pending = undefined;
+    });
+    return pending;
+  };
+}
+
+/** A call's form and header fields with the client's credentials (RFC 6749 §2.3, RFC 7523 §2.2). */
+function clientAuthentication(
+  issuer: string,
+  options: IntrospectionOptions,
+): (fields: Record<string, string>) => Promise<{ form: URLSearchParams; headers: Record<string, string> }> {
+  const { clientId, clientSecret, privateKey } = options;
+  if (clientSecret !== undefined) {
+    const headers = { Authorization: `Basic ${btoa(`${formEncode(clientId)}:${formEncode(clientSecret)}`)}` };
+    return async (fields) => ({ form: new URLSearchParams(fields), headers });
+  }
+  const jwk = privateKey as Record<string, unknown> & { alg: string; kid?: string };
+  const key = memoizeSuccess(() => importJWK(jwk as Parameters<typeof importJWK>[0], jwk.alg));
+  return async (fields) => {
+    let assertion: string;
+    try {
+      const now = Math.floor(Date.now() / 1000);
+      assertion = await new SignJWT({})
+        .setProtectedHeader({ alg: jwk.alg, typ: 'JWT', ...(jwk.kid === undefined ? {} : { kid: jwk.kid }) })
+        .setIssuer(clientId)
+        .setSubject(clientId)
+        .setAudience(issuer)
+        .setIssuedAt(now)
+        .setExpirationTime(now + 60)
+        .setJti(randomSecret())
+        .sign(await key());
+    } catch (error) {
+      throw unavailable('The introspection client key cannot sign an assertion.', error);
+    }
+    return {
+      form: new URLSearchParams({
+        ...fields,
+        client_id: clientId,
+        client_assertion_type: JWT_BEARER_ASSERTION_TYPE,
+        client_assertion: assertion,
+      }),
+      headers: {},
+    };
+  };
+}
+
+/** The form-urlencoding RFC 6749 §2.3.1 applies to client credentials before Basic. */
+function formEncode(value: string): string {
+  return new URLSearchParams({ v: value }).toString().slice(2);
+}
+
+/**
+ * Why the endpoint gave no answer. A 400 or 401 is the endpoint refusing the resource server's own
+ * client (RFC 7662 §2.1 requires its authentication; RFC 6749 §5.2 `invalid_client`): a
+ * configuration mistake to fix here, not an outage to wait out, so the description says which.
+ */
+function unansweredDescription(error: unknown): string {
+  if (error instanceof OutboundFetchError && (error.status === 400 || error.status === 401))
+    return `The token introspection endpoint refused this resource server's client (HTTP ${error.status}): check introspection.clientId, its clientSecret or privateKey, and that the instance registers that client.`;
+  return 'The token introspection endpoint could not be reached.';
+}
+
+/** 503: the endpoint cannot tell, so the token is neither valid nor invalid (never a 500). */
+function unavailable(description: string, cause?: unknown) {
+  return oauthError('temporarily_unavailable', description, {
+    retryAfter: 1,
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
