@@ -4,7 +4,7 @@
  * consents, rate limits and replay ids in.
  * @packageDocumentation
  */
-export { type MigrateRedisKeysOptions, migrateRedisKeys } from './migrate-keys.js';
+export { type MigratedKeys, type MigrateRedisKeysOptions, migrateRedisKeys } from './migrate-keys.js';
 export { type MigratedToKv, type MigrateRedisToKvOptions, migrateRedisToKv } from './migrate-kv.js';
 export {
   failFastOptions,

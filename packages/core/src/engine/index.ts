@@ -22,7 +22,7 @@ export {
 } from '../revocation/revocation-channel.js';
 export { checkInstanceId, DEFAULT_INSTANCE_ID } from '../storage/instance-id.js';
 export { kvConsentStore } from '../storage/kv/consents.js';
-export { STATE_KEYS } from '../storage/kv/keys.js';
+export { STATE_KEYS, type StateKeys } from '../storage/kv/keys.js';
 export { kvRateLimitStore } from '../storage/kv/rate-limits.js';
 export { type KvReplayStoreOptions, kvReplayStore } from '../storage/kv/replay.js';
 export { kvSessionStore } from '../storage/kv/sessions.js';

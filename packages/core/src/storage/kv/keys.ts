@@ -35,15 +35,31 @@ export const onceKey = (id: string): string => `once:${id}`;
 /** The counter of one partition's new single-use ids. */
 export const onceQuotaKey = (partition: string): string => `once-quota:${partition}`;
 
+/** The key builders of {@link STATE_KEYS}. */
+export interface StateKeys {
+  /** `session:<idHash>`. */
+  session(idHash: string): string;
+  /** `consent:<SHA-256 of the user id>:<SHA-256 of the client id>`. */
+  consent(userId: string, clientId: string): Promise<string>;
+  /** `rate:<key>`: a window's counter. */
+  rateCount(key: string): string;
+  /** `rate-end:<key>`: when that window ends. */
+  rateEnd(key: string): string;
+  /** `once:<id>`: a used single-use id. */
+  once(id: string): string;
+  /** `once-quota:<partition>`: a partition's counter of new ids. */
+  onceQuota(partition: string): string;
+}
+
 /**
  * The key builders of the state Gatehouse keeps in `kv`, for engines' upgrade migrations (which
  * write old records under the keys the stores read). Part of the storage format.
  */
-export const STATE_KEYS = {
+export const STATE_KEYS: StateKeys = {
   session: sessionKey,
   consent: consentKey,
   rateCount: rateCountKey,
   rateEnd: rateEndKey,
   once: onceKey,
   onceQuota: onceQuotaKey,
-} as const;
+};
