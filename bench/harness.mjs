@@ -3,7 +3,7 @@
  * workloads, the bench server process, one autocannon measurement.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
@@ -287,6 +287,10 @@ export async function measure(server, workload, seconds, connections = 32) {
   const requests = await workload.prepare(server, budget, seconds + (onEngine ? 600 : 30));
   await settle(server.child.pid);
   const counter = await countInstructions(server.child.pid);
+  const engine = onEngine ? server.adapter.slice(server.adapter.indexOf('+') + 1) : undefined;
+  // PostgreSQL: the backends of the bench's own database when they can be told apart.
+  const engineName = engine === 'postgres' && OWN_DATABASE ? 'postgres (own database)' : engine;
+  const engineBefore = engine && engineCpu()[engineName];
   const cpuBefore = cpuTicks(server.child.pid);
   const result = await autocannon({
     url: server.url,
@@ -296,6 +300,7 @@ export async function measure(server, workload, seconds, connections = 32) {
     timeout: 10,
   });
   const cpuAfter = cpuTicks(server.child.pid);
+  const engineAfter = engine && engineCpu()[engineName];
   const instructions = await counter.stop();
   const total = result.requests.total;
   const failed = result.non2xx + result.errors + result.timeouts;
@@ -315,6 +320,12 @@ export async function measure(server, workload, seconds, connections = 32) {
       cpuBefore === undefined || cpuAfter === undefined || total === 0
         ? undefined
         : ((cpuAfter - cpuBefore) * 1e6) / CLOCK_TICKS_PER_SECOND / total,
+    // The engine's CPU (redis-server, or all postgres processes) per request, µs: an upper bound
+    // on a shared server (other clients count too; postgres backends that exit are missed).
+    engineMicrosPerRequest:
+      engineBefore === undefined || engineAfter === undefined || total === 0
+        ? undefined
+        : ((engineAfter - engineBefore) * 1e6) / total,
   };
   server.lastRps = { ...server.lastRps, [workload.id]: run.rps };
   return run;
@@ -407,5 +418,52 @@ const CLOCK_TICKS_PER_SECOND = (() => {
     return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
   } catch {
     return 100;
+  }
+})();
+
+/** CPU seconds (user + system) used so far by the local redis-server and postgres processes (Linux). */
+export function engineCpu() {
+  const totals = {};
+  try {
+    const ticks = 100; // USER_HZ
+    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+      let stat;
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue;
+      }
+      const name = /\(([^)]*)\)/.exec(stat)?.[1] ?? '';
+      const engine = name.startsWith('redis-server')
+        ? 'redis'
+        : name.startsWith('postgres')
+          ? 'postgres'
+          : '';
+      if (!engine) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const seconds = (Number(fields[11]) + Number(fields[12])) / ticks;
+      totals[engine] = (totals[engine] ?? 0) + seconds;
+      // The backends serving the bench's own database (their process title names it): other
+      // databases' clients on a shared server are left out (the WAL writer and checkpointer too).
+      if (engine === 'postgres' && OWN_DATABASE) {
+        let title = '';
+        try {
+          title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        } catch {}
+        // `postgres: [<cluster>: ]<user> <database> <client> <state>`
+        if (/^postgres: (?:[^:\s]+: )?\S+ (\S+) /.exec(title)?.[1] === OWN_DATABASE)
+          totals['postgres (own database)'] = (totals['postgres (own database)'] ?? 0) + seconds;
+      }
+    }
+  } catch {}
+  return totals;
+}
+
+/** The database of DATABASE_URL, whose backends `engineCpu` also counts apart. */
+const OWN_DATABASE = (() => {
+  try {
+    return decodeURIComponent(new URL(process.env.DATABASE_URL).pathname.slice(1)) || undefined;
+  } catch {
+    return undefined;
   }
 })();

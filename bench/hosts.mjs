@@ -62,7 +62,7 @@ const metadata = (name) =>
 const before = settle();
 const rows = [];
 let created = 0;
-for (const target of [1_000, 10_000]) {
+for (const target of [1, 1_000, 10_000]) {
   for (; created < target; created++) {
     const response = await metadata(`t${created}`);
     if (response.status !== 200) throw new Error(`instance t${created}: ${response.status}`);
@@ -78,6 +78,18 @@ for (const { target, after } of rows) {
   console.log(
     `| ${target.toLocaleString('en')} | ${mb(after.rss)} | ${mb(after.heapUsed)} | ${((after.heapUsed - before.heapUsed) / target / 1024).toFixed(1)} KB |`,
   );
+}
+// The line through the points (least squares): RSS against live instances.
+{
+  const xs = rows.map((row) => row.target);
+  const ys = rows.map((row) => row.after.rss);
+  const mx = xs.reduce((a, b) => a + b) / xs.length;
+  const my = ys.reduce((a, b) => a + b) / ys.length;
+  const slope =
+    xs.reduce((sum, x, i) => sum + (x - mx) * (ys[i] - my), 0) /
+    xs.reduce((sum, x) => sum + (x - mx) ** 2, 0);
+  console.log(`
+line: RSS = ${mb(my - slope * mx)} + ${(slope / 1024).toFixed(1)} KB per live instance`);
 }
 
 // 2. Cold vs live first request.

@@ -16,10 +16,10 @@
  * engines' own CPU time during the run is printed (Linux /proc), since they share the machine.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { WORKLOADS as ALL_WORKLOADS, measure, startServer } from './harness.mjs';
+import { WORKLOADS as ALL_WORKLOADS, engineCpu, measure, startServer } from './harness.mjs';
 
 const env = (name, fallback) => process.env[name] ?? fallback;
 const DURATION = Number(env('BENCH_DURATION', 10));
@@ -96,6 +96,9 @@ async function main() {
             ? ''
             : `  ${(run.instructionsPerRequest / 1000).toFixed(1)} k instr/req` +
               (run.instructionRatio === undefined ? '' : ` (×W0 ${run.instructionRatio.toFixed(3)})`)) +
+          (run.engineMicrosPerRequest === undefined
+            ? ''
+            : `  engine ${run.engineMicrosPerRequest.toFixed(1)} µs CPU/req`) +
           (run.invalid ? '  INVALID' : ''),
       );
     };
@@ -139,6 +142,17 @@ async function main() {
     stop();
   }
   report(results);
+  // The engine's own CPU per request (redis-server or every postgres process, /proc), per run: on
+  // a shared machine it also counts other clients of the same server, so it is an upper bound.
+  for (const [adapter, workloads] of Object.entries(results)) {
+    for (const [id, runs] of Object.entries(workloads)) {
+      const engine = runs.map((r) => r.engineMicrosPerRequest).filter((n) => n !== undefined);
+      if (engine.length)
+        console.log(
+          `${adapter} ${id}: engine CPU ${median(engine).toFixed(1)} µs/req (runs ${engine.map((n) => n.toFixed(0)).join(' / ')})`,
+        );
+    }
+  }
   if (process.env.BENCH_JSON)
     writeFileSync(process.env.BENCH_JSON, JSON.stringify({ machine: machine(), results }, null, 2));
 }
@@ -152,32 +166,6 @@ function serverRss(server) {
   } catch {
     return 'unknown';
   }
-}
-
-/** CPU seconds (user + system) used so far by the local redis-server and postgres processes (Linux). */
-function engineCpu() {
-  const totals = {};
-  try {
-    const ticks = 100; // USER_HZ
-    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-      let stat;
-      try {
-        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      } catch {
-        continue;
-      }
-      const name = /\(([^)]*)\)/.exec(stat)?.[1] ?? '';
-      const engine = name.startsWith('redis-server')
-        ? 'redis'
-        : name.startsWith('postgres')
-          ? 'postgres'
-          : '';
-      if (!engine) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      totals[engine] = (totals[engine] ?? 0) + (Number(fields[11]) + Number(fields[12])) / ticks;
-    }
-  } catch {}
-  return totals;
 }
 
 function machine() {

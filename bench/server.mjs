@@ -91,7 +91,8 @@ const demo = await createDemo({
   overrides: {
     storage,
     rateLimit: { maxFailuresPerUsername: 1_000_000, maxFailuresPerAddress: 1_000_000 },
-    ...(pushed && { pushedRevocations: true }),
+    // Explicit both ways: the Redis and PostgreSQL engines default to on, BENCH_PUSHED=0 measures off.
+    pushedRevocations: pushed,
   },
 });
 const instance = demo.gatehouse;

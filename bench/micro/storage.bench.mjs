@@ -10,7 +10,7 @@ import {
   kvSessionStore,
   memoryGrantStore,
   memoryKeyValueStore,
-} from '../../packages/core/src/index.ts';
+} from '../../packages/core/src/engine/index.ts';
 import { printTable } from './table.mjs';
 
 const now = Date.now();

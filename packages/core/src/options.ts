@@ -106,7 +106,10 @@ export interface GatehouseOptions {
    * trip per request. A revocation committed by any process holds here within `maxLagMs` (default
    * 1000); while the channel is down, lagging or catching up the check asks the engine, as without
    * this option. Requires a grant store with `watchRevocations` (the Redis, PostgreSQL and memory
-   * engines). Default: off (every check asks the engine).
+   * engines). `false`: every bearer check asks the engine (one round trip each on Redis and
+   * PostgreSQL), so a revocation holds everywhere at once. Default: on (lag 1000 ms) for the Redis
+   * and PostgreSQL engines (grant stores with `pushedRevocationsByDefault`), off for the memory
+   * engine and other stores.
    */
   readonly pushedRevocations?: boolean | PushedRevocationsOptions;
 

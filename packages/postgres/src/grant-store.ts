@@ -242,6 +242,10 @@ export function postgresGrantStore(
       );
     },
 
+    // Shared by processes: each bearer check would be a round trip, so the mirror is the default
+    // (an instance's `pushedRevocations: false` still asks per request).
+    pushedRevocationsByDefault: true,
+
     watchRevocations(listener) {
       return hub.watch(instanceId, listener);
     },

@@ -1,3 +1,4 @@
+import { LUA_KEYS } from './keys.js';
 import { LuaScript } from './script.js';
 
 /**
@@ -156,4 +157,32 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
 local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 if last[2] then redis.call('PEXPIREAT', KEYS[1], last[2]) end
 return 1
+`);
+
+/**
+ * A code's or refresh token's lookup in one step, on a single server only: KEYS[1] the pointer.
+ * ARGV: the instance's key base, the record key's part after its grant tag (`:code:<hash>`,
+ * `:rt:<hash>`), the marker field (`used`, `rot`). Reads the pointer, then the record's fields
+ * (`r`, `exp`, `grant`, marker, `prev`), its grant's revocation marker and its user's mark, and
+ * replies `{pointer, r, exp, grant, marker, prev, revokedUntil, mark}` (false for each missing), or
+ * false without a pointer. Read-only; the store judges the reply as after two round trips.
+ *
+ * It reads keys it does not name (it learns them from the pointer), which a Redis Cluster refuses
+ * and a single server allows, so the store runs it only there (grant-store.ts); a server that
+ * refuses undeclared keys too (Dragonfly's default) makes the store fall back to two round trips.
+ */
+export const findRecordScript = new LuaScript(`
+${LUA_KEYS}
+local p = redis.call('GET', KEYS[1])
+if not p then return false end
+local colon = string.find(p, ':', 1, true)
+local length = tonumber(string.sub(p, 1, colon - 1))
+local grantId = string.sub(p, colon + 1, colon + length)
+local userId = string.sub(p, colon + 1 + length)
+local tag = grantTag(ARGV[1], grantId)
+local f = redis.call('HMGET', tag .. ARGV[2], 'r', 'exp', 'grant', ARGV[3], 'prev')
+local revoked = redis.call('GET', tag .. ':revoked')
+local mark = false
+if userId ~= '' then mark = redis.call('GET', userMark(ARGV[1], userId)) end
+return {p, f[1], f[2], f[3], f[4], f[5], revoked, mark}
 `);

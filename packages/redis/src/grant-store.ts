@@ -10,6 +10,7 @@ import {
 } from '@gatehousejs/core/engine';
 import { FoundMemo, type FoundRecord } from './found-memo.js';
 import {
+  findRecordScript,
   indexUserTokenScript,
   redeemCodeScript,
   revokeScript,
@@ -26,7 +27,7 @@ type Marker = 'used' | 'rot';
 /**
  * {@link GrantStore} on Redis, for one instance (see keys.ts). A code or refresh token is found
  * through its pointer (hash → grant id) and then read, with its grant's revocation marker, from its
- * grant's slot: two round trips. Redeeming and rotating run one script that re-checks everything
+ * grant's slot: one script on a single server, two round trips on a Cluster. Redeeming and rotating run one script that re-checks everything
  * and writes; it names every key it touches, all in the grant's slot, as Redis Cluster requires.
  * The script needs the grant id (the pointer) and the user's mark: the lookup Gatehouse makes just
  * before, at the same `now`, learned both (see found-memo.ts), so the next token's pointer and
@@ -51,10 +52,53 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
   // apart, so there a write must be acknowledged before the script that relies on it is sent.
   const inOrder = !client.isCluster;
 
+  // The one-step lookup reads keys it learns from the pointer: a single server only, and not one
+  // that refuses undeclared keys (then two round trips from the first refusal on).
+  let lookupInOneStep = inOrder;
+
+  /**
+   * What a lookup reads: the pointer's owner, the record's fields (`r`, `exp`, `grant`, marker,
+   * `prev`), its grant's revocation marker and its user's mark. One round trip on a single server
+   * (findRecordScript); two on a Cluster: the pointer, then the record with its grant's marker (one
+   * slot, pipelined) and the user's mark, sent together.
+   */
+  const readRecord = async (pointer: string, recordKey: (grantId: string) => string, marker: Marker) => {
+    if (lookupInOneStep) {
+      try {
+        // The record key's part after its grant's tag (`:rt:<hash>`): what the script appends.
+        const suffix = recordKey('').slice(keys.revokedGrant('').length - ':revoked'.length);
+        const reply = (await findRecordScript.run(client, [pointer], [keys.base, suffix, marker])) as
+          | (string | null)[]
+          | null;
+        if (reply === null) return null;
+        const owner = parsePointer(reply[0]!)!;
+        return { owner, fields: reply.slice(1, 6), revokedUntil: reply[6] ?? null, mark: reply[7] ?? null };
+      } catch (error) {
+        if (!(error instanceof Error) || !/undeclared|non-declared|not declared/i.test(error.message))
+          throw error;
+        lookupInOneStep = false;
+      }
+    }
+    const owner = parsePointer(await client.get(pointer));
+    if (owner === null) return null;
+    const [replies, mark] = await sendTogether(client, () =>
+      Promise.all([
+        client
+          .pipeline()
+          .hmget(recordKey(owner.grantId), 'r', 'exp', 'grant', marker, 'prev')
+          .get(keys.revokedGrant(owner.grantId))
+          .exec(),
+        owner.userId === undefined ? null : client.get(keys.revokedSubject(owner.userId)),
+      ]),
+    );
+    throwOnFailedStep(replies);
+    const fields = replies![0]![1] as (string | null)[];
+    return { owner, fields, revokedUntil: replies![1]![1] as string | null, mark };
+  };
+
   /**
    * A stored record with its marker, if it exists, is unexpired, its grant is not revoked and no
-   * mark of its user covers its issue time (`issuedAt` of it). Two round trips: the pointer, then
-   * the record with its grant's marker (one slot, pipelined) and the user's mark, sent together.
+   * mark of its user covers its issue time (`issuedAt` of it).
    */
   const findLive = async <T>(
     pointer: string,
@@ -63,22 +107,11 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
     issuedAt: (record: T) => number,
     now: number,
   ) => {
-    const owner = parsePointer(await client.get(pointer));
-    if (owner === null) return null;
+    const read = await readRecord(pointer, recordKey, marker);
+    if (read === null) return null;
+    const { owner, fields, revokedUntil, mark } = read;
     const { grantId, userId } = owner;
-    const [replies, mark] = await sendTogether(client, () =>
-      Promise.all([
-        client
-          .pipeline()
-          .hmget(recordKey(grantId), 'r', 'exp', 'grant', marker, 'prev')
-          .get(keys.revokedGrant(grantId))
-          .exec(),
-        userId === undefined ? null : client.get(keys.revokedSubject(userId)),
-      ]),
-    );
-    throwOnFailedStep(replies);
-    const [json, exp, storedGrant, seen, previousHash] = replies![0]![1] as (string | null)[];
-    const revokedUntil = replies![1]![1] as string | null;
+    const [json, exp, storedGrant, seen, previousHash] = fields;
     if (json == null || storedGrant !== grantId || Number(exp) <= wholeInstant(now)) return null;
     if (markerInForce(revokedUntil, now)) return null;
     const record = JSON.parse(json) as T;
@@ -385,6 +418,10 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
         [String(wholeExpiry(at)), expireAt(expiresAt), hub.channel, keys.instanceTag + userId],
       );
     },
+
+    // Shared by processes: each bearer check would be a round trip, so the mirror is the default
+    // (an instance's `pushedRevocations: false` still asks per request).
+    pushedRevocationsByDefault: true,
 
     watchRevocations(listener) {
       return hub.watch(keys, listener);

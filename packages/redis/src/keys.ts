@@ -53,6 +53,11 @@ export interface KeyLayout {
   keyValue(key: string): string;
   /** The SCAN pattern of every key of the instance. */
   readonly pattern: string;
+  /**
+   * `<prefix>:{<I>:`, the start of every key of the instance: with {@link LUA_KEYS}, a script
+   * builds the keys of a grant and a user it learns from a pointer (the single-server lookup).
+   */
+  readonly base: string;
   /** The instance's id. */
   readonly instanceId: string;
   /** `<len>:<instance id>`: names the instance in messages of the revocation channel. */
@@ -104,6 +109,7 @@ export function keyLayout(prefix: string, instanceId: string): KeyLayout {
     registeredClients: `${base}clients}`,
     keyValue: (key) => `${base}kv:${key}}`,
     pattern: `${globEscape(base)}*`,
+    base,
     v2State: {
       sessions: `${globEscape(base)}session:*`,
       consents: `${globEscape(base)}consent:*`,
@@ -125,6 +131,20 @@ export function keyLayout(prefix: string, instanceId: string): KeyLayout {
     },
   };
 }
+
+/**
+ * The layout above in Lua, for a script that learns a grant or user id from a pointer: `grantTag`
+ * and `userMark` build what `grant(…)` and {@link KeyLayout.revokedSubject} build, from
+ * {@link KeyLayout.base} (braces and `%` of a grant id percent-encoded, upper-case hex, as
+ * `percentEncode`). `redis-engine.test.ts` checks the two agree.
+ */
+export const LUA_KEYS = `
+local function grantTag(base, grantId)
+  local encoded = string.gsub(grantId, '[{}%%]', function(c) return string.format('%%%02X', string.byte(c)) end)
+  return base .. 'g:' .. encoded .. '}'
+end
+local function userMark(base, userId) return base .. 'user:' .. userId .. '}' end
+`;
 
 function percentEncode(character: string): string {
   return `%${character.charCodeAt(0).toString(16).toUpperCase()}`;

@@ -165,6 +165,34 @@ describe('pushed revocations (the revocation mirror)', () => {
     expect(failures).toBe(-1); // failed once, then taken again
   });
 
+  it('is on by default for a grant store that asks for it, and off with pushedRevocations: false', async () => {
+    const byDefault = observedStore();
+    const store: GrantStore = { ...byDefault.store, pushedRevocationsByDefault: true };
+    const t = await testInstance({ storage: { grants: store } });
+    const token = await tokenOf(t);
+    await untilMirrorAnswers(t, token, byDefault.asked);
+
+    const off = observedStore();
+    const perRequest = await testInstance({
+      storage: { grants: { ...off.store, pushedRevocationsByDefault: true } },
+      pushedRevocations: false,
+    });
+    const other = await tokenOf(perRequest);
+    for (let i = 0; i < 5; i++) expect(await check(perRequest, other)).toBe(200);
+    expect(off.asked()).toBe(5);
+  });
+
+  it('is off by default for a grant store that does not ask for it (the memory engine)', async () => {
+    const observed = observedStore();
+    const t = await testInstance({ storage: { grants: observed.store } });
+    const token = await tokenOf(t);
+    for (let i = 0; i < 5; i++) {
+      expect(await check(t, token)).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(observed.asked()).toBe(5);
+  });
+
   it('refuses pushedRevocations at creation for a grant store that cannot push', async () => {
     const { watchRevocations: _, ...plain } = memoryGrantStore();
     await expect(

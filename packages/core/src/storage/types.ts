@@ -492,6 +492,15 @@ export interface GrantStore {
    * back; otherwise it asks {@link isRevoked}. Called without the storage guard: it must not throw.
    */
   watchRevocations?(listener: RevocationListener): RevocationSubscription;
+
+  /**
+   * Optional, with {@link watchRevocations}: `true` when an instance on this store should use
+   * pushed revocations unless its `pushedRevocations` option says otherwise. An engine shared by
+   * several processes sets it (the Redis and PostgreSQL engines), because there every bearer check
+   * would otherwise be a round trip to it; an in-process store leaves it out (its `isRevoked` costs
+   * no round trip, so the mirror would only add work).
+   */
+  readonly pushedRevocationsByDefault?: boolean;
 }
 
 /** A revocation as it is in force after a write: what a mirror needs to answer `isRevoked`. */
