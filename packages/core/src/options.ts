@@ -80,12 +80,14 @@ export interface GatehouseOptions {
    */
   readonly users: UserStore | UserLookup;
   /**
-   * Where Gatehouse keeps codes, tokens, sessions, consents, counters, registered clients, replay
-   * ids and short-lived flow state (`kv`). Either a storage engine shared by several instances
-   * (`memoryEngine()`, `redisEngine(…)`, `postgresEngine(…)`), of which the instance takes the view
-   * of its {@link instanceId}; or one instance's stores, all of them (`redisStorage(…)`, or your
-   * own). A missing or misspelt store is refused at creation (`ConfigurationError` naming it); to
-   * keep some stores in this process's memory, say so: `withMemoryFallback({ grants })`.
+   * Where Gatehouse keeps codes, tokens and revocations (`grants`), registered clients (`clients`)
+   * and everything else (`kv`, a key-value store: sessions, consents, counters, replay ids,
+   * short-lived flow state). Either a storage engine shared by several instances (`memoryEngine()`,
+   * `redisEngine(…)`, `postgresEngine(…)`), of which the instance takes the view of its
+   * {@link instanceId}; or one instance's stores, all three (`redisStorage(…)`, or your own). A
+   * missing or misspelt store is refused at creation (`ConfigurationError` naming it), as are the
+   * stores of host contract v2 (`sessions`, `consents`, `rateLimits`, `replay`); to keep some stores
+   * in this process's memory, say so: `withMemoryFallback({ grants })`.
    * Default: every store in memory, for this instance alone.
    */
   readonly storage?: InstanceStorage | StorageEngine;
@@ -473,7 +475,7 @@ export interface SessionOptions {
 
 /**
  * Options of the password rate limiter. The policy is documented in `docs/security.md`; the
- * counters live in the `rateLimits` store.
+ * counters live in the instance's key-value store (`storage.kv`).
  */
 export interface RateLimitOptions {
   /**

@@ -1,5 +1,5 @@
 import { createGatehouse, memoryClientStore } from '@gatehousejs/core';
-import { memoryConsentStore } from '@gatehousejs/core/engine';
+import { kvConsentStore, memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../test/browser-flow';
@@ -143,8 +143,9 @@ describe('resource indicators (RFC 8707)', () => {
   });
 
   it('asks for consent again for a resource the user has not allowed, shows it on the page, and remembers it', async () => {
-    const consents = memoryConsentStore();
-    const t = await testInstance({ resources: [MCP], storage: { consents } });
+    const consentsKv = memoryKeyValueStore();
+    const consents = kvConsentStore(consentsKv);
+    const t = await testInstance({ resources: [MCP], storage: { kv: consentsKv } });
     const thirdParty = (resources: string[]) =>
       authorizeWith(resources, {
         client_id: 'other-client',

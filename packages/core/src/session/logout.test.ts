@@ -1,5 +1,5 @@
 import type { GatehouseEvent } from '@gatehousejs/core';
-import { memorySessionStore } from '@gatehousejs/core/engine';
+import { memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import {
   authorizeUrl,
@@ -43,10 +43,9 @@ describe('logout', () => {
 
   it('POST with the form token ends the session; the old cookie then gets 401', async () => {
     const events: GatehouseEvent[] = [];
-    const sessions = memorySessionStore();
     const { browser } = await loggedIn({
       onEvent: (e: GatehouseEvent) => events.push(e),
-      storage: { sessions },
+      storage: { kv: memoryKeyValueStore() },
     });
     const oldCookie = `gatehouse_session=${browser.session()}`;
     const html = await (await browser.get(`${ISSUER}/logout`)).text();

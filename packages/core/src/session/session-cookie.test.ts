@@ -1,5 +1,5 @@
 import { memoryClientStore } from '@gatehousejs/core';
-import { hashSecret, memorySessionStore } from '@gatehousejs/core/engine';
+import { hashSecret, kvSessionStore, memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, FakeBrowser, parseSetCookie, signIn } from '../../test/browser-flow';
 import { ISSUER, REDIRECT_URI, testClients, testInstance } from '../../test/fixtures';
@@ -11,8 +11,9 @@ const userinfo = (browser: FakeBrowser) =>
 
 describe('session cookie', () => {
   it('is stored only as a hash of a 256-bit random id', async () => {
-    const sessions = memorySessionStore();
-    const t = await testInstance({ storage: { sessions } });
+    const sessionsKv = memoryKeyValueStore();
+    const sessions = kvSessionStore(sessionsKv);
+    const t = await testInstance({ storage: { kv: sessionsKv } });
     const browser = new FakeBrowser(t.gatehouse);
     await signIn(browser, authorizeUrl());
     const id = browser.session()!;

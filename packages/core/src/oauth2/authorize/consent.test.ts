@@ -1,4 +1,4 @@
-import { memoryConsentStore } from '@gatehousejs/core/engine';
+import { kvConsentStore, memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn, parseForm } from '../../../test/browser-flow';
 import { ISSUER, testInstance } from '../../../test/fixtures';
@@ -38,8 +38,9 @@ describe('consent', () => {
   });
 
   it('issues the code when the user allows, and remembers it per user, client and scope', async () => {
-    const consents = memoryConsentStore();
-    const t = await testInstance({ storage: { consents } });
+    const consentsKv = memoryKeyValueStore();
+    const consents = kvConsentStore(consentsKv);
+    const t = await testInstance({ storage: { kv: consentsKv } });
     const { browser, html } = await consentPage(t, thirdParty({ scope: 'read write' }));
     const allowed = callbackParams(await browser.follow(await browser.submit(html, { decision: 'allow' })));
     expect(allowed.get('code')).toBeTruthy();

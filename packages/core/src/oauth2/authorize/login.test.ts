@@ -1,10 +1,5 @@
 import type { GatehouseEvent } from '@gatehousejs/core';
-import {
-  hashSecret,
-  memoryRateLimitStore,
-  memorySessionStore,
-  type RateLimitStore,
-} from '@gatehousejs/core/engine';
+import { hashSecret, kvSessionStore, memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import {
   authorizeUrl,
@@ -16,6 +11,7 @@ import {
   parseSetCookie,
 } from '../../../test/browser-flow';
 import { ISSUER, testInstance } from '../../../test/fixtures';
+import { recordingRateLimits } from '../../../test/recording-kv';
 
 async function loginPage(browser: FakeBrowser, url = authorizeUrl()) {
   const response = await browser.get(url);
@@ -92,8 +88,9 @@ describe('login', () => {
   });
 
   it('never adopts a cookie value the browser brought (no session fixation)', async () => {
-    const sessions = memorySessionStore();
-    const t = await testInstance({ storage: { sessions } });
+    const sessionsKv = memoryKeyValueStore();
+    const sessions = kvSessionStore(sessionsKv);
+    const t = await testInstance({ storage: { kv: sessionsKv } });
     const browser = new FakeBrowser(t.gatehouse);
     browser.cookies.set('gatehouse_session', 'attacker-chosen-value-attacker-chosen-value');
     await browser.follow(await logIn(browser, authorizeUrl()));
@@ -107,8 +104,9 @@ describe('login', () => {
   });
 
   it('replaces an existing session by a new id, ending the old one', async () => {
-    const sessions = memorySessionStore();
-    const t = await testInstance({ storage: { sessions } });
+    const sessionsKv = memoryKeyValueStore();
+    const sessions = kvSessionStore(sessionsKv);
+    const t = await testInstance({ storage: { kv: sessionsKv } });
     const browser = new FakeBrowser(t.gatehouse);
     // e.g. a second tab opened before the first login
     const [tab1, tab2] = [await loginPage(browser), await loginPage(browser)];
@@ -284,20 +282,11 @@ describe('login credential limits', () => {
   const byHeader = (request: Request) => request.headers.get('x-test-address') ?? undefined;
 
   it('answers an over-long username like a wrong password, charging only the address', async () => {
-    const inner = memoryRateLimitStore();
-    const keys = new Set<string>();
-    const rateLimits: RateLimitStore = {
-      get: (key, now) => inner.get(key, now),
-      increment(key, windowMs, now) {
-        keys.add(key);
-        return inner.increment(key, windowMs, now);
-      },
-      reset: (key) => inner.reset(key),
-    };
+    const { kv, keys } = recordingRateLimits();
     const events: GatehouseEvent[] = [];
     const t = await testInstance({
       rateLimit: { clientAddress: byHeader, maxFailuresPerAddress: 2 },
-      storage: { rateLimits },
+      storage: { kv },
       onEvent: (e) => events.push(e),
     });
     const browser = new FakeBrowser(t.gatehouse);
