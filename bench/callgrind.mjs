@@ -1,0 +1,137 @@
+/**
+ * Instructions per request, independent of the machine's load: runs bench/server.mjs under
+ * `valgrind --tool=callgrind` and counts what the server process (every thread) executes for a
+ * fixed number of requests of each workload, after a warm-up that lets V8 optimise the path.
+ *
+ *   node bench/callgrind.mjs [express|koa|hono|fastify] [W0,W1,F1] [requests] [warm-up requests] [tree]
+ *
+ * `tree` (default: this checkout) is the root of the checkout whose bench server to run, so two
+ * builds can be compared with the same client (e.g. a worktree of an older commit). Requests are
+ * sent over 4 keep-alive connections; each workload's count is the difference of two callgrind
+ * dumps around its measured requests (`callgrind_control --zero`, then `--dump`), divided by the
+ * number of requests. Throughput under valgrind means nothing; only the counts are reported. The
+ * per-function profile of the last dump stays in the printed directory (`callgrind_annotate`).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const [adapter = 'express', list = 'W0,W1', count = '2000', warm = '4000', treeArg] = process.argv.slice(2);
+const tree = treeArg ? path.resolve(treeArg) : fileURLToPath(new URL('../', import.meta.url));
+const workloads = list.split(',');
+const REQUESTS = Number(count);
+const WARMUP = Number(warm);
+const CONNECTIONS = 4;
+const dir = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-callgrind-'));
+
+// Older bench servers (round 1) know no --engine option: only the adapter is passed.
+const child = spawn(
+  'valgrind',
+  [
+    '--tool=callgrind',
+    `--callgrind-out-file=${dir}/callgrind.out.%p`,
+    process.execPath,
+    '--import',
+    'tsx',
+    'bench/server.mjs',
+    '--adapter',
+    adapter,
+  ],
+  { cwd: tree, stdio: ['ignore', 'pipe', 'pipe'] },
+);
+// The server goes with this process, whatever happens to it.
+process.once('exit', () => child.kill('SIGTERM'));
+let stderr = '';
+child.stderr.on('data', (chunk) => {
+  stderr += chunk;
+});
+const port = await new Promise((resolve, reject) => {
+  let output = '';
+  child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}\n${stderr}`)));
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+    const match = /LISTENING (\d+)/.exec(output);
+    if (match) resolve(Number(match[1]));
+  });
+});
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+
+function request(method, target, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path: target, headers, agent }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+const minted = await request('POST', '/bench/mint?kind=access&count=1');
+const [token] = JSON.parse(minted.body).tokens;
+const ROUTES = {
+  W0: { target: '/bench/ping', headers: {} },
+  W1: { target: '/bench/api', headers: { authorization: `Bearer ${token}` } },
+  F1: { target: '/bench/floor', headers: { authorization: `Bearer ${token}` } },
+};
+
+/** `n` requests of a workload over {@link CONNECTIONS} connections; throws on any non-2xx. */
+async function send(id, n) {
+  const { target, headers } = ROUTES[id];
+  let next = 0;
+  const worker = async () => {
+    while (next < n) {
+      next++;
+      const { status, body } = await request('GET', target, headers);
+      if (status < 200 || status > 299) throw new Error(`${id}: ${status} ${body}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+}
+
+const control = (...args) =>
+  execFileSync('callgrind_control', [...args, String(child.pid)], { stdio: 'ignore' });
+
+/** Total instructions (Ir) of the newest dump. */
+function lastDumpTotal() {
+  const files = readdirSync(dir)
+    .filter((name) => /^callgrind\.out\.\d+\.\d+$/.test(name))
+    .map((name) => path.join(dir, name));
+  const newest = files.sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop())).at(-1);
+  const text = readFileSync(newest, 'utf8');
+  return Number(/^totals: (\d+)/m.exec(text)[1]);
+}
+
+for (const id of workloads) await send(id, WARMUP);
+const results = {};
+// Two passes, interleaved, so that a slow drift of the server (heap growth) shows as a difference.
+for (let pass = 1; pass <= 2; pass++) {
+  for (const id of workloads) {
+    await send(id, 200); // settle this route's inline caches after the previous one
+    control('--zero');
+    await send(id, REQUESTS);
+    control('--dump');
+    const perRequest = lastDumpTotal() / REQUESTS;
+    results[id] ??= [];
+    results[id].push(perRequest);
+    console.log(`pass ${pass} ${adapter} ${id}: ${(perRequest / 1000).toFixed(1)} k instr/req`);
+  }
+}
+agent.destroy();
+child.kill('SIGTERM');
+const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
+const base = results.W0 ? mean(results.W0) : undefined;
+for (const id of workloads) {
+  const value = mean(results[id]);
+  console.log(
+    `${adapter} ${id}: ${(value / 1000).toFixed(1)} k instr/req` +
+      (base && id !== 'W0'
+        ? `  (Δ ${((value - base) / 1000).toFixed(1)} k, ×W0 ${(base / value).toFixed(3)})`
+        : ''),
+  );
+}
+console.log(`dumps: ${dir}`);
