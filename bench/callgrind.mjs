@@ -1,7 +1,8 @@
 /**
  * Instructions per request, independent of the machine's load: runs bench/server.mjs under
  * `valgrind --tool=callgrind` and counts what the server process (every thread) executes for a
- * fixed number of requests of each workload, after a warm-up that lets V8 optimise the path.
+ * fixed number of requests of each workload, after a warm-up that lets V8 optimise the path. The
+ * figure is the main thread's (see `--separate-threads` below); every thread's is printed too.
  *
  *   node bench/callgrind.mjs [express|koa|hono|fastify] [W0,W1,F1] [requests] [warm-up requests] [tree]
  *
@@ -32,6 +33,10 @@ const child = spawn(
   'valgrind',
   [
     '--tool=callgrind',
+    // One file per thread: the main thread (the event loop, and the garbage collection V8 does
+    // on it) is the request's work; V8's compiler and GC helper threads run on their own schedule,
+    // and a slower or busier machine gives them more to do per request.
+    '--separate-threads=yes',
     `--callgrind-out-file=${dir}/callgrind.out.%p`,
     process.execPath,
     '--import',
@@ -44,6 +49,7 @@ const child = spawn(
 );
 // The server goes with this process, whatever happens to it.
 process.once('exit', () => child.kill('SIGTERM'));
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
 let stderr = '';
 child.stderr.on('data', (chunk) => {
   stderr += chunk;
@@ -96,14 +102,21 @@ async function send(id, n) {
 const control = (...args) =>
   execFileSync('callgrind_control', [...args, String(child.pid)], { stdio: 'ignore' });
 
-/** Total instructions (Ir) of the newest dump. */
-function lastDumpTotal() {
-  const files = readdirSync(dir)
-    .filter((name) => /^callgrind\.out\.\d+\.\d+$/.test(name))
-    .map((name) => path.join(dir, name));
-  const newest = files.sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop())).at(-1);
-  const text = readFileSync(newest, 'utf8');
-  return Number(/^totals: (\d+)/m.exec(text)[1]);
+/** Instructions (Ir) of the newest dump: the main thread's, and every thread's. */
+let dumps = 0;
+function lastDumpTotals() {
+  dumps++;
+  let main = 0;
+  let all = 0;
+  for (const name of readdirSync(dir)) {
+    // callgrind.out.<pid>.<dump>-<thread>
+    const match = /^callgrind\.out\.\d+\.(\d+)-(\d+)$/.exec(name);
+    if (!match || Number(match[1]) !== dumps) continue;
+    const total = Number(/^totals: (\d+)/m.exec(readFileSync(path.join(dir, name), 'utf8'))?.[1] ?? 0);
+    all += total;
+    if (Number(match[2]) === 1) main = total;
+  }
+  return { main, all };
 }
 
 for (const id of workloads) await send(id, WARMUP);
@@ -115,10 +128,13 @@ for (let pass = 1; pass <= 2; pass++) {
     control('--zero');
     await send(id, REQUESTS);
     control('--dump');
-    const perRequest = lastDumpTotal() / REQUESTS;
+    const { main, all } = lastDumpTotals();
+    const perRequest = main / REQUESTS;
     results[id] ??= [];
     results[id].push(perRequest);
-    console.log(`pass ${pass} ${adapter} ${id}: ${(perRequest / 1000).toFixed(1)} k instr/req`);
+    console.log(
+      `pass ${pass} ${adapter} ${id}: ${(perRequest / 1000).toFixed(1)} k instr/req (main thread; all threads ${(all / REQUESTS / 1000).toFixed(1)} k)`,
+    );
   }
 }
 agent.destroy();
@@ -128,7 +144,7 @@ const base = results.W0 ? mean(results.W0) : undefined;
 for (const id of workloads) {
   const value = mean(results[id]);
   console.log(
-    `${adapter} ${id}: ${(value / 1000).toFixed(1)} k instr/req` +
+    `${adapter} ${id}: ${(value / 1000).toFixed(1)} k instr/req (main thread, mean of the passes)` +
       (base && id !== 'W0'
         ? `  (Δ ${((value - base) / 1000).toFixed(1)} k, ×W0 ${(base / value).toFixed(3)})`
         : ''),
