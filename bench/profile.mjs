@@ -15,12 +15,14 @@ import { measure, startServer, WORKLOADS } from './harness.mjs';
 const [id = 'W2', adapter = 'express', seconds = '8', engine = 'memory'] = process.argv.slice(2);
 const workload = WORKLOADS.find((w) => w.id === id);
 if (!workload) throw new Error(`unknown workload ${id}`);
+// Paths inside this checkout are shown relative to it (`packages/core/...`), wherever it lives.
+const ROOT_URL = new URL('../', import.meta.url).href;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-prof-'));
 
 const server = await startServer(adapter, ['--cpu-prof', '--cpu-prof-dir', dir], engine);
 // Only the chosen workload is sampled.
 const run = await measure(server, workload, Number(seconds));
-console.log(`${adapter} ${id}: ${run.rps.toFixed(0)} req/s, non-2xx ${run.non2xx}`);
+console.log(`${adapter} ${id}: ${run.rps.toFixed(0)} req/s, ${run.total} requests, non-2xx ${run.non2xx}`);
 await new Promise((resolve) => {
   server.child.once('exit', resolve);
   server.child.kill('SIGTERM');
@@ -62,7 +64,7 @@ function summarize({ nodes, samples, timeDeltas }) {
 function shortUrl(url) {
   return url
     .replace(/^file:\/\/.*?\/node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, '')
-    .replace(/^file:\/\/.*?\/work\/main\//, '');
+    .replace(ROOT_URL, '');
 }
 
 function areaOf(url, name) {

@@ -9,7 +9,7 @@
  * is reported INVALID, never hidden.
  *
  * Environment: BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (3), BENCH_WARMUP (s, 3),
- * BENCH_CONNECTIONS (32), BENCH_ADAPTERS (express,hono,fastify), BENCH_WORKLOADS (W0,W1,W2,W3,W4,W5,W6; F1, W2o, W3a on request),
+ * BENCH_CONNECTIONS (32), BENCH_ADAPTERS (express,hono,fastify; koa on request), BENCH_WORKLOADS (W0,W1,W2,W3,W4,W5,W6; F1, W2o, W3a on request),
  * BENCH_JSON (a file to write the raw results to), BENCH_SKIP_MICRO (skip the memory and micro
  * benchmarks that run first), BENCH_ENGINES (memory,redis,postgres; default memory: redis needs
  * REDIS_URL, postgres DATABASE_URL; both run with pushed revocations unless BENCH_PUSHED=0). The

@@ -1,6 +1,7 @@
 /**
  * The benchmark's server: the demo instance (examples/demo) on the Express adapter, the Hono
- * adapter with @hono/node-server, or the Fastify adapter, plus these bench-only routes on the same app:
+ * adapter with @hono/node-server, the Fastify adapter, or the Koa adapter (not in `pnpm bench`'s
+ * default set: BENCH_ADAPTERS=koa), plus these bench-only routes on the same app:
  *   GET  /bench/ping   W0, unprotected: the framework's own ceiling (a bare route of the framework);
  *   GET  /bench/api    W1, behind the adapter's `requireAuth({ schemes: ['bearer'] })`;
  *   GET  /bench/floor  F1 (optional), behind a middleware that only reads the Authorization header:
@@ -8,7 +9,7 @@
  *   POST /bench/mint   mints credentials for the load generator through public APIs only: refresh
  *                      tokens and PKCE codes go through the instance's GrantStore (`saveRefreshToken`,
  *                      `saveCode`, with `hashSecret`), access tokens through the real token endpoint.
- * Run by bench/run.mjs as `node --import tsx bench/server.mjs --adapter express|hono|fastify` (tsx loads the
+ * Run by bench/run.mjs as `node --import tsx bench/server.mjs --adapter express|koa|hono|fastify` (tsx loads the
  * TypeScript demo; Gatehouse itself runs from the built dist). Prints `LISTENING <port>` when ready.
  */
 import { createServer } from 'node:http';
@@ -264,8 +265,43 @@ if (args.adapter === 'express') {
   });
   await app.register(adapter.gatehouse, { instance });
   await app.ready();
+} else if (args.adapter === 'koa') {
+  // Koa 3 has no router: the bench routes are one dispatch on the path, the same for W0, F1 and W1
+  // (so W0 stays a bare Koa route), and the instance is mounted with koa-mount.
+  const Koa = requireFrom('koa')('koa');
+  const mount = requireFrom('koa')('koa-mount');
+  const adapter = await import(new URL('packages/koa/dist/index.js', root).href);
+  const app = new Koa();
+  const protect = adapter.requireAuth(instance, { schemes: ['bearer'] });
+  const api = (ctx) => {
+    ctx.body = { sub: ctx.state.auth.sub };
+  };
+  app.use((ctx, next) => {
+    if (ctx.method === 'GET' && ctx.path === '/bench/ping') {
+      ctx.body = { ok: true };
+      return undefined;
+    }
+    if (ctx.method === 'GET' && ctx.path === '/bench/api') return protect(ctx, () => api(ctx));
+    if (ctx.method === 'GET' && ctx.path === '/bench/floor') {
+      if (!ctx.get('authorization')) {
+        ctx.status = 401;
+        return undefined;
+      }
+      ctx.body = { sub: 'floor' };
+      return undefined;
+    }
+    if (ctx.method === 'POST' && ctx.path === '/bench/mint') {
+      return mintAnswer(new URL(ctx.originalUrl, demo.origin).searchParams).then((json) => {
+        ctx.type = 'json';
+        ctx.body = json;
+      });
+    }
+    return next();
+  });
+  app.use(mount('/demo', adapter.gatehouse(instance)));
+  server.on('request', app.callback());
 } else {
-  throw new Error(`--adapter must be express, hono or fastify, not ${args.adapter}`);
+  throw new Error(`--adapter must be express, koa, hono or fastify, not ${args.adapter}`);
 }
 
 for (const signal of ['SIGTERM', 'SIGINT']) {

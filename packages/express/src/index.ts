@@ -14,6 +14,7 @@ import {
   withAuthentication,
 } from '@gatehousejs/core/adapter';
 import {
+  frameworkHeaderRequest,
   frameworkRequestOptions,
   readWebRequest,
   sendWebResponse,
@@ -116,11 +117,9 @@ export function operations(handler: OperationsHandler): RequestHandler {
  */
 export function requireAuth(instance: Authenticator, options: AuthenticateOptions): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    // Authentication reads headers only: the body stream stays for the route.
-    const request = toWebRequest(
-      req,
-      frameworkRequestOptions(req, { mountPath: req.baseUrl, ignoreBody: true }),
-    );
+    // Authentication reads headers only: the body stream stays for the route, and the URL and
+    // client address are worked out only if read (the bearer check reads neither).
+    const request = frameworkHeaderRequest(req, req, req.baseUrl);
     const pending = withAuthentication(instance, request, options, (result) => {
       if (!result.ok) return sendWebResponse(res, result.response);
       res.locals.auth = result.caller;

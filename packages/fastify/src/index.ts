@@ -13,6 +13,7 @@ import {
   withAuthentication,
 } from '@gatehousejs/core/adapter';
 import {
+  frameworkHeaderRequest,
   frameworkRequestOptions,
   type ProxyAwareRequest,
   readWebRequest,
@@ -199,10 +200,8 @@ export function toRequest(request: FastifyRequest, reply?: FastifyReply): Reques
  */
 export function requireAuth(instance: Authenticator, options: AuthenticateOptions): preHandlerHookHandler {
   return (request, reply, done) => {
-    const webRequest = toWebRequest(
-      request.raw,
-      frameworkRequestOptions(proxyView(request), { ignoreBody: true }),
-    );
+    // Headers only; Fastify keeps the full URL (no mount path to put back).
+    const webRequest = frameworkHeaderRequest(request.raw, proxyView(request));
     let pending: Promise<unknown> | undefined;
     try {
       pending = withAuthentication(instance, webRequest, options, (result) => {

@@ -14,6 +14,7 @@ import {
   withAuthentication,
 } from '@gatehousejs/core/adapter';
 import {
+  frameworkHeaderRequest,
   frameworkRequestOptions,
   readWebRequest,
   sendWebResponse,
@@ -40,15 +41,16 @@ export interface AuthState {
  * `@koa/bodyparser`, is preferred).
  */
 export function toRequest(ctx: Context, extra: Pick<ToWebRequestOptions, 'ignoreBody'> = {}): Request {
-  return toWebRequest(ctx.req, requestOptions(ctx, extra.ignoreBody));
+  // Headers only: the mount path is worked out only if the URL is read (a bearer check never does).
+  if (extra.ignoreBody) return frameworkHeaderRequest(ctx.req, ctx, () => mountPathOf(ctx));
+  return toWebRequest(ctx.req, requestOptions(ctx));
 }
 
 /** The bridge's options for a Koa context (see {@link toRequest}). */
-function requestOptions(ctx: Context, ignoreBody = false): ToWebRequestOptions {
+function requestOptions(ctx: Context): ToWebRequestOptions {
   const request = ctx.request as { body?: unknown; rawBody?: string | Uint8Array };
   return frameworkRequestOptions(ctx, {
     mountPath: mountPathOf(ctx),
-    ignoreBody,
     body: { value: request.body, raw: request.rawBody },
     response: ctx.res,
   });

@@ -9,10 +9,11 @@ export interface BufferedRequestOptions {
    */
   readonly signal?: AbortSignal | (() => AbortSignal) | undefined;
   /**
-   * The client address, read when the request was built (see `setClientAddress` of
-   * `@gatehousejs/core`). Default: unknown.
+   * The client address (see `setClientAddress` of `@gatehousejs/core`), or a function giving it,
+   * called on first read (a header-only check never reads it, and a framework's proxy-aware
+   * getter is not free: Express's `req.ip` parses `X-Forwarded-For` on every call). Default: unknown.
    */
-  readonly clientAddress?: string | undefined;
+  readonly clientAddress?: string | (() => string | undefined) | undefined;
 }
 
 /** The key `clientAddressOf` reads (`http/client-address.ts`). */
@@ -40,7 +41,7 @@ export class BufferedRequest implements Request {
   /** The header fields as received. */
   readonly headers: Headers;
   #signal: AbortSignal | (() => AbortSignal) | undefined;
-  readonly #clientAddress: string | undefined;
+  #clientAddress: string | (() => string | undefined) | undefined;
   /** The body bytes; `null` for a request without a body. */
   readonly #bytes: Uint8Array | null;
   #consumed = false;
@@ -63,7 +64,7 @@ export class BufferedRequest implements Request {
     this.headers = headers;
     this.#bytes = bytes;
     this.#signal = options.signal;
-    this.#clientAddress = options.clientAddress || undefined;
+    this.#clientAddress = options.clientAddress;
   }
 
   /**
@@ -71,7 +72,8 @@ export class BufferedRequest implements Request {
    * set on each request with `setClientAddress` (a property definition per request is measurable).
    */
   get [CLIENT_ADDRESS](): string | undefined {
-    return this.#clientAddress;
+    if (typeof this.#clientAddress === 'function') this.#clientAddress = this.#clientAddress() || undefined;
+    return this.#clientAddress || undefined;
   }
 
   /** The absolute public URL. */

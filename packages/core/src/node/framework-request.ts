@@ -3,9 +3,9 @@
  * each framework already knows the public origin and the client address through its own proxy
  * settings, and only the mount path differs in how it is found.
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PreParsedBody } from './pre-parsed-body.js';
-import type { ToWebRequestOptions } from './web-request.js';
+import { headerOnlyRequest, type ToWebRequestOptions } from './web-request.js';
 
 /**
  * A request as a Node framework sees it through its proxy settings: Express's `req`, Koa's `ctx`
@@ -58,4 +58,25 @@ export function frameworkRequestOptions(
     body: extras.body,
     response: extras.response,
   };
+}
+
+/**
+ * The request a framework adapter's `requireAuth` authenticates: `toWebRequest(req,
+ * frameworkRequestOptions(request, { mountPath, ignoreBody: true }))`, without the options object.
+ * Headers only, no body and no signal; the public URL (and with it `mountPath`, which may be a
+ * function) and the client address are worked out only if something reads them, which the bearer
+ * check never does. So the bridge's part of a bearer-protected GET is this request and its
+ * headers view, two objects (bench/RESULTS.md, run Q).
+ */
+export function frameworkHeaderRequest(
+  req: IncomingMessage,
+  request: ProxyAwareRequest,
+  mountPath: string | (() => string) = '',
+): Request {
+  return headerOnlyRequest(
+    req,
+    () => `${request.protocol}://${request.host}`,
+    mountPath,
+    () => request.ip,
+  );
 }

@@ -8,6 +8,7 @@ export { type ClosableAuditSink, fileAuditSink } from './audit-file-sink.js';
 export { BufferedRequest, type BufferedRequestOptions } from './buffered-request.js';
 export {
   type FrameworkRequestExtras,
+  frameworkHeaderRequest,
   frameworkRequestOptions,
   type ProxyAwareRequest,
 } from './framework-request.js';

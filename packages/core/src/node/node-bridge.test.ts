@@ -213,6 +213,49 @@ describe('toWebRequest', () => {
     );
   });
 
+  it('builds a header-only request (ignoreBody) that works out its URL and client address only when read', async () => {
+    const calls = { origin: 0, address: 0 };
+    const base = await serve(
+      async (request, req) => {
+        // What a bearer check reads: headers only. Nothing else has been worked out yet.
+        const authorization = request.headers.get('authorization');
+        const before = { ...calls };
+        const url = request.url;
+        const address = clientAddressOf(request);
+        // The body is left to the host, unread.
+        let body = '';
+        for await (const chunk of req) body += chunk;
+        return Response.json({ authorization, before, url, address, hasBody: request.body !== null, body });
+      },
+      () => ({
+        ignoreBody: true,
+        origin: () => {
+          calls.origin++;
+          return 'https://public.example';
+        },
+        mountPath: '/api',
+        clientAddress: () => {
+          calls.address++;
+          return '203.0.113.9';
+        },
+      }),
+    );
+    const response = await fetch(`${base}/things?x=1`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer abc' },
+      body: 'kept for the host',
+    });
+    expect(await response.json()).toEqual({
+      authorization: 'Bearer abc',
+      before: { origin: 0, address: 0 },
+      url: 'https://public.example/api/things?x=1',
+      address: '203.0.113.9',
+      hasBody: false,
+      body: 'kept for the host',
+    });
+    expect(calls).toEqual({ origin: 1, address: 1 });
+  });
+
   it('keeps the client address of a request whose client resets the connection before it is read', async () => {
     const probe = resetProbe();
     const base = await serve((request) => probe.instance.fetch(request));

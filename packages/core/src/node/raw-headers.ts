@@ -116,11 +116,23 @@ export class RawHeaders extends Headers {
   }
 }
 
+/**
+ * Names already checked, by the name as asked: the same few (`authorization`, `content-type`, …)
+ * are asked on every request, and checking one against the token syntax costs more than the lookup.
+ * Bounded: names past the bound are checked every time.
+ */
+const checkedNames = new Map<string, string>();
+const MAX_CHECKED_NAMES = 64;
+
 /** The lower-case name, or the `TypeError` `Headers` throws for a name that is no field name. */
 function headerName(name: string): string {
+  const known = typeof name === 'string' ? checkedNames.get(name) : undefined;
+  if (known !== undefined) return known;
   const text = String(name);
   if (!isHttpToken(text)) throw new TypeError(`Headers: invalid header name ${JSON.stringify(text)}.`);
-  return text.toLowerCase();
+  const lower = text.toLowerCase();
+  if (checkedNames.size < MAX_CHECKED_NAMES) checkedNames.set(text, lower);
+  return lower;
 }
 
 /** Fetch's value normalisation: leading and trailing tabs, spaces, CR and LF removed. */

@@ -39,8 +39,11 @@ export interface ToWebRequestOptions {
    * proxy-aware getter, e.g. `() => req.ip`). It is read once, as the request is built, and by
    * `readWebRequest` before the body: Node reports no address for a socket the client has reset,
    * so an address looked up later could be gone, and with it the per-address password limit.
-   * Default: the socket's remote address, read the same way. `origin` may also be a function; it
-   * is called when the URL is first needed (a header-only check never needs it).
+   * Default: the socket's remote address, read the same way. With `ignoreBody` it is read when
+   * first asked for instead (nothing is read from the socket before, and the bearer check never
+   * asks: Express's `req.ip` was a third of the bridge's work on a bearer-protected GET). `origin`
+   * may also be a function; it is called when the URL is first needed (a header-only check never
+   * needs it).
    */
   readonly clientAddress?: string | (() => string | undefined);
   /**
@@ -61,6 +64,14 @@ export interface ToWebRequestOptions {
  * Gatehouse answers it 405 with `Allow` on its own paths; nothing throws.
  */
 export function toWebRequest(req: IncomingMessage, options: ToWebRequestOptions = {}): Request {
+  if (options.ignoreBody) {
+    return headerOnlyRequest(
+      req,
+      options.origin ?? defaultOrigin(req),
+      options.mountPath,
+      options.clientAddress,
+    );
+  }
   return buildRequest(req, options, readClientAddress(req, options));
 }
 
@@ -87,6 +98,14 @@ export async function readWebRequest(
   req: IncomingMessage,
   options: ReadWebRequestOptions = {},
 ): Promise<Request> {
+  if (options.ignoreBody) {
+    return headerOnlyRequest(
+      req,
+      options.origin ?? defaultOrigin(req),
+      options.mountPath,
+      options.clientAddress,
+    );
+  }
   // Before the body: a client may reset the connection while it is read.
   const address = readClientAddress(req, options);
   const length = bufferableLength(req, options, options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
@@ -134,6 +153,29 @@ function publicUrl(target: string, origin: string | (() => string), mountPath = 
 
 let lastUrl = { target: '', base: '', mountPath: '', href: '' };
 
+/**
+ * The request of a header-only check (`ignoreBody`): no body, no signal, and nothing worked out
+ * before it is read: the URL (from the target taken now; `origin` and `mountPath` may be
+ * functions) and the client address (default: the socket's) are made on first use. The adapters'
+ * bearer checks build it for every protected request, so it allocates only the request and its
+ * headers view.
+ */
+export function headerOnlyRequest(
+  req: IncomingMessage,
+  origin: string | (() => string),
+  mountPath: string | (() => string) | undefined,
+  clientAddress: string | (() => string | undefined) | undefined,
+): Request {
+  const target = req.url ?? '/';
+  return new BufferedRequest(
+    (req.method ?? 'GET').toUpperCase(),
+    () => publicUrl(target, origin, typeof mountPath === 'function' ? mountPath() : mountPath),
+    new RawHeaders(req.rawHeaders),
+    null,
+    { clientAddress: clientAddress ?? (() => req.socket?.remoteAddress) },
+  );
+}
+
 /** A body already read into memory, or the reason reading it failed. */
 type ReadBody = { readonly bytes: Uint8Array } | { readonly failure: Error };
 
@@ -163,12 +205,8 @@ function buildRequest(
       clientAddress,
     );
   }
-  const buffered = {
-    // Header-only requests (authentication) get no signal: nothing reads a body or waits on them.
-    signal: options.ignoreBody ? undefined : () => abortSignal(req, options.response),
-    clientAddress,
-  };
-  if (method === 'GET' || method === 'HEAD' || options.ignoreBody || !fetchAcceptsMethod(method)) {
+  const buffered = { signal: () => abortSignal(req, options.response), clientAddress };
+  if (method === 'GET' || method === 'HEAD' || !fetchAcceptsMethod(method)) {
     return new BufferedRequest(method, lazyUrl, headers, null, buffered);
   }
   if (read) return new BufferedRequest(method, lazyUrl, headers, read.bytes, buffered);

@@ -1,4 +1,4 @@
-import { type Awaitable, andThen } from '../awaitable.js';
+import type { Awaitable } from '../awaitable.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { bearerCredentials, dpopCredentials } from '../http/bearer.js';
@@ -33,7 +33,10 @@ export function authenticateRequest(
     const credentials = bearerCredentials(request);
     if (credentials !== null) {
       const caller = bearerCaller(ctx, request, credentials, scopes, resource);
-      return andThen(caller, (known) => withAcceptedSubject(ctx, known, options.subjects));
+      // Not `andThen`: its callback would be a closure made on every request.
+      return caller instanceof Promise
+        ? caller.then((known) => withAcceptedSubject(ctx, known, options.subjects))
+        : withAcceptedSubject(ctx, caller, options.subjects);
     }
     // RFC 9449 §7: a DPoP-bound token with its proof (looked for only when there is no bearer token).
     const dpopToken = dpopCredentials(request);
@@ -130,12 +133,17 @@ const validated = new WeakMap<readonly AuthScheme[], Accepted>();
 export function acceptedSchemes(options: AuthenticateOptions): Accepted {
   const schemes = options?.schemes;
   const known = Array.isArray(schemes) ? validated.get(schemes) : undefined;
-  if (known && known.schemes.length === schemes.length && known.schemes.every((s, i) => s === schemes[i])) {
-    return known;
-  }
+  if (known && sameList(known.schemes, schemes)) return known;
   const accepted = validateSchemes(schemes);
   validated.set(schemes, accepted);
   return accepted;
+}
+
+/** Whether two lists hold the same entries in the same order (no callback: this runs per request). */
+function sameList(a: readonly AuthScheme[], b: readonly AuthScheme[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function validateSchemes(schemes: readonly AuthScheme[]): Accepted {

@@ -68,10 +68,15 @@ export function bearerCaller(
       permittedCaller(ctx, verified, requiredScopes, challenge),
     );
   }
-  // A known token takes the shortest path; only a refusal works out its reason.
-  return andThen(usableOnOwnApi(ctx, cached, audience), (verified) =>
-    permittedCaller(ctx, verified ?? refusedOnOwnApi(ctx, cached, audience), requiredScopes, challenge),
-  );
+  // A known token takes the shortest path, with no callback made for it (this is every repeated
+  // API call); only a refusal works out its reason.
+  const usable = usableOnOwnApi(ctx, cached, audience);
+  if (usable instanceof Promise) {
+    return usable.then((verified) =>
+      permittedCaller(ctx, verified ?? refusedOnOwnApi(ctx, cached, audience), requiredScopes, challenge),
+    );
+  }
+  return permittedCaller(ctx, usable ?? refusedOnOwnApi(ctx, cached, audience), requiredScopes, challenge);
 }
 
 /**
