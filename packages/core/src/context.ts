@@ -179,6 +179,9 @@ export type ClientAuthentication = Clock &
     | 'recordProblems'
   >;
 
+/** A back-channel request (RFC 6749 §3.2 style): a bounded form body, from a client authenticating. */
+export type ClientRequest = ClientAuthentication & Pick<Context, 'maxBodyBytes'>;
+
 /** Verifies a JWT of another issuer the instance trusts (`trustedIssuers`): its keys, fetched or inline. */
 export type TrustedJwtVerifying = Clock & Pick<Context, 'trustedIssuers' | 'clientJwks'>;
 

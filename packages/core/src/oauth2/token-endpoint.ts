@@ -37,7 +37,9 @@ const GRANTS = {
 } as const satisfies Readonly<Record<string, Grant>>;
 
 /** Extension grants offered only where configured (their options), else `unsupported_grant_type`. */
-const CONFIGURED: Readonly<Record<string, (ctx: Context) => boolean>> = {
+const CONFIGURED: Readonly<
+  Record<string, (ctx: Pick<Context, 'tokenExchange' | 'trustedIssuers'>) => boolean>
+> = {
   [TOKEN_EXCHANGE_GRANT]: (ctx) => ctx.tokenExchange !== undefined,
   [JWT_BEARER_GRANT]: jwtBearerEnabled,
 };
