@@ -182,6 +182,9 @@ export type ClientAuthentication = Clock &
 /** A back-channel request (RFC 6749 §3.2 style): a bounded form body, from a client authenticating. */
 export type ClientRequest = ClientAuthentication & Pick<Context, 'maxBodyBytes'>;
 
+/** Checks a user's password under the brute-force limits and the bound on checks in flight (`passwords/`). */
+export type PasswordChecking = Pick<Context, 'users' | 'passwordChecks' | 'storage' | 'rateLimit' | 'now'>;
+
 /** Verifies a JWT of another issuer the instance trusts (`trustedIssuers`): its keys, fetched or inline. */
 export type TrustedJwtVerifying = Clock & Pick<Context, 'trustedIssuers' | 'clientJwks'>;
 
