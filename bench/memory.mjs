@@ -4,7 +4,9 @@
  * the built package. Reports RSS and V8 heap before and after, with garbage collected.
  * Run: `node --expose-gc bench/memory.mjs [count]` (`pnpm bench` runs it; needs a build).
  */
-const { hashSecret, memoryGrantStore, memorySessionStore } = await import('../packages/core/dist/index.js');
+const { hashSecret, kvSessionStore, memoryGrantStore, memoryKeyValueStore } = await import(
+  '../packages/core/dist/engine.js'
+);
 
 const COUNT = Number(process.argv[2] ?? 100_000);
 const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
@@ -16,7 +18,8 @@ const settle = () => {
 const random = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
 
 const grants = memoryGrantStore();
-const sessions = memorySessionStore();
+// Sessions as Gatehouse keeps them: on the key-value store (unbounded here, for the measurement).
+const sessions = kvSessionStore(memoryKeyValueStore({ maxEntries: 10_000_000 }));
 const before = settle();
 const now = Date.now();
 // Readings along the way (refresh tokens first, then sessions, each in two halves): the slope of

@@ -5,12 +5,18 @@
  * Run: `node --import tsx bench/micro/storage.bench.mjs` (from the repository root).
  */
 import { Bench } from 'tinybench';
-import { hashSecret, memoryGrantStore, memorySessionStore } from '../../packages/core/src/index.ts';
+import {
+  hashSecret,
+  kvSessionStore,
+  memoryGrantStore,
+  memoryKeyValueStore,
+} from '../../packages/core/src/engine/index.ts';
 import { printTable } from './table.mjs';
 
 const now = Date.now();
 const grants = memoryGrantStore();
-const sessions = memorySessionStore();
+// Sessions as Gatehouse keeps them: on the key-value store (unbounded here, for the measurement).
+const sessions = kvSessionStore(memoryKeyValueStore({ maxEntries: 10_000_000 }));
 const PREFILL = 100_000;
 const refresh = (tokenHash) => ({
   tokenHash,

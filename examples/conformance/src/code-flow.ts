@@ -32,6 +32,33 @@ export function findLoginForm(html: string): { action: string; fields: Record<st
   return { action: decodeEntities(form[1]!), fields };
 }
 
+/**
+ * A browser's navigation to `url` on the server's own origin: GET, then each 302/303 the server
+ * answers while it stays on that origin and short of `stopAt` (the client's redirect URI), as a
+ * browser follows them (authorize → the login page of an interaction; the resume → the next page).
+ * Returns the last answer and its URL.
+ */
+export async function navigate(
+  browser: CookieClient,
+  url: string,
+  stopAt: (url: URL) => boolean = () => false,
+  first?: Response,
+): Promise<{ url: URL; response: Response }> {
+  let location = new URL(url);
+  let response = first ?? (await browser.fetch(location.href, { headers: NAVIGATION }));
+  for (let hop = 0; hop < 8; hop++) {
+    const next = response.headers.get('location');
+    if ((response.status !== 302 && response.status !== 303) || next === null) break;
+    const target = new URL(next, location);
+    if (target.origin !== location.origin || stopAt(target)) break;
+    location = target;
+    response = await browser.fetch(location.href, {
+      headers: { ...NAVIGATION, 'Sec-Fetch-Site': 'same-origin' },
+    });
+  }
+  return { url: location, response };
+}
+
 /** {@link findLoginForm} for a page that must be the login page: throws with the page otherwise. */
 export function parseLoginForm(html: string): { action: string; fields: Record<string, string> } {
   const form = findLoginForm(html);
@@ -114,7 +141,8 @@ export async function signIn(parameters: SignInParameters): Promise<SignedIn> {
     code_challenge: challenge,
     code_challenge_method: 'S256',
   })}`;
-  const page = await browser.fetch(authorizeUrl, { headers: NAVIGATION });
+  // authorize → (303) the login page of the interaction.
+  const { url: pageUrl, response: page } = await navigate(browser, authorizeUrl);
   const html = await page.text();
   if (page.status !== 200 || !page.headers.get('content-type')?.startsWith('text/html'))
     throw new Error(
@@ -124,7 +152,7 @@ export async function signIn(parameters: SignInParameters): Promise<SignedIn> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(form.fields.csrf_token ?? ''))
     throw new Error(`the login form's CSRF token is malformed: ${form.fields.csrf_token}`);
 
-  const login = await browser.fetch(new URL(form.action, authorizeUrl).href, {
+  const login = await browser.fetch(new URL(form.action, pageUrl).href, {
     method: 'POST',
     headers: { 'Content-Type': FORM, Origin: origin, 'Sec-Fetch-Site': 'same-origin' },
     body: new URLSearchParams({
@@ -136,8 +164,8 @@ export async function signIn(parameters: SignInParameters): Promise<SignedIn> {
   if (login.status !== 303)
     throw new Error(`login answered ${login.status}: ${(await login.text()).slice(0, 500)}`);
 
-  // Follow the redirects (back to authorize, which now has a session) to the client.
-  let location = new URL(login.headers.get('location')!, authorizeUrl);
+  // Follow the redirects (the resume, which starts the session and continues the request) to the client.
+  let location = new URL(login.headers.get('location')!, pageUrl);
   for (let hop = 0; !location.href.startsWith(redirectUri) && hop < 5; hop++) {
     const next = await browser.fetch(location.href, {
       headers: { ...NAVIGATION, 'Sec-Fetch-Site': 'same-origin' },

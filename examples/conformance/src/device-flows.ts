@@ -8,7 +8,7 @@
  */
 import { DEMO } from '@gatehousejs/demo';
 import { expect, it } from 'vitest';
-import { findLoginForm } from './code-flow.js';
+import { findLoginForm, navigate } from './code-flow.js';
 import { CookieClient } from './harness.js';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -74,7 +74,14 @@ export function deviceFlows(issuer: () => string, userId: string): void {
     expect(codePage.status).toBe(200);
     const codeForm = pageForm(await codePage.text());
     expect(codeForm.fields.user_code).toBe(device.user_code);
-    const loginPage = await post(codeForm.action, codeForm.fields);
+    // No session: the code leads (303) to the login page of a sign-in interaction.
+    const entered = await post(codeForm.action, codeForm.fields);
+    const { response: loginPage } = await navigate(
+      browser,
+      new URL(codeForm.action, origin).href,
+      undefined,
+      entered,
+    );
     const login = findLoginForm(await loginPage.text());
     expect(login).toBeDefined();
     const signedIn = await post(login!.action, {
@@ -83,9 +90,13 @@ export function deviceFlows(issuer: () => string, userId: string): void {
       password: DEMO.user.password,
     });
     expect(signedIn.status).toBe(303);
-    const confirmPage = await browser.fetch(new URL(signedIn.headers.get('location')!, origin).href, {
-      headers: { ...NAVIGATION, 'Sec-Fetch-Site': 'same-origin' },
-    });
+    // The resume starts the session and goes on to the confirmation.
+    const { response: confirmPage } = await navigate(
+      browser,
+      new URL(login!.action, origin).href,
+      undefined,
+      signedIn,
+    );
     const confirmHtml = await confirmPage.text();
     expect(confirmHtml).toContain(String(device.user_code));
     expect(confirmHtml).toMatch(/<button\b[^>]*\bvalue="allow"[^>]*>Allow/);

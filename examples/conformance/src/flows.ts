@@ -7,7 +7,7 @@
 import { ACME, DEMO, type DEMO_INSTANCES } from '@gatehousejs/demo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientAuthenticationFlows } from './client-auth-flows.js';
-import { parseLoginForm } from './code-flow.js';
+import { navigate, parseLoginForm } from './code-flow.js';
 import { deviceFlows } from './device-flows.js';
 import { dpopAndParFlows } from './dpop-par-flows.js';
 import { ALLOWED_ORIGIN, CookieClient, type RunningTarget, rawRequest, startTarget } from './harness.js';
@@ -333,7 +333,8 @@ function instanceFlows(target: Target, server: () => RunningTarget, instance: De
 
     // A login form posted without its CSRF token (what a forged cross-site form would do).
     const fresh = new CookieClient();
-    const page = await fresh.fetch(
+    const { response: page } = await navigate(
+      fresh,
       `${at('/oauth2/v1/authorize')}?${new URLSearchParams({
         response_type: 'code',
         client_id: DEMO.client.id,
@@ -341,7 +342,6 @@ function instanceFlows(target: Target, server: () => RunningTarget, instance: De
         state: 'csrf-check',
         scope: SCOPE,
       })}`,
-      { headers: { Accept: 'text/html' } },
     );
     const form = parseLoginForm(await page.text());
     const { csrf_token: _dropped, ...withoutToken } = form.fields;

@@ -128,10 +128,16 @@ describe('the demo clients of every authentication method', () => {
     );
     expect(pushed.status).toBe(201);
     const { request_uri: requestUri } = (await pushed.json()) as { request_uri: string };
-    const page = await demo.gatehouse.fetch(
+    const start = await demo.gatehouse.fetch(
       new Request(
         `${demo.issuer}/oauth2/v1/authorize?${new URLSearchParams({ client_id: DEMO.parClient.id, request_uri: requestUri })}`,
       ),
+    );
+    // To the login page of the sign-in interaction, in the browser that started it.
+    expect(start.status).toBe(303);
+    const binding = start.headers.getSetCookie().map((cookie) => cookie.split(';')[0]!);
+    const page = await demo.gatehouse.fetch(
+      new Request(start.headers.get('location')!, { headers: { Cookie: binding.join('; ') } }),
     );
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('name="password"');

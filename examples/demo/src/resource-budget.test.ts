@@ -8,11 +8,12 @@
  *   metadata documents of `private_key_jwt` clients);
  *
  * with the per-address fetch budget lifted (the worst case: as if every request came from an
- * address of its own). They grow the server's heap by less than 50 MB, store less than 64 KB in
+ * address of its own). They grow the server's heap by less than 50 MB, store less than 128 KB in
  * Redis or PostgreSQL, hold at most 16 outbound connections per document kind, and are never
  * answered 5xx. The stored bound: documents, key sets and their fetch budgets are never written
- * to an engine; what is stored is the replay id of each of the 300 assertions that verified
- * (kept until its `exp`, at most 200 bytes each: 60,000 bytes) and nothing else.
+ * to an engine; what is stored is the replay id of each of the 300 assertions that verified and
+ * its client's replay quota counter (both kept until the assertion's `exp`, at most 200 bytes
+ * each: 120,000 bytes for 300 clients) and nothing else.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -40,8 +41,11 @@ const DOCUMENTS = 5000;
 const KEY_SETS = 300;
 const CONCURRENCY = 4;
 const MAX_HEAP_GROWTH = 50 * 1024 * 1024;
-/** 300 replay ids of at most 200 bytes each (the only records written), with room to spare. */
-const MAX_STORED_BYTES = 64 * 1024;
+/**
+ * 300 replay ids and 300 per-client quota counters of at most 200 bytes each (the only records
+ * written), with room to spare.
+ */
+const MAX_STORED_BYTES = 128 * 1024;
 const MAX_OUTBOUND = 16;
 
 /** Loopback servers of documents (one per port: distinct origins), counting open connections. */
@@ -195,8 +199,8 @@ if (process.env.DATABASE_URL)
 
 /** The stores of an engine's storage, without its lifecycle members. */
 function stores(storage: GatehouseStorage): InstanceStorage {
-  const { grants, sessions, consents, rateLimits, clients, replay, kv } = storage;
-  return { grants, sessions, consents, rateLimits, clients, replay, kv };
+  const { grants, clients, kv } = storage;
+  return { grants, clients, kv };
 }
 
 /** The Node transport, connecting over http to the loopback key set servers an https URI names. */

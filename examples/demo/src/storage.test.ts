@@ -7,16 +7,7 @@ describe('storageFromEnv', () => {
     for (const env of [{}, { GATEHOUSE_STORE: 'memory' }]) {
       const storage = await storageFromEnv(env);
       expect(storage.engine).toBe('memory');
-      for (const store of [
-        'grants',
-        'sessions',
-        'consents',
-        'rateLimits',
-        'clients',
-        'replay',
-        'kv',
-      ] as const)
-        expect(typeof storage[store]).toBe('object');
+      for (const store of ['grants', 'clients', 'kv'] as const) expect(typeof storage[store]).toBe('object');
     }
   });
 
@@ -70,8 +61,8 @@ describe('storageFromEnv', () => {
     });
     try {
       expect(storage.engine).toBe('postgres');
-      await storage.rateLimits!.increment('k', 1000, Date.now());
-      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${namespace}".rate_limits`);
+      await storage.kv!.increment('k', 1, Date.now() + 1000, Date.now());
+      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${namespace}".key_values`);
       expect(rows).toEqual([{ n: 1 }]);
     } finally {
       await storage.close();

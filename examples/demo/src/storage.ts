@@ -104,15 +104,6 @@ async function closeOnFailure(
   }
 }
 
-function stores({
-  grants,
-  sessions,
-  consents,
-  rateLimits,
-  clients,
-  replay,
-  kv,
-  clear,
-}: GatehouseStorage): GatehouseStorage {
-  return { grants, sessions, consents, rateLimits, clients, replay, kv, clear };
+function stores({ grants, clients, kv, clear }: GatehouseStorage): GatehouseStorage {
+  return { grants, clients, kv, clear };
 }

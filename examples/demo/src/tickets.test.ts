@@ -1,5 +1,5 @@
 import { withMemoryFallback } from '@gatehousejs/core';
-import { hashSecret, memoryGrantStore, memorySessionStore } from '@gatehousejs/core/engine';
+import { hashSecret, kvSessionStore, memoryGrantStore, memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { createDemo, DEMO, demoApi, SAMPLE_TICKETS_PER_CALLER } from '@gatehousejs/demo';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
@@ -8,12 +8,13 @@ const PARTNER = 'http://localhost:4100';
 
 async function demoWithApi() {
   const grants = memoryGrantStore();
-  const sessions = memorySessionStore();
+  const kv = memoryKeyValueStore();
+  const sessions = kvSessionStore(kv);
   const demo = await createDemo({
     port: 3999,
     allowedOrigins: [PARTNER],
     warn: () => {},
-    overrides: { storage: withMemoryFallback({ grants, sessions }) },
+    overrides: { storage: withMemoryFallback({ grants, kv }) },
   });
   const api = demoApi(demo.gatehouse);
   const url = `${demo.issuer}/api/v1/tickets`;

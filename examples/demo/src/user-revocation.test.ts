@@ -1,5 +1,5 @@
 import { type GatehouseStorage, memoryUserStore, pbkdf2Hasher, type UserStore } from '@gatehousejs/core';
-import { hashSecret } from '@gatehousejs/core/engine';
+import { hashSecret, kvSessionStore } from '@gatehousejs/core/engine';
 import { createDemo, DEMO, demoApi } from '@gatehousejs/demo';
 import { afterAll, describe, expect, it } from 'vitest';
 import { storageEngines } from '../test/storage-engines';
@@ -101,7 +101,7 @@ async function demoOn(storage: GatehouseStorage) {
     },
     async sessionCookie() {
       const id = `session-${crypto.randomUUID()}${crypto.randomUUID()}`;
-      await storage.sessions.createSession({
+      await kvSessionStore(storage.kv).createSession({
         idHash: await hashSecret(id),
         userId: DEMO.user.id,
         createdAt: clock,

@@ -1,5 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, FakeBrowser, logIn } from '../../../packages/core/test/browser-flow';
+import {
+  authorizeUrl,
+  FakeBrowser,
+  signIn as signInAndResume,
+} from '../../../packages/core/test/browser-flow';
 import { ISSUER, testInstance } from '../../../packages/core/test/fixtures';
 import { storageEngines } from '../test/storage-engines';
 
@@ -20,7 +24,7 @@ describe.each(engines)('the sessions of a user, on the %s engine', (_name, creat
     const t = await testInstance({ storage: await createStorage(), now: () => Date.now() });
     const signIn = async () => {
       const browser = new FakeBrowser(t.gatehouse);
-      expect((await logIn(browser, authorizeUrl())).status).toBe(303);
+      expect((await signInAndResume(browser, authorizeUrl())).status).toBe(303); // the resume, to the client
       return browser;
     };
     const works = async (browser: FakeBrowser) => {

@@ -32,10 +32,16 @@ describe.skipIf(skipReason !== undefined)('the demo browser app (Chromium, Expre
     expect(await page.textContent('#who')).toBe('nobody (no session)');
     expect(await page.textContent('#expires')).toBe('no token');
 
-    // The code flow: authorize → login page → callback → back on the app.
+    // The code flow: authorize → login page (of the sign-in interaction) → callback → back on the app.
+    const authorizeRequests: URL[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.endsWith('/oauth2/v1/authorize')) authorizeRequests.push(url);
+    });
     await page.click('#sign-in');
     await page.waitForSelector('input[name=username]');
-    expect(new URL(page.url()).searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorizeRequests[0]?.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(new URL(page.url()).pathname).toBe('/demo/login');
     await page.fill('input[name=username]', 'demo');
     await page.fill('input[name=password]', 'demo-password');
     await Promise.all([page.waitForURL(`${origin}/`), page.click('button[type=submit]')]);

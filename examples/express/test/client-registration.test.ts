@@ -73,9 +73,15 @@ class UserAgent {
    */
   async authorize(authorizeUrl: string, redirectUri: string): Promise<{ consent: string; callback: URL }> {
     const navigation = { Accept: 'text/html', 'Sec-Fetch-Site': 'none', 'Sec-Fetch-Mode': 'navigate' };
-    const loginPage = await this.fetch(authorizeUrl, { headers: navigation });
+    // authorize → (303) the login page of the sign-in interaction.
+    const start = await this.fetch(authorizeUrl, { headers: navigation });
+    expect(start.status).toBe(303);
+    const loginUrl = new URL(start.headers.get('location')!, authorizeUrl).href;
+    const loginPage = await this.fetch(loginUrl, {
+      headers: { ...navigation, 'Sec-Fetch-Site': 'same-origin' },
+    });
     expect(loginPage.status).toBe(200);
-    let response = await this.submit(authorizeUrl, await loginPage.text(), {
+    let response = await this.submit(loginUrl, await loginPage.text(), {
       username: DEMO.user.username,
       password: DEMO.user.password,
     });

@@ -27,7 +27,7 @@ describe('framing of the demo app', () => {
   });
 
   it('leaves the headers of Gatehouse pages as the core sets them', async () => {
-    const login = await fetch(
+    const start = await fetch(
       `${server.issuer}/oauth2/v1/authorize?${new URLSearchParams({
         response_type: 'code',
         client_id: 'demo-client',
@@ -36,8 +36,13 @@ describe('framing of the demo app', () => {
         code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
         code_challenge_method: 'S256',
       })}`,
-      { headers: { Accept: 'text/html' } },
+      { headers: { Accept: 'text/html' }, redirect: 'manual' },
     );
+    // To the login page of the sign-in interaction, with the cookie that binds it to this browser.
+    const binding = start.headers.getSetCookie().map((header) => header.split(';')[0]!);
+    const login = await fetch(start.headers.get('location')!, {
+      headers: { Accept: 'text/html', Cookie: binding.join('; ') },
+    });
     expect(login.status).toBe(200);
     expect(login.headers.get('x-frame-options')).toBe('DENY');
     // One policy, the core's: default-src 'none' and frame-ancestors 'none' among others.

@@ -14,7 +14,7 @@ import { hashClientSecret, memoryClientStore } from '@gatehousejs/core';
 import { createDemo, DEMO } from '@gatehousejs/demo';
 import { gatehouse } from '@gatehousejs/express';
 import express from 'express';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumSkipReason, launchChromium } from './support/browser';
 import { freePort } from './support/demo-server';
@@ -94,6 +94,16 @@ async function mountPassport(app: express.Express, issuer: string, origin: strin
   });
 }
 
+/** The authorization requests `page` makes (the login page's URL is the interaction's, not theirs). */
+function authorizeRequestsOf(page: Page): URL[] {
+  const seen: URL[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.pathname.endsWith('/oauth2/v1/authorize')) seen.push(url);
+  });
+  return seen;
+}
+
 describe.skipIf(skip !== undefined)('relying-party libraries', () => {
   let browser: Browser;
   let server: Server;
@@ -168,13 +178,11 @@ describe.skipIf(skip !== undefined)('relying-party libraries', () => {
   it('Auth.js (type "oidc", issuer only) signs in through login and consent, with the claims of the ID token', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
+    const authorizeRequests = authorizeRequestsOf(page);
     await page.goto(`${origin}/auth/signin`);
-    await Promise.all([
-      page.waitForURL(`${issuer}/oauth2/v1/authorize?**`),
-      page.click('button[type="submit"]'),
-    ]);
-    const authorize = new URL(page.url());
-    expect(authorize.searchParams.get('scope')).toBe('openid profile email');
+    // The authorization request, then the login page of its sign-in interaction.
+    await Promise.all([page.waitForURL(`${issuer}/login?**`), page.click('button[type="submit"]')]);
+    expect(authorizeRequests[0]?.searchParams.get('scope')).toBe('openid profile email');
     await page.fill('input[name="username"]', DEMO.user.username);
     await page.fill('input[name="password"]', DEMO.user.password);
     await Promise.all([page.waitForLoadState('load'), page.click('button[type="submit"]')]);
@@ -188,8 +196,9 @@ describe.skipIf(skip !== undefined)('relying-party libraries', () => {
   it('passport-openidconnect signs in through login and consent (client_secret_post, nonce), with the userinfo profile', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
+    const authorizeRequests = authorizeRequestsOf(page);
     await page.goto(`${origin}/passport/login`);
-    expect(new URL(page.url()).searchParams.get('nonce')).toBeTruthy();
+    expect(authorizeRequests[0]?.searchParams.get('nonce')).toBeTruthy();
     await page.fill('input[name="username"]', DEMO.user.username);
     await page.fill('input[name="password"]', DEMO.user.password);
     await Promise.all([page.waitForLoadState('load'), page.click('button[type="submit"]')]);

@@ -30,7 +30,7 @@ interface RawRequest {
   readonly body?: Buffer;
 }
 
-/** The login form's hidden fields and the CSRF cookie that goes with them. */
+/** The login form's hidden fields and the cookies that go with them (CSRF, interaction binding). */
 interface LoginForm {
   readonly fields: Record<string, string>;
   readonly cookie: string;
@@ -242,7 +242,7 @@ describe('resource budget of unauthenticated password attempts', () => {
   }, 120_000);
 });
 
-/** GETs the demo client's login page: its hidden fields and the CSRF cookie. */
+/** GETs the demo client's login page: its hidden fields, and the CSRF and interaction cookies. */
 async function loginForm(server: DemoServer): Promise<LoginForm> {
   const verifier = 'budget-test-verifier-'.padEnd(64, 'v');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
@@ -255,8 +255,15 @@ async function loginForm(server: DemoServer): Promise<LoginForm> {
     code_challenge: challenge,
     code_challenge_method: 'S256',
   });
-  const response = await fetch(`${server.issuer}/oauth2/v1/authorize?${query}`, {
+  // authorize → (303) the login page of the sign-in interaction, bound to this "browser" by a cookie.
+  const start = await fetch(`${server.issuer}/oauth2/v1/authorize?${query}`, {
     headers: { Accept: 'text/html', 'Sec-Fetch-Site': 'none' },
+    redirect: 'manual',
+  });
+  expect(start.status).toBe(303);
+  const binding = start.headers.getSetCookie().map((header) => header.split(';')[0]!);
+  const response = await fetch(start.headers.get('location')!, {
+    headers: { Accept: 'text/html', 'Sec-Fetch-Site': 'same-origin', Cookie: binding.join('; ') },
   });
   expect(response.status).toBe(200);
   const html = await response.text();
@@ -273,5 +280,5 @@ async function loginForm(server: DemoServer): Promise<LoginForm> {
     .find((pair) => pair.startsWith('gatehouse_session_csrf='));
   expect(fields.csrf_token).toBeTruthy();
   expect(cookie).toBeTruthy();
-  return { fields, cookie: cookie! };
+  return { fields, cookie: [cookie!, ...binding].join('; ') };
 }

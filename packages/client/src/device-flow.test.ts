@@ -57,7 +57,7 @@ async function deviceHarness() {
   async function decide(userCode: string, decision: 'allow' | 'deny') {
     const browser = new FakeBrowser(h.gatehouse);
     const form = await browser.get(`${ISSUER}/device`);
-    const login = await browser.submit(await form.text(), { user_code: userCode });
+    const login = await browser.submitAndFollow(await form.text(), { user_code: userCode });
     const signedIn = await browser.submit(await login.text(), {
       username: 'demo',
       password: 'demo-password',

@@ -58,7 +58,7 @@ describe('the full code flow (authorize endpoint, login page, session)', () => {
     const url = await client.authorizationUrl({ scope: 'read' });
     const consent = await h.browser.follow(await logIn(h.browser, url.href));
     expect(consent.status).toBe(200);
-    const denied = await h.browser.submit(await consent.text(), { decision: 'deny' });
+    const denied = await h.browser.submitAndFollow(await consent.text(), { decision: 'deny' });
     const error = await client.handleCallback(denied.headers.get('location') ?? '').catch((e: unknown) => e);
     expect(isGatehouseClientError(error, 'authorization_error')).toBe(true);
     expect(error).toMatchObject({ error: 'access_denied' });

@@ -14,6 +14,7 @@ import type { CorsOptions } from './options.js';
 import type { PasswordCheckGate } from './passwords/password-check-gate.js';
 import type { RecordProblems } from './records/record-problems.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
+import type { KeyValueStateStores } from './storage/kv/stores.js';
 import type { ClientRecord, ClientStore, GatehouseStorage, UserLookup, UserStore } from './storage/types.js';
 import type { InstanceTelemetry } from './telemetry/instance-telemetry.js';
 import type { ClaimsHook } from './tokens/claims-hook.js';
@@ -23,8 +24,11 @@ import type { RandomBytes } from './tokens/secrets.js';
 import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';
 import type { ResolvedUi } from './ui/texts.js';
 
-/** The stores of the instance's storage view that handlers use (everything but `clear`). */
-export type InstanceStores = Omit<GatehouseStorage, 'clear'>;
+/**
+ * The stores handlers use: the instance's storage view (everything but `clear`), and the stores
+ * Gatehouse builds on its `kv` (`storage/kv/stores.ts`).
+ */
+export type InstanceStores = Omit<GatehouseStorage, 'clear'> & KeyValueStateStores;
 
 /**
  * The clients an instance knows (`oauth2/client-directory.ts`). `request`, when the lookup serves one,

@@ -158,7 +158,7 @@ export function instanceRoutes(resolved: ResolvedOptions): Route[] {
     ...oidcRoutes(),
     ...authApiRoutes(resolved),
     ...sessionRoutes(resolved),
-    ...interactionRoutes(resolved.interactions?.builtInPages ?? true),
+    ...interactionRoutes(resolved.interactions?.url === undefined),
   ];
 }
 

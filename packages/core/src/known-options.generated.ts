@@ -107,7 +107,24 @@ export const KNOWN_OPTIONS = {
       "loginMissingCredentials": true,
       "loginRateLimited": true,
       "loginBusy": true,
-      "loginFormExpired": true
+      "loginFormExpired": true,
+      "selfRegistered": true,
+      "selfRegisteredFrom": true,
+      "deviceCodeTitle": true,
+      "deviceCodeIntro": true,
+      "deviceCodeLabel": true,
+      "deviceCodeButton": true,
+      "deviceCodeInvalid": true,
+      "deviceCodeMalformed": true,
+      "deviceConfirmTitle": true,
+      "deviceWantsToAct": true,
+      "deviceCompareCode": true,
+      "deviceDenyHint": true,
+      "deviceChooseDecision": true,
+      "deviceApprovedTitle": true,
+      "deviceApprovedText": true,
+      "deviceDeniedTitle": true,
+      "deviceDeniedText": true
     },
     "messages": true,
     "contentSecurityPolicy": {
@@ -127,7 +144,7 @@ export const KNOWN_OPTIONS = {
     "url": true,
     "currentUser": true,
     "ttl": true,
-    "builtInPages": true
+    "maxPerNetwork": true
   },
   "claims": true,
   "dynamicRegistration": {

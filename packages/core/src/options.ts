@@ -80,12 +80,14 @@ export interface GatehouseOptions {
    */
   readonly users: UserStore | UserLookup;
   /**
-   * Where Gatehouse keeps codes, tokens, sessions, consents, counters, registered clients, replay
-   * ids and short-lived flow state (`kv`). Either a storage engine shared by several instances
-   * (`memoryEngine()`, `redisEngine(…)`, `postgresEngine(…)`), of which the instance takes the view
-   * of its {@link instanceId}; or one instance's stores, all of them (`redisStorage(…)`, or your
-   * own). A missing or misspelt store is refused at creation (`ConfigurationError` naming it); to
-   * keep some stores in this process's memory, say so: `withMemoryFallback({ grants })`.
+   * Where Gatehouse keeps codes, tokens and revocations (`grants`), registered clients (`clients`)
+   * and everything else (`kv`, a key-value store: sessions, consents, counters, replay ids,
+   * short-lived flow state). Either a storage engine shared by several instances (`memoryEngine()`,
+   * `redisEngine(…)`, `postgresEngine(…)`), of which the instance takes the view of its
+   * {@link instanceId}; or one instance's stores, all three (`redisStorage(…)`, or your own). A
+   * missing or misspelt store is refused at creation (`ConfigurationError` naming it), as are the
+   * stores of host contract v2 (`sessions`, `consents`, `rateLimits`, `replay`); to keep some stores
+   * in this process's memory, say so: `withMemoryFallback({ grants })`.
    * Default: every store in memory, for this instance alone.
    */
   readonly storage?: InstanceStorage | StorageEngine;
@@ -388,8 +390,9 @@ export interface InteractionOptions {
    * The host's page for sign-in and consent, on the issuer's origin: a path (`'/login'`) or an
    * absolute URL of that origin. An authorization request that needs the user (no sign-in,
    * `prompt=login`, a sign-in older than `max_age`, consent) sends the browser there (303) with
-   * `?interaction=<reference>` added; the built-in login and consent pages are then never shown.
-   * Default: the built-in pages.
+   * `?interaction=<reference>` added; the built-in login and consent pages are then never shown
+   * (their routes answer 404). Default: the built-in pages are the interaction handlers
+   * (`{base}/login`, `{base}/consent`), which need `users.verifyPassword`.
    */
   readonly url?: string;
   /**
@@ -406,12 +409,12 @@ export interface InteractionOptions {
   /** Lifetime of an interaction reference, in seconds: 30 to 3600. Default 600 (10 minutes). */
   readonly ttl?: number;
   /**
-   * Serve the built-in login and consent pages as interaction handlers, at
-   * `{base}/interaction?interaction=<reference>`: built on the same `details` / `finish` as a host's
-   * own pages, the authorization request staying on the server rather than in the forms. Excludes
-   * `url`. Default `false`: the built-in pages are shown in the authorization request itself.
+   * Interactions one client network (an IPv4 /24 or IPv6 /56, see `rateLimit.clientAddress`) may
+   * start per `ttl`: each stores a record until it expires, on an unauthenticated request, so their
+   * number is bounded per network (beyond it: 429 with `Retry-After`). Raise it for a large network
+   * behind one address. Default 600.
    */
-  readonly builtInPages?: boolean;
+  readonly maxPerNetwork?: number;
 }
 
 /** The `telemetry` option. */
@@ -472,7 +475,7 @@ export interface SessionOptions {
 
 /**
  * Options of the password rate limiter. The policy is documented in `docs/security.md`; the
- * counters live in the `rateLimits` store.
+ * counters live in the instance's key-value store (`storage.kv`).
  */
 export interface RateLimitOptions {
   /**
@@ -559,8 +562,8 @@ export interface UiOptions {
    * The message catalog by language (BCP 47 tag, e.g. `fr`, `de`, `pt-br`): texts that replace the
    * built-in ones of that language (`en` and `fr` are built in) or add a language. A page is shown in
    * the first language of the request's `ui_locales`, then of the browser's `Accept-Language`, that
-   * the catalog has; texts a language lacks come from English. `{client}`, `{host}` and `{user}` are
-   * filled in.
+   * the catalog has; texts a language lacks come from English. `{client}`, `{host}`, `{user}`,
+   * `{allow}` and `{deny}` are filled in. The device verification pages follow `Accept-Language`.
    */
   readonly messages?: Readonly<Record<string, UiTexts>>;
   /**
@@ -641,6 +644,40 @@ export interface UiTexts {
   readonly loginBusy?: string;
   /** Login failure `form_expired`. Default `'The form has expired or was not sent by this site. Reload the page and try again.'`. */
   readonly loginFormExpired?: string;
+  /** Login and consent pages, for a self-registered client. Default `'This application registered itself; its name is its own claim, not checked by this site.'`. */
+  readonly selfRegistered?: string;
+  /** The same, for a client ID metadata document client ({host}: its `client_id`'s host). Default `'This application registered itself from {host}; its name is its own claim, not checked by this site.'`. */
+  readonly selfRegisteredFrom?: string;
+  /** Heading (and title) of the device code form. Default `'Connect a device'`. */
+  readonly deviceCodeTitle?: string;
+  /** Device code form. Default `'Enter the code shown on your device.'`. */
+  readonly deviceCodeIntro?: string;
+  /** Label of the device code form's `user_code` field. Default `'Code'`. */
+  readonly deviceCodeLabel?: string;
+  /** The device code form's button. Default `'Continue'`. */
+  readonly deviceCodeButton?: string;
+  /** Device code form: a wrong, expired or used code. Default `'That code is not valid, has expired or was already used. Check the code on your device.'`. */
+  readonly deviceCodeInvalid?: string;
+  /** Device code form: not a code. Default `'Enter the 8-letter code shown on your device (like BCDF-GHJK).'`. */
+  readonly deviceCodeMalformed?: string;
+  /** Heading (and title) of the device confirmation page. Default `'Connect a device?'`. */
+  readonly deviceConfirmTitle?: string;
+  /** Device confirmation page. Default `'{client} on a device wants to act on your behalf.'`. */
+  readonly deviceWantsToAct?: string;
+  /** Device confirmation page, before the code. Default `'Check that this is the code shown on your device:'`. */
+  readonly deviceCompareCode?: string;
+  /** Device confirmation page ({deny}: the deny button's text). Default `'If it is not, or you did not start this sign-in yourself, choose {deny}.'`. */
+  readonly deviceDenyHint?: string;
+  /** Device confirmation posted without a decision. Default `'Choose {allow} or {deny}.'`. */
+  readonly deviceChooseDecision?: string;
+  /** Heading of the page after the device was allowed. Default `'Device connected'`. */
+  readonly deviceApprovedTitle?: string;
+  /** Page after the device was allowed. Default `'The device is signed in. You can close this page and return to your device.'`. */
+  readonly deviceApprovedText?: string;
+  /** Heading of the page after the device was denied. Default `'Access denied'`. */
+  readonly deviceDeniedTitle?: string;
+  /** Page after the device was denied. Default `'The device was not given access. You can close this page.'`. */
+  readonly deviceDeniedText?: string;
 }
 
 /**

@@ -33,8 +33,10 @@ import { RecordProblems } from './records/record-problems.js';
 import { mirroredGrantStore, RevocationMirror } from './revocation/revocation-mirror.js';
 import { guardStore } from './storage/guard.js';
 import { checkInstanceId, isStorageEngine } from './storage/instance-id.js';
+import { kvRateLimitStore } from './storage/kv/rate-limits.js';
+import { stateStores } from './storage/kv/stores.js';
 import { memoryStorage } from './storage/memory/engine.js';
-import { memoryRateLimitStore } from './storage/memory/rate-limits.js';
+import { memoryKeyValueStore } from './storage/memory/key-value.js';
 import { type InstanceStorage, requireAllStores } from './storage/required-stores.js';
 import type { GrantStore, UserStore } from './storage/types.js';
 import { telemetrySettings } from './telemetry/settings.js';
@@ -255,7 +257,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   const fetchCaller = (bucket: string, budget: FetchBudgetSettings, what: string) => {
     const counters = {
       rateLimit: { clientAddress },
-      storage: { rateLimits: memoryRateLimitStore({ maxEntries: FETCH_COUNTERS }) },
+      storage: { rateLimits: kvRateLimitStore(memoryKeyValueStore({ maxEntries: FETCH_COUNTERS })) },
       now,
     };
     const limit = {
@@ -459,7 +461,7 @@ function instanceStorage(
   const given: object = options.storage ?? memoryStorage();
   if (typeof given !== 'object' || given === null) {
     throw new ConfigurationError(
-      'storage: expected a storage engine or an object of stores (grants, sessions, …).',
+      'storage: expected a storage engine or an object of stores (grants, clients, kv).',
       { code: 'ERR_CONFIG_INVALID_OPTION', option: 'storage' },
     );
   }
@@ -502,15 +504,14 @@ function instanceStorage(
     const guarded = guardStore(given, timeoutMs);
     return telemetry ? tracedStore(guarded, name, telemetry) : guarded;
   };
+  // Sessions, consents, rate limits and replay ids are Gatehouse's own, on the guarded `kv`.
+  const kv = store(view.kv, 'kv');
   return {
     storage: {
       grants: telemetry ? tracedStore(grants, 'grants', telemetry) : grants,
-      sessions: store(view.sessions, 'sessions'),
-      consents: store(view.consents, 'consents'),
-      rateLimits: store(view.rateLimits, 'rateLimits'),
       clients: store(view.clients, 'registeredClients'),
-      replay: store(view.replay, 'replay'),
-      kv: store(view.kv, 'kv'),
+      kv,
+      ...stateStores({ kv }),
     },
     revocationMirror,
   };

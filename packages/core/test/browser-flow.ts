@@ -78,9 +78,24 @@ export class FakeBrowser {
     return response;
   }
 
-  /** A top-level navigation (GET). */
-  get(url: string): Promise<Response> {
-    return this.fetch(url, { headers: { Accept: 'text/html', 'Sec-Fetch-Site': 'none' } });
+  /** One top-level GET, redirects not followed; `headers` add to the browser's. */
+  getOnce(url: string, headers: Record<string, string> = {}): Promise<Response> {
+    return this.fetch(url, { headers: { Accept: 'text/html', 'Sec-Fetch-Site': 'none', ...headers } });
+  }
+
+  /**
+   * A top-level navigation (GET), following the instance's own 303s as a browser does (to the
+   * built-in login and consent pages of an interaction, the resume, the device confirmation); stops
+   * at any other answer, e.g. the redirect to the client.
+   */
+  async get(url: string, headers: Record<string, string> = {}): Promise<Response> {
+    let response = await this.getOnce(url, headers);
+    for (let hops = 0; hops < 10; hops++) {
+      const next = response.headers.get('location');
+      if (response.status !== 303 || !next || !isInstancePage(new URL(next, ORIGIN))) return response;
+      response = await this.getOnce(next, headers);
+    }
+    throw new Error('too many redirects');
   }
 
   /**
@@ -107,6 +122,20 @@ export class FakeBrowser {
     });
   }
 
+  /** {@link submit}, then the instance's own 303s as a browser follows them ({@link get}). */
+  async submitAndFollow(
+    html: string,
+    extra: Record<string, string> = {},
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
+    const response = await this.submit(html, extra, headers);
+    const next = response.headers.get('location');
+    const language = headers['Accept-Language'];
+    return response.status === 303 && next && isInstancePage(new URL(next, ORIGIN))
+      ? this.get(next, language ? { 'Accept-Language': language } : {})
+      : response;
+  }
+
   /** Follows a 303 `Location` (relative or absolute) with a GET, when it stays on the instance. */
   follow(response: Response): Promise<Response> {
     const location = response.headers.get('location');
@@ -118,6 +147,16 @@ export class FakeBrowser {
   session(name = 'gatehouse_session'): string | undefined {
     return this.cookies.get(name);
   }
+}
+
+/**
+ * The instance's pages a browser is sent to along a flow (never the authorization endpoint), of
+ * any instance at `/{name}` (`createGatehouseHost` serves several).
+ */
+const FLOW_PAGE = /^\/[^/]+\/(login|consent|interaction\/resume|device\/confirm)$/;
+
+function isInstancePage(url: URL): boolean {
+  return url.origin === ORIGIN && FLOW_PAGE.test(url.pathname);
 }
 
 /** An authorize URL (absolute) for `client_id` with PKCE S256 and `state`, plus overrides (`null` removes). */
@@ -137,7 +176,10 @@ export function authorizeUrl(params: Record<string, string | null> = {}): string
   return `${ISSUER}/oauth2/v1/authorize?${query}`;
 }
 
-/** Logs in through the login page of `url`; returns the response to the login POST. */
+/**
+ * Logs in through the login page `url` leads to; returns the response to the login POST (a 303 to
+ * the resume, which `follow` continues).
+ */
 export async function logIn(
   browser: FakeBrowser,
   url: string,
@@ -147,6 +189,19 @@ export async function logIn(
   const page = await browser.get(url);
   if (page.status !== 200) throw new Error(`expected the login page, got ${page.status}`);
   return browser.submit(await page.text(), { username, password });
+}
+
+/**
+ * Logs in through the login page `url` leads to and follows the resume: returns the resume's answer
+ * (it sets the session cookie; then the redirect to the client, or the consent page).
+ */
+export async function signIn(
+  browser: FakeBrowser,
+  url: string,
+  username = 'demo',
+  password = 'demo-password',
+): Promise<Response> {
+  return browser.follow(await logIn(browser, url, username, password));
 }
 
 /** Parameters of a redirect to the client. */

@@ -1,11 +1,11 @@
 /**
  * A flood of failed password attempts through the Auth API of an instance whose counters live in
- * `rateLimits`, for storage engines to check what the limiter leaves in them: usernames at the
+ * the key-value store `kv`, for storage engines to check what the limiter leaves in them: usernames at the
  * maximum length the limits accept, of U+FDFA (eighteen characters after NFKC), all distinct, from
  * one client address.
  */
 import { CREDENTIAL_LIMITS } from '@gatehousejs/core';
-import type { RateLimitStore } from '@gatehousejs/core/engine';
+import type { KeyValueStore } from '@gatehousejs/core/engine';
 import { ISSUER, testInstance, userBasic } from './fixtures';
 
 /** What {@link failPasswordAttempts} sent and got. */
@@ -22,12 +22,9 @@ export interface PasswordFlood {
  * Sends `attempts` failing Auth API logins with distinct maximum-size usernames from one address,
  * one after the other, on a fresh instance with the default limits and the real clock.
  */
-export async function failPasswordAttempts(
-  rateLimits: RateLimitStore,
-  attempts: number,
-): Promise<PasswordFlood> {
+export async function failPasswordAttempts(kv: KeyValueStore, attempts: number): Promise<PasswordFlood> {
   const t = await testInstance({
-    storage: { rateLimits },
+    storage: { kv },
     rateLimit: { clientAddress: () => '203.0.113.5' },
     now: Date.now,
   });

@@ -1,4 +1,4 @@
-import { hashSecret, memorySessionStore } from '@gatehousejs/core/engine';
+import { hashSecret, kvSessionStore, memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { importJWK, SignJWT } from 'jose';
 import { basic, ISSUER, issueTokens, type TestOptions, testInstance, testKey } from './fixtures';
 
@@ -13,11 +13,12 @@ export const CLIENT_ORIGIN = 'http://localhost:5173';
 
 /** A test instance with a session store the test can seed, and `ALLOWED` in `cors.allowedOrigins`. */
 export async function protectInstance(overrides: TestOptions = {}) {
-  const sessions = memorySessionStore();
+  const sessionsKv = memoryKeyValueStore();
+  const sessions = kvSessionStore(sessionsKv);
   const t = await testInstance({
     cors: { allowedOrigins: [ALLOWED] },
     ...overrides,
-    storage: { sessions, ...overrides.storage },
+    storage: { kv: sessionsKv, ...overrides.storage },
   });
   /** Seeds an active session for `userId` and returns the `Cookie` header that carries it. */
   const sessionCookie = async (userId = 'user-1') => {

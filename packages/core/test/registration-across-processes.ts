@@ -53,7 +53,10 @@ export async function expectRegistrationsShared(storage: GatehouseStorage): Prom
         { headers: { Accept: 'text/html' } },
       ),
     );
-  expect((await authorize(b)).status).toBe(200); // the login page: the client is known
+  // The client is known: the browser is sent to the login page's interaction.
+  const known = await authorize(b);
+  expect(known.status).toBe(303);
+  expect(new URL(known.headers.get('location')!).searchParams.has('interaction')).toBe(true);
   expect((await configuration(b, 'DELETE')).status).toBe(204);
   expect((await configuration(a, 'GET')).status).toBe(401);
   expect((await authorize(a)).status).toBe(400);

@@ -1,6 +1,6 @@
 import type { GatehouseStorage } from '@gatehousejs/core';
 import { expect } from 'vitest';
-import { authorizeUrl, callbackParams, FakeBrowser, logIn } from './browser-flow';
+import { authorizeUrl, callbackParams, FakeBrowser, signIn } from './browser-flow';
 import { basic, ISSUER, post, testInstance } from './fixtures';
 
 const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
@@ -78,7 +78,7 @@ export async function expectUnstorableInputRefused(storage?: GatehouseStorage): 
   // A nonce (stored with the code) or a state with a NUL, from a signed-in user: the client is
   // told invalid_request, and no code is issued.
   const browser = new FakeBrowser(t.gatehouse);
-  expect((await logIn(browser, authorizeUrl({ scope: 'openid' }))).status).toBe(303);
+  expect((await signIn(browser, authorizeUrl({ scope: 'openid' }))).status).toBe(303);
   const withNonce = callbackParams(await browser.get(authorizeUrl({ scope: 'openid', nonce: 'n\u0000' })));
   expect(withNonce.get('error')).toBe('invalid_request');
   expect(withNonce.get('code')).toBeNull();

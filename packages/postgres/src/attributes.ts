@@ -16,10 +16,6 @@ export const REFRESH_ATTRIBUTES = [
   'amr',
   'ext',
 ] as const;
-/** Optional fields of sessions. */
-export const SESSION_ATTRIBUTES = ['sid', 'acr', 'amr', 'ext'] as const;
-/** Optional fields of consents. */
-export const CONSENT_ATTRIBUTES = ['ext'] as const;
 
 /** The JSON text of the listed fields `record` has (absent ones are left out, never `null`). */
 export function attributesOf(record: object, names: readonly string[]): string {

@@ -1,3 +1,4 @@
+import { kvSessionStore } from '@gatehousejs/core/engine';
 import { runStorageConformance } from '@gatehousejs/core/testing';
 import {
   failFastPoolConfig,
@@ -44,7 +45,7 @@ describe.skipIf(!url)('postgres engine', () => {
   it('keeps its records in the database, in its schema', async () => {
     const storage = await open(`${schema}_probe`);
     const now = Date.now();
-    await storage.sessions.createSession({
+    await kvSessionStore(storage.kv).createSession({
       idHash: 'probe',
       userId: 'u',
       createdAt: now,
@@ -52,9 +53,9 @@ describe.skipIf(!url)('postgres engine', () => {
       expiresAt: now + 60_000,
     });
     const { rows } = await storage.pool.query(
-      `SELECT user_id FROM "${schema}_probe".sessions WHERE id_hash = 'probe'`,
+      `SELECT expires_at FROM "${schema}_probe".key_values WHERE key = 'session:probe'`,
     );
-    expect(rows).toEqual([{ user_id: 'u' }]);
+    expect(rows).toEqual([{ expires_at: String(now + 60_000) }]);
     await drop(storage, `${schema}_probe`);
   });
 

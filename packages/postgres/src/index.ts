@@ -1,6 +1,7 @@
 /**
  * `@gatehousejs/postgres`: Gatehouse storage on PostgreSQL, for several processes sharing grants,
- * sessions, consents, rate limits, registered clients and replay ids of any number of instances in one schema. Ships its SQL migrations (`migrations/`) and {@link migrate}.
+ * registered clients and the key-value store (sessions, consents, rate limits, replay ids, flow
+ * state) of any number of instances in one schema. Ships its SQL migrations (`migrations/`) and {@link migrate}.
  * @packageDocumentation
  */
 export { type MigrateOptions, migrate } from './migrate.js';

@@ -9,7 +9,9 @@ import type { Statements } from './statements.js';
  * - `add` is `INSERT … ON CONFLICT DO UPDATE … WHERE <the row has expired>`: of concurrent callers,
  *   one inserts (or replaces an expired row) and gets a row back, the others see a live row;
  * - `take` is `DELETE … RETURNING`: only one caller deletes the row;
- * - `swap` is `UPDATE … WHERE value = <expected>`: after the first swap the value differs.
+ * - `swap` is `UPDATE … WHERE value = <expected>`: after the first swap the value differs;
+ * - `increment` is one upsert that adds to a live counter (keeping its expiry) or starts an
+ *   expired or absent one, `RETURNING` the count: concurrent callers wait on the row lock in turn.
  * Expired rows are invisible at once (every statement compares `expires_at` with `now`) and swept.
  */
 export function postgresKeyValueStore(pool: Statements, t: Tables, instanceId: string): KeyValueStore {
@@ -57,6 +59,18 @@ export function postgresKeyValueStore(pool: Statements, t: Tables, instanceId: s
         instanceId,
         encode(key),
       ]);
+    },
+    async increment(key, by, expiresAt, now) {
+      // A counter's value is its decimal count: digits, which the encoding leaves as they are.
+      const { rows } = await pool.query<{ value: string }>(
+        `INSERT INTO ${t.keyValues} AS e (instance_id, key, value, expires_at) VALUES ($1, $2, $3::bigint::text, $4)
+         ON CONFLICT (instance_id, key) DO UPDATE SET
+           value = CASE WHEN e.expires_at <= $5 THEN EXCLUDED.value ELSE (e.value::bigint + $3::bigint)::text END,
+           expires_at = CASE WHEN e.expires_at <= $5 THEN EXCLUDED.expires_at ELSE e.expires_at END
+         RETURNING value`,
+        [instanceId, encode(key), String(by), wholeExpiry(expiresAt), wholeInstant(now)],
+      );
+      return Number(rows[0]!.value);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { hashSecret } from '@gatehousejs/core/engine';
+import { hashSecret, kvSessionStore } from '@gatehousejs/core/engine';
 import { migrate, type PostgresStorage, postgresStorage } from '@gatehousejs/postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +31,7 @@ describe.skipIf(!url)('postgres engine specifics', () => {
       '003_storage_v2',
       '004_user_grants',
       '005_key_values',
+      '006_kv_state',
     ]);
     expect(await migrate(storage.pool, { schema })).toEqual([]);
     const { rows } = await storage.pool.query(
@@ -42,16 +43,17 @@ describe.skipIf(!url)('postgres engine specifics', () => {
       { version: '003_storage_v2' },
       { version: '004_user_grants' },
       { version: '005_key_values' },
+      { version: '006_kv_state' },
     ]);
   });
 
   it('keeps password-attempt counters few, fixed-size and expiring, and writes none for refusals', async () => {
     await migrate(storage.pool, { schema });
-    const flood = await failPasswordAttempts(storage.rateLimits, 200);
+    const flood = await failPasswordAttempts(storage.kv, 200);
     expect(flood.statuses.filter((status) => status === 429)).toHaveLength(150);
     const { rows } = await storage.pool.query<{ rows: string; longest: number; last: string }>(
       `SELECT count(*) AS rows, max(length(key)) AS longest, max(expires_at) AS last
-       FROM "${schema}".rate_limits WHERE key LIKE 'pw:%'`,
+       FROM "${schema}".key_values WHERE key LIKE 'rate:pw:%'`,
     );
     // One address bucket and one counter per username checked: nothing for the 150 refused.
     expect(Number(rows[0]!.rows)).toBe(51);
@@ -106,7 +108,7 @@ describe.skipIf(!url)('postgres engine specifics', () => {
     const live = await code(now + 60_000);
     await storage.grants.revokeAccessToken(crypto.randomUUID(), now - 1);
     await storage.grants.revokeSubject!(crypto.randomUUID(), now - 10, now - 1);
-    await storage.sessions.createSession({
+    await kvSessionStore(storage.kv).createSession({
       idHash: live,
       userId: 'u',
       createdAt: now - 10,
@@ -119,7 +121,9 @@ describe.skipIf(!url)('postgres engine specifics', () => {
     expect(await storage.sweepExpired({ now, batchSize: 2 })).toBe(9);
     const { rows } = await storage.pool.query(`SELECT code_hash FROM "${schema}".authorization_codes`);
     expect(rows).toEqual([{ code_hash: live }]);
-    const entries = await storage.pool.query(`SELECT key FROM "${schema}".key_values`);
+    const entries = await storage.pool.query(
+      `SELECT key FROM "${schema}".key_values WHERE key LIKE 'par:%' OR key LIKE 'session:%'`,
+    );
     expect(entries.rows).toEqual([{ key: 'par:live' }]);
     expect(await storage.grants.findCode(expired[0]!, now - 10)).toBeNull();
     expect(await storage.sweepExpired({ now })).toBe(0);

@@ -3,10 +3,9 @@ import { checkInstanceId, DEFAULT_INSTANCE_ID } from '@gatehousejs/core/engine';
 import pg from 'pg';
 import { postgresGrantStore } from './grant-store.js';
 import { postgresKeyValueStore } from './key-value.js';
-import { postgresClientRegistry, postgresReplayStore } from './registry-stores.js';
+import { postgresClientRegistry } from './registry-stores.js';
 import { type RevocationHub, revocationHub } from './revocation-channel.js';
 import { DEFAULT_SCHEMA, instanceTables, type Tables, tables } from './schema.js';
-import { postgresConsentStore, postgresRateLimitStore, postgresSessionStore } from './session-stores.js';
 import { type Statements, statements } from './statements.js';
 import { type SweepOptions, scheduleSweeps, sweepExpired } from './sweeper.js';
 
@@ -75,8 +74,8 @@ export function failFastPoolConfig(connectionString: string, statementTimeoutMs 
 
 /**
  * Gatehouse storage on PostgreSQL (≥ 12) for any number of instances in one schema: grants,
- * sessions, consents, rate limits, registered clients, replay ids and the key-value store, in the
- * tables created by `migrate`. Every table has `instance_id` in its primary key and every
+ * registered clients and the key-value store (on which Gatehouse keeps sessions, consents, rate
+ * limits and replay ids), in the tables created by `migrate`. Every table has `instance_id` in its primary key and every
  * statement of a view names its instance, so instances are kept apart by construction, without a
  * schema, a migration or a sweep timer each. Atomic steps are single statements; expired rows are invisible at once and
  * swept in the background (one sweeper for all instances).
@@ -159,11 +158,7 @@ function instanceView(
 ): GatehouseStorage {
   return {
     grants: postgresGrantStore(run, t, instanceId, hub),
-    sessions: postgresSessionStore(run, t, instanceId),
-    consents: postgresConsentStore(run, t, instanceId),
-    rateLimits: postgresRateLimitStore(run, t, instanceId),
     clients: postgresClientRegistry(run, t, instanceId),
-    replay: postgresReplayStore(run, t, instanceId),
     kv: postgresKeyValueStore(run, t, instanceId),
     clear: () => clearInstance(pool, t, instanceId),
   };

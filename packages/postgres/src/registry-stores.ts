@@ -2,7 +2,6 @@ import type { ClientRecord } from '@gatehousejs/core';
 import {
   type ClientRegistry,
   type RegisteredClient,
-  type ReplayStore,
   StoreFullError,
   wholeExpiry,
   wholeInstant,
@@ -80,25 +79,6 @@ export function postgresClientRegistry(pool: Statements, t: Tables, instanceId: 
         instanceId,
         clientId,
       ]);
-    },
-  };
-}
-
-/**
- * {@link ReplayStore} on PostgreSQL: one upsert that claims the id when it is new or its previous
- * use has expired. `ON CONFLICT DO UPDATE … WHERE` locks the row, so among concurrent callers one
- * inserts or updates (and gets a row back) and the others see the winner's live row (and get none).
- */
-export function postgresReplayStore(pool: Statements, t: Tables, instanceId: string): ReplayStore {
-  return {
-    async useOnce(id, expiresAt, now) {
-      if (expiresAt <= now) return false;
-      const { rowCount } = await pool.query(
-        `INSERT INTO ${t.replayIds} AS r (instance_id, id, expires_at) VALUES ($1, $2, $3)
-         ON CONFLICT (instance_id, id) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE r.expires_at <= $4`,
-        [instanceId, id, wholeExpiry(expiresAt), wholeInstant(now)],
-      );
-      return (rowCount ?? 0) > 0;
     },
   };
 }

@@ -6,11 +6,7 @@ export interface Tables {
   readonly revokedGrants: string;
   readonly revokedAccessTokens: string;
   readonly revokedSubjects: string;
-  readonly sessions: string;
-  readonly consents: string;
-  readonly rateLimits: string;
   readonly registeredClients: string;
-  readonly replayIds: string;
   readonly keyValues: string;
 }
 
@@ -32,11 +28,7 @@ export function tables(schema: string): Tables {
     revokedGrants: q('revoked_grants'),
     revokedAccessTokens: q('revoked_access_tokens'),
     revokedSubjects: q('revoked_subjects'),
-    sessions: q('sessions'),
-    consents: q('consents'),
-    rateLimits: q('rate_limits'),
     registeredClients: q('registered_clients'),
-    replayIds: q('replay_ids'),
     keyValues: q('key_values'),
   };
 }
@@ -49,11 +41,7 @@ export function instanceTables(t: Tables): string[] {
     t.revokedGrants,
     t.revokedAccessTokens,
     t.revokedSubjects,
-    t.sessions,
-    t.consents,
-    t.rateLimits,
     t.registeredClients,
-    t.replayIds,
     t.keyValues,
   ];
 }

@@ -1,9 +1,8 @@
 import { createGatehouse, memoryClientStore, memoryUserStore } from '@gatehousejs/core';
-import { hashSecret } from '@gatehousejs/core/engine';
+import { hashSecret, stateStores } from '@gatehousejs/core/engine';
 import { migrate, postgresEngine, postgresStorage } from '@gatehousejs/postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeRecord, refreshRecord, sessionRecord } from '../../core/src/testing/records.js';
 import { registeredClient } from '../../core/src/testing/registry-cases.js';
 import { basic, ISSUER, post, testClients, testHasher, testKey } from '../../core/test/fixtures.js';
 
@@ -67,6 +66,7 @@ describe.skipIf(!url)('postgres upgrade from schema version 1', () => {
       '003_storage_v2',
       '004_user_grants',
       '005_key_values',
+      '006_kv_state',
     ]);
     const { rows } = await pool.query(
       `SELECT instance_id, subject_kind, subject_id, attrs FROM ${q('refresh_tokens')} ORDER BY grant_id`,
@@ -118,13 +118,14 @@ describe.skipIf(!url)('postgres upgrade from schema version 1', () => {
     const session = await gatehouse.authenticate(sessionRequest, { schemes: ['session'] });
     expect(session.ok && session.caller.sub).toBe('user-1');
 
-    expect(await storage.consents.findConsent('user-1', 'other-client', Date.now())).toEqual({
+    const { consents, rateLimits } = stateStores(storage);
+    expect(await consents.findConsent('user-1', 'other-client', Date.now())).toEqual({
       userId: 'user-1',
       clientId: 'other-client',
       scope: 'read',
       expiresAt: now + 3_600_000,
     });
-    expect((await storage.rateLimits.get('user:demo', Date.now()))?.count).toBe(3);
+    expect((await rateLimits.get('user:demo', Date.now()))?.count).toBe(3);
 
     // User marks work on round-1 data: revoking the user ends the round-1 session.
     await gatehouse.revokeUser('user-1');
@@ -134,59 +135,162 @@ describe.skipIf(!url)('postgres upgrade from schema version 1', () => {
   it('leaves round-1 rows to the default instance only', async () => {
     const other = postgresEngine({ pool, schema, sweepIntervalMs: 0 }).instance(ISSUER);
     expect(await other.grants.isRevoked('jti-1', 'grant-2', Date.now())).toBe(false);
-    expect(await other.sessions.findSession(await hashSecret(secrets.session), Date.now())).toBeNull();
-    expect(await other.consents.findConsent('user-1', 'other-client', Date.now())).toBeNull();
-    expect(await other.rateLimits.get('user:demo', Date.now())).toBeNull();
+    const { sessions, consents, rateLimits } = stateStores(other);
+    expect(await sessions.findSession(await hashSecret(secrets.session), Date.now())).toBeNull();
+    expect(await consents.findConsent('user-1', 'other-client', Date.now())).toBeNull();
+    expect(await rateLimits.get('user:demo', Date.now())).toBeNull();
   });
 });
 
 /**
- * The upgrade to schema version 5 (the key-value store): a schema at 004_user_grants with live
- * codes, refresh tokens, sessions, registrations and revocations written by the current engine,
- * migrated while that engine's view stays open; every record keeps working and `kv` works after.
+ * The upgrade to schema version 6 (host contract v3: state in the key-value store): a schema at
+ * 005_key_values holding live sessions, consents, rate-limit windows and replay ids of two
+ * instances, written with the v2 engine's SQL, beside live codes, refresh tokens and a registration
+ * written by the current engine. After the migration the old tables are gone and Gatehouse reads
+ * every record from `key_values`.
  */
-describe.skipIf(!url)('postgres upgrade from schema version 4 to 5 (key-value store)', () => {
-  const schema = `gatehouse_upgrade5_${crypto.randomUUID().replaceAll('-', '')}`;
+describe.skipIf(!url)('postgres upgrade from schema version 5 to 6 (state in kv)', () => {
+  const schema = `gatehouse_upgrade6_${crypto.randomUUID().replaceAll('-', '')}`;
+  const q = (table: string) => `"${schema}"."${table}"`;
   let pool: pg.Pool;
+  const now = Date.now();
+  const secrets = { code: 'v2-code', refresh: 'v2-refresh', session: 'v2-session' };
 
-  beforeAll(() => {
+  beforeAll(async () => {
     pool = new pg.Pool({ connectionString: url });
+    expect(await migrate(pool, { schema, target: '005_key_values' })).toHaveLength(5);
+    // v2's rows, with its column set: optional fields in `attrs`, percent signs and Unicode kept.
+    for (const instance of ['default', ISSUER]) {
+      await pool.query(
+        `INSERT INTO ${q('sessions')} (instance_id, id_hash, user_id, created_at, last_seen_at, expires_at, attrs)
+         VALUES ($1, $2, 'user-1', $3, $4, $5, $6), ($1, 'ended', 'user-1', $3, $3, $7, '{}')`,
+        [
+          instance,
+          await hashSecret(secrets.session),
+          now - 2000,
+          now - 1000,
+          now + 3_600_000,
+          JSON.stringify({ sid: 'sid-1', amr: ['pwd'], ext: { note: '100% Zoë' } }),
+          now - 1,
+        ],
+      );
+      await pool.query(
+        `INSERT INTO ${q('consents')} (instance_id, user_id, client_id, scope, expires_at, attrs)
+         VALUES ($1, 'user-1', 'other-client', 'read', $2, $3), ($1, 'usér%2', 'https://c.example/m.json', 'a b', $2, '{}')`,
+        [instance, now + 3_600_000, JSON.stringify({ ext: { claims: ['email'] } })],
+      );
+      await pool.query(
+        `INSERT INTO ${q('rate_limits')} (instance_id, key, count, expires_at) VALUES ($1, 'pw:user:x', 4, $2)`,
+        [instance, now + 60_000],
+      );
+      await pool.query(
+        `INSERT INTO ${q('replay_ids')} (instance_id, id, expires_at) VALUES ($1, 'dpop:proof-1', $2)`,
+        [instance, now + 60_000],
+      );
+    }
+    // Grants and registrations keep their tables: written by the current engine.
+    const view = postgresStorage({ pool, schema, sweepIntervalMs: 0 });
+    await view.grants.saveRefreshToken({
+      tokenHash: await hashSecret(secrets.refresh),
+      grantId: 'grant-1',
+      clientId: 'demo-client',
+      subject: { kind: 'user', userId: 'user-1' },
+      scope: 'read write',
+      issuedAt: now - 60_000,
+      expiresAt: now + 3_600_000,
+    });
+    await view.clients.saveClient(
+      registeredClient(now, { client: { id: 'registered-1', type: 'public', redirectUris: [] } }),
+    );
   });
+
   afterAll(async () => {
     await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await pool.end();
   });
 
-  it('adds key_values and keeps every live record of version 4', async () => {
-    expect(await migrate(pool, { schema, target: '004_user_grants' })).toHaveLength(4);
-    const engine = postgresEngine({ pool, schema, sweepIntervalMs: 0 });
-    const view = engine.instance(ISSUER);
-    const now = Math.floor(Date.now() / 1000) * 1000;
-    const code = await codeRecord(now);
-    const token = await refreshRecord(now, { grantedAt: now - 1000 });
-    const session = await sessionRecord(now);
-    const registration = registeredClient(now, { expiresAt: now + 60_000 });
-    await view.grants.saveCode(code);
-    await view.grants.saveRefreshToken(token);
-    await view.grants.revokeAccessToken('jti-v4', now + 60_000);
-    await view.sessions.createSession(session);
-    await view.clients.saveClient(registration);
-    expect(await view.replay.useOnce('assertion-v4', now + 60_000, now)).toBe(true);
-    // Before the migration the table is missing: the key-value store fails (a 503 through Gatehouse).
-    await expect(view.kv.get('par:x', now)).rejects.toThrow(/key_values/);
+  it('moves the live rows of every instance into key_values and drops the old tables', async () => {
+    expect(await migrate(pool, { schema })).toEqual(['006_kv_state']);
+    expect(await migrate(pool, { schema })).toEqual([]);
+    const { rows } = await pool.query<{ instance_id: string; n: number }>(
+      `SELECT instance_id, count(*)::int AS n FROM ${q('key_values')} GROUP BY instance_id ORDER BY instance_id`,
+    );
+    // Per instance: one session (the ended one left behind), two consents, a window's counter and
+    // end, one replay id.
+    expect(rows).toEqual([
+      { instance_id: 'default', n: 6 },
+      { instance_id: ISSUER, n: 6 },
+    ]);
+    const { rows: tables } = await pool.query(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name IN ('sessions', 'consents', 'rate_limits', 'replay_ids')`,
+      [schema],
+    );
+    expect(tables).toEqual([]);
+  });
 
-    expect(await migrate(pool, { schema })).toEqual(['005_key_values']);
+  it('migrates several schemas through one connection (its session-local helpers are replaced, not redefined)', async () => {
+    const single = new pg.Pool({ connectionString: url, max: 1 });
+    const schemas = [1, 2].map((n) => `${schema}_${n}`);
+    try {
+      for (const each of schemas) expect(await migrate(single, { schema: each })).toContain('006_kv_state');
+    } finally {
+      for (const each of schemas) await single.query(`DROP SCHEMA IF EXISTS "${each}" CASCADE`);
+      await single.end();
+    }
+  });
 
-    expect(await view.grants.findCode(code.codeHash, now)).toEqual(code);
-    expect(await view.grants.findRefreshToken(token.tokenHash, now)).toEqual(token);
-    expect(await view.grants.isRevoked('jti-v4', undefined, now)).toBe(true);
-    expect(await view.sessions.findSession(session.idHash, now)).toEqual(session);
-    expect(await view.clients.findClient(registration.client.id, now)).toEqual(registration);
-    expect(await view.replay.useOnce('assertion-v4', now + 60_000, now)).toBe(false);
-    expect((await view.grants.redeemCode(code.codeHash, null, now, now + 600_000)).status).toBe('redeemed');
-
-    expect(await view.kv.add('par:x', '{"client_id":"c"}', now + 60_000, now)).toBe(true);
-    expect(await view.kv.take('par:x', now)).toBe('{"client_id":"c"}');
-    await engine.close();
+  it('reads v2 sessions, consents, counters and replay ids through the v3 stores, beside grants and registrations', async () => {
+    const storage = postgresStorage({ pool, schema, sweepIntervalMs: 0 });
+    const gatehouse = createGatehouse({
+      issuer: ISSUER,
+      keys: [await testKey()],
+      clients: memoryClientStore(await testClients()),
+      users: memoryUserStore(
+        [{ id: 'user-1', username: 'demo', passwordHash: await testHasher.hash('demo-password') }],
+        { hasher: testHasher },
+      ),
+      storage,
+      logger: { warn() {}, error() {} },
+    });
+    const session = await gatehouse.authenticate(
+      new Request(`${ISSUER}/api/whoami`, { headers: { Cookie: `gatehouse_session=${secrets.session}` } }),
+      { schemes: ['session'] },
+    );
+    expect(session.ok && session.caller.sub).toBe('user-1');
+    const { sessions, consents, rateLimits, replay } = stateStores(storage);
+    expect(await sessions.findSession(await hashSecret(secrets.session), now)).toEqual({
+      idHash: await hashSecret(secrets.session),
+      userId: 'user-1',
+      sid: 'sid-1',
+      amr: ['pwd'],
+      ext: { note: '100% Zoë' },
+      createdAt: now - 2000,
+      lastSeenAt: now - 1000,
+      expiresAt: now + 3_600_000,
+    });
+    expect(await sessions.findSession('ended', now - 10)).toBeNull();
+    expect(await consents.findConsent('user-1', 'other-client', now)).toEqual({
+      userId: 'user-1',
+      clientId: 'other-client',
+      scope: 'read',
+      expiresAt: now + 3_600_000,
+      ext: { claims: ['email'] },
+    });
+    expect((await consents.findConsent('usér%2', 'https://c.example/m.json', now))?.scope).toBe('a b');
+    expect(await rateLimits.get('pw:user:x', now)).toEqual({ count: 4, resetAt: now + 60_000 });
+    expect((await rateLimits.increment('pw:user:x', 900_000, now)).count).toBe(5);
+    expect(await replay.useOnce('dpop:proof-1', now + 60_000, now)).toBe(false);
+    expect(await storage.clients.findClient('registered-1', now)).not.toBeNull();
+    const refreshed = await gatehouse.fetch(
+      post(
+        '/oauth2/v1/token',
+        { grant_type: 'refresh_token', refresh_token: secrets.refresh },
+        { Authorization: basic('demo-client', 'demo-secret') },
+      ),
+    );
+    expect(refreshed.status).toBe(200);
+    // Another instance's rows moved to that instance.
+    const other = stateStores(postgresEngine({ pool, schema, sweepIntervalMs: 0 }).instance(ISSUER));
+    expect((await other.consents.findConsent('user-1', 'other-client', now))?.scope).toBe('read');
   });
 });

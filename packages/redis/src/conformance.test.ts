@@ -1,3 +1,4 @@
+import { kvSessionStore } from '@gatehousejs/core/engine';
 import { runStorageConformance } from '@gatehousejs/core/testing';
 import {
   failFastOptions,
@@ -31,14 +32,14 @@ describe.skipIf(!url)('redis engine', () => {
   it('keeps its records on the Redis server, under its prefix', async () => {
     const storage = await open(prefix);
     const now = Date.now();
-    await storage.sessions.createSession({
+    await kvSessionStore(storage.kv).createSession({
       idHash: 'probe',
       userId: 'u',
       createdAt: now,
       lastSeenAt: now,
       expiresAt: now + 60_000,
     });
-    expect(await storage.client.exists(`${prefix}:{7:default:session:probe}`)).toBe(1);
+    expect(await storage.client.exists(`${prefix}:{7:default:kv:session:probe}`)).toBe(1);
     await dropPrefix(storage, prefix);
     await storage.close();
   });

@@ -1,9 +1,11 @@
 /**
  * `@gatehousejs/redis`: Gatehouse storage on Redis, for several processes (and any number of
- * instances) sharing grants, sessions, consents, rate limits, registered clients and replay ids.
+ * instances) sharing grants, registered clients and the key-value store Gatehouse keeps sessions,
+ * consents, rate limits and replay ids in.
  * @packageDocumentation
  */
 export { type MigratedKeys, type MigrateRedisKeysOptions, migrateRedisKeys } from './migrate-keys.js';
+export { type MigratedToKv, type MigrateRedisToKvOptions, migrateRedisToKv } from './migrate-kv.js';
 export {
   failFastOptions,
   type RedisEngine,

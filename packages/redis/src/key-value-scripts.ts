@@ -46,3 +46,19 @@ redis.call('HSET', KEYS[1], 'v', ARGV[3], 'exp', ARGV[4])
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])
 return 1
 `);
+
+/**
+ * KEYS: entry hash. ARGV: now, by, expiresAt. Adds `by` to a live counter (its expiry kept), or
+ * starts it at `by` until `expiresAt` when absent or expired at `now`; replies the new count.
+ */
+export const incrementScript = new LuaScript(`
+local f = redis.call('HMGET', KEYS[1], 'v', 'exp')
+if f[1] and tonumber(f[2]) > tonumber(ARGV[1]) then
+  return redis.call('HINCRBY', KEYS[1], 'v', ARGV[2])
+end
+redis.call('DEL', KEYS[1])
+if tonumber(ARGV[3]) <= tonumber(ARGV[1]) then return tonumber(ARGV[2]) end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'exp', ARGV[3])
+redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+return tonumber(ARGV[2])
+`);

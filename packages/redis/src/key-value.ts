@@ -1,13 +1,13 @@
 import { type KeyValueStore, wholeInstant } from '@gatehousejs/core/engine';
 import { throwOnFailedStep } from './grant-store.js';
-import { addScript, swapScript, takeScript } from './key-value-scripts.js';
+import { addScript, incrementScript, swapScript, takeScript } from './key-value-scripts.js';
 import { expireAt, type KeyLayout } from './keys.js';
 import type { RedisClient } from './script.js';
 
 /**
  * {@link KeyValueStore} on Redis: one hash per key (`v`, `exp`), under the instance's key space so
- * that `clear()` removes it. Each method is one command, one MULTI/EXEC or one script: `add`, `take`
- * and `swap` are scripts, so that the expiry they honour is the caller's `now` (the contract's),
+ * that `clear()` removes it. Each method is one command, one MULTI/EXEC or one script: `add`, `take`,
+ * `swap` and `increment` are scripts, so that the expiry they honour is the caller's `now` (the contract's),
  * and each runs as one atomic step of Redis.
  */
 export function redisKeyValueStore(client: RedisClient, keys: KeyLayout): KeyValueStore {
@@ -50,6 +50,14 @@ export function redisKeyValueStore(client: RedisClient, keys: KeyLayout): KeyVal
     },
     async delete(key) {
       await client.del(keys.keyValue(key));
+    },
+    async increment(key, by, expiresAt, now) {
+      const count = await incrementScript.run(
+        client,
+        [keys.keyValue(key)],
+        [String(wholeInstant(now)), String(by), expireAt(expiresAt)],
+      );
+      return Number(count);
     },
   };
 }

@@ -20,9 +20,9 @@ describe('redis key layout v2', () => {
 
   it('spreads single-key records by their own names, not one slot per instance', () => {
     const tags = [
-      keys.session('s1'),
-      keys.session('s2'),
-      keys.rateLimit('k'),
+      keys.keyValue('session:s1'),
+      keys.keyValue('session:s2'),
+      keys.keyValue('rate:k'),
       keys.codePointer('c'),
       keys.keyValue('par:1'),
       keys.keyValue('par:2'),
@@ -40,14 +40,18 @@ describe('redis key layout v2', () => {
     const base = keys.pattern.slice(0, -1);
     for (const key of [
       keys.code('g', 'c'),
-      keys.session('s'),
-      keys.replayId('j'),
+      keys.keyValue('session:s'),
       keys.registeredClient('c'),
       keys.keyValue('par:x'),
     ]) {
       expect(key.startsWith(base)).toBe(true);
     }
-    expect(other.session('s').startsWith(base)).toBe(false);
+    expect(other.keyValue('session:s').startsWith(base)).toBe(false);
+  });
+
+  it('names contract v2’s state keys for the migration, and what follows their kind', () => {
+    expect(keys.v2State.sessions).toBe('gh:{19:https://a.example/t:session:*');
+    expect(keys.v2State.rest('gh:{19:https://a.example/t:rate:pw:user:x}', 'rate')).toBe('pw:user:x');
   });
 
   it('escapes glob characters of the instance id in the SCAN pattern', () => {

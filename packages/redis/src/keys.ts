@@ -22,18 +22,17 @@ import { wholeExpiry } from '@gatehousejs/core/engine';
  *     `<prefix>:{<I>:user:<user id>}`               string: "<at> <expiresAt>" (a user's mark)
  *     `<prefix>:{<I>:grants:<user id>}`             sorted set: the user's refresh tokens (`listGrants`),
  *                                                    members `<len>:<grant id><token hash>`, scored by expiry
- *     `<prefix>:{<I>:session:<hash>}`                hash: r (JSON), exp, seen
- *     `<prefix>:{<I>:consent:<n>:<user>:<client>}`  string: JSON
- *     `<prefix>:{<I>:rate:<key>}`                    hash: count, reset
  *     `<prefix>:{<I>:client:<client id>}`            hash: r (JSON), exp (registered client)
  *     `<prefix>:{<I>:clients}`                       sorted set: the live registered client ids,
  *                                                    scored by expiry (`maxClients`)
- *     `<prefix>:{<I>:once:<id>}`                     string (replay id)
- *     `<prefix>:{<I>:kv:<key>}`                      hash: v (value), exp (key-value store)
+ *     `<prefix>:{<I>:kv:<key>}`                      hash: v (value), exp (key-value store: sessions,
+ *                                                    consents, rate limits, replay ids, flow state)
  *
  * Every key carries its record's expiry (`PEXPIREAT`), so Redis deletes it without a sweeper.
  * Round 1's keys (`{prefix}:…` and `prefix:…`) are not read: `migrateRedisKeys` moves them into
- * this layout once, at upgrade.
+ * this layout once, at upgrade. Neither are contract v2's own session, consent, rate-limit and
+ * replay keys (`{<I>:session:…}`, `consent:`, `rate:`, `once:`): `migrateRedisToKv` moves them
+ * into the key-value store ({@link KeyLayout.v2State} names them).
  */
 export interface KeyLayout {
   code(grantId: string, codeHash: string): string;
@@ -47,13 +46,9 @@ export interface KeyLayout {
   revokedSubject(userId: string): string;
   /** The index of a user's refresh tokens (`listUserRefreshTokens`), in the user's own slot. */
   userRefreshTokens(userId: string): string;
-  session(idHash: string): string;
-  consent(userId: string, clientId: string): string;
-  rateLimit(key: string): string;
   registeredClient(clientId: string): string;
   /** The index of the instance's registered clients, scored by expiry (counts `maxClients`). */
   readonly registeredClients: string;
-  replayId(id: string): string;
   /** An entry of the key-value store (`GatehouseStorage.kv`). */
   keyValue(key: string): string;
   /** The SCAN pattern of every key of the instance. */
@@ -67,6 +62,17 @@ export interface KeyLayout {
   readonly instanceId: string;
   /** `<len>:<instance id>`: names the instance in messages of the revocation channel. */
   readonly instanceTag: string;
+  /**
+   * Contract v2's keys of sessions, consents, rate-limit windows and replay ids, no longer written:
+   * the SCAN pattern of each kind, and the part of a found key after its kind (`migrateRedisToKv`).
+   */
+  readonly v2State: {
+    readonly sessions: string;
+    readonly consents: string;
+    readonly rateLimits: string;
+    readonly replayIds: string;
+    rest(key: string, kind: 'session' | 'consent' | 'rate' | 'once'): string;
+  };
   /** SCAN patterns of the instance's revocations, and the id each key names (a snapshot's source). */
   readonly revocations: {
     readonly grants: string;
@@ -99,16 +105,18 @@ export function keyLayout(prefix: string, instanceId: string): KeyLayout {
     revokedToken: (jti) => `${base}jti:${jti}}`,
     revokedSubject: (userId) => `${base}user:${userId}}`,
     userRefreshTokens: (userId) => `${base}grants:${userId}}`,
-    session: (idHash) => `${base}session:${idHash}}`,
-    // The user id's length keeps ("a:b", "c") and ("a", "b:c") apart.
-    consent: (userId, clientId) => `${base}consent:${userId.length}:${userId}:${clientId}}`,
-    rateLimit: (key) => `${base}rate:${key}}`,
     registeredClient: (clientId) => `${base}client:${clientId}}`,
     registeredClients: `${base}clients}`,
-    replayId: (id) => `${base}once:${id}}`,
     keyValue: (key) => `${base}kv:${key}}`,
     pattern: `${globEscape(base)}*`,
     base,
+    v2State: {
+      sessions: `${globEscape(base)}session:*`,
+      consents: `${globEscape(base)}consent:*`,
+      rateLimits: `${globEscape(base)}rate:*`,
+      replayIds: `${globEscape(base)}once:*`,
+      rest: (key, kind) => key.slice(base.length + kind.length + 1, -1),
+    },
     instanceId,
     instanceTag: `${instanceId.length}:${instanceId}`,
     revocations: {

@@ -1,7 +1,7 @@
 import { checkInstanceId, DEFAULT_INSTANCE_ID, type RefreshTokenRecord } from '@gatehousejs/core/engine';
-import { nodesOf } from './clear.js';
 import { pointerValue, throwOnFailedStep } from './grant-store.js';
 import { checkPrefix, expireAt, globEscape, type KeyLayout, keyLayout } from './keys.js';
+import { moveConsent, moveRateLimit, moveSession, scanAll } from './migrate-kv.js';
 import type { RedisClient } from './script.js';
 
 /** Options of {@link migrateRedisKeys}. */
@@ -28,8 +28,9 @@ export interface MigratedKeys {
 
 /**
  * Moves round 1's keys (`{prefix}:code:…`, `{prefix}:rt:…`, `{prefix}:revoked-…` (users' marks included),
- * `prefix:session:…`, `prefix:consent:…`, `prefix:rate:…`) into key layout v2 for one instance,
- * keeping every field and expiry, then deletes them. Run it once at upgrade, after the round-1
+ * `prefix:session:…`, `prefix:consent:…`, `prefix:rate:…`) into key layout v2 for one instance
+ * (sessions, consents and rate-limit windows into its key-value store, as `migrateRedisToKv` moves
+ * contract v2's), keeping every field and expiry, then deletes them. Run it once at upgrade, after the round-1
  * processes stopped and before (or while) v2 processes start: a v2 instance never reads round 1's
  * keys, so until it ran, round-1 refresh tokens and sessions are unknown to v2 (their users sign in
  * again). Idempotent: a second run finds nothing left to move, and a record v2 already holds is
@@ -68,9 +69,9 @@ export async function migrateRedisKeys(options: MigrateRedisKeysOptions): Promis
   for (const key of await scanAll(client, `${globEscape(plain)}*`)) {
     const rest = key.slice(plain.length);
     if (rest.startsWith('session:')) {
-      if (await moveHash(client, key, keys.session(rest.slice(8)), 'exp', now)) moved.sessions++;
+      if (await moveSession(client, keys, key, rest.slice(8), now)) moved.sessions++;
     } else if (rest.startsWith('rate:')) {
-      if (await moveHash(client, key, keys.rateLimit(rest.slice(5)), 'reset', now)) moved.rateLimits++;
+      if (await moveRateLimit(client, keys, key, rest.slice(5), now)) moved.rateLimits++;
     } else if (rest.startsWith('consent:')) {
       if (await moveConsent(client, keys, key, now)) moved.consents++;
     }
@@ -134,58 +135,7 @@ async function moveUserMark(client: RedisClient, key: string, target: string, no
   return deleted(client, key, true);
 }
 
-/** A session or a rate-limit window: a hash whose `expiryField` is its expiry. */
-async function moveHash(
-  client: RedisClient,
-  key: string,
-  target: string,
-  expiryField: string,
-  now: number,
-): Promise<boolean> {
-  const fields = await client.hgetall(key);
-  const expiry = Number(fields[expiryField]);
-  if (!(expiry > now)) return deleted(client, key);
-  if (!(await client.exists(target))) {
-    await client
-      .multi()
-      .hset(target, fields)
-      .pexpireat(target, expireAt(expiry))
-      .exec()
-      .then(throwOnFailedStep);
-  }
-  return deleted(client, key, true);
-}
-
-/** A consent: JSON holding its own user, client and expiry. */
-async function moveConsent(client: RedisClient, keys: KeyLayout, key: string, now: number): Promise<boolean> {
-  const json = await client.get(key);
-  if (json === null) return false;
-  const record = JSON.parse(json) as { userId: string; clientId: string; expiresAt: number };
-  if (!(record.expiresAt > now)) return deleted(client, key);
-  await client.set(
-    keys.consent(record.userId, record.clientId),
-    json,
-    'PXAT',
-    expireAt(record.expiresAt),
-    'NX',
-  );
-  return deleted(client, key, true);
-}
-
 async function deleted(client: RedisClient, key: string, moved = false): Promise<boolean> {
   await client.unlink(key);
   return moved;
-}
-
-async function scanAll(client: RedisClient, pattern: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const node of nodesOf(client)) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      found.push(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  }
-  return found;
 }

@@ -1,5 +1,5 @@
 import { connect, createServer, type Server } from 'node:net';
-import { hashSecret } from '@gatehousejs/core/engine';
+import { hashSecret, kvRateLimitStore, kvSessionStore } from '@gatehousejs/core/engine';
 import { type RedisStorage, redisStorage } from '@gatehousejs/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAssertionAcceptedOnce } from '../../core/test/assertion-replay.js';
@@ -52,14 +52,14 @@ describe.skipIf(!url)('redis engine specifics', () => {
       expiresAt: now + 60_000,
     });
     await storage.grants.revokeGrant(grantId, now + 120_000);
-    await storage.sessions.createSession({
+    await kvSessionStore(storage.kv).createSession({
       idHash: codeHash,
       userId: 'u',
       createdAt: now,
       lastSeenAt: now,
       expiresAt: now + 30_000,
     });
-    await storage.rateLimits.increment('login:u', 10_000, now);
+    await kvRateLimitStore(storage.kv).increment('login:u', 10_000, now);
     const userId = crypto.randomUUID();
     await storage.grants.revokeSubject!(userId, now, now + 90_000);
     await storage.kv.set('par:set', '{}', now + 40_000);
@@ -71,8 +71,9 @@ describe.skipIf(!url)('redis engine specifics', () => {
     expect(within(await ttl(grantKey(grantId, `code:${codeHash}`)), 60_000)).toBe(true);
     expect(within(await ttl(key(`code:${codeHash}`)), 60_000)).toBe(true);
     expect(within(await ttl(grantKey(grantId, 'revoked')), 120_000)).toBe(true);
-    expect(within(await ttl(key(`session:${codeHash}`)), 30_000)).toBe(true);
-    expect(within(await ttl(key('rate:login:u')), 10_000)).toBe(true);
+    expect(within(await ttl(key(`kv:session:${codeHash}`)), 30_000)).toBe(true);
+    expect(within(await ttl(key('kv:rate:login:u')), 10_000)).toBe(true);
+    expect(within(await ttl(key('kv:rate-end:login:u')), 10_000)).toBe(true);
     expect(within(await ttl(key(`user:${userId}`)), 90_000)).toBe(true);
     expect(within(await ttl(key('kv:par:set')), 40_000)).toBe(true);
     expect(within(await ttl(key('kv:par:added')), 50_000)).toBe(true);
@@ -81,12 +82,12 @@ describe.skipIf(!url)('redis engine specifics', () => {
   });
 
   it('keeps password-attempt counters few, fixed-size and expiring, and writes none for refusals', async () => {
-    const flood = await failPasswordAttempts(storage.rateLimits, 200);
+    const flood = await failPasswordAttempts(storage.kv, 200);
     expect(flood.statuses.filter((status) => status === 429)).toHaveLength(150);
     const keys: string[] = [];
     let cursor = '0';
     do {
-      const [next, found] = await storage.client.scan(cursor, 'MATCH', key('rate:pw:*'), 'COUNT', 500);
+      const [next, found] = await storage.client.scan(cursor, 'MATCH', key('kv:rate:pw:*'), 'COUNT', 500);
       keys.push(...found);
       cursor = next;
     } while (cursor !== '0');
@@ -452,7 +453,7 @@ describe('redis engine without a server', () => {
     const storage = redisStorage({ url: `redis://127.0.0.1:${port}`, prefix: 'unreachable' });
     try {
       await expect(storage.grants.isRevoked('jti', 'grant', Date.now())).rejects.toThrow();
-      await expect(storage.sessions.findSession('hash', Date.now())).rejects.toThrow();
+      await expect(storage.kv.get('session:hash', Date.now())).rejects.toThrow();
       await expect(storage.ready(200)).rejects.toThrow('redis not ready after 200 ms');
     } finally {
       await storage.close();

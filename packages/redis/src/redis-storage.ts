@@ -5,10 +5,9 @@ import { clearInstance } from './clear.js';
 import { redisGrantStore } from './grant-store.js';
 import { redisKeyValueStore } from './key-value.js';
 import { checkPrefix, keyLayout } from './keys.js';
-import { redisClientRegistry, redisReplayStore } from './registry-stores.js';
+import { redisClientRegistry } from './registry-stores.js';
 import { revocationHub } from './revocation-channel.js';
 import type { RedisClient } from './script.js';
-import { redisConsentStore, redisRateLimitStore, redisSessionStore } from './session-stores.js';
 
 /** Options of {@link redisEngine}: give a `client`, or a `url` to let the engine make one. */
 export interface RedisEngineOptions {
@@ -73,7 +72,8 @@ export function failFastOptions(commandTimeoutMs = 2000) {
 
 /**
  * Gatehouse storage on Redis (≥ 6.2) for any number of instances in one key space: grants,
- * sessions, consents, rate limits, registered clients, replay ids and the key-value store. Each
+ * registered clients and the key-value store (on which Gatehouse keeps sessions, consents, rate
+ * limits and replay ids). Each
  * instance's keys carry its instance id (key layout v2, see keys.ts), so instances are apart by
  * construction; on Redis Cluster each grant hashes to its own slot. Atomic steps are Lua scripts or MULTI/EXEC, expiry is
  * enforced by Redis (`PEXPIREAT` at each record's `expiresAt`, so the instance clock must be the
@@ -107,11 +107,7 @@ export function redisEngine(options: RedisEngineOptions): RedisEngine {
         const keys = keyLayout(prefix, id);
         view = {
           grants: redisGrantStore(client, keys, hub),
-          sessions: redisSessionStore(client, keys),
-          consents: redisConsentStore(client, keys),
-          rateLimits: redisRateLimitStore(client, keys),
           clients: redisClientRegistry(client, keys),
-          replay: redisReplayStore(client, keys),
           kv: redisKeyValueStore(client, keys),
           clear: () => clearInstance(client, keys.pattern),
         };
@@ -130,7 +126,8 @@ export function redisEngine(options: RedisEngineOptions): RedisEngine {
 /**
  * Gatehouse storage on Redis for one instance: the view of the instance `default` of a
  * {@link redisEngine}, with its client and lifecycle. Round 1's keys are moved to that instance by
- * `migrateRedisKeys`.
+ * `migrateRedisKeys`, and contract v2's sessions, consents, counters and replay ids into the
+ * key-value store by `migrateRedisToKv`.
  *
  * @example
  * ```ts

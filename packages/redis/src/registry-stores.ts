@@ -1,7 +1,6 @@
 import {
   type ClientRegistry,
   type RegisteredClient,
-  type ReplayStore,
   StoreFullError,
   wholeInstant,
 } from '@gatehousejs/core/engine';
@@ -63,19 +62,6 @@ export function redisClientRegistry(client: RedisClient, keys: KeyLayout): Clien
     async deleteClient(clientId) {
       await client.del(keys.registeredClient(clientId));
       await client.zrem(keys.registeredClients, clientId);
-    },
-  };
-}
-
-/**
- * {@link ReplayStore} on Redis: `SET … NX PXAT`, atomic in Redis, so exactly one caller creates the
- * key; Redis forgets it at its expiry.
- */
-export function redisReplayStore(client: RedisClient, keys: KeyLayout): ReplayStore {
-  return {
-    async useOnce(id, expiresAt, now) {
-      if (expiresAt <= now) return false;
-      return (await client.set(keys.replayId(id), '1', 'PXAT', expireAt(expiresAt), 'NX')) === 'OK';
     },
   };
 }

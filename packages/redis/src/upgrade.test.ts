@@ -1,5 +1,5 @@
 import { createGatehouse, memoryClientStore, memoryUserStore } from '@gatehousejs/core';
-import { hashSecret } from '@gatehousejs/core/engine';
+import { hashSecret, stateStores } from '@gatehousejs/core/engine';
 import { migrateRedisKeys, type RedisStorage, redisEngine, redisStorage } from '@gatehousejs/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, ISSUER, post, testClients, testHasher, testKey } from '../../core/test/fixtures.js';
@@ -134,14 +134,16 @@ describe.skipIf(!url)('redis upgrade from key layout 1', () => {
       { schemes: ['session'] },
     );
     expect(session.ok && session.caller.sub).toBe('user-1');
-    expect((await storage.consents.findConsent('user-1', 'other-client', Date.now()))?.scope).toBe('read');
-    expect((await storage.rateLimits.get('user:demo', Date.now()))?.count).toBe(3);
+    const { consents, rateLimits } = stateStores(storage);
+    expect((await consents.findConsent('user-1', 'other-client', Date.now()))?.scope).toBe('read');
+    expect((await rateLimits.get('user:demo', Date.now()))?.count).toBe(3);
   });
 
   it('leaves round-1 records to the default instance only', async () => {
     const other = redisEngine({ client: storage.client, prefix }).instance(ISSUER);
     expect(await other.grants.isRevoked('jti-1', 'grant-2', Date.now())).toBe(false);
-    expect(await other.sessions.findSession(await hashSecret(secrets.session), Date.now())).toBeNull();
-    expect(await other.consents.findConsent('user-1', 'other-client', Date.now())).toBeNull();
+    const { sessions, consents } = stateStores(other);
+    expect(await sessions.findSession(await hashSecret(secrets.session), Date.now())).toBeNull();
+    expect(await consents.findConsent('user-1', 'other-client', Date.now())).toBeNull();
   });
 });

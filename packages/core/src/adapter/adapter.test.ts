@@ -47,6 +47,7 @@ describe('the adapter entry', () => {
         'revokeSession',
         'interactions',
         'endSession',
+        'keys',
       ].sort(),
     );
     const { access_token } = await issueTokens(t);

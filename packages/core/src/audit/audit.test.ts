@@ -93,7 +93,9 @@ describe('audit trail', () => {
     const consentHtml = await consentPage.text();
     keep(parseForm(consentHtml).fields.csrf_token);
     for (const value of browser.cookies.values()) keep(value);
-    const code = callbackParams(await browser.submit(consentHtml, { decision: 'allow' })).get('code')!;
+    const code = callbackParams(await browser.submitAndFollow(consentHtml, { decision: 'allow' })).get(
+      'code',
+    )!;
     keep(code);
 
     // The code for tokens; a refresh; the old refresh token again (reuse); the code again (replay).
@@ -156,7 +158,7 @@ describe('audit trail', () => {
     // Consent denied (a second user session asks for a wider scope), then the grant revoked.
     const denyPage = await browser.get(thirdParty({ scope: 'read admin' }));
     expect(
-      callbackParams(await browser.submit(await denyPage.text(), { decision: 'deny' })).get('error'),
+      callbackParams(await browser.submitAndFollow(await denyPage.text(), { decision: 'deny' })).get('error'),
     ).toBe('access_denied');
     // (The reuse revoked the first grant: a new one, without a consent page, since read is consented.)
     const again = callbackParams(await browser.get(thirdParty({ scope: 'read' }))).get('code')!;
@@ -168,11 +170,14 @@ describe('audit trail', () => {
     const [grant] = await a.t.gatehouse.listGrants('user-1');
     expect(await a.t.gatehouse.revokeGrant('user-1', grant!.grantId)).toBe(true);
 
-    const records = a.records();
-    const types = records.map((r) => r.type);
+    const all = a.records();
+    const types = all.map((r) => r.type);
     expect(types).toEqual([
+      'interaction.started', // the login page
       'login.failed',
+      'interaction.started', // the login page again
       'login.succeeded',
+      'interaction.started', // the consent page
       'consent.granted',
       'token.issued',
       'token.issued',
@@ -183,11 +188,14 @@ describe('audit trail', () => {
       'token.issued',
       'token.revoked',
       'client.registered',
+      'interaction.started',
       'consent.denied',
       'token.issued',
       'grant.revoked',
       'consent.withdrawn',
     ]);
+    // Below, the events of the flows themselves, one by one.
+    const records = all.filter((r) => r.type !== 'interaction.started');
     const time = new Date(a.t.clock.now()).toISOString();
     for (const record of records) {
       expect(record.instance).toBe(ISSUER);

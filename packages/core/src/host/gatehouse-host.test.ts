@@ -353,7 +353,8 @@ describe('createGatehouseHost', () => {
       const demoUrl = authorizeUrl().replace('http://localhost:3000/demo', `${ORIGIN}/demo`);
       const page = await browser.get(demoUrl);
       const login = await browser.submit(await page.text(), { username: 'demo', password: 'demo-password' });
-      const session = login.headers
+      const resumed = await browser.follow(login); // the resume starts the session
+      const session = resumed.headers
         .getSetCookie()
         .map(parseSetCookie)
         .find((c) => c.name === 'gatehouse_session');

@@ -1,30 +1,38 @@
-import type { GatehouseEvent } from '@gatehousejs/core';
+import { ConfigurationError, type GatehouseEvent } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, parseForm } from '../../test/browser-flow';
-import { ISSUER, testInstance } from '../../test/fixtures';
+import { ISSUER, post, testInstance } from '../../test/fixtures';
 
 /*
- * interactions.builtInPages (issue 29, item 3): the built-in login and consent pages as interaction
- * handlers, on the same details/finish as a host's own pages.
+ * The built-in login and consent pages are the default interaction handlers: with no
+ * interactions.url, an authorization request that needs the user is an interaction whose page is
+ * `{base}/login` or `{base}/consent`, finished through the same `finish` and resume as a host's page.
  */
 
 async function instance() {
   const events: GatehouseEvent[] = [];
-  const t = await testInstance({ interactions: { builtInPages: true }, onEvent: (e) => events.push(e) });
+  const t = await testInstance({ onEvent: (e) => events.push(e) });
   return { ...t, events, browser: new FakeBrowser(t.gatehouse) };
 }
 
-describe('the built-in pages as interaction handlers', () => {
-  it('signs in on the built-in page of the interaction and resumes with a code; the request stays on the server', async () => {
+const thirdParty = (params: Record<string, string | null> = {}) =>
+  authorizeUrl({ client_id: 'other-client', code_challenge: null, code_challenge_method: null, ...params });
+
+describe('the built-in pages as the default interaction handlers', () => {
+  it('sends the browser to the built-in login page of an interaction, then resumes with a code; the request stays on the server', async () => {
     const { browser, events } = await instance();
-    const start = await browser.get(authorizeUrl({ state: 'keep me', login_hint: 'demo' }));
+    const start = await browser.getOnce(authorizeUrl({ state: 'keep me', login_hint: 'demo' }));
     expect(start.status).toBe(303);
     const page = start.headers.get('location')!;
-    expect(page).toMatch(new RegExp(`^${ISSUER}/interaction\\?interaction=[\\w-]{43}$`));
-    const html = await (await browser.get(page)).text();
+    expect(page).toMatch(new RegExp(`^${ISSUER}/login\\?interaction=[\\w-]{43}$`));
+    const html = await (await browser.getOnce(page)).text();
     const form = parseForm(html);
-    expect(form.action).toBe(new URL(page).pathname + new URL(page).search);
-    expect(Object.keys(form.fields)).toEqual(['csrf_token']); // no authorization parameters in the form
+    expect(form.action).toBe('/demo/login');
+    // No authorization parameter in the form: only the reference and the CSRF token.
+    expect(form.fields).toEqual({
+      interaction: new URL(page).searchParams.get('interaction'),
+      csrf_token: expect.any(String),
+    });
     expect(html).toContain('value="demo"'); // login_hint
     const failed = await browser.submit(html, { username: 'demo', password: 'wrong' });
     expect(failed.status).toBe(400);
@@ -35,62 +43,74 @@ describe('the built-in pages as interaction handlers', () => {
     const callback = callbackParams(await browser.follow(login));
     expect(callback.get('code')).toBeTruthy();
     expect(callback.get('state')).toBe('keep me');
+    expect(events).toContainEqual({ type: 'interaction.started', clientId: 'demo-client', step: 'login' });
     expect(events).toContainEqual({ type: 'login.failed', username: 'demo', via: 'login-page' });
-    expect(events).toContainEqual({ type: 'login.succeeded', userId: 'user-1', via: 'interaction' });
+    expect(events).toContainEqual({ type: 'login.succeeded', userId: 'user-1', via: 'login-page' });
     // Signed in: the next request needs no page.
     expect(callbackParams(await browser.get(authorizeUrl())).get('code')).toBeTruthy();
   });
 
-  it('asks consent of a third-party client on the built-in consent page; deny is access_denied', async () => {
-    const { browser } = await instance();
+  it('asks consent of a third-party client on the built-in consent page of an interaction; allow is remembered, deny is access_denied', async () => {
+    const { browser, events } = await instance();
     for (const decision of ['allow', 'deny']) {
-      const url = authorizeUrl({
-        client_id: 'other-client',
-        code_challenge: null,
-        code_challenge_method: null,
-        scope: 'read',
-        prompt: 'consent', // the second time too, once the first consent is remembered
-      });
-      let response = await browser.get(url);
+      let response = await browser.getOnce(thirdParty({ prompt: 'consent' }));
       if (!browser.session()) {
         const html = await (await browser.follow(response)).text();
-        response = await browser.follow(
-          await browser.submit(html, { username: 'demo', password: 'demo-password' }),
-        );
+        response = await browser.submit(html, { username: 'demo', password: 'demo-password' });
+        response = await browser.getOnce(response.headers.get('location')!); // the resume
       }
       const consentPage = response.headers.get('location')!;
-      expect(consentPage).toMatch(`${ISSUER}/interaction?interaction=`);
-      const html = await (await browser.get(consentPage)).text();
+      expect(consentPage).toMatch(`${ISSUER}/consent?interaction=`);
+      const html = await (await browser.getOnce(consentPage)).text();
       expect(html).toContain('Allow access?');
+      expect(parseForm(html).action).toBe('/demo/consent');
       const callback = callbackParams(await browser.follow(await browser.submit(html, { decision })));
       if (decision === 'allow') expect(callback.get('code')).toBeTruthy();
       else expect(callback.get('error')).toBe('access_denied');
     }
+    expect(events).toContainEqual({
+      type: 'consent.granted',
+      userId: 'user-1',
+      clientId: 'other-client',
+      scope: 'read',
+    });
+    expect(events).toContainEqual({ type: 'consent.denied', userId: 'user-1', clientId: 'other-client' });
   });
 
-  it('refuses a forged or replayed reference and a cross-site post, and serves no inline form routes', async () => {
-    const { gatehouse, browser } = await instance();
-    const forged = await browser.get(`${ISSUER}/interaction?interaction=${'A'.repeat(43)}`);
-    expect(forged.status).toBe(400);
-    const page = (await browser.get(authorizeUrl())).headers.get('location')!;
-    const html = await (await browser.get(page)).text();
+  it('refuses a forged, finished or other-step reference and a cross-site post, never with a code', async () => {
+    const { browser } = await instance();
+    expect((await browser.getOnce(`${ISSUER}/login?interaction=${'A'.repeat(43)}`)).status).toBe(400);
+    const page = (await browser.getOnce(authorizeUrl())).headers.get('location')!;
+    const reference = new URL(page).searchParams.get('interaction')!;
+    // A login interaction is not a consent one.
+    expect((await browser.getOnce(`${ISSUER}/consent?interaction=${reference}`)).status).toBe(400);
+    const html = await (await browser.getOnce(page)).text();
     const crossSite = await browser.submit(
       html,
       { username: 'demo', password: 'demo-password' },
-      { Origin: 'https://evil.example' },
+      { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' },
     );
     expect(crossSite.status).toBe(403);
     const login = await browser.submit(html, { username: 'demo', password: 'demo-password' });
     expect(login.status).toBe(303);
     const again = await browser.submit(html, { username: 'demo', password: 'demo-password' });
     expect(again.status).toBe(400); // finished already
-    const legacy = await gatehouse.fetch(new Request(`${ISSUER}/login`, { method: 'POST' }));
-    expect(legacy.status).toBe(404);
+    expect(again.headers.get('location')).toBeNull();
   });
 
-  it('excludes interactions.url', async () => {
-    await expect(testInstance({ interactions: { builtInPages: true, url: '/login' } })).rejects.toThrow(
-      /^interactions\.builtInPages: the built-in pages are the interaction handlers/,
+  it('are not served when the host has its own page (interactions.url)', async () => {
+    const t = await testInstance({ interactions: { url: '/signin' } });
+    expect((await t.gatehouse.fetch(post('/login', { username: 'demo', password: 'x' }))).status).toBe(404);
+    expect((await t.gatehouse.fetch(new Request(`${ISSUER}/consent?interaction=x`))).status).toBe(404);
+  });
+
+  it('need users.verifyPassword: a ConfigurationError names the option when it is missing', async () => {
+    const users = { findUser: async () => null };
+    const error = await testInstance({ users, authApi: { enabled: false } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error).toMatchObject({ code: 'ERR_CONFIG_MISSING_OPTION', option: 'users.verifyPassword' });
+    expect((error as Error).message).toMatch(
+      /required by the built-in login page \(or set interactions\.url\)/,
     );
   });
 });

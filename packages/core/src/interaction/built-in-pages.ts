@@ -1,186 +1,210 @@
 import type { Context } from '../context.js';
-import { ProtocolError } from '../errors.js';
-import { readForm } from '../http/form.js';
+import { invalidRequest, ProtocolError } from '../errors.js';
+import { type Params, queryParams, readForm } from '../http/form.js';
 import { isForeignBrowserRequest } from '../http/origin.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreEmpty } from '../http/responses.js';
 import type { Handler } from '../http/router.js';
+import { currentAuthentication } from '../oauth2/authorize/authentication.js';
+import { continueRequest } from '../oauth2/authorize/consent.js';
+import { completeLoginForm, type LoginStepOptions, renderLoginForm } from '../oauth2/authorize/login.js';
 import type { AuthorizationRequest } from '../oauth2/authorize/request.js';
 import { parseScope } from '../oauth2/scope.js';
-import { shownUsername } from '../passwords/credential-limits.js';
-import { attemptPasswordLogin } from '../passwords/password-login.js';
-import {
-  checkFormPost,
-  crossSiteRefused,
-  formExpired,
-  hasValidCsrfToken,
-  pageCsrfToken,
-} from '../session/csrf.js';
-import { LOGIN_ERROR_TEXT, type LoginErrorCode } from '../ui/messages.js';
+import { checkFormPost, crossSiteRefused, pageCsrfToken } from '../session/csrf.js';
+import type { ClientRecord } from '../storage/types.js';
+import { clientDisplay } from '../ui/display-text.js';
 import { formTargetSource } from '../ui/page-response.js';
-import { consentPage, errorPage, loginPage, pageLanguage } from '../ui/pages.js';
+import { consentPage, errorPage } from '../ui/pages.js';
+import { PAGE_PATHS } from '../ui/paths.js';
 import { InteractionError } from './interaction-error.js';
-import { finishInteraction, pendingInteraction, storedRequest } from './interactions-api.js';
-import { INTERACTION_PATHS } from './paths.js';
+import { finishInteraction, pendingInteraction, storedDevice, storedRequest } from './interactions-api.js';
 import type { InteractionRecord } from './record.js';
-import type { ConsentResult } from './types.js';
+import type { ConsentResult, InteractionStep } from './types.js';
 
 /*
- * The built-in login and consent pages as interaction handlers (`interactions.builtInPages`): a
- * client of the same calls a host's own pages make (`details` → the page, `finish` → the resume),
- * with the built-in renderers, CSRF protection and password attempt limits. The authorization
- * request never travels through the page: it stays in the interaction.
+ * The built-in login and consent pages: the default interaction handlers (no `interactions.url`).
+ * They are clients of the same calls a host's own pages make — the interaction's details, then
+ * `finish` and the resume — with the built-in renderers, CSRF protection and password attempt
+ * limits. The authorization request never travels through the page: it stays in the interaction,
+ * and the forms carry only its reference (hidden field `interaction`). The device verification
+ * page's sign-in is a login interaction too, handled by the same login page.
+ *
+ *   GET  {base}/login?interaction=…     the login page of a login interaction
+ *   POST {base}/login                   username, password → finish { login } → 303 to the resume
+ *   GET  {base}/consent?interaction=…   the consent page of a consent interaction
+ *   POST {base}/consent                 decision=allow|deny → finish { consent } → 303 to the resume
  */
 
-/** The interaction of a request (its `interaction` query parameter, this browser), and its request. */
-async function interactionOf(
-  ctx: Context,
-  request: Request,
-  url: URL,
-): Promise<{ reference: string; record: InteractionRecord; auth: AuthorizationRequest }> {
-  const reference = url.searchParams.get('interaction') ?? '';
-  const { record } = await pendingInteraction(ctx, reference, request);
-  return { reference, record, auth: await storedRequest(ctx, record) };
+/**
+ * A live interaction of this browser at the page of its step, and what it is for: an
+ * authorization request (`auth`), or a device sign-in (no `auth`: the client only).
+ */
+interface Pending {
+  readonly reference: string;
+  readonly record: InteractionRecord;
+  readonly client: ClientRecord;
+  readonly auth?: AuthorizationRequest;
 }
 
-/** The page an interaction refusal shows (400, or 403 for another browser). */
-function refusedPage(ctx: Context, request: Request, error: InteractionError): Promise<Answer> {
-  const code = error.status === 403 ? 'forbidden' : 'invalid_request';
-  return errorPage(ctx, new ProtocolError(code, error.message), undefined, request);
-}
+/** {@link Pending} of an authorization request (a consent step is never a device's). */
+type PendingRequest = Pending & { readonly auth: AuthorizationRequest };
 
-/** Where the pages' form posts: back to this page, same reference. */
-function actionOf(ctx: Context, reference: string): string {
-  return `${ctx.basePath}${INTERACTION_PATHS.builtIn}?${new URLSearchParams({ interaction: reference })}`;
-}
-
-async function renderStep(
+async function pendingAt(
   ctx: Context,
   request: Request,
   reference: string,
-  record: InteractionRecord,
-  auth: AuthorizationRequest,
-  failure?: { code: LoginErrorCode; status: number; username?: string; headers?: HeadersInit },
-): Promise<Answer> {
-  const csrf = pageCsrfToken(ctx, request);
-  const headers = new Headers(failure?.headers);
-  if (csrf.setCookie) headers.append('Set-Cookie', csrf.setCookie);
-  // The form's POST ends, through the resume, at the client: CSP form-action names its origin.
-  const target = formTargetSource(auth.redirectUri);
-  const options = { status: failure?.status ?? 200, headers, formTargets: target ? [target] : [] };
-  const common = { action: actionOf(ctx, reference), csrfToken: csrf.token, hiddenFields: {} };
-  if (record.step === 'consent') {
-    const scopes = parseScope(auth.scope);
-    return consentPage(
-      ctx,
-      request,
-      {
-        ...common,
-        clientName: auth.client.name ?? auth.client.id,
-        redirectHost: new URL(auth.redirectUri).host,
-        scopes,
-        scopeDescriptions: Object.fromEntries(
-          scopes
-            .filter((scope) => Object.hasOwn(ctx.ui.scopeDescriptions, scope))
-            .map((scope) => [scope, ctx.ui.scopeDescriptions[scope]!]),
-        ),
-        ...(auth.resources && auth.resources.length > 0 ? { resources: auth.resources } : {}),
-      },
-      options,
-      auth.oidc.uiLocales,
-    );
+  step: InteractionStep,
+): Promise<Pending> {
+  const { record } = await pendingInteraction(ctx, reference, request);
+  if (record.step !== step)
+    throw new InteractionError('interaction_not_found', `This sign-in request does not ask for ${step}.`);
+  if (record.flow === 'device')
+    return { reference, record, client: (await storedDevice(ctx, record)).client };
+  const auth = await storedRequest(ctx, record);
+  return { reference, record, client: auth.client, auth };
+}
+
+/** The page of a refusal: an interaction error (400, 403 for another browser) or a bad form. */
+function refusal(ctx: Context, request: Request, error: unknown): Promise<Answer> {
+  if (error instanceof InteractionError) {
+    const code = error.status === 403 ? 'forbidden' : 'invalid_request';
+    return errorPage(ctx, new ProtocolError(code, error.message), undefined, request);
   }
-  const { texts } = pageLanguage(ctx, request, auth.oidc.uiLocales);
-  const username = failure?.username ?? auth.oidc.loginHint;
-  return loginPage(
+  if (error instanceof ProtocolError && error.status < 500) return errorPage(ctx, error, undefined, request);
+  throw error;
+}
+
+/** A GET page of a step, `?interaction=<reference>`. */
+function stepPage(
+  step: InteractionStep,
+  render: (ctx: Context, request: Request, pending: Pending) => Promise<Answer>,
+): Handler {
+  return async (request, ctx, url) => {
+    try {
+      const reference = queryParams(url).get('interaction') ?? '';
+      return await render(ctx, request, await pendingAt(ctx, request, reference, step));
+    } catch (error) {
+      return refusal(ctx, request, error);
+    }
+  };
+}
+
+/** A form POST of a step: same-origin only, its interaction named by the `interaction` field. */
+function stepForm(
+  step: InteractionStep,
+  handle: (ctx: Context, request: Request, pending: Pending, params: Params) => Promise<Answer>,
+): Handler {
+  return async (request, ctx) => {
+    if (isForeignBrowserRequest(ctx, request))
+      return errorPage(ctx, crossSiteRefused(ctx, request), undefined, request);
+    try {
+      const params = await readForm(request, ctx.maxBodyBytes);
+      const pending = await pendingAt(ctx, request, params.get('interaction') ?? '', step);
+      return await handle(ctx, request, pending, params);
+    } catch (error) {
+      return refusal(ctx, request, error);
+    }
+  };
+}
+
+/** The form's POST ends, through the resume, at the client: CSP `form-action` names its origin. */
+function formTarget(auth: AuthorizationRequest): { formTarget?: string } {
+  const target = formTargetSource(auth.redirectUri);
+  return target ? { formTarget: target } : {};
+}
+
+/** 303 to where `finish` sends the browser (the resume). */
+function toResume(location: string): Answer {
+  return noStoreEmpty(303, { Location: location, 'Referrer-Policy': 'same-origin' });
+}
+
+function renderLogin(ctx: Context, request: Request, pending: Pending, options: LoginStepOptions = {}) {
+  const { auth, reference } = pending;
+  return renderLoginForm(
     ctx,
     request,
     {
-      ...common,
-      clientName: auth.client.name ?? auth.client.id,
-      ...(username === undefined ? {} : { username }),
-      ...(failure === undefined
-        ? {}
-        : { errorCode: failure.code, error: texts[LOGIN_ERROR_TEXT[failure.code]] as string }),
+      action: ctx.basePath + PAGE_PATHS.login,
+      hiddenFields: { interaction: reference },
+      ...clientDisplay(pending.client),
+      // OpenID Connect Core §3.1.2.1: login_hint prefills the username.
+      ...(auth?.oidc.loginHint === undefined ? {} : { username: auth.oidc.loginHint }),
+      ...(auth === undefined ? {} : { ...formTarget(auth), uiLocales: auth.oidc.uiLocales }),
     },
     options,
-    auth.oidc.uiLocales,
   );
 }
 
-/** `GET {base}/interaction?interaction=<reference>`: the built-in login or consent page of an interaction. */
-export const builtInPageEndpoint: Handler = async (request, ctx, url) => {
-  try {
-    const { reference, record, auth } = await interactionOf(ctx, request, url);
-    return await renderStep(ctx, request, reference, record, auth);
-  } catch (error) {
-    if (error instanceof InteractionError) return refusedPage(ctx, request, error);
-    throw error;
-  }
-};
+/** `GET {base}/login?interaction=<reference>`: the login page of a login interaction. */
+export const builtInLoginPage: Handler = stepPage('login', (ctx, request, pending) =>
+  renderLogin(ctx, request, pending),
+);
 
 /**
- * `POST {base}/interaction?interaction=<reference>`: the built-in page's form. Origin and CSRF
- * checked; a login makes the password attempt (credential limits, brute-force limit, bounded checks)
- * and finishes with `amr: ["pwd"]`; a consent finishes with "allow" or "deny". Then 303 to the resume.
+ * `POST {base}/login`: CSRF token, then the password attempt (`completeLoginForm`: credential
+ * limits, brute-force limit, bounded checks); a verified password finishes the interaction with
+ * `amr: ["pwd"]`, and the browser goes to the resume, which starts the session.
  */
-export const builtInFormEndpoint: Handler = async (request, ctx, url) => {
-  if (isForeignBrowserRequest(ctx, request))
-    return errorPage(ctx, crossSiteRefused(ctx, request), undefined, request);
-  const params = await readForm(request, ctx.maxBodyBytes);
-  try {
-    const { reference, record, auth } = await interactionOf(ctx, request, url);
-    if (record.step === 'consent') {
-      await checkFormPost(ctx, request, params);
-      const decision = params.get('decision');
-      const consent: ConsentResult = decision === 'allow' ? {} : { denied: true };
-      const { location } = await finishInteraction(ctx, request, { consent }, reference);
-      return noStoreEmpty(303, { Location: location, 'Referrer-Policy': 'same-origin' });
-    }
-    if (!(await hasValidCsrfToken(ctx, request, params)))
-      return renderStep(ctx, request, reference, record, auth, {
-        code: 'form_expired',
-        status: formExpired().status,
-      });
-    const username = params.get('username') ?? '';
-    const password = params.get('password') ?? '';
-    const shown = shownUsername(username);
-    if (username === '' || password === '')
-      return renderStep(ctx, request, reference, record, auth, {
-        code: 'missing_credentials',
-        status: 400,
-        username: shown,
-      });
-    const attempt = await attemptPasswordLogin(ctx, request, username, password);
-    if (attempt.outcome === 'refused') {
-      if (attempt.reason === 'rate_limited')
-        ctx.emit({ type: 'login.rate_limited', username: shown, via: 'login-page' });
-      return renderStep(ctx, request, reference, record, auth, {
-        code: attempt.reason === 'rate_limited' ? 'rate_limited' : 'busy',
-        status: attempt.error.status,
-        username: shown,
-        headers: attempt.error.headers,
-      });
-    }
-    if (attempt.outcome === 'failed') {
-      ctx.emit({ type: 'login.failed', username: shown, via: 'login-page' });
-      return renderStep(ctx, request, reference, record, auth, {
-        code: 'invalid_credentials',
-        status: 400,
-        username: shown,
-      });
-    }
-    const { location } = await finishInteraction(
-      ctx,
-      request,
-      { login: { sub: attempt.user.id, amr: ['pwd'] } },
-      reference,
-    );
-    return noStoreEmpty(303, { Location: location, 'Referrer-Policy': 'same-origin' });
-  } catch (error) {
-    if (error instanceof InteractionError) return refusedPage(ctx, request, error);
-    if (error instanceof ProtocolError && error.code === 'forbidden')
-      return errorPage(ctx, error, undefined, request);
-    throw error;
-  }
-};
+export const builtInLoginForm: Handler = stepForm('login', (ctx, request, pending, params) =>
+  completeLoginForm(ctx, request, params, {
+    render: (options) => renderLogin(ctx, request, pending, options),
+    signedIn: async (user) => {
+      const result = { login: { sub: user.id, amr: ['pwd'] } };
+      const { location } = await finishInteraction(ctx, request, result, pending.reference, 'login-page');
+      return toResume(location);
+    },
+  }),
+);
+
+/** `GET {base}/consent?interaction=<reference>`: the consent page of a consent interaction. */
+export const builtInConsentPage: Handler = stepPage('consent', async (ctx, request, pending) => {
+  const { auth, reference, record } = pending as PendingRequest;
+  const csrf = pageCsrfToken(ctx, request);
+  const current = await currentAuthentication(ctx, request);
+  const username = current?.userId === record.subject ? current?.username : undefined;
+  const scopes = parseScope(auth.scope);
+  const target = formTarget(auth).formTarget;
+  return consentPage(
+    ctx,
+    request,
+    {
+      action: ctx.basePath + PAGE_PATHS.consent,
+      csrfToken: csrf.token,
+      hiddenFields: { interaction: reference },
+      ...clientDisplay(auth.client),
+      redirectHost: new URL(auth.redirectUri).host,
+      scopes,
+      scopeDescriptions: Object.fromEntries(
+        scopes
+          .filter((scope) => Object.hasOwn(ctx.ui.scopeDescriptions, scope))
+          .map((scope) => [scope, ctx.ui.scopeDescriptions[scope]!]),
+      ),
+      ...(auth.resources && auth.resources.length > 0 ? { resources: auth.resources } : {}),
+      ...(username === undefined ? {} : { username }),
+    },
+    {
+      headers: csrf.setCookie ? { 'Set-Cookie': csrf.setCookie } : {},
+      formTargets: target ? [target] : [],
+    },
+    auth.oidc.uiLocales,
+  );
+});
+
+/**
+ * `POST {base}/consent`: CSRF token, then the user's decision finishes the interaction ("allow":
+ * all that was asked, remembered; "deny": `access_denied` to the client, through the resume).
+ * When the user the consent was for is no longer signed in (signed out, or someone else in another
+ * tab), the request starts over from who is signed in now: a consent counts only for its user.
+ */
+export const builtInConsentForm: Handler = stepForm('consent', async (ctx, request, pending, params) => {
+  await checkFormPost(ctx, request, params);
+  const decision = params.get('decision');
+  if (decision !== 'allow' && decision !== 'deny')
+    throw invalidRequest('The consent decision must be "allow" or "deny".');
+  const current = await currentAuthentication(ctx, request);
+  if (current?.userId !== pending.record.subject)
+    return continueRequest(ctx, request, (pending as PendingRequest).auth, current);
+  const consent: ConsentResult = decision === 'allow' ? {} : { denied: true };
+  const { location } = await finishInteraction(ctx, request, { consent }, pending.reference);
+  return toResume(location);
+});

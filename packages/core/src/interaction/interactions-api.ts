@@ -3,12 +3,12 @@ import { ProtocolError } from '../errors.js';
 import { Params } from '../http/form.js';
 import { toResponse } from '../http/reply.js';
 import { noStoreEmpty } from '../http/responses.js';
-import {
-  type AuthorizationRequest,
-  resolveAuthorizationTarget,
-  validateAuthorizationRequest,
-} from '../oauth2/authorize/request.js';
+import type { AuthorizationRequest } from '../oauth2/authorize/request.js';
+import { authorizationTarget, validatedRequest } from '../oauth2/authorize/response.js';
+import { type DeviceRecord, findUserCode, readDeviceRecord } from '../oauth2/device/device-records.js';
+import { normalizeUserCode } from '../oauth2/device/user-code.js';
 import { parseScope } from '../oauth2/scope.js';
+import type { ClientRecord } from '../storage/types.js';
 import { isSameBrowser } from './browser-binding.js';
 import { checkHostUser } from './host-user.js';
 import { InteractionError } from './interaction-error.js';
@@ -66,7 +66,8 @@ export async function pendingInteraction(ctx: Context, reference: string, reques
 export async function storedRequest(ctx: Context, record: InteractionRecord): Promise<AuthorizationRequest> {
   const params = new Params(new URLSearchParams(record.params));
   try {
-    return validateAuthorizationRequest(ctx, await resolveAuthorizationTarget(ctx, params), params);
+    const { target, pushed } = await authorizationTarget(ctx, params);
+    return validatedRequest(ctx, target, params, pushed);
   } catch (error) {
     if (!(error instanceof ProtocolError) || error.status >= 500) throw error;
     refuse(
@@ -79,6 +80,41 @@ export async function storedRequest(ctx: Context, record: InteractionRecord): Pr
   }
 }
 
+/** What a device sign-in is for: the live, undecided device authorization and its client. */
+export interface StoredDevice {
+  readonly device: DeviceRecord;
+  readonly client: ClientRecord;
+}
+
+/**
+ * The device authorization a device sign-in interaction is for (by the user code it stored, so no
+ * guess limit: the reference is the secret), still pending: one decided or expired meanwhile
+ * cannot be signed in for.
+ */
+export async function storedDevice(ctx: Context, record: InteractionRecord): Promise<StoredDevice> {
+  const userCode = normalizeUserCode(record.params.user_code ?? '');
+  const now = ctx.now();
+  const hash = userCode === undefined ? null : await findUserCode(ctx, userCode, now);
+  const found = hash === null ? null : await readDeviceRecord(ctx, hash, now);
+  const client = found === null ? null : await ctx.clients.findClient(found.record.clientId);
+  if (
+    found === null ||
+    client === null ||
+    found.record.status !== 'pending' ||
+    found.record.userCode !== userCode ||
+    found.record.clientId !== record.clientId ||
+    now >= found.record.expiresAt
+  )
+    refuse(
+      ctx,
+      new InteractionError(
+        'interaction_not_found',
+        'The device code has expired or was already used. Start again on the device.',
+      ),
+    );
+  return { device: found.record, client };
+}
+
 /** `gatehouse.interactions.details`. */
 export async function interactionDetails(
   ctx: Context,
@@ -88,11 +124,28 @@ export async function interactionDetails(
   const request = typeof requestOrId === 'string' ? undefined : requestOrId;
   const reference = typeof requestOrId === 'string' ? requestOrId : referenceOf(requestOrId, id);
   const { record } = await pendingInteraction(ctx, reference, request);
+  if (record.flow === 'device') {
+    const { device, client } = await storedDevice(ctx, record);
+    return {
+      id: reference,
+      step: record.step,
+      flow: 'device',
+      client: { id: client.id, name: client.name ?? client.id, firstParty: client.firstParty === true },
+      redirectHost: new URL(ctx.issuer).host,
+      scopes: parseScope(device.scope),
+      resources: device.resources ?? [],
+      prompt: [],
+      uiLocales: [],
+      acrValues: [],
+      expiresAt: record.expiresAt,
+    };
+  }
   const auth = await storedRequest(ctx, record);
   const { oidc } = auth;
   return {
     id: reference,
     step: record.step,
+    flow: 'authorize',
     client: {
       id: auth.client.id,
       name: auth.client.name ?? auth.client.id,
@@ -111,18 +164,26 @@ export async function interactionDetails(
   };
 }
 
-/** `gatehouse.interactions.finish`. */
+/**
+ * `gatehouse.interactions.finish`. `via` marks a sign-in made on the built-in login page, for the
+ * `login.succeeded` event the resume emits.
+ */
 export async function finishInteraction(
   ctx: Context,
   request: Request,
   result: InteractionResult,
   id?: string,
+  via?: 'login-page',
 ): Promise<InteractionRedirect> {
   const reference = referenceOf(request, id);
   const { record, stored, key } = await pendingInteraction(ctx, reference, request);
-  const auth = await storedRequest(ctx, record);
-  const checked = checkResult(ctx, record, auth, result);
-  const finished = JSON.stringify({ ...record, result: checked } satisfies InteractionRecord);
+  const asked: Asked =
+    record.flow === 'device'
+      ? { prompt: new Set(), device: true, ...scopeOf(await storedDevice(ctx, record)) }
+      : askedBy(await storedRequest(ctx, record));
+  const checked = checkResult(ctx, record, asked, result);
+  const storedResult = via === undefined ? checked : { ...checked, via };
+  const finished = JSON.stringify({ ...record, result: storedResult } satisfies InteractionRecord);
   if (finished.length > MAX_RECORD_BYTES)
     refuse(ctx, new InteractionError('interaction_invalid_result', 'The result is too large.'));
   // Compare-and-set: of two concurrent finishes of one interaction, one wins.
@@ -135,6 +196,29 @@ export async function finishInteraction(
   };
 }
 
+/** What an interaction asks, as far as checking a result goes. */
+interface Asked {
+  readonly prompt: ReadonlySet<string>;
+  readonly maxAge?: number;
+  readonly scope: string;
+  readonly resources?: readonly string[];
+  /** A device sign-in: the user confirms on the verification page, so a result has no consent. */
+  readonly device?: true;
+}
+
+function askedBy(auth: AuthorizationRequest): Asked {
+  return {
+    prompt: auth.oidc.prompt,
+    ...(auth.oidc.maxAge === undefined ? {} : { maxAge: auth.oidc.maxAge }),
+    scope: auth.scope,
+    ...(auth.resources === undefined ? {} : { resources: auth.resources }),
+  };
+}
+
+function scopeOf({ device }: StoredDevice): Pick<Asked, 'scope' | 'resources'> {
+  return { scope: device.scope, ...(device.resources === undefined ? {} : { resources: device.resources }) };
+}
+
 /**
  * Checks a host's result against what the interaction asked: a sign-in for a `login` step (fresh
  * enough for `prompt=login` and `max_age`), the bound user for a `consent` step, a consent naming only
@@ -143,7 +227,7 @@ export async function finishInteraction(
 function checkResult(
   ctx: Context,
   record: InteractionRecord,
-  auth: AuthorizationRequest,
+  auth: Asked,
   result: InteractionResult,
 ): StoredResult {
   const invalid: (message: string) => never = (message) =>
@@ -161,10 +245,8 @@ function checkResult(
     // OpenID Connect Core §3.1.2.1: prompt=login asks for a sign-in now, max_age for a recent one.
     const startedAt = Math.floor(record.createdAt / 1000) * 1000;
     const stale =
-      (auth.oidc.prompt.has('login') && login.authTime < startedAt) ||
-      (auth.oidc.maxAge !== undefined &&
-        now - login.authTime > auth.oidc.maxAge * 1000 &&
-        login.authTime < startedAt);
+      (auth.prompt.has('login') && login.authTime < startedAt) ||
+      (auth.maxAge !== undefined && now - login.authTime > auth.maxAge * 1000 && login.authTime < startedAt);
     if (stale)
       refuse(
         ctx,
@@ -177,6 +259,8 @@ function checkResult(
     refuse(ctx, new InteractionError('interaction_wrong_user', 'This request is for another user.'));
   }
   let consent: StoredResult['consent'];
+  if (result.consent !== undefined && auth.device)
+    invalid('A device sign-in takes no consent: the user confirms the device on the verification page.');
   if (result.consent !== undefined) {
     const given = result.consent;
     if (typeof given !== 'object' || given === null) invalid('The consent result must be an object.');

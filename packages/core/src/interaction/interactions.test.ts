@@ -510,3 +510,22 @@ describe('gatehouse.endSession', () => {
     expect(await t.gatehouse.endSession(new Request(`${ORIGIN}/logout`))).toMatch(/^gatehouse_session=;/);
   });
 });
+
+describe('interactions started per network', () => {
+  it('are bounded by interactions.maxPerNetwork per ttl: beyond it a 429 with Retry-After, nothing stored', async () => {
+    const t = await instance({ interactions: { maxPerNetwork: 2 } });
+    await toHostPage(new FakeBrowser(t.gatehouse));
+    await toHostPage(new FakeBrowser(t.gatehouse));
+    const refused = await new FakeBrowser(t.gatehouse).get(authorizeUrl());
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(t.events.filter((event) => event.type === 'interaction.started')).toHaveLength(2);
+  });
+
+  it('refuses a maxPerNetwork that is not a whole number of at least 1 at creation', async () => {
+    await expect(instance({ interactions: { maxPerNetwork: 0 } })).rejects.toMatchObject({
+      code: 'ERR_CONFIG_INVALID_OPTION',
+      option: 'interactions.maxPerNetwork',
+    });
+  });
+});

@@ -2,6 +2,4 @@
 export const INTERACTION_PATHS = {
   /** `GET ?interaction=<reference>`: where `finish` sends the browser; continues the authorization request. */
   resume: '/interaction/resume',
-  /** `GET`, `POST ?interaction=<reference>`: the built-in login and consent pages (`interactions.builtInPages`). */
-  builtIn: '/interaction',
 } as const;

@@ -12,6 +12,8 @@ import type { InteractionStep } from './types.js';
 export interface InteractionRecord {
   readonly v: 1;
   readonly step: InteractionStep;
+  /** `device`: the sign-in of the device verification page (`params` is `{ user_code }`); absent: authorize. */
+  readonly flow?: 'device';
   /** The authorization request's own parameters, validated again on resume (`id_token_hint` left out). */
   readonly params: Readonly<Record<string, string>>;
   readonly clientId: string;
@@ -31,6 +33,8 @@ export interface StoredResult {
   readonly consent?:
     | { readonly scope: string; readonly resources?: readonly string[]; readonly remember: boolean }
     | { readonly denied: true; readonly description?: string };
+  /** The sign-in was made on the built-in login page (else by the host). */
+  readonly via?: 'login-page';
 }
 
 /**
@@ -57,6 +61,7 @@ export function decodeRecord(value: string | null): InteractionRecord | null {
     const record = JSON.parse(value) as InteractionRecord;
     if (record?.v !== 1 || (record.step !== 'login' && record.step !== 'consent')) return null;
     if (typeof record.params !== 'object' || typeof record.binding !== 'string') return null;
+    if (record.flow !== undefined && (record.flow !== 'device' || record.step !== 'login')) return null;
     return record;
   } catch {
     return null;

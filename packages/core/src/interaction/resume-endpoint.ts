@@ -2,13 +2,17 @@ import type { Context } from '../context.js';
 import { oauthError, type ProtocolError } from '../errors.js';
 import { Params } from '../http/form.js';
 import type { Answer } from '../http/reply.js';
+import { noStoreEmpty } from '../http/responses.js';
 import type { Handler } from '../http/router.js';
 import { type Authentication, currentAuthentication } from '../oauth2/authorize/authentication.js';
 import { afterLogin, continueRequest } from '../oauth2/authorize/consent.js';
 import { rememberConsent } from '../oauth2/authorize/consent-record.js';
-import { authorizationStep } from '../oauth2/authorize/response.js';
+import { authorizationErrorRedirect, authorizationStep } from '../oauth2/authorize/response.js';
+import { updateFlight } from '../oauth2/par/pushed-requests.js';
+import { parametersAfterLogin } from '../oidc/authorization-parameters.js';
 import { endSession, startSession } from '../session/session-cookie.js';
 import { errorPage } from '../ui/pages.js';
+import { PAGE_PATHS } from '../ui/paths.js';
 import { isSameBrowser } from './browser-binding.js';
 import { checkHostUser } from './host-user.js';
 import { findInteraction, type InteractionRecord, type StoredResult } from './record.js';
@@ -27,7 +31,7 @@ function refused(ctx: Context, request: Request, error: ProtocolError, reason: s
  * denied consent → `access_denied` to the client; a sign-in → a new Gatehouse session (a fresh id,
  * with the host's `auth_time`, `acr`, `amr`), then consent if still needed, else the code. Anything
  * else (unknown, expired, replayed, forged, another browser, another user signed in at the host
- * meanwhile) is an error page.
+ * meanwhile) is an error page. A device sign-in goes on to the verification page's confirmation.
  */
 export const interactionResumeEndpoint: Handler = async (request, ctx, url) => {
   const reference = url.searchParams.get('interaction') ?? '';
@@ -53,22 +57,32 @@ export const interactionResumeEndpoint: Handler = async (request, ctx, url) => {
   // Single use: of concurrent resumes, one takes the record; the others find it gone.
   if ((await ctx.storage.kv.take(key, ctx.now())) !== stored)
     return refused(ctx, request, expired, 'interaction_not_found');
+  if (record.flow === 'device') return resumeDeviceSignIn(ctx, request, record, result);
   return authorizationStep(ctx, new Params(new URLSearchParams(record.params)), async (auth) => {
-    if (result.consent !== undefined && 'denied' in result.consent)
-      throw oauthError('access_denied', result.consent.description ?? 'The user denied the request.');
+    if (result.consent !== undefined && 'denied' in result.consent) {
+      if (record.subject !== undefined)
+        ctx.emit({ type: 'consent.denied', userId: record.subject, clientId: auth.client.id });
+      // The user's own choice, on a page naming where it leads: redirected for every client, the
+      // self-registered ones too (no open redirect without the user's doing, RFC 9700 §4.11.2).
+      const denied = oauthError(
+        'access_denied',
+        result.consent.description ?? 'The user denied the request.',
+      );
+      return authorizationErrorRedirect(ctx, auth, denied);
+    }
     const signedIn = await resumedAuthentication(ctx, request, record, result);
     if ('error' in signedIn) return refused(ctx, request, signedIn.error, 'interaction_wrong_user');
     let continued = result.login === undefined ? auth : afterLogin(auth);
+    // A pushed request continues from its stored parameters: they lose what asked for this login.
+    if (result.login !== undefined && auth.pushed)
+      await updateFlight(ctx, auth.pushed, parametersAfterLogin(auth.pushed.parameters));
     const consent = result.consent;
     if (consent !== undefined) {
-      if (consent.remember)
-        await rememberConsent(
-          ctx,
-          signedIn.authentication.userId,
-          auth.client.id,
-          consent.scope,
-          consent.resources,
-        );
+      const { userId } = signedIn.authentication;
+      const scope = consent.remember
+        ? await rememberConsent(ctx, userId, auth.client.id, consent.scope, consent.resources)
+        : consent.scope;
+      ctx.emit({ type: 'consent.granted', userId, clientId: auth.client.id, scope });
       // The grant gets what the user allowed: all that was asked, or less.
       const { resources: _asked, ...rest } = continued;
       continued = {
@@ -84,6 +98,27 @@ export const interactionResumeEndpoint: Handler = async (request, ctx, url) => {
     return answer;
   });
 };
+
+/**
+ * A device sign-in, resumed: the new session, then the verification page's confirmation of the
+ * code (RFC 8628 §3.3: the user always confirms), which checks the code is still pending.
+ */
+async function resumeDeviceSignIn(
+  ctx: Context,
+  request: Request,
+  record: InteractionRecord,
+  result: StoredResult,
+): Promise<Answer> {
+  const signedIn = await resumedAuthentication(ctx, request, record, result);
+  if ('error' in signedIn) return refused(ctx, request, signedIn.error, 'interaction_wrong_user');
+  const query = new URLSearchParams({ user_code: record.params.user_code ?? '' });
+  const headers = new Headers({
+    Location: `${ctx.basePath}${PAGE_PATHS.deviceConfirm}?${query}`,
+    'Referrer-Policy': 'same-origin',
+  });
+  for (const cookie of signedIn.setCookies) headers.append('Set-Cookie', cookie);
+  return noStoreEmpty(303, headers);
+}
 
 /**
  * Who continues the request: the host's sign-in result, as a new Gatehouse session (never the
@@ -124,7 +159,7 @@ async function resumedAuthentication(
   }
   await endSession(ctx, request); // the new cookie below replaces the old one in the browser
   const { setCookie, record: session } = await startSession(ctx, login.sub, login);
-  ctx.emit({ type: 'login.succeeded', userId: login.sub, via: 'interaction' });
+  ctx.emit({ type: 'login.succeeded', userId: login.sub, via: result.via ?? 'interaction' });
   return {
     authentication: {
       userId: login.sub,

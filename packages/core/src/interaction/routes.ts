@@ -1,21 +1,26 @@
 import type { Route } from '../http/router.js';
-import { builtInFormEndpoint, builtInPageEndpoint } from './built-in-pages.js';
+import { PAGE_PATHS } from '../ui/paths.js';
+import {
+  builtInConsentForm,
+  builtInConsentPage,
+  builtInLoginForm,
+  builtInLoginPage,
+} from './built-in-pages.js';
 import { INTERACTION_PATHS } from './paths.js';
 import { interactionResumeEndpoint } from './resume-endpoint.js';
 
 /**
  * The interaction routes: the resume endpoint (its GET issues codes, so HEAD is not answered), and
- * the built-in pages as interaction handlers when `interactions.builtInPages` is on.
+ * the built-in login and consent pages, the interaction handlers unless the host has its own
+ * (`interactions.url`: then those routes answer 404, and no password is ever checked there).
  */
-export function interactionRoutes(builtInPages = true): Route[] {
+export function interactionRoutes(builtInPages: boolean): Route[] {
   return [
     { path: INTERACTION_PATHS.resume, methods: { GET: interactionResumeEndpoint }, unsafeGet: true },
     ...(builtInPages
       ? [
-          {
-            path: INTERACTION_PATHS.builtIn,
-            methods: { GET: builtInPageEndpoint, POST: builtInFormEndpoint },
-          },
+          { path: PAGE_PATHS.login, methods: { GET: builtInLoginPage, POST: builtInLoginForm } },
+          { path: PAGE_PATHS.consent, methods: { GET: builtInConsentPage, POST: builtInConsentForm } },
         ]
       : []),
   ];

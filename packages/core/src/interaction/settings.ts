@@ -5,14 +5,17 @@ import type { HostUser } from './types.js';
 
 /** The `interactions` options, resolved (`ctx.interactions`). */
 export interface InteractionSettings {
-  /** The host's page for sign-in and consent (same origin as the issuer); absent: the built-in pages. */
+  /**
+   * The host's page for sign-in and consent (same origin as the issuer); absent: the built-in login
+   * and consent pages are the interaction handlers (`{base}/login`, `{base}/consent`).
+   */
   readonly url: URL | undefined;
   /** The host's signed-in user of a request (`interactions.currentUser`), when given. */
   readonly currentUser: ((request: Request) => Awaitable<HostUser | null | undefined>) | undefined;
   /** Lifetime of an interaction reference, in seconds. */
   readonly ttl: number;
-  /** The built-in pages are interaction handlers at `{base}/interaction` (`interactions.builtInPages`). */
-  readonly builtInPages: boolean;
+  /** Interactions one client network may start per `ttl` (each stores a record until it expires). */
+  readonly maxPerNetwork: number;
   /** The browser-binding cookie: `{session.cookieName}_interaction`. */
   readonly cookieName: string;
   /** Its `Path`: the longest path prefix shared by the instance and the host's page, so it reaches both. */
@@ -50,19 +53,6 @@ export function resolveInteractions(
       );
     }
   }
-  if (given.builtInPages !== undefined && typeof given.builtInPages !== 'boolean')
-    throw new ConfigurationError('interactions.builtInPages: expected true or false.', {
-      code: 'ERR_CONFIG_INVALID_OPTION',
-      option: 'interactions.builtInPages',
-    });
-  if (given.builtInPages === true) {
-    if (url !== undefined)
-      throw new ConfigurationError(
-        'interactions.builtInPages: the built-in pages are the interaction handlers; leave interactions.url out (or builtInPages off).',
-        { code: 'ERR_CONFIG_INVALID_OPTION', option: 'interactions.builtInPages' },
-      );
-    url = new URL(`${basePath}/interaction`, issuer.origin);
-  }
   if (given.currentUser !== undefined && typeof given.currentUser !== 'function')
     throw new ConfigurationError('interactions.currentUser: expected a function (request) => user | null.', {
       code: 'ERR_CONFIG_INVALID_OPTION',
@@ -74,11 +64,17 @@ export function resolveInteractions(
       `interactions.ttl: expected a whole number of seconds between 30 and 3600, got ${String(given.ttl)}.`,
       { code: 'ERR_CONFIG_INVALID_OPTION', option: 'interactions.ttl' },
     );
+  const maxPerNetwork = given.maxPerNetwork ?? 600;
+  if (!Number.isInteger(maxPerNetwork) || maxPerNetwork < 1)
+    throw new ConfigurationError(
+      `interactions.maxPerNetwork: expected a whole number of at least 1, got ${String(given.maxPerNetwork)}.`,
+      { code: 'ERR_CONFIG_INVALID_OPTION', option: 'interactions.maxPerNetwork' },
+    );
   return {
     url,
     currentUser: given.currentUser,
     ttl,
-    builtInPages: given.builtInPages === true,
+    maxPerNetwork,
     cookieName: `${sessionCookieName}_interaction`,
     cookiePath: commonPath(basePath, url?.pathname ?? basePath),
   };

@@ -1,18 +1,31 @@
 import type { Context } from '../context.js';
-import { invalidRequest } from '../errors.js';
+import { invalidRequest, oauthError } from '../errors.js';
+import { addressBucket, chargeWindow } from '../http/address-rate-limit.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreEmpty } from '../http/responses.js';
 import type { AuthorizationRequest } from '../oauth2/authorize/request.js';
-import { addSeconds } from '../time.js';
+import { addSeconds, secondsToMs } from '../time.js';
 import { randomSecret } from '../tokens/secrets.js';
+import { PAGE_PATHS } from '../ui/paths.js';
 import { browserBinding } from './browser-binding.js';
 import { type InteractionRecord, interactionKey, MAX_PENDING_BYTES } from './record.js';
 import type { InteractionStep } from './types.js';
 
 /**
+ * Where an interaction's step is handled: the host's page (`interactions.url`), else the built-in
+ * login or consent page, which are interaction handlers like a host's page (`built-in-pages.ts`).
+ */
+export function interactionPage(ctx: Context, step: InteractionStep): URL {
+  return (
+    ctx.interactions.url ??
+    new URL(`${ctx.basePath}${step === 'login' ? PAGE_PATHS.login : PAGE_PATHS.consent}`, ctx.issuerOrigin)
+  );
+}
+
+/**
  * Hands a validated authorization request that needs the user to the host: stores the interaction
  * (a new 256-bit reference, bound to this browser, for `interactions.ttl`) and sends the browser to
- * the host's page with `?interaction=<reference>` (303). `subject` binds it to a user (the signed-in
+ * the step's page ({@link interactionPage}) with `?interaction=<reference>` (303). `subject` binds it to a user (the signed-in
  * one for consent, the `id_token_hint`'s for a login). Never reached with `prompt=none`
  * (`nextInteraction` refuses first). A request whose parameters exceed the stored bound is
  * `invalid_request`, stored nowhere.
@@ -23,18 +36,46 @@ export async function startInteraction(
   auth: AuthorizationRequest,
   step: InteractionStep,
   subject: string | undefined,
-  target: URL,
 ): Promise<Answer> {
-  const reference = randomSecret(ctx.randomBytes);
-  const binding = await browserBinding(ctx, request);
-  const now = ctx.now();
   const { id_token_hint: _hint, ...params } = auth.parameters; // checked already; the subject stands for it
-  const record: InteractionRecord = {
-    v: 1,
+  return storeInteraction(ctx, request, {
     step,
     params,
     clientId: auth.client.id,
     ...(subject === undefined ? {} : { subject }),
+  });
+}
+
+/**
+ * The sign-in of the device verification page (RFC 8628 §3.3) for a live user code: an interaction
+ * like an authorization request's login, handled by the same page (the host's or the built-in
+ * one); the resume then goes on to the page's confirmation.
+ */
+export function startDeviceInteraction(
+  ctx: Context,
+  request: Request,
+  userCode: string,
+  clientId: string,
+): Promise<Answer> {
+  return storeInteraction(ctx, request, {
+    step: 'login',
+    flow: 'device',
+    params: { user_code: userCode },
+    clientId,
+  });
+}
+
+async function storeInteraction(
+  ctx: Context,
+  request: Request,
+  what: Pick<InteractionRecord, 'step' | 'flow' | 'params' | 'clientId' | 'subject'>,
+): Promise<Answer> {
+  const reference = randomSecret(ctx.randomBytes);
+  const binding = await browserBinding(ctx, request);
+  const now = ctx.now();
+  const record: InteractionRecord = {
+    v: 1,
+    ...what,
     binding: binding.hash,
     createdAt: now,
     expiresAt: addSeconds(now, ctx.interactions.ttl),
@@ -42,11 +83,31 @@ export async function startInteraction(
   const value = JSON.stringify(record);
   if (value.length > MAX_PENDING_BYTES)
     throw invalidRequest('The authorization request is too large to be continued after sign-in.');
+  await chargeInteraction(ctx, request);
   await ctx.storage.kv.add(await interactionKey(reference), value, record.expiresAt, now);
-  const location = new URL(target);
+  const location = interactionPage(ctx, what.step);
   location.searchParams.set('interaction', reference);
   const headers = new Headers({ Location: location.href, 'Referrer-Policy': 'same-origin' });
   if (binding.setCookie) headers.append('Set-Cookie', binding.setCookie);
-  ctx.emit({ type: 'interaction.started', clientId: auth.client.id, step });
+  ctx.emit({ type: 'interaction.started', clientId: what.clientId, step: what.step });
   return noStoreEmpty(303, headers);
+}
+
+/**
+ * Charges one stored interaction to the caller's network: an authorization request needing the
+ * user is unauthenticated and stores a record for `interactions.ttl`, so `maxPerNetwork` per `ttl`
+ * bounds what one network can make the server keep (docs/security.md). Charged after every check
+ * passed, so refused requests cost nothing.
+ */
+async function chargeInteraction(ctx: Context, request: Request): Promise<void> {
+  await chargeWindow(
+    ctx,
+    `interaction:addr:${await addressBucket(ctx, request)}`,
+    ctx.interactions.maxPerNetwork,
+    secondsToMs(ctx.interactions.ttl),
+    (retryAfter) =>
+      oauthError('too_many_requests', 'Too many sign-ins were started from this network; try again later.', {
+        retryAfter,
+      }),
+  );
 }

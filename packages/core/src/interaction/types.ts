@@ -42,9 +42,18 @@ export interface InteractionDetails {
    * `consent`: the signed-in user ({@link subject}) must allow the client the scopes and resources.
    */
   readonly step: InteractionStep;
+  /**
+   * What the sign-in is for: `authorize`, an authorization request (the browser then goes back to
+   * the client); `device`, a device authorization (RFC 8628): the user signs in on the verification
+   * page's behalf, then confirms the device there (only a `login` step, no consent in the result).
+   */
+  readonly flow: 'authorize' | 'device';
   /** The client asking. `name` defaults to the id; a first-party client never needs consent. */
   readonly client: { readonly id: string; readonly name: string; readonly firstParty: boolean };
-  /** The host the user goes back to (the redirect URI's host), which identifies a self-registered client. */
+  /**
+   * The host the user goes back to (the redirect URI's host), which identifies a self-registered
+   * client; for a `device` flow, the issuer's host (the verification page).
+   */
   readonly redirectHost: string;
   /** The scopes asked for (maybe none). */
   readonly scopes: readonly string[];

@@ -1,5 +1,5 @@
 import { createGatehouse, memoryClientStore } from '@gatehousejs/core';
-import { memoryConsentStore } from '@gatehousejs/core/engine';
+import { kvConsentStore, memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../test/browser-flow';
@@ -143,8 +143,9 @@ describe('resource indicators (RFC 8707)', () => {
   });
 
   it('asks for consent again for a resource the user has not allowed, shows it on the page, and remembers it', async () => {
-    const consents = memoryConsentStore();
-    const t = await testInstance({ resources: [MCP], storage: { consents } });
+    const consentsKv = memoryKeyValueStore();
+    const consents = kvConsentStore(consentsKv);
+    const t = await testInstance({ resources: [MCP], storage: { kv: consentsKv } });
     const thirdParty = (resources: string[]) =>
       authorizeWith(resources, {
         client_id: 'other-client',
@@ -156,14 +157,16 @@ describe('resource indicators (RFC 8707)', () => {
     const firstPage = await consentPage.text();
     // No resource named: the page names none (the instance's own API).
     expect(firstPage).not.toContain('class="resources"');
-    expect(callbackParams(await browser.submit(firstPage, { decision: 'allow' })).has('code')).toBe(true);
+    expect(callbackParams(await browser.submitAndFollow(firstPage, { decision: 'allow' })).has('code')).toBe(
+      true,
+    );
     // Same scope, now for the MCP resource: the earlier consent does not cover it, and the page
     // shows the user where the access will reach.
     const again = await browser.get(thirdParty([MCP]));
     expect(again.status).toBe(200);
     const secondPage = await again.text();
     expect(secondPage).toContain(`<ul class="resources"><li><code>${MCP}</code></li></ul>`);
-    const allowed = await browser.submit(secondPage, { decision: 'allow' });
+    const allowed = await browser.submitAndFollow(secondPage, { decision: 'allow' });
     expect(callbackParams(allowed).has('code')).toBe(true);
     expect((await consents.findConsent('user-1', 'other-client', t.clock.now()))?.ext).toEqual({
       resources: [MCP],

@@ -25,8 +25,7 @@ export function oauth2Routes(options: ResolvedOptions): Route[] {
     { path: ENDPOINTS.userinfo, methods: { GET: userinfoEndpoint, POST: userinfoEndpoint }, cors: true },
     { path: ENDPOINTS.jwks, methods: { GET: jwksEndpoint } },
     metadataRoute(),
-    // The built-in login and consent forms, unless the host signs users in (`interactions.url`).
-    ...authorizationRoutes(options.interactions?.url === undefined),
+    ...authorizationRoutes(),
     ...deviceRoutes(),
     ...registrationRoutes(options.dynamicRegistration),
   ];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { authorizeUrl, FakeBrowser, logIn, ORIGIN } from '../../test/browser-flow';
+import { authorizeUrl, FakeBrowser, ORIGIN, signIn } from '../../test/browser-flow';
 import { ISSUER, issueTokens, testInstance } from '../../test/fixtures';
 
 const URL_ = `${ISSUER}/oauth2/v1/userinfo`;
@@ -45,7 +45,7 @@ describe('userinfo', () => {
   it('answers sub for an active session cookie with Accept: application/json', async () => {
     const t = await testInstance();
     const browser = new FakeBrowser(t.gatehouse);
-    await logIn(browser, authorizeUrl());
+    await signIn(browser, authorizeUrl());
     const response = await browser.fetch(URL_, { headers: { Accept: 'application/json', Origin: ORIGIN } });
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
@@ -89,7 +89,7 @@ describe('userinfo', () => {
   it('ignores the session cookie on a request from a foreign origin', async () => {
     const t = await testInstance();
     const browser = new FakeBrowser(t.gatehouse);
-    await logIn(browser, authorizeUrl());
+    await signIn(browser, authorizeUrl());
     const response = await browser.fetch(URL_, {
       headers: { Accept: 'application/json', Origin: 'https://evil.example' },
     });
@@ -100,7 +100,7 @@ describe('userinfo', () => {
   it('lets an allowed origin read it with credentials (CORS)', async () => {
     const t = await testInstance({ cors: { allowedOrigins: ['http://localhost:5173'] } });
     const browser = new FakeBrowser(t.gatehouse);
-    await logIn(browser, authorizeUrl());
+    await signIn(browser, authorizeUrl());
     const response = await browser.fetch(URL_, {
       headers: { Accept: 'application/json', Origin: 'http://localhost:5173' },
     });

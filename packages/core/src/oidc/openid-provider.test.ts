@@ -110,16 +110,10 @@ async function provider(rs256: PrivateJwk = rsaKey) {
       const form = parseForm(html);
       if ('password' in form.fields || html.includes('name="password"')) {
         pages.push('login');
-        response = await browser.submit(html, { username: 'demo', password: 'demo-password' });
-        if (
-          response.status === 303 &&
-          new URL(response.headers.get('location')!, ISSUER).origin === new URL(ISSUER).origin &&
-          response.headers.get('location')!.includes('/authorize')
-        )
-          response = await browser.follow(response);
+        response = await browser.submitAndFollow(html, { username: 'demo', password: 'demo-password' });
       } else {
         pages.push('consent');
-        response = await browser.submit(html, { decision: 'allow' });
+        response = await browser.submitAndFollow(html, { decision: 'allow' });
       }
     }
     expect(response.status).toBe(303);

@@ -1,7 +1,7 @@
 import { type GatehouseEvent, memoryUserStore, type UserStore } from '@gatehousejs/core';
-import { memoryRateLimitStore, type RateLimitStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { ISSUER, testHasher, testInstance, userBasic } from '../../test/fixtures';
+import { recordingRateLimits } from '../../test/recording-kv';
 
 // The brute-force policy of password checks, exercised through the Auth API token endpoint.
 
@@ -26,23 +26,6 @@ async function failTimes(
     const response = await t.gatehouse.fetch(login(username, `wrong-${i}`, address));
     expect(response.status).toBe(401);
   }
-}
-
-/** The memory rate-limit store, recording every key an attempt wrote. */
-function recordingRateLimits(): { readonly store: RateLimitStore; readonly keys: Set<string> } {
-  const inner = memoryRateLimitStore();
-  const keys = new Set<string>();
-  return {
-    keys,
-    store: {
-      get: (key, now) => inner.get(key, now),
-      increment(key, windowMs, now) {
-        keys.add(key);
-        return inner.increment(key, windowMs, now);
-      },
-      reset: (key) => inner.reset(key),
-    },
-  };
 }
 
 /** How many of `attempts` (sent one after the other) get through before the first 429. */
@@ -235,8 +218,8 @@ describe('password attempt limiter', () => {
 
 describe('password attempt limiter storage', () => {
   it('writes nothing for an attempt it refuses, so refusals cannot grow the store', async () => {
-    const { store, keys } = recordingRateLimits();
-    const t = await testInstance({ rateLimit, storage: { rateLimits: store } });
+    const { kv, keys } = recordingRateLimits();
+    const t = await testInstance({ rateLimit, storage: { kv } });
     for (let i = 0; i < 50; i++) await failTimes(t, 1, `user-${i}`);
     const written = keys.size;
     for (let i = 0; i < 500; i++) {
@@ -246,8 +229,8 @@ describe('password attempt limiter storage', () => {
   });
 
   it('keys counters by fixed-size digests, never by the username or the address', async () => {
-    const { store, keys } = recordingRateLimits();
-    const t = await testInstance({ rateLimit, storage: { rateLimits: store } });
+    const { kv, keys } = recordingRateLimits();
+    const t = await testInstance({ rateLimit, storage: { kv } });
     // U+FDFA is one character that NFKC expands to eighteen.
     const longName = '\uFDFA'.repeat(256);
     const longAddress = `203.0.113.${'9'.repeat(10_000)}`;

@@ -1,7 +1,7 @@
 import { CREDENTIAL_LIMITS, memoryUserStore } from '@gatehousejs/core';
-import { memoryRateLimitStore, type RateLimitStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { basic, ISSUER, post, testHasher, testInstance, userBasic } from '../../test/fixtures';
+import { recordingRateLimits } from '../../test/recording-kv';
 
 // Bounds on credentials, applied before anything is counted, stored or hashed: through the Auth API
 // (Basic header) and the OAuth token endpoint (client Basic header). The login form's share is in
@@ -23,16 +23,8 @@ async function observed() {
     [{ id: 'user-1', username: 'demo', passwordHash: await testHasher.hash('demo-password') }],
     { hasher: testHasher },
   );
-  const limits = memoryRateLimitStore();
-  const seen = { verifications: 0, keys: new Set<string>() };
-  const rateLimits: RateLimitStore = {
-    get: (key, now) => limits.get(key, now),
-    increment(key, windowMs, now) {
-      seen.keys.add(key);
-      return limits.increment(key, windowMs, now);
-    },
-    reset: (key) => limits.reset(key),
-  };
+  const { kv, keys } = recordingRateLimits();
+  const seen = { verifications: 0, keys };
   const t = await testInstance({
     rateLimit,
     users: {
@@ -42,7 +34,7 @@ async function observed() {
       },
       findUser: (id) => users.findUser(id),
     },
-    storage: { rateLimits },
+    storage: { kv },
   });
   return { ...t, seen };
 }

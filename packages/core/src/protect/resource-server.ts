@@ -12,8 +12,9 @@ import { ConfigurationError, oauthError, ProtocolError, UsageError } from '../er
 import { bearerCredentials, dpopCredentials, isB64Token } from '../http/bearer.js';
 import { ENDPOINTS } from '../oauth2/metadata.js';
 import type { DpopOptions } from '../options.js';
-import { memoryReplayStore } from '../storage/memory/replay.js';
-import type { ReplayStore } from '../storage/types.js';
+import { kvReplayStore } from '../storage/kv/replay.js';
+import { memoryKeyValueStore } from '../storage/memory/key-value.js';
+import type { KeyValueStore } from '../storage/types.js';
 import type { TokenRejection } from '../tokens/access-token.js';
 import { parseAct } from '../tokens/act.js';
 import { webRandomBytes } from '../tokens/secrets.js';
@@ -77,12 +78,12 @@ export interface ResourceServerOptions {
   /**
    * DPoP (RFC 9449 §7): DPoP-bound tokens are accepted with `Authorization: DPoP` and a proof,
    * and refused as bearer tokens. The proof algorithms (default those of the instance's default)
-   * and lifetime (default 60 s), and where proof ids are remembered for single use (default an
-   * in-memory store of this process: give a shared one, e.g. the engine's `replay`, when several
-   * processes serve the resource). Server nonces are not required here.
+   * and lifetime (default 60 s), and the key-value store proof ids are remembered in for single
+   * use (default an in-memory one of this process: give a shared one, e.g. an engine view's `kv`,
+   * when several processes serve the resource). Server nonces are not required here.
    */
   readonly dpop?: Pick<DpopOptions, 'signingAlgorithms' | 'proofLifetime'> & {
-    readonly replay?: ReplayStore;
+    readonly kv?: KeyValueStore;
   };
 }
 
@@ -159,7 +160,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       },
       webRandomBytes,
     ),
-    storage: { replay: options.dpop?.replay ?? memoryReplayStore() },
+    storage: { replay: kvReplayStore(options.dpop?.kv ?? memoryKeyValueStore()) },
   };
   const realm = { realm: issuer, dpop: proofs.dpop };
   /** `request` and the DPoP header's token when the scheme is DPoP. */

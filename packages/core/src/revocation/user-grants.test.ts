@@ -1,5 +1,5 @@
 import { ConfigurationError, type GatehouseEvent } from '@gatehousejs/core';
-import { memoryConsentStore, memoryGrantStore } from '@gatehousejs/core/engine';
+import { kvConsentStore, memoryGrantStore, memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { basic, issueTokens, post, testInstance } from '../../test/fixtures';
 
@@ -62,9 +62,10 @@ describe("a user's grants (connected apps)", () => {
   });
 
   it('revokes one grant: its tokens stop working, the other grant and the consent of other clients stay', async () => {
-    const consents = memoryConsentStore();
+    const consentsKv = memoryKeyValueStore();
+    const consents = kvConsentStore(consentsKv);
     const events: GatehouseEvent[] = [];
-    const t = await testInstance({ storage: { consents }, onEvent: (event) => events.push(event) });
+    const t = await testInstance({ storage: { kv: consentsKv }, onEvent: (event) => events.push(event) });
     const kept = await issueTokens(t, 'read');
     t.clock.advance(1);
     const removed = await issueTokens(t, 'read write');
@@ -103,8 +104,9 @@ describe("a user's grants (connected apps)", () => {
   });
 
   it('keeps the consent when asked to', async () => {
-    const consents = memoryConsentStore();
-    const t = await testInstance({ storage: { consents } });
+    const consentsKv = memoryKeyValueStore();
+    const consents = kvConsentStore(consentsKv);
+    const t = await testInstance({ storage: { kv: consentsKv } });
     await issueTokens(t, 'read');
     const expiresAt = t.clock.now() + 3_600_000;
     await consents.saveConsent({ userId: 'user-1', clientId: 'demo-client', scope: 'read', expiresAt });

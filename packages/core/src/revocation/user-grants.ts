@@ -132,7 +132,7 @@ export async function revokeUserGrant(
   if (!token) return false;
   await revokeWholeGrant(ctx, grantId);
   ctx.emit({ type: 'grant.revoked', userId, clientId: token.clientId, grantId });
-  if (options.forgetConsent !== false && ctx.storage.consents.deleteConsent) {
+  if (options.forgetConsent !== false) {
     await ctx.storage.consents.deleteConsent(userId, token.clientId);
     ctx.emit({ type: 'consent.withdrawn', userId, clientId: token.clientId });
   }

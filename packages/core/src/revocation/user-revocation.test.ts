@@ -43,7 +43,7 @@ describe('gatehouse.revokeUser', () => {
     const browser = new FakeBrowser(t.gatehouse);
     const consent = await browser.follow(await logIn(browser, thirdParty));
     expect(
-      callbackParams(await browser.submit(await consent.text(), { decision: 'allow' })).has('code'),
+      callbackParams(await browser.submitAndFollow(await consent.text(), { decision: 'allow' })).has('code'),
     ).toBe(true);
     // Remembered: straight to the code.
     expect(callbackParams(await browser.get(thirdParty)).has('code')).toBe(true);
@@ -56,7 +56,7 @@ describe('gatehouse.revokeUser', () => {
     expect(again.status).toBe(200);
     const page = await again.text();
     expect(page).toContain('name="decision"');
-    expect(callbackParams(await browser.submit(page, { decision: 'allow' })).has('code')).toBe(true);
+    expect(callbackParams(await browser.submitAndFollow(page, { decision: 'allow' })).has('code')).toBe(true);
     // Given after the mark: remembered again.
     expect(callbackParams(await browser.get(thirdParty)).has('code')).toBe(true);
   });

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
-import { authorizeUrl, FakeBrowser, logIn, parseSetCookie } from '../../test/browser-flow';
+import { authorizeUrl, FakeBrowser, parseSetCookie, signIn } from '../../test/browser-flow';
 import { testInstance } from '../../test/fixtures';
 import { ORIGIN } from '../../test/protect-fixtures';
 
@@ -22,7 +22,7 @@ describe('session.cookiePath', () => {
   it('defaults to the instance path; a session route outside it gets a 401 that says why, and one warning', async () => {
     const warnings: string[] = [];
     const t = await testInstance({ logger: { warn: (m) => warnings.push(m), error() {} } });
-    const cookie = await sessionCookieOf(await logIn(new FakeBrowser(t.gatehouse), authorizeUrl()));
+    const cookie = await sessionCookieOf(await signIn(new FakeBrowser(t.gatehouse), authorizeUrl()));
     expect(cookie.attributes.path).toBe('/demo');
     for (let i = 0; i < 2; i++) {
       const result = await t.gatehouse.authenticate(hostRoute('/me'), SESSION);
@@ -36,7 +36,7 @@ describe('session.cookiePath', () => {
 
   it('set to "/", the cookie reaches the host route and the session authenticates it', async () => {
     const t = await testInstance({ session: { cookiePath: '/' } });
-    const login = await logIn(new FakeBrowser(t.gatehouse), authorizeUrl());
+    const login = await signIn(new FakeBrowser(t.gatehouse), authorizeUrl());
     const cookie = await sessionCookieOf(login);
     expect(cookie.attributes.path).toBe('/');
     const result = await t.gatehouse.authenticate(

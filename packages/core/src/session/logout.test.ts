@@ -1,7 +1,14 @@
 import type { GatehouseEvent } from '@gatehousejs/core';
-import { memorySessionStore } from '@gatehousejs/core/engine';
+import { memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
-import { authorizeUrl, FakeBrowser, logIn, ORIGIN, parseForm, parseSetCookie } from '../../test/browser-flow';
+import {
+  authorizeUrl,
+  FakeBrowser,
+  ORIGIN,
+  parseForm,
+  parseSetCookie,
+  signIn,
+} from '../../test/browser-flow';
 import { ISSUER, testInstance } from '../../test/fixtures';
 
 const userinfo = (browser: FakeBrowser, cookie?: string) =>
@@ -16,7 +23,7 @@ const userinfo = (browser: FakeBrowser, cookie?: string) =>
 async function loggedIn(overrides = {}) {
   const t = await testInstance(overrides);
   const browser = new FakeBrowser(t.gatehouse);
-  await logIn(browser, authorizeUrl());
+  await signIn(browser, authorizeUrl());
   expect((await userinfo(browser)).status).toBe(200);
   return { t, browser };
 }
@@ -36,10 +43,9 @@ describe('logout', () => {
 
   it('POST with the form token ends the session; the old cookie then gets 401', async () => {
     const events: GatehouseEvent[] = [];
-    const sessions = memorySessionStore();
     const { browser } = await loggedIn({
       onEvent: (e: GatehouseEvent) => events.push(e),
-      storage: { sessions },
+      storage: { kv: memoryKeyValueStore() },
     });
     const oldCookie = `gatehouse_session=${browser.session()}`;
     const html = await (await browser.get(`${ISSUER}/logout`)).text();

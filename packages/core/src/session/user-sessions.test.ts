@@ -1,6 +1,6 @@
 import { type GatehouseEvent, memoryUserStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
-import { authorizeUrl, FakeBrowser, logIn } from '../../test/browser-flow';
+import { authorizeUrl, FakeBrowser, signIn } from '../../test/browser-flow';
 import { ISSUER, testHasher, testInstance } from '../../test/fixtures';
 
 /** An instance with two users (`demo` = user-1, `other` = user-2), its events collected. */
@@ -22,7 +22,7 @@ type Instance = Awaited<ReturnType<typeof instance>>;
 /** A browser signed in through the login page. */
 async function signedIn(t: Instance, username = 'demo', password = 'demo-password'): Promise<FakeBrowser> {
   const browser = new FakeBrowser(t.gatehouse);
-  const response = await logIn(browser, authorizeUrl(), username, password);
+  const response = await signIn(browser, authorizeUrl(), username, password);
   expect(response.status).toBe(303);
   return browser;
 }

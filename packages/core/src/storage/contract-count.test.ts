@@ -66,11 +66,7 @@ describe('the documented size of the host contract', () => {
       'ClientStore',
       'UserStore',
       'GrantStore',
-      'SessionStore',
-      'ConsentStore',
-      'RateLimitStore',
       'ClientRegistry',
-      'ReplayStore',
       'KeyValueStore',
     ]);
   });

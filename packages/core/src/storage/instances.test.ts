@@ -10,7 +10,7 @@ import {
   memoryStorage,
   memoryUserStore,
 } from '@gatehousejs/core';
-import { hashSecret } from '@gatehousejs/core/engine';
+import { hashSecret, kvSessionStore } from '@gatehousejs/core/engine';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import {
@@ -85,7 +85,7 @@ describe('instances on one storage engine', () => {
     expect((await a.fetch(refresh(token))).status).toBe(200);
 
     const now = Date.now();
-    await engine.instance('tenant-a').sessions.createSession({
+    await kvSessionStore(engine.instance('tenant-a').kv).createSession({
       idHash: await hashSecret('session-of-a'),
       userId: 'user-1',
       createdAt: now,

@@ -45,19 +45,17 @@ function without(...names: (keyof GatehouseStorage)[]): Partial<GatehouseStorage
 describe('storage: no silent fallback to memory', () => {
   it('refuses a partial storage, naming every missing store', async () => {
     expect(await refusal({ grants: memoryGrantStore() })).toBe(
-      "storage: missing sessions, consents, rateLimits, clients, replay, kv. Give every store (grants, sessions, consents, rateLimits, clients, replay, kv), a storage engine, or, to keep the missing ones in this process's memory, withMemoryFallback(stores).",
+      "storage: missing clients, kv. Give every store (grants, clients, kv), a storage engine, or, to keep the missing ones in this process's memory, withMemoryFallback(stores).",
     );
     expect(await refusal(without('kv'))).toMatch(/^storage: missing kv\. /);
-    expect(await refusal(without('replay', 'clients'))).toMatch(/^storage: missing clients, replay\. /);
-    expect(await refusal({})).toMatch(
-      /^storage: missing grants, sessions, consents, rateLimits, clients, replay, kv\. /,
-    );
+    expect(await refusal(without('grants', 'clients'))).toMatch(/^storage: missing grants, clients\. /);
+    expect(await refusal({})).toMatch(/^storage: missing grants, clients, kv\. /);
   });
 
   it('names the misspelt key next to the store it stands for', async () => {
-    const { replay, rateLimits, ...rest } = memoryStorage();
-    expect(await refusal({ ...rest, replays: replay, ratelimits: rateLimits })).toMatch(
-      /^storage: missing rateLimits \(given "ratelimits": misspelt\?\), replay \(given "replays": misspelt\?\)\. /,
+    const { clients, kv, ...rest } = memoryStorage();
+    expect(await refusal({ ...rest, client: clients, KV: kv })).toMatch(
+      /^storage: missing clients \(given "client": misspelt\?\), kv \(given "KV": misspelt\?\)\. /,
     );
     const { grants, ...others } = memoryStorage();
     expect(await refusal({ ...others, grant: grants })).toMatch(
@@ -71,9 +69,19 @@ describe('storage: no silent fallback to memory', () => {
   });
 
   it('refuses an engine whose view lacks a store, naming the instance', async () => {
-    const partial: StorageEngine = { instance: () => without('kv', 'sessions') as GatehouseStorage };
+    const partial: StorageEngine = { instance: () => without('kv', 'clients') as GatehouseStorage };
     expect(await refusal(partial)).toMatch(
-      /^storage: the engine's view of instance "https:\/\/auth\.example\.com": missing sessions, kv\. /,
+      /^storage: the engine's view of instance "https:\/\/auth\.example\.com": missing clients, kv\. /,
+    );
+  });
+
+  it('refuses the stores of host contract v2 rather than ignore them, naming each', async () => {
+    const v2 = { ...memoryStorage(), sessions: {}, rateLimits: {} };
+    expect(await refusal(v2)).toBe(
+      'storage: sessions, rateLimits are no longer stores of their own (host contract v3): Gatehouse keeps sessions, consents, rate limits and replay ids in `kv`. Remove them, and move existing records with the migration of docs/storage.md ("Upgrading from contract v2").',
+    );
+    expect(() => withMemoryFallback({ grants: memoryGrantStore(), replay: {} } as never)).toThrow(
+      /^withMemoryFallback: replay is no longer a store of its own/,
     );
   });
 
@@ -91,8 +99,7 @@ describe('withMemoryFallback', () => {
     const grants = memoryGrantStore();
     const storage = withMemoryFallback({ grants });
     expect(storage.grants).toBe(grants);
-    for (const name of ['sessions', 'consents', 'rateLimits', 'clients', 'replay', 'kv'] as const)
-      expect(typeof storage[name]).toBe('object');
+    for (const name of ['clients', 'kv'] as const) expect(typeof storage[name]).toBe('object');
     const gatehouse = await create(storage);
     await gatehouse.ready();
     // Gatehouse writes to the given grant store: revoking a user leaves the mark there.
@@ -106,10 +113,13 @@ describe('withMemoryFallback', () => {
     const storage = withMemoryFallback(withoutKv);
     const now = Date.now();
     await storage.kv.set('k', 'v', now + 60_000);
-    await given.replay.useOnce('once', now + 60_000, now);
+    await given.clients.saveClient({
+      client: { id: 'c', type: 'public', redirectUris: [] },
+      registeredAt: now,
+    });
     await storage.clear();
     expect(await storage.kv.get('k', now)).toBeNull();
-    expect(await given.replay.useOnce('once', now + 60_000, now)).toBe(true);
+    expect(await given.clients.findClient('c', now)).toBeNull();
   });
 
   it('refuses a misspelt store instead of replacing it with memory, and an engine', () => {

@@ -3,22 +3,21 @@ import { editDistance } from '../unknown-options.js';
 import type { GatehouseStorage } from './types.js';
 
 /** The stores of one instance (every key of {@link GatehouseStorage} but `clear`), in contract order. */
-export const STORE_NAMES = [
-  'grants',
-  'sessions',
-  'consents',
-  'rateLimits',
-  'clients',
-  'replay',
-  'kv',
-] as const;
+export const STORE_NAMES = ['grants', 'clients', 'kv'] as const;
+
+/**
+ * Stores of host contract v2 that Gatehouse now builds on `kv` itself. Given, they would be
+ * ignored, and the host's sessions, consents, counters and replay ids silently left behind in its
+ * old tables: they are refused with a pointer to the migration instead.
+ */
+export const RETIRED_STORES = ['sessions', 'consents', 'rateLimits', 'replay'] as const;
 
 /** One instance's stores as a host passes them: all of them; `clear` is for tests and optional. */
 export type InstanceStorage = Omit<GatehouseStorage, 'clear'> & Partial<Pick<GatehouseStorage, 'clear'>>;
 
 /**
  * The store names missing from `stores` (absent, or not an object), each with the given key that
- * looks like a misspelling of it (`grant` for `grants`, `ratelimits` for `rateLimits`), if any.
+ * looks like a misspelling of it (`grant` for `grants`, `client` for `clients`), if any.
  */
 export function missingStores(stores: object): { name: string; misspelt?: string }[] {
   const given = stores as Record<string, unknown>;
@@ -35,6 +34,7 @@ export function missingStores(stores: object): { name: string; misspelt?: string
  * `what` names the stores in the message (`storage`, or an engine's view).
  */
 export function requireAllStores(stores: object, what: string): void {
+  refuseRetiredStores(stores, what);
   const missing = missingStores(stores);
   if (missing.length === 0) return;
   const names = missing.map(({ name, misspelt }) =>
@@ -46,11 +46,25 @@ export function requireAllStores(stores: object, what: string): void {
   );
 }
 
+/**
+ * Refuses the stores of host contract v2 ({@link RETIRED_STORES}): since v3 Gatehouse keeps that
+ * state in `kv`, and an old store given beside it would be ignored without a word.
+ */
+export function refuseRetiredStores(stores: object, what: string): void {
+  const given = stores as Record<string, unknown>;
+  const retired = RETIRED_STORES.filter((name) => given[name] !== undefined);
+  if (retired.length === 0) return;
+  throw new ConfigurationError(
+    `${what}: ${retired.join(', ')} ${retired.length === 1 ? 'is no longer a store of its own' : 'are no longer stores of their own'} (host contract v3): Gatehouse keeps sessions, consents, rate limits and replay ids in \`kv\`. Remove ${retired.length === 1 ? 'it' : 'them'}, and move existing records with the migration of docs/storage.md ("Upgrading from contract v2").`,
+    { code: 'ERR_CONFIG_UNKNOWN_OPTION', option: 'storage' },
+  );
+}
+
 function isStore(value: unknown): boolean {
   return typeof value === 'object' && value !== null;
 }
 
-/** Case-insensitive edit distance 1 (2 for names of 5 characters and more): `grant`, `Sessions`. */
+/** Case-insensitive edit distance 1 (2 for names of 5 characters and more): `grant`, `Clients`. */
 function looksLike(key: string, name: string): boolean {
   return editDistance(key.toLowerCase(), name.toLowerCase()) <= (name.length >= 5 ? 2 : 1);
 }

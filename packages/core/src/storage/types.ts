@@ -1,5 +1,5 @@
 /**
- * The storage contract between Gatehouse and a host, version 2.
+ * The storage contract between Gatehouse and a host, version 3.
  *
  * **Instances.** Every record belongs to one Gatehouse instance (one issuer). An engine shared by
  * many instances ({@link StorageEngine}) hands out one {@link GatehouseStorage} view per stable
@@ -26,7 +26,7 @@
  * with 503 `temporarily_unavailable`. A method that throws must not have written anything.
  */
 
-import type { EpochMs, Milliseconds } from '../time.js';
+import type { EpochMs } from '../time.js';
 
 /**
  * Who a token speaks for (RFC 9068 §2.2 `sub`): a user who authorized a client, or a client acting
@@ -229,26 +229,6 @@ export interface ClientRegistry {
   touchClient(clientId: string, expiresAt: EpochMs | undefined, now: EpochMs): Promise<boolean>;
   /** Removes a registration. Idempotent. */
   deleteClient(clientId: string): Promise<void>;
-}
-
-/**
- * Single-use identifiers (the `jti` of private_key_jwt client assertions, RFC 7523 §3; later DPoP
- * proofs, RFC 9449 §11.1), remembered until they expire.
- */
-export interface ReplayStore {
-  /**
-   * Atomically records `id` as used until `expiresAt`. Resolves `true` for the first use only:
-   * among any number of concurrent callers (in any number of processes), at most one gets `true`
-   * while the id is remembered; later callers get `false`. An engine that cannot remember a new id
-   * (full) answers `false`: refusing a proof is safe, accepting a replay is not.
-   *
-   * `partition` names who the id belongs to (e.g. one client, for its assertions); absent, the id
-   * belongs to no one in particular. An engine with a bound on the ids it remembers should apply
-   * it per partition as well, so one party (anyone can register a client) fills only its own share
-   * and never locks out the others. An engine whose ids simply expire may ignore it. It does not
-   * scope the id: callers make ids unique across partitions themselves.
-   */
-  useOnce(id: string, expiresAt: EpochMs, now: EpochMs, partition?: string): Promise<boolean>;
 }
 
 /** A user as Gatehouse sees it. */
@@ -574,17 +554,6 @@ export interface SessionRecord extends Omit<AuthenticationAttributes, 'nonce' | 
   readonly ext?: RecordExtensions;
 }
 
-/** Server-side sessions. */
-export interface SessionStore {
-  createSession(record: SessionRecord): Promise<void>;
-  /** The session if it exists and `expiresAt > now` (the idle timeout is Gatehouse's check). */
-  findSession(idHash: string, now: EpochMs): Promise<SessionRecord | null>;
-  /** Records activity (sliding idle timeout). A missing session is ignored. */
-  touchSession(idHash: string, lastSeenAt: EpochMs): Promise<void>;
-  /** Removes a session. Idempotent. */
-  deleteSession(idHash: string): Promise<void>;
-}
-
 /** A remembered consent: this user allowed this client these scopes. */
 export interface ConsentRecord {
   readonly userId: string;
@@ -596,18 +565,6 @@ export interface ConsentRecord {
   readonly ext?: RecordExtensions;
 }
 
-/** Remembered consents, so that the consent page is shown once per user, client and scope. */
-export interface ConsentStore {
-  findConsent(userId: string, clientId: string, now: EpochMs): Promise<ConsentRecord | null>;
-  /** Stores or replaces the consent of this user for this client. */
-  saveConsent(record: ConsentRecord): Promise<void>;
-  /**
-   * Optional: forgets the consent of this user for this client (idempotent), so that the client's
-   * next authorization request asks again. `gatehouse.revokeGrant` calls it when present.
-   */
-  deleteConsent?(userId: string, clientId: string): Promise<void>;
-}
-
 /** A fixed-window counter. */
 export interface RateLimitWindow {
   readonly count: number;
@@ -616,33 +573,13 @@ export interface RateLimitWindow {
 }
 
 /**
- * Counters for failed password attempts (and anything else worth limiting). Gatehouse's keys are
- * short (digests and a bucket number, about 60 characters), and every window expires after at most
- * two rate-limit windows.
- */
-export interface RateLimitStore {
-  /** The current window of `key`, or `null` when there is none or it has ended. */
-  get(key: string, now: EpochMs): Promise<RateLimitWindow | null>;
-  /**
-   * Atomically adds one to `key`, starting a new window of `windowMs` when there is none or it has
-   * ended, and returns the window after the increment.
-   *
-   * An engine that bounds its size and has no room for a new key may store nothing and answer a
-   * window counted `Number.MAX_SAFE_INTEGER` (over any limit, so the attempt is refused), as the
-   * memory engine does; it must never make room by dropping a live window, which would reset a
-   * counter.
-   */
-  increment(key: string, windowMs: Milliseconds, now: EpochMs): Promise<RateLimitWindow>;
-  /** Forgets `key` (e.g. after a successful login). Idempotent. */
-  reset(key: string): Promise<void>;
-}
-
-/**
- * A small key-value store with expiry, for the short-lived state of the protocol flows that have
- * no store of their own (pushed authorization requests, device codes, interactions, …). Values are
- * opaque strings (callers store JSON and bound its size); keys are at most 512 characters and are
- * scoped to the instance by the engine, like every other record. Every method is one atomic step on
- * the engine: `add`, `take` and `swap` are what single use and state transitions are built on.
+ * A small key-value store with expiry: what Gatehouse builds its state on, beside the grant store
+ * and the client registry. Sessions, consents, rate-limit windows and replay ids (`storage/kv/`),
+ * and the short-lived state of the protocol flows (pushed authorization requests, device codes,
+ * interactions, the per-user session index) are records of it. Values are opaque strings (callers
+ * store JSON and bound its size); keys are at most 512 characters and are scoped to the instance by
+ * the engine, like every other record. Every method is one atomic step on the engine: `add`,
+ * `take`, `swap` and `increment` are what single use, state transitions and counters are built on.
  */
 export interface KeyValueStore {
   /** The value of `key`, or `null` when it is absent or expired at `now`. */
@@ -667,22 +604,29 @@ export interface KeyValueStore {
   swap(key: string, expected: string, value: string, expiresAt: EpochMs, now: EpochMs): Promise<boolean>;
   /** Deletes `key` (nothing when absent). */
   delete(key: string): Promise<void>;
+  /**
+   * Adds `by` (a whole number, at least 1) to the counter `key` and returns its new value, in one
+   * atomic step: of `n` concurrent increments by 1 of a fresh counter, each gets a distinct value
+   * from 1 to `n`. A counter absent or expired at `now` starts from 0 and lives until `expiresAt`;
+   * a live one keeps its expiry (a fixed window). The value is the decimal string of the count, as
+   * `get` returns it. `increment` of a key holding a value that is not a whole number of at most 15
+   * digits is not defined (callers keep counters under keys of their own).
+   */
+  increment(key: string, by: number, expiresAt: EpochMs, now: EpochMs): Promise<number>;
 }
 
 /**
- * The state one Gatehouse instance keeps: one view of a {@link StorageEngine}. All stores default
- * to the in-memory engine.
+ * The state one Gatehouse instance keeps: one view of a {@link StorageEngine}. Gatehouse builds
+ * sessions, consents, rate limits and replay ids on {@link kv}; the grant store and the client
+ * registry stay stores of their own (their operations need more than one key atomically, or a
+ * count of live records). A host with its own database implements these three, or takes an engine.
  */
 export interface GatehouseStorage {
+  /** Codes, refresh tokens and revocations, with their atomic single-use operations. */
   readonly grants: GrantStore;
-  readonly sessions: SessionStore;
-  readonly consents: ConsentStore;
-  readonly rateLimits: RateLimitStore;
   /** Clients registered with the instance itself. */
   readonly clients: ClientRegistry;
-  /** Single-use assertion ids. */
-  readonly replay: ReplayStore;
-  /** Short-lived flow state: pushed requests, device codes, interactions ({@link KeyValueStore}). */
+  /** Everything else ({@link KeyValueStore}). */
   readonly kv: KeyValueStore;
   /**
    * Deletes every record of this instance, and nothing of any other instance on the same engine:

@@ -1,3 +1,4 @@
+import type { KeyValueStateStores } from '../storage/kv/stores.js';
 import type { GatehouseStorage, StorageEngine } from '../storage/types.js';
 
 /**
@@ -64,12 +65,23 @@ export interface StorageConformanceTarget {
   readonly concurrency?: number;
 }
 
+/**
+ * One instance's view under test, with the stores Gatehouse builds on its `kv` (sessions, consents,
+ * rate limits, replay ids), so that those cases run through the key-value store as Gatehouse does.
+ */
+export type KitStorage = GatehouseStorage & KeyValueStateStores;
+
+/** An engine whose views come with the stores built on their `kv` ({@link KitStorage}). */
+export interface KitEngine {
+  instance(instanceId: string): KitStorage;
+}
+
 /** What each group of cases receives. */
 export interface CaseContext {
   readonly api: ConformanceTestApi;
   /** The stores under test: one instance's view (created on first use). */
-  storage(): Promise<GatehouseStorage>;
+  storage(): Promise<KitStorage>;
   /** The engine under test (created on first use); rejects when the target gave no engine. */
-  engine(): Promise<StorageEngine>;
+  engine(): Promise<KitEngine>;
   readonly concurrency: number;
 }

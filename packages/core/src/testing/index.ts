@@ -9,4 +9,10 @@ export type {
   ConformanceTestContext,
   StorageConformanceTarget,
 } from './conformance-api.js';
+export {
+  type ClientStoreConformanceTarget,
+  runClientStoreConformance,
+  runUserStoreConformance,
+  type UserStoreConformanceTarget,
+} from './host-store-conformance.js';
 export { runStorageConformance } from './storage-conformance.js';

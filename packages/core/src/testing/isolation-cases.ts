@@ -1,5 +1,4 @@
-import type { GatehouseStorage } from '../storage/types.js';
-import type { CaseContext } from './conformance-api.js';
+import type { CaseContext, KitStorage } from './conformance-api.js';
 import {
   baseTime,
   codeRecord,
@@ -20,7 +19,7 @@ export function isolationCases({ api, engine }: CaseContext): void {
   const { describe, it, expect } = api;
 
   /** Views of two fresh instances, A and B, of the engine under test. */
-  const twoInstances = async (): Promise<[GatehouseStorage, GatehouseStorage]> => {
+  const twoInstances = async (): Promise<[KitStorage, KitStorage]> => {
     const shared = await engine();
     const id = freshId('isolation');
     return [shared.instance(id), shared.instance(`${id}:1`)];
@@ -162,7 +161,7 @@ export function isolationCases({ api, engine }: CaseContext): void {
       const jti = freshId('jti');
       const key = `clear:${crypto.randomUUID()}`;
       const registration = registeredClient(now);
-      const fill = async (s: GatehouseStorage) => {
+      const fill = async (s: KitStorage) => {
         const code = await codeRecord(now, { grantId });
         const token = await refreshRecord(now, { grantId: freshId('grant') });
         const session = await sessionRecord(now);

@@ -1,5 +1,4 @@
-import type { GatehouseStorage } from '../storage/types.js';
-import type { CaseContext } from './conformance-api.js';
+import type { CaseContext, KitStorage } from './conformance-api.js';
 import { baseTime, freshId } from './records.js';
 
 /** A fresh key, prefixed as the flows prefix theirs. */
@@ -9,7 +8,8 @@ const freshKey = (label = 'kv') => `${label}:${freshId('key')}`;
  * The key-value store (`GatehouseStorage.kv`) that the short-lived flows (pushed requests, device
  * codes, interactions) are built on: round trips of any string, expiry at the caller's `now`,
  * set-if-absent, single-use `take` and compare-and-set `swap`, each with exactly one winner among
- * concurrent callers.
+ * concurrent callers, and `increment` (fixed-window counters, each concurrent caller its own count).
+ * Sessions, consents, rate limits and replay ids are built on it too (their cases run through it).
  */
 export function keyValueCases({ api, storage, concurrency }: CaseContext): void {
   const { describe, it, expect } = api;
@@ -156,6 +156,33 @@ export function keyValueCases({ api, storage, concurrency }: CaseContext): void 
       expect(await kv.get(key, now)).toBe(`decided-${results.indexOf(true)}`);
     });
 
+    it('increments a counter from 0, keeps the expiry of its first increment, and starts again once it expired', async () => {
+      const { kv } = await storage();
+      const now = baseTime();
+      const key = freshKey('count');
+      expect(await kv.increment(key, 1, now + 60_000, now)).toBe(1);
+      expect(await kv.increment(key, 2, now + 600_000, now + 1)).toBe(3);
+      expect(await kv.get(key, now + 1)).toBe('3');
+      // The window is the first increment's: the later expiresAt did not extend it.
+      expect(await kv.get(key, now + 60_000)).toBeNull();
+      expect(await kv.increment(key, 1, now + 120_000, now + 60_000)).toBe(1);
+      expect(await kv.get(key, now + 119_999)).toBe('1');
+      await kv.delete(key);
+      expect(await kv.get(key, now + 60_000)).toBeNull();
+      expect(await kv.increment(key, 5, now + 60_000, now)).toBe(5);
+    });
+
+    it('gives each of concurrent increments its own count: none is lost', async () => {
+      const { kv } = await storage();
+      const now = baseTime();
+      const key = freshKey('count');
+      const counts = await Promise.all(
+        Array.from({ length: concurrency }, () => kv.increment(key, 1, now + 60_000, now)),
+      );
+      expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: concurrency }, (_, i) => i + 1));
+      expect(await kv.get(key, now)).toBe(String(concurrency));
+    });
+
     it('a take racing a swap on one key: the value is taken once, never swapped after it was taken', async () => {
       const { kv } = await storage();
       const now = baseTime();
@@ -182,7 +209,7 @@ export function keyValueCases({ api, storage, concurrency }: CaseContext): void 
 export function keyValueIsolationCases({ api, engine }: CaseContext): void {
   const { describe, it, expect } = api;
 
-  const twoInstances = async (): Promise<[GatehouseStorage, GatehouseStorage]> => {
+  const twoInstances = async (): Promise<[KitStorage, KitStorage]> => {
     const shared = await engine();
     const id = freshId('isolation-kv');
     return [shared.instance(id), shared.instance(`${id}:1`)];
@@ -200,6 +227,15 @@ export function keyValueIsolationCases({ api, engine }: CaseContext): void {
       expect(await b.kv.add(key, 'of-b', now + 60_000, now)).toBe(true);
       await b.kv.delete(key);
       expect(await a.kv.get(key, now)).toBe('of-a');
+    });
+
+    it('keeps counters of one key apart', async () => {
+      const [a, b] = await twoInstances();
+      const now = baseTime();
+      const key = freshKey('count');
+      expect(await a.kv.increment(key, 3, now + 60_000, now)).toBe(3);
+      expect(await b.kv.increment(key, 1, now + 60_000, now)).toBe(1);
+      expect(await a.kv.increment(key, 1, now + 60_000, now)).toBe(4);
     });
 
     it('clear() deletes the entries of one instance and nothing of the other', async () => {

@@ -7,7 +7,6 @@ import {
 import {
   type GrantStore,
   type KeyValueStore,
-  memoryConsentStore,
   memoryGrantStore,
   memoryKeyValueStore,
   type RefreshTokenRecord,
@@ -75,16 +74,13 @@ describe('the conformance suite', () => {
             watchRevocations: _w,
             ...grants
           } = memoryGrantStore();
-          const { deleteConsent: _d, ...consents } = memoryConsentStore();
           const rest = memoryStorageOf();
           view = {
             ...rest,
             grants,
-            consents,
             async clear() {
               await rest.clear();
               grants.clear();
-              consents.clear();
             },
           };
           views.set(id, view);
@@ -109,7 +105,6 @@ describe('the conformance suite', () => {
         "the grant store has no listUserRefreshTokens (a user's grants, optional)",
       "lists only the instance's own tokens when user ids coincide":
         "the grant store has no listUserRefreshTokens (a user's grants, optional)",
-      'forgets one consent and keeps the others': 'the consent store has no deleteConsent (optional)',
       'delivers a revocation committed by another process before a probe sent after it':
         'the grant store has no watchRevocations (pushed revocations, optional)',
       "does not deliver another instance's revocations":
@@ -264,6 +259,7 @@ describe('the conformance suite', () => {
       'keeps registered clients and replay ids apart',
       'clear() deletes every record of one instance and nothing of the other',
       'keeps entries of one key apart: another instance can neither see, add over, take nor swap one',
+      'keeps counters of one key apart',
       'clear() deletes the entries of one instance and nothing of the other',
       "does not deliver another instance's revocations",
     ]);
@@ -318,11 +314,24 @@ describe('the conformance suite', () => {
         await inner.set(key, value, expiresAt);
         return true;
       },
+      async increment(key, by, expiresAt, now) {
+        const current = await inner.get(key, now);
+        await yieldOnce();
+        const count = Number(current ?? 0) + by;
+        await inner.set(key, String(count), expiresAt);
+        return count;
+      },
     };
+    // The stores built on the key-value store fail with it: they are checked through it.
     expect(await failingKeyValueCases(racy)).toEqual([
+      'parallel increments of one rate-limit key each count once',
+      'counts within a fixed window and starts a new one when it ends',
+      '200 parallel uses of one id: exactly one accepted',
       '200 parallel adds of one key: exactly one added, and its value is stored',
       '200 parallel takes of one key: exactly one gets the value',
       '200 parallel swaps from one value: exactly one wins, and only its write lands',
+      'increments a counter from 0, keeps the expiry of its first increment, and starts again once it expired',
+      'gives each of concurrent increments its own count: none is lost',
       'a take racing a swap on one key: the value is taken once, never swapped after it was taken',
     ]);
   });
@@ -335,12 +344,16 @@ describe('the conformance suite', () => {
       add: (key, value, expiresAt) => inner.add(key, value, expiresAt, Date.now()),
       take: (key) => inner.take(key, Date.now()),
       swap: (key, expected, value, expiresAt) => inner.swap(key, expected, value, expiresAt, Date.now()),
+      increment: (key, by, expiresAt) => inner.increment(key, by, expiresAt, Date.now()),
     };
     expect(await failingKeyValueCases(ownClock)).toEqual([
+      'finds a created session until its expiresAt, and nothing for an unknown hash',
+      'counts within a fixed window and starts a new one when it ends',
       'gets a set value until its expiresAt, replaces it on set, and forgets it on delete',
       'adds a key only when it is absent or expired at now',
       'takes a live value once, and nothing absent or expired',
       'swaps only a live value equal to the expected one, and moves its expiry',
+      'increments a counter from 0, keeps the expiry of its first increment, and starts again once it expired',
     ]);
   });
 });

@@ -1,9 +1,15 @@
 import { UsageError } from '../errors.js';
 import { isStorageEngine } from '../storage/instance-id.js';
+import { stateStores } from '../storage/kv/stores.js';
 import type { GatehouseStorage, StorageEngine } from '../storage/types.js';
 import { atomicityCases } from './atomicity-cases.js';
 import { boundaryCases } from './boundary-cases.js';
-import type { ConformanceTestApi, StorageConformanceTarget } from './conformance-api.js';
+import type {
+  ConformanceTestApi,
+  KitEngine,
+  KitStorage,
+  StorageConformanceTarget,
+} from './conformance-api.js';
 import { grantStoreCases } from './grant-store-cases.js';
 import { isolationCases } from './isolation-cases.js';
 import { keyValueCases, keyValueIsolationCases } from './kv-cases.js';
@@ -15,6 +21,17 @@ import { sessionStoreCases } from './session-store-cases.js';
 import { skippingApi } from './skip.js';
 import { subjectRevocationCases } from './subject-revocation-cases.js';
 import { userGrantCases } from './user-grant-cases.js';
+
+/** A view with the stores Gatehouse builds on its `kv`, as `createGatehouse` composes them. */
+function withStateStores(view: GatehouseStorage): KitStorage {
+  return {
+    grants: view.grants,
+    clients: view.clients,
+    kv: view.kv,
+    clear: () => view.clear(),
+    ...stateStores(view),
+  };
+}
 
 /**
  * Registers the storage conformance suite for one engine with the given test runner: round trips,
@@ -52,20 +69,22 @@ export function runStorageConformance(target: StorageConformanceTarget, api: Con
     created ??= Promise.resolve().then(() => target.create());
     return created;
   };
-  const engine = async (): Promise<StorageEngine> => {
+  const engine = async (): Promise<KitEngine> => {
     const made = await create();
     if (!isStorageEngine(made)) {
       throw new UsageError(
         `${target.name}: create() returned one instance's stores, not an engine with instance(); set isolation: false to leave out the isolation cases.`,
       );
     }
-    return made;
+    return { instance: (id) => withStateStores(made.instance(id)) };
   };
   // The single-instance cases run on one view, of an instance id unique to this run.
   const instanceId = freshId('conformance');
-  let view: Promise<GatehouseStorage> | undefined;
+  let view: Promise<KitStorage> | undefined;
   const storage = () => {
-    view ??= create().then((made) => (isStorageEngine(made) ? made.instance(instanceId) : made));
+    view ??= create().then((made) =>
+      withStateStores(isStorageEngine(made) ? made.instance(instanceId) : made),
+    );
     return view;
   };
   const context = { api, storage, engine, concurrency: target.concurrency ?? 200 };

@@ -2,7 +2,7 @@ import { escapeHtml } from './escape.js';
 import { documentShell, hiddenInputs } from './layout.js';
 import { fillTemplate } from './messages.js';
 import { DEFAULT_PAGE_TEXTS } from './texts.js';
-import type { ConsentPageModel, PageContext } from './types.js';
+import type { ConsentPageModel, PageContext, PageTexts } from './types.js';
 
 /**
  * One scope of the list: what it allows, in words, when there is a description (the scope string
@@ -18,10 +18,19 @@ export function scopeItem(scope: string, description: string | undefined): strin
  * What the page says of a client anyone could have created: that its name is its own claim, and
  * for a client ID metadata document the host that published it.
  */
-export function selfRegisteredNotice(model: { selfRegistered?: boolean; clientHost?: string }): string {
+export function selfRegisteredNotice(
+  model: { selfRegistered?: boolean; clientHost?: string },
+  texts: PageTexts,
+): string {
   if (!model.selfRegistered) return '';
-  const from = model.clientHost ? ` from <strong>${escapeHtml(model.clientHost)}</strong>` : '';
-  return `<p class="muted">This application registered itself${from}; its name is its own claim, not checked by this site.</p>\n`;
+  const notice = model.clientHost
+    ? fillTemplate(
+        texts.selfRegisteredFrom,
+        { host: `<strong>${escapeHtml(model.clientHost)}</strong>` },
+        escapeHtml,
+      )
+    : escapeHtml(texts.selfRegistered);
+  return `<p class="muted">${notice}</p>\n`;
 }
 
 /** The built-in consent page: what the client asks for, and the "Allow" / "Deny" buttons. */
@@ -49,7 +58,7 @@ export function defaultConsentPage(model: ConsentPageModel, context?: PageContex
     texts.consentTitle,
     `<h1>${escapeHtml(texts.consentTitle)}</h1>
 <p>${fill(texts.wantsToAct, { client: `<strong><bdi>${escapeHtml(model.clientName)}</bdi></strong>` })}</p>
-${selfRegisteredNotice(model)}${destination}
+${selfRegisteredNotice(model, texts)}${destination}
 ${scopes}
 ${resources}
 <form method="post" action="${escapeHtml(model.action)}">

@@ -9,7 +9,7 @@ import type { LoginPageModel, PageContext } from './types.js';
 export function defaultLoginPage(model: LoginPageModel, context?: PageContext): string {
   const texts = model.texts ?? DEFAULT_PAGE_TEXTS;
   const to = model.clientName
-    ? `<p>${fillTemplate(texts.continueTo, { client: `<strong><bdi>${escapeHtml(model.clientName)}</bdi></strong>` }, escapeHtml)}</p>\n${selfRegisteredNotice(model)}`
+    ? `<p>${fillTemplate(texts.continueTo, { client: `<strong><bdi>${escapeHtml(model.clientName)}</bdi></strong>` }, escapeHtml)}</p>\n${selfRegisteredNotice(model, texts)}`
     : '<p>&nbsp;</p>';
   const error = model.error ? `<div class="alert" role="alert">${escapeHtml(model.error)}</div>` : '';
   return documentShell(

@@ -3,9 +3,9 @@ import type { LoginErrorCode, PageTexts } from './types.js';
 export type { LoginErrorCode } from './types.js';
 
 /**
- * The built-in message catalog: every text of the login and consent pages (and the titles and
- * buttons of the others), per language. `{client}`, `{host}` and `{user}` are filled in (escaped) by
- * the pages. A host adds languages or changes texts with `ui.messages`; `ui.texts` changes English.
+ * The built-in message catalog: every text of the login, consent and device verification pages
+ * (and the titles and buttons of the others), per language. `{client}`, `{host}`, `{user}`,
+ * `{allow}` and `{deny}` are filled in (escaped) by the pages. A host adds languages or changes texts with `ui.messages`; `ui.texts` changes English.
  */
 export const BUILT_IN_MESSAGES: Readonly<Record<string, PageTexts>> = {
   en: {
@@ -29,6 +29,26 @@ export const BUILT_IN_MESSAGES: Readonly<Record<string, PageTexts>> = {
     loginRateLimited: 'Too many failed attempts. Wait a while, then try again.',
     loginBusy: 'The server is busy. Try again in a moment.',
     loginFormExpired: 'The form has expired or was not sent by this site. Reload the page and try again.',
+    selfRegistered:
+      'This application registered itself; its name is its own claim, not checked by this site.',
+    selfRegisteredFrom:
+      'This application registered itself from {host}; its name is its own claim, not checked by this site.',
+    deviceCodeTitle: 'Connect a device',
+    deviceCodeIntro: 'Enter the code shown on your device.',
+    deviceCodeLabel: 'Code',
+    deviceCodeButton: 'Continue',
+    deviceCodeInvalid:
+      'That code is not valid, has expired or was already used. Check the code on your device.',
+    deviceCodeMalformed: 'Enter the 8-letter code shown on your device (like BCDF-GHJK).',
+    deviceConfirmTitle: 'Connect a device?',
+    deviceWantsToAct: '{client} on a device wants to act on your behalf.',
+    deviceCompareCode: 'Check that this is the code shown on your device:',
+    deviceDenyHint: 'If it is not, or you did not start this sign-in yourself, choose {deny}.',
+    deviceChooseDecision: 'Choose {allow} or {deny}.',
+    deviceApprovedTitle: 'Device connected',
+    deviceApprovedText: 'The device is signed in. You can close this page and return to your device.',
+    deviceDeniedTitle: 'Access denied',
+    deviceDeniedText: 'The device was not given access. You can close this page.',
   },
   fr: {
     usernameLabel: "Nom d'utilisateur",
@@ -52,6 +72,27 @@ export const BUILT_IN_MESSAGES: Readonly<Record<string, PageTexts>> = {
     loginBusy: 'Le serveur est occupé. Réessayez dans un instant.',
     loginFormExpired:
       "Le formulaire a expiré ou n'a pas été envoyé par ce site. Rechargez la page et réessayez.",
+    selfRegistered:
+      "Cette application s'est enregistrée elle-même ; son nom est celui qu'elle se donne, non vérifié par ce site.",
+    selfRegisteredFrom:
+      "Cette application s'est enregistrée elle-même depuis {host} ; son nom est celui qu'elle se donne, non vérifié par ce site.",
+    deviceCodeTitle: 'Connecter un appareil',
+    deviceCodeIntro: 'Saisissez le code affiché sur votre appareil.',
+    deviceCodeLabel: 'Code',
+    deviceCodeButton: 'Continuer',
+    deviceCodeInvalid:
+      "Ce code n'est pas valide, a expiré ou a déjà été utilisé. Vérifiez le code sur votre appareil.",
+    deviceCodeMalformed: 'Saisissez le code de 8 lettres affiché sur votre appareil (par exemple BCDF-GHJK).',
+    deviceConfirmTitle: 'Connecter un appareil ?',
+    deviceWantsToAct: '{client} sur un appareil souhaite agir en votre nom.',
+    deviceCompareCode: "Vérifiez qu'il s'agit bien du code affiché sur votre appareil :",
+    deviceDenyHint:
+      "Si ce n'est pas le cas, ou si vous n'avez pas lancé cette connexion vous-même, choisissez {deny}.",
+    deviceChooseDecision: 'Choisissez {allow} ou {deny}.',
+    deviceApprovedTitle: 'Appareil connecté',
+    deviceApprovedText: "L'appareil est connecté. Vous pouvez fermer cette page et revenir à votre appareil.",
+    deviceDeniedTitle: 'Accès refusé',
+    deviceDeniedText: "L'appareil n'a pas reçu l'accès. Vous pouvez fermer cette page.",
   },
 };
 

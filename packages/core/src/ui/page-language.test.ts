@@ -1,7 +1,12 @@
-import type { LoginPageModel, PageContext } from '@gatehousejs/core';
+import {
+  DEVICE_CODE_GRANT,
+  type LoginPageModel,
+  memoryClientStore,
+  type PageContext,
+} from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, FakeBrowser, logIn, ORIGIN } from '../../test/browser-flow';
-import { testInstance } from '../../test/fixtures';
+import { ISSUER, post, testClients, testInstance } from '../../test/fixtures';
 
 /*
  * Pages a real app can ship (issue 29, item 4): the language from ui_locales, then Accept-Language,
@@ -10,13 +15,7 @@ import { testInstance } from '../../test/fixtures';
  */
 
 function navigate(browser: FakeBrowser, url: string, acceptLanguage?: string) {
-  return browser.fetch(url, {
-    headers: {
-      Accept: 'text/html',
-      'Sec-Fetch-Site': 'none',
-      ...(acceptLanguage ? { 'Accept-Language': acceptLanguage } : {}),
-    },
-  });
+  return browser.get(url, acceptLanguage ? { 'Accept-Language': acceptLanguage } : {});
 }
 
 describe('the language of the pages', () => {
@@ -44,6 +43,49 @@ describe('the language of the pages', () => {
     expect(consent).toContain('<strong><bdi>other-client</bdi></strong> souhaite agir en votre nom.');
     expect(consent).toContain('Vous serez renvoyé vers <strong>localhost:3000</strong>.');
     expect(consent).toContain('>Autoriser</button>');
+  });
+
+  it('is French end to end on the device verification pages with Accept-Language: fr: code form, sign-in, confirmation, result', async () => {
+    const clients = memoryClientStore([
+      ...(await testClients()),
+      {
+        id: 'tv',
+        name: 'Téléviseur',
+        type: 'public',
+        tokenEndpointAuthMethod: 'none',
+        redirectUris: [],
+        grantTypes: [DEVICE_CODE_GRANT],
+      },
+    ]);
+    const t = await testInstance({ clients });
+    const started = await t.gatehouse.fetch(post('/oauth2/v1/device_authorization', { client_id: 'tv' }));
+    const { user_code: userCode } = (await started.json()) as { user_code: string };
+    const fr = { 'Accept-Language': 'fr-FR, fr;q=0.9' };
+    const browser = new FakeBrowser(t.gatehouse);
+    const form = await (await browser.get(`${ISSUER}/device`, fr)).text();
+    expect(form).toContain('<html lang="fr">');
+    expect(form).toContain('<h1>Connecter un appareil</h1>');
+    expect(form).toContain('>Continuer</button>');
+    const wrong = await (
+      await browser.submit(form, { user_code: 'BCDF-GHJK' === userCode ? 'CCCC-CCCC' : 'BCDF-GHJK' }, fr)
+    ).text();
+    expect(wrong).toContain('Ce code n&#39;est pas valide');
+    // Nobody signed in: the built-in login page of the device's interaction, in French too.
+    const login = await (await browser.submitAndFollow(form, { user_code: userCode }, fr)).text();
+    expect(login).toContain('<h1>Connexion</h1>');
+    expect(login).toContain('pour continuer vers <strong><bdi>Téléviseur</bdi></strong>');
+    const confirm = await (
+      await browser.submitAndFollow(login, { username: 'demo', password: 'demo-password' }, fr)
+    ).text();
+    expect(confirm).toContain('<html lang="fr">');
+    expect(confirm).toContain('<h1>Connecter un appareil ?</h1>');
+    expect(confirm).toContain('<strong>Téléviseur</strong> sur un appareil souhaite agir en votre nom.');
+    expect(confirm).toContain('choisissez Refuser.');
+    expect(confirm).toContain('>Autoriser</button>');
+    expect(confirm).toContain('Connecté en tant que demo.');
+    const done = await (await browser.submit(confirm, { decision: 'allow' }, fr)).text();
+    expect(done).toContain('<h1>Appareil connecté</h1>');
+    expect(done).not.toContain('<form');
   });
 
   it('follows Accept-Language (by quality) without ui_locales, and falls back to English', async () => {

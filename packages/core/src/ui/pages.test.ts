@@ -1,6 +1,6 @@
 import { defaultLoginPage, escapeHtml, type LoginPageModel } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
-import { authorizeUrl, FakeBrowser, logIn, parseForm } from '../../test/browser-flow';
+import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../test/browser-flow';
 import { ISSUER, testInstance } from '../../test/fixtures';
 
 const hostile = `"><script>alert(1)</script><img src=x onerror=alert(2)>'\``;
@@ -12,8 +12,13 @@ describe('pages', () => {
     const page = await (await browser.get(authorizeUrl({ state: hostile }))).text();
     expect(page).not.toContain('<script>');
     expect(page).not.toContain('<img');
-    expect(parseForm(page).fields.state).toBe(hostile); // still carried exactly
-    const failed = await (await browser.submit(page, { username: hostile, password: 'x' })).text();
+    // The state stays on the server and comes back exactly.
+    const resumed = await browser.follow(
+      await browser.submit(page, { username: 'demo', password: 'demo-password' }),
+    );
+    expect(callbackParams(resumed).get('state')).toBe(hostile);
+    const again = await (await browser.get(authorizeUrl({ prompt: 'login' }))).text();
+    const failed = await (await browser.submit(again, { username: hostile, password: 'x' })).text();
     expect(failed).not.toContain('<script>');
     expect(failed).toContain(escapeHtml(hostile));
   });
@@ -64,7 +69,7 @@ describe('pages', () => {
     expect(seen[0]).toMatchObject({
       action: '/demo/login',
       clientName: 'Demo Client',
-      hiddenFields: { state: 'xyz' },
+      hiddenFields: { interaction: expect.any(String) },
     });
     expect(await (await browser.get(`${ISSUER}/logout`)).text()).toContain('logout signed-out');
     const error = await browser.get(authorizeUrl({ client_id: 'nobody' }));

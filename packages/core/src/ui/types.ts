@@ -59,6 +59,40 @@ export interface PageTexts {
   readonly loginBusy: string;
   /** Login failure `form_expired` (the CSRF token did not match). */
   readonly loginFormExpired: string;
+  /** Login and consent pages, for a self-registered client. Default "This application registered itself; its name is its own claim, not checked by this site.". */
+  readonly selfRegistered: string;
+  /** The same, for a client ID metadata document client ({host}: its `client_id`'s host). Default "This application registered itself from {host}; its name is its own claim, not checked by this site.". */
+  readonly selfRegisteredFrom: string;
+  /** Heading (and title) of the device code form. Default "Connect a device". */
+  readonly deviceCodeTitle: string;
+  /** Device code form. Default "Enter the code shown on your device.". */
+  readonly deviceCodeIntro: string;
+  /** Label of the device code form's `user_code` field. Default "Code". */
+  readonly deviceCodeLabel: string;
+  /** The device code form's button. Default "Continue". */
+  readonly deviceCodeButton: string;
+  /** Device code form: a wrong, expired or used code. Default "That code is not valid, has expired or was already used. Check the code on your device.". */
+  readonly deviceCodeInvalid: string;
+  /** Device code form: not a code. Default "Enter the 8-letter code shown on your device (like BCDF-GHJK).". */
+  readonly deviceCodeMalformed: string;
+  /** Heading (and title) of the device confirmation page. Default "Connect a device?". */
+  readonly deviceConfirmTitle: string;
+  /** Device confirmation page. Default "{client} on a device wants to act on your behalf.". */
+  readonly deviceWantsToAct: string;
+  /** Device confirmation page, before the code. Default "Check that this is the code shown on your device:". */
+  readonly deviceCompareCode: string;
+  /** Device confirmation page ({deny}: the deny button's text). Default "If it is not, or you did not start this sign-in yourself, choose {deny}.". */
+  readonly deviceDenyHint: string;
+  /** Device confirmation posted without a decision. Default "Choose {allow} or {deny}.". */
+  readonly deviceChooseDecision: string;
+  /** Heading of the page after the device was allowed. Default "Device connected". */
+  readonly deviceApprovedTitle: string;
+  /** Page after the device was allowed. Default "The device is signed in. You can close this page and return to your device.". */
+  readonly deviceApprovedText: string;
+  /** Heading of the page after the device was denied. Default "Access denied". */
+  readonly deviceDeniedTitle: string;
+  /** Page after the device was denied. Default "The device was not given access. You can close this page.". */
+  readonly deviceDeniedText: string;
 }
 
 /** What every renderer receives besides its model. */
@@ -79,7 +113,7 @@ export interface LoginPageModel {
   readonly action: string;
   /** CSRF token: must be posted back in a hidden field named `csrf_token`. */
   readonly csrfToken: string;
-  /** Hidden fields carrying the pending authorization request; post them back unchanged. */
+  /** Hidden fields (`interaction`: the reference of the pending sign-in or consent); post them back unchanged. */
   readonly hiddenFields: Readonly<Record<string, string>>;
   /** The username typed before a failure, to prefill. */
   readonly username?: string;
@@ -117,7 +151,7 @@ export interface ConsentPageModel {
   readonly action: string;
   /** CSRF token: must be posted back in a hidden field named `csrf_token`. */
   readonly csrfToken: string;
-  /** Hidden fields carrying the pending authorization request; post them back unchanged. */
+  /** Hidden fields (`interaction`: the reference of the pending sign-in or consent); post them back unchanged. */
   readonly hiddenFields: Readonly<Record<string, string>>;
   readonly clientName: string;
   /** `true` when the client registered itself (see {@link LoginPageModel.selfRegistered}). */

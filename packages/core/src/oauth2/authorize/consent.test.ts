@@ -1,4 +1,4 @@
-import { memoryConsentStore } from '@gatehousejs/core/engine';
+import { kvConsentStore, memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn, parseForm } from '../../../test/browser-flow';
 import { ISSUER, testInstance } from '../../../test/fixtures';
@@ -24,12 +24,13 @@ describe('consent', () => {
     expect(html).toContain('<code>read</code>');
     expect(html).toContain('<code>write</code>');
     expect(parseForm(html).action).toBe('/demo/consent');
+    expect(Object.keys(parseForm(html).fields).sort()).toEqual(['csrf_token', 'interaction']);
   });
 
   it('redirects access_denied with state and iss when the user denies', async () => {
     const t = await testInstance();
     const { browser, html } = await consentPage(t);
-    const query = callbackParams(await browser.submit(html, { decision: 'deny' }));
+    const query = callbackParams(await browser.follow(await browser.submit(html, { decision: 'deny' })));
     expect(query.get('error')).toBe('access_denied');
     expect(query.get('state')).toBe('xyz');
     expect(query.get('iss')).toBe(ISSUER);
@@ -37,10 +38,11 @@ describe('consent', () => {
   });
 
   it('issues the code when the user allows, and remembers it per user, client and scope', async () => {
-    const consents = memoryConsentStore();
-    const t = await testInstance({ storage: { consents } });
+    const consentsKv = memoryKeyValueStore();
+    const consents = kvConsentStore(consentsKv);
+    const t = await testInstance({ storage: { kv: consentsKv } });
     const { browser, html } = await consentPage(t, thirdParty({ scope: 'read write' }));
-    const allowed = callbackParams(await browser.submit(html, { decision: 'allow' }));
+    const allowed = callbackParams(await browser.follow(await browser.submit(html, { decision: 'allow' })));
     expect(allowed.get('code')).toBeTruthy();
     expect((await consents.findConsent('user-1', 'other-client', t.clock.now()))?.scope).toBe('read write');
 
@@ -76,7 +78,7 @@ describe('consent', () => {
     const t = await testInstance();
     const { browser, html } = await consentPage(t);
     browser.cookies.delete('gatehouse_session');
-    const response = await browser.submit(html, { decision: 'allow' });
+    const response = await browser.submitAndFollow(html, { decision: 'allow' });
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('name="password"');
   });

@@ -48,7 +48,7 @@ describe('authorization endpoint under arbitrary input', () => {
   it('echoes any non-empty state exactly', async () => {
     const t = await testInstance();
     const browser = new FakeBrowser(t.gatehouse);
-    await logIn(browser, authorizeUrl());
+    await browser.follow(await logIn(browser, authorizeUrl()));
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 600 }), async (state) => {
         const response = await browser.get(authorizeUrl({ state }));

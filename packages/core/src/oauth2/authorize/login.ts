@@ -1,62 +1,20 @@
 import type { Context } from '../../context.js';
-import { type Params, readForm } from '../../http/form.js';
-import { isForeignBrowserRequest } from '../../http/origin.js';
+import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
-import { noStoreEmpty } from '../../http/responses.js';
-import type { Handler } from '../../http/router.js';
-import { parametersAfterLogin } from '../../oidc/authorization-parameters.js';
 import { shownUsername } from '../../passwords/credential-limits.js';
 import { attemptPasswordLogin } from '../../passwords/password-login.js';
-import { crossSiteRefused, formExpired, hasValidCsrfToken, pageCsrfToken } from '../../session/csrf.js';
-import { endSession, startSession } from '../../session/session-cookie.js';
-import { clientDisplay } from '../../ui/display-text.js';
+import { formExpired, hasValidCsrfToken, pageCsrfToken } from '../../session/csrf.js';
+import type { UserRecord } from '../../storage/types.js';
 import { LOGIN_ERROR_TEXT, type LoginErrorCode } from '../../ui/messages.js';
-import { formTargetSource } from '../../ui/page-response.js';
-import { errorPage, loginPage, pageLanguage } from '../../ui/pages.js';
-import { PAGE_PATHS } from '../../ui/paths.js';
-import { DEFAULT_PAGE_TEXTS } from '../../ui/texts.js';
-import { ENDPOINTS } from '../metadata.js';
-import { updateFlight } from '../par/pushed-requests.js';
-import type { AuthorizationRequest } from './request.js';
-import { authorizationStep } from './response.js';
+import { loginPage, pageLanguage } from '../../ui/pages.js';
 
-/** The one message for every failed login: unknown user and wrong password look the same. */
-export const LOGIN_FAILED_MESSAGE = DEFAULT_PAGE_TEXTS.loginInvalidCredentials;
-
-/** Options of {@link renderLoginStep}. */
+/** Options of {@link renderLoginForm}. */
 export interface LoginStepOptions {
   readonly status?: number;
   /** Why the previous attempt failed: a stable code, shown in the page's language. */
   readonly error?: LoginErrorCode;
   readonly username?: string;
   readonly headers?: HeadersInit;
-}
-
-/**
- * The login page for a validated authorization request: the request travels in hidden fields and is
- * validated again on POST, so nothing is stored before the user has logged in.
- */
-export function renderLoginStep(
-  ctx: Context,
-  request: Request,
-  auth: AuthorizationRequest,
-  options: LoginStepOptions = {},
-): Promise<Answer> {
-  const target = formTargetSource(auth.redirectUri);
-  return renderLoginForm(
-    ctx,
-    request,
-    {
-      action: ctx.basePath + PAGE_PATHS.login,
-      hiddenFields: auth.parameters,
-      ...clientDisplay(auth.client),
-      // OpenID Connect Core §3.1.2.1: login_hint prefills the username.
-      ...(auth.oidc.loginHint === undefined ? {} : { username: auth.oidc.loginHint }),
-      ...(target ? { formTarget: target } : {}),
-      uiLocales: auth.oidc.uiLocales,
-    },
-    options,
-  );
 }
 
 /** What a flow's login page carries: where it posts, what travels along, whom it is for. */
@@ -79,8 +37,8 @@ export interface LoginForm {
 }
 
 /**
- * The login page of a flow (the authorization request, the device verification page), with its
- * CSRF token: the one login page of the instance, whatever flow needs the user.
+ * The built-in login page, with its CSRF token: the one login page of the instance, whatever flow
+ * needs the user, shown as the handler of a login interaction (`interaction/built-in-pages.ts`).
  */
 export function renderLoginForm(
   ctx: Context,
@@ -113,56 +71,18 @@ export function renderLoginForm(
   );
 }
 
-/**
- * The authorize URL (path and query) to continue a request after the user logged in, without what
- * asked for that login (`prompt=login`, `max_age`, `id_token_hint`), which would ask again forever.
- */
-export function authorizeLocation(ctx: Context, auth: AuthorizationRequest): string {
-  return `${ctx.basePath}${ENDPOINTS.authorization}?${new URLSearchParams(parametersAfterLogin(auth.parameters))}`;
-}
-
-/**
- * `POST {base}/login`: checks origin and CSRF token, validates the carried authorization request
- * again, then {@link completeLoginForm}, continuing at the authorize URL, which goes on with
- * consent or the code.
- */
-export const loginEndpoint: Handler = async (request, ctx) => {
-  if (isForeignBrowserRequest(ctx, request))
-    return errorPage(ctx, crossSiteRefused(ctx, request), undefined, request);
-  const params = await readForm(request, ctx.maxBodyBytes);
-  return authorizationStep(
-    ctx,
-    params,
-    async (auth) =>
-      completeLoginForm(ctx, request, params, {
-        render: (options) => renderLoginStep(ctx, request, auth, options),
-        continueAt: authorizeLocation(ctx, auth),
-        // A pushed request continues from its stored parameters: they lose what asked for this login.
-        ...(auth.pushed
-          ? {
-              signedIn: () => updateFlight(ctx, auth.pushed!, parametersAfterLogin(auth.pushed!.parameters)),
-            }
-          : {}),
-      }),
-    request,
-  );
-};
-
-/** How a flow shows its login page again, and where it continues once the user is signed in. */
+/** How a flow shows its login page again, and how it goes on once the password verified. */
 export interface LoginContinuation {
   /** The flow's login page, with a status, an error and the username typed. */
   readonly render: (options: LoginStepOptions) => Answer | Promise<Answer>;
-  /** The path (and query) to continue the flow at, with a GET, after a successful login. */
-  readonly continueAt: string;
-  /** Runs once the password verified, before the session starts (the flow's own bookkeeping). */
-  readonly signedIn?: () => Promise<unknown>;
+  /** The answer once the password verified (the built-in login page: `finish` of its interaction). */
+  readonly signedIn: (user: UserRecord) => Promise<Answer>;
 }
 
 /**
- * A posted login form (origin already checked, `params` read), for any flow: checks the CSRF
- * token, makes the password attempt (`passwords/password-login.ts`: credential limits,
- * brute-force limit, bounded password checks), then starts a **new** session (whatever cookie came
- * in is ended, never adopted: no fixation) and returns 303 to `continueAt`. Over-long credentials
+ * A posted login form (origin already checked, `params` read): checks the CSRF token, makes the
+ * password attempt (`passwords/password-login.ts`: credential limits, brute-force limit, bounded
+ * password checks), then hands the user to `flow.signedIn`. Over-long credentials
  * fail like wrong ones; a refused attempt shows the form again with 429 (rate limit) or 503 (too
  * many checks in flight) and `Retry-After`.
  */
@@ -197,14 +117,5 @@ export async function completeLoginForm(
     ctx.emit({ type: 'login.failed', username: shown, via: 'login-page' });
     return flow.render({ status: 400, error: 'invalid_credentials', username: shown });
   }
-  const { user } = attempt;
-  await flow.signedIn?.();
-  await endSession(ctx, request); // the new cookie below replaces the old one in the browser
-  const { setCookie } = await startSession(ctx, user.id);
-  ctx.emit({ type: 'login.succeeded', userId: user.id, via: 'login-page' });
-  return noStoreEmpty(303, {
-    Location: flow.continueAt,
-    'Set-Cookie': setCookie,
-    'Referrer-Policy': 'same-origin',
-  });
+  return flow.signedIn(attempt.user);
 }

@@ -67,13 +67,46 @@ export function authorizationErrorRedirect(
 }
 
 /**
- * Runs one step of the authorization flow (the authorize endpoint, the login form, the consent form)
+ * The client and redirect URI of a request's parameters, and the pushed request (RFC 9126) it
+ * names. Throws what must be shown, never redirected (`invalid_request` for an unknown client, an
+ * unregistered redirect URI, an unknown or used `request_uri`).
+ */
+export async function authorizationTarget(
+  ctx: Context,
+  params: Params,
+  request?: Request,
+): Promise<{ target: AuthorizationTarget; pushed: PushedRequest | undefined }> {
+  // RFC 9126 §4: a request_uri stands for the whole pushed request; nothing else is read.
+  const pushed = namesRequestUri(params) ? await resolvePushedRequest(ctx, params) : undefined;
+  return { target: await resolveAuthorizationTarget(ctx, pushed?.params ?? params, request), pushed };
+}
+
+/** The validated request of a target (throws a redirectable error for anything wrong in it). */
+export function validatedRequest(
+  ctx: Context,
+  target: AuthorizationTarget,
+  params: Params,
+  pushed: PushedRequest | undefined,
+): AuthorizationRequest {
+  if (pushed === undefined && mustPush(ctx, target.client)) {
+    throw invalidRequest(
+      'This client must push its authorization requests to the pushed_authorization_request_endpoint (RFC 9126).',
+    );
+  }
+  if (pushed === undefined) return validateAuthorizationRequest(ctx, target, params);
+  // The forms and interactions carry the in-flight reference only: the pushed parameters cannot be altered.
+  const auth = validateAuthorizationRequest(ctx, target, pushed.params);
+  return { ...auth, parameters: pushed.formParameters, pushed };
+}
+
+/**
+ * Runs one step of the authorization flow (the authorize endpoint, the interaction resume)
  * on the carried authorization parameters. The client and redirect URI are checked first: when they
  * cannot be trusted the answer is an HTML error page, never a redirect (RFC 6749 §4.1.2.1). Then the
  * request is validated completely and `step` runs; the redirectable protocol errors either throws
  * go back to the client, anything else (a refused form, a bug) propagates. A self-registered
  * client (RFC 7591, client ID metadata document) gets no error redirect without the user's doing:
- * its errors are an HTML error page (RFC 9700 §4.11.2). Only the user's own "Deny" on the consent
+ * its errors are an HTML error page (RFC 9700 §4.11.2). Only the user's own "Deny" on a consent
  * page, which the step answers itself, sends the user back to it with `access_denied`. `request`
  * pays for the client lookup (a metadata document fetch is charged to its address).
  */
@@ -86,22 +119,12 @@ export async function authorizationStep(
   let target: AuthorizationTarget;
   let pushed: PushedRequest | undefined;
   try {
-    // RFC 9126 §4: a request_uri stands for the whole pushed request; nothing else is read.
-    if (namesRequestUri(params)) pushed = await resolvePushedRequest(ctx, params);
-    target = await resolveAuthorizationTarget(ctx, pushed?.params ?? params, request);
+    ({ target, pushed } = await authorizationTarget(ctx, params, request));
   } catch (error) {
     return unredirectableError(ctx, error);
   }
   try {
-    if (pushed === undefined && mustPush(ctx, target.client)) {
-      throw invalidRequest(
-        'This client must push its authorization requests to the pushed_authorization_request_endpoint (RFC 9126).',
-      );
-    }
-    if (pushed === undefined) return await step(validateAuthorizationRequest(ctx, target, params));
-    // The forms carry the in-flight reference only, so the pushed parameters cannot be altered.
-    const auth = validateAuthorizationRequest(ctx, target, pushed.params);
-    return await step({ ...auth, parameters: pushed.formParameters, pushed });
+    return await step(validatedRequest(ctx, target, params, pushed));
   } catch (error) {
     if (error instanceof ProtocolError && REDIRECTABLE.has(error.code)) {
       if (error.status >= 500) ctx.logger.error(`gatehouse: ${error.description}`, error.cause);

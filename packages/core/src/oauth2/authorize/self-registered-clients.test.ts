@@ -81,7 +81,9 @@ describe('errors of self-registered clients (RFC 9700 §4.11.2)', () => {
       const browser = new FakeBrowser(t.gatehouse);
       const consent = await browser.follow(await logIn(browser, authorizeUrl({ client_id: clientId })));
       expect(consent.status).toBe(200);
-      const denied = callbackParams(await browser.submit(await consent.text(), { decision: 'deny' }));
+      const denied = callbackParams(
+        await browser.follow(await browser.submit(await consent.text(), { decision: 'deny' })),
+      );
       expect(denied.get('error')).toBe('access_denied');
       expect(denied.get('state')).toBe('xyz');
     }
@@ -116,6 +118,13 @@ describe('how the login and consent pages name a client', () => {
     expect(registeredPage).toContain('This application registered itself;');
     // A client of the host is not labelled.
     expect(await login('demo-client')).not.toContain('registered itself');
+    // In the page's language, like every text of the catalog.
+    const french = await (
+      await new FakeBrowser(t.gatehouse).get(authorizeUrl({ client_id: DOCUMENT_URL, ui_locales: 'fr' }))
+    ).text();
+    expect(french).toContain(
+      'Cette application s&#39;est enregistrée elle-même depuis <strong>client.example</strong> ;',
+    );
     // The consent page says it too.
     const browser = new FakeBrowser(t.gatehouse);
     const consent = await browser.follow(await logIn(browser, authorizeUrl({ client_id: DOCUMENT_URL })));

@@ -108,7 +108,7 @@ async function pollError(t: TestInstance, deviceCode: string, clientId = 'cli'):
 /** Enters the code on the verification page, signs in, and returns the confirmation page's HTML. */
 async function reachConfirmation(_t: TestInstance, browser: FakeBrowser, userCode: string): Promise<string> {
   const form = await browser.get(`${ISSUER}/device`);
-  const login = await browser.submit(await form.text(), { user_code: userCode });
+  const login = await browser.submitAndFollow(await form.text(), { user_code: userCode });
   expect(login.status).toBe(200);
   const loginHtml = await login.text();
   expect(loginHtml).toContain('name="password"');
@@ -370,7 +370,7 @@ describe('verification page (RFC 8628 §3.3)', () => {
     expect(html).toMatch(/<button type="submit">/);
     // The fake browser posts hidden fields only: post the text input's prefilled value as a browser would.
     const prefilled = /name="user_code" value="([^"]*)"/.exec(html)![1]!;
-    const login = await browser.submit(html, { user_code: prefilled });
+    const login = await browser.submitAndFollow(html, { user_code: prefilled });
     expect(await login.text()).toContain('name="password"');
   });
 
@@ -407,7 +407,7 @@ describe('verification page (RFC 8628 §3.3)', () => {
     const typed = device.user_code.replace('-', '').toLowerCase();
     const browser = new FakeBrowser(t.gatehouse);
     await browser
-      .submit(await (await browser.get(`${ISSUER}/device`)).text(), { user_code: ` ${typed} ` })
+      .submitAndFollow(await (await browser.get(`${ISSUER}/device`)).text(), { user_code: ` ${typed} ` })
       .then(async (login) => expect(await login.text()).toContain('name="password"'));
   });
 
@@ -472,10 +472,94 @@ describe('verification page (RFC 8628 §3.3)', () => {
     const browser = new FakeBrowser(t.gatehouse);
     const html = await reachConfirmation(t, browser, device.user_code);
     browser.cookies.delete('gatehouse_session');
-    const response = await browser.submit(html, { decision: 'allow' });
+    const response = await browser.submitAndFollow(html, { decision: 'allow' });
     expect(await response.text()).toContain('name="password"');
     t.clock.advance(5);
     expect(await pollError(t, device.device_code)).toBe('authorization_pending');
+  });
+});
+
+describe('verification page with the host’s own sign-in (interactions.url)', () => {
+  /** An instance whose users the host signs in: no passwords here, and no built-in login page. */
+  async function hostInstance(overrides: TestOptions = {}) {
+    return deviceInstance({
+      users: { findUser: async (id) => (id === 'alice' ? { id, claims: { name: 'Alice' } } : null) },
+      authApi: { enabled: false },
+      interactions: { url: '/demo/signin' },
+      ...overrides,
+    });
+  }
+
+  /** The browser's request to the host's page, with the cookies it holds. */
+  function hostRequest(browser: FakeBrowser, url: string): Request {
+    const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    return new Request(url, { headers: cookie ? { Cookie: cookie } : {} });
+  }
+
+  it('signs the user in on the host’s page through an interaction, then confirms on the verification page', async () => {
+    const t = await hostInstance();
+    const device = await startDevice(t, { client_id: 'cli', scope: 'openid profile' });
+    const browser = new FakeBrowser(t.gatehouse);
+    const form = await browser.get(`${ISSUER}/device`);
+    const entered = await browser.submit(await form.text(), { user_code: device.user_code });
+    expect(entered.status).toBe(303);
+    const hostPage = entered.headers.get('location')!;
+    expect(hostPage).toMatch(new RegExp(`^${ISSUER}/signin\\?interaction=[\\w-]{43}$`));
+    // The host reads what is asked: a device's sign-in, for its client and scopes.
+    const details = await t.gatehouse.interactions.details(hostRequest(browser, hostPage));
+    expect(details).toMatchObject({
+      step: 'login',
+      flow: 'device',
+      client: { id: 'cli', name: 'Demo CLI' },
+      scopes: ['openid', 'profile'],
+    });
+    // The user confirms on the verification page, so a device sign-in takes no consent.
+    await expect(
+      t.gatehouse.interactions.finish(hostRequest(browser, hostPage), {
+        login: { sub: 'alice' },
+        consent: {},
+      }),
+    ).rejects.toMatchObject({ code: 'interaction_invalid_result' });
+    const { location } = await t.gatehouse.interactions.finish(hostRequest(browser, hostPage), {
+      login: { sub: 'alice', amr: ['pwd', 'otp'] },
+    });
+    const confirm = await browser.get(location); // the resume, then the confirmation
+    expect(confirm.status).toBe(200);
+    const html = await confirm.text();
+    expect(html).toContain(device.user_code);
+    expect(parseForm(html).action).toBe('/demo/device/confirm');
+    const done = await browser.submit(html, { decision: 'allow' });
+    expect(await done.text()).toContain('Device connected');
+    t.clock.advance(5);
+    const tokens = await poll(t, device.device_code);
+    expect(tokens.status).toBe(200);
+    const idToken = decodeJwt(((await tokens.json()) as { id_token: string }).id_token);
+    expect(idToken).toMatchObject({ sub: 'alice', amr: ['pwd', 'otp'] });
+    // The built-in login page is not served: the host signs users in.
+    expect((await browser.getOnce(`${ISSUER}/login?interaction=x`)).status).toBe(404);
+  });
+
+  it('goes straight to the confirmation for a user signed in to the host (interactions.currentUser)', async () => {
+    const authTime = Date.UTC(2026, 0, 1);
+    const t = await hostInstance({
+      interactions: {
+        url: '/demo/signin',
+        currentUser: (request) =>
+          request.headers.get('cookie')?.includes('host=alice') ? { sub: 'alice', authTime } : null,
+      },
+    });
+    const device = await startDevice(t);
+    const browser = new FakeBrowser(t.gatehouse);
+    browser.cookies.set('host', 'alice');
+    const form = await browser.get(`${ISSUER}/device`);
+    const confirm = await browser.submit(await form.text(), { user_code: device.user_code });
+    expect(confirm.status).toBe(200);
+    expect(await confirm.clone().text()).toContain(device.user_code);
+    expect((await browser.submit(await confirm.text(), { decision: 'allow' })).status).toBe(200);
+    t.clock.advance(5);
+    expect(
+      decodeJwt(((await (await poll(t, device.device_code)).json()) as { id_token: string }).id_token).sub,
+    ).toBe('alice');
   });
 });
 
@@ -495,7 +579,7 @@ describe('deviceAuthorization options', () => {
       const form = await browser.get(`${ISSUER}/device`);
       statuses.push((await browser.submit(await form.text(), { user_code: device.user_code })).status);
     }
-    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect(statuses).toEqual([303, 303, 303, 429]); // to the sign-in, then refused
     t.clock.advance(120);
     expect(await pollError(t, device.device_code)).toBe('expired_token');
   });
@@ -525,7 +609,7 @@ describe('guessing user codes (RFC 8628 §5.1–§5.2)', () => {
     const browser = new FakeBrowser(t.gatehouse);
     for (let i = 0; i < MAX_USER_CODE_LOOKUPS_PER_ADDRESS; i++) {
       expect((await enter(browser, 'BBBB-BBBB', '203.0.113.9')).status).toBe(
-        device.user_code === 'BBBB-BBBB' ? 200 : 400,
+        device.user_code === 'BBBB-BBBB' ? 303 : 400,
       );
     }
     const refused = await enter(browser, device.user_code, '203.0.113.9');
@@ -533,7 +617,7 @@ describe('guessing user codes (RFC 8628 §5.1–§5.2)', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await refused.text()).toContain('name="user_code"');
     // Another address still can; the first one again after the window.
-    expect((await enter(browser, device.user_code, '203.0.113.10')).status).toBe(200);
+    expect((await enter(browser, device.user_code, '203.0.113.10')).status).toBe(303); // to the sign-in
     t.clock.advance(600);
     expect((await enter(browser, 'BBBB-BBBB', '203.0.113.9')).status).toBe(400);
   });

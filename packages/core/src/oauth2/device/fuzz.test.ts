@@ -96,11 +96,11 @@ describe('device authorization grant under malformed input', () => {
     );
   });
 
-  it('answers the verification pages with an HTML page, never a 5xx', async () => {
+  it('answers the verification pages and the built-in sign-in pages with an HTML page, never a 5xx', async () => {
     const t = await instance();
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom('/device', '/device/login', '/device/confirm'),
+        fc.constantFrom('/device', '/device/confirm', '/login', '/consent'),
         fc.constantFrom('GET', 'POST'),
         formBody,
         async (path, method, body) => {

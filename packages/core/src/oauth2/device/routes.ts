@@ -6,7 +6,6 @@ import {
   deviceCodeEntry,
   deviceConfirmPageEndpoint,
   deviceDecisionEndpoint,
-  deviceLoginEndpoint,
   deviceVerificationPage,
 } from './verification.js';
 
@@ -19,7 +18,6 @@ export function deviceRoutes(): Route[] {
   return [
     { path: ENDPOINTS.deviceAuthorization, methods: { POST: deviceAuthorizationEndpoint }, cors: true },
     { path: PAGE_PATHS.device, methods: { GET: deviceVerificationPage, POST: deviceCodeEntry } },
-    { path: PAGE_PATHS.deviceLogin, methods: { POST: deviceLoginEndpoint } },
     {
       path: PAGE_PATHS.deviceConfirm,
       methods: { GET: deviceConfirmPageEndpoint, POST: deviceDecisionEndpoint },

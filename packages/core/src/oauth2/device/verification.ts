@@ -4,6 +4,7 @@ import { type Params, queryParams, readForm } from '../../http/form.js';
 import { isForeignBrowserRequest } from '../../http/origin.js';
 import type { Answer } from '../../http/reply.js';
 import type { Handler } from '../../http/router.js';
+import { startDeviceInteraction } from '../../interaction/start.js';
 import {
   checkFormPost,
   crossSiteRefused,
@@ -11,11 +12,15 @@ import {
   hasValidCsrfToken,
   pageCsrfToken,
 } from '../../session/csrf.js';
-import { type SessionUser, sessionUser } from '../../session/session-user.js';
-import { deviceCodePage, deviceConfirmPage, deviceDonePage } from '../../ui/device-pages.js';
+import {
+  type DeviceCodePageModel,
+  deviceCodePage,
+  deviceConfirmPage,
+  deviceDonePage,
+} from '../../ui/device-pages.js';
 import { errorPage } from '../../ui/pages.js';
 import { PAGE_PATHS } from '../../ui/paths.js';
-import { completeLoginForm, renderLoginForm } from '../authorize/login.js';
+import { type Authentication, currentAuthentication } from '../authorize/authentication.js';
 import { parseScope } from '../scope.js';
 import {
   type DeviceRecord,
@@ -32,9 +37,9 @@ import { formatUserCode, MAX_USER_CODE_INPUT, normalizeUserCode } from './user-c
  * The verification page (RFC 8628 §3.3) at `verification_uri` = `{issuer}/device`:
  *
  *   GET  /device[?user_code=…]   the code form (prefilled from `verification_uri_complete`)
- *   POST /device                 the typed code → the login page (no session) or the confirmation
- *   POST /device/login           the instance's login form (authorize's, `completeLoginForm`)
- *   GET  /device/confirm?user_code=…   after login: the confirmation
+ *   POST /device                 the typed code → a sign-in interaction (nobody signed in: the
+ *                                host's page or the built-in login page) or the confirmation
+ *   GET  /device/confirm?user_code=…   after the sign-in (the resume comes here): the confirmation
  *   POST /device/confirm         Allow / Deny → the result page, without a form
  *
  * Every form is CSRF-protected as the consent page is (origin check and double-submitted token,
@@ -60,20 +65,26 @@ function asPage(handler: Handler): Handler {
   };
 }
 
-const WRONG_CODE = 'That code is not valid, has expired or was already used. Check the code on your device.';
-const MALFORMED_CODE = 'Enter the 8-letter code shown on your device (like BCDF-GHJK).';
+const WRONG_CODE = 'deviceCodeInvalid';
+const MALFORMED_CODE = 'deviceCodeMalformed';
 
 /** The code form, with a CSRF token (a new cookie when the browser has none). */
 function codeForm(
   ctx: Context,
   request: Request,
-  options: { userCode?: string; error?: string; status?: number; headers?: HeadersInit } = {},
+  options: {
+    userCode?: string;
+    error?: DeviceCodePageModel['error'];
+    status?: number;
+    headers?: HeadersInit;
+  } = {},
 ): Answer {
   const csrf = pageCsrfToken(ctx, request);
   const headers = new Headers(options.headers);
   if (csrf.setCookie) headers.append('Set-Cookie', csrf.setCookie);
   return deviceCodePage(
     ctx,
+    request,
     {
       action: ctx.basePath + PAGE_PATHS.device,
       csrfToken: csrf.token,
@@ -142,7 +153,7 @@ async function withUserCode(
     if (!(error instanceof ProtocolError) || error.code !== 'too_many_requests') throw error;
     return codeForm(ctx, request, {
       userCode: formatUserCode(userCode),
-      error: error.description,
+      error: { message: error.description },
       status: error.status,
       headers: error.headers,
     });
@@ -154,24 +165,12 @@ async function withUserCode(
 }
 
 /**
- * The sign-in step of the flow: the instance's login page (the one authorize shows), posting to
- * `/device/login` with the code along. The one place the device flow asks who the user is.
+ * The sign-in step of the flow: a login interaction for the code (`startDeviceInteraction`), handled
+ * by the host's page (`interactions.url`) or the built-in login page like any sign-in; the resume
+ * then comes back to the confirmation. The one place the device flow asks who the user is.
  */
-function deviceSignIn(
-  ctx: Context,
-  request: Request,
-  userCode: string,
-  clientName?: string,
-): Promise<Answer> {
-  return renderLoginForm(ctx, request, deviceLoginForm(ctx, userCode, clientName));
-}
-
-function deviceLoginForm(ctx: Context, userCode: string, clientName?: string) {
-  return {
-    action: ctx.basePath + PAGE_PATHS.deviceLogin,
-    hiddenFields: { user_code: formatUserCode(userCode) },
-    ...(clientName === undefined ? {} : { clientName }),
-  };
+function deviceSignIn(ctx: Context, request: Request, found: FoundCode): Promise<Answer> {
+  return startDeviceInteraction(ctx, request, formatUserCode(found.record.userCode), found.record.clientId);
 }
 
 async function clientName(ctx: Context, clientId: string): Promise<string> {
@@ -183,13 +182,14 @@ async function clientName(ctx: Context, clientId: string): Promise<string> {
 async function confirmation(
   ctx: Context,
   request: Request,
-  current: SessionUser,
+  current: Authentication,
   found: FoundCode,
 ): Promise<Answer> {
   const csrf = pageCsrfToken(ctx, request);
   const scopes = parseScope(found.record.scope);
   return deviceConfirmPage(
     ctx,
+    request,
     {
       action: ctx.basePath + PAGE_PATHS.deviceConfirm,
       csrfToken: csrf.token,
@@ -204,7 +204,7 @@ async function confirmation(
       ...(found.record.resources && found.record.resources.length > 0
         ? { resources: found.record.resources }
         : {}),
-      ...(current.user.username === undefined ? {} : { username: current.user.username }),
+      ...(current.username === undefined ? {} : { username: current.username }),
     },
     { headers: csrf.setCookie ? { 'Set-Cookie': csrf.setCookie } : {} },
   );
@@ -228,33 +228,11 @@ export const deviceCodeEntry: Handler = asPage(async (request, ctx) => {
   const params = await readForm(request, ctx.maxBodyBytes);
   if (!(await hasValidCsrfToken(ctx, request, params))) {
     const expired = formExpired();
-    return codeForm(ctx, request, { error: expired.description, status: expired.status });
+    return codeForm(ctx, request, { error: 'loginFormExpired', status: expired.status });
   }
   return withUserCode(ctx, request, params, async (found) => {
-    const current = await sessionUser(ctx, request);
-    if (!current) {
-      return deviceSignIn(ctx, request, found.record.userCode, await clientName(ctx, found.record.clientId));
-    }
-    return confirmation(ctx, request, current, found);
-  });
-});
-
-/**
- * `POST {base}/device/login`: the instance's login form, carrying the code (not looked up here:
- * the confirmation does); on success, 303 to the confirmation.
- */
-export const deviceLoginEndpoint: Handler = asPage(async (request, ctx) => {
-  if (isForeignBrowserRequest(ctx, request))
-    return errorPage(ctx, crossSiteRefused(ctx, request), undefined, request);
-  const params = await readForm(request, ctx.maxBodyBytes);
-  const input = params.get('user_code') ?? '';
-  const userCode = normalizeUserCode(input);
-  if (userCode === undefined) {
-    return codeForm(ctx, request, { userCode: shownInput(input), error: MALFORMED_CODE, status: 400 });
-  }
-  return completeLoginForm(ctx, request, params, {
-    render: (options) => renderLoginForm(ctx, request, deviceLoginForm(ctx, userCode), options),
-    continueAt: `${ctx.basePath}${PAGE_PATHS.deviceConfirm}?${new URLSearchParams({ user_code: formatUserCode(userCode) })}`,
+    const current = await currentAuthentication(ctx, request);
+    return current ? confirmation(ctx, request, current, found) : deviceSignIn(ctx, request, found);
   });
 });
 
@@ -267,13 +245,10 @@ export const deviceConfirmPageEndpoint: Handler = asPage(async (request, ctx, ur
   } catch {
     return codeForm(ctx, request, { error: MALFORMED_CODE, status: 400 });
   }
-  const current = await sessionUser(ctx, request);
-  if (!current) {
-    const userCode = normalizeUserCode(params.get('user_code') ?? '');
-    if (userCode === undefined) return codeForm(ctx, request, { error: MALFORMED_CODE, status: 400 });
-    return deviceSignIn(ctx, request, userCode);
-  }
-  return withUserCode(ctx, request, params, (found) => confirmation(ctx, request, current, found));
+  const current = await currentAuthentication(ctx, request);
+  return withUserCode(ctx, request, params, (found) =>
+    current ? confirmation(ctx, request, current, found) : deviceSignIn(ctx, request, found),
+  );
 });
 
 /**
@@ -292,27 +267,22 @@ export const deviceDecisionEndpoint: Handler = asPage(async (request, ctx) => {
   }
   const decision = params.get('decision');
   if (decision !== 'allow' && decision !== 'deny') {
-    return codeForm(ctx, request, { error: 'Choose Allow or Deny.', status: 400 });
+    return codeForm(ctx, request, { error: 'deviceChooseDecision', status: 400 });
   }
-  const current = await sessionUser(ctx, request);
-  if (!current) {
-    const userCode = normalizeUserCode(params.get('user_code') ?? '');
-    if (userCode === undefined) return codeForm(ctx, request, { error: MALFORMED_CODE, status: 400 });
-    return deviceSignIn(ctx, request, userCode);
-  }
+  const current = await currentAuthentication(ctx, request);
   return withUserCode(ctx, request, params, async (found) => {
-    const session = current.session.record;
+    if (!current) return deviceSignIn(ctx, request, found);
     const decided: DeviceRecord =
       decision === 'allow'
         ? {
             ...found.record,
             status: 'approved',
-            userId: current.user.id,
+            userId: current.userId,
             approvedAt: ctx.now(),
-            authTime: session.createdAt,
-            ...(session.sid === undefined ? {} : { sessionId: session.sid }),
-            ...(session.acr === undefined ? {} : { acr: session.acr }),
-            ...(session.amr === undefined ? {} : { amr: session.amr }),
+            authTime: current.authTime,
+            ...(current.sessionId === undefined ? {} : { sessionId: current.sessionId }),
+            ...(current.acr === undefined ? {} : { acr: current.acr }),
+            ...(current.amr === undefined ? {} : { amr: current.amr }),
           }
         : { ...found.record, status: 'denied' };
     const now = ctx.now();
@@ -330,8 +300,8 @@ export const deviceDecisionEndpoint: Handler = asPage(async (request, ctx) => {
     ctx.emit({
       type: decision === 'allow' ? 'device.approved' : 'device.denied',
       clientId: found.record.clientId,
-      userId: current.user.id,
+      userId: current.userId,
     });
-    return deviceDonePage(ctx, decision === 'allow');
+    return deviceDonePage(ctx, request, decision === 'allow');
   });
 });

@@ -12,7 +12,7 @@ import { memoryClientRegistry } from '@gatehousejs/core/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeUrl } from '../../../test/browser-flow';
 import { DocumentServer } from '../../../test/document-server';
-import { REDIRECT_URI, testInstance } from '../../../test/fixtures';
+import { ISSUER, REDIRECT_URI, testInstance } from '../../../test/fixtures';
 
 const origin = new DocumentServer();
 const otherOrigin = new DocumentServer();
@@ -49,6 +49,14 @@ function authorize(t: Instance, clientId: string, address = '198.51.100.7'): Pro
   );
 }
 
+/** Whether the request was taken: the browser goes on to the sign-in (an interaction's login page). */
+async function signInAsked(answer: Promise<Response>): Promise<boolean> {
+  const response = await answer;
+  return (
+    response.status === 303 && response.headers.get('location')!.startsWith(`${ISSUER}/login?interaction=`)
+  );
+}
+
 let served = 0;
 /** A fresh document URL on `server` (distinct paths: distinct client ids). */
 function fresh(server = origin, overrides: Record<string, unknown> = {}, headers = {}): string {
@@ -60,29 +68,29 @@ describe('client ID metadata document bounds', () => {
     const registry = memoryClientRegistry();
     const t = await instance({}, registry);
     const url = fresh();
-    expect((await authorize(t, url)).status).toBe(200);
+    expect(await signInAsked(authorize(t, url))).toBe(true);
     expect(await registry.findClient(url, t.clock.now())).toBeNull();
     // The client is known (from the cache), without a second fetch.
-    expect((await authorize(t, url)).status).toBe(200);
+    expect(await signInAsked(authorize(t, url))).toBe(true);
     expect(origin.count(url)).toBe(1);
   });
 
   it('charge each fetch to the client address: beyond maxFetchesPerAddress a 429 page, cached documents and other addresses unaffected (item 1)', async () => {
     const t = await instance({ maxFetchesPerAddress: 2, fetchWindowSeconds: 600 });
     const [first, second, third] = [fresh(), fresh(), fresh()];
-    expect((await authorize(t, first)).status).toBe(200);
-    expect((await authorize(t, second)).status).toBe(200);
+    expect(await signInAsked(authorize(t, first))).toBe(true);
+    expect(await signInAsked(authorize(t, second))).toBe(true);
     const refused = await authorize(t, third);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await refused.text()).toContain('Too many client metadata documents were fetched');
     expect(origin.count(third)).toBe(0);
     // A cached document costs nothing; the address's IPv6 neighbour-free peers have their own budget.
-    expect((await authorize(t, first)).status).toBe(200);
-    expect((await authorize(t, third, '203.0.113.9')).status).toBe(200);
+    expect(await signInAsked(authorize(t, first))).toBe(true);
+    expect(await signInAsked(authorize(t, third, '203.0.113.9'))).toBe(true);
     // The window ends: the address may fetch again.
     t.clock.advance(601);
-    expect((await authorize(t, fresh())).status).toBe(200);
+    expect(await signInAsked(authorize(t, fresh()))).toBe(true);
   });
 
   it('keep documents within maxCacheBytes, least recently used first (item 1)', async () => {
@@ -146,7 +154,7 @@ describe('client ID metadata document bounds', () => {
     expect(fifth.status).toBe(503);
     expect(fifth.headers.get('retry-after')).toBe('1');
     // Another origin is served meanwhile.
-    expect((await authorize(t, fresh(otherOrigin), '192.0.2.99')).status).toBe(200);
+    expect(await signInAsked(authorize(t, fresh(otherOrigin), '192.0.2.99'))).toBe(true);
     release();
     for (const response of await Promise.all(pending)) expect(response.status).toBe(400);
   });

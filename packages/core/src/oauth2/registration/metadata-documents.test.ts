@@ -81,7 +81,7 @@ describe('client ID metadata documents', () => {
     const html = await consent.text();
     expect(html).toContain('Metadata App');
     expect(html).toContain('You will be sent back to <strong>localhost:3000</strong>');
-    const code = callbackParams(await browser.submit(html, { decision: 'allow' })).get('code')!;
+    const code = callbackParams(await browser.submitAndFollow(html, { decision: 'allow' })).get('code')!;
     const token = await t.gatehouse.fetch(
       post('/oauth2/v1/token', {
         grant_type: 'authorization_code',
@@ -110,9 +110,9 @@ describe('client ID metadata documents', () => {
     const t = await instance();
     const browser = new FakeBrowser(t.gatehouse);
     const consent = await browser.follow(await logIn(browser, authorizeUrl({ client_id: url })));
-    const code = callbackParams(await browser.submit(await consent.text(), { decision: 'allow' })).get(
-      'code',
-    )!;
+    const code = callbackParams(
+      await browser.submitAndFollow(await consent.text(), { decision: 'allow' }),
+    ).get('code')!;
     const exchange = (assertion?: string) =>
       t.gatehouse.fetch(
         post('/oauth2/v1/token', {

@@ -58,7 +58,9 @@ async function codeFor(t: Instance, clientId: string): Promise<string> {
   const browser = new FakeBrowser(t.gatehouse);
   const consent = await browser.follow(await logIn(browser, authorizeUrl({ client_id: clientId })));
   expect(consent.status).toBe(200);
-  return callbackParams(await browser.submit(await consent.text(), { decision: 'allow' })).get('code')!;
+  return callbackParams(await browser.submitAndFollow(await consent.text(), { decision: 'allow' })).get(
+    'code',
+  )!;
 }
 
 const redeem = (code: string, client: Record<string, string>, headers: Record<string, string> = {}) =>

@@ -1,25 +1,18 @@
 import { checkInstanceId } from '../instance-id.js';
 import type { GatehouseStorage, StorageEngine } from '../types.js';
 import { memoryClientRegistry } from './client-registry.js';
-import { memoryConsentStore } from './consents.js';
 import { memoryGrantStore } from './grants.js';
 import { memoryKeyValueStore } from './key-value.js';
-import { memoryRateLimitStore } from './rate-limits.js';
-import { memoryReplayStore } from './replay.js';
-import { memorySessionStore } from './sessions.js';
 
 /**
- * One instance's state in memory: every store of the contract, for one process. The default of
- * `createGatehouse` when no storage is given.
+ * One instance's state in memory: every store of the contract (grants, registered clients, the
+ * key-value store Gatehouse keeps sessions, consents, rate limits and replay ids in), for one
+ * process. The default of `createGatehouse` when no storage is given.
  */
 export function memoryStorage(): GatehouseStorage {
   const stores = {
     grants: memoryGrantStore(),
-    sessions: memorySessionStore(),
-    consents: memoryConsentStore(),
-    rateLimits: memoryRateLimitStore(),
     clients: memoryClientRegistry(),
-    replay: memoryReplayStore(),
     kv: memoryKeyValueStore(),
   };
   return {

@@ -22,6 +22,11 @@ export class ExpiringMap<V extends { readonly expiresAt: number }> {
     this.#sweep(now);
   }
 
+  /** Stores `value` without sweeping (for writers that know no current time). */
+  replace(key: string, value: V): void {
+    this.#entries.set(key, value);
+  }
+
   delete(key: string): void {
     this.#entries.delete(key);
   }

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../../errors.js';
 import { isStorageEngine } from '../instance-id.js';
-import { missingStores, STORE_NAMES } from '../required-stores.js';
+import { missingStores, refuseRetiredStores, STORE_NAMES } from '../required-stores.js';
 import type { GatehouseStorage } from '../types.js';
 import { memoryStorage } from './engine.js';
 
@@ -9,7 +9,7 @@ import { memoryStorage } from './engine.js';
  * "memory for the rest" (`createGatehouse` refuses a partial `storage`). Memory stores belong to
  * this process alone, so use it only where one process serves the instance (a demo, tests, a
  * single-process deployment): a replay id, a revocation or a session kept in memory is unknown to
- * every other process. A key that looks like a misspelt store name (`grant`, `ratelimits`) is
+ * every other process. A key that looks like a misspelt store name (`grant`, `client`) is
  * refused rather than left to memory.
  *
  * `clear()` clears the given stores (when they have `clear`) and the memory ones.
@@ -26,6 +26,7 @@ export function withMemoryFallback(stores: Partial<GatehouseStorage>): Gatehouse
       { code: 'ERR_CONFIG_INVALID_OPTION', option: 'storage' },
     );
   }
+  refuseRetiredStores(stores, 'withMemoryFallback');
   const misspelt = missingStores(stores).filter((store) => store.misspelt !== undefined);
   if (misspelt.length > 0) {
     throw new ConfigurationError(

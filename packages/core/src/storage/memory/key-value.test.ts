@@ -43,4 +43,12 @@ describe('memoryKeyValueStore', () => {
     await kv.set('a', '9', now + 60_000);
     expect(await kv.get('a', now)).toBe('9');
   });
+
+  it('bounds each namespace apart: a full one leaves the others writable', async () => {
+    const kv = memoryKeyValueStore({ maxEntries: 1 });
+    await kv.set('rate:a', '1', now + 60_000);
+    await expect(kv.increment('rate:b', 1, now + 60_000, now)).rejects.toBeInstanceOf(StoreFullError);
+    await kv.set('session:a', '{}', now + 60_000);
+    expect(await kv.get('session:a', now)).toBe('{}');
+  });
 });

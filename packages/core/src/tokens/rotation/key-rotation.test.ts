@@ -38,6 +38,7 @@ function countingKv(inner: KeyValueStore) {
       return swapped;
     },
     delete: (key) => inner.delete(key),
+    increment: (...args) => inner.increment(...args),
   };
   return { kv, counts };
 }

@@ -1,12 +1,16 @@
-import { memoryRateLimitStore } from '@gatehousejs/core/engine';
+import { memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
 import { ISSUER, testInstance, userBasic } from '../../../test/fixtures';
+import { kvRateLimitStore } from './rate-limits.js';
+
+/** A rate-limit store on a memory key-value store holding at most `maxEntries` windows. */
+const boundedStore = (maxEntries: number) => kvRateLimitStore(memoryKeyValueStore({ maxEntries }));
 
 const NOW = Date.UTC(2026, 0, 1);
 
-describe('memory rate-limit store bound', () => {
+describe('rate limits on a bounded key-value store', () => {
   it('keeps at most maxEntries windows: a new key beyond them gets a window over any limit, stored nowhere', async () => {
-    const store = memoryRateLimitStore({ maxEntries: 3 });
+    const store = boundedStore(3);
     for (const key of ['a', 'b', 'c']) expect((await store.increment(key, 10_000, NOW)).count).toBe(1);
     const refused = await store.increment('d', 10_000, NOW);
     expect(refused.count).toBe(Number.MAX_SAFE_INTEGER);
@@ -18,7 +22,7 @@ describe('memory rate-limit store bound', () => {
   });
 
   it('makes room as windows end, and when a key is reset', async () => {
-    const store = memoryRateLimitStore({ maxEntries: 2 });
+    const store = boundedStore(2);
     await store.increment('short', 1_000, NOW);
     await store.increment('long', 60_000, NOW);
     expect((await store.increment('x', 60_000, NOW)).count).toBe(Number.MAX_SAFE_INTEGER);
@@ -28,8 +32,8 @@ describe('memory rate-limit store bound', () => {
   });
 
   it('rejects a bound that is not a positive whole number', () => {
-    expect(() => memoryRateLimitStore({ maxEntries: 0 })).toThrow(RangeError);
-    expect(() => memoryRateLimitStore({ maxEntries: 1.5 })).toThrow(RangeError);
+    expect(() => memoryKeyValueStore({ maxEntries: 0 })).toThrow(RangeError);
+    expect(() => memoryKeyValueStore({ maxEntries: 1.5 })).toThrow(RangeError);
   });
 
   it('once full, refuses new password attempts rather than forgetting the counters of earlier ones', async () => {
@@ -38,7 +42,7 @@ describe('memory rate-limit store bound', () => {
         clientAddress: (request) => request.headers.get('x-test-address') ?? undefined,
         maxFailuresPerAddress: 2,
       },
-      storage: { rateLimits: memoryRateLimitStore({ maxEntries: 40 }) },
+      storage: { kv: memoryKeyValueStore({ maxEntries: 40 }) },
     });
     const attempt = (address: string, password = 'wrong') =>
       t.gatehouse.fetch(
