@@ -142,3 +142,70 @@ export interface Context {
   /** The security profile the instance follows (`securityProfile`). */
   readonly securityProfile: 'fapi2' | undefined;
 }
+
+/*
+ * Capabilities: the parts of the context one concern reads. A function takes the narrowest one that
+ * covers what it and its callees use, so that its signature says what it depends on (and a test can
+ * hand it just that). Any `Context` is each of them.
+ */
+
+/** The instance clock, and the leeway allowed on timestamps from elsewhere. */
+export type Clock = Pick<Context, 'now' | 'clockToleranceSeconds'>;
+
+/** The host's claims hook, and the logger its failures go to (`tokens/host-claims.ts`). */
+export type ClaimsSource = Pick<Context, 'claims' | 'logger'>;
+
+/** Signs the instance's tokens: keys, issuer, clock, randomness, and the host's claims. */
+export type TokenSigning = ClaimsSource &
+  Pick<Context, 'issuer' | 'keys' | 'now' | 'randomBytes' | 'audienceList'>;
+
+/** Verifies the signature, issuer and times of the instance's own access tokens (with their cache). */
+export type TokenVerifying = Clock & Pick<Context, 'issuer' | 'keys' | 'verifiedTokens'>;
+
+/** Whether a token, its grant or its user was revoked: the mirror, else the grants store. */
+export type RevocationCheck = Pick<Context, 'now' | 'revocationMirror' | 'storage'>;
+
+/** Accepts an access token on an API: verification, audience (default: the instance's own), revocation. */
+export type AccessTokenCheck = TokenVerifying & RevocationCheck & Pick<Context, 'audience'>;
+
+/** Authenticates the client of a back-channel request (`oauth2/client-auth/`). */
+export type ClientAuthentication = Clock &
+  Pick<
+    Context,
+    | 'clients'
+    | 'clientJwks'
+    | 'realm'
+    | 'emit'
+    | 'issuer'
+    | 'basePath'
+    | 'securityProfile'
+    | 'storage'
+    | 'recordProblems'
+  >;
+
+/** A back-channel request (RFC 6749 §3.2 style): a bounded form body, from a client authenticating. */
+export type ClientRequest = ClientAuthentication & Pick<Context, 'maxBodyBytes'>;
+
+/** Checks a user's password under the brute-force limits and the bound on checks in flight (`passwords/`). */
+export type PasswordChecking = Pick<Context, 'users' | 'passwordChecks' | 'storage' | 'rateLimit' | 'now'>;
+
+/** Verifies a JWT of another issuer the instance trusts (`trustedIssuers`): its keys, fetched or inline. */
+export type TrustedJwtVerifying = Clock & Pick<Context, 'trustedIssuers' | 'clientJwks'>;
+
+/**
+ * Issues a grant's tokens: what may be granted (scopes, resources), signing, lifetimes, the grants
+ * store, users (for ID tokens), events.
+ */
+export type TokenIssuing = TokenSigning &
+  Pick<
+    Context,
+    | 'scopes'
+    | 'defaultScope'
+    | 'resources'
+    | 'storage'
+    | 'emit'
+    | 'users'
+    | 'accessTokenTtl'
+    | 'refreshTokenTtl'
+    | 'rotateRefreshTokens'
+  >;

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { AccessTokenCheck, ClientRequest, Context } from '../context.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
 import { INACTIVE, introspectAccessToken, userExists } from '../oauth2/introspect.js';
@@ -21,7 +21,10 @@ import { readTokenCaller } from './token-caller.js';
  *
  * A token of a revoked user (`revokeUser`) or of a user the user store no longer finds is inactive.
  */
-export async function authApiIntrospectEndpoint(request: Request, ctx: Context): Promise<Answer> {
+export async function authApiIntrospectEndpoint(
+  request: Request,
+  ctx: ClientRequest & AccessTokenCheck & Pick<Context, 'users'>,
+): Promise<Answer> {
   const caller = await readTokenCaller(request, ctx);
   const claims = await verifyAccessToken(ctx, caller.token);
   if (!claims || (caller.kind === 'client' && claims.family !== 'auth_api')) return noStoreJson(INACTIVE);

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { ClientRequest, TokenVerifying } from '../context.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
 import { fromEpochSeconds } from '../time.js';
@@ -17,7 +17,10 @@ import { readTokenCaller } from './token-caller.js';
  *   if it is an Auth API token (e.g. a backend logging its user out). OAuth 2.0 tokens are left
  *   untouched here (RFC 7009 §2.1 binds them to their client's `/oauth2/v1/revoke`).
  */
-export async function authApiRevokeEndpoint(request: Request, ctx: Context): Promise<Answer> {
+export async function authApiRevokeEndpoint(
+  request: Request,
+  ctx: ClientRequest & TokenVerifying,
+): Promise<Answer> {
   const caller = await readTokenCaller(request, ctx);
   const claims = await verifyAccessTokenSignature(ctx, caller.token);
   if (claims && (caller.kind === 'bearer' || claims.family === 'auth_api')) {

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { ClientRequest } from '../context.js';
 import { basicChallenge, oauthError, quoteAuthParam } from '../errors.js';
 import { parseBearerToken } from '../http/bearer.js';
 import { readForm } from '../http/form.js';
@@ -21,7 +21,7 @@ export type TokenCaller =
  * schemes in `WWW-Authenticate` (RFC 9110 §11.6.1). Public clients cannot authenticate, so they
  * cannot use the client form. A malformed Bearer header is 400 `invalid_request` (RFC 6750 §3.1).
  */
-export async function readTokenCaller(request: Request, ctx: Context): Promise<TokenCaller> {
+export async function readTokenCaller(request: Request, ctx: ClientRequest): Promise<TokenCaller> {
   const bearer = parseBearerToken(request);
   if (bearer !== null) {
     await requireEmptyBody(

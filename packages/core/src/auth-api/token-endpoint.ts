@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Context, PasswordChecking, TokenSigning } from '../context.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
 import { shownUsername } from '../passwords/credential-limits.js';
@@ -27,7 +27,10 @@ import { badCredentials, readUserCredentials } from './user-credentials.js';
  * without the password being checked. Too many password checks in flight: 503
  * `temporarily_unavailable` with `Retry-After` (`passwords/password-check-gate.ts`).
  */
-export async function authApiTokenEndpoint(request: Request, ctx: Context): Promise<Answer> {
+export async function authApiTokenEndpoint(
+  request: Request,
+  ctx: PasswordChecking & TokenSigning & Pick<Context, 'maxBodyBytes' | 'realm' | 'emit' | 'authApi'>,
+): Promise<Answer> {
   await requireEmptyBody(
     request,
     ctx.maxBodyBytes,

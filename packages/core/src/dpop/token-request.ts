@@ -8,6 +8,7 @@ import {
   type DpopRefusal,
   dpopHeader,
   isRefusal,
+  type ProofContext,
   requestHtus,
 } from './proof.js';
 
@@ -20,7 +21,7 @@ import {
  * fresh `DPoP-Nonce` (§8).
  */
 export async function tokenRequestProof(
-  ctx: Context,
+  ctx: ProofContext & Pick<Context, 'issuerOrigin'>,
   request: Request,
   client: Pick<ClientRecord, 'dpopBoundAccessTokens'>,
   requireProof = client.dpopBoundAccessTokens === true || ctx.dpop.requiredForAll,
@@ -41,7 +42,10 @@ export async function tokenRequestProof(
 }
 
 /** The 400 answer of a refused proof at the token endpoint (§5, §8). */
-async function tokenEndpointRefusal(ctx: Context, refusal: DpopRefusal): Promise<ProtocolError> {
+async function tokenEndpointRefusal(
+  ctx: Pick<Context, 'now' | 'dpop'>,
+  refusal: DpopRefusal,
+): Promise<ProtocolError> {
   return oauthError(
     refusal.error,
     refusal.description,

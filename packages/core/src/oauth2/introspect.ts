@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { ClientRequest, Context, RevocationCheck, TokenVerifying } from '../context.js';
 import { invalidClient } from '../errors.js';
 import { readForm } from '../http/form.js';
 import type { Answer } from '../http/reply.js';
@@ -14,7 +14,10 @@ import { CLIENT_AUTH_METHODS } from './client-auth/methods.js';
 export const INACTIVE = Object.freeze({ active: false });
 
 /** RFC 7662 §2.2 fields of an active access token. */
-export function introspectAccessToken(ctx: Context, claims: AccessTokenClaims): Record<string, unknown> {
+export function introspectAccessToken(
+  ctx: Pick<Context, 'issuer'>,
+  claims: AccessTokenClaims,
+): Record<string, unknown> {
   return {
     active: true,
     token_type: claims.jkt === undefined ? 'Bearer' : 'DPoP',
@@ -41,7 +44,7 @@ export function introspectAccessToken(ctx: Context, claims: AccessTokenClaims): 
  * the user's revocation mark (consulted with the token, see `unlessRevoked`) it asks the user store:
  * a deleted user's token is inactive even when the host did not call `revokeUser`.
  */
-export async function userExists(ctx: Context, userId: string): Promise<boolean> {
+export async function userExists(ctx: Pick<Context, 'users'>, userId: string): Promise<boolean> {
   return (await ctx.users.findUser(userId)) !== null;
 }
 
@@ -52,7 +55,10 @@ export async function userExists(ctx: Context, userId: string): Promise<boolean>
  * so introspection reveals nothing about tokens the caller has no business with. Refresh tokens
  * are the holder's only. A token of a deleted or revoked user is inactive.
  */
-export async function introspectEndpoint(request: Request, ctx: Context): Promise<Answer> {
+export async function introspectEndpoint(
+  request: Request,
+  ctx: ClientRequest & TokenVerifying & RevocationCheck & Pick<Context, 'resources' | 'users'>,
+): Promise<Answer> {
   const params = await readForm(request, ctx.maxBodyBytes);
   const { client, method } = await authenticateClient(ctx, request, params);
   // RFC 7662 §2.1: the caller must authenticate; a public client has no credentials (§2.3: 401).

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { ClientRequest, Context, TokenVerifying } from '../context.js';
 import { invalidGrant } from '../errors.js';
 import { readForm } from '../http/form.js';
 import type { Answer } from '../http/reply.js';
@@ -19,7 +19,10 @@ import { revokeGrant } from './grants/grant-tokens.js';
  * `token_type_hint` only orders the lookups. Revoking a refresh token revokes its whole grant,
  * access tokens included; revoking a client's own client_credentials token revokes that token.
  */
-export async function revokeEndpoint(request: Request, ctx: Context): Promise<Answer> {
+export async function revokeEndpoint(
+  request: Request,
+  ctx: ClientRequest & TokenVerifying & Pick<Context, 'accessTokenTtl' | 'refreshTokenTtl'>,
+): Promise<Answer> {
   const params = await readForm(request, ctx.maxBodyBytes);
   const { client } = await authenticateClient(ctx, request, params);
   const token = params.require('token');

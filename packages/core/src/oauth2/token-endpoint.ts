@@ -1,9 +1,10 @@
 import type { Context } from '../context.js';
+import type { DpopProof } from '../dpop/proof.js';
 import { tokenRequestProof } from '../dpop/token-request.js';
 import { invalidRequest, oauthError } from '../errors.js';
-import { readForm } from '../http/form.js';
+import { type Params, readForm } from '../http/form.js';
 import type { Answer } from '../http/reply.js';
-import { authenticateClient } from './client-auth/authenticate-client.js';
+import { type AuthenticatedClient, authenticateClient } from './client-auth/authenticate-client.js';
 import { DEVICE_CODE_GRANT } from './device/endpoint.js';
 import { deviceCodeGrant } from './device/grant.js';
 import { checkProfileClientAuth } from './fapi/profile.js';
@@ -17,6 +18,14 @@ import { JWT_BEARER_GRANT } from './jwt-assertion.js';
 import { TOKEN_EXCHANGE_GRANT } from './token-exchange/exchanged-token.js';
 import { jwtBearerEnabled } from './trusted-issuers.js';
 
+/** One grant type's half of the token request, after client authentication and the DPoP proof. */
+type Grant = (
+  ctx: Context,
+  params: Params,
+  client: AuthenticatedClient,
+  dpop: DpopProof | undefined,
+) => Promise<Answer>;
+
 const GRANTS = {
   authorization_code: authorizationCodeGrant,
   refresh_token: refreshTokenGrant,
@@ -25,10 +34,12 @@ const GRANTS = {
   // RFC 8693 and RFC 7523 §2.1: each answers unsupported_grant_type unless configured.
   [TOKEN_EXCHANGE_GRANT]: tokenExchangeGrant,
   [JWT_BEARER_GRANT]: jwtBearerGrant,
-} as const;
+} as const satisfies Readonly<Record<string, Grant>>;
 
 /** Extension grants offered only where configured (their options), else `unsupported_grant_type`. */
-const CONFIGURED: Readonly<Record<string, (ctx: Context) => boolean>> = {
+const CONFIGURED: Readonly<
+  Record<string, (ctx: Pick<Context, 'tokenExchange' | 'trustedIssuers'>) => boolean>
+> = {
   [TOKEN_EXCHANGE_GRANT]: (ctx) => ctx.tokenExchange !== undefined,
   [JWT_BEARER_GRANT]: jwtBearerEnabled,
 };
@@ -38,7 +49,9 @@ export async function tokenEndpoint(request: Request, ctx: Context): Promise<Ans
   const params = await readForm(request, ctx.maxBodyBytes);
   const grantType = params.get('grant_type');
   if (grantType === undefined) throw invalidRequest('The "grant_type" parameter is missing.');
-  const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType as keyof typeof GRANTS] : undefined;
+  const grant: Grant | undefined = Object.hasOwn(GRANTS, grantType)
+    ? GRANTS[grantType as keyof typeof GRANTS]
+    : undefined;
   if (!grant || CONFIGURED[grantType]?.(ctx) === false)
     throw oauthError(
       'unsupported_grant_type',

@@ -1,5 +1,5 @@
 import { decodeJwt, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import type { Context } from '../context.js';
+import type { Context, TrustedJwtVerifying } from '../context.js';
 import { ConfigurationError } from '../errors.js';
 import type { TrustedIssuerOptions } from '../options.js';
 import { inlineKeySet } from './client-auth/client-jwks.js';
@@ -94,7 +94,7 @@ export function claimedIssuer(token: string): string | undefined {
  * (at most once a minute) when no cached key matches the token's `kid`. `null` when it does not verify.
  */
 export async function verifyTrustedJwt(
-  ctx: Context,
+  ctx: TrustedJwtVerifying,
   trusted: TrustedIssuer,
   token: string,
   expected: Omit<AssertionExpectations, 'issuer'>,

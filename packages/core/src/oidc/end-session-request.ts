@@ -41,7 +41,7 @@ export interface EndSessionRequest {
  * Throws `invalid_request` (shown as a page: a logout request is never redirected on error).
  */
 export async function validateEndSessionRequest(
-  ctx: Context,
+  ctx: Pick<Context, 'clients' | 'issuer' | 'keys'>,
   params: Params,
   request?: Request,
 ): Promise<EndSessionRequest> {

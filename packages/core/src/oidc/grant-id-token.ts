@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Context, TokenSigning } from '../context.js';
 import { parseScope } from '../oauth2/scope.js';
 import type { ClientRecord, Subject } from '../storage/types.js';
 import { hostClaims } from '../tokens/host-claims.js';
@@ -32,7 +32,7 @@ export interface IdTokenGrant {
  * looked up only when a claim-bearing scope was granted.
  */
 export async function grantIdToken(
-  ctx: Context,
+  ctx: TokenSigning & Pick<Context, 'users' | 'accessTokenTtl'>,
   client: ClientRecord,
   grant: IdTokenGrant,
   accessToken: string,

@@ -55,7 +55,11 @@ const UNKNOWN_ADDRESS = 'unknown';
  * The limiter of one password attempt for `username` from the client address of `request`;
  * `username` is `undefined` when the credentials are beyond the limits (the address alone is charged).
  */
-export function attemptLimiter(ctx: Context, request: Request, username: string | undefined): AttemptLimiter {
+export function attemptLimiter(
+  ctx: Pick<Context, 'storage' | 'rateLimit' | 'now'>,
+  request: Request,
+  username: string | undefined,
+): AttemptLimiter {
   const store = ctx.storage.rateLimits;
   const { maxFailuresPerAddress, maxFailuresPerUsername } = ctx.rateLimit;
   const windowMs = ctx.rateLimit.windowSeconds * 1000;

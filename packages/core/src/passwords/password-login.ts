@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { PasswordChecking } from '../context.js';
 import { oauthError, ProtocolError } from '../errors.js';
 import type { UserRecord } from '../storage/types.js';
 import { attemptLimiter } from './attempt-limiter.js';
@@ -32,7 +32,7 @@ const FAILED: PasswordAttempt = { outcome: 'failed' };
  *    waiting; a success refunds the attempt.
  */
 export async function attemptPasswordLogin(
-  ctx: Context,
+  ctx: PasswordChecking,
   request: Request,
   username: string,
   password: string,

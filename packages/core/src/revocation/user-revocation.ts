@@ -94,7 +94,11 @@ export async function deleteUser(
  * memory engine answers synchronously; without `subjectRevokedAt` (older host engines) the answer
  * is `false` and only the user lookup ends a deleted user's session.
  */
-export function sessionRevoked(ctx: Context, record: SessionRecord, now: number): Awaitable<boolean> {
+export function sessionRevoked(
+  ctx: Pick<Context, 'storage'>,
+  record: SessionRecord,
+  now: number,
+): Awaitable<boolean> {
   const at = ctx.storage.grants.subjectRevokedAt?.(record.userId, now);
   if (at === undefined || at === null) return false;
   if (typeof at === 'number') return record.createdAt <= at;

@@ -1,6 +1,6 @@
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { type Awaitable, andThen } from '../awaitable.js';
-import type { Context } from '../context.js';
+import type { AccessTokenCheck, Context, RevocationCheck, TokenSigning, TokenVerifying } from '../context.js';
 import type { Subject } from '../storage/types.js';
 import { fromEpochSeconds, type Seconds, toEpochSeconds } from '../time.js';
 import type { AccessTokenClaims, TokenFamily } from './access-token-claims.js';
@@ -56,7 +56,10 @@ export interface SignedAccessToken {
  * the cost of a token on Node. Verification stays with jose (`jwtVerify`), and tests check that
  * jose accepts every token signed here.
  */
-export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Promise<SignedAccessToken> {
+export async function signAccessToken(
+  ctx: TokenSigning,
+  grant: AccessTokenGrant,
+): Promise<SignedAccessToken> {
   const iat = toEpochSeconds(ctx.now());
   const exp = iat + grant.ttl;
   const jti = base64url(ctx.randomBytes(16));
@@ -126,7 +129,7 @@ export async function signAccessToken(ctx: Context, grant: AccessTokenGrant): Pr
  * lookup instead of a signature check.
  */
 export async function verifyAccessTokenSignature(
-  ctx: Context,
+  ctx: TokenVerifying,
   token: string,
 ): Promise<AccessTokenClaims | null> {
   const checked = await checkAccessTokenSignature(ctx, token);
@@ -135,7 +138,7 @@ export async function verifyAccessTokenSignature(
 
 /** {@link verifyAccessTokenSignature}, telling why a token is refused. */
 async function checkAccessTokenSignature(
-  ctx: Context,
+  ctx: TokenVerifying,
   token: string,
 ): Promise<AccessTokenClaims | TokenRejection> {
   if (token.length > 8192) return INVALID;
@@ -224,7 +227,7 @@ function rejectionOf(error: unknown): TokenRejection {
  * `undefined` for a token never verified, or no longer valid. Revocation is not consulted: see
  * {@link unlessRevoked}.
  */
-export function cachedAccessTokenClaims(ctx: Context, token: string): AccessTokenClaims | undefined {
+export function cachedAccessTokenClaims(ctx: TokenVerifying, token: string): AccessTokenClaims | undefined {
   // With stored keys (`keyRotation`), reading the key set is what starts its periodic re-read, in
   // the background: a process that only meets tokens it verified before must still learn of a
   // revoked key, whose tokens the re-read purges from this cache. A plain property otherwise.
@@ -240,7 +243,7 @@ export function cachedAccessTokenClaims(ctx: Context, token: string): AccessToke
  * (the memory engine does). A failing store throws or rejects.
  */
 export function verifyAccessToken(
-  ctx: Context,
+  ctx: AccessTokenCheck,
   token: string,
   audience: string = ctx.audience,
 ): Awaitable<AccessTokenClaims | null> {
@@ -256,7 +259,7 @@ export function verifyAccessToken(
  * description). Only refusals pay for the reason: an accepted token takes the same path.
  */
 export function checkAccessToken(
-  ctx: Context,
+  ctx: AccessTokenCheck,
   token: string,
   audience: string = ctx.audience,
 ): Awaitable<AccessTokenClaims | TokenRejection> {
@@ -281,7 +284,7 @@ export function checkAccessToken(
  * two things it checks).
  */
 export function refusedOnOwnApi(
-  ctx: Context,
+  ctx: Pick<Context, 'audience'>,
   claims: AccessTokenClaims,
   audience: string = ctx.audience,
 ): TokenRejection {
@@ -294,7 +297,7 @@ export function refusedOnOwnApi(
  * and not revoked, else `null`.
  */
 export function usableOnOwnApi(
-  ctx: Context,
+  ctx: RevocationCheck & Pick<Context, 'audience'>,
   claims: AccessTokenClaims,
   audience: string = ctx.audience,
 ): Awaitable<AccessTokenClaims | null> {
@@ -313,7 +316,10 @@ export function usableOnOwnApi(
  * same second as the user's mark counts as issued before it and is revoked too, even if it was
  * issued a few milliseconds after (never the other way round).
  */
-export function unlessRevoked(ctx: Context, claims: AccessTokenClaims): Awaitable<AccessTokenClaims | null> {
+export function unlessRevoked(
+  ctx: RevocationCheck,
+  claims: AccessTokenClaims,
+): Awaitable<AccessTokenClaims | null> {
   const now = ctx.now();
   // A user's mark covers users only: a client acting for itself is never one of them.
   const userId = claims.subject.kind === 'user' ? claims.sub : undefined;

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { ClaimsSource } from '../context.js';
 import { oauthError } from '../errors.js';
 
 import type { ClaimsHook, ClaimsRequest } from './claims-hook.js';
@@ -48,7 +48,10 @@ const warned = new Set<string>();
  * per name), or `{}` without a hook. A hook that throws or answers something else than an object is a
  * 503 / 500 (logged), never a token without the claims the host expected.
  */
-export async function hostClaims(ctx: Context, request: ClaimsRequest): Promise<Record<string, unknown>> {
+export async function hostClaims(
+  ctx: ClaimsSource,
+  request: ClaimsRequest,
+): Promise<Record<string, unknown>> {
   const hook = ctx.claims;
   if (hook === undefined) return {};
   let answer: unknown;

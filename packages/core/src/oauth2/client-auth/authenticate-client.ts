@@ -1,4 +1,4 @@
-import type { Context } from '../../context.js';
+import type { ClientAuthentication } from '../../context.js';
 import { invalidClient, invalidRequest } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import { ClientRecordError } from '../../records/client-record.js';
@@ -25,7 +25,7 @@ export interface AuthenticatedClient {
  *    work, so that client ids and their methods cannot be probed.
  */
 export async function authenticateClient(
-  ctx: Context,
+  ctx: ClientAuthentication,
   request: Request,
   params: Params,
 ): Promise<AuthenticatedClient> {
@@ -58,7 +58,7 @@ export async function authenticateClient(
  * (logged by the client directory): both fail as every unknown client does.
  */
 async function findClient(
-  ctx: Context,
+  ctx: ClientAuthentication,
   clientId: string,
   request: Request,
 ): Promise<{ readonly found: ClientRecord | null; readonly refused: boolean }> {
@@ -92,7 +92,7 @@ interface Detected {
 }
 
 /** Step 1: the one method the request uses, with what it presents. */
-function detectMethod(ctx: Context, request: Request, params: Params): Detected {
+function detectMethod(ctx: ClientAuthentication, request: Request, params: Params): Detected {
   for (const name of CREDENTIAL_BODY_PARAMETERS) {
     // `get`, not `has`: a parameter sent without a value is an omitted one (RFC 6749 §3.2), as
     // the empty `client_secret=` that node-oauth (passport-oauth2) sends beside HTTP Basic.

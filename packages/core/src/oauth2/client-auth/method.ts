@@ -1,4 +1,4 @@
-import type { Context } from '../../context.js';
+import type { ClientAuthentication } from '../../context.js';
 import type { Params } from '../../http/form.js';
 import type { ClientRecord, TokenEndpointAuthMethod } from '../../storage/types.js';
 
@@ -34,11 +34,15 @@ export interface ClientAuthMethod<P extends PresentedClient = PresentedClient> {
    * Reads the request only (no store, no clock); throws 401 `invalid_client` when this method's
    * credentials are there but malformed.
    */
-  detect(ctx: Context, request: Request, params: Params): P | undefined;
+  detect(ctx: ClientAuthentication, request: Request, params: Params): P | undefined;
   /**
    * Whether `presented` proves to be `client`, the client registered for this method under
    * `presented.clientId`. With `client` undefined (unknown, or registered for another method) it
    * does the same work and resolves `false`, so that response times do not tell which ids exist.
    */
-  verify(ctx: Context, presented: P, client: ClientRecord | undefined): Promise<boolean> | boolean;
+  verify(
+    ctx: ClientAuthentication,
+    presented: P,
+    client: ClientRecord | undefined,
+  ): Promise<boolean> | boolean;
 }

@@ -1,5 +1,5 @@
 import { decodeJwt, importJWK, type JWTVerifyGetKey, type KeyObject } from 'jose';
-import type { Context } from '../../context.js';
+import type { ClientAuthentication, Context } from '../../context.js';
 import { invalidClient, invalidRequest } from '../../errors.js';
 import type { ClientRecord } from '../../storage/types.js';
 import { MAX_ASSERTION_LENGTH, useAssertionOnce, verifyAssertion } from '../jwt-assertion.js';
@@ -75,7 +75,7 @@ export const privateKeyJwt: ClientAuthMethod<PresentedAssertion> = {
 };
 
 /** The URL of the endpoint a request was sent to, below the issuer (whatever host it came in on). */
-function endpointUrl(ctx: Context, request: Request): string {
+function endpointUrl(ctx: Pick<Context, 'issuer' | 'basePath'>, request: Request): string {
   let pathname: string;
   try {
     pathname = new URL(request.url).pathname;
@@ -90,7 +90,7 @@ function endpointUrl(ctx: Context, request: Request): string {
 
 /** RFC 7523 §3 for a client assertion: `iss` = `sub` = the client, `aud` this server or the endpoint. */
 function verifyClientAssertion(
-  ctx: Context,
+  ctx: ClientAuthentication,
   presented: PresentedAssertion,
   key: JWTVerifyGetKey | KeyObject | CryptoKey,
 ) {
@@ -108,7 +108,7 @@ function verifyClientAssertion(
 
 /** The registered keys of `client`: inline `jwks`, else the cached or fetched `jwksUri` document. */
 async function clientKeySet(
-  ctx: Context,
+  ctx: ClientAuthentication,
   client: ClientRecord,
   stale: boolean,
   request: Request,

@@ -32,7 +32,10 @@ export function fapi2Profile(options: GatehouseOptions): boolean {
  * (mTLS is not offered), never with a shared secret; public clients (method `none`) remain, held
  * to DPoP-bound tokens. Another method is 401 `invalid_client`.
  */
-export function checkProfileClientAuth(ctx: Context, authenticated: AuthenticatedClient): void {
+export function checkProfileClientAuth(
+  ctx: Pick<Context, 'securityProfile' | 'realm'>,
+  authenticated: AuthenticatedClient,
+): void {
   if (ctx.securityProfile !== 'fapi2') return;
   if (authenticated.method !== 'private_key_jwt' && authenticated.method !== 'none')
     throw invalidClient(ctx.realm);

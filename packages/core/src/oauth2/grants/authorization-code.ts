@@ -1,4 +1,4 @@
-import type { Context } from '../../context.js';
+import type { TokenIssuing } from '../../context.js';
 import type { DpopProof } from '../../dpop/proof.js';
 import { boundJkt, withBinding } from '../../dpop/token-request.js';
 import { invalidGrant, invalidRequest, oauthError } from '../../errors.js';
@@ -27,7 +27,7 @@ import {
  * The consumption and the refresh token's storage are one atomic store call.
  */
 export async function authorizationCodeGrant(
-  ctx: Context,
+  ctx: TokenIssuing,
   params: Params,
   { client }: AuthenticatedClient,
   dpop?: DpopProof,
@@ -136,7 +136,7 @@ function redirectUriMatches(
 }
 
 /** RFC 6749 §4.1.2: a code used twice revokes every token issued from it. */
-async function replayed(ctx: Context, grantId: string, clientId: string): Promise<never> {
+async function replayed(ctx: TokenIssuing, grantId: string, clientId: string): Promise<never> {
   await revokeGrant(ctx, grantId);
   ctx.emit({ type: 'code.replayed', clientId, grantId });
   throw oauthError('invalid_grant', 'The authorization code has already been used.');

@@ -1,4 +1,4 @@
-import type { Context } from '../../context.js';
+import type { TokenIssuing } from '../../context.js';
 import type { DpopProof } from '../../dpop/proof.js';
 import { invalidScope, oauthError } from '../../errors.js';
 import type { Params } from '../../http/form.js';
@@ -27,7 +27,7 @@ import { issuedTo } from './grant-tokens.js';
  * - No refresh token (§4.4.3: "A refresh token SHOULD NOT be included"): the client asks again.
  */
 export async function clientCredentialsGrant(
-  ctx: Context,
+  ctx: TokenIssuing,
   params: Params,
   { client, method }: AuthenticatedClient,
   dpop?: DpopProof,

@@ -1,4 +1,4 @@
-import type { Context } from '../../context.js';
+import type { Context, TokenIssuing } from '../../context.js';
 import type { ClientRecord, GrantType, RefreshTokenRecord, Subject } from '../../storage/types.js';
 import { addSeconds, type EpochMs, type Milliseconds, secondsToMs } from '../../time.js';
 import { type SignedAccessToken, signAccessToken } from '../../tokens/access-token.js';
@@ -60,7 +60,7 @@ export function revokeGrant(
  * `audience` (the grant's resources, or some of them: RFC 8707; absent, the default audience).
  */
 export function grantAccessToken(
-  ctx: Context,
+  ctx: TokenIssuing,
   grant: Grant,
   scope = grant.scope,
   audience = grant.audience,
@@ -86,7 +86,7 @@ export function grantAccessToken(
  * rotation never loses what the first token knew.
  */
 export async function newRefreshToken(
-  ctx: Context,
+  ctx: Pick<Context, 'randomBytes' | 'refreshTokenTtl'>,
   grant: Grant,
   now: EpochMs,
 ): Promise<{ token: string; record: RefreshTokenRecord }> {

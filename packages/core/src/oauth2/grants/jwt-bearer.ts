@@ -1,5 +1,5 @@
 import { decodeProtectedHeader } from 'jose';
-import type { Context } from '../../context.js';
+import type { TokenIssuing, TrustedJwtVerifying } from '../../context.js';
 import { invalidGrant, invalidScope, oauthError } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
@@ -32,7 +32,7 @@ import { issuedTo } from './grant-tokens.js';
  * assertion.
  */
 export async function jwtBearerGrant(
-  ctx: Context,
+  ctx: TokenIssuing & TrustedJwtVerifying,
   params: Params,
   { client }: AuthenticatedClient,
 ): Promise<Answer> {

@@ -1,4 +1,4 @@
-import type { Context } from '../../context.js';
+import type { TokenIssuing } from '../../context.js';
 import type { DpopProof } from '../../dpop/proof.js';
 import { boundJkt, withBinding } from '../../dpop/token-request.js';
 import { invalidGrant, invalidScope } from '../../errors.js';
@@ -18,7 +18,7 @@ import { clientMayUse, grantAccessToken, issuedTo, newRefreshToken, revokeGrant 
  * one, and presenting an already rotated token revokes the whole grant (RFC 9700 §4.14.2).
  */
 export async function refreshTokenGrant(
-  ctx: Context,
+  ctx: TokenIssuing,
   params: Params,
   { client }: AuthenticatedClient,
   dpop?: DpopProof,
@@ -101,7 +101,7 @@ export async function refreshTokenGrant(
   });
 }
 
-async function reused(ctx: Context, grantId: string, clientId: string): Promise<never> {
+async function reused(ctx: TokenIssuing, grantId: string, clientId: string): Promise<never> {
   await revokeGrant(ctx, grantId);
   ctx.emit({ type: 'refresh_token.reused', clientId, grantId });
   throw invalidGrant('The refresh token has already been used; the grant is revoked.');

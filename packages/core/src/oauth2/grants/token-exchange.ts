@@ -1,4 +1,4 @@
-import type { Context } from '../../context.js';
+import type { Context, TokenIssuing, TokenSigning } from '../../context.js';
 import { invalidRequest, oauthError } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
@@ -26,8 +26,11 @@ import {
   type TokenExchangeRequest,
 } from '../token-exchange/exchanged-token.js';
 import { signIdJag } from '../token-exchange/id-jag.js';
-import { verifyPresentedToken } from '../token-exchange/presented-token.js';
+import { type PresentedTokenVerifying, verifyPresentedToken } from '../token-exchange/presented-token.js';
 import { issuedTo } from './grant-tokens.js';
+
+/** What the token exchange grant reads: its settings, checking presented tokens, issuing. */
+type TokenExchanging = TokenIssuing & PresentedTokenVerifying & Pick<Context, 'tokenExchange'>;
 
 /**
  * `grant_type=urn:ietf:params:oauth:grant-type:token-exchange` (RFC 8693 §2): a client presents a
@@ -48,7 +51,7 @@ import { issuedTo } from './grant-tokens.js';
  *    authorization grant for another authorization server instead (see {@link idJagExchange}).
  */
 export async function tokenExchangeGrant(
-  ctx: Context,
+  ctx: TokenExchanging,
   params: Params,
   { client, method }: AuthenticatedClient,
 ): Promise<Answer> {
@@ -167,7 +170,7 @@ function audienceParameters(params: Params): string[] {
  * token the local user the policy names (`userId`), who must exist.
  */
 async function localSubject(
-  ctx: Context,
+  ctx: Pick<Context, 'users'>,
   clientId: string,
   subject: ExchangedToken,
   decision: TokenExchangeDecision,
@@ -196,7 +199,7 @@ async function localSubject(
  * never drops actors already on record.
  */
 function newActor(
-  ctx: Context,
+  ctx: Pick<Context, 'issuer'>,
   clientId: string,
   subject: ExchangedToken,
   actor: ExchangedToken | undefined,
@@ -223,7 +226,7 @@ function newActor(
  * profile does not use one). The response's `token_type` is `N_A`: it is not an access token.
  */
 async function idJagExchange(
-  ctx: Context,
+  ctx: TokenSigning & Pick<Context, 'tokenExchange' | 'emit'>,
   request: TokenExchangeRequest,
   decision: TokenExchangeDecision,
   resources: readonly string[],

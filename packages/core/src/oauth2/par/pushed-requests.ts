@@ -37,6 +37,9 @@ export const MAX_PUSHED_REQUEST_CHARS = 8192;
 /** Longest reference accepted at the authorization endpoint (a longer one is never ours). */
 const MAX_REFERENCE_CHARS = 128;
 
+/** What keeping pushed requests and flights reads: their store, clock, randomness and lifetime. */
+type PushedRequestStore = Pick<Context, 'storage' | 'now' | 'randomBytes' | 'pushedRequests'>;
+
 /** A pushed request as stored: its client and its validated parameters. */
 interface StoredRequest {
   readonly c: string;
@@ -58,7 +61,7 @@ export interface PushedRequest {
 
 /** Stores a validated pushed request of `clientId`; returns its `request_uri`. */
 export async function savePushedRequest(
-  ctx: Context,
+  ctx: PushedRequestStore,
   clientId: string,
   parameters: Readonly<Record<string, string>>,
 ): Promise<string> {
@@ -91,7 +94,7 @@ export function namesRequestUri(params: Params): boolean {
  * pushing client's. Throws `invalid_request` (shown as a page, never redirected: the redirect URI
  * of an unknown request is unknown) for anything else: unknown, expired or used references.
  */
-export async function resolvePushedRequest(ctx: Context, params: Params): Promise<PushedRequest> {
+export async function resolvePushedRequest(ctx: PushedRequestStore, params: Params): Promise<PushedRequest> {
   const requestUri = params.require('request_uri');
   const clientId = params.require('client_id');
   const now = ctx.now();
@@ -146,7 +149,7 @@ function pushed(stored: string, key: string, flightUri: string): PushedRequest {
  * `parametersAfterLogin`), keeping its lifetime bound. `false` when it ended meanwhile.
  */
 export async function updateFlight(
-  ctx: Context,
+  ctx: PushedRequestStore,
   request: PushedRequest,
   parameters: Readonly<Record<string, string>>,
 ): Promise<boolean> {
@@ -162,6 +165,6 @@ export async function updateFlight(
 }
 
 /** Ends a request in flight as its code is issued: `false` when another step ended it first. */
-export async function endFlight(ctx: Context, request: PushedRequest): Promise<boolean> {
+export async function endFlight(ctx: PushedRequestStore, request: PushedRequest): Promise<boolean> {
   return (await ctx.storage.kv.take(request.key, ctx.now())) !== null;
 }

@@ -35,7 +35,11 @@ export const deleteRegistrationEndpoint: Handler = async (request, ctx, url) => 
  * `invalid_token` (RFC 7592 §2: the server does not say whether the client exists), after the same
  * work.
  */
-async function authorizedRegistration(ctx: Context, request: Request, url: URL): Promise<RegisteredClient> {
+async function authorizedRegistration(
+  ctx: Pick<Context, 'realm' | 'storage' | 'now'>,
+  request: Request,
+  url: URL,
+): Promise<RegisteredClient> {
   const realm = `Bearer realm=${quoteAuthParam(ctx.realm)}`;
   const token = bearerCredentials(request);
   if (token === null || token === '')

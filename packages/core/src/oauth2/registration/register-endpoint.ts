@@ -76,7 +76,11 @@ export function registerEndpoint(settings: DynamicRegistrationSettings): Handler
 }
 
 /** RFC 7591 §3 with RFC 6750 §3: the configured initial access token, as a Bearer token. */
-async function checkInitialAccessToken(ctx: Context, request: Request, expected: string): Promise<void> {
+async function checkInitialAccessToken(
+  ctx: Pick<Context, 'realm'>,
+  request: Request,
+  expected: string,
+): Promise<void> {
   const realm = `Bearer realm=${quoteAuthParam(ctx.realm)}`;
   const presented = bearerCredentials(request);
   if (presented === null || presented === '')

@@ -7,7 +7,7 @@ import type { DynamicRegistrationSettings } from './settings.js';
  * `maxPerAddress` in `windowSeconds`, 429 `too_many_requests` with `Retry-After`.
  */
 export function chargeRegistration(
-  ctx: Context,
+  ctx: Pick<Context, 'storage' | 'now' | 'rateLimit'>,
   request: Request,
   settings: DynamicRegistrationSettings,
 ): Promise<void> {

@@ -34,7 +34,10 @@ export interface IdJagContent {
  * `client_id`, `jti`, `iat`, `exp`, and `resource`, `scope`, `auth_time`, `acr`, `amr` when known.
  * The authorization server verifies it with the instance's published keys (its JWKS).
  */
-export async function signIdJag(ctx: Context, content: IdJagContent): Promise<string> {
+export async function signIdJag(
+  ctx: Pick<Context, 'keys' | 'now' | 'issuer' | 'randomBytes'>,
+  content: IdJagContent,
+): Promise<string> {
   const keys = await freshKeySet(ctx.keys);
   const signer = keys.signers.get(keys.algorithm)!;
   const iat = toEpochSeconds(ctx.now());

@@ -1,5 +1,6 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import type { Context } from '../../context.js';
+import type { Context, RevocationCheck, TokenVerifying, TrustedJwtVerifying } from '../../context.js';
+
 import { invalidRequest } from '../../errors.js';
 import { verifyIdTokenHint } from '../../oidc/id-token.js';
 import type { ClientRecord } from '../../storage/types.js';
@@ -10,6 +11,15 @@ import { userSubject } from '../../tokens/subject.js';
 import { MAX_ASSERTION_LENGTH } from '../jwt-assertion.js';
 import { claimedIssuer, verifyTrustedJwt } from '../trusted-issuers.js';
 import { type ExchangedToken, TOKEN_TYPES } from './exchanged-token.js';
+
+/**
+ * What checking a presented token reads: this instance's tokens (signature, revocation, the user
+ * still there) and trusted issuers' JWTs.
+ */
+export type PresentedTokenVerifying = TokenVerifying &
+  RevocationCheck &
+  TrustedJwtVerifying &
+  Pick<Context, 'users'>;
 
 /** Which parameter a token came in: named in the error descriptions. */
 export type TokenRole = 'subject_token' | 'actor_token';
@@ -36,7 +46,7 @@ const ACCEPTED_TYPES: ReadonlySet<string> = new Set([
  * subject_token or actor_token are invalid for any reason").
  */
 export async function verifyPresentedToken(
-  ctx: Context,
+  ctx: PresentedTokenVerifying,
   client: ClientRecord,
   role: TokenRole,
   token: string,
@@ -93,7 +103,7 @@ export async function verifyPresentedToken(
 
 /** This instance's access token, verified as the bearer check verifies it, revocation included. */
 async function localAccessToken(
-  ctx: Context,
+  ctx: PresentedTokenVerifying,
   token: string,
   tokenType: string,
 ): Promise<ExchangedToken | null> {
@@ -124,7 +134,7 @@ async function localAccessToken(
  * `exp` and an `aud` naming the client that exchanges it.
  */
 async function localIdToken(
-  ctx: Context,
+  ctx: PresentedTokenVerifying,
   client: ClientRecord,
   token: string,
   tokenType: string,
