@@ -1,7 +1,6 @@
 import type { ClaimsSource } from '../context.js';
 import { oauthError } from '../errors.js';
-
-import type { ClaimsHook, ClaimsRequest } from './claims-hook.js';
+import type { ClaimsRequest } from './claims-hook.js';
 
 export type { ClaimsHook, ClaimsRequest, ClaimsTarget } from './claims-hook.js';
 
