@@ -21,6 +21,7 @@ const { values: args } = parseArgs({
 });
 const root = new URL('../', import.meta.url);
 const core = await import(new URL('packages/core/dist/index.js', root).href);
+const engine = await import(new URL('packages/core/dist/engine.js', root).href);
 const { createDemo, DEMO } = await import(new URL('examples/demo/src/index.ts', root).href);
 
 /** PKCE pair (RFC 7636 Appendix B) used for every W3 code. */
@@ -111,7 +112,7 @@ async function mint(kind, count, lifetime) {
   const out = [];
   for (let i = 0; i < count; i++) {
     const secret = randomToken();
-    const hash = await core.hashSecret(secret);
+    const hash = await engine.hashSecret(secret);
     if (kind === 'refresh' || kind === 'refresh-openid') {
       await grants.saveRefreshToken({
         tokenHash: hash,

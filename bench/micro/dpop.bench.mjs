@@ -12,12 +12,11 @@ const { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, jwtVerify
 );
 
 import { Bench } from 'tinybench';
+import { hashSecret, memoryGrantStore } from '../../packages/core/src/engine/index.ts';
 import {
   createGatehouse,
   generateKeys,
-  hashSecret,
   memoryClientStore,
-  memoryGrantStore,
   memoryUserStore,
   pbkdf2Hasher,
 } from '../../packages/core/src/index.ts';

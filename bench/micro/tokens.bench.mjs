@@ -11,12 +11,11 @@
 const { jwtVerify, SignJWT } = await import('../../packages/core/node_modules/jose/dist/webapi/index.js');
 
 import { Bench } from 'tinybench';
+import { hashSecret, memoryGrantStore } from '../../packages/core/src/engine/index.ts';
 import {
   createGatehouse,
   generateKeys,
-  hashSecret,
   memoryClientStore,
-  memoryGrantStore,
   memoryUserStore,
   pbkdf2Hasher,
   withMemoryFallback,
