@@ -55,7 +55,7 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 /**
  * Client networks whose fetch budget one process counts at once, per kind of document (about 2 MB).
  * Full (10,000 networks fetching within one window): a network without a counter yet is refused
- * (429) until windows end; existing counters keep counting (`memoryRateLimitStore`).
+ * (429) until windows end; existing counters keep counting (a bounded `memoryKeyValueStore` per kind).
  */
 const FETCH_COUNTERS = 10_000;
 
