@@ -4,7 +4,7 @@
  * fixed number of requests of each workload, after a warm-up that lets V8 optimise the path. The
  * figure is the main thread's (see `--separate-threads` below); every thread's is printed too.
  *
- *   node bench/callgrind.mjs [express|koa|hono|fastify] [W0,W1,F1] [requests] [warm-up requests] [tree]
+ *   node bench/callgrind.mjs [express|koa|hono|fastify] [W0,W1,F1,W1h] [requests] [warm-up requests] [tree]
  *
  * `tree` (default: this checkout) is the root of the checkout whose bench server to run, so two
  * builds can be compared with the same client (e.g. a worktree of an older commit). Requests are
@@ -97,6 +97,7 @@ const ROUTES = {
   W0: { target: '/bench/ping', headers: {} },
   W1: { target: '/bench/api', headers: { authorization: `Bearer ${token}` } },
   F1: { target: '/bench/floor', headers: { authorization: `Bearer ${token}` } },
+  W1h: { target: '/bench/api-handler', headers: { authorization: `Bearer ${token}` } },
 };
 
 /** `n` requests of a workload over {@link CONNECTIONS} connections; throws on any non-2xx. */

@@ -55,6 +55,17 @@ export const WORKLOADS = [
     prepare: (server, budget) => dpopRequests(server, budget),
   },
   {
+    // Not in the default set (BENCH_WORKLOADS=W0,W1,W1h adds it), Hono only: W1 through
+    // requireAuth's handler form, a route of one handler (Hono runs it without composing a chain).
+    id: 'W1h',
+    name: 'bearer-protected route (requireAuth handler form, JWT)',
+    adapters: ['hono'],
+    prepare: async (server) => {
+      const [token] = await server.mint('access', 1);
+      return [{ method: 'GET', path: '/bench/api-handler', headers: { authorization: `Bearer ${token}` } }];
+    },
+  },
+  {
     // Not in the default set (BENCH_WORKLOADS=W0,F1,W1 adds it): a middleware that only reads the
     // Authorization header, i.e. what the framework charges for any middleware, under W1.
     id: 'F1',

@@ -9,7 +9,7 @@
  * is reported INVALID, never hidden.
  *
  * Environment: BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (3), BENCH_WARMUP (s, 3),
- * BENCH_CONNECTIONS (32), BENCH_ADAPTERS (express,hono,fastify; koa on request), BENCH_WORKLOADS (W0,W1,W2,W3,W4,W5,W6; F1, W2o, W3a on request),
+ * BENCH_CONNECTIONS (32), BENCH_ADAPTERS (express,hono,fastify; koa on request), BENCH_WORKLOADS (W0,W1,W2,W3,W4,W5,W6; F1, W2o, W3a, W1h (Hono) on request),
  * BENCH_JSON (a file to write the raw results to), BENCH_SKIP_MICRO (skip the memory and micro
  * benchmarks that run first), BENCH_ENGINES (memory,redis,postgres; default memory: redis needs
  * REDIS_URL, postgres DATABASE_URL; both run with pushed revocations unless BENCH_PUSHED=0). The
@@ -31,6 +31,9 @@ const SELECTED = env('BENCH_WORKLOADS', 'W0,W1,W2,W3,W4,W5,W6').split(',');
 const ENGINES = env('BENCH_ENGINES', 'memory').split(',');
 const root = fileURLToPath(new URL('../', import.meta.url));
 const WORKLOADS = ALL_WORKLOADS.filter((w) => SELECTED.includes(w.id));
+/** Whether `server` has the workload's route (a workload naming `adapters` exists on those only). */
+const runsOn = (server, workload) =>
+  !workload.adapters || workload.adapters.includes(server.adapter.split('+')[0]);
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -73,6 +76,7 @@ async function main() {
     );
     for (const server of servers) {
       for (const workload of WORKLOADS) {
+        if (!runsOn(server, workload)) continue;
         await measure(server, workload, WARMUP, CONNECTIONS);
       }
     }
@@ -105,7 +109,7 @@ async function main() {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const server of servers) {
         for (const workload of WORKLOADS) {
-          if (workload === w0) continue;
+          if (workload === w0 || !runsOn(server, workload)) continue;
           let ceilingRun;
           let run;
           if (round % 2 === 1) {

@@ -215,6 +215,11 @@ if (args.adapter === 'express') {
   app.get('/bench/api', adapter.requireAuth(instance, { schemes: ['bearer'] }), (c) =>
     c.json({ sub: c.get('auth').sub }),
   );
+  // W1h: the same check in requireAuth's handler form (a one-handler route, no middleware chain).
+  app.get(
+    '/bench/api-handler',
+    adapter.requireAuth(instance, { schemes: ['bearer'] }, (c) => c.json({ sub: c.get('auth').sub })),
+  );
   app.get(
     '/bench/floor',
     async (c, next) => {

@@ -208,3 +208,48 @@ describe('requireAuth()', () => {
     expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer /);
   });
 });
+
+describe('requireAuth() with a handler', () => {
+  it('runs the handler with c.get(auth) for a valid token, refuses others, and gives the same answers as the middleware', async () => {
+    const t = await testInstance();
+    const app = new Hono<{ Variables: AuthVariables }>();
+    app.get(
+      '/api/me',
+      requireAuth(t.gatehouse, { schemes: ['bearer'], scope: ['read'] }, (c) =>
+        c.json({ sub: c.get('auth').sub, via: 'handler' }),
+      ),
+    );
+    app.get('/api/me-middleware', requireAuth(t.gatehouse, { schemes: ['bearer'], scope: ['read'] }), (c) =>
+      c.json({ sub: c.get('auth').sub }),
+    );
+    const { access_token } = await issueTokens(t);
+    // Twice: the first verifies the token, the second finds it verified (the synchronous path).
+    for (let i = 0; i < 2; i++) {
+      const ok = await app.request('http://localhost/api/me', {
+        headers: { Authorization: `Bearer ${access_token}` },
+      });
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toEqual({ sub: 'user-1', via: 'handler' });
+    }
+    for (const path of ['/api/me', '/api/me-middleware']) {
+      const missing = await app.request(`http://localhost${path}`);
+      expect(missing.status).toBe(401);
+      expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer /);
+      const forged = await app.request(`http://localhost${path}`, {
+        headers: { Authorization: `Bearer ${access_token.slice(0, -4)}AAAA` },
+      });
+      expect(forged.status).toBe(401);
+      expect(forged.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+    }
+    const admin = new Hono<{ Variables: AuthVariables }>();
+    admin.get(
+      '/admin',
+      requireAuth(t.gatehouse, { schemes: ['bearer'], scope: ['admin'] }, (c) => c.text('no')),
+    );
+    const short = await admin.request('http://localhost/admin', {
+      headers: { Authorization: `Bearer ${access_token}` },
+    });
+    expect(short.status).toBe(403);
+    expect(short.headers.get('www-authenticate')).toMatch(/error="insufficient_scope"/);
+  });
+});

@@ -6,7 +6,7 @@
  */
 import type { AuthenticateOptions, Caller, Gatehouse, OperationsHandler } from '@gatehousejs/core';
 import { type Authenticator, setClientAddress, withAuthentication } from '@gatehousejs/core/adapter';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, Handler, MiddlewareHandler } from 'hono';
 
 /** What {@link requireAuth} needs of an instance (a `Gatehouse`). */
 export type { Authenticator };
@@ -85,11 +85,35 @@ export function operations(
  * (and, for bearer tokens, every scope of `options.scope`), setting `c.get('auth')`. Otherwise it
  * answers with Gatehouse's ready 401/403 response (RFC 6750 `WWW-Authenticate` included). It never
  * reads the body.
+ *
+ * Given a `handler`, it returns that handler behind the same check instead of a middleware:
+ * `app.get('/api/me', requireAuth(gatehouse, { schemes: ['bearer'] }, (c) => c.json(c.get('auth'))))`.
+ * Same answers, cheaper: Hono runs a route of one handler directly, while a middleware in front of it
+ * makes Hono compose a chain with a promise per step (about a fifth of a bare Hono request).
  */
 export function requireAuth(
   instance: Authenticator,
   options: AuthenticateOptions,
-): MiddlewareHandler<{ Variables: AuthVariables }> {
+): MiddlewareHandler<{ Variables: AuthVariables }>;
+export function requireAuth(
+  instance: Authenticator,
+  options: AuthenticateOptions,
+  handler: Handler<{ Variables: AuthVariables }>,
+): Handler<{ Variables: AuthVariables }>;
+export function requireAuth(
+  instance: Authenticator,
+  options: AuthenticateOptions,
+  handler?: Handler<{ Variables: AuthVariables }>,
+): MiddlewareHandler<{ Variables: AuthVariables }> | Handler<{ Variables: AuthVariables }> {
+  if (handler) {
+    return (c, next) =>
+      // A token verified before runs the handler without waiting (see `withAuthentication`).
+      withAuthentication(instance, c.req.raw, options, (result) => {
+        if (!result.ok) return result.response;
+        c.set('auth', result.caller);
+        return handler(c, next);
+      });
+  }
   return (c, next) => {
     // A token verified before goes on to `next` without waiting (see `withAuthentication`).
     const outcome = withAuthentication(instance, c.req.raw, options, (result) => {
