@@ -51,18 +51,48 @@ if f[4] then return {SEEN, f[1], f[4], f[2]} end
 `;
 
 /**
+ * Adds a refresh token to its user's index (a sorted set scored by expiry), from Lua expressions:
+ * `member` until `expiresAt`, dropping `rotated` (a member known to be rotated: the predecessor of
+ * the token being rotated, or '') and the members expired at `now`, and keeping the key until its
+ * latest member expires, so the index never outlives what it names.
+ */
+const indexUserToken = (index: string, member: string, expiresAt: string, now: string, rotated: string) => `
+do
+  redis.call('ZADD', ${index}, ${expiresAt}, ${member})
+  if ${rotated} and ${rotated} ~= '' then redis.call('ZREM', ${index}, ${rotated}) end
+  redis.call('ZREMRANGEBYSCORE', ${index}, '-inf', ${now})
+  local last = redis.call('ZRANGE', ${index}, -1, -1, 'WITHSCORES')
+  if last[2] then redis.call('PEXPIREAT', ${index}, last[2]) end
+end
+`;
+
+/**
  * Stores the new refresh token of KEYS[3] from ARGV[at..at+2] (json, expiresAt, grant id), plus
  * `fields` (more field/value pairs of the HSET, Lua).
+ *
+ * On a single server the store also names the token's pointer (KEYS[4]) and, for a user's token,
+ * the user's index (KEYS[5]), with ARGV[9] the pointer's value, ARGV[10] the index member and
+ * ARGV[11] the rotated member to drop (or ''): the script writes them too, so the whole consume is
+ * one command, and a losing or refused call writes no pointer nor index entry. Their keys are in
+ * other slots than the grant's, which a single server allows; on a Cluster the store writes them
+ * itself before sending the script with three keys (grant-store.ts).
  */
 const storeRefreshToken = (at: number, fields = '') => `
+if KEYS[4] then
+  redis.call('SET', KEYS[4], ARGV[9], 'PXAT', ARGV[${at + 1}])
+  if KEYS[5] then
+${indexUserToken('KEYS[5]', 'ARGV[10]', `ARGV[${at + 1}]`, 'ARGV[1]', 'ARGV[11]')}
+  end
+end
 redis.call('DEL', KEYS[3])
 redis.call('HSET', KEYS[3], 'r', ARGV[${at}], 'exp', ARGV[${at + 1}], 'grant', ARGV[${at + 2}]${fields})
 redis.call('PEXPIREAT', KEYS[3], ARGV[${at + 1}])
 `;
 
 /**
- * KEYS: code, revoked-grant marker, [refresh token]. ARGV: now, expected grant id, nonce, the
- * user's mark (`at`, or ''), keepUntil, [refresh json, refresh expiresAt, refresh grant id]. The
+ * KEYS: code, revoked-grant marker, [refresh token, [its pointer, [its user's index]]]. ARGV: now,
+ * expected grant id, nonce, the user's mark (`at`, or ''), keepUntil, [refresh json, refresh
+ * expiresAt, refresh grant id, [pointer value, index member, '']] (see storeRefreshToken). The
  * consumed code is kept until keepUntil (never shortened) so that a late replay is still recognised.
  * Replies `{'replayed', json, consumedAt, exp}` or `{'redeemed', json, exp}`.
  */
@@ -78,16 +108,17 @@ if tonumber(ARGV[5]) > tonumber(exp) then
 else
   redis.call('HSET', KEYS[1], 'used', ARGV[1], 'by', ARGV[3])
 end
-if #KEYS == 3 then
+if #KEYS >= 3 then
 ${storeRefreshToken(6)}
 end
 return {'redeemed', f[1], exp}
 `);
 
 /**
- * KEYS: token, revoked-grant marker, next token. ARGV: now, expected grant id, nonce, the user's
- * mark (`at`, or ''), next json, expiresAt, grant id, the token's own hash (the next token's
- * `prev`). Replies `{'reused', json, rotatedAt}` or `{'rotated', json}`.
+ * KEYS: token, revoked-grant marker, next token, [its pointer, [its user's index]]. ARGV: now,
+ * expected grant id, nonce, the user's mark (`at`, or ''), next json, expiresAt, grant id, the
+ * token's own hash (the next token's `prev`), [pointer value, index member, the member of the
+ * token's predecessor or ''] (see storeRefreshToken). Replies `{'reused', json, rotatedAt}` or `{'rotated', json}`.
  */
 export const rotateRefreshTokenScript = new LuaScript(`
 local MARKER, SEEN, ISSUED, INTS = 'rot', 'reused', 'issuedAt', {1, 6}
@@ -143,19 +174,13 @@ return 1
 `);
 
 /**
- * Adds a refresh token to its user's index (KEYS[1], a sorted set scored by expiry): ARGV[1] the
- * member, ARGV[2] its expiry, ARGV[3] now, ARGV[4] (optional) a member known to be rotated (the
- * predecessor of the token being rotated), dropped. Drops the members that have expired and keeps
- * the key until its latest member expires, so the index never outlives what it names.
+ * Adds a refresh token to its user's index (KEYS[1]; see indexUserToken): ARGV[1] the member,
+ * ARGV[2] its expiry, ARGV[3] now, ARGV[4] (optional) a member known to be rotated.
  */
 export const indexUserTokenScript = new LuaScript(`
 local INTS = {2, 3}
 ${VALIDATE}
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-if ARGV[4] and ARGV[4] ~= '' then redis.call('ZREM', KEYS[1], ARGV[4]) end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
-local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-if last[2] then redis.call('PEXPIREAT', KEYS[1], last[2]) end
+${indexUserToken('KEYS[1]', 'ARGV[1]', 'ARGV[2]', 'ARGV[3]', 'ARGV[4]')}
 return 1
 `);
 

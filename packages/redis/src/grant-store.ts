@@ -28,16 +28,17 @@ type Marker = 'used' | 'rot';
  * {@link GrantStore} on Redis, for one instance (see keys.ts). A code or refresh token is found
  * through its pointer (hash → grant id) and then read, with its grant's revocation marker, from its
  * grant's slot: one script on a single server, two round trips on a Cluster. Redeeming and rotating run one script that re-checks everything
- * and writes; it names every key it touches, all in the grant's slot, as Redis Cluster requires.
- * The script needs the grant id (the pointer) and the user's mark: the lookup Gatehouse makes just
- * before, at the same `now`, learned both (see found-memo.ts), so the next token's pointer and
- * index entry and the script go out together: one round trip on a single server, where commands
- * sent together run in the order sent, two on a Cluster, where the writes land before the script
- * is sent. A consume without that lookup first reads the pointer (one more round trip).
+ * and writes; it names every key it touches. The script needs the grant id (the pointer) and the
+ * user's mark: the lookup Gatehouse makes just before, at the same `now`, learned both (see
+ * found-memo.ts). On a single server the script also writes the next token's pointer and index
+ * entry (keys of other slots, which a single server allows): the consume is one command, one round
+ * trip, and a losing call writes nothing. On a Cluster every key of a script must be in one slot
+ * (the grant's): the pointer and index entry are written first, acknowledged, then the script is
+ * sent (two round trips). A consume without that lookup first reads the pointer (one more).
  *
- * A pointer is written before its record, never after: a pointer whose record never landed (a
- * losing or failed call) leads to no record, which reads as absent, and expires with the record it
- * would have named.
+ * A pointer is written before its record or with it, never after: a pointer whose record never
+ * landed (a losing or failed call on a Cluster) leads to no record, which reads as absent, and
+ * expires with the record it would have named.
  *
  * A user's mark (`revokeSubject`) lives in the user's slot, not the grant's, so a script cannot read
  * it: the store reads it just before (the pointer names the user) and hands its `at` to the script,
@@ -55,6 +56,10 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
   // The one-step lookup reads keys it learns from the pointer: a single server only, and not one
   // that refuses undeclared keys (then two round trips from the first refusal on).
   let lookupInOneStep = inOrder;
+  // The one-command consume names keys of several slots (the grant's, the next pointer's, the
+  // user's index): a single server only, and not one that enforces slots (a sharding proxy), which
+  // refuses it before running it; from that first refusal on, the writes go first.
+  let consumeInOneStep = inOrder;
 
   /**
    * What a lookup reads: the pointer's owner, the record's fields (`r`, `exp`, `grant`, marker,
@@ -217,41 +222,73 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
     extraArgs: string[],
     now: number,
   ) => {
-    const run = (owner: FoundRecord) =>
-      script.run(
-        client,
-        [recordKey(owner.grantId), keys.revokedGrant(owner.grantId), ...(next ? [next.key] : [])],
-        [String(wholeInstant(now)), owner.grantId, nonce, owner.markAt, ...extraArgs],
-      ) as Promise<[string, string?, string?, string?]>;
-    // The next record's pointer and its user's index entry. The consumed token's predecessor's
-    // entry goes too: the consumed token exists, so the rotation that stored it rotated that one.
+    // The consumed token's predecessor's index entry goes with the next token's: the consumed
+    // token exists, so the rotation that stored it rotated that one.
+    const rotatedOf = (owner?: FoundRecord) =>
+      next && owner?.userId === next.userId ? owner?.previousHash : undefined;
+    // `withNext`: the script writes the next record's pointer and index entry itself (a single
+    // server, see grant-scripts.ts storeRefreshToken); otherwise they were written before.
+    const run = (owner: FoundRecord, withNext: boolean) => {
+      const scriptKeys = [recordKey(owner.grantId), keys.revokedGrant(owner.grantId)];
+      const args = [String(wholeInstant(now)), owner.grantId, nonce, owner.markAt, ...extraArgs];
+      if (next) {
+        scriptKeys.push(next.key);
+        if (withNext) {
+          scriptKeys.push(next.pointer);
+          args.push(pointerValue(next.grantId, next.userId));
+          if (next.tokenHash !== undefined && next.userId !== undefined) {
+            const rotatedHash = rotatedOf(owner);
+            scriptKeys.push(keys.userRefreshTokens(next.userId));
+            args.push(
+              pointerValue(next.grantId, next.tokenHash),
+              rotatedHash === undefined ? '' : pointerValue(next.grantId, rotatedHash),
+            );
+          }
+        }
+      }
+      return script.run(client, scriptKeys, args) as Promise<[string, string?, string?, string?]>;
+    };
+    // The next record's pointer and its user's index entry, written before the script.
     const writeNext = (owner?: FoundRecord) => {
       if (!next) return Promise.resolve();
-      const rotatedHash = owner?.userId === next.userId ? owner?.previousHash : undefined;
       return Promise.all([
         client.set(next.pointer, pointerValue(next.grantId, next.userId), 'PXAT', expireAt(next.expiresAt)),
         next.tokenHash &&
-          indexUserToken(next.userId, next.grantId, next.tokenHash, next.expiresAt, now, rotatedHash),
+          indexUserToken(next.userId, next.grantId, next.tokenHash, next.expiresAt, now, rotatedOf(owner)),
       ]);
+    };
+    const finish = async (owner: FoundRecord) => {
+      if (consumeInOneStep) {
+        try {
+          return await run(owner, true);
+        } catch (error) {
+          // Refused before it ran (nothing written): a server that enforces slots.
+          if (!(error instanceof Error) || !/CROSSSLOT/i.test(error.message)) throw error;
+          consumeInOneStep = false;
+        }
+      }
+      // The writes run before the script (sent together on one server). A failed write fails the
+      // call (503); under noeviction the only such failure, OOM, refuses the script's writes too.
+      const [, reply] = await inSequence([() => writeNext(owner), () => run(owner, false)]);
+      return reply as Awaited<ReturnType<typeof run>>;
     };
 
     const found = memo.take(pointer, now);
     if (found) {
       // The next record must live in the same grant (and so the same slot); the contract says it does.
       if (next && next.grantId !== found.grantId) return null;
-      // The writes run before the script (sent together on one server). A failed write fails the
-      // call (503); under noeviction the only such failure, OOM, refuses the script's writes too.
-      const [, reply] = await inSequence([() => writeNext(found), () => run(found)]);
-      return reply as Awaited<ReturnType<typeof run>>;
+      return finish(found);
     }
 
     // Not looked up by this store at this `now`: read the pointer, with the mark of the user the
-    // next record names (its grant's, so almost always the right one), while the writes go out.
+    // next record names (its grant's, so almost always the right one), while the writes go out
+    // when the script does not make them.
+    const writesFirst = !consumeInOneStep;
     const [current, mark] = await sendTogether(client, () =>
       Promise.all([
         client.get(pointer),
         next?.userId === undefined ? null : client.get(keys.revokedSubject(next.userId)),
-        writeNext(),
+        writesFirst ? writeNext() : undefined,
       ]),
     );
     const owner = parsePointer(current);
@@ -259,7 +296,8 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
     if (next && next.grantId !== owner.grantId) return null;
     const markArgument =
       next && owner.userId === next.userId ? markAt(mark, now) : await readMarkAt(owner.userId, now);
-    return run({ ...owner, markAt: markArgument });
+    const read = { ...owner, markAt: markArgument };
+    return writesFirst ? run(read, false) : finish(read);
   };
 
   return {

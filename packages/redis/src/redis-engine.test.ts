@@ -325,6 +325,81 @@ describe.skipIf(!url)('redis engine specifics', () => {
     await store.close();
   });
 
+  it('consumes in one command on a single server: a losing rotation writes no pointer nor index entry', async () => {
+    const now = Date.now();
+    const userId = crypto.randomUUID();
+    const grantId = crypto.randomUUID();
+    const [token, winner, loser] = [
+      await userRefresh(now, grantId, userId),
+      await userRefresh(now, grantId, userId),
+      await userRefresh(now, grantId, userId),
+    ];
+    await storage.grants.saveRefreshToken(token);
+    const sent: string[] = [];
+    const counting = new Proxy(storage.client, {
+      get(target, property) {
+        const value = Reflect.get(target, property);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          sent.push(String(property));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const store = redisStorage({ client: counting, prefix });
+    expect(await store.grants.findRefreshToken(token.tokenHash, now)).toEqual(token);
+    sent.length = 0;
+    expect((await store.grants.rotateRefreshToken(token.tokenHash, winner, now)).status).toBe('rotated');
+    expect(sent).toEqual(['evalsha']);
+    expect(await store.grants.findRefreshToken(token.tokenHash, now)).toMatchObject({ rotatedAt: now });
+    expect((await store.grants.rotateRefreshToken(token.tokenHash, loser, now)).status).toBe('reused');
+    expect(await storage.client.exists(key(`rt:${loser.tokenHash}`))).toBe(0);
+    expect(await storage.client.zrange(key(`grants:${userId}`), 0, -1)).not.toContain(
+      pointerValue(grantId, loser.tokenHash),
+    );
+    expect(await storage.grants.findRefreshToken(winner.tokenHash, now)).toEqual(winner);
+    await store.close();
+  });
+
+  it('writes the pointer and index entry first, from then on, where a server enforces slots', async () => {
+    // A sharding proxy in front of a single connection refuses a script naming keys of several
+    // slots before running it: the store then writes them first, as on a Cluster.
+    let refused = 0;
+    const enforcing = new Proxy(storage.client, {
+      get(target, property) {
+        const value = Reflect.get(target, property);
+        if (property === 'evalsha' || property === 'eval')
+          return (...args: unknown[]) => {
+            if (Number(args[1]) > 3) {
+              refused++;
+              return Promise.reject(new Error("CROSSSLOT Keys in request don't hash to the same slot"));
+            }
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const store = redisStorage({ client: enforcing, prefix });
+    const now = Date.now();
+    const userId = crypto.randomUUID();
+    const code = { ...(await codeOf(now)), userId };
+    await store.grants.saveCode(code);
+    const issued = await userRefresh(now, code.grantId, userId);
+    expect(await store.grants.findCode(code.codeHash, now)).toEqual(code);
+    expect((await store.grants.redeemCode(code.codeHash, issued, now, now + 600_000)).status).toBe(
+      'redeemed',
+    );
+    const next = await userRefresh(now + 1, code.grantId, userId);
+    expect(await store.grants.findRefreshToken(issued.tokenHash, now + 1)).toEqual(issued);
+    expect(await store.grants.rotateRefreshToken(issued.tokenHash, next, now + 1)).toEqual({
+      status: 'rotated',
+      previous: issued,
+    });
+    expect(refused).toBe(1);
+    expect(await store.grants.listUserRefreshTokens!(userId, now + 2)).toEqual([next]);
+    await store.close();
+  });
+
   it("drops a rotated token's index entry at the next rotation, and a listing drops the rest", async () => {
     const now = Date.now();
     const userId = crypto.randomUUID();
