@@ -15,9 +15,9 @@
  * Use a database of your own: the CPU and commit counters are the whole database's.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createConnection, createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createRequire } from 'node:module';
 
 // pg from the postgres package (the root has no dependency on it).
 const pg = createRequire(new URL('../packages/postgres/package.json', import.meta.url))('pg');
@@ -131,7 +131,10 @@ const admin = new pg.Client({ connectionString: databaseUrl });
 await admin.connect();
 async function counters() {
   const [db] = (
-    await admin.query('SELECT xact_commit::bigint AS c, xact_rollback::bigint AS r FROM pg_stat_database WHERE datname = $1', [database])
+    await admin.query(
+      'SELECT xact_commit::bigint AS c, xact_rollback::bigint AS r FROM pg_stat_database WHERE datname = $1',
+      [database],
+    )
   ).rows;
   const tables = (
     await admin.query(
@@ -141,7 +144,11 @@ async function counters() {
     )
   ).rows;
   // The whole cluster's WAL (other databases' writes count too: use a quiet server).
-  const [wal] = (await admin.query('SELECT wal_records, wal_fpi, wal_bytes::bigint AS bytes, wal_write, wal_sync FROM pg_stat_wal')).rows;
+  const [wal] = (
+    await admin.query(
+      'SELECT wal_records, wal_fpi, wal_bytes::bigint AS bytes, wal_write, wal_sync FROM pg_stat_wal',
+    )
+  ).rows;
   return { commits: Number(db.c), rollbacks: Number(db.r), tables, wal };
 }
 

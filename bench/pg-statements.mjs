@@ -13,7 +13,10 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
-const root = new URL('../', import.meta.url);
+// PG_TREE=<checkout>: measure that checkout's built engine (e.g. the main branch, for a before/after).
+const root = process.env.PG_TREE
+  ? new URL(`file://${process.env.PG_TREE.replace(/\/?$/, '/')}`)
+  : new URL('../', import.meta.url);
 const pg = createRequire(new URL('packages/postgres/package.json', root))('pg');
 const postgres = await import(new URL('packages/postgres/dist/index.js', root).href);
 const engine = await import(new URL('packages/core/dist/engine.js', root).href);
@@ -90,7 +93,22 @@ async function step(name, call) {
   // PERF=<step name>: samples that step's backend with `perf record` (cpu-clock, call graphs).
   const perf =
     process.env.PERF === name
-      ? spawn('perf', ['record', '-e', 'cpu-clock', '-F', '5000', '-g', '-p', String(pid), '-o', `/tmp/pg-perf-${process.pid}.data`], { stdio: 'inherit' })
+      ? spawn(
+          'perf',
+          [
+            'record',
+            '-e',
+            'cpu-clock',
+            '-F',
+            '5000',
+            '-g',
+            '-p',
+            String(pid),
+            '-o',
+            `/tmp/pg-perf-${process.pid}.data`,
+          ],
+          { stdio: 'inherit' },
+        )
       : undefined;
   if (perf) await new Promise((resolve) => setTimeout(resolve, 500));
   const t0 = cpu();
