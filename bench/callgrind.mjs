@@ -6,6 +6,8 @@
  *
  *   node bench/callgrind.mjs [express|koa|hono|fastify] [W0,W1,F1,W1h] [requests] [warm-up requests] [tree]
  *
+ * `CALLGRIND_ENGINE=redis|postgres` runs the server on that engine (default memory).
+ *
  * `tree` (default: this checkout) is the root of the checkout whose bench server to run, so two
  * builds can be compared with the same client (e.g. a worktree of an older commit). Requests are
  * sent over 4 keep-alive connections; each workload's count is the difference of two callgrind
@@ -44,6 +46,8 @@ const child = spawn(
     'bench/server.mjs',
     '--adapter',
     adapter,
+    // CALLGRIND_ENGINE=redis|postgres: the server's storage engine (REDIS_URL / DATABASE_URL).
+    ...(process.env.CALLGRIND_ENGINE ? ['--engine', process.env.CALLGRIND_ENGINE] : []),
   ],
   { cwd: tree, stdio: ['ignore', 'pipe', 'pipe'] },
 );

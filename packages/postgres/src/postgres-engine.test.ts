@@ -221,6 +221,46 @@ describe.skipIf(!url)('postgres engine prepared statements', () => {
     await other.close();
   });
 
+  it('keeps the refresh-token lookup one primary-key probe of revoked grants under a plan made while there were none', async () => {
+    await pool.query('DEALLOCATE ALL');
+    await pool.query(`DELETE FROM "${schema}".revoked_grants`);
+    const storage = postgresStorage({ pool, schema, sweepIntervalMs: 0 });
+    const hash = await hashSecret('plan-1');
+    await storage.grants.saveRefreshToken(record(hash));
+    // The connection's generic plan, made now, while no grant is revoked, is the one it keeps.
+    await pool.query('SET plan_cache_mode = force_generic_plan');
+    try {
+      expect((await storage.grants.findRefreshToken(hash, Date.now()))?.tokenHash).toBe(hash);
+      await pool.query(
+        `INSERT INTO "${schema}".revoked_grants (instance_id, grant_id, expires_at)
+         SELECT 'default', 'revoked-' || i, $1::bigint FROM generate_series(1, 2000) i`,
+        [now + 60_000],
+      );
+      const [{ name }] = (
+        await pool.query<{ name: string }>(
+          `SELECT name FROM pg_prepared_statements
+           WHERE statement LIKE 'SELECT r.* FROM "${schema}"."refresh_tokens"%'`,
+        )
+      ).rows as [{ name: string }];
+      const plan = (
+        await pool.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE ${name}('default', ${Date.now()}, '${hash}')`,
+        )
+      ).rows
+        .map((row) => row['QUERY PLAN'])
+        .join('\n');
+      // Probed by (instance_id, grant_id), not every revoked grant of the instance read and filtered.
+      expect(plan).toMatch(
+        /Index Scan using revoked_grants_pkey[^\n]*\n\s*Index Cond: [^\n]*grant_id = r\.grant_id/,
+      );
+      expect(plan).not.toMatch(/Rows Removed by (Join )?Filter: [0-9]{3,}/);
+    } finally {
+      await pool.query('RESET plan_cache_mode');
+      await pool.query(`DELETE FROM "${schema}".revoked_grants`);
+      await storage.close();
+    }
+  });
+
   it('prepares nothing with preparedStatements: false', async () => {
     await pool.query('DEALLOCATE ALL');
     const storage = postgresStorage({ pool, schema, sweepIntervalMs: 0, preparedStatements: false });
