@@ -42,15 +42,19 @@ export async function grantIdToken(
   const { userId } = grant.subject;
   const needsClaims = scopes.some((scope) => Object.hasOwn(SCOPE_CLAIMS, scope));
   const user = needsClaims ? await ctx.users.findUser(userId) : null;
-  const extra = await hostClaims(ctx, {
-    target: 'id_token',
-    sub: userId,
-    subjectKind: 'user',
-    clientId: client.id,
-    scopes,
-    resources: grant.audience ?? [],
-    ...(needsClaims ? { user } : {}),
-  });
+  // Without a hook there are no host claims, and its request is not built.
+  const extra =
+    ctx.claims === undefined
+      ? undefined
+      : await hostClaims(ctx, {
+          target: 'id_token',
+          sub: userId,
+          subjectKind: 'user',
+          clientId: client.id,
+          scopes,
+          resources: grant.audience ?? [],
+          ...(needsClaims ? { user } : {}),
+        });
   const claims = { ...(user?.claims ? claimsForScope(user.claims, grant.scope) : {}), ...extra };
   return signIdToken(ctx, {
     userId,
