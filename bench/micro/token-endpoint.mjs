@@ -13,22 +13,29 @@
  * `tree` defaults to this checkout; give an older worktree first to compare (its packages built).
  * BENCH_ID_TOKEN_ALG=ES256: instances with an ES256 key only, so their ID tokens are ES256.
  * BENCH_PROFILE=<file>: a V8 CPU profile of the measured batches (of the last tree).
+ * Instructions per request (load-independent), e.g. W2 of two checkouts:
+ *   BENCH_CALLGRIND=/tmp/cg valgrind --tool=callgrind --separate-threads=yes \
+ *     --callgrind-out-file=/tmp/cg/cg.%p node --import tsx bench/micro/token-endpoint.mjs W2 300 2 ../old .
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const [id = 'W2', batchArg = '2000', batchesArg = '7', ...treeArgs] = process.argv.slice(2);
+// `tree@ES256`: that checkout's instance with an ES256 key only (ES256 ID tokens), so that the ID
+// token's algorithm can be compared within one run (the same tree twice, with and without).
 const trees =
   treeArgs.length > 0
-    ? treeArgs.map((t) => path.resolve(t))
+    ? treeArgs.map((t) => path.resolve(t.replace(/@ES256$/, '')) + (t.endsWith('@ES256') ? '@ES256' : ''))
     : [fileURLToPath(new URL('../../', import.meta.url))];
 const batch = Number(batchArg);
-const es256 = process.env.BENCH_ID_TOKEN_ALG === 'ES256';
+const allES256 = process.env.BENCH_ID_TOKEN_ALG === 'ES256';
 const verifier = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
 const challenge = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
 
-async function setup(tree) {
+async function setup(spec) {
+  const es256 = allES256 || spec.endsWith('@ES256');
+  const tree = spec.replace(/@ES256$/, '');
   const at = (file) => pathToFileURL(path.join(tree, file)).href;
   const core = await import(at('packages/core/dist/index.js'));
   // Checkouts before the engine entry (round 3) export hashSecret from the main entry.
@@ -108,7 +115,15 @@ async function setup(tree) {
       if (answer.status !== 200) throw new Error(`${tree}: ${answer.status} ${answer.body}`);
     }
   }
-  return { tree, mint, run, calls, cpu: [], main: 0 };
+  return {
+    tree: es256 ? `${tree} (ES256 ID tokens)` : tree,
+    mint,
+    run,
+    calls,
+    cpu: [],
+    main: 0,
+    instructions: 0,
+  };
 }
 
 /** The main thread's CPU time (Linux), in clock ticks of 10 ms. */
@@ -116,6 +131,27 @@ const mainTicks = () => {
   const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ').at(-1).split(' ');
   return Number(fields[11]) + Number(fields[12]);
 };
+
+/**
+ * BENCH_CALLGRIND=<dir>: the script runs under `valgrind --tool=callgrind --separate-threads=yes
+ * --callgrind-out-file=<dir>/cg.%p`; each measured batch is zeroed before and dumped after, and the
+ * main thread's instructions (load-independent) are summed per checkout.
+ */
+const callgrind = process.env.BENCH_CALLGRIND;
+const { execFile } = await import('node:child_process');
+const callgrindControl = (flag) =>
+  new Promise((resolve, reject) =>
+    execFile('callgrind_control', [flag, String(process.pid)], (error) =>
+      error ? reject(error) : resolve(),
+    ),
+  );
+let dumps = 0;
+async function dumpedInstructions() {
+  await callgrindControl('--dump');
+  dumps++;
+  const file = path.join(callgrind, `cg.${process.pid}.${dumps}-01`);
+  return Number(/^totals: (\d+)/m.exec(readFileSync(file, 'utf8'))?.[1] ?? Number.NaN);
+}
 
 const setups = [];
 for (const tree of trees) setups.push(await setup(tree));
@@ -134,10 +170,12 @@ for (let b = 0; b < Number(batchesArg); b++) {
       await post('Profiler.setSamplingInterval', { interval: 100 });
       await post('Profiler.start');
     }
+    if (callgrind) await callgrindControl('--zero');
     const before = process.cpuUsage();
     const ticks = mainTicks();
     await s.run(bodies);
     const used = process.cpuUsage(before);
+    if (callgrind) s.instructions += await dumpedInstructions();
     s.main += mainTicks() - ticks;
     s.cpu.push((used.user + used.system) / batch);
   }
@@ -148,7 +186,7 @@ for (const s of setups) {
   s.cpu.sort((a, b) => a - b);
   const kv = [...s.calls].map(([k, v]) => `${k} ${(v / requests).toFixed(2)}`).join(', ') || 'none';
   console.log(
-    `${id}${es256 ? ' (ES256 ID tokens)' : ''} ${s.tree}: median ${s.cpu[s.cpu.length >> 1].toFixed(1)} µs CPU/req (all threads; min ${s.cpu[0].toFixed(1)}), main thread ${((s.main * 10_000) / requests).toFixed(1)} µs/req, kv calls/req: ${kv}`,
+    `${id} ${s.tree}: median ${s.cpu[s.cpu.length >> 1].toFixed(1)} µs CPU/req (all threads; min ${s.cpu[0].toFixed(1)}), main thread ${((s.main * 10_000) / requests).toFixed(1)} µs/req${callgrind ? `, ${(s.instructions / requests / 1000).toFixed(1)} k instructions/req (main thread)` : ''}, kv calls/req: ${kv}`,
   );
 }
 process.exit(0);
