@@ -4,9 +4,16 @@
  * fixed number of requests of each workload, after a warm-up that lets V8 optimise the path. The
  * figure is the main thread's (see `--separate-threads` below); every thread's is printed too.
  *
- *   node bench/callgrind.mjs [express|koa|hono|fastify] [W0,W1,F1,W1h] [requests] [warm-up requests] [tree]
+ *   node bench/callgrind.mjs [express|koa|hono|fastify] [W0,W1,F1,W1h,W2,W2o,W3,W3a] [requests] [warm-up requests] [tree]
  *
- * `CALLGRIND_ENGINE=redis|postgres` runs the server on that engine (default memory).
+ * `CALLGRIND_ENGINE=redis|postgres` runs the server on that engine (default memory). W1h is Hono's
+ * `requireAuth` handler form (Hono only).
+ *
+ * W2 (refresh with rotation), W2o (the same with `openid`: a new ID token), W3 (code + PKCE with
+ * `openid`: an RS256 ID token by default) and W3a (code + PKCE without `openid`) spend one credential
+ * per request: all of them (warm-up and both passes) are minted before the warm-up, through the
+ * bench server's `/bench/mint`, as bench/harness.mjs does. BENCH_ID_TOKEN_ALG=ES256 starts the
+ * server with an ES256 key only, so that its ID tokens are ES256 (see bench/server.mjs).
  *
  * `tree` (default: this checkout) is the root of the checkout whose bench server to run, so two
  * builds can be compared with the same client (e.g. a worktree of an older commit). Requests are
@@ -49,7 +56,7 @@ const child = spawn(
     // CALLGRIND_ENGINE=redis|postgres: the server's storage engine (REDIS_URL / DATABASE_URL).
     ...(process.env.CALLGRIND_ENGINE ? ['--engine', process.env.CALLGRIND_ENGINE] : []),
   ],
-  { cwd: tree, stdio: ['ignore', 'pipe', 'pipe'] },
+  { cwd: tree, stdio: ['ignore', 'pipe', 'pipe'], env: process.env },
 );
 // The server goes with this process, whatever happens to it.
 process.once('exit', () => child.kill('SIGTERM'));
@@ -74,16 +81,16 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
  * passes easily under valgrind, e.g. while callgrind writes a dump) fails with ECONNRESET when
  * reused: such a request is sent again, once, on a new connection.
  */
-async function request(method, target, headers = {}) {
+async function request(method, target, headers = {}, body = undefined) {
   try {
-    return await requestOnce(method, target, headers);
+    return await requestOnce(method, target, headers, body);
   } catch (error) {
     if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') throw error;
-    return requestOnce(method, target, headers);
+    return requestOnce(method, target, headers, body);
   }
 }
 
-function requestOnce(method, target, headers) {
+function requestOnce(method, target, headers, body) {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method, path: target, headers, agent }, (res) => {
       const chunks = [];
@@ -91,28 +98,65 @@ function requestOnce(method, target, headers) {
       res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
     });
     req.once('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 
-const minted = await request('POST', '/bench/mint?kind=access&count=1');
-const [token] = JSON.parse(minted.body).tokens;
-const ROUTES = {
-  W0: { target: '/bench/ping', headers: {} },
-  W1: { target: '/bench/api', headers: { authorization: `Bearer ${token}` } },
-  F1: { target: '/bench/floor', headers: { authorization: `Bearer ${token}` } },
-  W1h: { target: '/bench/api-handler', headers: { authorization: `Bearer ${token}` } },
+async function mint(kind, n) {
+  const answer = await request('POST', `/bench/mint?kind=${kind}&count=${n}&lifetime=86400`);
+  if (answer.status !== 200) throw new Error(`mint ${kind}: ${answer.status} ${answer.body}`);
+  return JSON.parse(answer.body);
+}
+const [token] = (await mint('access', 1)).tokens;
+const CLIENT_BASIC = `Basic ${btoa('demo-client:demo-secret')}`;
+const FORM = 'application/x-www-form-urlencoded';
+/** Requests of a fresh-credential workload: one POST to the token endpoint per minted credential. */
+async function fresh(kind, body) {
+  // The warm-up, then per pass the settling requests and the measured ones.
+  const { tokens, redirectUri, verifier } = await mint(kind, WARMUP + 2 * (SETTLE + REQUESTS));
+  const redirect = encodeURIComponent(redirectUri);
+  let next = 0;
+  return {
+    method: 'POST',
+    target: '/demo/oauth2/v1/token',
+    headers: () => ({ authorization: CLIENT_BASIC, 'content-type': FORM }),
+    body: () => {
+      if (next >= tokens.length) throw new Error(`${kind}: the minted credentials ran out`);
+      return body(tokens[next++], redirect, verifier);
+    },
+  };
+}
+const refresh = (t) => `grant_type=refresh_token&refresh_token=${t}`;
+const exchange = (c, redirect, verifier) =>
+  `grant_type=authorization_code&code=${c}&redirect_uri=${redirect}&code_verifier=${verifier}`;
+const SETTLE = 200;
+const FRESH = {
+  W2: () => fresh('refresh', refresh),
+  W2o: () => fresh('refresh-openid', refresh),
+  W3: () => fresh('code', exchange),
+  W3a: () => fresh('code-api', exchange),
 };
+const get = (target, headers = {}) => ({ method: 'GET', target, headers: () => headers });
+const ROUTES = {
+  W0: get('/bench/ping'),
+  W1: get('/bench/api', { authorization: `Bearer ${token}` }),
+  F1: get('/bench/floor', { authorization: `Bearer ${token}` }),
+  W1h: get('/bench/api-handler', { authorization: `Bearer ${token}` }),
+};
+for (const id of workloads) {
+  if (FRESH[id]) ROUTES[id] = await FRESH[id]();
+  else if (!ROUTES[id]) throw new Error(`unknown workload ${id}`);
+}
 
 /** `n` requests of a workload over {@link CONNECTIONS} connections; throws on any non-2xx. */
 async function send(id, n) {
-  const { target, headers } = ROUTES[id];
+  const { method, target, headers, body } = ROUTES[id];
   let next = 0;
   const worker = async () => {
     while (next < n) {
       next++;
-      const { status, body } = await request('GET', target, headers);
-      if (status < 200 || status > 299) throw new Error(`${id}: ${status} ${body}`);
+      const { status, body: answer } = await request(method, target, headers(), body?.());
+      if (status < 200 || status > 299) throw new Error(`${id}: ${status} ${answer}`);
     }
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
@@ -143,7 +187,7 @@ const results = {};
 // Two passes, interleaved, so that a slow drift of the server (heap growth) shows as a difference.
 for (let pass = 1; pass <= 2; pass++) {
   for (const id of workloads) {
-    await send(id, 200); // settle this route's inline caches after the previous one
+    await send(id, SETTLE); // settle this route's inline caches after the previous one
     control('--zero');
     await send(id, REQUESTS);
     control('--dump');

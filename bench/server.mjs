@@ -86,6 +86,12 @@ const pushed = args.engine !== 'memory' && process.env.BENCH_PUSHED !== '0';
 // as a failure to the address (issue 23), so after two W5 windows the address limit (50) refused
 // every login with 429 (run O). W5 measures logins, not the limiter's refusals: both bounds are
 // raised; their cost is still paid.
+// BENCH_ID_TOKEN_ALG=ES256: the instance holds an ES256 key only, so its ID tokens are ES256 (what a
+// client registered with `id_token_signed_response_alg: ES256` gets; the demo's clients stay as
+// seeded, and without an RS256 key the instance signs ID tokens with its access tokens' algorithm).
+const idTokenAlg = process.env.BENCH_ID_TOKEN_ALG ?? 'RS256';
+if (idTokenAlg !== 'RS256' && idTokenAlg !== 'ES256')
+  throw new Error(`BENCH_ID_TOKEN_ALG must be RS256 or ES256, not ${idTokenAlg}`);
 const demo = await createDemo({
   port,
   host: '127.0.0.1',
@@ -95,6 +101,7 @@ const demo = await createDemo({
     rateLimit: { maxFailuresPerUsername: 1_000_000, maxFailuresPerAddress: 1_000_000 },
     // Explicit both ways: the Redis and PostgreSQL engines default to on, BENCH_PUSHED=0 measures off.
     pushedRevocations: pushed,
+    ...(idTokenAlg === 'ES256' ? { keys: [await core.generateKeys('ES256')] } : {}),
   },
 });
 const instance = demo.gatehouse;

@@ -1,3 +1,4 @@
+import type { Awaitable } from '../awaitable.js';
 import type { Context } from '../context.js';
 import { invalidRequest, oauthError, type ProtocolError } from '../errors.js';
 import type { ClientRecord, RecordExtensions } from '../storage/types.js';
@@ -18,14 +19,15 @@ import {
  * (refused with `invalid_request` for a client registered with `dpopBoundAccessTokens`, §5.2.1).
  * A bad proof is 400 `invalid_dpop_proof`; a missing or stale server nonce (when nonces are
  * required at the token endpoint, or whenever a proof sends one) is 400 `use_dpop_nonce` with a
- * fresh `DPoP-Nonce` (§8).
+ * fresh `DPoP-Nonce` (§8). A request without the header (most of them) is answered at once, with
+ * no promise: only a proof to check is asynchronous.
  */
-export async function tokenRequestProof(
+export function tokenRequestProof(
   ctx: ProofContext & Pick<Context, 'issuerOrigin'>,
   request: Request,
   client: Pick<ClientRecord, 'dpopBoundAccessTokens'>,
   requireProof = client.dpopBoundAccessTokens === true || ctx.dpop.requiredForAll,
-): Promise<DpopProof | undefined> {
+): Awaitable<DpopProof | undefined> {
   const header = dpopHeader(request);
   if (header === undefined) {
     if (requireProof)
@@ -33,6 +35,15 @@ export async function tokenRequestProof(
     return undefined;
   }
   if (header === null) throw oauthError('invalid_dpop_proof', 'Send exactly one DPoP header.');
+  return checkedProof(ctx, request, header);
+}
+
+/** The proof of a request that sent exactly one DPoP header, checked (see {@link tokenRequestProof}). */
+async function checkedProof(
+  ctx: ProofContext & Pick<Context, 'issuerOrigin'>,
+  request: Request,
+  header: string,
+): Promise<DpopProof> {
   const outcome = await checkDpopProof(ctx, request, header, {
     htu: requestHtus(ctx, request),
     requireNonce: ctx.dpop.requireNonce !== 'off',

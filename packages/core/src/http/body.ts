@@ -1,5 +1,11 @@
 import { oauthError, ProtocolError } from '../errors.js';
 
+/**
+ * One strict decoder for every body: `decode` without `stream` starts afresh each call (a failure
+ * included, WHATWG Encoding §7.2), so sharing it carries nothing from one request to the next.
+ */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Reads the request body as UTF-8 text, refusing more than `maxBytes` with 413. */
 export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
   const declared = request.headers.get('content-length');
@@ -13,7 +19,7 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
     : await readBounded(request, maxBytes);
   if (bytes.byteLength > maxBytes) throw payloadTooLarge(maxBytes);
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return STRICT_UTF8.decode(bytes);
   } catch {
     throw oauthError('invalid_request', 'The request body is not valid UTF-8.');
   }

@@ -11,12 +11,14 @@ export function tokenResponse(set: {
   scope: string;
   idToken?: string | undefined;
 }): Answer {
-  return noStoreJson({
+  // Members in this order, the optional ones only when issued (no object spread per response).
+  const body: Record<string, string | number> = {
     access_token: set.accessToken,
     token_type: set.tokenType ?? 'Bearer',
     expires_in: set.expiresIn,
-    ...(set.refreshToken ? { refresh_token: set.refreshToken } : {}),
-    scope: set.scope,
-    ...(set.idToken ? { id_token: set.idToken } : {}),
-  });
+  };
+  if (set.refreshToken) body.refresh_token = set.refreshToken;
+  body.scope = set.scope;
+  if (set.idToken) body.id_token = set.idToken;
+  return noStoreJson(body);
 }

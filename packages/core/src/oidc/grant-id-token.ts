@@ -1,3 +1,4 @@
+import type { Awaitable } from '../awaitable.js';
 import type { Context, TokenSigning } from '../context.js';
 import { parseScope } from '../oauth2/scope.js';
 import type { ClientRecord, Subject } from '../storage/types.js';
@@ -29,28 +30,44 @@ export interface IdTokenGrant {
  * scope has no `openid` or the grant is a client's own (no user to speak of): signed with the client's algorithm, `at_hash` of the access token, and the
  * user's standard claims for the granted scopes (which Core §5.4 lets an OP put in the ID token as
  * well as at userinfo; relying parties such as Auth.js read the profile from it). The user is
- * looked up only when a claim-bearing scope was granted.
+ * looked up only when a claim-bearing scope was granted. Without an ID token to sign, the answer
+ * comes at once, with no promise (a refresh of an API client's grant, a code of a plain OAuth request).
  */
-export async function grantIdToken(
+export function grantIdToken(
   ctx: TokenSigning & Pick<Context, 'users' | 'accessTokenTtl'>,
   client: ClientRecord,
   grant: IdTokenGrant,
   accessToken: string,
-): Promise<string | undefined> {
+): Awaitable<string | undefined> {
   const scopes = parseScope(grant.scope);
   if (!scopes.includes('openid') || grant.subject.kind !== 'user') return undefined;
-  const { userId } = grant.subject;
+  return signedIdToken(ctx, client, grant, grant.subject.userId, scopes, accessToken);
+}
+
+/** The ID token of {@link grantIdToken}, for a user's grant with `openid`. */
+async function signedIdToken(
+  ctx: TokenSigning & Pick<Context, 'users' | 'accessTokenTtl'>,
+  client: ClientRecord,
+  grant: IdTokenGrant,
+  userId: string,
+  scopes: readonly string[],
+  accessToken: string,
+): Promise<string> {
   const needsClaims = scopes.some((scope) => Object.hasOwn(SCOPE_CLAIMS, scope));
   const user = needsClaims ? await ctx.users.findUser(userId) : null;
-  const extra = await hostClaims(ctx, {
-    target: 'id_token',
-    sub: userId,
-    subjectKind: 'user',
-    clientId: client.id,
-    scopes,
-    resources: grant.audience ?? [],
-    ...(needsClaims ? { user } : {}),
-  });
+  // Without a hook there are no host claims, and its request is not built.
+  const extra =
+    ctx.claims === undefined
+      ? undefined
+      : await hostClaims(ctx, {
+          target: 'id_token',
+          sub: userId,
+          subjectKind: 'user',
+          clientId: client.id,
+          scopes,
+          resources: grant.audience ?? [],
+          ...(needsClaims ? { user } : {}),
+        });
   const claims = { ...(user?.claims ? claimsForScope(user.claims, grant.scope) : {}), ...extra };
   return signIdToken(ctx, {
     userId,

@@ -80,9 +80,22 @@ export async function signIdToken(
   if (content.accessToken !== undefined)
     payload.at_hash = await tokenHash(content.accessToken, content.algorithm);
   if (content.sid !== undefined) payload.sid = content.sid;
-  const header = { alg: content.algorithm, typ: 'JWT', kid: signer.kid };
-  const signingInput = `${base64url(utf8(JSON.stringify(header)))}.${base64url(utf8(JSON.stringify(payload)))}`;
+  const signingInput = `${encodedIdTokenHeader(signer, content.algorithm)}.${base64url(utf8(JSON.stringify(payload)))}`;
   return `${signingInput}.${await signer.sign(signingInput)}`;
+}
+
+/**
+ * The encoded JWS header of a signer's ID tokens (`alg`, `typ: JWT`, `kid`: constant per key), made
+ * once per signer as access tokens' is (`KeySet.encodedHeader`); a rotated key set brings new signers.
+ */
+const idTokenHeaders = new WeakMap<object, string>();
+function encodedIdTokenHeader(signer: { readonly kid: string }, algorithm: SigningAlgorithm): string {
+  let header = idTokenHeaders.get(signer);
+  if (header === undefined) {
+    header = base64url(utf8(JSON.stringify({ alg: algorithm, typ: 'JWT', kid: signer.kid })));
+    idTokenHeaders.set(signer, header);
+  }
+  return header;
 }
 
 /**

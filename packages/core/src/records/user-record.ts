@@ -14,11 +14,34 @@ const USER_FIELDS = fieldSpellings({
 });
 
 /**
+ * Record objects whose fields passed (the id is compared on every lookup), as for client records
+ * (`client-record.ts`): a store that returns the same object each time (`memoryUserStore`, a cache)
+ * pays for the check once, instead of on every refresh and userinfo request. A store that changes
+ * a record should return a new object, as immutable records do.
+ */
+const sound = new WeakSet<object>();
+
+/**
  * What is wrong with `record` as a user, one `field: problem` line each; empty when it can be used.
  * `userId` is the id asked for (`findUser`), absent for a password check.
  */
 export function userRecordProblems(record: unknown, method: string, userId?: string): string[] {
   if (!isPlainObject(record)) return [`${method} returned ${shownValue(record)}, not a UserRecord object`];
+  if (sound.has(record))
+    return userId === undefined || record.id === userId ? [] : [idProblem(record.id, userId)];
+  const problems = fieldProblems(record);
+  if (problems.length === 0) sound.add(record);
+  if (typeof record.id === 'string' && record.id !== '' && userId !== undefined && record.id !== userId)
+    problems.push(idProblem(record.id, userId));
+  return problems;
+}
+
+/** A case-insensitive or trimming lookup: user ids are compared exactly. */
+const idProblem = (id: unknown, userId: string) =>
+  `id: the store returned the record of ${JSON.stringify(id)} for ${JSON.stringify(userId)}`;
+
+/** The problems of the record's fields, whatever id it was asked for. */
+function fieldProblems(record: Record<string, unknown>): string[] {
   const problems = misspeltFields(record, USER_FIELDS);
   const fail = (field: string, problem: string) => {
     if (!problems.some((line) => line.startsWith(`${field}:`))) problems.push(`${field}: ${problem}`);
@@ -29,8 +52,6 @@ export function userRecordProblems(record: unknown, method: string, userId?: str
       'id',
       `expected the user id (the sub claim) as a non-empty string, got ${shownValue(record.id)}${hint}`,
     );
-  } else if (userId !== undefined && record.id !== userId) {
-    fail('id', `the store returned the record of ${JSON.stringify(record.id)} for ${JSON.stringify(userId)}`);
   }
   if (record.username !== undefined && typeof record.username !== 'string')
     fail('username', `expected a string, got ${shownValue(record.username)}`);

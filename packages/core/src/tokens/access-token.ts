@@ -65,9 +65,10 @@ export async function signAccessToken(
   const jti = base64url(ctx.randomBytes(16));
   const sub = subjectId(grant.subject);
   const audience = grant.audience?.length ? grant.audience : ctx.audienceList;
-  // The host's claims first: the protocol claims below are set after them, and win.
+  // The host's claims first: the protocol claims below are set after them, and win. Without a
+  // hook there are none, and its request (a scope list among others) is not built at all.
   const extra =
-    grant.family === 'oauth2'
+    grant.family === 'oauth2' && ctx.claims !== undefined
       ? await hostClaims(ctx, {
           target: 'access_token',
           sub,

@@ -1,3 +1,4 @@
+import type { Awaitable } from '../awaitable.js';
 import { base64url } from './encoding.js';
 import { sha256Base64url } from './sha256.js';
 
@@ -41,6 +42,15 @@ export function randomSecret(randomBytes: RandomBytes = webRandomBytes, bytes = 
  * random values, so a fast unsalted hash is enough to make a stolen table useless.
  */
 export async function hashSecret(secret: string): Promise<string> {
+  return secretHash(secret);
+}
+
+/**
+ * {@link hashSecret}, as the text itself where the runtime hashes synchronously (Node, Bun, Deno:
+ * see `sha256Base64url`), else a promise: what the token endpoint's paths use, where every promise
+ * awaited is a turn of the microtask queue (a refresh hashes three values).
+ */
+export function secretHash(secret: string): Awaitable<string> {
   return sha256Base64url(secret);
 }
 

@@ -1,3 +1,4 @@
+import type { Awaitable } from '../awaitable.js';
 import { base64url, utf8 } from './encoding.js';
 import { type NativeCrypto, nativeCrypto } from './native-crypto.js';
 
@@ -17,12 +18,15 @@ export async function sha256(
 
 /**
  * {@link sha256} as base64url text (stored secret hashes, PKCE S256 challenges), in one native call
- * where the runtime has `crypto.hash` (~0.4 µs where digest-then-encode takes ~2 µs).
+ * where the runtime has `crypto.hash` (~0.4 µs where digest-then-encode takes ~2 µs). With native
+ * crypto the text itself is returned, not a promise: a token request hashes three or four values,
+ * and each promise awaited is a turn of the microtask queue; only Web Crypto answers later.
  */
-export async function sha256Base64url(
+export function sha256Base64url(
   text: string,
   native: NativeCrypto | undefined = nativeCrypto,
-): Promise<string> {
+): Awaitable<string> {
   if (native?.hash) return native.hash('sha256', text, 'base64url');
-  return base64url(await sha256(text, native));
+  if (native) return base64url(native.createHash('sha256').update(text).digest());
+  return sha256(text, native).then(base64url);
 }

@@ -1,7 +1,8 @@
+import { type Awaitable, andThen } from '../../awaitable.js';
 import type { Context } from '../../context.js';
 import { clientNamed } from '../../records/record-problems.js';
 import type { ClientRecord } from '../../storage/types.js';
-import { hashSecret, timingSafeEqual } from '../../tokens/secrets.js';
+import { secretHash, timingSafeEqual } from '../../tokens/secrets.js';
 
 /**
  * Whether `secret` is `client`'s registered secret: compared by its SHA-256 hash, in constant time.
@@ -13,17 +14,19 @@ import { hashSecret, timingSafeEqual } from '../../tokens/secrets.js';
  * its hash belongs (a generated secret has the very shape of a hash, so the record check cannot
  * see it): still a failure, but logged once, naming the client and the field.
  */
-export async function verifyClientSecret(
+export function verifyClientSecret(
   ctx: Pick<Context, 'recordProblems'>,
   secret: string,
   client: ClientRecord | undefined,
-): Promise<boolean> {
-  const hash = await hashSecret(secret);
-  const expected = client?.secretHash ?? hash.replace(/./g, '-');
-  if (client?.secretHash !== undefined && timingSafeEqual(secret, client.secretHash)) {
-    ctx.recordProblems.report(clientNamed(client.id), 'ClientStore.findClient', [
-      'secretHash: holds the plain client secret; store hashClientSecret(secret) instead',
-    ]);
-  }
-  return timingSafeEqual(hash, expected) && client !== undefined;
+): Awaitable<boolean> {
+  // Where the hash is ready at once (native crypto), so is the answer: no promise per request.
+  return andThen(secretHash(secret), (hash) => {
+    const expected = client?.secretHash ?? hash.replace(/./g, '-');
+    if (client?.secretHash !== undefined && timingSafeEqual(secret, client.secretHash)) {
+      ctx.recordProblems.report(clientNamed(client.id), 'ClientStore.findClient', [
+        'secretHash: holds the plain client secret; store hashClientSecret(secret) instead',
+      ]);
+    }
+    return timingSafeEqual(hash, expected) && client !== undefined;
+  });
 }

@@ -5,7 +5,7 @@ import { invalidGrant, invalidRequest, oauthError } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { grantIdToken } from '../../oidc/grant-id-token.js';
-import { hashSecret } from '../../tokens/secrets.js';
+import { secretHash } from '../../tokens/secrets.js';
 import { userSubject } from '../../tokens/subject.js';
 import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';
 import { isValidCodeVerifier, verifyS256 } from '../pkce.js';
@@ -40,7 +40,7 @@ export async function authorizationCodeGrant(
   }
   const resources = requestedResources(params);
   const now = ctx.now();
-  const codeHash = await hashSecret(code);
+  const codeHash = await secretHash(code);
   const record = await ctx.storage.grants.findCode(codeHash, now);
   // Wrong client, redirect_uri or verifier: the same answer as an unknown code, and nothing revoked.
   if (!record || record.clientId !== client.id)

@@ -2,7 +2,7 @@ import type { Context, TokenIssuing } from '../../context.js';
 import type { ClientRecord, GrantType, RefreshTokenRecord, Subject } from '../../storage/types.js';
 import { addSeconds, type EpochMs, type Milliseconds, secondsToMs } from '../../time.js';
 import { type SignedAccessToken, signAccessToken } from '../../tokens/access-token.js';
-import { hashSecret, randomSecret } from '../../tokens/secrets.js';
+import { randomSecret, secretHash } from '../../tokens/secrets.js';
 import { parseScope } from '../scope.js';
 
 /**
@@ -94,7 +94,7 @@ export async function newRefreshToken(
   const { grantId, clientId, subject, scope, audience, authTime, sessionId, acr, amr, ext, grantedAt } =
     grant;
   const record: RefreshTokenRecord = {
-    tokenHash: await hashSecret(token),
+    tokenHash: await secretHash(token),
     grantId,
     clientId,
     subject,

@@ -5,7 +5,7 @@ import { invalidGrant, invalidScope } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { grantIdToken } from '../../oidc/grant-id-token.js';
-import { hashSecret } from '../../tokens/secrets.js';
+import { secretHash } from '../../tokens/secrets.js';
 import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';
 import { requestedResources, tokenAudience } from '../resource-indicators.js';
 import { isScopeSubset, parseScope } from '../scope.js';
@@ -30,7 +30,7 @@ export async function refreshTokenGrant(
     throw invalidGrant('The client may not use refresh tokens.');
   }
   const now = ctx.now();
-  const tokenHash = await hashSecret(presented);
+  const tokenHash = await secretHash(presented);
   const record = await ctx.storage.grants.findRefreshToken(tokenHash, now);
   // A record without a subject comes from an engine still on storage v1: refused, never a 500.
   if (!record || record.clientId !== client.id || record.subject === undefined)
@@ -46,8 +46,9 @@ export async function refreshTokenGrant(
     await revokeGrant(ctx, record.grantId);
     throw invalidGrant('The refresh token is invalid, expired or revoked.');
   }
+  // Without a `scope` parameter the grant's own scope is kept (RFC 6749 §6), a subset of itself.
   const scope = requestedScope === undefined ? record.scope : parseScope(requestedScope).join(' ');
-  if (!isScopeSubset(scope, record.scope))
+  if (requestedScope !== undefined && !isScopeSubset(scope, record.scope))
     throw invalidScope('A refresh may narrow the scope of the grant, never widen it.');
 
   // RFC 8707 §2.2: a refresh may narrow the resources too; the new refresh token keeps them all.
@@ -60,7 +61,12 @@ export async function refreshTokenGrant(
   );
   const tokenType = dpop ? 'DPoP' : 'Bearer';
   // Core §12.2: the same sub and the original auth_time; no nonce.
-  const idToken = await grantIdToken(ctx, client, { ...record, scope }, access.token);
+  const idToken = await grantIdToken(
+    ctx,
+    client,
+    scope === record.scope ? record : { ...record, scope },
+    access.token,
+  );
   if (!ctx.rotateRefreshTokens) {
     ctx.emit({
       type: 'token.issued',

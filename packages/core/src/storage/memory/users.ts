@@ -27,15 +27,14 @@ export function memoryUserStore(
   options: MemoryUserStoreOptions = {},
 ): UserStore {
   const byUsername = new Map(users.map((user) => [user.username, user]));
-  const byId = new Map(users.map((user) => [user.id, user]));
+  // The records without their password hashes, made once: the same object on every lookup, so
+  // the record check (`records/user-record.ts`) runs once per user, not on every refresh.
   const toRecord = ({ passwordHash: _, ...user }: MemoryUser): UserRecord => user;
+  const byId = new Map(users.map((user) => [user.id, toRecord(user)]));
   return markTrusted(
     passwordUserStore({
       findByUsername: async (username) => byUsername.get(username) ?? null,
-      findUser: async (userId) => {
-        const user = byId.get(userId);
-        return user ? toRecord(user) : null;
-      },
+      findUser: async (userId) => byId.get(userId) ?? null,
       verify: options.hasher ?? pbkdf2Hasher(),
     }),
   );
