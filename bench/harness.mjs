@@ -478,3 +478,18 @@ const OWN_DATABASE = (() => {
     return undefined;
   }
 })();
+
+/**
+ * Sends one of a workload's prepared requests (a fresh-credential workload gives each request its
+ * body through autocannon's `setupRequest`) and reads the answer; throws on a non-2xx answer.
+ */
+export async function sendPrepared(server, prepared) {
+  const request = prepared.setupRequest ? prepared.setupRequest({ ...prepared }) : prepared;
+  const response = await fetch(server.url + request.path, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+  });
+  if (!response.ok) throw new Error(`${request.path}: ${response.status} ${await response.text()}`);
+  await response.arrayBuffer();
+}

@@ -155,7 +155,7 @@ async function counters() {
 const url = new URL(databaseUrl);
 const proxy = await decodingProxy({ host: url.hostname, port: Number(url.port || 5432) });
 process.env.DATABASE_URL = Object.assign(new URL(url), { hostname: '127.0.0.1', port: proxy.port }).href;
-const { startServer, WORKLOADS } = await import('./harness.mjs');
+const { sendPrepared, startServer, WORKLOADS } = await import('./harness.mjs');
 const server = await startServer('express', [], 'postgres');
 
 async function send(prepared, n) {
@@ -163,14 +163,7 @@ async function send(prepared, n) {
   const worker = async () => {
     while (next < n) {
       next++;
-      const request = prepared.setupRequest ? prepared.setupRequest({ ...prepared }) : prepared;
-      const response = await fetch(server.url + request.path, {
-        method: request.method,
-        headers: request.headers,
-        body: request.body,
-      });
-      if (!response.ok) throw new Error(`${request.path}: ${response.status} ${await response.text()}`);
-      await response.arrayBuffer();
+      await sendPrepared(server, prepared);
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));

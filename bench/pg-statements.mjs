@@ -47,19 +47,21 @@ const commits = async () => {
 const now = Date.now();
 const tokens = [];
 const codes = [];
+/** A user's refresh token record of the runs below. */
+const refreshRecord = (tokenHash, grantId) => ({
+  tokenHash,
+  grantId,
+  clientId: 'client',
+  subject: { kind: 'user', userId: 'user-1' },
+  scope: 'tickets:read offline_access',
+  authTime: now,
+  issuedAt: now,
+  expiresAt: now + 3_600_000,
+});
 for (let i = 0; i < 2 * N; i++) {
   const hash = await engine.hashSecret(`token-${process.pid}-${i}`);
   tokens.push(hash);
-  await grants.saveRefreshToken({
-    tokenHash: hash,
-    grantId: crypto.randomUUID(),
-    clientId: 'client',
-    subject: { kind: 'user', userId: 'user-1' },
-    scope: 'tickets:read offline_access',
-    authTime: now,
-    issuedAt: now,
-    expiresAt: now + 3_600_000,
-  });
+  await grants.saveRefreshToken(refreshRecord(hash, crypto.randomUUID()));
   const code = await engine.hashSecret(`code-${process.pid}-${i}`);
   codes.push(code);
   await grants.saveCode({
@@ -74,16 +76,7 @@ for (let i = 0; i < 2 * N; i++) {
     expiresAt: now + 600_000,
   });
 }
-const successor = (i) => ({
-  tokenHash: `next-${process.pid}-${i}`,
-  grantId: 'g',
-  clientId: 'client',
-  subject: { kind: 'user', userId: 'user-1' },
-  scope: 'tickets:read offline_access',
-  authTime: now,
-  issuedAt: now,
-  expiresAt: now + 3_600_000,
-});
+const successor = (i) => refreshRecord(`next-${process.pid}-${i}`, 'g');
 
 async function step(name, call) {
   // Warm: the statement is prepared on the connection (and planned) before counting.

@@ -11,7 +11,7 @@
  */
 import { createConnection, createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startServer, WORKLOADS } from './harness.mjs';
+import { sendPrepared, startServer, WORKLOADS } from './harness.mjs';
 
 const engines = (process.argv[2] ?? 'redis,postgres').split(',');
 // The engines' own URLs (the loop below points the servers' variables at the proxy).
@@ -69,17 +69,7 @@ function engineTarget(engine) {
 
 /** Sends `requests` one at a time, waiting for each answer; fails on a non-2xx answer. */
 async function sendEach(server, requests) {
-  for (const prepared of requests) {
-    // Fresh-credential workloads give each request its body through autocannon's `setupRequest`.
-    const request = prepared.setupRequest ? prepared.setupRequest({ ...prepared }) : prepared;
-    const response = await fetch(server.url + request.path, {
-      method: request.method,
-      headers: request.headers,
-      body: request.body,
-    });
-    if (!response.ok) throw new Error(`${request.path}: ${response.status} ${await response.text()}`);
-    await response.arrayBuffer();
-  }
+  for (const prepared of requests) await sendPrepared(server, prepared);
 }
 
 const rows = [];

@@ -1,5 +1,5 @@
 import { connect, createServer, type Server } from 'node:net';
-import { hashSecret, kvRateLimitStore, kvSessionStore } from '@gatehousejs/core/engine';
+import { type GrantStore, hashSecret, kvRateLimitStore, kvSessionStore } from '@gatehousejs/core/engine';
 import { type RedisStorage, redisStorage } from '@gatehousejs/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAssertionAcceptedOnce } from '../../core/test/assertion-replay.js';
@@ -146,6 +146,24 @@ describe.skipIf(!url)('redis engine specifics', () => {
     ...(await refreshOf(issuedAt, grantId)),
     subject: { kind: 'user' as const, userId },
   });
+
+  /** A user's code redeemed for a refresh token, which is then rotated: both consumes of `grants`. */
+  const expectRedeemedThenRotated = async (grants: GrantStore) => {
+    const now = Date.now();
+    const userId = crypto.randomUUID();
+    const code = { ...(await codeOf(now)), userId };
+    await grants.saveCode(code);
+    const issued = await userRefresh(now, code.grantId, userId);
+    expect(await grants.findCode(code.codeHash, now)).toEqual(code);
+    expect((await grants.redeemCode(code.codeHash, issued, now, now + 600_000)).status).toBe('redeemed');
+    const next = await userRefresh(now + 1, code.grantId, userId);
+    expect(await grants.findRefreshToken(issued.tokenHash, now + 1)).toEqual(issued);
+    expect(await grants.rotateRefreshToken(issued.tokenHash, next, now + 1)).toEqual({
+      status: 'rotated',
+      previous: issued,
+    });
+    expect(await grants.listUserRefreshTokens!(userId, now + 2)).toEqual([next]);
+  };
 
   it('answers a re-run of the same redeem or rotate call like the first run, writing nothing more', async () => {
     // ioredis re-sends a script whose reply a dropped connection lost; the re-run carries the
@@ -380,23 +398,8 @@ describe.skipIf(!url)('redis engine specifics', () => {
       },
     });
     const store = redisStorage({ client: enforcing, prefix });
-    const now = Date.now();
-    const userId = crypto.randomUUID();
-    const code = { ...(await codeOf(now)), userId };
-    await store.grants.saveCode(code);
-    const issued = await userRefresh(now, code.grantId, userId);
-    expect(await store.grants.findCode(code.codeHash, now)).toEqual(code);
-    expect((await store.grants.redeemCode(code.codeHash, issued, now, now + 600_000)).status).toBe(
-      'redeemed',
-    );
-    const next = await userRefresh(now + 1, code.grantId, userId);
-    expect(await store.grants.findRefreshToken(issued.tokenHash, now + 1)).toEqual(issued);
-    expect(await store.grants.rotateRefreshToken(issued.tokenHash, next, now + 1)).toEqual({
-      status: 'rotated',
-      previous: issued,
-    });
+    await expectRedeemedThenRotated(store.grants);
     expect(refused).toBe(1);
-    expect(await store.grants.listUserRefreshTokens!(userId, now + 2)).toEqual([next]);
     await store.close();
   });
 
@@ -457,22 +460,7 @@ describe.skipIf(!url)('redis engine specifics', () => {
       },
     });
     const cluster = redisStorage({ client: asCluster, prefix });
-    const now = Date.now();
-    const userId = crypto.randomUUID();
-    const code = { ...(await codeOf(now)), userId };
-    await cluster.grants.saveCode(code);
-    const issued = await userRefresh(now, code.grantId, userId);
-    expect(await cluster.grants.findCode(code.codeHash, now)).toEqual(code);
-    expect((await cluster.grants.redeemCode(code.codeHash, issued, now, now + 600_000)).status).toBe(
-      'redeemed',
-    );
-    const next = await userRefresh(now + 1, code.grantId, userId);
-    expect(await cluster.grants.findRefreshToken(issued.tokenHash, now + 1)).toEqual(issued);
-    expect(await cluster.grants.rotateRefreshToken(issued.tokenHash, next, now + 1)).toEqual({
-      status: 'rotated',
-      previous: issued,
-    });
-    expect(await cluster.grants.listUserRefreshTokens!(userId, now + 2)).toEqual([next]);
+    await expectRedeemedThenRotated(cluster.grants);
     await cluster.close();
   });
 
