@@ -28,8 +28,9 @@ export function memoryUserStore(
 ): UserStore {
   const byUsername = new Map(users.map((user) => [user.username, user]));
   // The records without their password hashes, made once: the same object on every lookup, so
-  // the record check (`records/user-record.ts`) runs once per user, not on every refresh.
-  const toRecord = ({ passwordHash: _, ...user }: MemoryUser): UserRecord => user;
+  // the record check (`records/user-record.ts`) runs once per user, not on every refresh. Frozen,
+  // since every caller shares it: one cannot change what the next lookup returns.
+  const toRecord = ({ passwordHash: _, ...user }: MemoryUser): UserRecord => Object.freeze(user);
   const byId = new Map(users.map((user) => [user.id, toRecord(user)]));
   return markTrusted(
     passwordUserStore({
