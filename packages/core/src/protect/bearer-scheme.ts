@@ -128,8 +128,13 @@ export function callerOf(claims: AccessTokenClaims): Caller {
 
 /** Whether the request has an unread form body, the only kind that can carry `access_token`. */
 export function mayCarryBodyToken(request: Request): boolean {
-  // The header first: on lazily built requests (e.g. @hono/node-server's), touching `body`
-  // materialises a full Request, which cost a fifth of a bearer-protected GET under Hono.
+  // GET and HEAD never carry one (RFC 6750 §2.2 rules out GET; a Fetch `Request` of either has no
+  // body), so the common API read looks up no second header: on @hono/node-server each lookup is
+  // a header-name check and a search of Node's headers. Then the header, before the body: on lazily
+  // built requests (e.g. @hono/node-server's), touching `body` materialises a full Request, which
+  // cost a fifth of a bearer-protected GET under Hono.
+  const method = request.method;
+  if (method === 'GET' || method === 'HEAD') return false;
   return isFormContentType(request) && request.body !== null && !request.bodyUsed;
 }
 
