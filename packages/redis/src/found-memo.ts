@@ -12,6 +12,12 @@ export interface FoundRecord {
   readonly markAt: string;
   /** A refresh token's predecessor (the token whose rotation stored it), if known. */
   readonly previousHash?: string;
+  /**
+   * The record's JSON as read, and the record parsed from it: a consume whose script replies the
+   * same JSON answers this record instead of parsing it again.
+   */
+  readonly json?: string;
+  readonly record?: object;
 }
 
 /** Entries kept at most: lookups that are never followed by a consume (introspection) age out. */

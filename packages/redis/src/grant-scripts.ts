@@ -51,24 +51,45 @@ if f[4] then return {SEEN, f[1], f[4], f[2]} end
 `;
 
 /**
+ * Whether the server takes `PEXPIREAT … GT` / `NX` (Redis ≥ 7.0, which also gives scripts
+ * `redis.REDIS_VERSION_NUM`; on 6.2 it is nil). Read by each run, so a failover to a server of
+ * another version needs nothing from the store. {@link grantScripts} can force the 6.2 path (tests).
+ */
+const EXPIRE_GT_AUTO = 'local EXPIRE_GT = (redis.REDIS_VERSION_NUM or 0) >= 0x070000';
+const EXPIRE_GT_OFF = 'local EXPIRE_GT = false';
+
+/**
  * Adds a refresh token to its user's index (a sorted set scored by expiry), from Lua expressions:
  * `member` until `expiresAt`, dropping `rotated` (a member known to be rotated: the predecessor of
  * the token being rotated, or '') and the members expired at `now`, and keeping the key until its
- * latest member expires, so the index never outlives what it names.
+ * latest member expires.
+ *
+ * A rotation that drops its predecessor's member leaves the set as large as it was, so it skips the
+ * sweep of expired members: the next call that adds a member without replacing one (a redemption,
+ * a grant's first rotation, a save) sweeps them, and reads skip them by score meanwhile. On Redis ≥ 7
+ * the key's expiry only ever moves later (`GT`; a key just created has none, which `GT` counts as
+ * infinite, hence `NX` then): one command instead of reading the latest score, and the key outlives
+ * its latest member only when that member was dropped, until that member's own expiry.
  */
 const indexUserToken = (index: string, member: string, expiresAt: string, now: string, rotated: string) => `
 do
   redis.call('ZADD', ${index}, ${expiresAt}, ${member})
-  if ${rotated} and ${rotated} ~= '' then redis.call('ZREM', ${index}, ${rotated}) end
-  redis.call('ZREMRANGEBYSCORE', ${index}, '-inf', ${now})
-  local last = redis.call('ZRANGE', ${index}, -1, -1, 'WITHSCORES')
-  if last[2] then redis.call('PEXPIREAT', ${index}, last[2]) end
+  local replaced = ${rotated} and ${rotated} ~= '' and redis.call('ZREM', ${index}, ${rotated}) == 1
+  if not replaced then redis.call('ZREMRANGEBYSCORE', ${index}, '-inf', ${now}) end
+  if EXPIRE_GT then
+    if redis.call('PEXPIREAT', ${index}, ${expiresAt}, 'GT') == 0 then
+      redis.call('PEXPIREAT', ${index}, ${expiresAt}, 'NX')
+    end
+  else
+    local last = redis.call('ZRANGE', ${index}, -1, -1, 'WITHSCORES')
+    if last[2] then redis.call('PEXPIREAT', ${index}, last[2]) end
+  end
 end
 `;
 
 /**
  * Stores the new refresh token of KEYS[3] from ARGV[at..at+2] (json, expiresAt, grant id), plus
- * `fields` (more field/value pairs of the HSET, Lua).
+ * `more` (more fields of the HSET: name and Lua value).
  *
  * On a single server the store also names the token's pointer (KEYS[4]) and, for a user's token,
  * the user's index (KEYS[5]), with ARGV[9] the pointer's value, ARGV[10] the index member and
@@ -77,15 +98,22 @@ end
  * other slots than the grant's, which a single server allows; on a Cluster the store writes them
  * itself before sending the script with three keys (grant-store.ts).
  */
-const storeRefreshToken = (at: number, fields = '') => `
+const storeRefreshToken = (at: number, more: [string, string][] = []) => `
 if KEYS[4] then
   redis.call('SET', KEYS[4], ARGV[9], 'PXAT', ARGV[${at + 1}])
   if KEYS[5] then
 ${indexUserToken('KEYS[5]', 'ARGV[10]', `ARGV[${at + 1}]`, 'ARGV[1]', 'ARGV[11]')}
   end
 end
-redis.call('DEL', KEYS[3])
-redis.call('HSET', KEYS[3], 'r', ARGV[${at}], 'exp', ARGV[${at + 1}], 'grant', ARGV[${at + 2}]${fields})
+local write = function()
+  return redis.call('HSET', KEYS[3], 'r', ARGV[${at}], 'exp', ARGV[${at + 1}], 'grant', ARGV[${at + 2}]${more.map(([name, value]) => `, '${name}', ${value}`).join('')})
+end
+-- HSET counts the fields it adds: fewer than written means a record was there (every record has
+-- r, exp, grant), whose other fields (a marker) must not survive, so it is replaced whole.
+if write() < ${3 + more.length} then
+  redis.call('DEL', KEYS[3])
+  write()
+end
 redis.call('PEXPIREAT', KEYS[3], ARGV[${at + 1}])
 `;
 
@@ -96,7 +124,8 @@ redis.call('PEXPIREAT', KEYS[3], ARGV[${at + 1}])
  * consumed code is kept until keepUntil (never shortened) so that a late replay is still recognised.
  * Replies `{'replayed', json, consumedAt, exp}` or `{'redeemed', json, exp}`.
  */
-export const redeemCodeScript = new LuaScript(`
+const redeemCodeSource = (expireGt: string) => `
+${expireGt}
 local MARKER, SEEN, ISSUED, INTS = 'used', 'replayed', 'authTime', {1, 5, 7}
 local REPEAT = function(f) return {'redeemed', f[1], f[2]} end
 ${CHECK_RECORD}
@@ -112,7 +141,7 @@ if #KEYS >= 3 then
 ${storeRefreshToken(6)}
 end
 return {'redeemed', f[1], exp}
-`);
+`;
 
 /**
  * KEYS: token, revoked-grant marker, next token, [its pointer, [its user's index]]. ARGV: now,
@@ -120,14 +149,15 @@ return {'redeemed', f[1], exp}
  * token's own hash (the next token's `prev`), [pointer value, index member, the member of the
  * token's predecessor or ''] (see storeRefreshToken). Replies `{'reused', json, rotatedAt}` or `{'rotated', json}`.
  */
-export const rotateRefreshTokenScript = new LuaScript(`
+const rotateRefreshTokenSource = (expireGt: string) => `
+${expireGt}
 local MARKER, SEEN, ISSUED, INTS = 'rot', 'reused', 'issuedAt', {1, 6}
 local REPEAT = function(f) return {'rotated', f[1]} end
 ${CHECK_RECORD}
 redis.call('HSET', KEYS[1], 'rot', ARGV[1], 'by', ARGV[3])
-${storeRefreshToken(5, ", 'prev', ARGV[8]")}
+${storeRefreshToken(5, [['prev', 'ARGV[8]']])}
 return {'rotated', f[1]}
-`);
+`;
 
 /**
  * KEYS: revocation marker. ARGV: expiresAt, channel, kind (`g`, `t`), `<len>:<instance id><id>`.
@@ -177,12 +207,37 @@ return 1
  * Adds a refresh token to its user's index (KEYS[1]; see indexUserToken): ARGV[1] the member,
  * ARGV[2] its expiry, ARGV[3] now, ARGV[4] (optional) a member known to be rotated.
  */
-export const indexUserTokenScript = new LuaScript(`
+const indexUserTokenSource = (expireGt: string) => `
+${expireGt}
 local INTS = {2, 3}
 ${VALIDATE}
 ${indexUserToken('KEYS[1]', 'ARGV[1]', 'ARGV[2]', 'ARGV[3]', 'ARGV[4]')}
 return 1
-`);
+`;
+
+/** The scripts that maintain a user's index, whose Redis ≥ 7 path the tests can turn off. */
+export interface GrantScripts {
+  readonly redeemCode: LuaScript;
+  readonly rotateRefreshToken: LuaScript;
+  readonly indexUserToken: LuaScript;
+}
+
+/**
+ * Builds {@link GrantScripts}: `expireGt: 'auto'` takes `PEXPIREAT … GT` where the server has it
+ * (Redis ≥ 7), `'never'` keeps Redis 6.2's path everywhere (a test's way to run it on Redis 7).
+ */
+export function grantScripts(expireGt: 'auto' | 'never' = 'auto'): GrantScripts {
+  const flag = expireGt === 'auto' ? EXPIRE_GT_AUTO : EXPIRE_GT_OFF;
+  return {
+    redeemCode: new LuaScript(redeemCodeSource(flag)),
+    rotateRefreshToken: new LuaScript(rotateRefreshTokenSource(flag)),
+    indexUserToken: new LuaScript(indexUserTokenSource(flag)),
+  };
+}
+
+export const defaultGrantScripts = grantScripts();
+export const redeemCodeScript = defaultGrantScripts.redeemCode;
+export const rotateRefreshTokenScript = defaultGrantScripts.rotateRefreshToken;
 
 /**
  * A code's or refresh token's lookup in one step, on a single server only: KEYS[1] the pointer.

@@ -10,12 +10,11 @@ import {
 } from '@gatehousejs/core/engine';
 import { FoundMemo, type FoundRecord } from './found-memo.js';
 import {
+  defaultGrantScripts,
   findRecordScript,
-  indexUserTokenScript,
-  redeemCodeScript,
+  type GrantScripts,
   revokeScript,
   revokeSubjectScript,
-  rotateRefreshTokenScript,
 } from './grant-scripts.js';
 import { expireAt, type KeyLayout } from './keys.js';
 import type { RevocationHub } from './revocation-channel.js';
@@ -46,7 +45,12 @@ type Marker = 'used' | 'rot';
  * between that read and the script is as if written just after the script, which a mark's `at`
  * (the time of `revokeUser`) does not distinguish from a mark written while the script ran.
  */
-export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: RevocationHub): GrantStore {
+export function redisGrantStore(
+  client: RedisClient,
+  keys: KeyLayout,
+  hub: RevocationHub,
+  scripts: GrantScripts = defaultGrantScripts,
+): GrantStore {
   const memo = new FoundMemo();
   // A single server (standalone or Sentinel's primary) runs one connection's commands in the order
   // sent, so a write sent just before a script lands before it; a Cluster's nodes run theirs
@@ -60,6 +64,9 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
   // user's index): a single server only, and not one that enforces slots (a sharding proxy), which
   // refuses it before running it; from that first refusal on, the writes go first.
   let consumeInOneStep = inOrder;
+  // The length of the grant tag of the empty id: a record key of that id, past it, is the part a
+  // lookup script appends to the tag of the grant it learns from the pointer.
+  const emptyGrantTagLength = keys.revokedGrant('').length - ':revoked'.length;
 
   /**
    * What a lookup reads: the pointer's owner, the record's fields (`r`, `exp`, `grant`, marker,
@@ -71,7 +78,7 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
     if (lookupInOneStep) {
       try {
         // The record key's part after its grant's tag (`:rt:<hash>`): what the script appends.
-        const suffix = recordKey('').slice(keys.revokedGrant('').length - ':revoked'.length);
+        const suffix = recordKey('').slice(emptyGrantTagLength);
         const reply = (await findRecordScript.run(client, [pointer], [keys.base, suffix, marker])) as
           | (string | null)[]
           | null;
@@ -119,7 +126,7 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
     const [json, exp, storedGrant, seen, previousHash] = fields;
     if (json == null || storedGrant !== grantId || Number(exp) <= wholeInstant(now)) return null;
     if (markerInForce(revokedUntil, now)) return null;
-    const record = JSON.parse(json) as T;
+    const record = JSON.parse(json) as T & object;
     if (markCovers(mark, issuedAt(record), now)) return null;
     // Still consumable: what the consume of the same record at the same `now` needs.
     if (seen == null) {
@@ -128,6 +135,8 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
         userId,
         markAt: markAt(mark, now),
         previousHash: previousHash ?? undefined,
+        json,
+        record,
       });
     }
     return { record, expiresAt: Number(exp), seen: seen == null ? undefined : Number(seen) };
@@ -151,7 +160,7 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
     rotatedHash?: string,
   ) => {
     if (userId === undefined) return;
-    await indexUserTokenScript.run(
+    await scripts.indexUserToken.run(
       client,
       [keys.userRefreshTokens(userId)],
       [
@@ -246,7 +255,7 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
           }
         }
       }
-      return script.run(client, scriptKeys, args) as Promise<[string, string?, string?, string?]>;
+      return script.run(client, scriptKeys, args) as Promise<ConsumeReply>;
     };
     // The next record's pointer and its user's index entry, written before the script.
     const writeNext = (owner?: FoundRecord) => {
@@ -277,7 +286,10 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
     if (found) {
       // The next record must live in the same grant (and so the same slot); the contract says it does.
       if (next && next.grantId !== found.grantId) return null;
-      return finish(found);
+      const reply = await finish(found);
+      // The consumed record as the lookup parsed it, when the script read the same JSON.
+      if (reply[1] !== undefined && reply[1] === found.json) reply[1] = found.record;
+      return reply;
     }
 
     // Not looked up by this store at this `now`: read the pointer, with the mark of the user the
@@ -335,7 +347,7 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
       const reply = await consume(
         keys.codePointer(codeHash),
         (grantId) => keys.code(grantId, codeHash),
-        redeemCodeScript,
+        scripts.redeemCode,
         refreshToken
           ? {
               pointer: keys.refreshTokenPointer(refreshToken.tokenHash),
@@ -361,7 +373,7 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
         now,
       );
       if (!reply || reply[0] === 'invalid' || reply[0] === 'retry') return { status: 'invalid' };
-      const code = JSON.parse(reply[1]!) as AuthorizationCodeRecord;
+      const code = consumedRecord<AuthorizationCodeRecord>(reply);
       if (reply[0] === 'replayed') {
         const replayed = { ...code, expiresAt: Number(reply[3]), consumedAt: Number(reply[2]) };
         return { status: 'replayed', code: replayed };
@@ -407,7 +419,7 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
       const reply = await consume(
         keys.refreshTokenPointer(tokenHash),
         (grantId) => keys.refreshToken(grantId, tokenHash),
-        rotateRefreshTokenScript,
+        scripts.rotateRefreshToken,
         {
           pointer: keys.refreshTokenPointer(next.tokenHash),
           key: keys.refreshToken(next.grantId, next.tokenHash),
@@ -423,7 +435,7 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
         now,
       );
       if (!reply || reply[0] === 'invalid' || reply[0] === 'retry') return { status: 'invalid' };
-      const previous = JSON.parse(reply[1]!) as RefreshTokenRecord;
+      const previous = consumedRecord<RefreshTokenRecord>(reply);
       if (reply[0] === 'reused')
         return { status: 'reused', previous: { ...previous, rotatedAt: Number(reply[2]) } };
       return { status: 'rotated', previous };
@@ -520,6 +532,17 @@ export function redisGrantStore(client: RedisClient, keys: KeyLayout, hub: Revoc
       return mark && mark.expiresAt > wholeInstant(now) ? mark.at : null;
     },
   };
+}
+
+/**
+ * A consume script's reply: its status, the consumed record's JSON (or the record itself, parsed
+ * by the lookup just before, see consume) and the status's own fields.
+ */
+type ConsumeReply = [string, (string | object)?, string?, string?];
+
+/** The consumed record of a reply, parsed unless the lookup had parsed it already. */
+function consumedRecord<T>(reply: ConsumeReply): T {
+  return (typeof reply[1] === 'string' ? JSON.parse(reply[1]) : reply[1]) as T;
 }
 
 /** The record a consume stores (a redemption's or rotation's refresh token): where it goes. */

@@ -95,7 +95,10 @@ export function keyLayout(prefix: string, instanceId: string): KeyLayout {
   const base = `${checkPrefix(prefix)}:{${instanceId.length}:${instanceId}:`;
   // A grant id is inside the hash tag: a brace in it would end the tag early, so braces (and the
   // escape character itself) are percent-encoded, which keeps distinct ids distinct.
-  const grant = (grantId: string) => `${base}g:${grantId.replace(/[{}%]/g, percentEncode)}}`;
+  // Most ids have nothing to encode: testing first skips the replace's slower path (about half
+  // the instructions per key, several keys per token request).
+  const grant = (grantId: string) =>
+    `${base}g:${NEEDS_ENCODING.test(grantId) ? grantId.replace(/[{}%]/g, percentEncode) : grantId}}`;
   return {
     code: (grantId, codeHash) => `${grant(grantId)}:code:${codeHash}`,
     refreshToken: (grantId, tokenHash) => `${grant(grantId)}:rt:${tokenHash}`,
@@ -140,11 +143,16 @@ export function keyLayout(prefix: string, instanceId: string): KeyLayout {
  */
 export const LUA_KEYS = `
 local function grantTag(base, grantId)
-  local encoded = string.gsub(grantId, '[{}%%]', function(c) return string.format('%%%02X', string.byte(c)) end)
-  return base .. 'g:' .. encoded .. '}'
+  -- Most ids have nothing to encode: finding that is cheaper than a gsub (no new string).
+  if string.find(grantId, '[{}%%]') then
+    grantId = string.gsub(grantId, '[{}%%]', function(c) return string.format('%%%02X', string.byte(c)) end)
+  end
+  return base .. 'g:' .. grantId .. '}'
 end
 local function userMark(base, userId) return base .. 'user:' .. userId .. '}' end
 `;
+
+const NEEDS_ENCODING = /[{}%]/;
 
 function percentEncode(character: string): string {
   return `%${character.charCodeAt(0).toString(16).toUpperCase()}`;

@@ -1,13 +1,26 @@
 import { connect, createServer, type Server } from 'node:net';
-import { type GrantStore, hashSecret, kvRateLimitStore, kvSessionStore } from '@gatehousejs/core/engine';
+import {
+  type GrantStore,
+  hashSecret,
+  kvRateLimitStore,
+  kvSessionStore,
+  type RefreshTokenRecord,
+} from '@gatehousejs/core/engine';
 import { type RedisStorage, redisStorage } from '@gatehousejs/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAssertionAcceptedOnce } from '../../core/test/assertion-replay.js';
 import { failPasswordAttempts } from '../../core/test/password-attempts.js';
 import { expectRegistrationsShared } from '../../core/test/registration-across-processes.js';
 import { dropPrefix } from '../test/drop-prefix.js';
-import { redeemCodeScript, rotateRefreshTokenScript } from './grant-scripts.js';
-import { pointerValue } from './grant-store.js';
+import {
+  type GrantScripts,
+  grantScripts,
+  redeemCodeScript,
+  rotateRefreshTokenScript,
+} from './grant-scripts.js';
+import { pointerValue, redisGrantStore } from './grant-store.js';
+import { keyLayout } from './keys.js';
+import { revocationHub } from './revocation-channel.js';
 
 const url = process.env.REDIS_URL;
 if (!url) console.warn('@gatehousejs/redis: REDIS_URL is not set; skipping the Redis engine tests.');
@@ -503,6 +516,105 @@ describe.skipIf(!url)('redis engine specifics', () => {
     ).rejects.toThrow('whole milliseconds');
     expect(await storage.grants.findRefreshToken(refresh.tokenHash, now)).toEqual(refresh);
     expect(await storage.client.exists(keys[3]!)).toBe(0);
+  });
+
+  /** The grant store of the instance `default` on `scripts` (Redis 7's index path, or 6.2's). */
+  const grantsWith = (scripts: GrantScripts) =>
+    redisGrantStore(
+      storage.client,
+      keyLayout(prefix, 'default'),
+      revocationHub(storage.client, prefix),
+      scripts,
+    );
+
+  /** Looks `token` up and rotates it to `next` at `now`, as the token endpoint does. */
+  const rotate = async (
+    grants: GrantStore,
+    token: { tokenHash: string },
+    next: RefreshTokenRecord,
+    now: number,
+  ) => {
+    expect(await grants.findRefreshToken(token.tokenHash, now)).not.toBeNull();
+    expect((await grants.rotateRefreshToken(token.tokenHash, next, now)).status).toBe('rotated');
+  };
+
+  // Redis 6.2 has no `PEXPIREAT … GT`: its path sets the index's expiry to its latest entry's, which
+  // a dropped entry can move earlier; Redis 7's only ever moves it later (the key outlives a dropped
+  // latest entry until that entry's own expiry). Both keep the key while any live entry remains.
+  for (const [path, scripts, droppedLatestKept] of [
+    ['Redis 7 (PEXPIREAT GT)', grantScripts('auto'), true],
+    ['Redis 6.2', grantScripts('never'), false],
+  ] as const) {
+    it(`keeps a user's index until its latest entry expires, on ${path}'s path`, async () => {
+      const grants = grantsWith(scripts);
+      const now = Date.now();
+      const userId = crypto.randomUUID();
+      const grantId = crypto.randomUUID();
+      const index = key(`grants:${userId}`);
+      const expiryOfIndex = async () => Number(await storage.client.call('PEXPIRETIME', index));
+      const token = async (issuedAt: number, lifetime: number) => ({
+        ...(await userRefresh(issuedAt, grantId, userId)),
+        expiresAt: now + lifetime,
+      });
+      const first = await token(now, 7_200_000);
+      await grants.saveRefreshToken(first);
+      expect(await expiryOfIndex()).toBe(first.expiresAt);
+      // An entry expiring earlier leaves the expiry as it is.
+      const second = await token(now + 1, 3_600_000);
+      await rotate(grants, first, second, now + 1);
+      expect(await expiryOfIndex()).toBe(first.expiresAt);
+      // The next rotation drops `first`, the latest entry.
+      const third = await token(now + 2, 3_600_001);
+      await rotate(grants, second, third, now + 2);
+      expect((await storage.client.zrange(index, 0, -1)).sort()).toEqual(
+        [pointerValue(grantId, second.tokenHash), pointerValue(grantId, third.tokenHash)].sort(),
+      );
+      expect(await expiryOfIndex()).toBe(droppedLatestKept ? first.expiresAt : third.expiresAt);
+      // A later entry moves it later.
+      const fourth = await token(now + 3, 10_800_000);
+      await rotate(grants, third, fourth, now + 3);
+      expect(await expiryOfIndex()).toBe(fourth.expiresAt);
+      expect(await grants.listUserRefreshTokens!(userId, now + 4)).toEqual([fourth]);
+    });
+  }
+
+  it('a rotation into a key that holds a record replaces that record whole', async () => {
+    const now = Date.now();
+    const userId = crypto.randomUUID();
+    const grantId = crypto.randomUUID();
+    const token = await userRefresh(now, grantId, userId);
+    const next = await userRefresh(now + 1, grantId, userId);
+    await storage.grants.saveRefreshToken(token);
+    // A rotated record already at the next token's key: its marker must not survive the rotation.
+    await storage.grants.saveRefreshToken({ ...next, scope: 'stale', rotatedAt: now });
+    await rotate(storage.grants, token, next, now + 1);
+    expect(await storage.grants.findRefreshToken(next.tokenHash, now + 1)).toEqual(next);
+  });
+
+  it('answers the record its lookup parsed, unless the rotation read another one', async () => {
+    const now = Date.now();
+    const grantId = crypto.randomUUID();
+    const token = await refreshOf(now, grantId);
+    await storage.grants.saveRefreshToken(token);
+    const found = await storage.grants.findRefreshToken(token.tokenHash, now);
+    const result = await storage.grants.rotateRefreshToken(
+      token.tokenHash,
+      await refreshOf(now, grantId),
+      now,
+    );
+    expect(result.status === 'rotated' && result.previous).toBe(found);
+    // The record replaced between the lookup and the rotation: the rotation answers what it rotated.
+    const other = await refreshOf(now, grantId);
+    await storage.grants.saveRefreshToken(other);
+    await storage.grants.findRefreshToken(other.tokenHash, now);
+    const replaced = { ...other, scope: 'replaced' };
+    await storage.grants.saveRefreshToken(replaced);
+    expect(
+      await storage.grants.rotateRefreshToken(other.tokenHash, await refreshOf(now, grantId), now),
+    ).toEqual({
+      status: 'rotated',
+      previous: replaced,
+    });
   });
 
   it('rejects a prefix with braces (the engine adds the cluster hash tag itself)', () => {
