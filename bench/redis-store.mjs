@@ -152,7 +152,7 @@ async function run(n) {
   if (engineName === 'redis') redisCli('CONFIG', 'RESETSTAT');
   const redisBefore = engineName === 'redis' ? redisCpu() : 0;
   if (engineName === 'redis') redisInstructions(); // zeroes the count (a dump)
-  // Under `valgrind --tool=callgrind --collect-atstart=no` (BENCH_SELF_CALLGRIND=1): count this loop only.
+  // Under `valgrind --tool=callgrind --instr-atstart=no` (BENCH_SELF_CALLGRIND=1): count this loop only.
   if (process.env.BENCH_SELF_CALLGRIND)
     execFileSync('callgrind_control', ['--instr=on', String(process.pid)]);
   const before = process.cpuUsage();
