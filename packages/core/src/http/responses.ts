@@ -21,6 +21,14 @@ export function noStoreJson(body: unknown, init: { status?: number; headers?: He
   return jsonReply(body, noStore(new Headers(init.headers)), init.status);
 }
 
+/**
+ * {@link noStoreJson} for a body already serialised: `text` must be a JSON text (the caller
+ * vouches for it, see `tokenResponse`).
+ */
+export function noStoreJsonText(text: string): Reply {
+  return jsonTextReply(text, noStore(new Headers()), 200);
+}
+
 /** An answer without a body that must never be cached: redirects of the browser flow, 204s. */
 export function noStoreEmpty(status: number, headers: HeadersInit): Reply {
   return new Reply(status, noStore(new Headers(headers)), null);
@@ -28,6 +36,10 @@ export function noStoreEmpty(status: number, headers: HeadersInit): Reply {
 
 /** The reply itself, on headers the caller owns (JSON content type unless one is set). */
 function jsonReply(body: unknown, headers: Headers, status = 200): Reply {
+  return jsonTextReply(JSON.stringify(body), headers, status);
+}
+
+function jsonTextReply(text: string, headers: Headers, status: number): Reply {
   if (!headers.has('Content-Type')) headers.set('Content-Type', 'application/json;charset=UTF-8');
-  return new Reply(status, headers, JSON.stringify(body));
+  return new Reply(status, headers, text);
 }
