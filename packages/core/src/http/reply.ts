@@ -1,3 +1,5 @@
+import { ReplyHeaders } from './reply-headers.js';
+
 const REPLY: unique symbol = Symbol.for('gatehouse.reply') as never;
 
 /**
@@ -40,7 +42,7 @@ export function isReply(answer: Answer): answer is Reply {
 /** The Web `Response` for an answer (a `Response` is returned as it is). */
 export function toResponse(answer: Answer): Response {
   if (!isReply(answer)) return answer;
-  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  return new Response(answer.body, { status: answer.status, headers: ReplyHeaders.copyable(answer.headers) });
 }
 
 /** The same answer without its body, for `HEAD` (RFC 9110 §9.3.2). */

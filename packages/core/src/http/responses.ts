@@ -1,4 +1,5 @@
 import { Reply } from './reply.js';
+import { replyHeaders } from './reply-headers.js';
 
 /**
  * Marks an answer as never to be stored: every answer carrying tokens, codes, personal data or a
@@ -13,12 +14,12 @@ export function noStore(headers: Headers): Headers {
 
 /** A JSON answer. */
 export function jsonResponse(body: unknown, init: { status?: number; headers?: HeadersInit } = {}): Reply {
-  return jsonReply(body, new Headers(init.headers), init.status);
+  return jsonReply(body, replyHeaders(init.headers), init.status);
 }
 
 /** A JSON answer that must never be cached: token sets, introspection, userinfo, errors. */
 export function noStoreJson(body: unknown, init: { status?: number; headers?: HeadersInit } = {}): Reply {
-  return jsonReply(body, noStore(new Headers(init.headers)), init.status);
+  return jsonReply(body, noStore(replyHeaders(init.headers)), init.status);
 }
 
 /**
@@ -26,12 +27,12 @@ export function noStoreJson(body: unknown, init: { status?: number; headers?: He
  * vouches for it, see `tokenResponse`).
  */
 export function noStoreJsonText(text: string): Reply {
-  return jsonTextReply(text, noStore(new Headers()), 200);
+  return jsonTextReply(text, noStore(replyHeaders()), 200);
 }
 
 /** An answer without a body that must never be cached: redirects of the browser flow, 204s. */
 export function noStoreEmpty(status: number, headers: HeadersInit): Reply {
-  return new Reply(status, noStore(new Headers(headers)), null);
+  return new Reply(status, noStore(replyHeaders(headers)), null);
 }
 
 /** The reply itself, on headers the caller owns (JSON content type unless one is set). */

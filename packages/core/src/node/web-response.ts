@@ -4,6 +4,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { type Answer, isReply } from '../http/reply.js';
+import { replyFields } from '../http/reply-headers.js';
 import { asError } from './request-body.js';
 
 /** Options of {@link sendWebResponse}. */
@@ -98,6 +99,16 @@ function headerFields(
   res: ServerResponse,
   headers: Headers,
 ): { fields: (string | string[])[]; framed: boolean } {
+  // Gatehouse's own fields, still a plain list (`ReplyHeaders`: no Set-Cookie among them): copied
+  // as they are, without iterating a `Headers`.
+  const listed = replyFields(headers);
+  if (listed !== undefined) {
+    let framed = false;
+    for (let i = 0; i < listed.length; i += 2) {
+      if (listed[i] === 'content-length' || listed[i] === 'transfer-encoding') framed = true;
+    }
+    return { fields: listed.slice(), framed };
+  }
   // Set-Cookie goes in as one array: Node writes each element as its own header line (repeated
   // names in a flat list would keep only the last).
   const fields: (string | string[])[] = [];
