@@ -1,3 +1,4 @@
+import { BUFFERED_BODY, type BufferedBody } from '../http/body.js';
 import { RawHeaders } from './raw-headers.js';
 
 /** Options of {@link BufferedRequest}. */
@@ -34,7 +35,7 @@ const CLIENT_ADDRESS = Symbol.for('gatehouse.clientAddress');
  * not an undici `Request` instance, so `instanceof Request` is false; pass it to `new Request(…)` or
  * `fetch()` only through its members (`new Request(r.url, r)` works, as with any `RequestInit`).
  */
-export class BufferedRequest implements Request {
+export class BufferedRequest implements Request, BufferedBody {
   /** The method, upper-case as the bridge normalised it. */
   readonly method: string;
   #url: string | (() => string);
@@ -173,6 +174,17 @@ export class BufferedRequest implements Request {
 
   get [Symbol.toStringTag](): string {
     return 'Request';
+  }
+
+  /**
+   * The body bytes themselves, for Gatehouse's own reader (`bodyText`): no promise and no copy
+   * (it only decodes them). The body counts as read from then on, as after `text()`.
+   */
+  [BUFFERED_BODY](): Uint8Array | undefined {
+    if (this.#real !== undefined || this.#consumed) return undefined;
+    if (this.#bytes === null) return EMPTY;
+    this.#consumed = true;
+    return this.#bytes;
   }
 
   /** Reads the body once, as Fetch does: a second read is refused with a `TypeError`. */
