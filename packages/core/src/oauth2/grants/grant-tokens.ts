@@ -1,3 +1,4 @@
+import type { Awaitable } from '../../awaitable.js';
 import type { Context, TokenIssuing } from '../../context.js';
 import type { ClientRecord, GrantType, RefreshTokenRecord, Subject } from '../../storage/types.js';
 import { addSeconds, type EpochMs, type Milliseconds, secondsToMs } from '../../time.js';
@@ -85,31 +86,43 @@ export function grantAccessToken(
  * else of the grant (resources, authentication time and attributes, extensions) unchanged, so a
  * rotation never loses what the first token knew.
  */
-export async function newRefreshToken(
+export function newRefreshToken(
   ctx: Pick<Context, 'randomBytes' | 'refreshTokenTtl'>,
   grant: Grant,
   now: EpochMs,
-): Promise<{ token: string; record: RefreshTokenRecord }> {
+): Awaitable<{ token: string; record: RefreshTokenRecord }> {
   const token = randomSecret(ctx.randomBytes);
-  const { grantId, clientId, subject, scope, audience, authTime, sessionId, acr, amr, ext, grantedAt } =
-    grant;
-  const record: RefreshTokenRecord = {
-    tokenHash: await secretHash(token),
-    grantId,
-    clientId,
-    subject,
-    scope,
-    ...(audience === undefined ? {} : { audience }),
-    ...(authTime === undefined ? {} : { authTime }),
-    ...(sessionId === undefined ? {} : { sessionId }),
-    ...(acr === undefined ? {} : { acr }),
-    ...(amr === undefined ? {} : { amr }),
-    ...(ext === undefined ? {} : { ext }),
-    ...(grantedAt === undefined ? {} : { grantedAt }),
+  // The hash is ready at once where the runtime hashes natively: then so is the token.
+  const tokenHash = secretHash(token);
+  return tokenHash instanceof Promise
+    ? tokenHash.then((hash) => ({ token, record: refreshTokenRecord(ctx, grant, now, hash) }))
+    : { token, record: refreshTokenRecord(ctx, grant, now, tokenHash) };
+}
+
+/** The record of {@link newRefreshToken}: the grant's members that are set, written one by one. */
+function refreshTokenRecord(
+  ctx: Pick<Context, 'refreshTokenTtl'>,
+  grant: Grant,
+  now: EpochMs,
+  tokenHash: string,
+): RefreshTokenRecord {
+  const record: { -readonly [K in keyof RefreshTokenRecord]: RefreshTokenRecord[K] } = {
+    tokenHash,
+    grantId: grant.grantId,
+    clientId: grant.clientId,
+    subject: grant.subject,
+    scope: grant.scope,
     issuedAt: now,
     expiresAt: addSeconds(now, ctx.refreshTokenTtl),
   };
-  return { token, record };
+  if (grant.audience !== undefined) record.audience = grant.audience;
+  if (grant.authTime !== undefined) record.authTime = grant.authTime;
+  if (grant.sessionId !== undefined) record.sessionId = grant.sessionId;
+  if (grant.acr !== undefined) record.acr = grant.acr;
+  if (grant.amr !== undefined) record.amr = grant.amr;
+  if (grant.ext !== undefined) record.ext = grant.ext;
+  if (grant.grantedAt !== undefined) record.grantedAt = grant.grantedAt;
+  return record;
 }
 
 /** The `token.issued` event's subject fields: the subject, and the user id when it is a user. */
