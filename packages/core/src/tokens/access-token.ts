@@ -3,6 +3,7 @@ import { type Awaitable, andThen } from '../awaitable.js';
 import type { AccessTokenCheck, Context, RevocationCheck, TokenSigning, TokenVerifying } from '../context.js';
 import type { Subject } from '../storage/types.js';
 import { fromEpochSeconds, type Seconds, toEpochSeconds } from '../time.js';
+import type { Writable } from '../writable.js';
 import type { AccessTokenClaims, TokenFamily } from './access-token-claims.js';
 import { type ActClaim, parseAct } from './act.js';
 import { base64url, utf8 } from './encoding.js';
@@ -77,18 +78,31 @@ export async function signAccessToken(
           scopes: grant.scope.split(' ').filter(Boolean),
           resources: grant.audience ?? [],
         })
-      : {};
-  const payload: Record<string, unknown> = {
-    ...extra,
-    iss: ctx.issuer,
-    sub,
-    aud: audience.length === 1 ? audience[0] : audience,
-    iat,
-    exp,
-    jti,
-    token_family: grant.family,
-    scope: grant.scope,
-  };
+      : undefined;
+  // Without host claims, the protocol claims alone, as a literal (no copy of an empty object).
+  const payload: Record<string, unknown> =
+    extra === undefined
+      ? {
+          iss: ctx.issuer,
+          sub,
+          aud: audience.length === 1 ? audience[0] : audience,
+          iat,
+          exp,
+          jti,
+          token_family: grant.family,
+          scope: grant.scope,
+        }
+      : {
+          ...extra,
+          iss: ctx.issuer,
+          sub,
+          aud: audience.length === 1 ? audience[0] : audience,
+          iat,
+          exp,
+          jti,
+          token_family: grant.family,
+          scope: grant.scope,
+        };
   if (grant.clientId !== undefined) payload.client_id = grant.clientId;
   if (grant.grantId !== undefined) payload.gid = grant.grantId;
   if (grant.subject.kind === 'client') payload.sub_kind = 'client';
@@ -100,23 +114,21 @@ export async function signAccessToken(
   if (keys instanceof Promise) keys = await keys;
   const signingInput = `${keys.encodedHeader}.${base64url(utf8(JSON.stringify(payload)))}`;
   const token = `${signingInput}.${await keys.sign(signingInput)}`;
-  return {
-    token,
-    claims: {
-      family: grant.family,
-      subject: grant.subject,
-      sub,
-      clientId: grant.clientId,
-      scope: grant.scope,
-      audience,
-      jti,
-      grantId: grant.grantId,
-      ...(grant.act === undefined ? {} : { act: grant.act }),
-      ...(grant.jkt === undefined ? {} : { jkt: grant.jkt }),
-      iat,
-      exp,
-    },
+  const claims: Writable<AccessTokenClaims> = {
+    family: grant.family,
+    subject: grant.subject,
+    sub,
+    clientId: grant.clientId,
+    scope: grant.scope,
+    audience,
+    jti,
+    grantId: grant.grantId,
+    iat,
+    exp,
   };
+  if (grant.act !== undefined) claims.act = grant.act;
+  if (grant.jkt !== undefined) claims.jkt = grant.jkt;
+  return { token, claims };
 }
 
 /**

@@ -15,10 +15,10 @@ import {
   type Grant,
   grantAccessToken,
   grantLifetimeMs,
-  issuedTo,
   issuesRefreshToken,
   newRefreshToken,
   revokeGrant,
+  tokenIssued,
 } from './grant-tokens.js';
 
 /**
@@ -108,12 +108,7 @@ export async function authorizationCodeGrant(
   );
   if (result.status === 'replayed') return replayed(ctx, record.grantId, client.id);
   if (result.status === 'invalid') throw invalidGrant('The authorization code is invalid or expired.');
-  ctx.emit({
-    type: 'token.issued',
-    clientId: client.id,
-    ...issuedTo(grant.subject),
-    grantType: 'authorization_code',
-  });
+  ctx.emit(tokenIssued(client.id, grant.subject, 'authorization_code'));
   return tokenResponse({
     accessToken: access.token,
     tokenType: dpop ? 'DPoP' : 'Bearer',

@@ -1,9 +1,11 @@
 import type { Awaitable } from '../../awaitable.js';
 import type { Context, TokenIssuing } from '../../context.js';
+import type { GatehouseEvent } from '../../events.js';
 import type { ClientRecord, GrantType, RefreshTokenRecord, Subject } from '../../storage/types.js';
 import { addSeconds, type EpochMs, type Milliseconds, secondsToMs } from '../../time.js';
-import { type SignedAccessToken, signAccessToken } from '../../tokens/access-token.js';
+import { type AccessTokenGrant, type SignedAccessToken, signAccessToken } from '../../tokens/access-token.js';
 import { randomSecret, secretHash } from '../../tokens/secrets.js';
+import type { Writable } from '../../writable.js';
 import { parseScope } from '../scope.js';
 
 /**
@@ -67,17 +69,18 @@ export function grantAccessToken(
   audience = grant.audience,
   jkt?: string,
 ): Promise<SignedAccessToken> {
-  return signAccessToken(ctx, {
+  const token: Writable<AccessTokenGrant> = {
     family: 'oauth2',
     subject: grant.subject,
     clientId: grant.clientId,
     scope,
-    ...(audience === undefined ? {} : { audience }),
     grantId: grant.grantId,
-    // RFC 9449 §6: a DPoP-bound token names the key of the token request's proof.
-    ...(jkt === undefined ? {} : { jkt }),
     ttl: ctx.accessTokenTtl,
-  });
+  };
+  if (audience !== undefined) token.audience = audience;
+  // RFC 9449 §6: a DPoP-bound token names the key of the token request's proof.
+  if (jkt !== undefined) token.jkt = jkt;
+  return signAccessToken(ctx, token);
 }
 
 /**
@@ -106,7 +109,7 @@ function refreshTokenRecord(
   now: EpochMs,
   tokenHash: string,
 ): RefreshTokenRecord {
-  const record: { -readonly [K in keyof RefreshTokenRecord]: RefreshTokenRecord[K] } = {
+  const record: Writable<RefreshTokenRecord> = {
     tokenHash,
     grantId: grant.grantId,
     clientId: grant.clientId,
@@ -125,7 +128,14 @@ function refreshTokenRecord(
   return record;
 }
 
-/** The `token.issued` event's subject fields: the subject, and the user id when it is a user. */
-export function issuedTo(subject: Subject): { subject: Subject; userId?: string } {
-  return subject.kind === 'user' ? { subject, userId: subject.userId } : { subject };
+/**
+ * The `token.issued` event: the subject, and the user id when it is a user. One literal for each
+ * (no partial object spread into the event on every token request).
+ */
+export function tokenIssued(clientId: string, subject: Subject, grantType: IssuedGrantType): GatehouseEvent {
+  return subject.kind === 'user'
+    ? { type: 'token.issued', clientId, subject, userId: subject.userId, grantType }
+    : { type: 'token.issued', clientId, subject, grantType };
 }
+
+type IssuedGrantType = Extract<GatehouseEvent, { type: 'token.issued' }>['grantType'];

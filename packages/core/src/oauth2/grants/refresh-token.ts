@@ -10,7 +10,7 @@ import type { AuthenticatedClient } from '../client-auth/authenticate-client.js'
 import { requestedResources, tokenAudience } from '../resource-indicators.js';
 import { isScopeSubset, parseScope } from '../scope.js';
 import { tokenResponse } from '../token-response.js';
-import { clientMayUse, grantAccessToken, issuedTo, newRefreshToken, revokeGrant } from './grant-tokens.js';
+import { clientMayUse, grantAccessToken, newRefreshToken, revokeGrant, tokenIssued } from './grant-tokens.js';
 
 /**
  * `grant_type=refresh_token` (RFC 6749 §6). The token is bound to its client; the scope may narrow,
@@ -71,12 +71,7 @@ export async function refreshTokenGrant(
   );
   if (idToken instanceof Promise) idToken = await idToken;
   if (!ctx.rotateRefreshTokens) {
-    ctx.emit({
-      type: 'token.issued',
-      clientId: client.id,
-      ...issuedTo(record.subject),
-      grantType: 'refresh_token',
-    });
+    ctx.emit(tokenIssued(client.id, record.subject, 'refresh_token'));
     return tokenResponse({
       accessToken: access.token,
       tokenType,
@@ -95,12 +90,7 @@ export async function refreshTokenGrant(
   const result = await ctx.storage.grants.rotateRefreshToken(tokenHash, next.record, now);
   if (result.status === 'reused') return reused(ctx, record.grantId, client.id);
   if (result.status === 'invalid') throw invalidGrant('The refresh token is invalid, expired or revoked.');
-  ctx.emit({
-    type: 'token.issued',
-    clientId: client.id,
-    ...issuedTo(record.subject),
-    grantType: 'refresh_token',
-  });
+  ctx.emit(tokenIssued(client.id, record.subject, 'refresh_token'));
   return tokenResponse({
     accessToken: access.token,
     tokenType,
