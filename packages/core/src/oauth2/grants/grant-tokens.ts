@@ -6,7 +6,7 @@ import { addSeconds, type EpochMs, type Milliseconds, secondsToMs } from '../../
 import { type AccessTokenGrant, type SignedAccessToken, signAccessToken } from '../../tokens/access-token.js';
 import { randomSecret, secretHash } from '../../tokens/secrets.js';
 import type { Writable } from '../../writable.js';
-import { parseScope } from '../scope.js';
+import { scopeIncludes } from '../scope.js';
 
 /**
  * The grant tokens are issued from: one subject's authorization of one client, for a scope and
@@ -29,8 +29,10 @@ export type Grant = Pick<
 
 /** Grant types a client may use: its registration, by default both of Gatehouse's. */
 export function clientMayUse(client: ClientRecord, grantType: GrantType): boolean {
-  return (client.grantTypes ?? ['authorization_code', 'refresh_token']).includes(grantType);
+  return (client.grantTypes ?? DEFAULT_GRANT_TYPES).includes(grantType);
 }
+
+const DEFAULT_GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token'];
 
 /**
  * Whether a code redemption of `scope` issues a refresh token: the client must be allowed the
@@ -41,8 +43,7 @@ export function clientMayUse(client: ClientRecord, grantType: GrantType): boolea
  */
 export function issuesRefreshToken(client: ClientRecord, scope: string): boolean {
   if (!clientMayUse(client, 'refresh_token')) return false;
-  const granted = parseScope(scope);
-  return !granted.includes('openid') || granted.includes('offline_access');
+  return !scopeIncludes(scope, 'openid') || scopeIncludes(scope, 'offline_access');
 }
 
 /** How long a grant revocation must be remembered: as long as anything of the grant can live. */
