@@ -19,7 +19,16 @@ const FIELDS: unique symbol = Symbol.for('gatehouse.replyHeaders.fields') as nev
  */
 export class ReplyHeaders extends Headers {
   /** Name, value, name, value, … sorted by name; `undefined` once copied into the real `Headers`. */
-  #fields: string[] | undefined = [];
+  #fields: string[] | undefined;
+
+  /**
+   * @param listed Fields to start with, as the list keeps them (lower-case names, sorted, each
+   *   once, values normalised and valid, no `Set-Cookie`): Gatehouse's own constant sets. Copied.
+   */
+  constructor(listed: readonly string[] = NO_FIELDS) {
+    super();
+    this.#fields = listed.slice();
+  }
 
   override get(name: string): string | null {
     const fields = this.#fields;
@@ -145,12 +154,20 @@ function listedValue(lower: string, value: string): string | undefined {
   return isHeaderValue(normalised) ? normalised : undefined;
 }
 
-/** Puts a new field in its place (Fetch iterates fields sorted by name). */
+/** Puts a new field in its place (Fetch iterates fields sorted by name), moving later ones up. */
 function insert(fields: string[], lower: string, value: string): void {
   let at = fields.length;
-  while (at > 0 && fields[at - 2]! > lower) at -= 2;
-  fields.splice(at, 0, lower, value);
+  fields.push(lower, value);
+  while (at > 0 && fields[at - 2]! > lower) {
+    fields[at] = fields[at - 2]!;
+    fields[at + 1] = fields[at - 1]!;
+    at -= 2;
+  }
+  fields[at] = lower;
+  fields[at + 1] = value;
 }
+
+const NO_FIELDS: readonly string[] = [];
 
 function indexOf(fields: readonly string[], lower: string): number {
   for (let i = 0; i < fields.length; i += 2) if (fields[i] === lower) return i;

@@ -1,5 +1,7 @@
 import { Reply } from './reply.js';
-import { replyHeaders } from './reply-headers.js';
+import { ReplyHeaders, replyFields, replyHeaders } from './reply-headers.js';
+
+const JSON_TYPE = 'application/json;charset=UTF-8';
 
 /**
  * Marks an answer as never to be stored: every answer carrying tokens, codes, personal data or a
@@ -27,8 +29,14 @@ export function noStoreJson(body: unknown, init: { status?: number; headers?: He
  * vouches for it, see `tokenResponse`).
  */
 export function noStoreJsonText(text: string): Reply {
-  return jsonTextReply(text, noStore(replyHeaders()), 200);
+  return new Reply(200, new ReplyHeaders(NO_STORE_JSON), text);
 }
+
+/**
+ * The fields of a never-stored JSON answer as `ReplyHeaders` lists them, set once by {@link noStore}
+ * and {@link withJsonType}: each token response starts from a copy rather than setting them.
+ */
+const NO_STORE_JSON: readonly string[] = replyFields(withJsonType(noStore(new ReplyHeaders())))!;
 
 /** An answer without a body that must never be cached: redirects of the browser flow, 204s. */
 export function noStoreEmpty(status: number, headers: HeadersInit): Reply {
@@ -37,10 +45,10 @@ export function noStoreEmpty(status: number, headers: HeadersInit): Reply {
 
 /** The reply itself, on headers the caller owns (JSON content type unless one is set). */
 function jsonReply(body: unknown, headers: Headers, status = 200): Reply {
-  return jsonTextReply(JSON.stringify(body), headers, status);
+  return new Reply(status, withJsonType(headers), JSON.stringify(body));
 }
 
-function jsonTextReply(text: string, headers: Headers, status: number): Reply {
-  if (!headers.has('Content-Type')) headers.set('Content-Type', 'application/json;charset=UTF-8');
-  return new Reply(status, headers, text);
+function withJsonType(headers: Headers): Headers {
+  if (!headers.has('Content-Type')) headers.set('Content-Type', JSON_TYPE);
+  return headers;
 }
