@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { Reply, toResponse } from './reply.js';
 import { ReplyHeaders, replyFields, replyHeaders } from './reply-headers.js';
 
 const NAMES = [
@@ -90,11 +91,16 @@ describe('ReplyHeaders', () => {
   });
 
   it('is handed to a native Response with every field', () => {
-    const headers = replyHeaders({ Vary: 'Origin', 'X-A': 'b' });
-    const response = new Response(null, { headers: ReplyHeaders.copyable(headers) });
-    expect([...response.headers]).toEqual([
+    const reply = new Reply(200, replyHeaders({ Vary: 'Origin', 'X-A': 'b' }), null);
+    expect([...toResponse(reply).headers]).toEqual([
       ['vary', 'Origin'],
       ['x-a', 'b'],
+    ]);
+    const filled = replyHeaders({ Vary: 'Origin' });
+    filled.append('Set-Cookie', 'a=b');
+    expect([...toResponse(new Reply(200, filled, null)).headers]).toEqual([
+      ['set-cookie', 'a=b'],
+      ['vary', 'Origin'],
     ]);
   });
 

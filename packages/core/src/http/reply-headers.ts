@@ -116,15 +116,6 @@ export class ReplyHeaders extends Headers {
     return this.#fields;
   }
 
-  /**
-   * `headers`, ready to be handed to a native `Response` constructor (which may copy a `Headers`
-   * from its internal list without calling the overridden iterators, as Bun does).
-   */
-  static copyable(headers: Headers): Headers {
-    if (headers instanceof ReplyHeaders) headers.#fill();
-    return headers;
-  }
-
   /** Copies the listed fields into the real `Headers`, once. */
   #fill(): void {
     const fields = this.#fields;
@@ -172,6 +163,13 @@ const NO_FIELDS: readonly string[] = [];
 function indexOf(fields: readonly string[], lower: string): number {
   for (let i = 0; i < fields.length; i += 2) if (fields[i] === lower) return i;
   return -1;
+}
+
+/** A list of fields (name, value, …) as `[name, value]` pairs, a `HeadersInit`. */
+export function fieldPairs(fields: readonly string[]): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (let i = 0; i < fields.length; i += 2) pairs.push([fields[i]!, fields[i + 1]!]);
+  return pairs;
 }
 
 /**
