@@ -1,4 +1,3 @@
-import { BUFFERED_BODY, type BufferedBody } from '../http/body.js';
 import { RawHeaders } from './raw-headers.js';
 
 /** Options of {@link BufferedRequest}. */
@@ -19,6 +18,8 @@ export interface BufferedRequestOptions {
 
 /** The key `clientAddressOf` reads (`http/client-address.ts`). */
 const CLIENT_ADDRESS = Symbol.for('gatehouse.clientAddress');
+/** The key `bodyText` reads (`BufferedBody` of `http/body.ts`). */
+const BUFFERED_BODY = Symbol.for('gatehouse.bufferedBody');
 
 /**
  * A Web `Request` whose body, if it has one, is already in memory: what the Node bridge hands to
@@ -35,7 +36,7 @@ const CLIENT_ADDRESS = Symbol.for('gatehouse.clientAddress');
  * not an undici `Request` instance, so `instanceof Request` is false; pass it to `new Request(…)` or
  * `fetch()` only through its members (`new Request(r.url, r)` works, as with any `RequestInit`).
  */
-export class BufferedRequest implements Request, BufferedBody {
+export class BufferedRequest implements Request {
   /** The method, upper-case as the bridge normalised it. */
   readonly method: string;
   #url: string | (() => string);
