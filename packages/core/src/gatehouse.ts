@@ -213,7 +213,8 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     (prefix) => router.reaches(prefix),
   );
 
-  const route = async (request: Request): Promise<Answer> => {
+  /** The matched route's answer; throws (rather than rejects) what it refuses at once. */
+  const route = (request: Request): Promise<Answer> => {
     let url: URL;
     try {
       url = new URL(request.url);
@@ -221,7 +222,13 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
       throw oauthError('invalid_request', 'The request URL is not valid.');
     }
     if (!deployment.originChecked) deployment.checkOrigin(url);
-    const ctx = readyContext ?? (await contextPromise);
+    // Once the keys are in, no promise waits for them (a turn of the microtask queue per request).
+    const ctx = readyContext;
+    if (ctx === undefined) return contextPromise.then((ready) => routeIn(ready, request, url));
+    return routeIn(ctx, request, url);
+  };
+
+  const routeIn = (ctx: Context, request: Request, url: URL): Promise<Answer> => {
     const match = router.match(url.pathname);
     if (!match) {
       deployment.strayRequest(url.pathname);
@@ -277,6 +284,7 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     );
   };
 
+  let lastHandled: { readonly href: string; readonly handled: boolean } | undefined;
   const instance: Gatehouse = {
     issuer: resolved.issuer,
     basePath: resolved.basePath,
@@ -303,8 +311,13 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
       }
     },
     handles(input) {
-      const url = typeof input === 'string' ? new URL(input) : input;
-      return router.match(url.pathname) !== undefined;
+      if (typeof input !== 'string') return router.match(input.pathname) !== undefined;
+      // Adapters ask this of every request's URL before answering it, and a server sees the same
+      // few URLs again and again: the last one's answer is kept (routes never change).
+      if (input === lastHandled?.href) return lastHandled.handled;
+      const handled = router.match(new URL(input).pathname) !== undefined;
+      lastHandled = { href: input, handled };
+      return handled;
     },
     async ready() {
       await contextPromise;

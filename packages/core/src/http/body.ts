@@ -1,3 +1,4 @@
+import type { Awaitable } from '../awaitable.js';
 import { oauthError, ProtocolError } from '../errors.js';
 
 /**
@@ -8,21 +9,62 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Reads the request body as UTF-8 text, refusing more than `maxBytes` with 413. */
 export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+  return bodyText(request, maxBytes);
+}
+
+/**
+ * {@link readBodyText}, as the text itself when the body is already in memory (the Node bridge's
+ * `BufferedRequest`): no promise and no copy of the bytes, which are only decoded. Throws (rather
+ * than rejects) what it refuses at once; callers await it in an async function, where both are
+ * the same.
+ */
+export function bodyText(request: Request, maxBytes: number): Awaitable<string> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > maxBytes) throw payloadTooLarge(maxBytes);
   if (request.bodyUsed) {
     // A host middleware consumed the stream before Gatehouse: a set-up problem, answered without a 5xx.
     throw oauthError('invalid_request', 'The request body was already read before Gatehouse could read it.');
   }
+  const buffered = bufferedBodyOf(request);
+  if (buffered !== undefined) return decoded(buffered, maxBytes);
+  return readStreamedText(request, declared, maxBytes);
+}
+
+async function readStreamedText(
+  request: Request,
+  declared: string | null,
+  maxBytes: number,
+): Promise<string> {
   const bytes = hasFramedLength(request, declared)
     ? await readWhole(request)
     : await readBounded(request, maxBytes);
+  return decoded(bytes, maxBytes);
+}
+
+function decoded(bytes: Uint8Array, maxBytes: number): string {
   if (bytes.byteLength > maxBytes) throw payloadTooLarge(maxBytes);
   try {
     return STRICT_UTF8.decode(bytes);
   } catch {
     throw oauthError('invalid_request', 'The request body is not valid UTF-8.');
   }
+}
+
+/**
+ * The key of a request's body bytes when they are in memory and unread (the Node bridge's
+ * `BufferedRequest` answers it, and counts the body as read from then on). `Symbol.for`: the
+ * bridge may come from another copy of this module (ESM and CJS builds).
+ */
+export const BUFFERED_BODY: unique symbol = Symbol.for('gatehouse.bufferedBody') as never;
+
+/** What a request with its body in memory offers under {@link BUFFERED_BODY}. */
+export interface BufferedBody {
+  /** Takes the body (empty for none), or `undefined` when it is not held in memory (any more). */
+  [BUFFERED_BODY](): Uint8Array | undefined;
+}
+
+function bufferedBodyOf(request: Request): Uint8Array | undefined {
+  return (request as Request & Partial<BufferedBody>)[BUFFERED_BODY]?.();
 }
 
 /**

@@ -1,5 +1,6 @@
+import type { Awaitable } from '../awaitable.js';
 import type { Context } from '../context.js';
-import { allowedRequestOrigin } from './origin.js';
+import { allowedRequestOrigin, isAllowedOrigin, requestOrigin } from './origin.js';
 import { type Answer, isReply } from './reply.js';
 
 /**
@@ -57,14 +58,17 @@ export async function preflightResponse(
 /**
  * The actual response with CORS headers: `Vary: Origin` always (the answer depends on it, so caches
  * must key on it), and, for an allowed `Origin`, its exact echo with
- * `Access-Control-Allow-Credentials: true`. A response with immutable headers is copied.
+ * `Access-Control-Allow-Credentials: true`. A response with immutable headers is copied. A request
+ * without `Origin` (servers, native apps: most token requests) is answered at once, not a promise.
  */
-export async function withCors<T extends Answer>(
-  ctx: CorsContext,
-  request: Request,
-  response: T,
-): Promise<T> {
-  const origin = await allowedRequestOrigin(ctx, request);
+export function withCors<T extends Answer>(ctx: CorsContext, request: Request, response: T): Awaitable<T> {
+  const origin = requestOrigin(request);
+  if (origin === null) return corsFields(response, null);
+  return isAllowedOrigin(ctx, origin).then((allowed) => corsFields(response, allowed ? origin : null));
+}
+
+/** {@link withCors} once the allowed origin (or none) is known. */
+function corsFields<T extends Answer>(response: T, origin: string | null): T {
   const out = mutable(response);
   const vary = out.headers.get('vary');
   if (vary === null) out.headers.set('Vary', 'Origin');

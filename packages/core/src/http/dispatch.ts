@@ -40,9 +40,10 @@ function requestContext(ctx: Context, request: Request): Context {
 }
 
 async function dispatchIn(route: Route, request: Request, ctx: Context, url: URL): Promise<Answer> {
-  if (!route.cors) return answerRoute(route, request, ctx, url);
+  // Awaited rather than returned: an async function returning a promise resolves two turns later.
+  if (!route.cors) return await answerRoute(route, request, ctx, url);
   if (!route.methods.OPTIONS && isPreflight(request)) {
-    return preflightResponse(ctx, request, Object.keys(route.methods));
+    return await preflightResponse(ctx, request, Object.keys(route.methods));
   }
   let answer: Answer;
   try {
@@ -50,11 +51,13 @@ async function dispatchIn(route: Route, request: Request, ctx: Context, url: URL
   } catch (error) {
     answer = errorAnswer(error, ctx.logger, undefined, request);
   }
-  return withCors(ctx, request, answer);
+  const withHeaders = withCors(ctx, request, answer);
+  return withHeaders instanceof Promise ? await withHeaders : withHeaders;
 }
 
-async function answerRoute(route: Route, request: Request, ctx: Context, url: URL): Promise<Answer> {
+/** The handler's answer (a 405 is thrown at once), without its body for `HEAD`. */
+function answerRoute(route: Route, request: Request, ctx: Context, url: URL): Promise<Answer> {
   const { handler, head } = methodHandler(route, request.method.toUpperCase());
-  const answer = await handler(request, ctx, url);
-  return head ? withoutBody(answer) : answer;
+  const answer = handler(request, ctx, url);
+  return head ? answer.then(withoutBody) : answer;
 }

@@ -1,3 +1,5 @@
+import { fieldPairs, replyFields } from './reply-headers.js';
+
 const REPLY: unique symbol = Symbol.for('gatehouse.reply') as never;
 
 /**
@@ -40,7 +42,14 @@ export function isReply(answer: Answer): answer is Reply {
 /** The Web `Response` for an answer (a `Response` is returned as it is). */
 export function toResponse(answer: Answer): Response {
   if (!isReply(answer)) return answer;
-  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  // Gatehouse's own fields go in as pairs: the `Response` checks each once, where a `Headers`
+  // would first be filled, then iterated (sorted) into pairs all the same. (Bun would also copy a
+  // `Headers` from its internal list, which a `ReplyHeaders` still keeping a list has empty.)
+  const listed = replyFields(answer.headers);
+  return new Response(answer.body, {
+    status: answer.status,
+    headers: listed === undefined ? answer.headers : fieldPairs(listed),
+  });
 }
 
 /** The same answer without its body, for `HEAD` (RFC 9110 §9.3.2). */

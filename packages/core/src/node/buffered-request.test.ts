@@ -1,6 +1,7 @@
 import { clientAddressOf } from '@gatehousejs/core/adapter';
 import { BufferedRequest } from '@gatehousejs/core/node';
 import { describe, expect, it } from 'vitest';
+import { bodyText } from '../http/body.js';
 
 const URL_ = 'https://as.example/demo/oauth2/v1/token';
 const form = 'grant_type=refresh_token&refresh_token=abc';
@@ -103,5 +104,21 @@ describe('BufferedRequest', () => {
     const copy = new Request(buffered().url, buffered());
     expect(copy.method).toBe('POST');
     expect(await copy.text()).toBe(form);
+  });
+});
+
+describe('a BufferedRequest read by Gatehouse', () => {
+  it('hands its body over at once, as text (no promise), and counts it as read', async () => {
+    const request = buffered();
+    expect(bodyText(request, 1000)).toBe(form);
+    expect(request.bodyUsed).toBe(true);
+    await expect(request.text()).rejects.toThrow(TypeError);
+  });
+
+  it('is read as any Request once its body was read through the Fetch members', async () => {
+    const request = buffered();
+    await request.text();
+    expect(() => bodyText(request, 1000)).toThrow(/already read/);
+    expect(bodyText(buffered(null, 'GET'), 1000)).toBe('');
   });
 });

@@ -18,6 +18,8 @@ export interface BufferedRequestOptions {
 
 /** The key `clientAddressOf` reads (`http/client-address.ts`). */
 const CLIENT_ADDRESS = Symbol.for('gatehouse.clientAddress');
+/** The key `bodyText` reads (`BufferedBody` of `http/body.ts`). */
+const BUFFERED_BODY = Symbol.for('gatehouse.bufferedBody');
 
 /**
  * A Web `Request` whose body, if it has one, is already in memory: what the Node bridge hands to
@@ -173,6 +175,17 @@ export class BufferedRequest implements Request {
 
   get [Symbol.toStringTag](): string {
     return 'Request';
+  }
+
+  /**
+   * The body bytes themselves, for Gatehouse's own reader (`bodyText`): no promise and no copy
+   * (it only decodes them). The body counts as read from then on, as after `text()`.
+   */
+  [BUFFERED_BODY](): Uint8Array | undefined {
+    if (this.#real !== undefined || this.#consumed) return undefined;
+    if (this.#bytes === null) return EMPTY;
+    this.#consumed = true;
+    return this.#bytes;
   }
 
   /** Reads the body once, as Fetch does: a second read is refused with a `TypeError`. */

@@ -1,5 +1,5 @@
 /** Which request methods a Fetch `Request` can carry. */
-import { isHttpToken } from './http-token.js';
+import { isHttpToken } from '../http/http-token.js';
 
 /**
  * Methods the Fetch standard forbids (§2.2.1 "forbidden method"): `new Request()` throws for them,

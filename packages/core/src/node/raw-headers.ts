@@ -1,4 +1,4 @@
-import { isHttpToken } from './http-token.js';
+import { headerName, trimHttpWhitespace } from '../http/header-field.js';
 
 /**
  * `Headers` over Node's raw header list (`req.rawHeaders`: name, value, name, value, …), filled
@@ -114,33 +114,4 @@ export class RawHeaders extends Headers {
       if (name.charCodeAt(0) !== 58 /* ':' */) super.append(name, raw[i + 1]!);
     }
   }
-}
-
-/**
- * Names already checked, by the name as asked: the same few (`authorization`, `content-type`, …)
- * are asked on every request, and checking one against the token syntax costs more than the lookup.
- * Bounded: names past the bound are checked every time.
- */
-const checkedNames = new Map<string, string>();
-const MAX_CHECKED_NAMES = 64;
-
-/** The lower-case name, or the `TypeError` `Headers` throws for a name that is no field name. */
-function headerName(name: string): string {
-  const known = typeof name === 'string' ? checkedNames.get(name) : undefined;
-  if (known !== undefined) return known;
-  const text = String(name);
-  if (!isHttpToken(text)) throw new TypeError(`Headers: invalid header name ${JSON.stringify(text)}.`);
-  const lower = text.toLowerCase();
-  if (checkedNames.size < MAX_CHECKED_NAMES) checkedNames.set(text, lower);
-  return lower;
-}
-
-/** Fetch's value normalisation: leading and trailing tabs, spaces, CR and LF removed. */
-function trimHttpWhitespace(value: string): string {
-  const first = value.charCodeAt(0);
-  const last = value.charCodeAt(value.length - 1);
-  const edge = (code: number) => code === 32 || code === 9 || code === 10 || code === 13;
-  return value.length > 0 && (edge(first) || edge(last))
-    ? value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '')
-    : value;
 }

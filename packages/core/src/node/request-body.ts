@@ -50,11 +50,13 @@ export function readSmallBody(req: IncomingMessage, length: number): Promise<Uin
     const onClose = () => {
       if (!req.complete) onFailure();
     };
+    // `on`, not `once`: the first of them to fire detaches them all, and `once` would wrap each in
+    // a closure of its own (and make removing it a search for the wrapped listener).
     req.on('data', onData);
-    req.once('end', onEnd);
-    req.once('error', onFailure);
-    req.once('aborted', onFailure);
-    req.once('close', onClose);
+    req.on('end', onEnd);
+    req.on('error', onFailure);
+    req.on('aborted', onFailure);
+    req.on('close', onClose);
   });
 }
 

@@ -3,7 +3,8 @@
  * Node adapter. It only translates.
  */
 import type { ServerResponse } from 'node:http';
-import { type Answer, isReply } from '../http/reply.js';
+import { type Answer, isReply, type Reply } from '../http/reply.js';
+import { replyFields } from '../http/reply-headers.js';
 import { asError } from './request-body.js';
 
 /** Options of {@link sendWebResponse}. */
@@ -21,23 +22,48 @@ export interface SendWebResponseOptions {
  * No body for `HEAD` and the statuses that have none. If the client goes away mid-body, the body
  * stream is cancelled and the promise resolves (there is nobody left to tell).
  */
-export async function sendWebResponse(
+export function sendWebResponse(
   res: ServerResponse,
   response: Answer,
   options: SendWebResponseOptions = {},
 ): Promise<void> {
-  const { fields, framed } = headerFields(res, response.headers);
-  const method = (options.method ?? res.req?.method ?? 'GET').toUpperCase();
-  const bodyless = method === 'HEAD' || response.status === 204 || response.status === 304;
-  if (isReply(response)) {
-    // Text already in memory: one write with its length, no stream to read.
-    const body = bodyless || response.body === null ? undefined : Buffer.from(response.body);
-    if (body && !framed) fields.push('content-length', String(body.byteLength));
-    writeHead(res, response, fields);
-    // Handed to Node whole: nothing is left to wait for or cancel.
-    if (!res.destroyed) res.end(body);
-    return;
+  if (!isReply(response)) return sendResponse(res, response, options);
+  // Text already in memory: written now, and the promise is one already settled (no async
+  // function, whose promise and resolution every Gatehouse answer would pay for).
+  try {
+    sendReply(res, response, options);
+    return SENT;
+  } catch (error) {
+    return Promise.reject(error);
   }
+}
+
+const SENT = Promise.resolve();
+
+/** A `Reply`: one write with its length, no stream to read. */
+function sendReply(res: ServerResponse, reply: Reply, options: SendWebResponseOptions): void {
+  const { fields, framed } = headerFields(res, reply.headers);
+  const body = isBodyless(res, reply, options) || reply.body === null ? undefined : Buffer.from(reply.body);
+  if (body && !framed) fields.push('content-length', String(body.byteLength));
+  writeHead(res, reply, fields);
+  // Handed to Node whole: nothing is left to wait for or cancel.
+  if (!res.destroyed) res.end(body);
+}
+
+/** No body for `HEAD` and the statuses that have none. */
+function isBodyless(res: ServerResponse, answer: Answer, options: SendWebResponseOptions): boolean {
+  const method = (options.method ?? res.req?.method ?? 'GET').toUpperCase();
+  return method === 'HEAD' || answer.status === 204 || answer.status === 304;
+}
+
+/** A `Response`: its body read from its stream, in one write when it is complete after one chunk. */
+async function sendResponse(
+  res: ServerResponse,
+  response: Response,
+  options: SendWebResponseOptions,
+): Promise<void> {
+  const { fields, framed } = headerFields(res, response.headers);
+  const bodyless = isBodyless(res, response, options);
   if (!response.body || bodyless) {
     await response.body?.cancel().catch(() => {});
     writeHead(res, response, fields);
@@ -98,6 +124,16 @@ function headerFields(
   res: ServerResponse,
   headers: Headers,
 ): { fields: (string | string[])[]; framed: boolean } {
+  // Gatehouse's own fields, still a plain list (`ReplyHeaders`: no Set-Cookie among them): copied
+  // as they are, without iterating a `Headers`.
+  const listed = replyFields(headers);
+  if (listed !== undefined) {
+    let framed = false;
+    for (let i = 0; i < listed.length; i += 2) {
+      if (listed[i] === 'content-length' || listed[i] === 'transfer-encoding') framed = true;
+    }
+    return { fields: listed.slice(), framed };
+  }
   // Set-Cookie goes in as one array: Node writes each element as its own header line (repeated
   // names in a flat list would keep only the last).
   const fields: (string | string[])[] = [];

@@ -1,3 +1,4 @@
+import type { Awaitable } from '../awaitable.js';
 import { timingSafeEqual } from '../tokens/secrets.js';
 import { sha256Base64url } from '../tokens/sha256.js';
 
@@ -14,8 +15,13 @@ export function isValidCodeChallenge(challenge: string): boolean {
   return CHALLENGE.test(challenge);
 }
 
-/** RFC 7636 §4.6: BASE64URL(SHA256(ASCII(code_verifier))) == code_challenge. */
-export async function verifyS256(verifier: string, challenge: string): Promise<boolean> {
-  const digest = await sha256Base64url(verifier);
-  return timingSafeEqual(digest, challenge);
+/**
+ * RFC 7636 §4.6: BASE64URL(SHA256(ASCII(code_verifier))) == code_challenge. The answer itself where
+ * the runtime hashes synchronously (see `sha256Base64url`), else a promise.
+ */
+export function verifyS256(verifier: string, challenge: string): Awaitable<boolean> {
+  const digest = sha256Base64url(verifier);
+  return digest instanceof Promise
+    ? digest.then((text) => timingSafeEqual(text, challenge))
+    : timingSafeEqual(digest, challenge);
 }

@@ -42,7 +42,10 @@ export function resourceUriProblem(value: string): string | undefined {
  * spaces, which no URI contains, since that is how the login and consent forms carry them.
  */
 export function requestedResources(params: Params): string[] {
-  const values = params.getAll('resource').flatMap((value) => value.split(' ').filter(Boolean));
+  const sent = params.getAll('resource');
+  // Most token requests name no resource.
+  if (sent.length === 0) return sent;
+  const values = sent.flatMap((value) => value.split(' ').filter(Boolean));
   if (values.length > MAX_RESOURCES_PER_REQUEST) {
     throw invalidTarget(`At most ${MAX_RESOURCES_PER_REQUEST} resource parameters are accepted.`);
   }

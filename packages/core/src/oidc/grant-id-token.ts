@@ -1,6 +1,6 @@
 import type { Awaitable } from '../awaitable.js';
 import type { Context, TokenSigning } from '../context.js';
-import { parseScope } from '../oauth2/scope.js';
+import { parseScope, scopeIncludes } from '../oauth2/scope.js';
 import type { ClientRecord, Subject } from '../storage/types.js';
 import { hostClaims } from '../tokens/host-claims.js';
 import { idTokenAlgorithm, signIdToken } from './id-token.js';
@@ -39,9 +39,8 @@ export function grantIdToken(
   grant: IdTokenGrant,
   accessToken: string,
 ): Awaitable<string | undefined> {
-  const scopes = parseScope(grant.scope);
-  if (!scopes.includes('openid') || grant.subject.kind !== 'user') return undefined;
-  return signedIdToken(ctx, client, grant, grant.subject.userId, scopes, accessToken);
+  if (!scopeIncludes(grant.scope, 'openid') || grant.subject.kind !== 'user') return undefined;
+  return signedIdToken(ctx, client, grant, grant.subject.userId, parseScope(grant.scope), accessToken);
 }
 
 /** The ID token of {@link grantIdToken}, for a user's grant with `openid`. */

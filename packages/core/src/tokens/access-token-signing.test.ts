@@ -12,6 +12,7 @@ import {
 } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { ISSUER, issueTokens, testInstance } from '../../test/fixtures';
+import { accessTokenPayload, protocolPayloadJson } from './access-token';
 import { base64url, portableBase64url, utf8 } from './encoding';
 import { createJwsSigner } from './jws-signer';
 import { type NativeCrypto, nativeCrypto } from './native-crypto';
@@ -196,5 +197,66 @@ describe('base64url', () => {
       { numRuns: 500 },
     );
     expect(portableBase64url(new Uint8Array([251, 255]))).toBe('-_8');
+  });
+});
+
+describe('the access token payload written member by member', () => {
+  // Strings with what JSON escapes (quotes, backslashes, controls, lone surrogates) and what it
+  // does not (non-ASCII, U+2028).
+  const text = fc
+    .array(
+      fc.constantFrom(
+        'a',
+        'Z',
+        '"',
+        '\\',
+        '\u0000',
+        '\n',
+        '\u001f',
+        'é',
+        '\u2028',
+        '😀',
+        '\ud800',
+        '\udc00',
+        '/',
+      ),
+      {
+        maxLength: 8,
+      },
+    )
+    .map((pieces) => pieces.join(''));
+  const grant = fc.record(
+    {
+      family: fc.constantFrom('oauth2' as const, 'auth_api' as const),
+      subject: fc.oneof(
+        text.map((userId) => ({ kind: 'user' as const, userId })),
+        text.map((clientId) => ({ kind: 'client' as const, clientId })),
+      ),
+      clientId: text,
+      scope: text,
+      grantId: text,
+      jkt: text,
+      ttl: fc.integer({ min: 1, max: 86_400 }),
+    },
+    { requiredKeys: ['family', 'subject', 'scope', 'ttl'] },
+  );
+
+  it('is exactly JSON.stringify of the payload object', () => {
+    fc.assert(
+      fc.property(
+        grant,
+        text,
+        fc.oneof(text, fc.array(text, { maxLength: 3 })),
+        fc.integer({ min: 0, max: 2 ** 40 }),
+        (g, issuer, aud, iat) => {
+          const jti = base64url(utf8(issuer)) || 'AA';
+          const sub = g.subject.kind === 'user' ? g.subject.userId : g.subject.clientId;
+          expect(protocolPayloadJson(issuer, sub, aud, iat, iat + g.ttl, jti, g)).toBe(
+            JSON.stringify(accessTokenPayload(undefined, issuer, sub, aud, iat, iat + g.ttl, jti, g)),
+          );
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -30,10 +30,21 @@ export async function authenticateClient(
   params: Params,
 ): Promise<AuthenticatedClient> {
   const { method, presented } = detectMethod(ctx, request, params);
-  const { found, refused } = await findClient(ctx, presented.clientId, request);
+  // The client of the presented id, or `null` when it is unknown, or known with a record that
+  // cannot work (`refused`, logged by the client directory): both fail as every unknown client does.
+  let found: ClientRecord | null = null;
+  let refused = false;
+  try {
+    found = await ctx.clients.findClient(presented.clientId, request);
+  } catch (error) {
+    if (!(error instanceof ClientRecordError)) throw error;
+    refused = true;
+  }
   const registered = found ? registeredAuthMethod(found) : undefined;
   const client = found && registered === method.name ? found : undefined;
-  const verified = await method.verify(ctx, presented, client);
+  // Ready at once for a secret hashed natively: only a promise is awaited.
+  let verified = method.verify(ctx, presented, client);
+  if (verified instanceof Promise) verified = await verified;
   if (!client || !verified) {
     const reason = !found ? 'unknown_client' : !client ? 'method_not_registered' : 'invalid_credentials';
     ctx.emit({
@@ -51,23 +62,6 @@ export async function authenticateClient(
     );
   }
   return { client, method: method.name };
-}
-
-/**
- * The client of `clientId`, or `null` when it is unknown, or known with a record that cannot work
- * (logged by the client directory): both fail as every unknown client does.
- */
-async function findClient(
-  ctx: ClientAuthentication,
-  clientId: string,
-  request: Request,
-): Promise<{ readonly found: ClientRecord | null; readonly refused: boolean }> {
-  try {
-    return { found: await ctx.clients.findClient(clientId, request), refused: false };
-  } catch (error) {
-    if (error instanceof ClientRecordError) return { found: null, refused: true };
-    throw error;
-  }
 }
 
 /** The debug log's words for a failed client authentication (the answer itself stays generic). */

@@ -1,4 +1,4 @@
-import { type Awaitable, andThen } from '../../awaitable.js';
+import type { Awaitable } from '../../awaitable.js';
 import type { Context } from '../../context.js';
 import { clientNamed } from '../../records/record-problems.js';
 import type { ClientRecord } from '../../storage/types.js';
@@ -20,13 +20,24 @@ export function verifyClientSecret(
   client: ClientRecord | undefined,
 ): Awaitable<boolean> {
   // Where the hash is ready at once (native crypto), so is the answer: no promise per request.
-  return andThen(secretHash(secret), (hash) => {
-    const expected = client?.secretHash ?? hash.replace(/./g, '-');
-    if (client?.secretHash !== undefined && timingSafeEqual(secret, client.secretHash)) {
-      ctx.recordProblems.report(clientNamed(client.id), 'ClientStore.findClient', [
-        'secretHash: holds the plain client secret; store hashClientSecret(secret) instead',
-      ]);
-    }
-    return timingSafeEqual(hash, expected) && client !== undefined;
-  });
+  const hash = secretHash(secret);
+  return hash instanceof Promise
+    ? hash.then((text) => secretMatches(ctx, secret, text, client))
+    : secretMatches(ctx, secret, hash, client);
+}
+
+/** {@link verifyClientSecret} once the presented secret's hash is known. */
+function secretMatches(
+  ctx: Pick<Context, 'recordProblems'>,
+  secret: string,
+  hash: string,
+  client: ClientRecord | undefined,
+): boolean {
+  const expected = client?.secretHash ?? hash.replace(/./g, '-');
+  if (client?.secretHash !== undefined && timingSafeEqual(secret, client.secretHash)) {
+    ctx.recordProblems.report(clientNamed(client.id), 'ClientStore.findClient', [
+      'secretHash: holds the plain client secret; store hashClientSecret(secret) instead',
+    ]);
+  }
+  return timingSafeEqual(hash, expected) && client !== undefined;
 }

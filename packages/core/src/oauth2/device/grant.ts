@@ -11,8 +11,8 @@ import {
   clientMayUse,
   type Grant,
   grantAccessToken,
-  issuedTo,
   newRefreshToken,
+  tokenIssued,
 } from '../grants/grant-tokens.js';
 import { requestedResources, tokenAudience } from '../resource-indicators.js';
 import { tokenResponse } from '../token-response.js';
@@ -138,12 +138,7 @@ async function redeem(
     await ctx.storage.grants.saveRefreshToken(refresh.record);
     refreshToken = refresh.token;
   }
-  ctx.emit({
-    type: 'token.issued',
-    clientId: client.id,
-    ...issuedTo(grant.subject),
-    grantType: DEVICE_CODE_GRANT,
-  });
+  ctx.emit(tokenIssued(client.id, grant.subject, DEVICE_CODE_GRANT));
   return tokenResponse({
     accessToken: access.token,
     expiresIn: ctx.accessTokenTtl,

@@ -15,10 +15,10 @@ import {
   type Grant,
   grantAccessToken,
   grantLifetimeMs,
-  issuedTo,
   issuesRefreshToken,
   newRefreshToken,
   revokeGrant,
+  tokenIssued,
 } from './grant-tokens.js';
 
 /**
@@ -40,7 +40,9 @@ export async function authorizationCodeGrant(
   }
   const resources = requestedResources(params);
   const now = ctx.now();
-  const codeHash = await secretHash(code);
+  // Only promises are awaited on this path (see tokenEndpoint).
+  let codeHash = secretHash(code);
+  if (codeHash instanceof Promise) codeHash = await codeHash;
   const record = await ctx.storage.grants.findCode(codeHash, now);
   // Wrong client, redirect_uri or verifier: the same answer as an unknown code, and nothing revoked.
   if (!record || record.clientId !== client.id)
@@ -54,8 +56,9 @@ export async function authorizationCodeGrant(
       throw invalidGrant('A code_verifier was sent but the authorization request had no code_challenge.');
   } else {
     if (verifier === undefined) throw invalidGrant('The code_verifier is missing.');
-    if (!(await verifyS256(verifier, record.codeChallenge)))
-      throw invalidGrant('The code_verifier does not match the code_challenge.');
+    let verified = verifyS256(verifier, record.codeChallenge);
+    if (verified instanceof Promise) verified = await verified;
+    if (!verified) throw invalidGrant('The code_verifier does not match the code_challenge.');
   }
   // RFC 9449 §10: a code requested with dpop_jkt is redeemed with a proof of that key only.
   const codeJkt = boundJkt(record.ext);
@@ -87,15 +90,15 @@ export async function authorizationCodeGrant(
     tokenAudience(ctx, record.audience, resources),
     dpop?.jkt,
   );
-  const idToken = await grantIdToken(
+  let idToken = grantIdToken(
     ctx,
     client,
-    { ...grant, ...(record.nonce === undefined ? {} : { nonce: record.nonce }) },
+    record.nonce === undefined ? grant : { ...grant, nonce: record.nonce },
     access.token,
   );
-  const refresh = issuesRefreshToken(client, grant.scope)
-    ? await newRefreshToken(ctx, grant, now)
-    : undefined;
+  if (idToken instanceof Promise) idToken = await idToken;
+  let refresh = issuesRefreshToken(client, grant.scope) ? newRefreshToken(ctx, grant, now) : undefined;
+  if (refresh instanceof Promise) refresh = await refresh;
   // The consumed code outlives its 60 s so that a late replay still revokes the grant (§4.1.2).
   const result = await ctx.storage.grants.redeemCode(
     codeHash,
@@ -105,12 +108,7 @@ export async function authorizationCodeGrant(
   );
   if (result.status === 'replayed') return replayed(ctx, record.grantId, client.id);
   if (result.status === 'invalid') throw invalidGrant('The authorization code is invalid or expired.');
-  ctx.emit({
-    type: 'token.issued',
-    clientId: client.id,
-    ...issuedTo(grant.subject),
-    grantType: 'authorization_code',
-  });
+  ctx.emit(tokenIssued(client.id, grant.subject, 'authorization_code'));
   return tokenResponse({
     accessToken: access.token,
     tokenType: dpop ? 'DPoP' : 'Bearer',

@@ -10,7 +10,7 @@ import { CLIENT_AUTH_METHODS } from '../client-auth/methods.js';
 import { authorizedResources, requestedResources } from '../resource-indicators.js';
 import { resolveRequestedScope } from '../scope.js';
 import { tokenResponse } from '../token-response.js';
-import { issuedTo } from './grant-tokens.js';
+import { tokenIssued } from './grant-tokens.js';
 
 /**
  * `grant_type=client_credentials` (RFC 6749 §4.4): a confidential client obtains an access token
@@ -55,12 +55,7 @@ export async function clientCredentialsGrant(
     ...(dpop === undefined ? {} : { jkt: dpop.jkt }),
     ttl: ctx.accessTokenTtl,
   });
-  ctx.emit({
-    type: 'token.issued',
-    clientId: client.id,
-    ...issuedTo(subject),
-    grantType: 'client_credentials',
-  });
+  ctx.emit(tokenIssued(client.id, subject, 'client_credentials'));
   return tokenResponse({
     accessToken: access.token,
     tokenType: dpop ? 'DPoP' : 'Bearer',

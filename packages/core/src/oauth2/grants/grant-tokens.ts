@@ -1,9 +1,12 @@
+import type { Awaitable } from '../../awaitable.js';
 import type { Context, TokenIssuing } from '../../context.js';
+import type { GatehouseEvent } from '../../events.js';
 import type { ClientRecord, GrantType, RefreshTokenRecord, Subject } from '../../storage/types.js';
 import { addSeconds, type EpochMs, type Milliseconds, secondsToMs } from '../../time.js';
-import { type SignedAccessToken, signAccessToken } from '../../tokens/access-token.js';
+import { type AccessTokenGrant, type SignedAccessToken, signAccessToken } from '../../tokens/access-token.js';
 import { randomSecret, secretHash } from '../../tokens/secrets.js';
-import { parseScope } from '../scope.js';
+import type { Writable } from '../../writable.js';
+import { scopeIncludes } from '../scope.js';
 
 /**
  * The grant tokens are issued from: one subject's authorization of one client, for a scope and
@@ -26,8 +29,10 @@ export type Grant = Pick<
 
 /** Grant types a client may use: its registration, by default both of Gatehouse's. */
 export function clientMayUse(client: ClientRecord, grantType: GrantType): boolean {
-  return (client.grantTypes ?? ['authorization_code', 'refresh_token']).includes(grantType);
+  return (client.grantTypes ?? DEFAULT_GRANT_TYPES).includes(grantType);
 }
+
+const DEFAULT_GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token'];
 
 /**
  * Whether a code redemption of `scope` issues a refresh token: the client must be allowed the
@@ -38,8 +43,7 @@ export function clientMayUse(client: ClientRecord, grantType: GrantType): boolea
  */
 export function issuesRefreshToken(client: ClientRecord, scope: string): boolean {
   if (!clientMayUse(client, 'refresh_token')) return false;
-  const granted = parseScope(scope);
-  return !granted.includes('openid') || granted.includes('offline_access');
+  return !scopeIncludes(scope, 'openid') || scopeIncludes(scope, 'offline_access');
 }
 
 /** How long a grant revocation must be remembered: as long as anything of the grant can live. */
@@ -66,17 +70,18 @@ export function grantAccessToken(
   audience = grant.audience,
   jkt?: string,
 ): Promise<SignedAccessToken> {
-  return signAccessToken(ctx, {
+  const token: Writable<AccessTokenGrant> = {
     family: 'oauth2',
     subject: grant.subject,
     clientId: grant.clientId,
     scope,
-    ...(audience === undefined ? {} : { audience }),
     grantId: grant.grantId,
-    // RFC 9449 §6: a DPoP-bound token names the key of the token request's proof.
-    ...(jkt === undefined ? {} : { jkt }),
     ttl: ctx.accessTokenTtl,
-  });
+  };
+  if (audience !== undefined) token.audience = audience;
+  // RFC 9449 §6: a DPoP-bound token names the key of the token request's proof.
+  if (jkt !== undefined) token.jkt = jkt;
+  return signAccessToken(ctx, token);
 }
 
 /**
@@ -85,34 +90,53 @@ export function grantAccessToken(
  * else of the grant (resources, authentication time and attributes, extensions) unchanged, so a
  * rotation never loses what the first token knew.
  */
-export async function newRefreshToken(
+export function newRefreshToken(
   ctx: Pick<Context, 'randomBytes' | 'refreshTokenTtl'>,
   grant: Grant,
   now: EpochMs,
-): Promise<{ token: string; record: RefreshTokenRecord }> {
+): Awaitable<{ token: string; record: RefreshTokenRecord }> {
   const token = randomSecret(ctx.randomBytes);
-  const { grantId, clientId, subject, scope, audience, authTime, sessionId, acr, amr, ext, grantedAt } =
-    grant;
-  const record: RefreshTokenRecord = {
-    tokenHash: await secretHash(token),
-    grantId,
-    clientId,
-    subject,
-    scope,
-    ...(audience === undefined ? {} : { audience }),
-    ...(authTime === undefined ? {} : { authTime }),
-    ...(sessionId === undefined ? {} : { sessionId }),
-    ...(acr === undefined ? {} : { acr }),
-    ...(amr === undefined ? {} : { amr }),
-    ...(ext === undefined ? {} : { ext }),
-    ...(grantedAt === undefined ? {} : { grantedAt }),
+  // The hash is ready at once where the runtime hashes natively: then so is the token.
+  const tokenHash = secretHash(token);
+  return tokenHash instanceof Promise
+    ? tokenHash.then((hash) => ({ token, record: refreshTokenRecord(ctx, grant, now, hash) }))
+    : { token, record: refreshTokenRecord(ctx, grant, now, tokenHash) };
+}
+
+/** The record of {@link newRefreshToken}: the grant's members that are set, written one by one. */
+function refreshTokenRecord(
+  ctx: Pick<Context, 'refreshTokenTtl'>,
+  grant: Grant,
+  now: EpochMs,
+  tokenHash: string,
+): RefreshTokenRecord {
+  const record: Writable<RefreshTokenRecord> = {
+    tokenHash,
+    grantId: grant.grantId,
+    clientId: grant.clientId,
+    subject: grant.subject,
+    scope: grant.scope,
     issuedAt: now,
     expiresAt: addSeconds(now, ctx.refreshTokenTtl),
   };
-  return { token, record };
+  if (grant.audience !== undefined) record.audience = grant.audience;
+  if (grant.authTime !== undefined) record.authTime = grant.authTime;
+  if (grant.sessionId !== undefined) record.sessionId = grant.sessionId;
+  if (grant.acr !== undefined) record.acr = grant.acr;
+  if (grant.amr !== undefined) record.amr = grant.amr;
+  if (grant.ext !== undefined) record.ext = grant.ext;
+  if (grant.grantedAt !== undefined) record.grantedAt = grant.grantedAt;
+  return record;
 }
 
-/** The `token.issued` event's subject fields: the subject, and the user id when it is a user. */
-export function issuedTo(subject: Subject): { subject: Subject; userId?: string } {
-  return subject.kind === 'user' ? { subject, userId: subject.userId } : { subject };
+/**
+ * The `token.issued` event: the subject, and the user id when it is a user. One literal for each
+ * (no partial object spread into the event on every token request).
+ */
+export function tokenIssued(clientId: string, subject: Subject, grantType: IssuedGrantType): GatehouseEvent {
+  return subject.kind === 'user'
+    ? { type: 'token.issued', clientId, subject, userId: subject.userId, grantType }
+    : { type: 'token.issued', clientId, subject, grantType };
 }
+
+type IssuedGrantType = Extract<GatehouseEvent, { type: 'token.issued' }>['grantType'];

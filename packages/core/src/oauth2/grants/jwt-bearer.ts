@@ -13,7 +13,7 @@ import { parseScope, resolveRequestedScope } from '../scope.js';
 import { ID_JAG_TYP } from '../token-exchange/id-jag.js';
 import { tokenResponse } from '../token-response.js';
 import { claimedIssuer, jwtBearerEnabled, verifyTrustedJwt } from '../trusted-issuers.js';
-import { issuedTo } from './grant-tokens.js';
+import { tokenIssued } from './grant-tokens.js';
 
 /**
  * `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer` (RFC 7523 §2.1): a JWT of a trusted issuer
@@ -100,6 +100,6 @@ export async function jwtBearerGrant(
     ...(audience === undefined ? {} : { audience }),
     ttl: ctx.accessTokenTtl,
   });
-  ctx.emit({ type: 'token.issued', clientId: client.id, ...issuedTo(subject), grantType: JWT_BEARER_GRANT });
+  ctx.emit(tokenIssued(client.id, subject, JWT_BEARER_GRANT));
   return tokenResponse({ accessToken: access.token, expiresIn: ctx.accessTokenTtl, scope });
 }

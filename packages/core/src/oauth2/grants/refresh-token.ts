@@ -10,7 +10,7 @@ import type { AuthenticatedClient } from '../client-auth/authenticate-client.js'
 import { requestedResources, tokenAudience } from '../resource-indicators.js';
 import { isScopeSubset, parseScope } from '../scope.js';
 import { tokenResponse } from '../token-response.js';
-import { clientMayUse, grantAccessToken, issuedTo, newRefreshToken, revokeGrant } from './grant-tokens.js';
+import { clientMayUse, grantAccessToken, newRefreshToken, revokeGrant, tokenIssued } from './grant-tokens.js';
 
 /**
  * `grant_type=refresh_token` (RFC 6749 §6). The token is bound to its client; the scope may narrow,
@@ -30,7 +30,9 @@ export async function refreshTokenGrant(
     throw invalidGrant('The client may not use refresh tokens.');
   }
   const now = ctx.now();
-  const tokenHash = await secretHash(presented);
+  // Only promises are awaited on this path (see tokenEndpoint).
+  let tokenHash = secretHash(presented);
+  if (tokenHash instanceof Promise) tokenHash = await tokenHash;
   const record = await ctx.storage.grants.findRefreshToken(tokenHash, now);
   // A record without a subject comes from an engine still on storage v1: refused, never a 500.
   if (!record || record.clientId !== client.id || record.subject === undefined)
@@ -61,19 +63,15 @@ export async function refreshTokenGrant(
   );
   const tokenType = dpop ? 'DPoP' : 'Bearer';
   // Core §12.2: the same sub and the original auth_time; no nonce.
-  const idToken = await grantIdToken(
+  let idToken = grantIdToken(
     ctx,
     client,
     scope === record.scope ? record : { ...record, scope },
     access.token,
   );
+  if (idToken instanceof Promise) idToken = await idToken;
   if (!ctx.rotateRefreshTokens) {
-    ctx.emit({
-      type: 'token.issued',
-      clientId: client.id,
-      ...issuedTo(record.subject),
-      grantType: 'refresh_token',
-    });
+    ctx.emit(tokenIssued(client.id, record.subject, 'refresh_token'));
     return tokenResponse({
       accessToken: access.token,
       tokenType,
@@ -87,16 +85,12 @@ export async function refreshTokenGrant(
     client.type === 'public' && dpop !== undefined
       ? { ...record, ext: withBinding(record.ext, dpop.jkt) }
       : record;
-  const next = await newRefreshToken(ctx, bound, now);
+  let next = newRefreshToken(ctx, bound, now);
+  if (next instanceof Promise) next = await next;
   const result = await ctx.storage.grants.rotateRefreshToken(tokenHash, next.record, now);
   if (result.status === 'reused') return reused(ctx, record.grantId, client.id);
   if (result.status === 'invalid') throw invalidGrant('The refresh token is invalid, expired or revoked.');
-  ctx.emit({
-    type: 'token.issued',
-    clientId: client.id,
-    ...issuedTo(record.subject),
-    grantType: 'refresh_token',
-  });
+  ctx.emit(tokenIssued(client.id, record.subject, 'refresh_token'));
   return tokenResponse({
     accessToken: access.token,
     tokenType,

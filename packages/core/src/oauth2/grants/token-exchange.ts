@@ -27,7 +27,7 @@ import {
 } from '../token-exchange/exchanged-token.js';
 import { signIdJag } from '../token-exchange/id-jag.js';
 import { type PresentedTokenVerifying, verifyPresentedToken } from '../token-exchange/presented-token.js';
-import { issuedTo } from './grant-tokens.js';
+import { tokenIssued } from './grant-tokens.js';
 
 /** What the token exchange grant reads: its settings, checking presented tokens, issuing. */
 type TokenExchanging = TokenIssuing & PresentedTokenVerifying & Pick<Context, 'tokenExchange'>;
@@ -128,12 +128,7 @@ export async function tokenExchangeGrant(
     ...(act === undefined ? {} : { act }),
     ttl,
   });
-  ctx.emit({
-    type: 'token.issued',
-    clientId: client.id,
-    ...issuedTo(tokenSubject),
-    grantType: TOKEN_EXCHANGE_GRANT,
-  });
+  ctx.emit(tokenIssued(client.id, tokenSubject, TOKEN_EXCHANGE_GRANT));
   // §2.2.1: issued_token_type is REQUIRED; the token is a Bearer access token.
   return noStoreJson({
     access_token: access.token,
@@ -258,12 +253,7 @@ async function idJagExchange(
     ttl,
     authentication: subject.claims,
   });
-  ctx.emit({
-    type: 'token.issued',
-    clientId: client.id,
-    ...issuedTo(userSubject(subject.sub)),
-    grantType: TOKEN_EXCHANGE_GRANT,
-  });
+  ctx.emit(tokenIssued(client.id, userSubject(subject.sub), TOKEN_EXCHANGE_GRANT));
   return noStoreJson({
     access_token: jag,
     issued_token_type: TOKEN_TYPES.idJag,

@@ -2,29 +2,38 @@
  * A Map whose entries carry an expiry (epoch ms). Expired entries are invisible to `get` and are
  * swept incrementally on writes, so memory stays bounded by the live set without timers (which
  * edge runtimes and test runners dislike).
+ *
+ * Each value is kept in an {@link Entry} with its expiry beside it: every map of the engine (codes,
+ * refresh tokens, revocations, key-value entries) goes through this one class, so reading
+ * `value.expiresAt` here met records of many shapes and was a megamorphic property load (a
+ * stub-cache lookup, or a full one, per read). An entry's `expiresAt` always has the same shape.
  */
 export class ExpiringMap<V extends { readonly expiresAt: number }> {
-  readonly #entries = new Map<string, V>();
-  #sweepCursor: IterableIterator<[string, V]> | undefined;
+  readonly #entries = new Map<string, Entry<V>>();
+  #sweepCursor: IterableIterator<Entry<V>> | undefined;
 
   get(key: string, now: number): V | undefined {
-    const value = this.#entries.get(key);
-    if (value === undefined) return undefined;
-    if (value.expiresAt <= now) {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt <= now) {
       this.#entries.delete(key);
       return undefined;
     }
-    return value;
+    return entry.value;
   }
 
-  set(key: string, value: V, now: number): void {
-    this.#entries.set(key, value);
+  /**
+   * Stores `value` and sweeps a few entries. `expiresAt` is the value's own (a caller that has it
+   * at hand passes it, read where the value's shape is known).
+   */
+  set(key: string, value: V, now: number, expiresAt: number = value.expiresAt): void {
+    this.#entries.set(key, new Entry(key, value, expiresAt));
     this.#sweep(now);
   }
 
   /** Stores `value` without sweeping (for writers that know no current time). */
   replace(key: string, value: V): void {
-    this.#entries.set(key, value);
+    this.#entries.set(key, new Entry(key, value, value.expiresAt));
   }
 
   delete(key: string): void {
@@ -39,7 +48,7 @@ export class ExpiringMap<V extends { readonly expiresAt: number }> {
 
   /** Drops every expired entry now (a full pass: for bounded stores that are full). */
   sweepAll(now: number): void {
-    for (const [key, value] of this.#entries) if (value.expiresAt <= now) this.#entries.delete(key);
+    for (const entry of this.#entries.values()) if (entry.expiresAt <= now) this.#entries.delete(entry.key);
     this.#sweepCursor = undefined;
   }
 
@@ -47,13 +56,14 @@ export class ExpiringMap<V extends { readonly expiresAt: number }> {
     return this.#entries.size;
   }
 
-  values(): IterableIterator<V> {
-    return this.#entries.values();
+  /** Every value, expired ones included (callers filter by `expiresAt`). */
+  *values(): IterableIterator<V> {
+    for (const entry of this.#entries.values()) yield entry.value;
   }
 
   /** Every entry, expired ones included (callers filter by `expiresAt`). */
-  entries(): IterableIterator<[string, V]> {
-    return this.#entries.entries();
+  *entries(): IterableIterator<[string, V]> {
+    for (const entry of this.#entries.values()) yield [entry.key, entry.value];
   }
 
   /**
@@ -67,14 +77,23 @@ export class ExpiringMap<V extends { readonly expiresAt: number }> {
   /** Looks at a few entries per write and drops the expired ones. */
   #sweep(now: number, steps = 4): void {
     for (let i = 0; i < steps; i++) {
-      this.#sweepCursor ??= this.#entries.entries();
+      this.#sweepCursor ??= this.#entries.values();
       const next = this.#sweepCursor.next();
       if (next.done) {
         this.#sweepCursor = undefined;
         return;
       }
-      const [key, value] = next.value;
-      if (value.expiresAt <= now) this.#entries.delete(key);
+      const entry = next.value;
+      if (entry.expiresAt <= now) this.#entries.delete(entry.key);
     }
   }
+}
+
+/** One stored value, its key (for the sweep) and its expiry. */
+class Entry<V> {
+  constructor(
+    readonly key: string,
+    readonly value: V,
+    readonly expiresAt: number,
+  ) {}
 }

@@ -71,8 +71,8 @@ export function memoryGrantStore(): GrantStore & Clearable {
       if (code.consumedAt !== undefined) return { status: 'replayed', code };
       // Kept past the code's own expiry so that a late replay still revokes the grant (RFC 6749 §4.1.2).
       const consumed = { ...code, consumedAt: now, expiresAt: Math.max(code.expiresAt, keepUntil) };
-      codes.set(codeHash, consumed, now);
-      if (refreshToken) refreshTokens.set(refreshToken.tokenHash, refreshToken, now);
+      codes.set(codeHash, consumed, now, consumed.expiresAt);
+      if (refreshToken) refreshTokens.set(refreshToken.tokenHash, refreshToken, now, refreshToken.expiresAt);
       return { status: 'redeemed', code: consumed };
     },
     async saveRefreshToken(record) {
@@ -86,8 +86,8 @@ export function memoryGrantStore(): GrantStore & Clearable {
       const previous = refreshTokens.get(tokenHash, now);
       if (!previous || refreshRevoked(previous, now)) return { status: 'invalid' };
       if (previous.rotatedAt !== undefined) return { status: 'reused', previous };
-      refreshTokens.set(tokenHash, { ...previous, rotatedAt: now }, now);
-      refreshTokens.set(next.tokenHash, next, now);
+      refreshTokens.set(tokenHash, { ...previous, rotatedAt: now }, now, previous.expiresAt);
+      refreshTokens.set(next.tokenHash, next, now, next.expiresAt);
       return { status: 'rotated', previous };
     },
     async revokeGrant(grantId, expiresAt) {
