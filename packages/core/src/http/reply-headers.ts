@@ -1,4 +1,5 @@
 import { fieldName, headerName, isHeaderValue, trimHttpWhitespace } from './header-field.js';
+import { LazyHeaders } from './lazy-headers.js';
 
 /** The key of {@link replyFields} (`Symbol.for`: the Node bridge may come from another copy of this module). */
 const FIELDS: unique symbol = Symbol.for('gatehouse.replyHeaders.fields') as never;
@@ -17,7 +18,7 @@ const FIELDS: unique symbol = Symbol.for('gatehouse.replyHeaders.fields') as nev
  * by Fetch's rules (header-field.ts); a name or value they refuse, and `Set-Cookie`, go to the real
  * `Headers`, which throws or keeps them as it always does.
  */
-export class ReplyHeaders extends Headers {
+export class ReplyHeaders extends LazyHeaders {
   /** Name, value, name, value, … sorted by name; `undefined` once copied into the real `Headers`. */
   #fields: string[] | undefined;
 
@@ -48,7 +49,7 @@ export class ReplyHeaders extends Headers {
     const lower = fields === undefined ? undefined : fieldName(name);
     const listed = lower === undefined ? undefined : listedValue(lower, value);
     if (fields === undefined || lower === undefined || listed === undefined) {
-      this.#fill();
+      this.fill();
       super.set(name, value);
       return;
     }
@@ -61,7 +62,7 @@ export class ReplyHeaders extends Headers {
     const fields = this.#fields;
     const lower = fields === undefined ? undefined : fieldName(name);
     if (fields === undefined || lower === undefined) {
-      this.#fill();
+      this.fill();
       super.delete(name);
       return;
     }
@@ -75,40 +76,11 @@ export class ReplyHeaders extends Headers {
     const listed = lower === undefined ? undefined : listedValue(lower, value);
     // A second value of a name is combined by the real `Headers` (Fetch joins them with ", ").
     if (fields === undefined || lower === undefined || listed === undefined || indexOf(fields, lower) >= 0) {
-      this.#fill();
+      this.fill();
       super.append(name, value);
       return;
     }
     insert(fields, lower, listed);
-  }
-
-  override getSetCookie(): string[] {
-    this.#fill();
-    return super.getSetCookie();
-  }
-
-  override forEach(callback: (value: string, key: string, parent: Headers) => void, thisArg?: unknown): void {
-    this.#fill();
-    super.forEach(callback, thisArg);
-  }
-
-  override entries(): HeadersIterator<[string, string]> {
-    this.#fill();
-    return super.entries();
-  }
-
-  override keys(): HeadersIterator<string> {
-    this.#fill();
-    return super.keys();
-  }
-
-  override values(): HeadersIterator<string> {
-    this.#fill();
-    return super.values();
-  }
-
-  override [Symbol.iterator](): HeadersIterator<[string, string]> {
-    return this.entries();
   }
 
   /** The fields while they are a plain list (see {@link replyFields}). */
@@ -117,7 +89,7 @@ export class ReplyHeaders extends Headers {
   }
 
   /** Copies the listed fields into the real `Headers`, once. */
-  #fill(): void {
+  protected fill(): void {
     const fields = this.#fields;
     if (fields === undefined) return;
     this.#fields = undefined;

@@ -1,4 +1,4 @@
-import { RawHeaders } from './raw-headers.js';
+import { LazyHeaders } from '../http/lazy-headers.js';
 
 /** Options of {@link BufferedRequest}. */
 export interface BufferedRequestOptions {
@@ -133,7 +133,7 @@ export class BufferedRequest implements Request {
     return new BufferedRequest(
       this.method,
       this.url,
-      new Headers(RawHeaders.copyable(this.headers)),
+      new Headers(LazyHeaders.copyable(this.headers)),
       this.#bytes,
       {
         signal: this.#signal,
@@ -203,7 +203,7 @@ export class BufferedRequest implements Request {
     if (this.#real) return this.#real;
     const init: RequestInit & { duplex?: 'half' } = {
       method: this.method,
-      headers: RawHeaders.copyable(this.headers),
+      headers: LazyHeaders.copyable(this.headers),
     };
     if (this.#signal) init.signal = this.signal;
     if (this.#bytes !== null) init.body = this.#bytes as Uint8Array<ArrayBuffer>;

@@ -1,4 +1,5 @@
 import { headerName, trimHttpWhitespace } from '../http/header-field.js';
+import { LazyHeaders } from '../http/lazy-headers.js';
 
 /**
  * `Headers` over Node's raw header list (`req.rawHeaders`: name, value, name, value, …), filled
@@ -11,7 +12,7 @@ import { headerName, trimHttpWhitespace } from '../http/header-field.js';
  * every other member, including iteration and any change, first copies the fields into the real
  * `Headers` this object is, and from then on is plain `Headers`.
  */
-export class RawHeaders extends Headers {
+export class RawHeaders extends LazyHeaders {
   /** The fields not copied yet; `undefined` once copied. */
   #raw: readonly string[] | undefined;
 
@@ -49,62 +50,22 @@ export class RawHeaders extends Headers {
   }
 
   override append(name: string, value: string): void {
-    this.#fill();
+    this.fill();
     super.append(name, value);
   }
 
   override set(name: string, value: string): void {
-    this.#fill();
+    this.fill();
     super.set(name, value);
   }
 
   override delete(name: string): void {
-    this.#fill();
+    this.fill();
     super.delete(name);
   }
 
-  override getSetCookie(): string[] {
-    this.#fill();
-    return super.getSetCookie();
-  }
-
-  override forEach(callback: (value: string, key: string, parent: Headers) => void, thisArg?: unknown): void {
-    this.#fill();
-    super.forEach(callback, thisArg);
-  }
-
-  override entries(): HeadersIterator<[string, string]> {
-    this.#fill();
-    return super.entries();
-  }
-
-  override keys(): HeadersIterator<string> {
-    this.#fill();
-    return super.keys();
-  }
-
-  override values(): HeadersIterator<string> {
-    this.#fill();
-    return super.values();
-  }
-
-  override [Symbol.iterator](): HeadersIterator<[string, string]> {
-    return this.entries();
-  }
-
-  /**
-   * `headers`, ready to be handed to a native `Headers` or `Request` constructor. Bun copies a
-   * `Headers` argument from its internal list without calling the overridden iterators (undici
-   * iterates it, so Node fills it either way): a `RawHeaders` not filled yet would arrive empty,
-   * and a request through the Express adapter on Bun would lose its `Authorization` header.
-   */
-  static copyable(headers: Headers): Headers {
-    if (headers instanceof RawHeaders) headers.#fill();
-    return headers;
-  }
-
   /** Copies the raw fields into the real `Headers`, once. */
-  #fill(): void {
+  protected fill(): void {
     const raw = this.#raw;
     if (raw === undefined) return;
     this.#raw = undefined;

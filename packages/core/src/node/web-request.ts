@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setClientAddress } from '../http/client-address.js';
+import { LazyHeaders } from '../http/lazy-headers.js';
 import { BufferedRequest } from './buffered-request.js';
 import { fetchAcceptsMethod } from './fetch-method.js';
 import { encodePreParsedBody, type PreParsedBody } from './pre-parsed-body.js';
@@ -232,7 +233,13 @@ function streamedRequest(
   body: ReadableStream<Uint8Array> | null,
   clientAddress: string | undefined,
 ): Request {
-  const init = { method, headers: RawHeaders.copyable(headers), signal, body, duplex: 'half' } as RequestInit;
+  const init = {
+    method,
+    headers: LazyHeaders.copyable(headers),
+    signal,
+    body,
+    duplex: 'half',
+  } as RequestInit;
   const request = new Request(url, init);
   setClientAddress(request, clientAddress);
   return request;
