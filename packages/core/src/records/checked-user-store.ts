@@ -12,12 +12,25 @@ export function checkedUserStore(
   store: UserLookup & Partial<Pick<UserStore, 'verifyPassword'>>,
   problems: RecordProblems,
 ): UserLookup & Partial<Pick<UserStore, 'verifyPassword'>> {
-  const checked = (record: UserRecord | null, method: string, who: string, userId?: string) => {
+  // The record's label is built only for a report: `findUser` runs on every refresh, and its
+  // `JSON.stringify` of the id cost ~1 k instructions per call.
+  const checked = (
+    record: UserRecord | null,
+    method: string,
+    userId: string | undefined,
+    username?: string,
+  ) => {
     if (record === null || record === undefined) return null;
     const found = userRecordProblems(record, method, userId);
     if (found.length === 0) return record;
     const id = (record as { id?: unknown }).id;
-    problems.report(typeof id === 'string' && id !== '' ? userNamed(id) : who, `UserStore.${method}`, found);
+    const who =
+      typeof id === 'string' && id !== ''
+        ? userNamed(id)
+        : userId !== undefined
+          ? userNamed(userId)
+          : `the user of username ${JSON.stringify((username ?? '').slice(0, 200))}`;
+    problems.report(who, `UserStore.${method}`, found);
     return null;
   };
   const verifyPassword = store.verifyPassword?.bind(store);
@@ -27,16 +40,12 @@ export function checkedUserStore(
       ? {
           async verifyPassword(username: string, password: string) {
             const user = await verifyPassword(username, password);
-            return checked(
-              user,
-              'verifyPassword',
-              `the user of username ${JSON.stringify(username.slice(0, 200))}`,
-            );
+            return checked(user, 'verifyPassword', undefined, username);
           },
         }
       : {}),
     async findUser(userId: string) {
-      return checked(await store.findUser(userId), 'findUser', userNamed(userId), userId);
+      return checked(await store.findUser(userId), 'findUser', userId);
     },
   };
 }
