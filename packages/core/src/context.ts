@@ -181,6 +181,7 @@ export type ClientAuthentication = Clock &
     | 'securityProfile'
     | 'storage'
     | 'recordProblems'
+    | 'rateLimit'
   >;
 
 /** A back-channel request (RFC 6749 §3.2 style): a bounded form body, from a client authenticating. */

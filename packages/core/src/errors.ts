@@ -205,16 +205,7 @@ export function errorAnswer(
   // A bounded store at its bound (`StoreFullError`, or an engine's error of the same stable code
   // `ERR_STORAGE_FULL`): refused for now, never a 500. It stays full for a while: one log line per
   // interval, not one per request.
-  if (isStoreFull(error)) {
-    const now = Date.now();
-    if (now - (storeFullLoggedAt.get(logger) ?? Number.NEGATIVE_INFINITY) >= STORE_FULL_LOG_INTERVAL_MS) {
-      storeFullLoggedAt.set(logger, now);
-      logger.error(
-        `gatehouse: ${error.message} (requests that need it are answered 503; logged once a minute)`,
-      );
-    }
-    return STORE_FULL.toReply();
-  }
+  if (isStoreFull(error)) return storeFullRefusal(error, logger).toReply();
   if (error instanceof ProtocolError) {
     if (error.status >= 500) logger.error(`gatehouse: ${error.description}`, error.cause);
     else if (logger.debug) logRefusal(logger.debug, error, request);
@@ -240,6 +231,21 @@ function logRefusal(debug: NonNullable<Logger['debug']>, error: ProtocolError, r
 
 const SERVER_ERROR = oauthError('server_error', 'The server could not complete the request.');
 /** How a full store is answered (RFC 6749 §4.1.2.1 `temporarily_unavailable`, RFC 9110 §10.2.3). */
+/**
+ * What a full store (`StoreFullError`) is answered: 503 `temporarily_unavailable` with
+ * `Retry-After`, logged at most once a minute per logger (it stays full for a while).
+ */
+export function storeFullRefusal(error: Error, logger: Logger): ProtocolError {
+  const now = Date.now();
+  if (now - (storeFullLoggedAt.get(logger) ?? Number.NEGATIVE_INFINITY) >= STORE_FULL_LOG_INTERVAL_MS) {
+    storeFullLoggedAt.set(logger, now);
+    logger.error(
+      `gatehouse: ${error.message} (requests that need it are answered 503; logged once a minute)`,
+    );
+  }
+  return STORE_FULL;
+}
+
 const STORE_FULL = oauthError(
   'temporarily_unavailable',
   'The service cannot take on more of this right now; try again later.',

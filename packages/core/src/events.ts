@@ -75,6 +75,17 @@ export type GatehouseEvent =
       readonly clientId: string;
       readonly userId: string;
     }
+  /**
+   * A fair share of a bounded store was used up (once per window and payer): `quota` names the
+   * budget (`device-lookup`, `interaction`, `par`, `device-auth`, `reg`, …), `payer` who paid: a
+   * client `network` (its address or its /24 or /48), a signed-in `user`, or `anonymous` callers
+   * together (the device flow's failed lookups). docs/security.md, "Stored state".
+   */
+  | {
+      readonly type: 'quota.reached';
+      readonly quota: string;
+      readonly payer: 'network' | 'user' | 'client' | 'anonymous';
+    }
   /** A client registered itself (RFC 7591), or deleted its registration (RFC 7592). */
   | {
       readonly type: 'client.registered' | 'client.unregistered';

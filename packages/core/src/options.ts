@@ -409,10 +409,11 @@ export interface InteractionOptions {
   /** Lifetime of an interaction reference, in seconds: 30 to 3600. Default 600 (10 minutes). */
   readonly ttl?: number;
   /**
-   * Interactions one client network (an IPv4 /24 or IPv6 /56, see `rateLimit.clientAddress`) may
-   * start per `ttl`: each stores a record until it expires, on an unauthenticated request, so their
-   * number is bounded per network (beyond it: 429 with `Retry-After`). Raise it for a large network
-   * behind one address. Default 600.
+   * Interactions one client address (an IPv6 /64 counts as one, see `rateLimit.clientAddress`) may
+   * start per `ttl`, and eight times as many its /24 or /48 aggregate: each stores a record until it
+   * expires, on an unauthenticated request, so their number is bounded per network (beyond it: an
+   * error page, 429 with `Retry-After`). Default 30: what people behind one address start in ten
+   * minutes; raise it for a large network behind one address (docs/security.md, "Stored state").
    */
   readonly maxPerNetwork?: number;
 }

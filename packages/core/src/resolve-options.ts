@@ -261,14 +261,16 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
       now,
     };
     const limit = {
-      prefix: `${bucket}:addr`,
+      name: bucket,
       max: budget.maxFetchesPerAddress,
       windowSeconds: budget.fetchWindowSeconds,
       description: `Too many ${what} fetched for this address; try again later.`,
     };
     return (request: Request): FetchCaller => ({
       address: clientAddress(request),
-      charge: () => chargeClientNetwork(counters, request, limit),
+      charge: async () => {
+        await chargeClientNetwork(counters, request, limit);
+      },
     });
   };
   const metadataDocuments =

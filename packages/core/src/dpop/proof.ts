@@ -49,6 +49,12 @@ export interface ProofExpectations {
   readonly accessToken?: string;
   /** Whether the proof must carry a current server nonce (§8, §9). */
   readonly requireNonce: boolean;
+  /**
+   * Who pays for remembering the proof's `jti` (a partition of the replay store): at the token
+   * endpoint the client or its caller's network; absent, the access token presented with it
+   * (`token:<its SHA-256>`), else the proof's key.
+   */
+  readonly payer?: string;
 }
 
 /** Longest accepted proof, in characters: an RSA-4096 key and the claims fit in a third of it. */
@@ -169,8 +175,10 @@ export async function checkDpopProof(
   const { jti } = payload;
   if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_CHARS)
     return refusal(`The DPoP proof must have a jti of 1 to ${MAX_JTI_CHARS} characters.`);
+  let tokenHash: string | undefined;
   if (expect.accessToken !== undefined) {
-    if (typeof payload.ath !== 'string' || payload.ath !== (await sha256Base64url(expect.accessToken)))
+    tokenHash = await sha256Base64url(expect.accessToken);
+    if (typeof payload.ath !== 'string' || payload.ath !== tokenHash)
       return refusal('The DPoP proof ath must be the hash of the access token.');
   }
   if (payload.nonce !== undefined || expect.requireNonce) {
@@ -180,7 +188,9 @@ export async function checkDpopProof(
   // Remembered until the proof's iat leaves the window, plus the clock tolerance.
   const expiresAt = fromEpochSeconds(payload.iat + window) + ctx.clockToleranceSeconds * 1000 + 1000;
   const replayId = `dpop:${await sha256Base64url(`${imported.jkt} ${jti}`)}`;
-  if (!(await ctx.storage.replay.useOnce(replayId, Math.max(expiresAt, now + 1000), now)))
+  // Partitioned by who pays (issue 41): a flood of proofs fills only its payer's share.
+  const payer = expect.payer ?? (tokenHash === undefined ? `jkt:${imported.jkt}` : `token:${tokenHash}`);
+  if (!(await ctx.storage.replay.useOnce(replayId, Math.max(expiresAt, now + 1000), now, payer)))
     return refusal('The DPoP proof was already used (its jti is not new).');
   return { jkt: imported.jkt };
 }

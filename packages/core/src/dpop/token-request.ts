@@ -1,7 +1,10 @@
 import type { Awaitable } from '../awaitable.js';
 import type { Context } from '../context.js';
 import { invalidRequest, oauthError, type ProtocolError } from '../errors.js';
-import type { ClientRecord, RecordExtensions } from '../storage/types.js';
+import { clientWritePartition } from '../http/address-rate-limit.js';
+import type { AuthenticatedClient } from '../oauth2/client-auth/authenticate-client.js';
+import { CLIENT_AUTH_METHODS } from '../oauth2/client-auth/methods.js';
+import type { RecordExtensions } from '../storage/types.js';
 import { currentNonce } from './nonce.js';
 import {
   checkDpopProof,
@@ -23,10 +26,10 @@ import {
  * no promise: only a proof to check is asynchronous.
  */
 export function tokenRequestProof(
-  ctx: ProofContext & Pick<Context, 'issuerOrigin'>,
+  ctx: TokenProofContext,
   request: Request,
-  client: Pick<ClientRecord, 'dpopBoundAccessTokens'>,
-  requireProof = client.dpopBoundAccessTokens === true || ctx.dpop.requiredForAll,
+  authenticated: AuthenticatedClient,
+  requireProof = authenticated.client.dpopBoundAccessTokens === true || ctx.dpop.requiredForAll,
 ): Awaitable<DpopProof | undefined> {
   const header = dpopHeader(request);
   if (header === undefined) {
@@ -35,18 +38,30 @@ export function tokenRequestProof(
     return undefined;
   }
   if (header === null) throw oauthError('invalid_dpop_proof', 'Send exactly one DPoP header.');
-  return checkedProof(ctx, request, header);
+  return checkedProof(ctx, request, header, authenticated);
 }
+
+/** What the token endpoint's proof check reads of the instance. */
+type TokenProofContext = ProofContext & Pick<Context, 'issuerOrigin' | 'rateLimit'>;
 
 /** The proof of a request that sent exactly one DPoP header, checked (see {@link tokenRequestProof}). */
 async function checkedProof(
-  ctx: ProofContext & Pick<Context, 'issuerOrigin'>,
+  ctx: TokenProofContext,
   request: Request,
   header: string,
+  { client, method }: AuthenticatedClient,
 ): Promise<DpopProof> {
   const outcome = await checkDpopProof(ctx, request, header, {
     htu: requestHtus(ctx, request),
     requireNonce: ctx.dpop.requireNonce !== 'off',
+    // Its proof ids are charged to the client, or to its caller's network when the client proves
+    // nothing or anyone could have registered it (docs/security.md, "Stored state").
+    payer: await clientWritePartition(
+      ctx,
+      request,
+      client,
+      CLIENT_AUTH_METHODS[method]?.provesIdentity === true,
+    ),
   });
   if (isRefusal(outcome)) throw await tokenEndpointRefusal(ctx, outcome);
   return outcome;

@@ -1,20 +1,51 @@
 import type { Context } from '../context.js';
 import { oauthError, type ProtocolError } from '../errors.js';
-import { type Milliseconds, secondsToMs, secondsUntil } from '../time.js';
+import type { GatehouseEvent } from '../events.js';
+import { type Charge, fairShareBudget, type Payer } from '../storage/kv/fair-share.js';
+import { isSelfRegistered } from '../storage/self-registered.js';
+import type { ClientRecord } from '../storage/types.js';
+import { type EpochMs, secondsToMs, secondsUntil } from '../time.js';
 import { sha256Base64url } from '../tokens/sha256.js';
-import { clientNetwork } from './client-network.js';
+import { clientNetwork, networkAggregate } from './client-network.js';
 
 /**
- * The rate-limit key part of a request's client address: a fixed-size digest of its network (an
- * IPv6 /64 is one client, `clientNetwork`), or `unknown` for requests without a known address,
- * which share one bucket limited like one address (never a more lenient one).
+ * How many addresses' quotas a client network's aggregate (its /24 or /48, `networkAggregate`)
+ * may use together: one party with a whole /24 or /48 gets 8 addresses' shares, not 256 or 65,536.
  */
-export async function addressBucket(
+export const AGGREGATE_SHARES = 8;
+
+/** The rate-limit key part of requests without a known address: they share one network, limited like one. */
+const UNKNOWN = 'unknown';
+
+/**
+ * The client network of `request` as it pays for what it makes the server store: its address
+ * (`clientNetwork`: an IPv6 /64 is one client) with `perAddress` new entries per window, and its
+ * aggregate (`networkAggregate`) with {@link AGGREGATE_SHARES} × `perAddress`; the entries are
+ * written charged to the aggregate, the partition a full memory store evicts from. Requests
+ * without a known address share one network (never a more lenient one). Names are fixed-size
+ * digests whatever the address.
+ */
+export async function networkPayer(
   ctx: { readonly rateLimit: Pick<Context['rateLimit'], 'clientAddress'> },
   request: Request,
-): Promise<string> {
+  perAddress: number,
+): Promise<Payer> {
   const address = ctx.rateLimit.clientAddress(request);
-  return address === undefined ? 'unknown' : sha256Base64url(clientNetwork(address));
+  const [network, aggregate] =
+    address === undefined
+      ? [UNKNOWN, UNKNOWN]
+      : await Promise.all([
+          sha256Base64url(clientNetwork(address)),
+          sha256Base64url(networkAggregate(address)),
+        ]);
+  const partition = `net:${aggregate}`;
+  return {
+    shares: [
+      { partition: `addr:${network}`, quota: perAddress },
+      { partition, quota: perAddress * AGGREGATE_SHARES },
+    ],
+    write: { partition },
+  };
 }
 
 /** Where windows are counted: the instance's rate-limit store, or any other (a bounded table). */
@@ -23,50 +54,73 @@ export interface WindowCounters {
   readonly now: () => number;
 }
 
-/**
- * Charges one to the fixed window `key` of the rate-limit store; at `max` already (read first, so
- * a refusal writes nothing) or beyond after the atomic increment (a concurrent burst), throws
- * `refused(retryAfterSeconds)`.
- */
-export async function chargeWindow(
-  ctx: WindowCounters,
-  key: string,
-  max: number,
-  windowMs: Milliseconds,
-  refused: (retryAfterSeconds: number) => ProtocolError,
-): Promise<void> {
-  const store = ctx.storage.rateLimits;
-  const now = ctx.now();
-  const retry = (resetAt: number) => refused(Math.max(1, secondsUntil(resetAt, now)));
-  const current = await store.get(key, now);
-  if (current && current.count >= max) throw retry(current.resetAt);
-  const charged = await store.increment(key, windowMs, now);
-  if (charged.count > max) throw retry(charged.resetAt);
-}
-
-/** One fixed-window limit per client network. */
-export interface AddressLimit {
-  /** The key prefix in the rate-limit store (e.g. `reg:addr`). */
-  readonly prefix: string;
+/** A limit of new entries per client network. */
+export interface NetworkLimit {
+  /** What is counted, the budget's name (e.g. `reg`, `interaction`). */
+  readonly name: string;
+  /** New entries per address per window; its aggregate gets {@link AGGREGATE_SHARES} times as many. */
   readonly max: number;
   readonly windowSeconds: number;
   /** The `error_description` of the 429. */
   readonly description: string;
 }
 
+/** 429 `too_many_requests` with `Retry-After` until `retryAt`. */
+export function tooManyRequests(description: string, retryAt: EpochMs, now: EpochMs): ProtocolError {
+  return oauthError('too_many_requests', description, {
+    retryAfter: Math.max(1, secondsUntil(retryAt, now)),
+  });
+}
+
+/** Throws {@link tooManyRequests} when a charge was refused. */
+export function refuseOver(charge: Charge, description: string, now: EpochMs): void {
+  if (!charge.charged) throw tooManyRequests(description, charge.retryAt, now);
+}
+
+/** What may hear that a share was used up: the instance's events (absent for process-local tables). */
+interface QuotaEvents {
+  readonly emit?: (event: GatehouseEvent) => void;
+}
+
 /**
- * Charges one request to the client network of `request` ({@link addressBucket}) in `limit`'s
- * fixed window ({@link chargeWindow}); over `limit.max` it throws 429 `too_many_requests` with
- * `Retry-After`. The fetches of client ID metadata documents and key sets count on a bounded table
- * of their process rather than the instance's store (`resolve-options.ts`).
+ * Charges one new entry to the client network of `request` ({@link networkPayer}) in `limit`'s
+ * fair-share budget; over the address's or the aggregate's share it throws 429
+ * `too_many_requests` with `Retry-After`, having written nothing. Answers the payer, to write the
+ * entry with (`payer.write`). The fetches of client ID metadata documents and key sets count on a
+ * bounded table of their process rather than the instance's store (`resolve-options.ts`).
  */
 export async function chargeClientNetwork(
-  ctx: WindowCounters & { readonly rateLimit: Pick<Context['rateLimit'], 'clientAddress'> },
+  ctx: WindowCounters & QuotaEvents & { readonly rateLimit: Pick<Context['rateLimit'], 'clientAddress'> },
   request: Request,
-  limit: AddressLimit,
-): Promise<void> {
-  const key = `${limit.prefix}:${await addressBucket(ctx, request)}`;
-  await chargeWindow(ctx, key, limit.max, secondsToMs(limit.windowSeconds), (retryAfter) =>
-    oauthError('too_many_requests', limit.description, { retryAfter }),
-  );
+  limit: NetworkLimit,
+): Promise<Payer> {
+  const payer = await networkPayer(ctx, request, limit.max);
+  const now = ctx.now();
+  const budget = fairShareBudget(ctx.storage.rateLimits, limit.name, secondsToMs(limit.windowSeconds));
+  const charge = await budget.charge(payer, now);
+  refuseOver(charge, limit.description, now);
+  if (charge.charged && charge.filled)
+    ctx.emit?.({ type: 'quota.reached', quota: limit.name, payer: 'network' });
+  return payer;
+}
+
+/** The partition of what one client makes the server store, when the client pays for it. */
+export async function clientPartition(clientId: string): Promise<string> {
+  return `client:${await sha256Base64url(clientId)}`;
+}
+
+/**
+ * The partition what a client's request makes the server store is charged to: a host's client
+ * that proved its identity pays itself; a client that proved nothing (anyone can name a public
+ * client) or that anyone could create (self-registered, so many of one network would each get a
+ * share) is paid for by its caller's network aggregate.
+ */
+export async function clientWritePartition(
+  ctx: { readonly rateLimit: Pick<Context['rateLimit'], 'clientAddress'> },
+  request: Request,
+  client: ClientRecord,
+  provedIdentity: boolean,
+): Promise<string> {
+  if (provedIdentity && !isSelfRegistered(client)) return clientPartition(client.id);
+  return (await networkPayer(ctx, request, 1)).write.partition!;
 }

@@ -25,3 +25,21 @@ export function clientNetwork(address: string): string {
     .map((group) => group.toString(16))
     .join(':')}::/64`;
 }
+
+/**
+ * The aggregate a client network is also counted in, so that one party holding many addresses
+ * cannot take many shares: an IPv4 address's /24 (`192.0.2.0/24`), an IPv6 network's /48
+ * (`2001:db8:1::/48`, the usual end-site assignment of RFC 6177 §3). Anything that is not an IP
+ * address is its own aggregate, like {@link clientNetwork}.
+ */
+export function networkAggregate(address: string): string {
+  const network = clientNetwork(address);
+  if (network.endsWith('::/64')) {
+    const groups = network.slice(0, -'::/64'.length).split(':');
+    return `${groups.slice(0, 3).join(':')}::/48`;
+  }
+  const octets = network.split('.');
+  if (octets.length === 4 && octets.every((octet) => /^\d{1,3}$/.test(octet) && Number(octet) <= 255))
+    return `${octets.slice(0, 3).join('.')}.0/24`;
+  return network;
+}

@@ -37,12 +37,13 @@ import type { ConsentResult, InteractionStep } from './types.js';
 
 /**
  * A live interaction of this browser at the page of its step, and what it is for: an
- * authorization request (`auth`), or a device sign-in (no `auth`: the client only).
+ * authorization request (`auth`), or a device sign-in (no `auth`: the client only, and not even
+ * that before the typed code was looked up).
  */
 interface Pending {
   readonly reference: string;
   readonly record: InteractionRecord;
-  readonly client: ClientRecord;
+  readonly client?: ClientRecord;
   readonly auth?: AuthorizationRequest;
 }
 
@@ -58,8 +59,7 @@ async function pendingAt(
   const { record } = await pendingInteraction(ctx, reference, request);
   if (record.step !== step)
     throw new InteractionError('interaction_not_found', `This sign-in request does not ask for ${step}.`);
-  if (record.flow === 'device')
-    return { reference, record, client: (await storedDevice(ctx, record)).client };
+  if (record.flow === 'device') return { reference, record, ...(await storedDevice(ctx, record)) };
   const auth = await storedRequest(ctx, record);
   return { reference, record, client: auth.client, auth };
 }
@@ -126,7 +126,7 @@ function renderLogin(ctx: Context, request: Request, pending: Pending, options: 
     {
       action: ctx.basePath + PAGE_PATHS.login,
       hiddenFields: { interaction: reference },
-      ...clientDisplay(pending.client),
+      ...(pending.client === undefined ? {} : clientDisplay(pending.client)),
       // OpenID Connect Core §3.1.2.1: login_hint prefills the username.
       ...(auth?.oidc.loginHint === undefined ? {} : { username: auth.oidc.loginHint }),
       ...(auth === undefined ? {} : { ...formTarget(auth), uiLocales: auth.oidc.uiLocales }),

@@ -13,7 +13,13 @@ import { isSameBrowser } from './browser-binding.js';
 import { checkHostUser } from './host-user.js';
 import { InteractionError } from './interaction-error.js';
 import { INTERACTION_PATHS } from './paths.js';
-import { findInteraction, type InteractionRecord, MAX_RECORD_BYTES, type StoredResult } from './record.js';
+import {
+  findInteraction,
+  type InteractionRecord,
+  MAX_RECORD_BYTES,
+  type StoredResult,
+  utf8Length,
+} from './record.js';
 import type { InteractionDetails, InteractionRedirect, InteractionResult } from './types.js';
 
 /** The reference a host's request carries: `id` when given, else its `interaction` query parameter. */
@@ -82,8 +88,9 @@ export async function storedRequest(ctx: Context, record: InteractionRecord): Pr
 
 /** What a device sign-in is for: the live, undecided device authorization and its client. */
 export interface StoredDevice {
-  readonly device: DeviceRecord;
-  readonly client: ClientRecord;
+  /** Both absent for a sign-in before the code was looked up (`InteractionRecord.unchecked`). */
+  readonly device?: DeviceRecord;
+  readonly client?: ClientRecord;
 }
 
 /**
@@ -92,6 +99,8 @@ export interface StoredDevice {
  * cannot be signed in for.
  */
 export async function storedDevice(ctx: Context, record: InteractionRecord): Promise<StoredDevice> {
+  // Not looked up here, which would be a lookup without the guess limit: after the sign-in.
+  if (record.unchecked) return {};
   const userCode = normalizeUserCode(record.params.user_code ?? '');
   const now = ctx.now();
   const hash = userCode === undefined ? null : await findUserCode(ctx, userCode, now);
@@ -130,10 +139,13 @@ export async function interactionDetails(
       id: reference,
       step: record.step,
       flow: 'device',
-      client: { id: client.id, name: client.name ?? client.id, firstParty: client.firstParty === true },
+      // Before the code was looked up, the sign-in is for the verification page itself.
+      client: client
+        ? { id: client.id, name: client.name ?? client.id, firstParty: client.firstParty === true }
+        : { id: ctx.issuer, name: new URL(ctx.issuer).host, firstParty: true },
       redirectHost: new URL(ctx.issuer).host,
-      scopes: parseScope(device.scope),
-      resources: device.resources ?? [],
+      scopes: device ? parseScope(device.scope) : [],
+      resources: device?.resources ?? [],
       prompt: [],
       uiLocales: [],
       acrValues: [],
@@ -184,7 +196,7 @@ export async function finishInteraction(
   const checked = checkResult(ctx, record, asked, result);
   const storedResult = via === undefined ? checked : { ...checked, via };
   const finished = JSON.stringify({ ...record, result: storedResult } satisfies InteractionRecord);
-  if (finished.length > MAX_RECORD_BYTES)
+  if (utf8Length(finished) > MAX_RECORD_BYTES)
     refuse(ctx, new InteractionError('interaction_invalid_result', 'The result is too large.'));
   // Compare-and-set: of two concurrent finishes of one interaction, one wins.
   if (!(await ctx.storage.kv.swap(key, stored, finished, record.expiresAt, ctx.now())))
@@ -216,6 +228,7 @@ function askedBy(auth: AuthorizationRequest): Asked {
 }
 
 function scopeOf({ device }: StoredDevice): Pick<Asked, 'scope' | 'resources'> {
+  if (device === undefined) return { scope: '' };
   return { scope: device.scope, ...(device.resources === undefined ? {} : { resources: device.resources }) };
 }
 

@@ -14,6 +14,12 @@ export interface InteractionRecord {
   readonly step: InteractionStep;
   /** `device`: the sign-in of the device verification page (`params` is `{ user_code }`); absent: authorize. */
   readonly flow?: 'device';
+  /**
+   * A device sign-in started before its typed code was looked up (anonymous lookups were over
+   * their limits, `oauth2/device/guess-limit.ts`): the code is looked up after the sign-in, charged
+   * to the user; until then the interaction names no client (`clientId` is empty).
+   */
+  readonly unchecked?: true;
   /** The authorization request's own parameters, validated again on resume (`id_token_hint` left out). */
   readonly params: Readonly<Record<string, string>>;
   readonly clientId: string;
@@ -46,6 +52,13 @@ export interface StoredResult {
 export const MAX_PENDING_BYTES = 4096;
 export const MAX_RECORD_BYTES = 8192;
 
+const encoder = new TextEncoder();
+
+/** The length of `text` in bytes of UTF-8 (what a store holds), not in UTF-16 code units. */
+export function utf8Length(text: string): number {
+  return encoder.encode(text).byteLength;
+}
+
 /** The store key of a reference. */
 export async function interactionKey(reference: string): Promise<string> {
   return `interaction:${await hashSecret(reference)}`;
@@ -62,6 +75,8 @@ export function decodeRecord(value: string | null): InteractionRecord | null {
     if (record?.v !== 1 || (record.step !== 'login' && record.step !== 'consent')) return null;
     if (typeof record.params !== 'object' || typeof record.binding !== 'string') return null;
     if (record.flow !== undefined && (record.flow !== 'device' || record.step !== 'login')) return null;
+    if (record.unchecked !== undefined && (record.unchecked !== true || record.flow !== 'device'))
+      return null;
     return record;
   } catch {
     return null;

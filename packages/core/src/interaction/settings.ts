@@ -64,7 +64,7 @@ export function resolveInteractions(
       `interactions.ttl: expected a whole number of seconds between 30 and 3600, got ${String(given.ttl)}.`,
       { code: 'ERR_CONFIG_INVALID_OPTION', option: 'interactions.ttl' },
     );
-  const maxPerNetwork = given.maxPerNetwork ?? 600;
+  const maxPerNetwork = given.maxPerNetwork ?? 30;
   if (!Number.isInteger(maxPerNetwork) || maxPerNetwork < 1)
     throw new ConfigurationError(
       `interactions.maxPerNetwork: expected a whole number of at least 1, got ${String(given.maxPerNetwork)}.`,

@@ -1,14 +1,15 @@
 import type { Context } from '../context.js';
-import { invalidRequest, oauthError } from '../errors.js';
-import { addressBucket, chargeWindow } from '../http/address-rate-limit.js';
+import { invalidRequest } from '../errors.js';
+import { chargeClientNetwork } from '../http/address-rate-limit.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreEmpty } from '../http/responses.js';
 import type { AuthorizationRequest } from '../oauth2/authorize/request.js';
-import { addSeconds, secondsToMs } from '../time.js';
+import type { Payer } from '../storage/kv/fair-share.js';
+import { addSeconds } from '../time.js';
 import { randomSecret } from '../tokens/secrets.js';
 import { PAGE_PATHS } from '../ui/paths.js';
 import { browserBinding } from './browser-binding.js';
-import { type InteractionRecord, interactionKey, MAX_PENDING_BYTES } from './record.js';
+import { type InteractionRecord, interactionKey, MAX_PENDING_BYTES, utf8Length } from './record.js';
 import type { InteractionStep } from './types.js';
 
 /**
@@ -47,28 +48,30 @@ export async function startInteraction(
 }
 
 /**
- * The sign-in of the device verification page (RFC 8628 §3.3) for a live user code: an interaction
- * like an authorization request's login, handled by the same page (the host's or the built-in
- * one); the resume then goes on to the page's confirmation.
+ * The sign-in of the device verification page (RFC 8628 §3.3) for a live user code of `clientId`,
+ * or, without `clientId`, for a typed code not looked up yet (anonymous lookups were limited: the
+ * user signs in first): an interaction like an authorization request's login, handled by the same
+ * page (the host's or the built-in one); the resume then goes on to the page's confirmation, which
+ * looks the code up.
  */
 export function startDeviceInteraction(
   ctx: Context,
   request: Request,
   userCode: string,
-  clientId: string,
+  clientId: string | undefined,
 ): Promise<Answer> {
   return storeInteraction(ctx, request, {
     step: 'login',
     flow: 'device',
     params: { user_code: userCode },
-    clientId,
+    ...(clientId === undefined ? { clientId: '', unchecked: true } : { clientId }),
   });
 }
 
 async function storeInteraction(
   ctx: Context,
   request: Request,
-  what: Pick<InteractionRecord, 'step' | 'flow' | 'params' | 'clientId' | 'subject'>,
+  what: Pick<InteractionRecord, 'step' | 'flow' | 'unchecked' | 'params' | 'clientId' | 'subject'>,
 ): Promise<Answer> {
   const reference = randomSecret(ctx.randomBytes);
   const binding = await browserBinding(ctx, request);
@@ -81,10 +84,12 @@ async function storeInteraction(
     expiresAt: addSeconds(now, ctx.interactions.ttl),
   };
   const value = JSON.stringify(record);
-  if (value.length > MAX_PENDING_BYTES)
+  if (utf8Length(value) > MAX_PENDING_BYTES)
     throw invalidRequest('The authorization request is too large to be continued after sign-in.');
-  await chargeInteraction(ctx, request);
-  await ctx.storage.kv.add(await interactionKey(reference), value, record.expiresAt, now);
+  const payer = await chargeInteraction(ctx, request);
+  // Pending, the record is charged to the network that started it: a full memory store evicts the
+  // heaviest network's oldest pending interactions first. `finish` rewrites it without a partition.
+  await ctx.storage.kv.add(await interactionKey(reference), value, record.expiresAt, now, payer.write);
   const location = interactionPage(ctx, what.step);
   location.searchParams.set('interaction', reference);
   const headers = new Headers({ Location: location.href, 'Referrer-Policy': 'same-origin' });
@@ -94,20 +99,17 @@ async function storeInteraction(
 }
 
 /**
- * Charges one stored interaction to the caller's network: an authorization request needing the
- * user is unauthenticated and stores a record for `interactions.ttl`, so `maxPerNetwork` per `ttl`
- * bounds what one network can make the server keep (docs/security.md). Charged after every check
- * passed, so refused requests cost nothing.
+ * Charges one stored interaction to the caller's network (`chargeClientNetwork`: its address and
+ * its /24 or /48): an authorization request needing the user is unauthenticated and stores a
+ * record for `interactions.ttl`, so `maxPerNetwork` per `ttl` per address (eight times as many per
+ * aggregate) bounds what one network can make the server keep (docs/security.md). Charged after
+ * every check passed, so refused requests cost nothing.
  */
-async function chargeInteraction(ctx: Context, request: Request): Promise<void> {
-  await chargeWindow(
-    ctx,
-    `interaction:addr:${await addressBucket(ctx, request)}`,
-    ctx.interactions.maxPerNetwork,
-    secondsToMs(ctx.interactions.ttl),
-    (retryAfter) =>
-      oauthError('too_many_requests', 'Too many sign-ins were started from this network; try again later.', {
-        retryAfter,
-      }),
-  );
+function chargeInteraction(ctx: Context, request: Request): Promise<Payer> {
+  return chargeClientNetwork(ctx, request, {
+    name: 'interaction',
+    max: ctx.interactions.maxPerNetwork,
+    windowSeconds: ctx.interactions.ttl,
+    description: 'Too many sign-ins were started from this network; try again later.',
+  });
 }

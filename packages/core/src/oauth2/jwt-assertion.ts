@@ -101,14 +101,16 @@ export async function verifyAssertion(
  * The `jti` is remembered for as long as the assertion could be accepted: until `exp` plus the
  * clock tolerance, which {@link verifyAssertion} also grants (kept only until `exp`, an assertion
  * was accepted again in the seconds after it). It is remembered in the issuer's own partition of
- * the replay store (`ReplayStore.useOnce`), so that one issuer (a self-registered client signing
- * as many assertions as it likes) fills only its own share and never locks out the others.
+ * the replay store (`ReplayStore.useOnce`), or in `payer`'s (a self-registered client's: its
+ * caller's network, so that many clients registered from one network share one), so that one
+ * issuer fills only its own share and never locks out the others.
  */
 export async function useAssertionOnce(
   ctx: Pick<Context, 'now' | 'clockToleranceSeconds' | 'storage'>,
   namespace: string,
   issuer: string,
   claims: JWTPayload,
+  payer?: string,
 ): Promise<boolean> {
   const { jti } = claims;
   if (typeof claims.exp !== 'number' || typeof jti !== 'string' || jti.length > MAX_JTI_LENGTH) return false;
@@ -120,6 +122,6 @@ export async function useAssertionOnce(
   // and jose checks it only with `maxTokenAge` (which would make `iat` required).
   if (typeof claims.iat === 'number' && claims.iat * 1000 > now + tolerance) return false;
   const replayId = `${namespace}:${await hashSecret(`${issuer}\u0000${jti}`)}`;
-  const partition = `${namespace}:${await hashSecret(issuer)}`;
+  const partition = payer ?? `${namespace}:${await hashSecret(issuer)}`;
   return ctx.storage.replay.useOnce(replayId, Math.max(exp + tolerance, now + 1000), now, partition);
 }

@@ -66,7 +66,7 @@ export async function tokenEndpoint(request: Request, ctx: Context): Promise<Ans
     throw oauthError('unauthorized_client', `The client may not use the ${grantType} grant.`);
   }
   // RFC 9449 §5: with a DPoP proof, the tokens are bound to its key.
-  let dpop = tokenRequestProof(ctx, request, client.client);
+  let dpop = tokenRequestProof(ctx, request, client);
   if (dpop instanceof Promise) dpop = await dpop;
   // Awaited here: an async function returning a promise resolves with it two turns later.
   return await grant(ctx, params, client, dpop);

@@ -1,6 +1,6 @@
 import type { Context } from '../context.js';
 import { oauthError, type ProtocolError } from '../errors.js';
-import { clientNetwork } from '../http/client-network.js';
+import { clientNetwork, networkAggregate } from '../http/client-network.js';
 import type { RateLimitWindow } from '../storage/types.js';
 import { sha256Base64url } from '../tokens/sha256.js';
 
@@ -72,7 +72,7 @@ export function attemptLimiter(
 
   return {
     async reserve() {
-      const { attemptsKey, successesKey, userKey } = await keys;
+      const { attemptsKey, successesKey, userKey, write } = await keys;
       const now = ctx.now();
       const bucket = Math.floor(now / windowMs);
       const intoBucket = now - bucket * windowMs;
@@ -96,24 +96,24 @@ export function attemptLimiter(
       if (retryMs !== undefined) throw tooManyAttempts(retryMs);
 
       // The address first: an attempt it refuses never creates a per-username counter.
-      const charged = await store.increment(attemptsKey(bucket), bucketLifetime(bucket, now), now);
+      const charged = await store.increment(attemptsKey(bucket), bucketLifetime(bucket, now), now, write);
       chargedBucket = bucket;
       const counted = failures(charged, successes);
       if (slidingWindow(counted) > maxFailuresPerAddress) throw tooManyAttempts(addressRetry(counted));
       if (userKey !== undefined) {
-        const perUser = await store.increment(userKey, windowMs, now);
+        const perUser = await store.increment(userKey, windowMs, now, write);
         if (perUser.count > maxFailuresPerUsername) throw tooManyAttempts(perUser.resetAt - now);
       }
     },
     async succeeded() {
-      const { successesKey, userKey } = await keys;
+      const { successesKey, userKey, write } = await keys;
       const now = ctx.now();
       const bucket = chargedBucket;
       await Promise.all([
         userKey === undefined ? null : store.reset(userKey),
         bucket === undefined || bucketLifetime(bucket, now) <= 0
           ? null
-          : store.increment(successesKey(bucket), bucketLifetime(bucket, now), now),
+          : store.increment(successesKey(bucket), bucketLifetime(bucket, now), now, write),
       ]);
     },
   };
@@ -122,6 +122,9 @@ export function attemptLimiter(
 /** The store keys of one attempt: fixed-size digests, whatever the username and address hold. */
 async function limiterKeys(address: string | undefined, username: string | undefined) {
   const network = address ? await sha256Base64url(clientNetwork(address)) : UNKNOWN_ADDRESS;
+  // The counters are charged to the network's aggregate: a full memory store makes room from the
+  // heaviest aggregate's counters and refuses its new ones meanwhile, never resetting a limit.
+  const aggregate = address ? await sha256Base64url(networkAggregate(address)) : UNKNOWN_ADDRESS;
   const name = username?.normalize('NFKC').toLowerCase();
   // The network digest has a fixed form without a newline: the pair is unambiguous.
   const userKey = name === undefined ? undefined : `pw:user:${await sha256Base64url(`${network}\n${name}`)}`;
@@ -129,6 +132,7 @@ async function limiterKeys(address: string | undefined, username: string | undef
     attemptsKey: (bucket: number) => `pw:addr:${network}:${bucket}`,
     successesKey: (bucket: number) => `pw:addr-ok:${network}:${bucket}`,
     userKey,
+    write: { partition: `net:${aggregate}` },
   };
 }
 

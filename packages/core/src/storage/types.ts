@@ -581,16 +581,40 @@ export interface RateLimitWindow {
  * the engine, like every other record. Every method is one atomic step on the engine: `add`,
  * `take`, `swap` and `increment` are what single use, state transitions and counters are built on.
  */
+/**
+ * What a write to a {@link KeyValueStore} may say about who pays for the entry (issue 41, "fair
+ * shares"). An engine that bounds its entries (the memory engine) charges the entry to
+ * `partition`; an engine bounded only by its capacity (Redis, PostgreSQL, a host's database)
+ * ignores it, and so may a host's own store.
+ */
+export interface KeyValueWriteOptions {
+  /**
+   * Who pays for a new entry: a short, fixed-size name of a client network aggregate, a client, a
+   * user or a token (`net:…`, `client:…`, built by Gatehouse from digests). When a bounded engine
+   * is full, it evicts the oldest entries of the partition that holds the most, never refusing a
+   * lighter one, and then refuses new keys of that partition until the evicted entries would have
+   * expired, so what was evicted (a replay id, a counter) is never forgotten by its partition.
+   * Entries written without a partition (a finished interaction, a session) are never evicted.
+   */
+  readonly partition?: string;
+}
+
 export interface KeyValueStore {
   /** The value of `key`, or `null` when it is absent or expired at `now`. */
   get(key: string, now: EpochMs): Promise<string | null>;
   /** Sets `key` to `value` until `expiresAt`, replacing any value. */
-  set(key: string, value: string, expiresAt: EpochMs): Promise<void>;
+  set(key: string, value: string, expiresAt: EpochMs, options?: KeyValueWriteOptions): Promise<void>;
   /**
    * Sets `key` only when it is absent or expired at `now`: `true` when this call set it. Of
    * concurrent callers adding one key, exactly one wins.
    */
-  add(key: string, value: string, expiresAt: EpochMs, now: EpochMs): Promise<boolean>;
+  add(
+    key: string,
+    value: string,
+    expiresAt: EpochMs,
+    now: EpochMs,
+    options?: KeyValueWriteOptions,
+  ): Promise<boolean>;
   /**
    * Returns the unexpired value of `key` and deletes it, in one step: of concurrent callers taking
    * one key, exactly one gets the value (single use).
@@ -601,7 +625,14 @@ export interface KeyValueStore {
    * value is exactly `expected` (compare-and-set): `true` when replaced. Of concurrent callers
    * swapping from one value, at most one wins.
    */
-  swap(key: string, expected: string, value: string, expiresAt: EpochMs, now: EpochMs): Promise<boolean>;
+  swap(
+    key: string,
+    expected: string,
+    value: string,
+    expiresAt: EpochMs,
+    now: EpochMs,
+    options?: KeyValueWriteOptions,
+  ): Promise<boolean>;
   /** Deletes `key` (nothing when absent). */
   delete(key: string): Promise<void>;
   /**
@@ -612,7 +643,13 @@ export interface KeyValueStore {
    * `get` returns it. `increment` of a key holding a value that is not a whole number of at most 15
    * digits is not defined (callers keep counters under keys of their own).
    */
-  increment(key: string, by: number, expiresAt: EpochMs, now: EpochMs): Promise<number>;
+  increment(
+    key: string,
+    by: number,
+    expiresAt: EpochMs,
+    now: EpochMs,
+    options?: KeyValueWriteOptions,
+  ): Promise<number>;
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { Context } from '../../context.js';
-import { invalidRequest, ProtocolError, type ProtocolErrorCode } from '../../errors.js';
+import { invalidRequest, ProtocolError, type ProtocolErrorCode, storeFullRefusal } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { noStoreEmpty } from '../../http/responses.js';
 import { isSelfRegistered } from '../../storage/self-registered.js';
+import { isStoreFull } from '../../storage/store-full.js';
 import { errorPage } from '../../ui/pages.js';
 import { namesRequestUri, type PushedRequest, resolvePushedRequest } from '../par/pushed-requests.js';
 import {
@@ -133,6 +134,10 @@ export async function authorizationStep(
       if (isSelfRegistered(target.client)) return errorPage(ctx, error);
       return authorizationErrorRedirect(ctx, target, error);
     }
+    // The browser's network over its share, or a store with no room: the person at the browser is
+    // told on a page (with Retry-After); the client did nothing wrong.
+    if (isStoreFull(error)) return errorPage(ctx, storeFullRefusal(error, ctx.logger));
+    if (error instanceof ProtocolError && error.code === 'too_many_requests') return errorPage(ctx, error);
     throw error;
   }
 }

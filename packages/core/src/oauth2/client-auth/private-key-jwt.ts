@@ -1,6 +1,8 @@
 import { decodeJwt, importJWK, type JWTVerifyGetKey, type KeyObject } from 'jose';
 import type { ClientAuthentication, Context } from '../../context.js';
 import { invalidClient, invalidRequest } from '../../errors.js';
+import { clientWritePartition } from '../../http/address-rate-limit.js';
+import { isSelfRegistered } from '../../storage/self-registered.js';
 import type { ClientRecord } from '../../storage/types.js';
 import { MAX_ASSERTION_LENGTH, useAssertionOnce, verifyAssertion } from '../jwt-assertion.js';
 import { TOKEN_ENDPOINT_PATH } from '../token-endpoint-path.js';
@@ -69,8 +71,12 @@ export const privateKeyJwt: ClientAuthMethod<PresentedAssertion> = {
       if (keys) claims = await verifyClientAssertion(ctx, presented, keys);
     }
     if (!client || !keys || typeof claims !== 'object') return false;
-    // Remembered under the client's id: two clients' jti never collide.
-    return useAssertionOnce(ctx, 'client-assertion', client.id, claims);
+    // Remembered under the client's id: two clients' jti never collide. Anyone can register a
+    // client: a self-registered one's ids are charged to its caller's network.
+    const payer = isSelfRegistered(client)
+      ? await clientWritePartition(ctx, presented.request, client, false)
+      : undefined;
+    return useAssertionOnce(ctx, 'client-assertion', client.id, claims, payer);
   },
 };
 

@@ -59,13 +59,18 @@ async function deviceClients(): Promise<ClientRecord[]> {
 }
 
 /** An instance with device clients; each request's address comes from `X-Test-Address`. */
-async function deviceInstance(overrides: TestOptions = {}): Promise<TestInstance> {
-  return testInstance({
+async function deviceInstance(
+  overrides: TestOptions = {},
+): Promise<TestInstance & { readonly events: GatehouseEvent[] }> {
+  const events: GatehouseEvent[] = [];
+  const t = await testInstance({
+    onEvent: (event) => events.push(event),
     ...overrides,
     clients: memoryClientStore(await deviceClients()),
     resources: [RESOURCE],
     rateLimit: { clientAddress: (request) => request.headers.get('x-test-address') ?? '198.51.100.7' },
   });
+  return Object.assign(t, { events });
 }
 
 interface DeviceAuthorization {
@@ -579,7 +584,9 @@ describe('deviceAuthorization options', () => {
       const form = await browser.get(`${ISSUER}/device`);
       statuses.push((await browser.submit(await form.text(), { user_code: device.user_code })).status);
     }
-    expect(statuses).toEqual([303, 303, 303, 429]); // to the sign-in, then refused
+    // To the sign-in; beyond the address's 3, to the sign-in before the lookup.
+    expect(statuses).toEqual([303, 303, 303, 303]);
+    expect(t.events.filter((event) => event.type === 'quota.reached')).toHaveLength(1);
     t.clock.advance(120);
     expect(await pollError(t, device.device_code)).toBe('expired_token');
   });
@@ -603,26 +610,40 @@ describe('guessing user codes (RFC 8628 §5.1–§5.2)', () => {
     return browser.submit(await form.text(), { user_code: code }, { 'X-Test-Address': address });
   }
 
-  it(`allows one address ${MAX_USER_CODE_LOOKUPS_PER_ADDRESS} lookups per window, then refuses even the right code`, async () => {
+  /** Signs in on the login page a 303 leads to, and answers the page the resume ends at. */
+  async function signIn(browser: FakeBrowser, toLogin: Response, address: string): Promise<Response> {
+    expect(toLogin.status).toBe(303);
+    const login = await browser.follow(toLogin);
+    const html = await login.text();
+    expect(html).toContain('name="password"');
+    const signedIn = await browser.submit(html, { username: 'demo', password: 'demo-password' }, {
+      'X-Test-Address': address,
+    });
+    expect(signedIn.status).toBe(303);
+    return browser.get(signedIn.headers.get('location')!, { 'X-Test-Address': address });
+  }
+
+  it(`looks up ${MAX_USER_CODE_LOOKUPS_PER_ADDRESS} codes per address per window; beyond, the person signs in first and the code is looked up on their account`, async () => {
     const t = await deviceInstance();
     const device = await startDevice(t);
     const browser = new FakeBrowser(t.gatehouse);
-    for (let i = 0; i < MAX_USER_CODE_LOOKUPS_PER_ADDRESS; i++) {
-      expect((await enter(browser, 'BBBB-BBBB', '203.0.113.9')).status).toBe(
-        device.user_code === 'BBBB-BBBB' ? 303 : 400,
-      );
-    }
-    const refused = await enter(browser, device.user_code, '203.0.113.9');
-    expect(refused.status).toBe(429);
-    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await refused.text()).toContain('name="user_code"');
-    // Another address still can; the first one again after the window.
-    expect((await enter(browser, device.user_code, '203.0.113.10')).status).toBe(303); // to the sign-in
-    t.clock.advance(600);
-    expect((await enter(browser, 'BBBB-BBBB', '203.0.113.9')).status).toBe(400);
+    const wrong = device.user_code.startsWith('B') ? 'CCCC-CCCC' : 'BBBB-BBBB';
+    for (let i = 0; i < MAX_USER_CODE_LOOKUPS_PER_ADDRESS; i++)
+      expect((await enter(browser, wrong, '203.0.113.9')).status).toBe(400);
+    // Over the address's share: not looked up (a wrong code is not told wrong), sign-in first.
+    const wrongAgain = await enter(browser, wrong, '203.0.113.9');
+    expect(wrongAgain.status).toBe(303);
+    const afterSignIn = await signIn(browser, wrongAgain, '203.0.113.9');
+    expect(afterSignIn.status).toBe(400); // now looked up, charged to the user: wrong
+    expect(await afterSignIn.text()).toContain('name="user_code"');
+    // Signed in, the right code reaches the confirmation, whatever the address's count.
+    const right = await enter(browser, device.user_code, '203.0.113.9');
+    expect(right.status).toBe(200);
+    expect(await right.text()).toContain('name="decision"');
+    expect(t.events).toContainEqual({ type: 'quota.reached', quota: 'device-lookup', payer: 'network' });
   });
 
-  it(`refuses every address after ${MAX_FAILED_USER_CODE_LOOKUPS} failed lookups in a window`, async () => {
+  it(`asks everyone to sign in first after ${MAX_FAILED_USER_CODE_LOOKUPS} failed anonymous lookups, and then approves as usual`, async () => {
     const t = await deviceInstance();
     const device = await startDevice(t);
     const browser = new FakeBrowser(t.gatehouse);
@@ -631,6 +652,37 @@ describe('guessing user codes (RFC 8628 §5.1–§5.2)', () => {
       const address = `10.${(i >> 8) & 255}.${i & 255}.1`;
       expect((await enter(browser, wrong, address)).status).toBe(400);
     }
-    expect((await enter(browser, device.user_code, '192.0.2.200')).status).toBe(429);
+    expect(t.events.filter((event) => event.type === 'quota.reached')).toContainEqual({
+      type: 'quota.reached',
+      quota: 'device-lookup',
+      payer: 'anonymous',
+    });
+    // A person from a fresh network: no refusal, the sign-in first, then the confirmation.
+    const person = new FakeBrowser(t.gatehouse);
+    const entered = await enter(person, device.user_code, '192.0.2.200');
+    const confirmation = await signIn(person, entered, '192.0.2.200');
+    expect(confirmation.status).toBe(200);
+    const approved = await person.submit(await confirmation.text(), { decision: 'allow' }, {
+      'X-Test-Address': '192.0.2.200',
+    });
+    expect(approved.status).toBe(200);
+    expect(t.events.map((event) => event.type)).toContain('device.approved');
   }, 60_000);
+
+  it(`refuses a signed-in user beyond ${MAX_USER_CODE_LOOKUPS_PER_ADDRESS} lookups of their own (429), other users unaffected`, async () => {
+    const t = await deviceInstance();
+    const device = await startDevice(t);
+    const browser = new FakeBrowser(t.gatehouse);
+    const wrong = device.user_code.startsWith('B') ? 'CCCC-CCCC' : 'BBBB-BBBB';
+    // Signed in through the device flow itself (the right code), then guessing on the account.
+    await reachConfirmation(t, browser, device.user_code);
+    let status = 0;
+    for (let i = 0; i < MAX_USER_CODE_LOOKUPS_PER_ADDRESS && status !== 429; i++)
+      status = (await enter(browser, wrong, `198.18.${i}.1`)).status;
+    expect(status).toBe(429);
+    const refused = await enter(browser, device.user_code, '198.18.200.1');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(t.events).toContainEqual({ type: 'quota.reached', quota: 'device-lookup', payer: 'user' });
+  });
 });

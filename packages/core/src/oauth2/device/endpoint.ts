@@ -1,12 +1,14 @@
 import type { Context } from '../../context.js';
 import { invalidRequest, oauthError } from '../../errors.js';
-import { addressBucket, chargeWindow } from '../../http/address-rate-limit.js';
+import { chargeClientNetwork, clientWritePartition } from '../../http/address-rate-limit.js';
 import { readForm } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { noStoreJson } from '../../http/responses.js';
 import type { Handler } from '../../http/router.js';
 import { idTokenAlgorithm } from '../../oidc/id-token.js';
-import { addSeconds, secondsToMs } from '../../time.js';
+import type { Payer } from '../../storage/kv/fair-share.js';
+import type { KeyValueWriteOptions } from '../../storage/types.js';
+import { addSeconds } from '../../time.js';
 import { hashSecret, randomSecret } from '../../tokens/secrets.js';
 import { PAGE_PATHS } from '../../ui/paths.js';
 import { authenticateClient } from '../client-auth/authenticate-client.js';
@@ -53,14 +55,17 @@ export const deviceAuthorizationEndpoint: Handler = async (request, ctx) => {
     );
   }
   const resources = authorizedResources(ctx, client, requestedResources(params));
-  if (!CLIENT_AUTH_METHODS[method]?.provesIdentity) await chargePublicRequest(ctx, request);
+  // A public client proves nothing: its caller's network pays; a confidential client pays itself.
+  const write: KeyValueWriteOptions = CLIENT_AUTH_METHODS[method]?.provesIdentity
+    ? { partition: await clientWritePartition(ctx, request, client, true) }
+    : (await chargePublicRequest(ctx, request)).write;
 
   const now = ctx.now();
   const deviceCode = randomSecret(ctx.randomBytes);
   const deviceCodeHash = await hashSecret(deviceCode);
   const { codeLifetimeSeconds, pollIntervalSeconds } = ctx.deviceAuthorization;
   const expiresAt = addSeconds(now, codeLifetimeSeconds);
-  const userCode = await reserveUserCode(ctx, deviceCodeHash, expiresAt, now);
+  const userCode = await reserveUserCode(ctx, deviceCodeHash, expiresAt, now, write);
   const record: DeviceRecord = {
     clientId: client.id,
     scope,
@@ -79,8 +84,8 @@ export const deviceAuthorizationEndpoint: Handler = async (request, ctx) => {
   // `add` (set-if-absent) for keys that are new by construction (a 256-bit code's hash): it takes
   // the instance's clock, where `set` takes the engine's.
   await Promise.all([
-    ctx.storage.kv.add(deviceKey(deviceCodeHash), text, recordKeptUntil(record), now),
-    ctx.storage.kv.add(pollKey(deviceCodeHash), JSON.stringify(poll), recordKeptUntil(record), now),
+    ctx.storage.kv.add(deviceKey(deviceCodeHash), text, recordKeptUntil(record), now, write),
+    ctx.storage.kv.add(pollKey(deviceCodeHash), JSON.stringify(poll), recordKeptUntil(record), now, write),
   ]);
   return deviceAuthorizationResponse(ctx, deviceCode, userCode);
 };
@@ -109,10 +114,12 @@ async function reserveUserCode(
   deviceCodeHash: string,
   expiresAt: number,
   now: number,
+  write: KeyValueWriteOptions,
 ): Promise<string> {
   for (let attempt = 0; attempt < USER_CODE_ATTEMPTS; attempt++) {
     const userCode = newUserCode(ctx.randomBytes);
-    if (await ctx.storage.kv.add(userCodeKey(userCode), deviceCodeHash, expiresAt, now)) return userCode;
+    if (await ctx.storage.kv.add(userCodeKey(userCode), deviceCodeHash, expiresAt, now, write))
+      return userCode;
   }
   throw oauthError('temporarily_unavailable', 'No free user code was found; try again.', { retryAfter: 1 });
 }
@@ -122,15 +129,11 @@ async function reserveUserCode(
  * server store a record until it expires) to the caller's address: `maxPublicRequestsPerAddress`
  * per code lifetime, so what an unauthenticated caller makes the server store is bounded.
  */
-async function chargePublicRequest(ctx: Context, request: Request): Promise<void> {
-  await chargeWindow(
-    ctx,
-    `device-auth:addr:${await addressBucket(ctx, request)}`,
-    ctx.deviceAuthorization.maxPublicRequestsPerAddress,
-    secondsToMs(ctx.deviceAuthorization.codeLifetimeSeconds),
-    (retryAfter) =>
-      oauthError('too_many_requests', 'Too many device authorizations from this address; try again later.', {
-        retryAfter,
-      }),
-  );
+async function chargePublicRequest(ctx: Context, request: Request): Promise<Payer> {
+  return chargeClientNetwork(ctx, request, {
+    name: 'device-auth',
+    max: ctx.deviceAuthorization.maxPublicRequestsPerAddress,
+    windowSeconds: ctx.deviceAuthorization.codeLifetimeSeconds,
+    description: 'Too many device authorizations from this address; try again later.',
+  });
 }

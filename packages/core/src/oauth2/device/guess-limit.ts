@@ -1,56 +1,82 @@
 import type { Context } from '../../context.js';
-import { oauthError, type ProtocolError } from '../../errors.js';
-import { addressBucket, chargeWindow } from '../../http/address-rate-limit.js';
-import { secondsToMs, secondsUntil } from '../../time.js';
+import { networkPayer, tooManyRequests } from '../../http/address-rate-limit.js';
+import { fairShareBudget, type Payer, singlePayer } from '../../storage/kv/fair-share.js';
+import { secondsToMs } from '../../time.js';
+import { sha256Base64url } from '../../tokens/sha256.js';
 
 /*
  * Bounds on guessing user codes at the verification page (RFC 8628 §5.1: "the authorization server
  * SHOULD rate limit user_code attempts"; §5.2: against a remote attacker enumerating codes), on
- * the rate-limit store, in fixed windows of one code lifetime (`deviceAuthorization` options):
+ * the instance's fair-share budgets (`storage/kv/fair-share.ts`), in fixed windows of one code
+ * lifetime (`deviceAuthorization` options). Every lookup of a typed code is charged *before* the
+ * lookup (atomic increments), so that a burst of concurrent guesses cannot all pass:
  *
- * - per client address (IPv6: its /64, like the password limiter): every lookup of a typed code,
- *   found or not, charged *before* the lookup (atomic increments), so that a burst of concurrent
- *   guesses cannot all pass; `maxLookupsPerAddress` (20). A person approving a device makes
- *   two or three lookups (the code form, the confirmation after a login, the decision).
- * - globally, all addresses together: lookups that found *no* code,
- *   `maxFailedLookups` (1,000), so that an attacker spread over many addresses is bounded
- *   too. It is read before the lookup and charged after a miss, so concurrent misses can pass it by
- *   at most the number of lookups in flight, themselves bounded per address.
+ * - a signed-in user's lookups to the user: `maxLookupsPerAddress` (20) per user. Nothing else
+ *   limits them, so a flood of anonymous guesses never refuses a person who signed in;
+ * - an anonymous lookup to its client network: `maxLookupsPerAddress` per address, eight times as
+ *   many per /24 or /48 aggregate; and, all anonymous lookups together, those that found *no* code,
+ *   `maxFailedLookups` (1,000), so that an attacker spread over many networks is bounded too (read
+ *   before the lookup and charged after a miss: concurrent misses pass it by at most the lookups in
+ *   flight, each bounded per network).
  *
- * Over either, 429 `too_many_requests` with `Retry-After`, and no lookup is made. A refusal writes
- * nothing. Keys are fixed-size digests whatever the address. security.md gives the resulting
+ * An anonymous lookup over a limit is not refused: it is not made, and the person is asked to sign
+ * in first (`verification.ts`); the code is then looked up on their account. A signed-in user over
+ * their own share gets 429 with `Retry-After`. Reaching a limit emits `quota.reached` once per
+ * window. A refusal writes nothing. Keys are fixed-size digests. security.md gives the resulting
  * chance of a guess succeeding within a code's lifetime.
  */
 
-const GLOBAL_KEY = 'device-guess:global';
+const ANONYMOUS_MISSES = 'device-guess:anonymous';
 
-const tooManyGuesses = (retryAfter: number): ProtocolError =>
-  oauthError('too_many_requests', 'Too many codes were tried. Wait a while, then try again.', { retryAfter });
+/** What {@link GuessLimiter.reserve} decided. */
+export type Reservation = 'reserved' | 'sign-in-first';
 
-/** The limiter of one user code lookup from a request's address. */
+/** The limiter of one user code lookup. */
 export interface GuessLimiter {
-  /** Charges the lookup to the address; throws 429 when either limit is reached, looking nothing up. */
-  reserve(): Promise<void>;
-  /** The lookup found no code: charges the global failure counter. */
+  /**
+   * Charges the lookup: `reserved`, or `sign-in-first` for an anonymous lookup over a limit
+   * (charged nothing, nothing to look up). Throws 429 when a signed-in user is over their share.
+   */
+  reserve(): Promise<Reservation>;
+  /** The lookup found no code: an anonymous one is charged to the failure counter. */
   missed(): Promise<void>;
 }
 
-export function guessLimiter(ctx: Context, request: Request): GuessLimiter {
+/** The limiter of a lookup from `request`, by `userId` when someone is signed in. */
+export function guessLimiter(ctx: Context, request: Request, userId: string | undefined): GuessLimiter {
   const store = ctx.storage.rateLimits;
   const { codeLifetimeSeconds, maxLookupsPerAddress, maxFailedLookups } = ctx.deviceAuthorization;
   const windowMs = secondsToMs(codeLifetimeSeconds);
+  const budget = fairShareBudget(store, 'device-lookup', windowMs);
+  const reached = (payer: 'user' | 'network' | 'anonymous') =>
+    ctx.emit({ type: 'quota.reached', quota: 'device-lookup', payer });
   return {
     async reserve() {
       const now = ctx.now();
-      const global = await store.get(GLOBAL_KEY, now);
-      if (global && global.count >= maxFailedLookups) {
-        throw tooManyGuesses(Math.max(1, secondsUntil(global.resetAt, now)));
+      if (userId !== undefined) {
+        const payer = singlePayer(`user:${await sha256Base64url(userId)}`, maxLookupsPerAddress);
+        const charge = await budget.charge(payer, now);
+        if (!charge.charged)
+          throw tooManyRequests(
+            'Too many codes were tried. Wait a while, then try again.',
+            charge.retryAt,
+            now,
+          );
+        if (charge.filled) reached('user');
+        return 'reserved';
       }
-      const key = `device-guess:addr:${await addressBucket(ctx, request)}`;
-      await chargeWindow(ctx, key, maxLookupsPerAddress, windowMs, tooManyGuesses);
+      const misses = await store.get(ANONYMOUS_MISSES, now);
+      if (misses && misses.count >= maxFailedLookups) return 'sign-in-first';
+      const payer: Payer = await networkPayer(ctx, request, maxLookupsPerAddress);
+      const charge = await budget.charge(payer, now);
+      if (!charge.charged) return 'sign-in-first';
+      if (charge.filled) reached('network');
+      return 'reserved';
     },
     async missed() {
-      await store.increment(GLOBAL_KEY, windowMs, ctx.now());
+      if (userId !== undefined) return;
+      const window = await store.increment(ANONYMOUS_MISSES, windowMs, ctx.now());
+      if (window.count === maxFailedLookups) reached('anonymous');
     },
   };
 }

@@ -109,12 +109,18 @@ interface FoundCode {
 }
 
 /**
- * Looks up a normalised user code, guess-limited: a live, pending authorization, or `null`.
- * Throws 429 `too_many_requests` over a limit (nothing looked up).
+ * Looks up a normalised user code, guess-limited, for the signed-in user `userId` or anonymously:
+ * a live, pending authorization, `null`, or `sign-in-first` (an anonymous lookup over its limits:
+ * nothing looked up). Throws 429 `too_many_requests` when a signed-in user is over their share.
  */
-async function lookUpUserCode(ctx: Context, request: Request, userCode: string): Promise<FoundCode | null> {
-  const limiter = guessLimiter(ctx, request);
-  await limiter.reserve();
+async function lookUpUserCode(
+  ctx: Context,
+  request: Request,
+  userCode: string,
+  userId: string | undefined,
+): Promise<FoundCode | null | 'sign-in-first'> {
+  const limiter = guessLimiter(ctx, request, userId);
+  if ((await limiter.reserve()) === 'sign-in-first') return 'sign-in-first';
   const now = ctx.now();
   const deviceCodeHash = await findUserCode(ctx, userCode, now);
   const found = deviceCodeHash === null ? null : await readDeviceRecord(ctx, deviceCodeHash, now);
@@ -133,12 +139,14 @@ async function lookUpUserCode(ctx: Context, request: Request, userCode: string):
 
 /**
  * Runs `step` with the authorization a posted or linked code names, or answers the code form again:
- * 400 for a malformed or wrong code, 429 when guessing is limited.
+ * 400 for a malformed or wrong code, 429 when a signed-in user's guessing is limited. Nobody signed
+ * in and anonymous lookups limited: the sign-in comes first, and the code is looked up after it.
  */
 async function withUserCode(
   ctx: Context,
   request: Request,
   params: Params,
+  current: Authentication | null,
   step: (found: FoundCode) => Promise<Answer>,
 ): Promise<Answer> {
   const input = params.get('user_code') ?? '';
@@ -146,9 +154,9 @@ async function withUserCode(
   if (userCode === undefined) {
     return codeForm(ctx, request, { userCode: shownInput(input), error: MALFORMED_CODE, status: 400 });
   }
-  let found: FoundCode | null;
+  let found: FoundCode | null | 'sign-in-first';
   try {
-    found = await lookUpUserCode(ctx, request, userCode);
+    found = await lookUpUserCode(ctx, request, userCode, current?.userId);
   } catch (error) {
     if (!(error instanceof ProtocolError) || error.code !== 'too_many_requests') throw error;
     return codeForm(ctx, request, {
@@ -158,6 +166,8 @@ async function withUserCode(
       headers: error.headers,
     });
   }
+  if (found === 'sign-in-first')
+    return startDeviceInteraction(ctx, request, formatUserCode(userCode), undefined);
   if (found === null) {
     return codeForm(ctx, request, { userCode: formatUserCode(userCode), error: WRONG_CODE, status: 400 });
   }
@@ -230,10 +240,10 @@ export const deviceCodeEntry: Handler = asPage(async (request, ctx) => {
     const expired = formExpired();
     return codeForm(ctx, request, { error: 'loginFormExpired', status: expired.status });
   }
-  return withUserCode(ctx, request, params, async (found) => {
-    const current = await currentAuthentication(ctx, request);
-    return current ? confirmation(ctx, request, current, found) : deviceSignIn(ctx, request, found);
-  });
+  const current = await currentAuthentication(ctx, request);
+  return withUserCode(ctx, request, params, current, (found) =>
+    current ? confirmation(ctx, request, current, found) : deviceSignIn(ctx, request, found),
+  );
 });
 
 /** `GET {base}/device/confirm?user_code=…`: the confirmation (the login page without a session). */
@@ -246,7 +256,7 @@ export const deviceConfirmPageEndpoint: Handler = asPage(async (request, ctx, ur
     return codeForm(ctx, request, { error: MALFORMED_CODE, status: 400 });
   }
   const current = await currentAuthentication(ctx, request);
-  return withUserCode(ctx, request, params, (found) =>
+  return withUserCode(ctx, request, params, current, (found) =>
     current ? confirmation(ctx, request, current, found) : deviceSignIn(ctx, request, found),
   );
 });
@@ -270,7 +280,7 @@ export const deviceDecisionEndpoint: Handler = asPage(async (request, ctx) => {
     return codeForm(ctx, request, { error: 'deviceChooseDecision', status: 400 });
   }
   const current = await currentAuthentication(ctx, request);
-  return withUserCode(ctx, request, params, async (found) => {
+  return withUserCode(ctx, request, params, current, async (found) => {
     if (!current) return deviceSignIn(ctx, request, found);
     const decided: DeviceRecord =
       decision === 'allow'

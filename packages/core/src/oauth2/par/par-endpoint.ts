@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { tokenRequestProof } from '../../dpop/token-request.js';
 import { invalidRequest } from '../../errors.js';
-import { chargeClientNetwork } from '../../http/address-rate-limit.js';
+import { chargeClientNetwork, clientWritePartition } from '../../http/address-rate-limit.js';
 import { readForm } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { noStoreJson } from '../../http/responses.js';
@@ -24,15 +24,19 @@ import { savePushedRequest } from './pushed-requests.js';
 export async function pushedAuthorizationEndpoint(request: Request, ctx: Context): Promise<Answer> {
   const params = await readForm(request, ctx.maxBodyBytes);
   const authenticated = await authenticateClient(ctx, request, params);
-  // A public client proves nothing: its pushes, which are stored, are limited per client network.
-  if (!CLIENT_AUTH_METHODS[authenticated.method]?.provesIdentity) {
-    await chargeClientNetwork(ctx, request, {
-      prefix: 'par:addr',
-      max: ctx.pushedRequests.maxPublicPushesPerAddress,
-      windowSeconds: 60,
-      description: 'Too many pushed authorization requests from this address; try again later.',
-    });
-  }
+  // The stored request is charged to whoever pays for it (docs/security.md, "Stored state"): a
+  // confidential client itself; a public client proves nothing, so its caller's network, whose
+  // pushes are limited.
+  const write = CLIENT_AUTH_METHODS[authenticated.method]?.provesIdentity
+    ? { partition: await clientWritePartition(ctx, request, authenticated.client, true) }
+    : (
+        await chargeClientNetwork(ctx, request, {
+          name: 'par',
+          max: ctx.pushedRequests.maxPublicPushesPerAddress,
+          windowSeconds: 60,
+          description: 'Too many pushed authorization requests from this address; try again later.',
+        })
+      ).write;
   checkProfileClientAuth(ctx, authenticated);
   const { client } = authenticated;
   // §2.1: "request_uri" MUST NOT be provided in this case.
@@ -47,7 +51,7 @@ export async function pushedAuthorizationEndpoint(request: Request, ctx: Context
   let withClient = params.with('client_id', client.id);
   // RFC 9449 §10.1: a DPoP proof here binds the code to its key, as dpop_jkt does.
   // A proof is optional here (dpop_jkt may bind instead), whatever the token endpoint requires.
-  const dpop = await tokenRequestProof(ctx, request, {}, false);
+  const dpop = await tokenRequestProof(ctx, request, authenticated, false);
   if (dpop !== undefined) {
     const sent = params.get('dpop_jkt');
     if (sent !== undefined && sent !== dpop.jkt)
@@ -56,7 +60,7 @@ export async function pushedAuthorizationEndpoint(request: Request, ctx: Context
   }
   const target = await resolveAuthorizationTarget(ctx, withClient);
   const auth = validateAuthorizationRequest(ctx, target, withClient);
-  const requestUri = await savePushedRequest(ctx, client.id, auth.parameters);
+  const requestUri = await savePushedRequest(ctx, client.id, auth.parameters, write);
   return noStoreJson(
     { request_uri: requestUri, expires_in: ctx.pushedRequests.requestUriTtl },
     { status: 201 },

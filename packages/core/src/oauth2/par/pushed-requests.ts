@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { invalidRequest } from '../../errors.js';
 import { Params } from '../../http/form.js';
+import type { KeyValueWriteOptions } from '../../storage/types.js';
 import { hashSecret, randomSecret } from '../../tokens/secrets.js';
 
 /*
@@ -64,6 +65,7 @@ export async function savePushedRequest(
   ctx: PushedRequestStore,
   clientId: string,
   parameters: Readonly<Record<string, string>>,
+  write: KeyValueWriteOptions,
 ): Promise<string> {
   const value = JSON.stringify({ c: clientId, p: parameters } satisfies StoredRequest);
   if (value.length > MAX_PUSHED_REQUEST_CHARS)
@@ -73,7 +75,7 @@ export async function savePushedRequest(
   const reference = randomSecret(ctx.randomBytes);
   const now = ctx.now();
   const expiresAt = now + ctx.pushedRequests.requestUriTtl * 1000;
-  await ctx.storage.kv.add(`par:${await hashSecret(reference)}`, value, expiresAt, now);
+  await ctx.storage.kv.add(`par:${await hashSecret(reference)}`, value, expiresAt, now, write);
   return REQUEST_URI_PREFIX + reference;
 }
 

@@ -10,9 +10,9 @@ export function chargeRegistration(
   ctx: Pick<Context, 'storage' | 'now' | 'rateLimit'>,
   request: Request,
   settings: DynamicRegistrationSettings,
-): Promise<void> {
+): Promise<unknown> {
   return chargeClientNetwork(ctx, request, {
-    prefix: 'reg:addr',
+    name: 'reg',
     max: settings.maxPerAddress,
     windowSeconds: settings.windowSeconds,
     description: 'Too many client registrations from this address; try again later.',

@@ -36,7 +36,7 @@ describe('rate limits on a bounded key-value store', () => {
     expect(() => memoryKeyValueStore({ maxEntries: 1.5 })).toThrow(RangeError);
   });
 
-  it('once full, refuses new password attempts rather than forgetting the counters of earlier ones', async () => {
+  it('once full, makes room from the flooding network: others still sign in, and no counter is forgotten', async () => {
     const t = await testInstance({
       rateLimit: {
         clientAddress: (request) => request.headers.get('x-test-address') ?? undefined,
@@ -54,16 +54,30 @@ describe('rate limits on a bounded key-value store', () => {
     // The attacker's own address is blocked...
     for (let i = 0; i < 2; i++) expect((await attempt('203.0.113.1')).status).toBe(401);
     expect((await attempt('203.0.113.1', 'demo-password')).status).toBe(429);
-    // ...and stays blocked however many addresses it then fills the store from.
+    // ...a flood from one /24 fills the store, then only that /24 is refused (it holds the most)...
     let filledAfter = 0;
     for (let i = 0; i < 100 && filledAfter === 0; i++) {
       if ((await attempt(`198.51.100.${i}`)).status === 429) filledAfter = i;
     }
     expect(filledAfter).toBeGreaterThan(5);
+    // ...the blocked address stays blocked (its counters were not the ones evicted)...
     expect((await attempt('203.0.113.1', 'demo-password')).status).toBe(429);
-    expect((await attempt('192.0.2.77', 'demo-password')).status).toBe(429);
-    // Room comes back as the windows end.
-    t.clock.advance(1800);
+    // ...and a user of another network signs in.
     expect((await attempt('192.0.2.77', 'demo-password')).status).toBe(200);
+  });
+
+  it('never resets an evicted counter: the network it was taken from is refused until it would have ended', async () => {
+    const kv = memoryKeyValueStore({ maxEntries: 2 });
+    const store = kvRateLimitStore(kv);
+    const flood = { partition: 'net:flood' };
+    // `rate:` and `rate-end:` are namespaces of their own: two windows fill both.
+    expect((await store.increment('a', 60_000, NOW, flood)).count).toBe(1);
+    expect((await store.increment('b', 60_000, NOW, flood)).count).toBe(1);
+    // Another network's window evicts the flood's oldest, and the flood's network is closed.
+    expect((await store.increment('c', 60_000, NOW, { partition: 'net:other' })).count).toBe(1);
+    expect(await store.get('a', NOW)).toBeNull();
+    expect((await store.increment('a', 60_000, NOW + 1, flood)).count).toBe(Number.MAX_SAFE_INTEGER);
+    expect((await store.increment('b', 60_000, NOW + 1, flood)).count).toBe(2); // a live window counts on
+    expect((await store.increment('a', 60_000, NOW + 60_000, flood)).count).toBe(1); // after it would have ended
   });
 });

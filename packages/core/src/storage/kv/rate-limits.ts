@@ -1,5 +1,5 @@
 import { isStoreFull } from '../store-full.js';
-import type { KeyValueStore, RateLimitWindow } from '../types.js';
+import type { KeyValueStore, KeyValueWriteOptions, RateLimitWindow } from '../types.js';
 import { rateCountKey, rateEndKey } from './keys.js';
 import type { RateLimitStore } from './state-stores.js';
 
@@ -27,14 +27,14 @@ export function kvRateLimitStore(kv: KeyValueStore): RateLimitStore {
       if (count === null) return null;
       return { count: Number(count), resetAt: endOf(end, now) ?? now + 1000 };
     },
-    async increment(key, windowMs, now): Promise<RateLimitWindow> {
+    async increment(key, windowMs, now, options?: KeyValueWriteOptions): Promise<RateLimitWindow> {
       const resetAt = now + windowMs;
       try {
         // Sent together (one round trip of latency): start the window's end if there is none, count,
         // and read the end in case another call started the window.
         const [started, count, end] = await Promise.all([
-          kv.add(rateEndKey(key), String(resetAt), resetAt, now),
-          kv.increment(rateCountKey(key), 1, resetAt, now),
+          kv.add(rateEndKey(key), String(resetAt), resetAt, now, options),
+          kv.increment(rateCountKey(key), 1, resetAt, now, options),
           kv.get(rateEndKey(key), now),
         ]);
         // A window another call started a moment ago, whose end this read missed, ends about now + windowMs.

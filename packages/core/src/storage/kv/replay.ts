@@ -32,10 +32,18 @@ export function kvReplayStore(kv: KeyValueStore, options: KvReplayStoreOptions =
           // A replay is refused before it is charged: replaying a client's assertion must not eat
           // into that client's quota.
           if ((await kv.get(onceKey(id), now)) !== null) return false;
-          const used = await kv.increment(onceQuotaKey(partition), 1, expiresAt, now);
+          const used = await kv.increment(onceQuotaKey(partition), 1, expiresAt, now, { partition });
           if (used > maxPerPartition) return false;
         }
-        return await kv.add(onceKey(id), '1', expiresAt, now);
+        // Written charged to its partition: a full memory store makes room from the heaviest
+        // partition and closes it meanwhile, so an evicted id is never accepted again from it.
+        return await kv.add(
+          onceKey(id),
+          '1',
+          expiresAt,
+          now,
+          partition === undefined ? undefined : { partition },
+        );
       } catch (error) {
         // Refusing a proof is safe; accepting a replay is not.
         if (isStoreFull(error)) return false;

@@ -5,7 +5,7 @@
  */
 
 import type { EpochMs, Milliseconds } from '../../time.js';
-import type { ConsentRecord, RateLimitWindow, SessionRecord } from '../types.js';
+import type { ConsentRecord, KeyValueWriteOptions, RateLimitWindow, SessionRecord } from '../types.js';
 
 /** Server-side sessions. */
 export interface SessionStore {
@@ -44,9 +44,16 @@ export interface RateLimitStore {
    *
    * When the key-value store has no room for a new window (`StoreFullError`), it stores nothing
    * and answers a window counted `Number.MAX_SAFE_INTEGER` (over any limit, so the attempt is
-   * refused): a live window is never dropped to make room, which would reset a counter.
+   * refused). `options.partition` names who pays for a new window (`KeyValueWriteOptions`): a bounded
+   * engine that evicts it to make room refuses that partition's new windows until it would have
+   * ended, so an evicted counter never resets anyone's limit.
    */
-  increment(key: string, windowMs: Milliseconds, now: EpochMs): Promise<RateLimitWindow>;
+  increment(
+    key: string,
+    windowMs: Milliseconds,
+    now: EpochMs,
+    options?: KeyValueWriteOptions,
+  ): Promise<RateLimitWindow>;
   /** Forgets `key` (e.g. after a successful login). Idempotent. */
   reset(key: string): Promise<void>;
 }

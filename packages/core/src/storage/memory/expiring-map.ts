@@ -11,12 +11,18 @@
 export class ExpiringMap<V extends { readonly expiresAt: number }> {
   readonly #entries = new Map<string, Entry<V>>();
   #sweepCursor: IterableIterator<Entry<V>> | undefined;
+  readonly #onExpired: ((key: string, value: V) => void) | undefined;
+
+  /** `onExpired` hears of each entry the map drops because it expired (not of `delete` or `clear`). */
+  constructor(onExpired?: (key: string, value: V) => void) {
+    this.#onExpired = onExpired;
+  }
 
   get(key: string, now: number): V | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
     if (entry.expiresAt <= now) {
-      this.#entries.delete(key);
+      this.#drop(entry);
       return undefined;
     }
     return entry.value;
@@ -48,7 +54,7 @@ export class ExpiringMap<V extends { readonly expiresAt: number }> {
 
   /** Drops every expired entry now (a full pass: for bounded stores that are full). */
   sweepAll(now: number): void {
-    for (const entry of this.#entries.values()) if (entry.expiresAt <= now) this.#entries.delete(entry.key);
+    for (const entry of this.#entries.values()) if (entry.expiresAt <= now) this.#drop(entry);
     this.#sweepCursor = undefined;
   }
 
@@ -84,8 +90,14 @@ export class ExpiringMap<V extends { readonly expiresAt: number }> {
         return;
       }
       const entry = next.value;
-      if (entry.expiresAt <= now) this.#entries.delete(entry.key);
+      if (entry.expiresAt <= now) this.#drop(entry);
     }
+  }
+
+  /** Drops an expired entry. */
+  #drop(entry: Entry<V>): void {
+    this.#entries.delete(entry.key);
+    this.#onExpired?.(entry.key, entry.value);
   }
 }
 

@@ -1,18 +1,21 @@
 import { markTrusted } from '../guard.js';
 import { StoreFullError } from '../store-full.js';
-import type { KeyValueStore } from '../types.js';
+import type { KeyValueStore, KeyValueWriteOptions } from '../types.js';
 import type { Clearable } from './clearable.js';
 import { ExpiringMap } from './expiring-map.js';
+import { PartitionLedger } from './partition-ledger.js';
 
 /** Options of {@link memoryKeyValueStore}. */
 export interface MemoryKeyValueStoreOptions {
   /**
    * Most unexpired keys held at once per namespace (the part of a key before its first `:`:
-   * `session`, `rate`, `once`, `par`, …). When a namespace holds that many, `set`, `add` and
-   * `increment` of a new key of it throw {@link StoreFullError} (the caller answers 503, or refuses
-   * the attempt for rate limits and replay ids) until some expire; other namespaces are not
-   * affected, so a flood of one kind of record (failed logins from many addresses) never locks out
-   * another (sessions). Default 100,000.
+   * `session`, `rate`, `once`, `interaction`, …); other namespaces are not affected, so a flood of
+   * one kind of record never locks out another (sessions). When a namespace holds that many, a new
+   * key evicts the oldest entry of the partition holding the most
+   * ({@link KeyValueWriteOptions.partition}: who pays for it), which adds no keys until that entry
+   * would have expired; a writer whose partition holds as many as any, or a namespace without
+   * partitioned entries, gets {@link StoreFullError} (the caller answers 503, or refuses the
+   * attempt for rate limits and replay ids). Default 100,000.
    */
   readonly maxEntries?: number;
 }
@@ -20,42 +23,89 @@ export interface MemoryKeyValueStoreOptions {
 interface Entry {
   readonly value: string;
   readonly expiresAt: number;
+  /** Who pays for it ({@link KeyValueWriteOptions.partition}); absent: never evicted. */
+  readonly partition: string | undefined;
+}
+
+/** One namespace: its entries and who holds them. */
+class Namespace {
+  readonly ledger: PartitionLedger;
+  readonly entries: ExpiringMap<Entry>;
+  constructor(maxEntries: number) {
+    this.ledger = new PartitionLedger(maxEntries);
+    this.entries = new ExpiringMap<Entry>((key, entry) => {
+      if (entry.partition !== undefined) this.ledger.remove(entry.partition, key);
+    });
+  }
+
+  /** Deletes a live entry (read at hand) and its place in the ledger. */
+  remove(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    if (entry.partition !== undefined) this.ledger.remove(entry.partition, key);
+  }
 }
 
 /**
  * In-memory {@link KeyValueStore}, for one process. Each method runs in one synchronous block, so
  * concurrent callers cannot interleave inside `add`, `take`, `swap` or `increment`.
+ *
+ * Each namespace holds at most `maxEntries` keys. A new key of a full namespace makes room by
+ * evicting the oldest entry of the partition holding the most ({@link PartitionLedger}), unless the
+ * writer's own partition holds as many (it is over its fair share: `StoreFullError`), and that
+ * partition then adds no keys until the evicted entry would have expired. A namespace whose
+ * entries have no partition refuses as before.
  */
 export function memoryKeyValueStore(options: MemoryKeyValueStoreOptions = {}): KeyValueStore & Clearable {
   const maxEntries = options.maxEntries ?? 100_000;
   if (!Number.isInteger(maxEntries) || maxEntries < 1)
     throw new RangeError('memoryKeyValueStore: maxEntries must be a positive whole number.');
-  const namespaces = new Map<string, ExpiringMap<Entry>>();
+  const namespaces = new Map<string, Namespace>();
   /** The latest `now` a caller passed (the instance clock): what a full namespace is swept by. */
   let latest = Number.NEGATIVE_INFINITY;
   const seen = (now: number) => {
     if (now > latest) latest = now;
     return now;
   };
-  const mapOf = (key: string) => {
+  const namespaceOf = (key: string) => {
     const at = key.indexOf(':');
     const name = at === -1 ? '' : key.slice(0, at);
-    let map = namespaces.get(name);
-    if (!map) {
-      map = new ExpiringMap<Entry>();
-      namespaces.set(name, map);
+    let namespace = namespaces.get(name);
+    if (!namespace) {
+      namespace = new Namespace(maxEntries);
+      namespaces.set(name, namespace);
     }
-    return map;
+    return namespace;
+  };
+  const full = () => new StoreFullError('in-memory key-value');
+  /** Room for one more key in a full namespace, taken from the heaviest partition; else throws. */
+  const makeRoom = (namespace: Namespace, writer: string | undefined, now: number) => {
+    const { entries, ledger } = namespace;
+    entries.sweepAll(now);
+    if (entries.size < maxEntries) return;
+    const heaviest = ledger.heaviest();
+    // The writer holding as much as anyone is over its fair share: it is the one refused.
+    if (heaviest === undefined || (writer !== undefined && ledger.count(writer) >= ledger.count(heaviest)))
+      throw full();
+    const victim = ledger.oldest(heaviest)!;
+    const entry = entries.get(victim, now)!;
+    if (!ledger.close(heaviest, entry.expiresAt, now)) throw full();
+    namespace.remove(victim, entry);
   };
   /** Stores `entry`; `now` is the caller's, or absent (`set`): then nothing else is swept. */
   const put = (key: string, entry: Entry, now: number | undefined) => {
-    const entries = mapOf(key);
-    if (entries.size >= maxEntries && entries.get(key, now ?? latest) === undefined) {
-      entries.sweepAll(now ?? latest);
-      if (entries.size >= maxEntries) throw new StoreFullError('in-memory key-value');
+    const namespace = namespaceOf(key);
+    const { entries, ledger } = namespace;
+    const at = now ?? latest;
+    const current = entries.get(key, at);
+    if (current === undefined) {
+      if (entry.partition !== undefined && ledger.isClosed(entry.partition, at)) throw full();
+      if (entries.size >= maxEntries) makeRoom(namespace, entry.partition, at);
+    } else if (current.partition !== undefined && current.partition !== entry.partition) {
+      ledger.remove(current.partition, key);
     }
     if (now === undefined) entries.replace(key, entry);
     else entries.set(key, entry, now);
+    if (entry.partition !== undefined) ledger.add(entry.partition, key);
   };
   return markTrusted({
     clear() {
@@ -63,48 +113,52 @@ export function memoryKeyValueStore(options: MemoryKeyValueStoreOptions = {}): K
     },
     async get(key, now) {
       seen(now);
-      return mapOf(key).get(key, now)?.value ?? null;
+      return namespaceOf(key).entries.get(key, now)?.value ?? null;
     },
-    async set(key, value, expiresAt) {
+    async set(key, value, expiresAt, options) {
       // `set` is given no `now`: the entry is judged expired by the `now` of whoever reads it, and
       // the others are swept by the calls that give one (the instance clock, never Date.now()).
-      put(key, { value, expiresAt }, undefined);
+      put(key, { value, expiresAt, partition: options?.partition }, undefined);
     },
-    async add(key, value, expiresAt, now) {
+    async add(key, value, expiresAt, now, options) {
       seen(now);
-      if (mapOf(key).get(key, now) !== undefined) return false;
+      if (namespaceOf(key).entries.get(key, now) !== undefined) return false;
       if (expiresAt <= now) return true;
-      put(key, { value, expiresAt }, now);
+      put(key, { value, expiresAt, partition: options?.partition }, now);
       return true;
     },
     async take(key, now) {
       seen(now);
-      const entries = mapOf(key);
-      const entry = entries.get(key, now);
+      const namespace = namespaceOf(key);
+      const entry = namespace.entries.get(key, now);
       if (entry === undefined) return null;
-      entries.delete(key);
+      namespace.remove(key, entry);
       return entry.value;
     },
-    async swap(key, expected, value, expiresAt, now) {
+    async swap(key, expected, value, expiresAt, now, options) {
       seen(now);
-      const entries = mapOf(key);
-      const entry = entries.get(key, now);
+      const namespace = namespaceOf(key);
+      const entry = namespace.entries.get(key, now);
       if (entry === undefined || entry.value !== expected) return false;
-      if (expiresAt <= now) entries.delete(key);
-      else entries.set(key, { value, expiresAt }, now);
+      if (expiresAt <= now) namespace.remove(key, entry);
+      else put(key, { value, expiresAt, partition: options?.partition }, now);
       return true;
     },
-    async increment(key, by, expiresAt, now) {
+    async increment(key, by, expiresAt, now, options) {
       seen(now);
-      const current = mapOf(key).get(key, now);
+      const current = namespaceOf(key).entries.get(key, now);
       const count = (current === undefined ? 0 : Number(current.value)) + by;
       const until = current?.expiresAt ?? expiresAt;
       // A counter that would already have ended is counted but not kept.
-      if (until > now) put(key, { value: String(count), expiresAt: until }, now);
+      if (until > now)
+        put(key, { value: String(count), expiresAt: until, partition: options?.partition }, now);
       return count;
     },
     async delete(key) {
-      mapOf(key).delete(key);
+      const namespace = namespaceOf(key);
+      const entry = namespace.entries.get(key, latest);
+      if (entry !== undefined) namespace.remove(key, entry);
+      else namespace.entries.delete(key);
     },
   });
 }
