@@ -616,9 +616,13 @@ describe('guessing user codes (RFC 8628 §5.1–§5.2)', () => {
     const login = await browser.follow(toLogin);
     const html = await login.text();
     expect(html).toContain('name="password"');
-    const signedIn = await browser.submit(html, { username: 'demo', password: 'demo-password' }, {
-      'X-Test-Address': address,
-    });
+    const signedIn = await browser.submit(
+      html,
+      { username: 'demo', password: 'demo-password' },
+      {
+        'X-Test-Address': address,
+      },
+    );
     expect(signedIn.status).toBe(303);
     return browser.get(signedIn.headers.get('location')!, { 'X-Test-Address': address });
   }
@@ -662,9 +666,13 @@ describe('guessing user codes (RFC 8628 §5.1–§5.2)', () => {
     const entered = await enter(person, device.user_code, '192.0.2.200');
     const confirmation = await signIn(person, entered, '192.0.2.200');
     expect(confirmation.status).toBe(200);
-    const approved = await person.submit(await confirmation.text(), { decision: 'allow' }, {
-      'X-Test-Address': '192.0.2.200',
-    });
+    const approved = await person.submit(
+      await confirmation.text(),
+      { decision: 'allow' },
+      {
+        'X-Test-Address': '192.0.2.200',
+      },
+    );
     expect(approved.status).toBe(200);
     expect(t.events.map((event) => event.type)).toContain('device.approved');
   }, 60_000);
