@@ -102,13 +102,15 @@ export async function verifyAssertion(
  * clock tolerance, which {@link verifyAssertion} also grants (kept only until `exp`, an assertion
  * was accepted again in the seconds after it). It is remembered in the issuer's own partition of
  * the replay store (`ReplayStore.useOnce`), so that one issuer (a self-registered client signing
- * as many assertions as it likes) fills only its own share and never locks out the others.
+ * as many assertions as it likes) fills only its own share and never locks out the others;
+ * `quota`, when given, is the size of that share (new ids per window) instead of the store's.
  */
 export async function useAssertionOnce(
   ctx: Pick<Context, 'now' | 'clockToleranceSeconds' | 'storage'>,
   namespace: string,
   issuer: string,
   claims: JWTPayload,
+  quota?: number,
 ): Promise<boolean> {
   const { jti } = claims;
   if (typeof claims.exp !== 'number' || typeof jti !== 'string' || jti.length > MAX_JTI_LENGTH) return false;
@@ -121,5 +123,5 @@ export async function useAssertionOnce(
   if (typeof claims.iat === 'number' && claims.iat * 1000 > now + tolerance) return false;
   const replayId = `${namespace}:${await hashSecret(`${issuer}\u0000${jti}`)}`;
   const partition = `${namespace}:${await hashSecret(issuer)}`;
-  return ctx.storage.replay.useOnce(replayId, Math.max(exp + tolerance, now + 1000), now, partition);
+  return ctx.storage.replay.useOnce(replayId, Math.max(exp + tolerance, now + 1000), now, partition, quota);
 }
