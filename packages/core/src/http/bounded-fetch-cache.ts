@@ -131,6 +131,34 @@ export class BoundedFetchCache<T> {
     return fetching;
   }
 
+  /**
+   * The live value kept for `url` (counted as a use), or `undefined`: nothing kept, or a remembered
+   * failure. Fetches nothing.
+   */
+  peek(url: string, now: EpochMs): T | undefined {
+    const kept = this.#live(url, now);
+    if (!kept || 'failure' in kept.outcome) return undefined;
+    kept.usedAt = now;
+    this.#entries.delete(url);
+    this.#entries.set(url, kept);
+    return kept.outcome.value;
+  }
+
+  /**
+   * Keeps `loaded` for `url` as if fetched at `now`, within the same bounds (for a value learnt
+   * otherwise than by this cache's own fetch: an answer another cache fetched).
+   */
+  remember(url: string, now: EpochMs, loaded: Loaded<T>): void {
+    this.#keep(url, {
+      outcome: { value: loaded.value },
+      bytes: loaded.bytes + 2 * url.length,
+      fetchedAt: now,
+      expiresAt: loaded.expiresAt,
+      idleMs: loaded.idleMs,
+      usedAt: now,
+    });
+  }
+
   #refuseBeyondCaps(origin: string, network: string): void {
     const limits = this.#limits;
     if ((this.#perAddress.get(network) ?? 0) >= limits.maxConcurrentPerAddress)
@@ -167,14 +195,7 @@ export class BoundedFetchCache<T> {
       });
       throw failure;
     }
-    this.#keep(url, {
-      outcome: { value: loaded.value },
-      bytes: loaded.bytes + 2 * url.length,
-      fetchedAt: now,
-      expiresAt: loaded.expiresAt,
-      idleMs: loaded.idleMs,
-      usedAt: now,
-    });
+    this.remember(url, now, loaded);
     return loaded.value;
   }
 

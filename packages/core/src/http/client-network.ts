@@ -11,35 +11,55 @@ import { ipv6Groups } from './ipv6.js';
  * not a valid IP address (a host's own `clientAddress` may return any text) is its own network.
  */
 export function clientNetwork(address: string): string {
-  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
-  if (!bare.includes(':')) return bare;
-  const zoneless = bare.split('%', 1)[0]!; // fe80::1%eth0: the zone names an interface of ours
-  const groups = ipv6Groups(zoneless);
-  if (!groups) return address;
-  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) {
-    const [high, low] = [groups[6]!, groups[7]!];
-    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
-  }
-  return `${groups
-    .slice(0, 4)
-    .map((group) => group.toString(16))
-    .join(':')}::/64`;
+  const parsed = parseAddress(address);
+  if (parsed === null) return address;
+  if ('ipv4' in parsed) return parsed.ipv4.join('.');
+  if ('ipv6' in parsed) return `${prefix(parsed.ipv6, 4)}::/64`;
+  return parsed.text;
 }
 
 /**
- * The aggregate a client network is also counted in, so that one party holding many addresses
- * cannot take many shares: an IPv4 address's /24 (`192.0.2.0/24`), an IPv6 network's /48
- * (`2001:db8:1::/48`, the usual end-site assignment of RFC 6177 §3). Anything that is not an IP
- * address is its own aggregate, like {@link clientNetwork}.
+ * The aggregate a client network belongs to, for a second, looser limit above the per-network one:
+ * an IPv4 address's /24 (`192.0.2.0/24`), an IPv6 address's /48 (`2001:db8:1::/48`; an
+ * IPv4-mapped one as the IPv4 address it maps). A /48 is what one site is usually given (RFC 6177
+ * §3), a /24 the smallest IPv4 block routed on its own: one party rotating through the addresses
+ * or /64s it holds stays in one aggregate. Anything that is not a valid IP address is its own
+ * aggregate, as it is its own network.
  */
 export function networkAggregate(address: string): string {
-  const network = clientNetwork(address);
-  if (network.endsWith('::/64')) {
-    const groups = network.slice(0, -'::/64'.length).split(':');
-    return `${groups.slice(0, 3).join(':')}::/48`;
+  const parsed = parseAddress(address);
+  if (parsed === null) return address;
+  if ('ipv4' in parsed) return `${parsed.ipv4.slice(0, 3).join('.')}.0/24`;
+  if ('ipv6' in parsed) return `${prefix(parsed.ipv6, 3)}::/48`;
+  return parsed.text;
+}
+
+/**
+ * `address` (brackets and an IPv6 zone dropped) as IPv4 octets or IPv6 groups; text without a
+ * colon that is not a dotted quad as itself; `null` for text with a colon that is no IPv6 address.
+ */
+function parseAddress(
+  address: string,
+): { readonly ipv4: number[] } | { readonly ipv6: number[] } | { readonly text: string } | null {
+  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  if (!bare.includes(':')) {
+    const octets = /^\d{1,3}(\.\d{1,3}){3}$/.test(bare) ? bare.split('.').map(Number) : [];
+    return octets.length === 4 && octets.every((octet) => octet <= 255) ? { ipv4: octets } : { text: bare };
   }
-  const octets = network.split('.');
-  if (octets.length === 4 && octets.every((octet) => /^\d{1,3}$/.test(octet) && Number(octet) <= 255))
-    return `${octets.slice(0, 3).join('.')}.0/24`;
-  return network;
+  const zoneless = bare.split('%', 1)[0]!; // fe80::1%eth0: the zone names an interface of ours
+  const groups = ipv6Groups(zoneless);
+  if (!groups) return null;
+  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) {
+    const [high, low] = [groups[6]!, groups[7]!];
+    return { ipv4: [high >> 8, high & 255, low >> 8, low & 255] };
+  }
+  return { ipv6: groups };
+}
+
+/** The first `count` groups of an IPv6 address, in hexadecimal, colon-separated. */
+function prefix(groups: readonly number[], count: number): string {
+  return groups
+    .slice(0, count)
+    .map((group) => group.toString(16))
+    .join(':');
 }

@@ -103,14 +103,15 @@ export async function verifyAssertion(
  * was accepted again in the seconds after it). It is remembered in the issuer's own partition of
  * the replay store (`ReplayStore.useOnce`), or in `payer`'s (a self-registered client's: its
  * caller's network, so that many clients registered from one network share one), so that one
- * issuer fills only its own share and never locks out the others.
+ * issuer fills only its own share and never locks out the others; `quota`, when given, is the
+ * size of that share (new ids per window) instead of the store's.
  */
 export async function useAssertionOnce(
   ctx: Pick<Context, 'now' | 'clockToleranceSeconds' | 'storage'>,
   namespace: string,
   issuer: string,
   claims: JWTPayload,
-  payer?: string,
+  share: { readonly payer?: string | undefined; readonly quota?: number | undefined } = {},
 ): Promise<boolean> {
   const { jti } = claims;
   if (typeof claims.exp !== 'number' || typeof jti !== 'string' || jti.length > MAX_JTI_LENGTH) return false;
@@ -122,6 +123,12 @@ export async function useAssertionOnce(
   // and jose checks it only with `maxTokenAge` (which would make `iat` required).
   if (typeof claims.iat === 'number' && claims.iat * 1000 > now + tolerance) return false;
   const replayId = `${namespace}:${await hashSecret(`${issuer}\u0000${jti}`)}`;
-  const partition = payer ?? `${namespace}:${await hashSecret(issuer)}`;
-  return ctx.storage.replay.useOnce(replayId, Math.max(exp + tolerance, now + 1000), now, partition);
+  const partition = share.payer ?? `${namespace}:${await hashSecret(issuer)}`;
+  return ctx.storage.replay.useOnce(
+    replayId,
+    Math.max(exp + tolerance, now + 1000),
+    now,
+    partition,
+    share.quota,
+  );
 }

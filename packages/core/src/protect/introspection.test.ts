@@ -35,11 +35,18 @@ function api(introspection: Partial<IntrospectionOptions> = {}, as = API_CLIENT)
     resource: API,
     resourceMetadata: `${API}/.well-known/oauth-protected-resource`,
     introspection: { clientId: as.id, clientSecret: as.secret, ...introspection },
+    clientAddress: (request) => request.headers.get('x-client-address') ?? undefined,
   });
 }
 
-const call = (token: string) =>
-  new Request(`${API}/reports`, { headers: { Authorization: `Bearer ${token}` } });
+/** A request with `token`, from `address` when given (read by the `clientAddress` option). */
+const call = (token: string, address?: string) =>
+  new Request(`${API}/reports`, {
+    headers: {
+      Authorization: `Bearer ${token}`,
+      ...(address === undefined ? {} : { 'x-client-address': address }),
+    },
+  });
 
 async function refusal(result: Awaited<ReturnType<ReturnType<typeof api>['authenticate']>>) {
   expect(result.ok).toBe(false);
@@ -162,11 +169,94 @@ describe('resource server with token introspection', () => {
     expect(refused.body.error_description).toMatch(/invalid, expired or revoked/);
   });
 
-  it('asks about opaque tokens as about any other (it does not parse them), and keeps no inactive answer', async () => {
-    const server = api();
+  it('asks about opaque tokens as about any other (it does not parse them)', async () => {
+    const server = api({ inactiveCacheTtl: 0 });
     expect((await refusal(await server.authenticate(call('an-opaque-token')))).status).toBe(401);
     expect((await refusal(await server.authenticate(call('an-opaque-token')))).status).toBe(401);
     expect(issuer.count(INTROSPECT)).toBe(2);
+  });
+
+  it('refuses a token answered inactive from memory for inactiveCacheTtl seconds, then asks again', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const server = api({ inactiveCacheTtl: 5 });
+    for (let i = 0; i < 3; i++) {
+      const refused = await refusal(await server.authenticate(call('a-made-up-token')));
+      expect(refused.status).toBe(401);
+      expect(refused.challenge).toMatch(/error="invalid_token"/);
+    }
+    expect(issuer.count(INTROSPECT)).toBe(1);
+    vi.setSystemTime(Date.now() + 5_000);
+    expect((await refusal(await server.authenticate(call('a-made-up-token')))).status).toBe(401);
+    expect(issuer.count(INTROSPECT)).toBe(2);
+  });
+
+  it('keeps inactive answers in their own share of maxCacheBytes: a flood of them never pushes an active answer out', async () => {
+    // 16,000 bytes: about nine active answers, and two inactive ones in their eighth.
+    const server = api({ maxCacheBytes: 16_000, cacheTtl: 600 });
+    const token = await issuer.token();
+    expect((await server.authenticate(call(token), 'reports:read')).ok).toBe(true);
+    for (let i = 0; i < 50; i++) await server.authenticate(call(`made-up-${i}`));
+    expect(issuer.count(INTROSPECT)).toBe(51);
+    // The active answer is still kept…
+    expect((await server.authenticate(call(token), 'reports:read')).ok).toBe(true);
+    expect(issuer.count(INTROSPECT)).toBe(51);
+    // …the latest inactive ones too, the earlier ones were pushed out by later ones.
+    await server.authenticate(call('made-up-49'));
+    expect(issuer.count(INTROSPECT)).toBe(51);
+    await server.authenticate(call('made-up-0'));
+    expect(issuer.count(INTROSPECT)).toBe(52);
+  });
+
+  it('answers 429 for new tokens from a network past its budget of inactive answers, without asking; other networks and kept answers unaffected', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const server = api({
+      maxInactivePerNetwork: 3,
+      maxInactivePerAggregate: 5,
+      inactiveWindowSeconds: 60,
+      inactiveCacheTtl: 0,
+    });
+    const kept = await issuer.token();
+    expect((await server.authenticate(call(kept, '198.51.100.7'), 'reports:read')).ok).toBe(true);
+    for (let i = 0; i < 3; i++)
+      expect((await refusal(await server.authenticate(call(`made-up-${i}`, '198.51.100.7')))).status).toBe(
+        401,
+      );
+    expect(issuer.count(INTROSPECT)).toBe(4);
+
+    // Past the budget: 429 with Retry-After, not 401 (the token was not asked about, RFC 6585 §4).
+    const limited = await server.authenticate(call('made-up-3', '198.51.100.7'));
+    expect(!limited.ok && limited.response.status).toBe(429);
+    if (limited.ok) throw new Error('accepted');
+    expect(limited.response.headers.get('retry-after')).toBe('60');
+    expect(await limited.response.json()).toMatchObject({ error: 'too_many_requests' });
+    // A valid token without a kept answer waits too; the one with a kept answer keeps working.
+    const fresh = await issuer.token();
+    expect((await refusal(await server.authenticate(call(fresh, '198.51.100.7')))).status).toBe(429);
+    expect((await server.authenticate(call(kept, '198.51.100.7'), 'reports:read')).ok).toBe(true);
+    expect(issuer.count(INTROSPECT)).toBe(4);
+
+    // Another network of the same /24 has its own budget, until their aggregate's (5) is spent.
+    for (let i = 0; i < 2; i++)
+      expect((await refusal(await server.authenticate(call(`other-${i}`, '198.51.100.8')))).status).toBe(401);
+    expect((await refusal(await server.authenticate(call('other-2', '198.51.100.9')))).status).toBe(429);
+    // IPv6: one /64 is one network, whatever the address in it.
+    for (let i = 0; i < 3; i++) await server.authenticate(call(`v6-${i}`, `2001:db8:1:2::${i + 1}`));
+    expect((await refusal(await server.authenticate(call('v6-3', '2001:db8:1:2::99')))).status).toBe(429);
+    // Other networks, and requests without an address, are not affected.
+    expect((await server.authenticate(call(fresh, '203.0.113.7'), 'reports:read')).ok).toBe(true);
+    expect((await refusal(await server.authenticate(call('no-address')))).status).toBe(401);
+
+    // When the window ends, the network is asked about again.
+    vi.setSystemTime(Date.now() + 60_000);
+    expect((await refusal(await server.authenticate(call('made-up-4', '198.51.100.7')))).status).toBe(401);
+  });
+
+  it('counts no budget for active answers: a network presenting valid tokens is never limited', async () => {
+    const server = api({ maxInactivePerNetwork: 1, maxInactivePerAggregate: 1, cacheTtl: 0 });
+    const token = await issuer.token();
+    for (let i = 0; i < 5; i++)
+      expect((await server.authenticate(call(token, '198.51.100.7'), 'reports:read')).ok).toBe(true);
+    expect(issuer.count(INTROSPECT)).toBe(5);
   });
 
   it('makes one call for concurrent requests with the same token', async () => {
@@ -263,6 +353,20 @@ describe('resource server with token introspection', () => {
     expect(() => api({ cacheTtl: -1 })).toThrow(
       expect.objectContaining({ option: 'introspection.cacheTtl' }),
     );
+    expect(() => api({ inactiveCacheTtl: 61 })).toThrow(
+      expect.objectContaining({ option: 'introspection.inactiveCacheTtl' }),
+    );
+    for (const option of ['maxInactivePerNetwork', 'maxInactivePerAggregate', 'inactiveWindowSeconds'])
+      expect(() => api({ [option]: 0.5 })).toThrow(
+        expect.objectContaining({ code: 'ERR_CONFIG_INVALID_OPTION', option: `introspection.${option}` }),
+      );
+    expect(() =>
+      resourceServer({
+        issuer: issuer.issuer,
+        resource: API,
+        clientAddress: 'x-forwarded-for' as never,
+      }),
+    ).toThrow(expect.objectContaining({ code: 'ERR_CONFIG_INVALID_OPTION', option: 'clientAddress' }));
     expect(() =>
       resourceServer({
         issuer: issuer.issuer,

@@ -1,18 +1,28 @@
 import { importJWK, SignJWT } from 'jose';
 import { ConfigurationError, oauthError } from '../errors.js';
 import { BoundedFetchCache, type Loaded } from '../http/bounded-fetch-cache.js';
+import { clientNetwork, networkAggregate } from '../http/client-network.js';
 import { defaultTransport } from '../http/default-transport.js';
 import { guardedFetch, type OutboundFetch, OutboundFetchError } from '../http/guarded-fetch.js';
 import type { AddressPolicy } from '../http/ip-address.js';
 import { JWT_BEARER_ASSERTION_TYPE } from '../oauth2/client-auth/private-key-jwt.js';
 import { ASSERTION_SIGNING_ALGORITHMS } from '../oauth2/jwt-assertion.js';
+import { kvRateLimitStore, SATURATED } from '../storage/kv/rate-limits.js';
+import { memoryKeyValueStore } from '../storage/memory/key-value.js';
+import { type EpochMs, secondsToMs, secondsUntil } from '../time.js';
 import { hashSecret, randomSecret } from '../tokens/secrets.js';
+import { sha256Base64url } from '../tokens/sha256.js';
 
 /*
  * The introspection side of `resourceServer()` (RFC 7662): asks the issuer's introspection
  * endpoint whether a token is active, as a confidential client (`client_secret_basic`, RFC 6749
- * §2.3.1, or `private_key_jwt`, RFC 7523 §2.2), and keeps active answers for a while. It does not parse the token: opaque tokens and
- * JWTs are asked about alike. What the answer means for the request is `resource-server.ts`'s.
+ * §2.3.1, or `private_key_jwt`, RFC 7523 §2.2), and keeps active answers for a while, inactive ones
+ * for a few seconds. It does not parse the token: opaque tokens and JWTs are asked about alike.
+ * What the answer means for the request is `resource-server.ts`'s.
+ *
+ * Every call costs the issuer work, and with `private_key_jwt` one assertion id charged to this
+ * client's replay quota there: so the calls that anonymous callers cause with made-up tokens are
+ * budgeted per client network before they are made (issue 41, N1).
  */
 
 /** The `introspection` option of `resourceServer()`. */
@@ -43,27 +53,70 @@ export interface IntrospectionOptions {
   /**
    * Seconds an active answer is reused without asking again, never past the token's `exp`: a
    * token revoked meanwhile keeps working here for at most this long. `0` asks on every request.
-   * Default 30. An inactive answer is never reused.
+   * Default 30.
    */
   readonly cacheTtl?: number;
+  /**
+   * Seconds an inactive answer is reused: the same unknown, expired or revoked token sent again
+   * is refused (401) without asking again, so a made-up token repeated costs one call, not one per
+   * request. Short on purpose: a token the issuer called inactive does not become active later in
+   * practice (an issuer reading a lagging replica might answer a token issued a moment ago
+   * inactive), but such a token is refused here for at most this long. `0` keeps none. Default 5,
+   * at most 60. Inactive answers have their own eighth of {@link maxCacheBytes}, so they never push
+   * active answers out.
+   */
+  readonly inactiveCacheTtl?: number;
   /** Deadline of one call to the endpoint (connection, answer and body), in ms. Default 5000. */
   readonly timeoutMs?: number;
-  /** Estimated bytes of memory the kept answers may take (least recently used dropped first). Default 4 MiB. */
+  /**
+   * Estimated bytes of memory the kept answers may take, least recently used dropped first:
+   * seven eighths for active answers, one eighth for inactive ones (all of it for active answers
+   * with `inactiveCacheTtl: 0`). Default 4 MiB.
+   */
   readonly maxCacheBytes?: number;
   /** Calls to the endpoint in flight at once; beyond it a request is answered 503. Default 32. */
   readonly maxConcurrent?: number;
+  /**
+   * Calls answered inactive (a made-up, expired or revoked token) that one client network (an IPv4
+   * address, an IPv6 /64: see `clientAddress` of `resourceServer()`) may cause per
+   * {@link inactiveWindowSeconds}. Beyond it, that network's requests with a token that has no
+   * kept answer get 429 `too_many_requests` with `Retry-After` (the end of the window) and no call
+   * is made; tokens with a kept answer keep working, other networks are not affected. Requests
+   * without a known client address are not counted. Default 60.
+   */
+  readonly maxInactivePerNetwork?: number;
+  /**
+   * The same budget for a network's aggregate (an IPv4 /24, an IPv6 /48), which holds however many
+   * addresses or /64s one party rotates through. Default 300.
+   */
+  readonly maxInactivePerAggregate?: number;
+  /** The window of {@link maxInactivePerNetwork} and {@link maxInactivePerAggregate}, in seconds. Default 60. */
+  readonly inactiveWindowSeconds?: number;
 }
 
 /** An introspection answer (RFC 7662 §2.2), as parsed. */
 export type IntrospectionAnswer = Readonly<Record<string, unknown>>;
 
-/** Asks about a token; throws 503 `temporarily_unavailable` when the endpoint cannot answer. */
-export type Introspect = (token: string) => Promise<IntrospectionAnswer>;
+/**
+ * Asks about a token presented from `clientAddress` (`undefined`: unknown); throws 503
+ * `temporarily_unavailable` when the endpoint cannot answer, 429 `too_many_requests` when that
+ * caller's network is past its budget of inactive answers and the token has no kept answer.
+ */
+export type Introspect = (token: string, clientAddress: string | undefined) => Promise<IntrospectionAnswer>;
 
 /** Largest answer read from the endpoint or the metadata: far above any real one. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 /** Bookkeeping of a kept answer besides its text (the entry, the key, the parsed object). */
 const ENTRY_OVERHEAD_BYTES = 512;
+/** The share of `maxCacheBytes` inactive answers may take. */
+const INACTIVE_SHARE = 1 / 8;
+/** What a kept inactive answer is answered as (RFC 7662 §2.2: nothing else may be relied on). */
+const INACTIVE: IntrospectionAnswer = Object.freeze({ active: false });
+/**
+ * Windows of the inactive-answer budgets counted at once (networks and aggregates, each window a
+ * counter and its end in a bounded memory table, about 2 MB): as the instance's fetch budgets.
+ */
+const MAX_COUNTED_WINDOWS = 10_000;
 
 /**
  * The introspection of `issuer`'s tokens with `options`. The endpoint was configured by the host,
@@ -80,14 +133,17 @@ export function introspection(
   const transport = fetch ?? defaultTransport().fetch;
   const policy: AddressPolicy = { allowLoopback: true, allowAnyAddress: true };
   const timeoutMs = options.timeoutMs ?? 5000;
-  const cacheMs = (options.cacheTtl ?? 30) * 1000;
+  const cacheMs = secondsToMs(options.cacheTtl ?? 30);
+  const inactiveMs = secondsToMs(options.inactiveCacheTtl ?? 5);
   const maxConcurrent = options.maxConcurrent ?? 32;
-  // Every call goes to one endpoint, so the per-origin cap is the global one; calls are not
-  // charged to a caller's address (a resource server has no rate-limit store of the instance);
-  // failures are not remembered (the next request asks again, within the caps).
+  const maxBytes = options.maxCacheBytes ?? 4 * 1024 * 1024;
+  const inactiveBytes = inactiveMs > 0 ? Math.floor(maxBytes * INACTIVE_SHARE) : 0;
+  // Every call goes to one endpoint, so the per-origin cap is the global one; calls are budgeted
+  // per client network by `budget` (inactive answers only), not by the cache; failures are not
+  // remembered (the next request asks again, within the caps).
   const cache = new BoundedFetchCache<IntrospectionAnswer>(
     {
-      maxBytes: options.maxCacheBytes ?? 4 * 1024 * 1024,
+      maxBytes: maxBytes - inactiveBytes,
       maxConcurrent,
       maxConcurrentPerOrigin: maxConcurrent,
       maxConcurrentPerAddress: Number.POSITIVE_INFINITY,
@@ -95,6 +151,19 @@ export function introspection(
     },
     'token introspections',
   );
+  // Inactive answers apart, in a share of their own: a flood of made-up tokens pushes out only
+  // other inactive answers, never an active one. This cache never fetches (`peek`, `remember`).
+  const inactive = new BoundedFetchCache<IntrospectionAnswer>(
+    {
+      maxBytes: inactiveBytes,
+      maxConcurrent: 0,
+      maxConcurrentPerOrigin: 0,
+      maxConcurrentPerAddress: 0,
+      failureMs: 0,
+    },
+    'token introspections',
+  );
+  const budget = inactiveBudget(options);
   const authenticate = clientAuthentication(issuer, options);
   const endpoint = memoizeSuccess(async () =>
     options.endpoint === undefined
@@ -126,9 +195,8 @@ export function introspection(
     if (typeof answer !== 'object' || answer === null || Array.isArray(answer))
       throw unavailable('The token introspection endpoint answered something else than an object.');
     const record = answer as IntrospectionAnswer;
-    // Only an active answer is kept, and never past the token's `exp` (RFC 7662 §4: a cached
-    // answer must not outlive the token); an inactive one is not kept at all, so that anonymous
-    // callers sending made-up tokens cannot fill the cache and push the real answers out.
+    // An active answer is kept here, never past the token's `exp` (RFC 7662 §4: a cached answer
+    // must not outlive the token); an inactive one is kept apart (`inactive`), never here.
     const exp = typeof record.exp === 'number' ? record.exp * 1000 : at;
     const expiresAt = record.active === true ? Math.min(exp, at + cacheMs) : at;
     return {
@@ -139,13 +207,88 @@ export function introspection(
     };
   };
 
-  return async (token) => {
+  return async (token, clientAddress) => {
     const url = await endpoint();
     // Keyed by the token's hash, not the token (no bearer credential kept in memory), under the
     // endpoint's URL so that the cache's per-origin accounting sees the endpoint.
     const key = `${url.href}#${await hashSecret(token)}`;
     const at = now();
-    return cache.get(key, at, () => ask(url, token, at));
+    if (inactive.peek(key, at) !== undefined) return INACTIVE;
+    // The budget is checked only when a call is to be made (no kept answer, none in flight), and
+    // charged by the caller whose call came back inactive.
+    const caller = { address: clientAddress, charge: () => budget.check(clientAddress, at) };
+    return cache.get(
+      key,
+      at,
+      async () => {
+        const loaded = await ask(url, token, at);
+        if (loaded.value.active !== true) {
+          const answeredAt = now();
+          await budget.charge(clientAddress, answeredAt);
+          if (inactiveMs > 0)
+            inactive.remember(key, answeredAt, {
+              value: INACTIVE,
+              bytes: ENTRY_OVERHEAD_BYTES,
+              expiresAt: answeredAt + inactiveMs,
+              idleMs: inactiveMs,
+            });
+        }
+        return loaded;
+      },
+      { caller },
+    );
+  };
+}
+
+/**
+ * The budget of calls answered inactive per client network and per aggregate (`clientNetwork`,
+ * `networkAggregate`), in fixed windows counted in a bounded table of this process (the resource
+ * server has no store of the instance's; the windows are this process's calls). Only inactive
+ * answers are counted: a network presenting valid tokens is never limited, however many.
+ *
+ * Over budget, a call is not made and the request gets 429 `too_many_requests` (RFC 6585 §4) with
+ * `Retry-After`, not 401 `invalid_token`: the token was not asked about, so it may be valid, and
+ * RFC 6750 §3.1 has no error for "too many"; a 401 would tell a client holding a good token to
+ * throw it away. When the table is full, a network without a window yet is refused alike until
+ * the windows end (as the instance's fetch budgets): a flood from many networks delays new ones,
+ * never the networks already counted, nor any token with a kept answer. Requests without an
+ * address are not counted: they would share one budget that any anonymous caller could spend.
+ */
+function inactiveBudget(options: IntrospectionOptions) {
+  const windowMs = secondsToMs(options.inactiveWindowSeconds ?? 60);
+  const perNetwork = options.maxInactivePerNetwork ?? 60;
+  const perAggregate = options.maxInactivePerAggregate ?? 300;
+  const windows = kvRateLimitStore(memoryKeyValueStore({ maxEntries: MAX_COUNTED_WINDOWS }));
+  /** While the table is full: until when (networks without a window are refused meanwhile). */
+  let fullUntil: EpochMs = 0;
+  const buckets = async (address: string) => [
+    { key: `net:${await sha256Base64url(clientNetwork(address))}`, max: perNetwork },
+    { key: `agg:${await sha256Base64url(networkAggregate(address))}`, max: perAggregate },
+  ];
+  const refused = (resetAt: EpochMs, at: EpochMs) =>
+    oauthError(
+      'too_many_requests',
+      'Too many unknown tokens were presented from this network; try again later.',
+      { retryAfter: Math.max(1, secondsUntil(resetAt, at)) },
+    );
+  return {
+    /** Throws 429 when `address`'s network or aggregate has spent its budget. */
+    async check(address: string | undefined, at: EpochMs): Promise<void> {
+      if (address === undefined) return;
+      for (const { key, max } of await buckets(address)) {
+        const window = await windows.get(key, at);
+        if (window && window.count >= max) throw refused(window.resetAt, at);
+        if (!window && fullUntil > at) throw refused(fullUntil, at);
+      }
+    },
+    /** Counts one inactive answer to `address`'s network and aggregate. */
+    async charge(address: string | undefined, at: EpochMs): Promise<void> {
+      if (address === undefined) return;
+      for (const { key } of await buckets(address)) {
+        const window = await windows.increment(key, windowMs, at);
+        if (window.count === SATURATED) fullUntil = Math.max(fullUntil, window.resetAt);
+      }
+    },
   };
 }
 
@@ -187,6 +330,21 @@ function checkOptions(options: IntrospectionOptions): void {
         option,
         `must be a ${positive ? 'positive' : 'non-negative'} number, got ${String(value)}.`,
       );
+  }
+  const inactiveTtl = options.inactiveCacheTtl;
+  if (inactiveTtl !== undefined && !(Number.isFinite(inactiveTtl) && inactiveTtl >= 0 && inactiveTtl <= 60))
+    throw invalid(
+      'inactiveCacheTtl',
+      `must be a number of seconds from 0 to 60 (an inactive answer is kept briefly), got ${String(inactiveTtl)}.`,
+    );
+  for (const option of [
+    'maxInactivePerNetwork',
+    'maxInactivePerAggregate',
+    'inactiveWindowSeconds',
+  ] as const) {
+    const value = options[option];
+    if (value !== undefined && !(Number.isInteger(value) && value >= 1))
+      throw invalid(option, `must be a positive whole number, got ${String(value)}.`);
   }
 }
 

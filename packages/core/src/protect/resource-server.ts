@@ -10,6 +10,7 @@ import { checkDpopProof, dpopHeader, isRefusal, type ProofContext } from '../dpo
 import { dpopSettings } from '../dpop/settings.js';
 import { ConfigurationError, oauthError, ProtocolError, UsageError } from '../errors.js';
 import { bearerCredentials, dpopCredentials, isB64Token } from '../http/bearer.js';
+import { clientAddressOf } from '../http/client-address.js';
 import { ENDPOINTS } from '../oauth2/metadata.js';
 import type { DpopOptions } from '../options.js';
 import { kvReplayStore } from '../storage/kv/replay.js';
@@ -76,6 +77,14 @@ export interface ResourceServerOptions {
    */
   readonly introspection?: IntrospectionOptions;
   /**
+   * How to find the client address of a request, for the per-network budget of `introspection`
+   * (made-up tokens are counted per IPv4 address and /24, IPv6 /64 and /48). Default: the address
+   * the adapter recorded with `setClientAddress` of `@gatehousejs/core/adapter` (the socket
+   * address, honouring the framework's proxy settings), as the instance's
+   * `rateLimit.clientAddress`. Requests without an address are not counted.
+   */
+  readonly clientAddress?: (request: Request) => string | undefined;
+  /**
    * DPoP (RFC 9449 §7): DPoP-bound tokens are accepted with `Authorization: DPoP` and a proof,
    * and refused as bearer tokens. The proof algorithms (default those of the instance's default)
    * and lifetime (default 60 s), and the key-value store proof ids are remembered in for single
@@ -132,6 +141,12 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
               given(url.href, { method, headers, signal, redirect: 'manual', ...(body ? { body } : {}) })),
           () => Date.now(),
         );
+  if (options.clientAddress !== undefined && typeof options.clientAddress !== 'function')
+    throw new ConfigurationError(
+      'resourceServer: clientAddress must be a function (request) => string | undefined.',
+      { code: 'ERR_CONFIG_INVALID_OPTION', option: 'clientAddress' },
+    );
+  const clientAddress = options.clientAddress ?? clientAddressOf;
   if (introspect) {
     const conflicting = (['jwks', 'jwksUri', 'algorithms'] as const).find(
       (name) => options[name] !== undefined,
@@ -163,8 +178,9 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
     storage: { replay: kvReplayStore(options.dpop?.kv ?? memoryKeyValueStore()) },
   };
   const realm = { realm: issuer, dpop: proofs.dpop };
-  /** `request` and the DPoP header's token when the scheme is DPoP. */
+  /** `dpopRequest`: the request, when the scheme is DPoP. */
   const verify = async (
+    request: Request,
     token: string,
     required: readonly string[],
     dpopRequest?: Request,
@@ -185,7 +201,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
     let payload: Record<string, unknown>;
     if (introspect) {
       // The answer, not the token, is what is checked (RFC 7662 §2.2): an opaque token works too.
-      payload = await introspect(token);
+      payload = await introspect(token, clientAddress(request));
       const refusal = introspectedRefusal(payload, issuer, options.resource, Date.now(), tolerance);
       if (refusal) throw refuseToken(refusal);
     } else
@@ -293,14 +309,14 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       try {
         const token = bearerCredentials(request);
         const dpopToken = token === null ? dpopCredentials(request) : null;
-        if (dpopToken !== null) return accepted(await verify(dpopToken, required, request));
+        if (dpopToken !== null) return accepted(await verify(request, dpopToken, required, request));
         if (token === null) {
           throw credentialsRequired(realm, true, undefined, {
             scope: required,
             ...(options.resourceMetadata === undefined ? {} : { resourceMetadata: options.resourceMetadata }),
           });
         }
-        return accepted(await verify(token, required));
+        return accepted(await verify(request, token, required));
       } catch (error) {
         if (error instanceof ProtocolError) return { ok: false, response: error.toResponse() };
         throw error;

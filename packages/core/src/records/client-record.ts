@@ -38,6 +38,7 @@ const CLIENT_FIELDS = fieldSpellings({
   scopes: ['scope'],
   resources: ['resource'],
   introspects: ['introspect', 'introspection_resources', 'introspectionResources'],
+  maxAssertionsPerWindow: ['max_assertions_per_window', 'replayQuota', 'replay_quota'],
   allowedOrigins: ['allowed_origins', 'allowedOrigin'],
   firstParty: ['first_party'],
   idTokenSignedResponseAlg: ['id_token_signed_response_alg'],
@@ -63,6 +64,9 @@ const GRANT_TYPE_SPELLINGS: Readonly<Record<string, string>> = {
   refresh: 'refresh_token',
   clientcredentials: 'client_credentials',
 };
+
+/** Highest `maxAssertionsPerWindow`: each id is kept (about 150 bytes in Redis) until it expires. */
+const MAX_ASSERTIONS_PER_WINDOW = 1_000_000;
 
 /** The output of `hashClientSecret` (SHA-256, base64url without padding). */
 const SECRET_HASH = /^[A-Za-z0-9_-]{43}$/;
@@ -131,6 +135,18 @@ function fieldProblems(record: Record<string, unknown>): string[] {
     const near = GRANT_TYPE_SPELLINGS[grant.toLowerCase().replace(/[^a-z]/g, '')];
     return `"${grant}" is not a grant type${near ? `; did you mean "${near}"?` : ' (RFC 6749 names or an absolute URI)'}`;
   });
+  if (
+    given('maxAssertionsPerWindow') &&
+    !(
+      Number.isInteger(record.maxAssertionsPerWindow) &&
+      (record.maxAssertionsPerWindow as number) >= 1 &&
+      (record.maxAssertionsPerWindow as number) <= MAX_ASSERTIONS_PER_WINDOW
+    )
+  )
+    fail(
+      'maxAssertionsPerWindow',
+      `expected a whole number from 1 to 1,000,000, got ${shownValue(record.maxAssertionsPerWindow)}`,
+    );
   if (given('firstParty') && typeof record.firstParty !== 'boolean')
     fail('firstParty', `expected a boolean, got ${shownValue(record.firstParty)}`);
   if (

@@ -150,6 +150,32 @@ describe('client records from the host store', () => {
       ['tokenEndpointAuthMethod: a public client cannot authenticate with "client_secret_basic"'],
     ],
     [
+      'a replay share that is no whole number',
+      async () => ({
+        id: 'quota',
+        type: 'confidential',
+        redirectUris: [],
+        secretHash: await hashClientSecret('s3cret'),
+        grantTypes: ['client_credentials'],
+        maxAssertionsPerWindow: '5000',
+      }),
+      's3cret',
+      ['maxAssertionsPerWindow: expected a whole number from 1 to 1,000,000, got the string "5000"'],
+    ],
+    [
+      'a replay share under another name',
+      async () => ({
+        id: 'quota-name',
+        type: 'confidential',
+        redirectUris: [],
+        secretHash: await hashClientSecret('s3cret'),
+        grantTypes: ['client_credentials'],
+        replayQuota: 5000,
+      }),
+      's3cret',
+      ['maxAssertionsPerWindow: missing, but the record has "replayQuota"'],
+    ],
+    [
       'a record of another id (a case-insensitive lookup)',
       async () => ({ id: 'CaseDifferent', client_id: 'casedifferent', type: 'public', redirectUris: [] }),
       's3cret',

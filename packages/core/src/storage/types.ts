@@ -140,6 +140,16 @@ export interface ClientRecord {
    * tokens. Confidential clients only (introspection needs a client that proves its identity).
    */
   readonly introspects?: readonly string[];
+  /**
+   * New `private_key_jwt` assertions (distinct `jti`) this client may present per replay window
+   * (from its first assertion until that one expires: about 65 s for 60 s assertions), each
+   * remembered until it expires; past it, its assertions are refused (401 `invalid_client`)
+   * until the window ends, other clients are not affected. A whole number from 1 to 1,000,000.
+   * Default: 30,000 for a client with `introspects` (a resource server signs one assertion per
+   * introspection it makes), else the replay store's (`kvReplayStore`'s `maxIdsPerPartition`,
+   * 1,000). Self-registered clients always have the store's.
+   */
+  readonly maxAssertionsPerWindow?: number;
   /** Browser origins (e.g. `https://app.example.com`) allowed for CORS with credentials. */
   readonly allowedOrigins?: readonly string[];
   /** First-party clients skip the consent page. */

@@ -185,6 +185,27 @@ describe('private_key_jwt (RFC 7523 §2.2, OpenID Connect Core §9)', () => {
     expect((await t.gatehouse.fetch(grant(await assertion(key, 'jwt-client', now())))).status).toBe(200);
   });
 
+  it('gives a client the replay share its record names (maxAssertionsPerWindow), and an introspecting one more', async () => {
+    const [small, introspecting] = [await keyPair('k2'), await keyPair('k3')];
+    const { t, now } = await setUp(() => [
+      jwtClient('small-share', { jwks: { keys: [small.publicJwk] }, maxAssertionsPerWindow: 3 }),
+      jwtClient('resource-server', {
+        jwks: { keys: [introspecting.publicJwk] },
+        introspects: ['https://api.example.com'],
+      }),
+    ]);
+    for (let i = 0; i < 3; i++)
+      expect((await t.gatehouse.fetch(grant(await assertion(small, 'small-share', now())))).status).toBe(200);
+    await expectInvalidClient(await t.gatehouse.fetch(grant(await assertion(small, 'small-share', now()))));
+    // A resource server that introspects signs one assertion per call: past the 1,000 of others.
+    for (let i = 0; i < 1001; i++) {
+      const response = await t.gatehouse.fetch(
+        grant(await assertion(introspecting, 'resource-server', now())),
+      );
+      expect(response.status).toBe(200);
+    }
+  });
+
   it('refuses expired, long-lived, wrong-audience, foreign-key and mismatched assertions alike', async () => {
     const { t, key, now } = await setUp();
     const foreign = await keyPair('k1');

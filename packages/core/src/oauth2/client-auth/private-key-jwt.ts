@@ -14,6 +14,28 @@ export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion
 
 export { ASSERTION_SIGNING_ALGORITHMS, MAX_ASSERTION_LIFETIME_SECONDS } from '../jwt-assertion.js';
 
+/**
+ * New assertions per replay window of a host's client that `introspects` and names no
+ * `maxAssertionsPerWindow`: an introspecting resource server signs one per call it makes, so far
+ * more than a client signing in (1,000, the replay store's default); about 460 calls a second over
+ * the ~65 s window of its 60 s assertions. A self-registered client never gets it (it cannot
+ * `introspect`).
+ */
+export const INTROSPECTING_CLIENT_ASSERTIONS = 30_000;
+
+/**
+ * The replay quota of `client`'s assertions: its own `maxAssertionsPerWindow`, else
+ * {@link INTROSPECTING_CLIENT_ASSERTIONS} when it introspects, else the store's (`undefined`).
+ * Only the host's records are trusted with it: anyone can register a client.
+ */
+export function assertionQuota(client: ClientRecord): number | undefined {
+  if (isSelfRegistered(client)) return undefined;
+  if (client.maxAssertionsPerWindow !== undefined) return client.maxAssertionsPerWindow;
+  return client.introspects !== undefined && client.introspects.length > 0
+    ? INTROSPECTING_CLIENT_ASSERTIONS
+    : undefined;
+}
+
 /** What a `private_key_jwt` request presents. */
 export interface PresentedAssertion extends PresentedClient {
   readonly assertion: string;
@@ -76,7 +98,10 @@ export const privateKeyJwt: ClientAuthMethod<PresentedAssertion> = {
     const payer = isSelfRegistered(client)
       ? await clientWritePartition(ctx, presented.request, client, false)
       : undefined;
-    return useAssertionOnce(ctx, 'client-assertion', client.id, claims, payer);
+    return useAssertionOnce(ctx, 'client-assertion', client.id, claims, {
+      payer,
+      quota: assertionQuota(client),
+    });
   },
 };
 

@@ -10,7 +10,7 @@ export interface KvReplayStoreOptions {
    * its first id and ends when that id expires. Past it, its new ids are refused until the window
    * ends; other partitions are not affected. Default 1,000: a client's assertions live at most
    * about five minutes (`exp` + clock tolerance), so that is over three fresh assertions a second,
-   * sustained.
+   * sustained. A call's own `quota` (a client's `maxAssertionsPerWindow`) replaces it.
    */
   readonly maxIdsPerPartition?: number;
 }
@@ -25,7 +25,7 @@ export interface KvReplayStoreOptions {
 export function kvReplayStore(kv: KeyValueStore, options: KvReplayStoreOptions = {}): ReplayStore {
   const maxPerPartition = options.maxIdsPerPartition ?? 1_000;
   return {
-    async useOnce(id, expiresAt, now, partition) {
+    async useOnce(id, expiresAt, now, partition, quota = maxPerPartition) {
       if (expiresAt <= now) return false;
       try {
         if (partition !== undefined) {
@@ -33,7 +33,7 @@ export function kvReplayStore(kv: KeyValueStore, options: KvReplayStoreOptions =
           // into that client's quota.
           if ((await kv.get(onceKey(id), now)) !== null) return false;
           const used = await kv.increment(onceQuotaKey(partition), 1, expiresAt, now, { partition });
-          if (used > maxPerPartition) return false;
+          if (used > quota) return false;
         }
         // Written charged to its partition: a full memory store makes room from the heaviest
         // partition and closes it meanwhile, so an evicted id is never accepted again from it.

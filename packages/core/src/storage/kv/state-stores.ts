@@ -72,7 +72,9 @@ export interface ReplayStore {
    * `partition` names who the id belongs to (e.g. one client, for its assertions); absent, the id
    * belongs to no one in particular. Each partition has a quota of new ids per window, so one party
    * (anyone can register a client) fills only its own share and never locks out the others. It
-   * does not scope the id: callers make ids unique across partitions themselves.
+   * does not scope the id: callers make ids unique across partitions themselves. `quota`, when
+   * given, is that partition's quota instead of the store's (a client registered for more, e.g. a
+   * resource server making one assertion per introspection).
    */
-  useOnce(id: string, expiresAt: EpochMs, now: EpochMs, partition?: string): Promise<boolean>;
+  useOnce(id: string, expiresAt: EpochMs, now: EpochMs, partition?: string, quota?: number): Promise<boolean>;
 }

@@ -60,7 +60,8 @@ describe('memoryKeyValueStore when a namespace is full (fair shares)', () => {
 
   it('makes room for a lighter partition from the heaviest one, oldest first, and refuses the heaviest itself', async () => {
     const kv = memoryKeyValueStore({ maxEntries: 4 });
-    for (const key of ['x:1', 'x:2', 'x:3']) expect(await kv.add(key, 'flood', later, now, as('net:a'))).toBe(true);
+    for (const key of ['x:1', 'x:2', 'x:3'])
+      expect(await kv.add(key, 'flood', later, now, as('net:a'))).toBe(true);
     expect(await kv.add('x:4', 'user', later, now, as('net:b'))).toBe(true);
     // Full: the flooder (holding the most) is refused...
     await expect(kv.add('x:5', 'flood', later, now, as('net:a'))).rejects.toBeInstanceOf(StoreFullError);
@@ -79,7 +80,9 @@ describe('memoryKeyValueStore when a namespace is full (fair shares)', () => {
     expect(await kv.add('once:c', '1', later, now, as('q'))).toBe(true); // evicts once:a, closes p until +10 s
     expect(await kv.get('once:a', now)).toBeNull();
     // p may not add a key, not even the evicted one again (a replay), until then.
-    await expect(kv.add('once:a', '1', now + 10_000, now + 1, as('p'))).rejects.toBeInstanceOf(StoreFullError);
+    await expect(kv.add('once:a', '1', now + 10_000, now + 1, as('p'))).rejects.toBeInstanceOf(
+      StoreFullError,
+    );
     await expect(kv.increment('once-x', 1, later, now + 1, as('p'))).resolves.toBe(1); // another namespace
     await kv.delete('once:c');
     await expect(kv.add('once:d', '1', later, now + 9_999, as('p'))).rejects.toBeInstanceOf(StoreFullError);
@@ -92,7 +95,9 @@ describe('memoryKeyValueStore when a namespace is full (fair shares)', () => {
     await kv.set('interaction:b', 'unpartitioned', later);
     // Finishing rewrites the pending entry without a partition: it is no longer evictable.
     expect(await kv.swap('interaction:a', 'pending', 'finished', later, now)).toBe(true);
-    await expect(kv.add('interaction:c', 'new', later, now, as('net:c'))).rejects.toBeInstanceOf(StoreFullError);
+    await expect(kv.add('interaction:c', 'new', later, now, as('net:c'))).rejects.toBeInstanceOf(
+      StoreFullError,
+    );
     expect(await kv.get('interaction:a', now)).toBe('finished');
   });
 
