@@ -29,8 +29,8 @@ function refused(ctx: Context, request: Request, error: ProtocolError, reason: s
  * started it; it is then taken (atomic get-and-delete: single use, a replay finds nothing) and the
  * authorization request it carries is validated again and continued with the host's result: a
  * denied consent → `access_denied` to the client; a sign-in as another user than the request's
- * `id_token_hint` names → `login_required` to the client; a sign-in → a new Gatehouse session (a fresh id,
- * with the host's `auth_time`, `acr`, `amr`), then consent if still needed, else the code. Anything
+ * `id_token_hint` names → `login_required` to the client; a sign-in → a new Gatehouse session (a
+ * fresh id, with the host's `auth_time`, `acr`, `amr`), then consent if still needed, else the code. Anything
  * else (unknown, expired, replayed, forged, another browser, another user signed in at the host
  * meanwhile) is an error page. A device sign-in goes on to the verification page's confirmation.
  */
