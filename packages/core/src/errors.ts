@@ -2,6 +2,7 @@ import type { ConfigurationErrorCode, StorageUnavailableReason, UsageErrorCode }
 import type { Logger } from './events.js';
 import { type Reply, toResponse } from './http/reply.js';
 import { noStoreJson } from './http/responses.js';
+import { recordedText } from './recorded-text.js';
 import { isStoreFull } from './storage/store-full.js';
 
 /**
@@ -217,17 +218,24 @@ export function errorAnswer(
 
 /**
  * The debug log's line for a refused request: method, path (never the query, which may carry
- * codes or tokens), status, code and the reason. Written only when the debug log is on.
+ * codes or tokens), status, code and the reason. Written only when the debug log is on. The
+ * request's values in it are cut: the method and path to 256 characters each, the reason (whose
+ * own quotes of the request are cut where it is written, e.g. `clientNamed`) to
+ * {@link MAX_LOGGED_REASON}, so that one request's line stays bounded whatever it sent.
  */
 function logRefusal(debug: NonNullable<Logger['debug']>, error: ProtocolError, request?: Request): void {
   let where = '';
   if (request) {
     try {
-      where = ` ${request.method} ${new URL(request.url).pathname}`;
+      where = ` ${recordedText(request.method)} ${recordedText(new URL(request.url).pathname)}`;
     } catch {}
   }
-  debug(`gatehouse: refused${where}: ${error.status} ${error.code}: ${error.reason ?? error.description}`);
+  const reason = recordedText(error.reason ?? error.description, MAX_LOGGED_REASON);
+  debug(`gatehouse: refused${where}: ${error.status} ${error.code}: ${reason}`);
 }
+
+/** Longest reason in a debug log line (a backstop: the values it quotes are cut to 256 already). */
+const MAX_LOGGED_REASON = 1024;
 
 const SERVER_ERROR = oauthError('server_error', 'The server could not complete the request.');
 /** How a full store is answered (RFC 6749 §4.1.2.1 `temporarily_unavailable`, RFC 9110 §10.2.3). */

@@ -1,9 +1,13 @@
 import type { EventContext, GatehouseEvent } from '../events.js';
+import { recordedText } from '../recorded-text.js';
 
 /**
  * One security-relevant event as an audit record: flat, JSON-serializable, the same fields for
  * every event type. Built from the event and its {@link EventContext}; it carries identifiers only,
- * never a secret, token, authorization code or password (the events carry none).
+ * never a secret, token, authorization code or password (the events carry none). Every text field
+ * but `time`, `type`, `instance` and `outcome` is cut to 256 characters
+ * (ending `…[cut from N characters]`), so that a request presenting a huge `client_id` or username
+ * adds a bounded record.
  */
 export interface AuditRecord {
   /** When, as an ISO 8601 UTC timestamp (from the `now` option). */
@@ -41,17 +45,21 @@ export function auditRecord(event: GatehouseEvent, context: EventContext): Audit
   const who = subjectOf(event);
   const details: Record<string, string> = {};
   for (const [name, value] of Object.entries(event)) {
-    if (typeof value === 'string' && !SHARED_FIELDS.has(name)) details[name] = value;
+    if (typeof value === 'string' && !SHARED_FIELDS.has(name)) details[name] = recordedText(value);
   }
   return {
     time: new Date(context.time).toISOString(),
     type: event.type,
     instance: context.instance,
     outcome,
-    ...(reason === undefined ? {} : { reason }),
-    ...('clientId' in event && event.clientId !== undefined ? { clientId: event.clientId } : {}),
-    ...who,
-    ...(context.clientAddress === undefined ? {} : { clientAddress: context.clientAddress }),
+    ...(reason === undefined ? {} : { reason: recordedText(reason) }),
+    ...('clientId' in event && event.clientId !== undefined
+      ? { clientId: recordedText(event.clientId) }
+      : {}),
+    ...(who.subject === undefined
+      ? {}
+      : { subject: recordedText(who.subject), subjectType: who.subjectType }),
+    ...(context.clientAddress === undefined ? {} : { clientAddress: recordedText(context.clientAddress) }),
     ...(Object.keys(details).length > 0 ? { details } : {}),
   };
 }

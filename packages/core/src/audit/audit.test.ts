@@ -270,6 +270,24 @@ describe('audit trail', () => {
     expect(a.records()[0]).toMatchObject({ type: 'client.authentication_failed', reason: 'unknown_client' });
   });
 
+  it('cuts a presented client_id of 60 KB to 256 characters in the record and the event, saying so', async () => {
+    const a = await audited();
+    const huge = `${'c'.repeat(60_000)}-end`;
+    const response = await a.gatehouse.fetch(
+      post('/oauth2/v1/token', { grant_type: 'client_credentials', client_id: huge, client_secret: 'x' }),
+    );
+    expect(response.status).toBe(401);
+    const [record] = a.records();
+    expect(record).toMatchObject({ type: 'client.authentication_failed', reason: 'unknown_client' });
+    expect(record!.clientId).toHaveLength(256);
+    expect(record!.clientId!.startsWith('ccc')).toBe(true);
+    expect(record!.clientId!.endsWith('…[cut from 60004 characters]')).toBe(true);
+    expect(a.lines[0]!.length).toBeLessThan(1024);
+    // What `onEvent` gets is as cut: the host's own log of it stays bounded too.
+    const event = a.events.find((e) => e.event.type === 'client.authentication_failed')!.event;
+    expect((event as { clientId: string }).clientId).toBe(record!.clientId);
+  });
+
   it('takes the client address from rateLimit.clientAddress, and several sinks', async () => {
     const first: AuditRecord[] = [];
     const second: AuditRecord[] = [];

@@ -1,4 +1,5 @@
 import type { Logger } from '../events.js';
+import { recordedText } from '../recorded-text.js';
 
 /*
  * Deployment mistakes that would otherwise go unnoticed (issue 32), each logged once per instance
@@ -63,7 +64,7 @@ export class DeploymentWarnings {
     if (pathname === base || pathname.startsWith(`${base}/`) || pathname.startsWith('/.well-known/')) return;
     this.#strayWarned = true;
     this.logger.warn(
-      `gatehouse: a request for ${pathname.slice(0, 200)} reached the instance of issuer ${this.issuer}, ` +
+      `gatehouse: a request for ${recordedText(pathname)} reached the instance of issuer ${this.issuer}, ` +
         `whose routes are all below ${base}: serve the instance at its issuer path (e.g. a route ` +
         `handler at ${base}/…) or set the issuer to the URL it is served at. (If this route serves ` +
         'other paths on purpose, ignore this warning.)',
@@ -84,7 +85,7 @@ export class DeploymentWarnings {
     }
     this.#strayWarned = true;
     this.logger.warn(
-      `gatehouse: the instance of issuer ${this.issuer} is mounted at ${mountPath.slice(0, 200)}, but its ` +
+      `gatehouse: the instance of issuer ${this.issuer} is mounted at ${recordedText(mountPath)}, but its ` +
         `routes are below ${this.basePath || '/'}: every request there falls through to the framework's 404. ` +
         `Mount it at its issuer path (Express: app.use('${this.basePath || '/'}', gatehouse(instance)); ` +
         "for the RFC 8414 metadata also at '/.well-known') or set the issuer to the URL it is served at.",

@@ -111,4 +111,12 @@ describe('Params', () => {
     expect(() => params.get('state')).toThrow(/contains/);
     expect(params.get('password')).toBe('a\u0000b');
   });
+
+  it('gives a value as sent, unchecked, for echoing it: none when absent, empty or repeated', () => {
+    const params = Params.fromForm('state=a%00b&empty=&twice=1&twice=2');
+    expect(params.asSent('state')).toBe('a\u0000b');
+    expect(params.asSent('empty')).toBeUndefined();
+    expect(params.asSent('twice')).toBeUndefined();
+    expect(params.asSent('absent')).toBeUndefined();
+  });
 });

@@ -69,6 +69,19 @@ export class Params {
     return values;
   }
 
+  /**
+   * The value of `name` exactly as sent, unchecked (no {@link unstorableText} refusal);
+   * `undefined` when absent, empty or repeated. Only for echoing a value back to where it came from
+   * (an authorization error redirect's `state`, RFC 6749 §4.1.2.1); what is stored or compared is
+   * read with {@link get}.
+   */
+  asSent(name: string): string | undefined {
+    const at = this.#first(name);
+    if (at < 0) return undefined;
+    const value = this.#pairs[at + 1];
+    return value === '' ? undefined : value;
+  }
+
   /** Like {@link get}, but throws `invalid_request` when the parameter is missing. */
   require(name: string): string {
     const value = this.get(name);

@@ -1,7 +1,15 @@
-import { ConfigurationError, type GatehouseEvent } from '@gatehousejs/core';
+import { ConfigurationError, type GatehouseEvent, memoryUserStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, parseForm } from '../../test/browser-flow';
-import { ISSUER, post, testInstance } from '../../test/fixtures';
+import {
+  basic,
+  ISSUER,
+  PKCE_VERIFIER,
+  post,
+  REDIRECT_URI,
+  testHasher,
+  testInstance,
+} from '../../test/fixtures';
 
 /*
  * The built-in login and consent pages are the default interaction handlers: with no
@@ -96,6 +104,46 @@ describe('the built-in pages as the default interaction handlers', () => {
     const again = await browser.submit(html, { username: 'demo', password: 'demo-password' });
     expect(again.status).toBe(400); // finished already
     expect(again.headers.get('location')).toBeNull();
+  });
+
+  it('sends the client login_required, with no code and no session, when another user than the id_token_hint names signs in', async () => {
+    const events: GatehouseEvent[] = [];
+    const users = memoryUserStore(
+      [
+        { id: 'user-1', username: 'demo', passwordHash: await testHasher.hash('demo-password') },
+        { id: 'user-2', username: 'other', passwordHash: await testHasher.hash('other-password') },
+      ],
+      { hasher: testHasher },
+    );
+    const t = await testInstance({ users, scopes: ['openid', 'read'], onEvent: (e) => events.push(e) });
+    // user-2's ID token, from a sign-in of its own browser.
+    const own = new FakeBrowser(t.gatehouse);
+    const ownPage = await (await own.get(authorizeUrl({ scope: 'openid' }))).text();
+    const ownLogin = await own.submit(ownPage, { username: 'other', password: 'other-password' });
+    const code = callbackParams(await own.follow(ownLogin)).get('code')!;
+    const tokens = await t.gatehouse.fetch(
+      post(
+        '/oauth2/v1/token',
+        { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: PKCE_VERIFIER },
+        { Authorization: basic('demo-client', 'demo-secret') },
+      ),
+    );
+    const hint = ((await tokens.json()) as { id_token: string }).id_token;
+
+    const browser = new FakeBrowser(t.gatehouse);
+    const hinted = authorizeUrl({ scope: 'openid', id_token_hint: hint, state: 'for user-2' });
+    const html = await (await browser.get(hinted)).text();
+    const login = await browser.submit(html, { username: 'demo', password: 'demo-password' });
+    const callback = callbackParams(await browser.follow(login));
+    expect(callback.get('error')).toBe('login_required');
+    expect(callback.get('state')).toBe('for user-2');
+    expect(callback.get('code')).toBeNull();
+    expect(browser.session()).toBeUndefined();
+    expect(events).toContainEqual({ type: 'interaction.refused', reason: 'interaction_wrong_user' });
+    // The user the hint names gets the code.
+    const again = await (await browser.get(hinted)).text();
+    const right = await browser.submit(again, { username: 'other', password: 'other-password' });
+    expect(callbackParams(await browser.follow(right)).get('code')).toBeTruthy();
   });
 
   it('are not served when the host has its own page (interactions.url)', async () => {

@@ -334,6 +334,47 @@ describe('interactions: authorize hands the user to the host and resumes with it
   });
 });
 
+describe('id_token_hint with the host’s sign-in', () => {
+  /** An ID token of this instance for `user`, through the code flow of its own browser. */
+  async function idTokenOf(t: Instance, user: HostUser): Promise<string> {
+    const browser = new FakeBrowser(t.gatehouse);
+    const code = callbackParams(
+      await signIn(t, browser, await toHostPage(browser, { scope: 'openid' }), user),
+    ).get('code')!;
+    const response = await t.gatehouse.fetch(
+      post(
+        '/oauth2/v1/token',
+        { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: PKCE_VERIFIER },
+        { Authorization: basic('demo-client', 'demo-secret') },
+      ),
+    );
+    return ((await response.json()) as { id_token: string }).id_token;
+  }
+
+  it('sends the client login_required, with no code and no session, when another user than the hint names signs in', async () => {
+    const t = await instance();
+    const hint = await idTokenOf(t, ALICE);
+    const browser = new FakeBrowser(t.gatehouse);
+    const page = await toHostPage(browser, { scope: 'openid', id_token_hint: hint, state: 'for alice' });
+    expect(await t.gatehouse.interactions.details(hostRequest(browser, page))).toMatchObject({
+      step: 'login',
+      subject: 'alice',
+    });
+    const resumed = await signIn(t, browser, page, { sub: 'bob' });
+    const callback = callbackParams(resumed);
+    expect(callback.get('error')).toBe('login_required');
+    expect(callback.get('state')).toBe('for alice');
+    expect(callback.get('code')).toBeNull();
+    expect(browser.session()).toBeUndefined();
+    expect(t.events).toContainEqual({ type: 'interaction.refused', reason: 'interaction_wrong_user' });
+    expect(t.events).not.toContainEqual(expect.objectContaining({ type: 'login.succeeded', userId: 'bob' }));
+    // The user the hint names gets the code.
+    const again = await toHostPage(browser, { scope: 'openid', id_token_hint: hint });
+    const code = callbackParams(await signIn(t, browser, again, ALICE)).get('code');
+    expect(code).toBeTruthy();
+  });
+});
+
 describe('interactions.currentUser: the host session is the source of truth', () => {
   it('gives a browser signed in at the host a code with no page, prompt=none included', async () => {
     const authTime = Date.UTC(2025, 11, 31, 23, 0);

@@ -28,8 +28,9 @@ function refused(ctx: Context, request: Request, error: ProtocolError, reason: s
  * sends the browser. The interaction must exist, be finished, and come from the browser that
  * started it; it is then taken (atomic get-and-delete: single use, a replay finds nothing) and the
  * authorization request it carries is validated again and continued with the host's result: a
- * denied consent → `access_denied` to the client; a sign-in → a new Gatehouse session (a fresh id,
- * with the host's `auth_time`, `acr`, `amr`), then consent if still needed, else the code. Anything
+ * denied consent → `access_denied` to the client; a sign-in as another user than the request's
+ * `id_token_hint` names → `login_required` to the client; a sign-in → a new Gatehouse session (a
+ * fresh id, with the host's `auth_time`, `acr`, `amr`), then consent if still needed, else the code. Anything
  * else (unknown, expired, replayed, forged, another browser, another user signed in at the host
  * meanwhile) is an error page. A device sign-in goes on to the verification page's confirmation.
  */
@@ -69,6 +70,13 @@ export const interactionResumeEndpoint: Handler = async (request, ctx, url) => {
         result.consent.description ?? 'The user denied the request.',
       );
       return authorizationErrorRedirect(ctx, auth, denied);
+    }
+    // OpenID Connect Core §3.1.2.1: the id_token_hint names the user the client expects (a login
+    // step's `subject`). A sign-in as anyone else gets that user no code and no session: the client
+    // gets `login_required` (an error page for a self-registered client, as every error here).
+    if (record.step === 'login' && record.subject !== undefined && result.login?.sub !== record.subject) {
+      ctx.emit({ type: 'interaction.refused', reason: 'interaction_wrong_user' });
+      throw oauthError('login_required', 'The user who signed in is not the one the id_token_hint names.');
     }
     const signedIn = await resumedAuthentication(ctx, request, record, result);
     if ('error' in signedIn) return refused(ctx, request, signedIn.error, 'interaction_wrong_user');

@@ -70,8 +70,10 @@ export interface InteractionDetails {
   /** `acr_values` (requested authentication context classes, preferred first), when sent. */
   readonly acrValues: readonly string[];
   /**
-   * The user the interaction is bound to: for `consent`, the signed-in user; for `login`, the user
-   * an `id_token_hint` named, when one was sent. A result for another user is refused.
+   * The user the interaction is bound to: for `consent`, the signed-in user (`finish` refuses a
+   * result for another user); for `login`, the user an `id_token_hint` named, when one was sent (a
+   * sign-in as another user gets the client `login_required` on resume, OpenID Connect Core §3.1.2.1:
+   * sign in this user, or show the user that the application asked for someone else).
    */
   readonly subject?: string;
   /** When the reference expires (epoch ms). */

@@ -1,3 +1,4 @@
+import { recordedText } from '../recorded-text.js';
 import type { UserLookup, UserRecord, UserStore } from '../storage/types.js';
 import { type RecordProblems, userNamed } from './record-problems.js';
 import { userRecordProblems } from './user-record.js';
@@ -29,7 +30,7 @@ export function checkedUserStore(
         ? userNamed(id)
         : userId !== undefined
           ? userNamed(userId)
-          : `the user of username ${JSON.stringify((username ?? '').slice(0, 200))}`;
+          : `the user of username ${JSON.stringify(recordedText(username ?? ''))}`;
     problems.report(who, `UserStore.${method}`, found);
     return null;
   };

@@ -1,5 +1,6 @@
 import { ProtocolError } from '../errors.js';
 import { CLIENT_AUTH_METHODS } from '../oauth2/client-auth/methods.js';
+import { recordedText } from '../recorded-text.js';
 import { SIGNING_ALGORITHMS } from '../tokens/keys.js';
 import { fieldSpellings, isAbsoluteUri, isPlainObject, misspeltFields, shownValue } from './record-shape.js';
 
@@ -94,7 +95,7 @@ export function clientRecordProblems(record: unknown, clientId: string): string[
 
 /** A case-insensitive or trimming lookup: client ids are compared exactly (RFC 6749 §2.2). */
 const idProblem = (id: unknown, clientId: string) =>
-  `id: the store returned the record of ${JSON.stringify(id)} for ${JSON.stringify(clientId)}`;
+  `id: the store returned the record of ${JSON.stringify(id)} for ${JSON.stringify(recordedText(clientId))}`;
 
 /** The problems of the record's fields, whatever id it was asked for. */
 function fieldProblems(record: Record<string, unknown>): string[] {

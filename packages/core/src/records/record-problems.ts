@@ -1,9 +1,8 @@
 import type { Logger } from '../events.js';
+import { recordedText } from '../recorded-text.js';
 
 /** Most records remembered as logged; beyond it the oldest is forgotten (and may be logged again). */
 const MAX_REMEMBERED = 1000;
-/** Longest id shown in a log line. */
-const MAX_SHOWN_ID = 200;
 
 /**
  * Logs each refused host record once, not on every request that meets it: the log line names the
@@ -32,8 +31,8 @@ export class RecordProblems {
   }
 }
 
-/** `client "id"` (quoted, cut), as log lines name a client. */
-export const clientNamed = (clientId: string) => `client ${JSON.stringify(clientId.slice(0, MAX_SHOWN_ID))}`;
+/** `client "id"` (quoted, cut by `recordedText`), as log lines name a client. */
+export const clientNamed = (clientId: string) => `client ${JSON.stringify(recordedText(clientId))}`;
 
-/** `user "id"` (quoted, cut), as log lines name a user. */
-export const userNamed = (userId: string) => `user ${JSON.stringify(userId.slice(0, MAX_SHOWN_ID))}`;
+/** `user "id"` (quoted, cut by `recordedText`), as log lines name a user. */
+export const userNamed = (userId: string) => `user ${JSON.stringify(recordedText(userId))}`;

@@ -1,3 +1,4 @@
+import { recordedText } from '../recorded-text.js';
 import { fieldSpellings, isPlainObject, misspeltFields, shownValue } from './record-shape.js';
 
 /**
@@ -38,7 +39,7 @@ export function userRecordProblems(record: unknown, method: string, userId?: str
 
 /** A case-insensitive or trimming lookup: user ids are compared exactly. */
 const idProblem = (id: unknown, userId: string) =>
-  `id: the store returned the record of ${JSON.stringify(id)} for ${JSON.stringify(userId)}`;
+  `id: the store returned the record of ${JSON.stringify(id)} for ${JSON.stringify(recordedText(userId))}`;
 
 /** The problems of the record's fields, whatever id it was asked for. */
 function fieldProblems(record: Record<string, unknown>): string[] {

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '@gatehousejs/core';
+import { ConfigurationError, memoryClientStore } from '@gatehousejs/core';
 import { memoryGrantStore } from '@gatehousejs/core/engine';
 import * as api from '@opentelemetry/api';
 import { context, metrics, propagation, trace } from '@opentelemetry/api';
@@ -15,6 +15,7 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { authorizeUrl, callbackParams, FakeBrowser, signIn } from '../../test/browser-flow';
 import {
   authApiToken,
   basic,
@@ -22,6 +23,7 @@ import {
   ISSUER,
   issueTokens,
   post,
+  testClients,
   testInstance,
 } from '../../test/fixtures';
 
@@ -96,6 +98,76 @@ describe('OpenTelemetry', () => {
       'http.request.method': '_OTHER',
       'http.response.status_code': 405,
     });
+  });
+
+  it('labels an authorize redirect by what Gatehouse decided, never by an error in the redirect URI the client registered', async () => {
+    const evilRedirect = 'http://localhost:3000/callback?error=evil';
+    const t = await testInstance({
+      telemetry: { api },
+      clients: memoryClientStore([
+        ...(await testClients()),
+        { id: 'evil-query', type: 'public', redirectUris: [evilRedirect], firstParty: true },
+      ]),
+    });
+    await points('gatehouse.refusals'); // what earlier tests recorded
+    const browser = new FakeBrowser(t.gatehouse);
+    const issued = await signIn(
+      browser,
+      authorizeUrl({ client_id: 'evil-query', redirect_uri: evilRedirect }),
+    );
+    expect(callbackParams(issued).get('code')).toBeTruthy();
+    expect(callbackParams(issued).getAll('error')).toEqual(['evil']); // the registered query, kept
+    spans.reset();
+    const refused = await browser.get(
+      authorizeUrl({ client_id: 'evil-query', redirect_uri: evilRedirect, scope: 'read', prompt: 'bogus' }),
+    );
+    expect(callbackParams(refused).getAll('error')).toEqual(['evil', 'invalid_request']);
+    const server = spans.getFinishedSpans().find((s) => s.name === 'GET /oauth2/v1/authorize')!;
+    expect(server.attributes).toMatchObject({
+      'gatehouse.error': 'invalid_request',
+      'gatehouse.outcome': 'refused',
+    });
+    const labels = (await points('gatehouse.refusals'))
+      .filter((p) => p.attributes['gatehouse.instance'] === ISSUER)
+      .map((p) => p.attributes['gatehouse.error']);
+    expect(labels).toContain('invalid_request');
+    expect(labels).not.toContain('evil');
+  });
+
+  it('counts the code redirect to a redirect URI carrying ?error= as a success', async () => {
+    const evilRedirect = 'http://localhost:3000/callback?error=evil';
+    const t = await testInstance({
+      telemetry: { api },
+      clients: memoryClientStore([
+        ...(await testClients()),
+        { id: 'evil-query', type: 'public', redirectUris: [evilRedirect], firstParty: true },
+      ]),
+    });
+    const browser = new FakeBrowser(t.gatehouse);
+    await signIn(browser, authorizeUrl({ client_id: 'evil-query', redirect_uri: evilRedirect }));
+    spans.reset();
+    const issued = await browser.get(authorizeUrl({ client_id: 'evil-query', redirect_uri: evilRedirect }));
+    expect(callbackParams(issued).get('code')).toBeTruthy();
+    const server = spans.getFinishedSpans().find((s) => s.name === 'GET /oauth2/v1/authorize')!;
+    expect(server.attributes['gatehouse.outcome']).toBe('success');
+    expect(server.attributes['gatehouse.error']).toBeUndefined();
+  });
+
+  it('cuts a presented client_id of 60 KB to 256 characters in the span', async () => {
+    const t = await testInstance({ telemetry: { api } });
+    const response = await t.gatehouse.fetch(
+      post('/oauth2/v1/token', {
+        grant_type: 'client_credentials',
+        client_id: 'c'.repeat(60_000),
+        client_secret: 'x',
+      }),
+    );
+    expect(response.status).toBe(401);
+    const server = spans.getFinishedSpans().find((s) => s.name === 'POST /oauth2/v1/token')!;
+    const clientId = server.attributes['gatehouse.client_id'] as string;
+    expect(clientId).toHaveLength(256);
+    expect(clientId.endsWith('…[cut from 60000 characters]')).toBe(true);
+    expect(server.attributes['gatehouse.error']).toBe('invalid_client');
   });
 
   it('names the client, and puts every storage call in a child span', async () => {

@@ -8,8 +8,10 @@ import type {
   Tracer,
   TracerProvider,
 } from '@opentelemetry/api';
-import { ProtocolError } from '../errors.js';
+import { ERROR_TABLE, ProtocolError } from '../errors.js';
+import { refusalOf } from '../http/refusal.js';
 import { type Answer, isReply } from '../http/reply.js';
+import { recordedText } from '../recorded-text.js';
 import type { InstanceTelemetry, RequestObservation } from './instance-telemetry.js';
 import type { OtelApi } from './open-telemetry-api.js';
 import { remoteParent } from './trace-context.js';
@@ -120,7 +122,8 @@ export class Telemetry implements InstanceTelemetry {
     let clientId: string | undefined;
     const observation: RequestObservation = {
       observe(event) {
-        if ('clientId' in event && event.clientId !== undefined) clientId ??= event.clientId;
+        // A presented client id may be as long as the body limit allows: cut (`recordedText`).
+        if ('clientId' in event && event.clientId !== undefined) clientId ??= recordedText(event.clientId);
         if (event.type === 'token.issued')
           instruments?.tokens.add(1, {
             'gatehouse.grant_type': event.grantType,
@@ -156,7 +159,7 @@ export class Telemetry implements InstanceTelemetry {
     } catch (error) {
       if (error instanceof ProtocolError) {
         status = error.status;
-        code = error.code;
+        code = knownErrorCode(error.code);
       } else code = 'server_error';
       throw error;
     } finally {
@@ -259,24 +262,28 @@ function knownMethod(method: string): string {
   return METHODS.has(upper) ? upper : '_OTHER';
 }
 
-/** The OAuth error code of an error answer: JSON `error`, or the `error` of a redirect (authorize). */
+/**
+ * The error code of a refusing answer, from a closed set (metric labels must not take values a
+ * client chose): the code Gatehouse decided (an authorize error redirect or error page, marked by
+ * `refusal.ts`), else the JSON `error` Gatehouse wrote, else `http_{status}`. A redirect is never
+ * parsed: its URI is the client's, whose registered query may carry an `error` of its own, and a
+ * redirect Gatehouse did not mark as a refusal (the code to the client) is a success.
+ */
 function errorCodeOf(answer: Answer): string | undefined {
+  const decided = refusalOf(answer);
+  if (decided !== undefined) return decided;
   const status = answer.status;
-  if (status >= 300 && status < 400) {
-    const location = answer.headers.get('location');
-    if (!location) return undefined;
-    try {
-      return new URL(location, 'http://x').searchParams.get('error') ?? undefined;
-    } catch {
-      return undefined;
-    }
-  }
   if (status < 400) return undefined;
   if (isReply(answer) && answer.body?.startsWith('{')) {
     try {
       const error = (JSON.parse(answer.body) as { error?: unknown }).error;
-      if (typeof error === 'string') return error;
+      if (typeof error === 'string') return knownErrorCode(error);
     } catch {}
   }
   return `http_${status}`;
+}
+
+/** `code` when it is one of Gatehouse's protocol error codes (`ERROR_TABLE`), else `other`. */
+function knownErrorCode(code: string): string {
+  return Object.hasOwn(ERROR_TABLE, code) ? code : 'other';
 }

@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
 import type { ProtocolError } from '../errors.js';
+import { markRefusal } from '../http/refusal.js';
 import type { Answer } from '../http/reply.js';
 import { defaultConsentPage } from './consent-page.js';
 import { displayText } from './display-text.js';
@@ -147,7 +148,7 @@ export async function errorPage(
     },
     context,
   );
-  return htmlPage(html, withSources(ctx, { status: error.status, headers: merged }));
+  return markRefusal(htmlPage(html, withSources(ctx, { status: error.status, headers: merged })), error.code);
 }
 
 /** Whether the caller is a browser navigation that wants HTML rather than JSON. */

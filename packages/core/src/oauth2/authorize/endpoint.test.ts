@@ -152,6 +152,63 @@ describe('authorization endpoint: errors redirected to the client', () => {
     expect(query.get('iss')).toBe(ISSUER);
   });
 
+  it('refuses a state with a control character, and still echoes it exactly (RFC 6749 §4.1.2.1)', async () => {
+    const t = await testInstance();
+    for (const state of ['a\u0001b', 'tab\there', 'nul\u0000', 'line\nbreak', 'c1\u0085']) {
+      for (const request of [
+        new Request(authorizeUrl({ state })),
+        new Request(`${ISSUER}/oauth2/v1/authorize`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: new URL(authorizeUrl({ state })).searchParams.toString(),
+        }),
+      ]) {
+        const response = await t.gatehouse.fetch(request);
+        const query = callbackParams(response);
+        expect(query.get('error')).toBe('invalid_request');
+        expect(query.get('error_description')).toMatch(/state.{1,2}parameter contains a control character/);
+        expect(query.get('state')).toBe(state);
+        // Percent-encoded in the Location, never raw: only visible ASCII.
+        expect(response.headers.get('location')).toMatch(/^[!-~]+$/);
+      }
+    }
+  });
+
+  it('echoes a state with spaces or beyond ASCII exactly on every error redirect', async () => {
+    const t = await testInstance();
+    for (const state of ['a b  c ', 'état ✓ 日本語 🙂 & = + % #']) {
+      const errors: [Record<string, string>, string][] = [
+        [{ response_type: 'token' }, 'unsupported_response_type'],
+        [{ scope: 'bad\\scope' }, 'invalid_scope'],
+        [{ code_challenge_method: 'plain' }, 'invalid_request'],
+        [{ prompt: 'none' }, 'login_required'], // after validation: nobody is signed in
+      ];
+      for (const [params, error] of errors) {
+        const query = callbackParams(
+          await t.gatehouse.fetch(new Request(authorizeUrl({ ...params, state }))),
+        );
+        expect(query.get('error')).toBe(error);
+        expect(query.get('state')).toBe(state);
+      }
+    }
+  });
+
+  it('refuses a state over 2,048 characters without echoing it, and takes one of 2,048', async () => {
+    const t = await testInstance();
+    const tooLong = callbackParams(
+      await t.gatehouse.fetch(new Request(authorizeUrl({ state: 's'.repeat(2049) }))),
+    );
+    expect(tooLong.get('error')).toBe('invalid_request');
+    expect(tooLong.get('error_description')).toBe('The state is longer than 2048 characters.');
+    expect(tooLong.has('state')).toBe(false);
+    const longest = 's'.repeat(2048);
+    const refused = callbackParams(
+      await t.gatehouse.fetch(new Request(authorizeUrl({ state: longest, prompt: 'none' }))),
+    );
+    expect(refused.get('error')).toBe('login_required');
+    expect(refused.get('state')).toBe(longest);
+  });
+
   it('validates the whole request before showing the login page', async () => {
     const t = await testInstance();
     const response = await t.gatehouse.fetch(new Request(authorizeUrl({ scope: 'bad\\scope' })));

@@ -32,6 +32,13 @@ export const AUTHORIZATION_PARAMETERS = [
 ] as const;
 
 /**
+ * Longest `state`, in UTF-16 code units (RFC 6749 sets none). It is echoed in the `Location` of the
+ * redirect (headers beyond ~8 KB are refused by many proxies and servers) and stored with an
+ * interaction or a pushed request; a longer one is `invalid_request`, redirected without it.
+ */
+export const MAX_STATE_LENGTH = 2048;
+
+/**
  * Where the answer to an authorization request goes, once client and redirect URI are trusted.
  * Until then, errors must not be redirected anywhere (RFC 6749 §4.1.2.1).
  */
@@ -41,7 +48,7 @@ export interface AuthorizationTarget {
   readonly redirectUri: string;
   /** Whether the request named `redirect_uri` (then the token request must repeat it, RFC 6749 §4.1.3). */
   readonly redirectUriSent: boolean;
-  /** `state`, exactly as sent; absent when none (or an empty one) was sent. */
+  /** `state`, exactly as sent; absent when none, an empty, a repeated or an over-long one was sent. */
   readonly state?: string;
 }
 
@@ -101,18 +108,16 @@ export async function resolveAuthorizationTarget(
     }
     redirectUri = sentRedirectUri;
   }
-  let state: string | undefined;
-  try {
-    state = params.get('state');
-  } catch {
-    // A repeated state cannot be echoed: answer without one (the error is raised in the next step).
-    state = undefined;
-  }
+  // RFC 6749 §4.1.2.1: every redirect carries `state` exactly as received, also when the next step
+  // refuses it (a control character): the client matches its own error. Not a repeated one (which
+  // value?) nor an over-long one (refused too: echoing it would defeat the bound); both are
+  // `invalid_request`, without `state`.
+  const state = params.asSent('state');
   return {
     client,
     redirectUri,
     redirectUriSent: sentRedirectUri !== undefined,
-    ...(state === undefined ? {} : { state }),
+    ...(state === undefined || state.length > MAX_STATE_LENGTH ? {} : { state }),
   };
 }
 
@@ -133,6 +138,8 @@ export function validateAuthorizationRequest(
     const value = params.get(name); // throws invalid_request when repeated
     if (value !== undefined) parameters[name] = value;
   }
+  if (parameters.state !== undefined && parameters.state.length > MAX_STATE_LENGTH)
+    throw invalidRequest(`The state is longer than ${MAX_STATE_LENGTH} characters.`);
   const responseType = parameters.response_type;
   if (responseType === undefined) throw invalidRequest('The response_type parameter is missing.');
   if (responseType !== 'code') {

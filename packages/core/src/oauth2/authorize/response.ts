@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { invalidRequest, ProtocolError, type ProtocolErrorCode, storeFullRefusal } from '../../errors.js';
 import type { Params } from '../../http/form.js';
+import { markRefusal } from '../../http/refusal.js';
 import type { Answer } from '../../http/reply.js';
 import { noStoreEmpty } from '../../http/responses.js';
 import { isSelfRegistered } from '../../storage/self-registered.js';
@@ -58,13 +59,19 @@ export function authorizationRedirect(
   });
 }
 
-/** The error redirect of RFC 6749 §4.1.2.1: `error`, `error_description`, `state`, `iss`. */
+/**
+ * The error redirect of RFC 6749 §4.1.2.1: `error`, `error_description`, `state`, `iss`; marked as
+ * the refusal it is, for telemetry (`refusal.ts`).
+ */
 export function authorizationErrorRedirect(
   ctx: Context,
   target: AuthorizationTarget,
   error: ProtocolError,
 ): Answer {
-  return authorizationRedirect(ctx, target, { error: error.code, error_description: error.description });
+  return markRefusal(
+    authorizationRedirect(ctx, target, { error: error.code, error_description: error.description }),
+    error.code,
+  );
 }
 
 /**

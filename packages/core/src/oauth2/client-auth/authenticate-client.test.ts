@@ -231,4 +231,19 @@ describe('a failed client authentication, explained to the operator', () => {
     expect(on.lines[0]).not.toContain('demo-secret');
     expect((await explained(false)).lines).toEqual([]);
   });
+
+  it('quotes a presented client_id of 60 KB cut to 256 characters in the debug log', async () => {
+    const lines: string[] = [];
+    const t = await testInstance({
+      debug: true,
+      logger: { warn() {}, error() {}, debug: (line: string) => lines.push(line) },
+    });
+    const response = await t.gatehouse.fetch(
+      post(REVOKE, { token: 'x', client_id: 'c'.repeat(60_000), client_secret: 'x' }),
+    );
+    await expectError(response, 401, 'invalid_client');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('…[cut from 60000 characters]" is not registered');
+    expect(lines[0]!.length).toBeLessThan(512);
+  });
 });

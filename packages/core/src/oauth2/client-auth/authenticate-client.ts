@@ -1,7 +1,9 @@
 import type { ClientAuthentication } from '../../context.js';
 import { invalidClient, invalidRequest } from '../../errors.js';
 import type { Params } from '../../http/form.js';
+import { recordedText } from '../../recorded-text.js';
 import { ClientRecordError } from '../../records/client-record.js';
+import { clientNamed } from '../../records/record-problems.js';
 import type { ClientRecord, TokenEndpointAuthMethod } from '../../storage/types.js';
 import type { ClientAuthMethod, PresentedClient } from './method.js';
 import { CREDENTIAL_BODY_PARAMETERS, clientAuthMethods, registeredAuthMethod } from './methods.js';
@@ -49,7 +51,8 @@ export async function authenticateClient(
     const reason = !found ? 'unknown_client' : !client ? 'method_not_registered' : 'invalid_credentials';
     ctx.emit({
       type: 'client.authentication_failed',
-      clientId: presented.clientId,
+      // As presented: any length the body limit lets through, so cut (see `recordedText`).
+      clientId: recordedText(presented.clientId),
       method: method.name,
       reason,
       ...(found && registered !== undefined ? { registeredMethod: registered } : {}),
@@ -57,7 +60,7 @@ export async function authenticateClient(
     throw invalidClient(
       ctx.realm,
       refused
-        ? `client ${JSON.stringify(presented.clientId)} has a record that was refused (the log line naming its field says why)`
+        ? `${clientNamed(presented.clientId)} has a record that was refused (the log line naming its field says why)`
         : failureReason(presented.clientId, method.name, reason, registered),
     );
   }
@@ -71,7 +74,7 @@ function failureReason(
   reason: 'unknown_client' | 'method_not_registered' | 'invalid_credentials',
   registered: string | undefined,
 ): string {
-  const who = `client ${JSON.stringify(clientId)}`;
+  const who = clientNamed(clientId);
   if (reason === 'unknown_client') return `${who} is not registered (authenticated with ${used})`;
   if (reason === 'method_not_registered')
     return registered === undefined

@@ -317,6 +317,25 @@ describe('pushed authorization requests (RFC 9126): at the authorization endpoin
     expect(await toLoginPage(page)).toBe(true);
   });
 
+  it('echoes the pushed state exactly on an error redirect of the authorization endpoint', async () => {
+    const t = await testInstance();
+    for (const state of ['a b  c ', 'état ✓ 日本語 🙂 & = + % #', 's'.repeat(2048)]) {
+      const uri = await requestUri(t, pushed({ state, prompt: 'none' }));
+      const response = await t.gatehouse.fetch(
+        new Request(authorizeWith({ client_id: 'demo-client', request_uri: uri })),
+      );
+      const query = callbackParams(response);
+      expect(query.get('error')).toBe('login_required'); // nobody is signed in
+      expect(query.get('state')).toBe(state);
+    }
+    // A state the authorization endpoint refuses is refused at the push, as JSON (no redirect yet).
+    for (const state of ['a\u0001b', 's'.repeat(2049)]) {
+      const refused = await push(t, pushed({ state }));
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: string }).error).toBe('invalid_request');
+    }
+  });
+
   it('refuses an over-large pushed request without storing it', async () => {
     const t = await testInstance();
     const response = await push(
