@@ -891,6 +891,20 @@ export interface TokenExchangeDecision {
   readonly userId?: string;
   /** For an ID-JAG: the client's id at the audience's authorization server (`client_id` claim). Default: the same id. */
   readonly audienceClientId?: string;
+  /**
+   * What a DPoP-bound subject token (`cnf.jkt`, RFC 9449 §6.1) needs:
+   *
+   * - `'require-proof'` (the default): the exchange request carries a DPoP proof of the subject
+   *   token's own key (`invalid_request` without one, `invalid_dpop_proof` with another key), and
+   *   the new token is bound to that key (`token_type: DPoP`, `cnf.jkt`). Whoever holds the
+   *   token but not its key gets nothing, as at a resource server.
+   * - `'issue-bearer'`: no proof is needed, and the new token is a Bearer token unless the request
+   *   sends a proof (then it is bound to the proof's key). Only for a policy that knows the client
+   *   exchanging holds the subject's key or need not: it lifts the sender constraint.
+   *
+   * Anything else counts as `'require-proof'`.
+   */
+  readonly dpopBoundSubject?: 'require-proof' | 'issue-bearer';
 }
 
 /**

@@ -10,6 +10,7 @@ import {
 } from '@gatehousejs/core';
 import { decodeJwt, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DpopTestKey, dpopKey, dpopProof } from '../../../test/dpop';
 import {
   authApiToken,
   basic,
@@ -111,7 +112,7 @@ async function setUp(policy: Policy = defaultPolicy, overrides: TestOptions = {}
   });
 }
 
-async function exchange(t: TestInstance, form: Record<string, string>, headers = AGENT) {
+async function exchange(t: TestInstance, form: Record<string, string>, headers: Record<string, string> = AGENT) {
   return t.gatehouse.fetch(post(TOKEN, { grant_type: EXCHANGE, ...form }, headers));
 }
 
@@ -480,5 +481,116 @@ describe('token exchange (RFC 8693)', () => {
       ).grant_types_supported as string[];
     expect(await metadata(off)).not.toContain(EXCHANGE);
     expect(await metadata(await setUp())).toContain(EXCHANGE);
+  });
+});
+
+describe('token exchange without a scope to grant', () => {
+  it('answers invalid_scope, never a token with an empty scope (RFC 6749 section 5.2)', async () => {
+    // The policy allows the MCP audience but no scope at all.
+    const t = await setUp(({ client }) => (client.id === 'agent' ? { audience: [MCP] } : null));
+    const { access_token: userToken } = await issueTokens(t, 'read');
+    await expectError(
+      await exchange(t, { subject_token: userToken, subject_token_type: ACCESS, resource: MCP }),
+      'invalid_scope',
+    );
+    // Allowed scopes the subject does not carry leave nothing either.
+    const u = await setUp(({ client }) =>
+      client.id === 'agent' ? { scope: 'write', audience: [MCP] } : null,
+    );
+    const { access_token: readOnly } = await issueTokens(u, 'read');
+    await expectError(
+      await exchange(u, { subject_token: readOnly, subject_token_type: ACCESS, resource: MCP }),
+      'invalid_scope',
+    );
+  });
+});
+
+describe('token exchange of a DPoP-bound subject token (RFC 9449)', () => {
+  const proofFor = (t: TestInstance, key: DpopTestKey) =>
+    dpopProof(key, 'POST', ISSUER + TOKEN, t.clock.now());
+
+  /** The agent's own client credentials token, bound to `key` (`cnf.jkt`) by a proof. */
+  async function boundToken(t: TestInstance, key: DpopTestKey): Promise<string> {
+    const response = await t.gatehouse.fetch(
+      post(
+        TOKEN,
+        { grant_type: 'client_credentials', scope: 'read' },
+        { ...AGENT, DPoP: await proofFor(t, key) },
+      ),
+    );
+    const body = (await response.json()) as { access_token: string; token_type: string };
+    expect(body.token_type).toBe('DPoP');
+    expect(decodeJwt(body.access_token).cnf).toEqual({ jkt: key.jkt });
+    return body.access_token;
+  }
+
+  const form = (subject: string) => ({ subject_token: subject, subject_token_type: ACCESS, resource: MCP });
+
+  it('refuses a bound subject token sent without a proof (invalid_request)', async () => {
+    const t = await setUp();
+    const key = await dpopKey();
+    const response = await exchange(t, form(await boundToken(t, key)));
+    const body = await response.json();
+    expect({ status: response.status, error: body.error }).toEqual({ status: 400, error: 'invalid_request' });
+    expect(body.error_description).toMatch(/DPoP-bound/);
+  });
+
+  it('refuses a proof made with another key (invalid_dpop_proof)', async () => {
+    const t = await setUp();
+    const key = await dpopKey();
+    const subject = await boundToken(t, key);
+    const other = await dpopKey();
+    await expectError(
+      await exchange(t, form(subject), { ...AGENT, DPoP: await proofFor(t, other) }),
+      'invalid_dpop_proof',
+    );
+  });
+
+  it('issues a token bound to the same key with a proof of the subject token’s key', async () => {
+    const t = await setUp();
+    const key = await dpopKey();
+    const response = await exchange(t, form(await boundToken(t, key)), {
+      ...AGENT,
+      DPoP: await proofFor(t, key),
+    });
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body).toMatchObject({ issued_token_type: ACCESS, token_type: 'DPoP', scope: 'read' });
+    expect(decodeJwt(body.access_token)).toMatchObject({ aud: MCP, cnf: { jkt: key.jkt } });
+  });
+
+  it('issues a bearer token where the policy says dpopBoundSubject: "issue-bearer"', async () => {
+    const t = await setUp((request) => {
+      const decision = defaultPolicy(request);
+      return decision && { ...decision, dpopBoundSubject: 'issue-bearer' };
+    });
+    const key = await dpopKey();
+    const subject = await boundToken(t, key);
+    const response = await exchange(t, form(subject));
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.token_type).toBe('Bearer');
+    expect(decodeJwt(body.access_token).cnf).toBeUndefined();
+  });
+
+  it('holds a trusted issuer’s bound JWT to the same rule, and refuses a confirmation it cannot check', async () => {
+    const t = await setUp();
+    const key = await dpopKey();
+    const bound = await foreignJwt(t, { cnf: { jkt: key.jkt } });
+    const foreignForm = { subject_token: bound, subject_token_type: JWT, resource: REPORTS };
+    await expectError(await exchange(t, foreignForm, GATEWAY), 'invalid_request');
+    const response = await exchange(t, foreignForm, { ...GATEWAY, DPoP: await proofFor(t, key) });
+    expect(response.status).toBe(200);
+    expect(decodeJwt((await response.json()).access_token).cnf).toEqual({ jkt: key.jkt });
+    // mTLS-bound (RFC 8705 §3.1): no DPoP proof can stand for it.
+    const mtls = await foreignJwt(t, { cnf: { 'x5t#S256': 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2' } });
+    await expectError(
+      await exchange(
+        t,
+        { subject_token: mtls, subject_token_type: JWT },
+        { ...GATEWAY, DPoP: await proofFor(t, key) },
+      ),
+      'invalid_request',
+    );
   });
 });

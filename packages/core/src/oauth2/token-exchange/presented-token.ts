@@ -84,6 +84,8 @@ export async function verifyPresentedToken(
   });
   const act = parseAct(claims?.act);
   if (!claims || typeof claims.sub !== 'string' || act === null) throw invalid();
+  const jkt = confirmationKey(claims.cnf);
+  if (jkt === null) throw invalid();
   const scope = typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : [];
   const clientId = typeof claims.client_id === 'string' ? claims.client_id : undefined;
   return {
@@ -96,6 +98,7 @@ export async function verifyPresentedToken(
     scope,
     audience: audienceList(claims.aud),
     ...(act === undefined ? {} : { act }),
+    ...(jkt === undefined ? {} : { jkt }),
     exp: claims.exp!,
     claims,
   };
@@ -123,6 +126,7 @@ async function localAccessToken(
     scope: claims.scope === '' ? [] : claims.scope.split(' '),
     audience: claims.audience,
     ...(claims.act === undefined ? {} : { act: claims.act }),
+    ...(claims.jkt === undefined ? {} : { jkt: claims.jkt }),
     exp: claims.exp,
     claims: decodeJwt(token),
   };
@@ -159,6 +163,18 @@ async function localIdToken(
     exp: claims.exp,
     claims,
   };
+}
+
+/**
+ * The DPoP key a trusted issuer's token is bound to: `cnf.jkt` (RFC 9449 §6.1); `undefined`
+ * without `cnf`; `null` for a `cnf` this server cannot check (another confirmation method, such as
+ * mTLS's `x5t#S256`, RFC 8705 §3.1): such a token is sender-constrained, and exchanging it for one
+ * that is not would drop the constraint, so it is refused (fail closed).
+ */
+function confirmationKey(cnf: unknown): string | undefined | null {
+  if (cnf === undefined) return undefined;
+  const jkt = typeof cnf === 'object' && cnf !== null ? (cnf as { jkt?: unknown }).jkt : undefined;
+  return typeof jkt === 'string' && jkt !== '' ? jkt : null;
 }
 
 /** The `aud` claim as a list (absent: empty). */
