@@ -928,6 +928,17 @@ export interface TrustedIssuerOptions {
   /** Accept its JWTs as the `assertion` of the JWT bearer grant (RFC 7523 §2.1), ID-JAGs included. Default `false`. */
   readonly jwtBearer?: boolean;
   /**
+   * The JWT `typ` header values (RFC 7515 §4.1.9, compared without case and without an
+   * `application/` prefix) its tokens may carry to be exchanged as a `subject_token` or
+   * `actor_token` (RFC 8693). A token without `typ` is always accepted. Default `['JWT',
+   * 'at+jwt']`: untyped JWTs, ID tokens and RFC 9068 access tokens. Any other explicit `typ` is a
+   * JWT made for something else (RFC 8725 §3.11) and refused: an ID-JAG (`oauth-id-jag+jwt`) is
+   * redeemed once with the JWT bearer grant, never exchanged again and again; a logout token
+   * (`logout+jwt`), a security event (`secevent+jwt`) or a DPoP proof (`dpop+jwt`) speaks for no
+   * subject. Those four cannot be listed here.
+   */
+  readonly exchangeTyps?: readonly string[];
+  /**
    * The local user id of one of its subjects (its `sub` and the verified claims), or `null` when
    * there is none: the JWT bearer grant then fails with `invalid_grant`. Default: its `sub`, taken
    * as a local user id. The user must exist.

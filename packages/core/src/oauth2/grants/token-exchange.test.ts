@@ -112,7 +112,11 @@ async function setUp(policy: Policy = defaultPolicy, overrides: TestOptions = {}
   });
 }
 
-async function exchange(t: TestInstance, form: Record<string, string>, headers: Record<string, string> = AGENT) {
+async function exchange(
+  t: TestInstance,
+  form: Record<string, string>,
+  headers: Record<string, string> = AGENT,
+) {
   return t.gatehouse.fetch(post(TOKEN, { grant_type: EXCHANGE, ...form }, headers));
 }
 
@@ -144,10 +148,10 @@ async function signedIdToken(t: TestInstance, clientId: string): Promise<string>
 }
 
 /** A JWT of the foreign issuer, valid now on the instance's clock. */
-function foreignJwt(t: TestInstance, claims: Record<string, unknown> = {}, aud = ISSUER) {
+function foreignJwt(t: TestInstance, claims: Record<string, unknown> = {}, aud = ISSUER, typ = 'JWT') {
   const now = Math.floor(t.clock.now() / 1000);
   return new SignJWT({ scope: 'read', ...claims })
-    .setProtectedHeader({ alg: 'ES256', kid: 'partner-1', typ: 'JWT' })
+    .setProtectedHeader({ alg: 'ES256', kid: 'partner-1', typ })
     .setIssuer(FOREIGN)
     .setSubject('partner-user-7')
     .setAudience(aud)
@@ -592,5 +596,46 @@ describe('token exchange of a DPoP-bound subject token (RFC 9449)', () => {
       ),
       'invalid_request',
     );
+  });
+});
+
+describe('the typ of a trusted issuer’s exchanged JWT (RFC 8725 section 3.11)', () => {
+  const exchangeTyped = async (t: TestInstance, typ: string) =>
+    exchange(t, { subject_token: await foreignJwt(t, {}, ISSUER, typ), subject_token_type: JWT }, GATEWAY);
+
+  it('refuses an ID-JAG as a subject, however often it is presented, and other JWTs made for another use', async () => {
+    const t = await setUp();
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const response = await exchangeTyped(t, 'oauth-id-jag+jwt');
+      const body = await response.json();
+      expect({ status: response.status, error: body.error }).toEqual({
+        status: 400,
+        error: 'invalid_request',
+      });
+      expect(body.error_description).toMatch(/type \(typ\) made for another use/);
+    }
+    for (const typ of ['logout+jwt', 'application/secevent+jwt', 'dpop+jwt', 'example+jwt'])
+      await expectError(await exchangeTyped(t, typ), 'invalid_request');
+  });
+
+  it('accepts untyped JWTs, JWT and RFC 9068 access tokens, and the types the issuer lists in exchangeTyps', async () => {
+    const t = await setUp();
+    for (const typ of ['JWT', 'at+jwt', 'application/AT+JWT'])
+      expect((await exchangeTyped(t, typ)).status).toBe(200);
+    const untyped = await new SignJWT({ scope: 'read' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'partner-1' })
+      .setIssuer(FOREIGN)
+      .setSubject('partner-user-7')
+      .setAudience(ISSUER)
+      .setExpirationTime(Math.floor(t.clock.now() / 1000) + 60)
+      .sign(foreignKey);
+    expect((await exchange(t, { subject_token: untyped, subject_token_type: JWT }, GATEWAY)).status).toBe(
+      200,
+    );
+    const listed = await setUp(defaultPolicy, {
+      trustedIssuers: [{ issuer: FOREIGN, jwksUri, exchangeTyps: ['JWT', 'example+jwt'] }],
+    });
+    expect((await exchangeTyped(listed, 'example+jwt')).status).toBe(200);
+    await expectError(await exchangeTyped(listed, 'at+jwt'), 'invalid_request');
   });
 });
