@@ -154,9 +154,13 @@ export interface GatehouseOptions {
    * as Gatehouse can (see `docs/fapi2.md`): pushed authorization requests required, PKCE S256 for
    * every client, DPoP-bound tokens only, confidential clients with `private_key_jwt` only (public
    * clients, DPoP-bound, remain possible), authorization codes of at most 60 seconds. mTLS is not
-   * offered. Default: none.
+   * offered. `'fapi2-strict'`: the same, with confidential clients only (FAPI 2.0 Security Profile
+   * §5.3.2.1 item 1): a public client of the host's `memoryClientStore` is a `ConfigurationError`,
+   * any other public client (another store, a client ID metadata document) is refused with 401
+   * `invalid_client`, and `dynamicRegistration` needs an `initialAccessToken` and registers
+   * `private_key_jwt` clients only. Default: none.
    */
-  readonly securityProfile?: 'fapi2';
+  readonly securityProfile?: 'fapi2' | 'fapi2-strict';
 
   /**
    * RFC 9126 pushed authorization requests at `{base}/oauth2/v1/par` (always served; see
