@@ -141,6 +141,12 @@ export interface Context {
   readonly dpop: DpopSettings;
   /** The security profile the instance follows (`securityProfile`). */
   readonly securityProfile: 'fapi2' | undefined;
+  /**
+   * Only confidential clients (`securityProfile: 'fapi2-strict'`, FAPI 2.0 Security Profile
+   * §5.3.2.1): public clients are refused wherever a client authenticates, and registration makes
+   * none.
+   */
+  readonly confidentialClientsOnly: boolean;
 }
 
 /*

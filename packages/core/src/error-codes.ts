@@ -44,6 +44,11 @@ export const ERROR_CODES = {
     meaning:
       'A stored signing key (`keyRotation`) cannot be decrypted with the configured key-encryption keys (another KEK sealed it, or it was altered): the instance does not start.',
   },
+  ERR_CONFIG_UNTRUSTED_KEY_RECORD: {
+    thrownAs: 'ConfigurationError',
+    meaning:
+      'The stored signing keys (`keyRotation`) are refused: their MAC does not verify under the configured key-encryption keys (altered), or the record is older than one the process has seen (rolled back). At start the instance does not start; later the keys known so far stay in use.',
+  },
   // Calls of the public API with arguments that cannot work.
   ERR_INVALID_ARGUMENT: {
     thrownAs: 'UsageError',

@@ -110,6 +110,17 @@ export type GatehouseEvent =
       readonly signsFrom?: string;
     }
   /**
+   * The stored signing keys (`keyRotation`) read from storage were refused, and the keys known so
+   * far stay in use: `tampered` (the record's MAC does not verify: a key, a revocation or a
+   * `signsFrom` altered), `rolled_back` (a record older than one this process has seen, or one
+   * whose MAC was stripped, was put back). `generation` is the refused record's.
+   */
+  | {
+      readonly type: 'signing_keys.refused';
+      readonly reason: 'tampered' | 'rolled_back';
+      readonly generation?: string;
+    }
+  /**
    * A client failed to authenticate at the token, revocation, introspection or another endpoint
    * that authenticates clients. `clientId` is as presented (the client may not exist).
    */

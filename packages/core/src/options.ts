@@ -154,9 +154,13 @@ export interface GatehouseOptions {
    * as Gatehouse can (see `docs/fapi2.md`): pushed authorization requests required, PKCE S256 for
    * every client, DPoP-bound tokens only, confidential clients with `private_key_jwt` only (public
    * clients, DPoP-bound, remain possible), authorization codes of at most 60 seconds. mTLS is not
-   * offered. Default: none.
+   * offered. `'fapi2-strict'`: the same, with confidential clients only (FAPI 2.0 Security Profile
+   * §5.3.2.1 item 1): a public client of the host's `memoryClientStore` is a `ConfigurationError`,
+   * any other public client (another store, a client ID metadata document) is refused with 401
+   * `invalid_client`, and `dynamicRegistration` needs an `initialAccessToken` and registers
+   * `private_key_jwt` clients only. Default: none.
    */
-  readonly securityProfile?: 'fapi2';
+  readonly securityProfile?: 'fapi2' | 'fapi2-strict';
 
   /**
    * RFC 9126 pushed authorization requests at `{base}/oauth2/v1/par` (always served; see
@@ -892,6 +896,20 @@ export interface TokenExchangeDecision {
   readonly userId?: string;
   /** For an ID-JAG: the client's id at the audience's authorization server (`client_id` claim). Default: the same id. */
   readonly audienceClientId?: string;
+  /**
+   * What a DPoP-bound subject token (`cnf.jkt`, RFC 9449 §6.1) needs:
+   *
+   * - `'require-proof'` (the default): the exchange request carries a DPoP proof of the subject
+   *   token's own key (`invalid_request` without one, `invalid_dpop_proof` with another key), and
+   *   the new token is bound to that key (`token_type: DPoP`, `cnf.jkt`). Whoever holds the
+   *   token but not its key gets nothing, as at a resource server.
+   * - `'issue-bearer'`: no proof is needed, and the new token is a Bearer token unless the request
+   *   sends a proof (then it is bound to the proof's key). Only for a policy that knows the client
+   *   exchanging holds the subject's key or need not: it lifts the sender constraint.
+   *
+   * Anything else counts as `'require-proof'`.
+   */
+  readonly dpopBoundSubject?: 'require-proof' | 'issue-bearer';
 }
 
 /**
@@ -914,6 +932,17 @@ export interface TrustedIssuerOptions {
   readonly audience?: string;
   /** Accept its JWTs as the `assertion` of the JWT bearer grant (RFC 7523 §2.1), ID-JAGs included. Default `false`. */
   readonly jwtBearer?: boolean;
+  /**
+   * The JWT `typ` header values (RFC 7515 §4.1.9, compared without case and without an
+   * `application/` prefix) its tokens may carry to be exchanged as a `subject_token` or
+   * `actor_token` (RFC 8693). A token without `typ` is always accepted. Default `['JWT',
+   * 'at+jwt']`: untyped JWTs, ID tokens and RFC 9068 access tokens. Any other explicit `typ` is a
+   * JWT made for something else (RFC 8725 §3.11) and refused: an ID-JAG (`oauth-id-jag+jwt`) is
+   * redeemed once with the JWT bearer grant, never exchanged again and again; a logout token
+   * (`logout+jwt`), a security event (`secevent+jwt`) or a DPoP proof (`dpop+jwt`) speaks for no
+   * subject. Those four cannot be listed here.
+   */
+  readonly exchangeTyps?: readonly string[];
   /**
    * The local user id of one of its subjects (its `sub` and the verified claims), or `null` when
    * there is none: the JWT bearer grant then fails with `invalid_grant`. Default: its `sub`, taken

@@ -11,7 +11,7 @@ import { resolveInteractions } from './interaction/settings.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
 import { clientDirectory } from './oauth2/client-directory.js';
 import { deviceAuthorizationSettings } from './oauth2/device/settings.js';
-import { fapi2Profile } from './oauth2/fapi/profile.js';
+import { confidentialClientsOnly, fapi2Profile } from './oauth2/fapi/profile.js';
 import { pushedRequestSettings } from './oauth2/par/settings.js';
 import { looksLikeClientIdUrl } from './oauth2/registration/client-id-url.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
@@ -202,6 +202,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
       });
   }
   const fapi2 = fapi2Profile(options);
+  const onlyConfidential = confidentialClientsOnly(options);
   const accessTokenTtl = lifetime('accessTokenTtl', options.accessTokenTtl, 3600, 86_400);
   const authApiEnabled = options.authApi?.enabled ?? !fapi2;
   const authApiTokenTtl = lifetime('authApi.tokenTtl', options.authApi?.tokenTtl, 86_400, 30 * 86_400);
@@ -386,6 +387,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     pushedRequests: pushedRequestSettings(options.pushedAuthorizationRequests, fapi2),
     dpop: dpopSettings(options.dpop, options.randomBytes ?? webRandomBytes, fapi2),
     securityProfile: fapi2 ? 'fapi2' : undefined,
+    confidentialClientsOnly: onlyConfidential,
   };
 }
 

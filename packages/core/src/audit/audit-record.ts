@@ -78,6 +78,7 @@ function outcomeOf(event: GatehouseEvent): { outcome: 'success' | 'failure'; rea
     case 'refresh_token.reused':
       return { outcome: 'failure', reason: 'refresh_token_reused' };
     case 'client.authentication_failed':
+    case 'signing_keys.refused':
       return { outcome: 'failure', reason: event.reason };
     case 'consent.denied':
       return { outcome: 'failure', reason: 'access_denied' };

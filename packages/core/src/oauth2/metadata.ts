@@ -41,13 +41,18 @@ export function authorizationServerMetadata(
         | 'pushedRequests'
         | 'dpop'
         | 'securityProfile'
+        | 'confidentialClientsOnly'
       >
     >,
 ): Record<string, unknown> {
   const at = (path: string) => ctx.issuer + path;
-  // FAPI 2.0 (securityProfile): private_key_jwt, and public clients held to DPoP.
+  // FAPI 2.0 (securityProfile): private_key_jwt, and public clients held to DPoP unless only
+  // confidential clients are served ('fapi2-strict').
   const clientAuth = supportedAuthMethods().filter(
-    (method) => ctx.securityProfile !== 'fapi2' || method === 'private_key_jwt' || method === 'none',
+    (method) =>
+      ctx.securityProfile !== 'fapi2' ||
+      method === 'private_key_jwt' ||
+      (method === 'none' && ctx.confidentialClientsOnly !== true),
   );
   return {
     issuer: ctx.issuer,

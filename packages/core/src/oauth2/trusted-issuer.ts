@@ -15,6 +15,11 @@ export interface TrustedIssuer {
   /** The `aud` its exchanged tokens must name. */
   readonly audience: string;
   readonly jwtBearer: boolean;
+  /**
+   * The `typ` header values (normalized: lower case, no `application/`) its JWTs may carry as a
+   * `subject_token` or `actor_token`; a JWT without `typ` is accepted too.
+   */
+  readonly exchangeTyps: ReadonlySet<string>;
   /** Maps one of its subjects to a local user id (default: its `sub`). */
   readonly userId: (
     claims: Readonly<Record<string, unknown>>,

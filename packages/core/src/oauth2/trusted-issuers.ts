@@ -8,6 +8,29 @@ import type { TrustedIssuer } from './trusted-issuer.js';
 
 export type { TrustedIssuer } from './trusted-issuer.js';
 
+/** The `typ` values a trusted issuer's exchanged JWTs may carry by default: untyped, ID tokens, RFC 9068 access tokens. */
+const DEFAULT_EXCHANGE_TYPS = ['jwt', 'at+jwt'];
+
+/**
+ * Explicit types of JWTs that speak for no subject to exchange (RFC 8725 §3.11: a JWT of one kind
+ * must not pass for another): an ID-JAG is a one-time grant (its `jti` is spent by the JWT bearer
+ * grant, draft-ietf-oauth-identity-assertion-authz-grant §5.1), a logout token (OpenID Connect
+ * Back-Channel Logout §2.4), a security event token (RFC 8417 §2.3) and a DPoP proof (RFC 9449
+ * §4.2) are messages. `exchangeTyps` cannot list them.
+ */
+const NON_SUBJECT_TYPS: ReadonlySet<string> = new Set([
+  'oauth-id-jag+jwt',
+  'logout+jwt',
+  'secevent+jwt',
+  'dpop+jwt',
+]);
+
+/** A `typ` as compared (RFC 7515 §4.1.9: case-insensitive, `application/` may be left out). */
+export function normalizedTyp(typ: string): string {
+  const lower = typ.toLowerCase();
+  return lower.startsWith('application/') ? lower.slice('application/'.length) : lower;
+}
+
 /** Most trusted issuers per instance: each is looked up by `iss`, but the list is configuration. */
 const MAX_TRUSTED_ISSUERS = 100;
 
@@ -62,12 +85,28 @@ export function resolveTrustedIssuers(
     }
     if (entry.userId !== undefined && typeof entry.userId !== 'function')
       throw new ConfigurationError(`${at}.userId: expected a function.`, { option: `${at}.userId` });
+    const exchangeTyps = entry.exchangeTyps ?? DEFAULT_EXCHANGE_TYPS;
+    if (
+      !Array.isArray(exchangeTyps) ||
+      exchangeTyps.length > 16 ||
+      !exchangeTyps.every((typ) => typeof typ === 'string' && typ !== '' && typ.length <= 100)
+    )
+      throw new ConfigurationError(`${at}.exchangeTyps: expected at most 16 JWT typ values (strings).`, {
+        option: `${at}.exchangeTyps`,
+      });
+    const refused = exchangeTyps.find((typ) => NON_SUBJECT_TYPS.has(normalizedTyp(typ)));
+    if (refused !== undefined)
+      throw new ConfigurationError(
+        `${at}.exchangeTyps: "${refused}" is the typ of a JWT that is no subject's token (RFC 8725 section 3.11); it cannot be exchanged.`,
+        { option: `${at}.exchangeTyps` },
+      );
     resolved.set(entry.issuer, {
       issuer: entry.issuer,
       keys,
       jwksUri: entry.jwksUri,
       audience: entry.audience ?? ownIssuer,
       jwtBearer: entry.jwtBearer ?? false,
+      exchangeTyps: new Set(exchangeTyps.map(normalizedTyp)),
       userId: entry.userId ?? ((claims) => (typeof claims.sub === 'string' ? claims.sub : null)),
     });
   });

@@ -1,4 +1,9 @@
-import { ConfigurationError, memoryClientStore } from '@gatehousejs/core';
+import {
+  type ClientRecord,
+  type ClientStore,
+  ConfigurationError,
+  memoryClientStore,
+} from '@gatehousejs/core';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../../test/browser-flow';
@@ -11,6 +16,7 @@ import {
   post,
   REDIRECT_URI,
   type TestInstance,
+  type TestOptions,
   testClients,
   testInstance,
 } from '../../../test/fixtures';
@@ -25,13 +31,13 @@ const REQUEST = {
   code_challenge_method: 'S256',
 };
 
-async function fapiInstance() {
+async function fapiInstance(options: TestOptions = FAPI, others?: ClientRecord[]) {
   const { privateKey, publicKey } = await generateKeyPair('ES256');
   const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' };
   const t = await testInstance({
-    ...FAPI,
+    ...options,
     clients: memoryClientStore([
-      ...(await testClients()),
+      ...(others ?? (await testClients())),
       {
         id: 'fapi-client',
         type: 'confidential',
@@ -55,7 +61,7 @@ async function fapiInstance() {
     client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
     client_assertion: await assertion(audience),
   });
-  return { ...t, clientAuth };
+  return { ...t, clientAuth, jwk };
 }
 
 async function codeVia(t: TestInstance, requestUri: string, clientId: string) {
@@ -189,5 +195,83 @@ describe('the FAPI 2.0 security profile switch (securityProfile: "fapi2")', () =
     ).json()) as { refresh_token?: string; token_type: string };
     expect(refreshed.token_type).toBe('DPoP');
     expect(refreshed.refresh_token).toBeUndefined();
+  });
+});
+
+describe('the strict FAPI 2.0 profile (securityProfile: "fapi2-strict"): confidential clients only', () => {
+  const STRICT = { securityProfile: 'fapi2-strict' } as const;
+  const confidentialOnly = async () =>
+    (await testClients()).filter((client) => client.type === 'confidential');
+
+  it('refuses a public client of the host at construction, naming it', async () => {
+    const clients = await testClients();
+    const index = clients.findIndex((client) => client.id === 'demo-spa');
+    const made = testInstance({ ...STRICT, clients: memoryClientStore(clients) });
+    await expect(made).rejects.toThrow(ConfigurationError);
+    await expect(made).rejects.toThrow(`clients[${index}]: the client "demo-spa" is public`);
+  });
+
+  it('refuses anonymous registration at construction', async () => {
+    await expect(
+      testInstance({
+        ...STRICT,
+        clients: memoryClientStore(await confidentialOnly()),
+        dynamicRegistration: {},
+      }),
+    ).rejects.toThrow(
+      /^dynamicRegistration\.initialAccessToken: the securityProfile "fapi2-strict" allows no anonymous registration/,
+    );
+  });
+
+  it('lists only private_key_jwt, and refuses a public client of another store with 401 invalid_client', async () => {
+    const t = await fapiInstance(STRICT, await confidentialOnly());
+    const metadata = await (
+      await t.gatehouse.fetch(new Request(`${ISSUER}/.well-known/oauth-authorization-server`))
+    ).json();
+    expect(metadata.token_endpoint_auth_methods_supported).toEqual(['private_key_jwt']);
+    expect(
+      (await t.gatehouse.fetch(post('/oauth2/v1/par', { ...REQUEST, ...(await t.clientAuth()) }))).status,
+    ).toBe(201);
+    // A store that cannot be listed at construction (a database's): its public client is refused when it comes.
+    const spa = (await testClients()).find((client) => client.id === 'demo-spa')!;
+    const database: ClientStore = { findClient: async (id) => (id === 'demo-spa' ? spa : null) };
+    const u = await testInstance({ ...STRICT, clients: database });
+    const response = await u.gatehouse.fetch(post('/oauth2/v1/par', { ...REQUEST, client_id: 'demo-spa' }));
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as { error: string }).error).toBe('invalid_client');
+  });
+
+  it('registers private_key_jwt clients only, with the initial access token (invalid_client_metadata otherwise)', async () => {
+    const token = 'initial-access-token-0123456789';
+    const t = await fapiInstance(
+      { ...STRICT, dynamicRegistration: { initialAccessToken: token } },
+      await confidentialOnly(),
+    );
+    const register = (metadata: Record<string, unknown>) =>
+      t.gatehouse.fetch(
+        new Request(`${ISSUER}/oauth2/v1/register`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+          body: JSON.stringify({ redirect_uris: [REDIRECT_URI], ...metadata }),
+        }),
+      );
+    for (const method of [undefined, 'none', 'client_secret_basic']) {
+      const response = await register(method === undefined ? {} : { token_endpoint_auth_method: method });
+      expect({
+        method,
+        status: response.status,
+        error: ((await response.json()) as { error: string }).error,
+      }).toEqual({
+        method,
+        status: 400,
+        error: 'invalid_client_metadata',
+      });
+    }
+    const registered = await register({
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: { keys: [t.jwk] },
+    });
+    expect(registered.status).toBe(201);
+    expect(await registered.json()).toMatchObject({ token_endpoint_auth_method: 'private_key_jwt' });
   });
 });

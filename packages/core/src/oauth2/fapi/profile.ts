@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { ConfigurationError, invalidClient } from '../../errors.js';
 import type { GatehouseOptions } from '../../options.js';
+import { hostClientRecords } from '../../storage/memory/clients.js';
 import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';
 
 /**
@@ -10,19 +11,49 @@ import type { AuthenticatedClient } from '../client-auth/authenticate-client.js'
  * at most 60 s); the client authentication rule is here.
  */
 
-/** Whether the options ask for the FAPI 2.0 profile; throws for an unknown profile or a conflict. */
+/**
+ * Whether the options ask for the FAPI 2.0 profile (`'fapi2'` or `'fapi2-strict'`); throws for an
+ * unknown profile or a conflict.
+ */
 export function fapi2Profile(options: GatehouseOptions): boolean {
   const profile = options.securityProfile;
   if (profile === undefined) return false;
-  if (profile !== 'fapi2')
-    throw new ConfigurationError(`securityProfile: expected "fapi2", got ${JSON.stringify(profile)}.`, {
-      code: 'ERR_CONFIG_INVALID_OPTION',
-      option: 'securityProfile',
-    });
+  if (profile !== 'fapi2' && profile !== 'fapi2-strict')
+    throw new ConfigurationError(
+      `securityProfile: expected "fapi2" or "fapi2-strict", got ${JSON.stringify(profile)}.`,
+      { code: 'ERR_CONFIG_INVALID_OPTION', option: 'securityProfile' },
+    );
   if (options.requirePkce === 'public')
     throw new ConfigurationError(
-      'requirePkce: the securityProfile "fapi2" requires PKCE of every client ("all").',
+      `requirePkce: the securityProfile "${profile}" requires PKCE of every client ("all").`,
       { code: 'ERR_CONFIG_CONFLICTING_OPTIONS', option: 'requirePkce' },
+    );
+  return true;
+}
+
+/**
+ * Whether only confidential clients are served (`securityProfile: 'fapi2-strict'`, FAPI 2.0
+ * Security Profile §5.3.2.1 item 1: "shall only support confidential clients"). Checks at
+ * construction what can be checked then: the host's `memoryClientStore` holds no public client
+ * (a `ConfigurationError` naming it), and `dynamicRegistration` is not anonymous (RFC 7591 §3
+ * open registration would let anyone create clients; an `initialAccessToken` is required).
+ */
+export function confidentialClientsOnly(options: GatehouseOptions): boolean {
+  if (options.securityProfile !== 'fapi2-strict') return false;
+  const records = options.clients === undefined ? undefined : hostClientRecords(options.clients);
+  const index = records?.findIndex((client) => client.type !== 'confidential') ?? -1;
+  if (index >= 0)
+    throw new ConfigurationError(
+      `clients[${index}]: the client "${records![index]!.id}" is public; the securityProfile "fapi2-strict" serves confidential clients only (FAPI 2.0 Security Profile section 5.3.2.1).`,
+      { code: 'ERR_CONFIG_CONFLICTING_OPTIONS', option: `clients[${index}].type` },
+    );
+  if (
+    options.dynamicRegistration !== undefined &&
+    options.dynamicRegistration.initialAccessToken === undefined
+  )
+    throw new ConfigurationError(
+      'dynamicRegistration.initialAccessToken: the securityProfile "fapi2-strict" allows no anonymous registration; give an initial access token (RFC 7591 section 3).',
+      { code: 'ERR_CONFIG_CONFLICTING_OPTIONS', option: 'dynamicRegistration.initialAccessToken' },
     );
   return true;
 }
@@ -30,13 +61,20 @@ export function fapi2Profile(options: GatehouseOptions): boolean {
 /**
  * FAPI 2.0 Security Profile §5.3.2.1: confidential clients authenticate with `private_key_jwt`
  * (mTLS is not offered), never with a shared secret; public clients (method `none`) remain, held
- * to DPoP-bound tokens. Another method is 401 `invalid_client`.
+ * to DPoP-bound tokens, except under `'fapi2-strict'` (confidential clients only), where a public
+ * client is refused whatever store or document it comes from. Another method is 401
+ * `invalid_client`.
  */
 export function checkProfileClientAuth(
-  ctx: Pick<Context, 'securityProfile' | 'realm'>,
+  ctx: Pick<Context, 'securityProfile' | 'confidentialClientsOnly' | 'realm'>,
   authenticated: AuthenticatedClient,
 ): void {
   if (ctx.securityProfile !== 'fapi2') return;
+  if (
+    ctx.confidentialClientsOnly &&
+    (authenticated.client.type !== 'confidential' || authenticated.method === 'none')
+  )
+    throw invalidClient(ctx.realm);
   if (authenticated.method !== 'private_key_jwt' && authenticated.method !== 'none')
     throw invalidClient(ctx.realm);
 }

@@ -10,6 +10,7 @@ import {
 } from '@gatehousejs/core';
 import { decodeJwt, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DpopTestKey, dpopKey, dpopProof } from '../../../test/dpop';
 import {
   authApiToken,
   basic,
@@ -111,7 +112,11 @@ async function setUp(policy: Policy = defaultPolicy, overrides: TestOptions = {}
   });
 }
 
-async function exchange(t: TestInstance, form: Record<string, string>, headers = AGENT) {
+async function exchange(
+  t: TestInstance,
+  form: Record<string, string>,
+  headers: Record<string, string> = AGENT,
+) {
   return t.gatehouse.fetch(post(TOKEN, { grant_type: EXCHANGE, ...form }, headers));
 }
 
@@ -143,10 +148,10 @@ async function signedIdToken(t: TestInstance, clientId: string): Promise<string>
 }
 
 /** A JWT of the foreign issuer, valid now on the instance's clock. */
-function foreignJwt(t: TestInstance, claims: Record<string, unknown> = {}, aud = ISSUER) {
+function foreignJwt(t: TestInstance, claims: Record<string, unknown> = {}, aud = ISSUER, typ = 'JWT') {
   const now = Math.floor(t.clock.now() / 1000);
   return new SignJWT({ scope: 'read', ...claims })
-    .setProtectedHeader({ alg: 'ES256', kid: 'partner-1', typ: 'JWT' })
+    .setProtectedHeader({ alg: 'ES256', kid: 'partner-1', typ })
     .setIssuer(FOREIGN)
     .setSubject('partner-user-7')
     .setAudience(aud)
@@ -480,5 +485,157 @@ describe('token exchange (RFC 8693)', () => {
       ).grant_types_supported as string[];
     expect(await metadata(off)).not.toContain(EXCHANGE);
     expect(await metadata(await setUp())).toContain(EXCHANGE);
+  });
+});
+
+describe('token exchange without a scope to grant', () => {
+  it('answers invalid_scope, never a token with an empty scope (RFC 6749 section 5.2)', async () => {
+    // The policy allows the MCP audience but no scope at all.
+    const t = await setUp(({ client }) => (client.id === 'agent' ? { audience: [MCP] } : null));
+    const { access_token: userToken } = await issueTokens(t, 'read');
+    await expectError(
+      await exchange(t, { subject_token: userToken, subject_token_type: ACCESS, resource: MCP }),
+      'invalid_scope',
+    );
+    // Allowed scopes the subject does not carry leave nothing either.
+    const u = await setUp(({ client }) =>
+      client.id === 'agent' ? { scope: 'write', audience: [MCP] } : null,
+    );
+    const { access_token: readOnly } = await issueTokens(u, 'read');
+    await expectError(
+      await exchange(u, { subject_token: readOnly, subject_token_type: ACCESS, resource: MCP }),
+      'invalid_scope',
+    );
+  });
+});
+
+describe('token exchange of a DPoP-bound subject token (RFC 9449)', () => {
+  const proofFor = (t: TestInstance, key: DpopTestKey) =>
+    dpopProof(key, 'POST', ISSUER + TOKEN, t.clock.now());
+
+  /** The agent's own client credentials token, bound to `key` (`cnf.jkt`) by a proof. */
+  async function boundToken(t: TestInstance, key: DpopTestKey): Promise<string> {
+    const response = await t.gatehouse.fetch(
+      post(
+        TOKEN,
+        { grant_type: 'client_credentials', scope: 'read' },
+        { ...AGENT, DPoP: await proofFor(t, key) },
+      ),
+    );
+    const body = (await response.json()) as { access_token: string; token_type: string };
+    expect(body.token_type).toBe('DPoP');
+    expect(decodeJwt(body.access_token).cnf).toEqual({ jkt: key.jkt });
+    return body.access_token;
+  }
+
+  const form = (subject: string) => ({ subject_token: subject, subject_token_type: ACCESS, resource: MCP });
+
+  it('refuses a bound subject token sent without a proof (invalid_request)', async () => {
+    const t = await setUp();
+    const key = await dpopKey();
+    const response = await exchange(t, form(await boundToken(t, key)));
+    const body = await response.json();
+    expect({ status: response.status, error: body.error }).toEqual({ status: 400, error: 'invalid_request' });
+    expect(body.error_description).toMatch(/DPoP-bound/);
+  });
+
+  it('refuses a proof made with another key (invalid_dpop_proof)', async () => {
+    const t = await setUp();
+    const key = await dpopKey();
+    const subject = await boundToken(t, key);
+    const other = await dpopKey();
+    await expectError(
+      await exchange(t, form(subject), { ...AGENT, DPoP: await proofFor(t, other) }),
+      'invalid_dpop_proof',
+    );
+  });
+
+  it('issues a token bound to the same key with a proof of the subject token’s key', async () => {
+    const t = await setUp();
+    const key = await dpopKey();
+    const response = await exchange(t, form(await boundToken(t, key)), {
+      ...AGENT,
+      DPoP: await proofFor(t, key),
+    });
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body).toMatchObject({ issued_token_type: ACCESS, token_type: 'DPoP', scope: 'read' });
+    expect(decodeJwt(body.access_token)).toMatchObject({ aud: MCP, cnf: { jkt: key.jkt } });
+  });
+
+  it('issues a bearer token where the policy says dpopBoundSubject: "issue-bearer"', async () => {
+    const t = await setUp((request) => {
+      const decision = defaultPolicy(request);
+      return decision && { ...decision, dpopBoundSubject: 'issue-bearer' };
+    });
+    const key = await dpopKey();
+    const subject = await boundToken(t, key);
+    const response = await exchange(t, form(subject));
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.token_type).toBe('Bearer');
+    expect(decodeJwt(body.access_token).cnf).toBeUndefined();
+  });
+
+  it('holds a trusted issuer’s bound JWT to the same rule, and refuses a confirmation it cannot check', async () => {
+    const t = await setUp();
+    const key = await dpopKey();
+    const bound = await foreignJwt(t, { cnf: { jkt: key.jkt } });
+    const foreignForm = { subject_token: bound, subject_token_type: JWT, resource: REPORTS };
+    await expectError(await exchange(t, foreignForm, GATEWAY), 'invalid_request');
+    const response = await exchange(t, foreignForm, { ...GATEWAY, DPoP: await proofFor(t, key) });
+    expect(response.status).toBe(200);
+    expect(decodeJwt((await response.json()).access_token).cnf).toEqual({ jkt: key.jkt });
+    // mTLS-bound (RFC 8705 §3.1): no DPoP proof can stand for it.
+    const mtls = await foreignJwt(t, { cnf: { 'x5t#S256': 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2' } });
+    await expectError(
+      await exchange(
+        t,
+        { subject_token: mtls, subject_token_type: JWT },
+        { ...GATEWAY, DPoP: await proofFor(t, key) },
+      ),
+      'invalid_request',
+    );
+  });
+});
+
+describe('the typ of a trusted issuer’s exchanged JWT (RFC 8725 section 3.11)', () => {
+  const exchangeTyped = async (t: TestInstance, typ: string) =>
+    exchange(t, { subject_token: await foreignJwt(t, {}, ISSUER, typ), subject_token_type: JWT }, GATEWAY);
+
+  it('refuses an ID-JAG as a subject, however often it is presented, and other JWTs made for another use', async () => {
+    const t = await setUp();
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const response = await exchangeTyped(t, 'oauth-id-jag+jwt');
+      const body = await response.json();
+      expect({ status: response.status, error: body.error }).toEqual({
+        status: 400,
+        error: 'invalid_request',
+      });
+      expect(body.error_description).toMatch(/type \(typ\) made for another use/);
+    }
+    for (const typ of ['logout+jwt', 'application/secevent+jwt', 'dpop+jwt', 'example+jwt'])
+      await expectError(await exchangeTyped(t, typ), 'invalid_request');
+  });
+
+  it('accepts untyped JWTs, JWT and RFC 9068 access tokens, and the types the issuer lists in exchangeTyps', async () => {
+    const t = await setUp();
+    for (const typ of ['JWT', 'at+jwt', 'application/AT+JWT'])
+      expect((await exchangeTyped(t, typ)).status).toBe(200);
+    const untyped = await new SignJWT({ scope: 'read' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'partner-1' })
+      .setIssuer(FOREIGN)
+      .setSubject('partner-user-7')
+      .setAudience(ISSUER)
+      .setExpirationTime(Math.floor(t.clock.now() / 1000) + 60)
+      .sign(foreignKey);
+    expect((await exchange(t, { subject_token: untyped, subject_token_type: JWT }, GATEWAY)).status).toBe(
+      200,
+    );
+    const listed = await setUp(defaultPolicy, {
+      trustedIssuers: [{ issuer: FOREIGN, jwksUri, exchangeTyps: ['JWT', 'example+jwt'] }],
+    });
+    expect((await exchangeTyped(listed, 'example+jwt')).status).toBe(200);
+    await expectError(await exchangeTyped(listed, 'at+jwt'), 'invalid_request');
   });
 });

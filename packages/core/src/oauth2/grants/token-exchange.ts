@@ -1,5 +1,6 @@
 import type { Context, TokenIssuing, TokenSigning } from '../../context.js';
-import { invalidRequest, oauthError } from '../../errors.js';
+import type { DpopProof } from '../../dpop/proof.js';
+import { invalidRequest, invalidScope, oauthError } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { noStoreJson } from '../../http/responses.js';
@@ -54,6 +55,7 @@ export async function tokenExchangeGrant(
   ctx: TokenExchanging,
   params: Params,
   { client, method }: AuthenticatedClient,
+  dpop?: DpopProof,
 ): Promise<Answer> {
   const settings = ctx.tokenExchange;
   if (!settings) throw oauthError('unsupported_grant_type', 'Token exchange is not enabled on this server.');
@@ -103,7 +105,15 @@ export async function tokenExchangeGrant(
   }
   if (requestedType === TOKEN_TYPES.idJag) return idJagExchange(ctx, request, decision, resources, audiences);
 
+  const jkt = issuedTokenKey(subject, dpop, decision);
   const scope = exchangedScope(requestedScope, decision, subject, subject.kind === 'access_token');
+  // RFC 6749 §3.3 and §5.2: an access token is issued for some scope; when none is both requested
+  // (or allowed, without a request) and allowed, the answer is invalid_scope (RFC 8693 §2.2.2
+  // refers to §5.2), never a token with "scope": "".
+  if (scope.length === 0)
+    throw invalidScope(
+      'This exchange may grant no scope (the policy allows none, or the subject carries none).',
+    );
   // RFC 8707 rules for what this instance issues tokens for: known resources (and the client's own
   // list, when it has one), each allowed by the decision.
   const audience = exchangedAudience(request.requested.audience, decision, ctx.audienceList);
@@ -126,17 +136,52 @@ export async function tokenExchangeGrant(
     audience,
     ...(grantId === undefined ? {} : { grantId }),
     ...(act === undefined ? {} : { act }),
+    ...(jkt === undefined ? {} : { jkt }),
     ttl,
   });
   ctx.emit(tokenIssued(client.id, tokenSubject, TOKEN_EXCHANGE_GRANT));
-  // §2.2.1: issued_token_type is REQUIRED; the token is a Bearer access token.
+  // §2.2.1: issued_token_type is REQUIRED; token_type says how it is used (RFC 9449 §5: DPoP when
+  // bound to the proof's key).
   return noStoreJson({
     access_token: access.token,
     issued_token_type: TOKEN_TYPES.accessToken,
-    token_type: 'Bearer',
+    token_type: jkt === undefined ? 'Bearer' : 'DPoP',
     expires_in: ttl,
     scope: scope.join(' '),
   });
+}
+
+/**
+ * The DPoP key the new access token is bound to (`cnf.jkt`), if any. A DPoP-bound subject token is
+ * only as good as a proof of its key (RFC 9449 §7.1 refuses it at a resource server without one):
+ * by default (`dpopBoundSubject: 'require-proof'`) the request must carry a proof of that very key,
+ * and the new token stays bound to it, so an exchange never turns a sender-constrained token into
+ * a bearer token. The proof itself passed the token endpoint's RFC 9449 §4.3 checks (`htm`, `htu`,
+ * `iat`, `jti` replay, nonce) before the grant ran. Otherwise a proof, when sent, binds the new
+ * token to its key (§5), as at every grant.
+ */
+function issuedTokenKey(
+  subject: ExchangedToken,
+  dpop: DpopProof | undefined,
+  decision: TokenExchangeDecision,
+): string | undefined {
+  if (subject.jkt !== undefined && decision.dpopBoundSubject !== 'issue-bearer') {
+    // No proof at all: a required element of the request is missing, RFC 6749 §5.2's
+    // invalid_request (and RFC 8693 §2.2.2's for a subject_token unusable as sent). There is no
+    // proof to call invalid, so not invalid_dpop_proof.
+    if (dpop === undefined)
+      throw invalidRequest(
+        'The subject_token is DPoP-bound: send a DPoP proof of its key with the exchange (RFC 9449).',
+      );
+    // A proof of another key: it fails the check that its key is the token's (RFC 9449 §4.3,
+    // step 12), and a proof failing §4.3 is invalid_dpop_proof at the token endpoint (§5).
+    if (dpop.jkt !== subject.jkt)
+      throw oauthError(
+        'invalid_dpop_proof',
+        "The DPoP proof is not made with the subject_token's key (its cnf.jkt).",
+      );
+  }
+  return dpop?.jkt;
 }
 
 /**

@@ -19,6 +19,13 @@ const WITH_CONFIDENTIAL: readonly TokenEndpointAuthMethod[] = [
   'client_secret_basic',
   'client_secret_post',
 ];
+/**
+ * `securityProfile: 'fapi2-strict'`: confidential clients only (FAPI 2.0 Security Profile §5.3.2.1),
+ * authenticating with `private_key_jwt` (the profile's one method Gatehouse offers), so a
+ * registration asking for `none` (or omitting the method) or a shared secret is
+ * `invalid_client_metadata`.
+ */
+const FAPI2_STRICT: readonly TokenEndpointAuthMethod[] = ['private_key_jwt'];
 
 /**
  * `POST {base}/oauth2/v1/register` (RFC 7591 §3): registers a client from its JSON metadata and
@@ -48,7 +55,11 @@ export function registerEndpoint(settings: DynamicRegistrationSettings): Handler
       throw error;
     }
     const metadata = parseClientMetadata(body, {
-      authMethods: settings.allowConfidential ? WITH_CONFIDENTIAL : PUBLIC_ONLY,
+      authMethods: ctx.confidentialClientsOnly
+        ? FAPI2_STRICT
+        : settings.allowConfidential
+          ? WITH_CONFIDENTIAL
+          : PUBLIC_ONLY,
       refuseSecrets: false,
       scopes: ctx.scopes,
     });

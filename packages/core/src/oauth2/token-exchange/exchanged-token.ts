@@ -39,6 +39,12 @@ export interface ExchangedToken {
   readonly audience: readonly string[];
   /** The delegation chain it already carries. */
   readonly act?: ActClaim;
+  /**
+   * The JWK SHA-256 thumbprint of the DPoP key it is bound to (`cnf.jkt`, RFC 9449 §6.1), when it
+   * is DPoP-bound: the exchange then needs a proof of that key (see
+   * `TokenExchangeDecision.dpopBoundSubject`).
+   */
+  readonly jkt?: string;
   /** Its expiry, epoch seconds. */
   readonly exp: number;
   /** Every verified claim. */

@@ -9,7 +9,7 @@ import { unlessRevoked, verifyAccessTokenSignature } from '../../tokens/access-t
 import { parseAct } from '../../tokens/act.js';
 import { userSubject } from '../../tokens/subject.js';
 import { MAX_ASSERTION_LENGTH } from '../jwt-assertion.js';
-import { claimedIssuer, verifyTrustedJwt } from '../trusted-issuers.js';
+import { claimedIssuer, normalizedTyp, verifyTrustedJwt } from '../trusted-issuers.js';
 import { type ExchangedToken, TOKEN_TYPES } from './exchanged-token.js';
 
 /**
@@ -39,8 +39,9 @@ const ACCEPTED_TYPES: ReadonlySet<string> = new Set([
  * - this instance's ID token (`…:id_token`, or `…:jwt`): signature by one of the instance's keys,
  *   issuer, expiry, and an `aud` naming the client exchanging it (an ID token is exchanged by
  *   the client it was issued to, draft-ietf-oauth-identity-assertion-authz-grant §4.3);
- * - a trusted issuer's JWT: its keys (inline, or its `jwksUri` through the guarded fetch and
- *   cache of `clientJwks`), `iss`, lifetime, and the `aud` configured for it.
+ * - a trusted issuer's JWT: no `typ`, or one of its `exchangeTyps` (an ID-JAG, a logout token are
+ *   refused), its keys (inline, or its `jwksUri` through the guarded fetch and cache of
+ *   `clientJwks`), `iss`, lifetime, the `aud` configured for it, and a `cnf` that is a `jkt`.
  *
  * Anything else, or a token that fails, is 400 `invalid_request` (§2.2.2: "if either the
  * subject_token or actor_token are invalid for any reason").
@@ -78,12 +79,24 @@ export async function verifyPresentedToken(
   }
   const trusted = ctx.trustedIssuers.get(issuer);
   if (!trusted) throw invalid();
+  // RFC 8725 §3.11: a JWT typed for another use (an ID-JAG, a logout token, …) is no subject's
+  // token; only untyped JWTs and the types the issuer's `exchangeTyps` lists are exchanged.
+  let typ: string | undefined;
+  try {
+    typ = decodeProtectedHeader(token).typ;
+  } catch {
+    throw invalid();
+  }
+  if (typ !== undefined && !trusted.exchangeTyps.has(normalizedTyp(typ)))
+    throw invalidRequest(`The ${role} is a JWT of a type (typ) made for another use; it is not exchanged.`);
   const claims = await verifyTrustedJwt(ctx, trusted, token, {
     audience: [trusted.audience],
     requiredClaims: ['sub'],
   });
   const act = parseAct(claims?.act);
   if (!claims || typeof claims.sub !== 'string' || act === null) throw invalid();
+  const jkt = confirmationKey(claims.cnf);
+  if (jkt === null) throw invalid();
   const scope = typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : [];
   const clientId = typeof claims.client_id === 'string' ? claims.client_id : undefined;
   return {
@@ -96,6 +109,7 @@ export async function verifyPresentedToken(
     scope,
     audience: audienceList(claims.aud),
     ...(act === undefined ? {} : { act }),
+    ...(jkt === undefined ? {} : { jkt }),
     exp: claims.exp!,
     claims,
   };
@@ -123,6 +137,7 @@ async function localAccessToken(
     scope: claims.scope === '' ? [] : claims.scope.split(' '),
     audience: claims.audience,
     ...(claims.act === undefined ? {} : { act: claims.act }),
+    ...(claims.jkt === undefined ? {} : { jkt: claims.jkt }),
     exp: claims.exp,
     claims: decodeJwt(token),
   };
@@ -159,6 +174,18 @@ async function localIdToken(
     exp: claims.exp,
     claims,
   };
+}
+
+/**
+ * The DPoP key a trusted issuer's token is bound to: `cnf.jkt` (RFC 9449 §6.1); `undefined`
+ * without `cnf`; `null` for a `cnf` this server cannot check (another confirmation method, such as
+ * mTLS's `x5t#S256`, RFC 8705 §3.1): such a token is sender-constrained, and exchanging it for one
+ * that is not would drop the constraint, so it is refused (fail closed).
+ */
+function confirmationKey(cnf: unknown): string | undefined | null {
+  if (cnf === undefined) return undefined;
+  const jkt = typeof cnf === 'object' && cnf !== null ? (cnf as { jkt?: unknown }).jkt : undefined;
+  return typeof jkt === 'string' && jkt !== '' ? jkt : null;
 }
 
 /** The `aud` claim as a list (absent: empty). */

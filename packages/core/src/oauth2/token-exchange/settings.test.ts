@@ -72,6 +72,18 @@ describe('tokenExchange and trustedIssuers options', () => {
       /^trustedIssuers\[1\]\.issuer: "https:\/\/idp\.example" is listed twice/,
     ],
     [
+      'an ID-JAG as an exchanged JWT type',
+      {
+        trustedIssuers: [{ issuer: 'https://idp.example', jwks, exchangeTyps: ['JWT', 'oauth-id-jag+jwt'] }],
+      },
+      /^trustedIssuers\[0\]\.exchangeTyps: "oauth-id-jag\+jwt" is the typ of a JWT that is no subject's token/,
+    ],
+    [
+      'exchanged JWT types that are no strings',
+      { trustedIssuers: [{ issuer: 'https://idp.example', jwks, exchangeTyps: [''] }] },
+      /^trustedIssuers\[0\]\.exchangeTyps: expected at most 16 JWT typ values/,
+    ],
+    [
       'a jwksUri that is no URL',
       { trustedIssuers: [{ issuer: 'https://idp.example', jwksUri: 'jwks.json' }] },
       /^trustedIssuers\[0\]\.jwksUri: expected an absolute http\(s\) URL/,

@@ -39,12 +39,30 @@ export function memoryClientStore(clients: readonly ClientRecord[]): ClientStore
   });
   // Every client's registered origins, for ClientStore.isOriginAllowed (exact string equality).
   const origins = new Set(clients.flatMap((client) => client.allowedOrigins ?? []));
-  return markTrusted({
-    async findClient(clientId) {
-      return byId.get(clientId) ?? null;
-    },
-    async isOriginAllowed(origin) {
-      return origins.has(origin);
-    },
-  });
+  // The records themselves, for checks at construction (`securityProfile: 'fapi2-strict'`).
+  return withHostClientRecords(
+    clients,
+    markTrusted({
+      async findClient(clientId) {
+        return byId.get(clientId) ?? null;
+      },
+      async isOriginAllowed(origin) {
+        return origins.has(origin);
+      },
+    }),
+  );
+}
+
+const HOST_CLIENT_RECORDS = Symbol('gatehouse.hostClientRecords');
+
+/** Attaches the records a memory store was built from (not enumerable: the store's shape is unchanged). */
+function withHostClientRecords(records: readonly ClientRecord[], store: ClientStore): ClientStore {
+  Object.defineProperty(store, HOST_CLIENT_RECORDS, { value: records });
+  return store;
+}
+
+/** The records of a `memoryClientStore`, or `undefined` for any other store (which cannot be listed). */
+export function hostClientRecords(store: unknown): readonly ClientRecord[] | undefined {
+  if (typeof store !== 'object' || store === null) return undefined;
+  return (store as { [HOST_CLIENT_RECORDS]?: readonly ClientRecord[] })[HOST_CLIENT_RECORDS];
 }

@@ -14,7 +14,16 @@ export interface KeyEncryptionKey {
   /** The first 8 bytes of SHA-256 of the key, base64url: names the KEK, reveals nothing of it. */
   readonly id: string;
   readonly key: CryptoKey;
+  /**
+   * The HMAC-SHA-256 key that authenticates the stored key record (see {@link authenticateRecord}),
+   * derived from the KEK with HKDF-SHA-256 (RFC 5869) under its own label, so that the AES key is
+   * never used for a second purpose.
+   */
+  readonly macKey: CryptoKey;
 }
+
+/** The HKDF `info` of the record MAC key (RFC 5869 §3.2: binds the derived key to its use). */
+const RECORD_MAC_INFO = 'gatehouse signing-key record MAC v1';
 
 /** AES key lengths, in bytes: 128, 192 and 256 bits (NIST SP 800-38D uses AES of any of them). */
 const KEY_LENGTHS = new Set([16, 24, 32]);
@@ -56,7 +65,37 @@ export async function importKeyEncryptionKey(bytes: Uint8Array): Promise<KeyEncr
   const raw = new Uint8Array(bytes);
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', raw));
   const key = await crypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt', 'decrypt']);
-  return { id: base64url(digest.subarray(0, 8)), key };
+  const material = await crypto.subtle.importKey('raw', raw, 'HKDF', false, ['deriveKey']);
+  const macKey = await crypto.subtle.deriveKey(
+    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: utf8(RECORD_MAC_INFO) },
+    material,
+    { name: 'HMAC', hash: 'SHA-256', length: 256 },
+    false,
+    ['sign', 'verify'],
+  );
+  return { id: base64url(digest.subarray(0, 8)), key, macKey };
+}
+
+/** The MAC of a stored key record's content under `kek`: `kekId.hmac` (base64url). */
+export async function authenticateRecord(kek: KeyEncryptionKey, content: string): Promise<string> {
+  const mac = await crypto.subtle.sign('HMAC', kek.macKey, utf8(content));
+  return `${kek.id}.${base64url(new Uint8Array(mac))}`;
+}
+
+/**
+ * Whether `mac` (of {@link authenticateRecord}) authenticates `content` under the KEK it names
+ * among `keks` (the comparison is Web Crypto's `verify`, in constant time). `false` for a KEK not
+ * configured, a malformed MAC or altered content.
+ */
+export async function isAuthenticRecord(
+  keks: readonly KeyEncryptionKey[],
+  mac: string,
+  content: string,
+): Promise<boolean> {
+  const [id, tag, extra] = mac.split('.');
+  const kek = keks.find((candidate) => candidate.id === id);
+  if (!kek || tag === undefined || extra !== undefined || !/^[A-Za-z0-9_-]{43}$/.test(tag)) return false;
+  return crypto.subtle.verify('HMAC', kek.macKey, base64urlDecode(tag), utf8(content));
 }
 
 /**

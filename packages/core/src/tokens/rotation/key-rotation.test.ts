@@ -107,6 +107,26 @@ async function jwks(gatehouse: Gatehouse): Promise<{ body: JSONWebKeySet; maxAge
 
 const kidOf = (token: string) => decodeProtectedHeader(token).kid!;
 
+/** The stored key record, as the storage holds it. */
+interface RecordAsStored {
+  v: 1;
+  generation?: number;
+  mac?: string;
+  keys: { kid: string; signsFrom: number; sealed: string }[];
+}
+
+async function storedRecord(d: {
+  shared: GatehouseStorage;
+  clock: { now(): number };
+}): Promise<RecordAsStored> {
+  return JSON.parse((await d.shared.kv.get('signing-keys', d.clock.now()))!) as RecordAsStored;
+}
+
+/** Writes the record directly, as whoever can write the database can. */
+async function storeRecord(d: { shared: GatehouseStorage; clock: { now(): number } }, record: object) {
+  await d.shared.kv.set('signing-keys', JSON.stringify(record), d.clock.now() + 365 * DAY * 1000);
+}
+
 describe('stored key rotation (keyRotation)', () => {
   it('stores a signing key and a next key per algorithm, private halves encrypted, and publishes both', async () => {
     const d = await deployment();
@@ -432,6 +452,81 @@ describe('stored key rotation (keyRotation)', () => {
       keyRotation: { keyEncryptionKey: 'AAECAwQFBgcICQoLDA0ODw', rotateEvery: 10 * DAY, leadTime: DAY },
     });
     await expect(other.ready()).rejects.toMatchObject({ code: 'ERR_CONFIG_UNREADABLE_STORED_KEY' });
+  });
+
+  it('refuses an altered record: a revocation undone, a signsFrom moved (MAC), and starts on none of them', async () => {
+    const d = await deployment();
+    const a = d.start();
+    await a.ready();
+    const token = await accessToken(a);
+    const kid = kidOf(token);
+    const before = await storedRecord(d);
+    expect(before).toMatchObject({ generation: expect.any(Number), mac: expect.any(String) });
+    expect(await a.keys.revoke(kid)).toBe(true);
+    const revoked = await storedRecord(d);
+    // The revoked key put back into the current record, its generation and MAC kept.
+    const restored = { ...revoked, keys: [...before.keys.filter((key) => key.kid === kid), ...revoked.keys] };
+    // The first key's start moved a year later (the signing key changes to another).
+    const moved = {
+      ...revoked,
+      keys: revoked.keys.map((key, index) =>
+        index === 0 ? { ...key, signsFrom: key.signsFrom + 365 * DAY * 1000 } : key,
+      ),
+    };
+    for (const altered of [restored, moved]) {
+      await storeRecord(d, altered);
+      d.clock.advance(31);
+      await expect(a.keys.list()).rejects.toMatchObject({ code: 'ERR_CONFIG_UNTRUSTED_KEY_RECORD' });
+      // Fail closed: the revoked key stays refused, the keys known so far sign and verify.
+      expect(await bearerCheck(a, token)).toBe(401);
+      expect((await jwks(a)).body.keys.map((k) => k.kid)).not.toContain(kid);
+      expect(await bearerCheck(a, await accessToken(a))).toBe(200);
+      // A process starting on it does not start.
+      await expect(d.start().ready()).rejects.toMatchObject({ code: 'ERR_CONFIG_UNTRUSTED_KEY_RECORD' });
+    }
+    expect(d.events.filter((event) => event.type === 'signing_keys.refused')).toContainEqual({
+      type: 'signing_keys.refused',
+      reason: 'tampered',
+      generation: String(revoked.generation),
+    });
+    expect(d.errors.some(([message]) => String(message).includes('MAC does not verify'))).toBe(true);
+  });
+
+  it('refuses a record older than one it has seen (rollback), with or without its MAC', async () => {
+    const d = await deployment();
+    const a = d.start();
+    await a.ready();
+    const token = await accessToken(a);
+    const kid = kidOf(token);
+    const before = await storedRecord(d);
+    expect(await a.keys.revoke(kid)).toBe(true);
+    const { mac: _mac, generation: _generation, ...stripped } = before;
+    for (const older of [before, stripped]) {
+      await storeRecord(d, older);
+      d.clock.advance(31);
+      await expect(a.keys.list()).rejects.toMatchObject({ code: 'ERR_CONFIG_UNTRUSTED_KEY_RECORD' });
+      expect(await bearerCheck(a, token)).toBe(401);
+    }
+    expect(d.events).toContainEqual({
+      type: 'signing_keys.refused',
+      reason: 'rolled_back',
+      generation: String(before.generation),
+    });
+    expect(d.events).toContainEqual({ type: 'signing_keys.refused', reason: 'rolled_back' });
+  });
+
+  it('loads a record of an earlier version (no MAC) and authenticates it at once, generation counting up', async () => {
+    const d = await deployment();
+    await d.start().ready();
+    const { mac: _mac, generation: _generation, ...legacy } = await storedRecord(d);
+    await storeRecord(d, legacy);
+    const b = d.start();
+    await b.ready();
+    const migrated = await storedRecord(d);
+    expect(migrated).toMatchObject({ generation: 1, mac: expect.any(String) });
+    expect(migrated.keys).toEqual(expect.arrayContaining(legacy.keys));
+    await b.keys.rotate();
+    expect((await storedRecord(d)).generation).toBe(2);
   });
 
   it('refuses a KEK under 128 bits, a retention shorter than the token lifetime, and a signer of a rotated algorithm', async () => {

@@ -15,7 +15,14 @@ import {
   signingKeyOf,
 } from '../keys.js';
 import type { VerifiedTokenCache } from '../verified-token-cache.js';
-import { importKeyEncryptionKey, type KeyEncryptionKey, open, seal } from './key-encryption.js';
+import {
+  authenticateRecord,
+  importKeyEncryptionKey,
+  isAuthenticRecord,
+  type KeyEncryptionKey,
+  open,
+  seal,
+} from './key-encryption.js';
 import type { KeyRotationSettings } from './settings.js';
 import type { SigningKeyInfo, SigningKeys } from './signing-keys.js';
 import {
@@ -26,6 +33,7 @@ import {
   keysOf,
   parseKeyRecord,
   planMaintenance,
+  recordContent,
   type StoredKey,
   type StoredKeyRecord,
   signingKeyAt,
@@ -85,6 +93,11 @@ export class StoredKeyring implements SigningKeys {
   /** The record as last read or written, and its text (what compare-and-set compares). */
   #raw: string | null = null;
   #record: StoredKeyRecord = { v: 1, keys: [] };
+  /**
+   * The highest generation of the record this process has adopted: a record read later with a lower
+   * one (or the same one with other content, or none) is an older record put back, and refused.
+   */
+  #generation = 0;
   readonly #opened = new Map<string, OpenedKey>();
   /** kids whose key could not be opened (logged once each). */
   readonly #unreadable = new Set<string>();
@@ -280,17 +293,26 @@ export class StoredKeyring implements SigningKeys {
             new Error(`the stored signing keys: ${(cause as Error).message}`),
           );
         }
+        // Before anything of it is used or written over: never re-MAC a record someone altered.
+        await this.#checkAuthentic(record);
       }
       await this.#openAll(record);
       const now = this.#deps.now();
       const events: GatehouseEvent[] = [];
       const changed = change ? change(record, now, events) : record;
       const kept = await this.#upkeep(changed, now, events);
-      if (kept === record && changed === record) {
+      // A record of an earlier version (no MAC), or one MACed under a previous KEK, is written
+      // again at once: authenticated under the current KEK from then on.
+      const current = this.#keks[0]!;
+      const authenticated = raw === null || record.mac?.startsWith(`${current.id}.`) === true;
+      if (kept === record && changed === record && authenticated) {
         this.#adopt(raw, record);
         return;
       }
-      const written = await this.#resealed(kept);
+      const written = await this.#authenticated(
+        await this.#resealed(kept),
+        Math.max(record.generation ?? 0, this.#generation) + 1,
+      );
       const text = JSON.stringify(written);
       const expiresAt = now + KEY_SET_RECORD_TTL_MS;
       const won =
@@ -306,6 +328,61 @@ export class StoredKeyring implements SigningKeys {
     throw new StorageUnavailableError(
       new Error(`the stored signing keys changed ${MAX_ATTEMPTS} times while being written`),
     );
+  }
+
+  /**
+   * Refuses a record read from storage that this process must not trust: a MAC that does not verify
+   * under the configured KEKs (its keys, revocations or `signsFrom` altered, or a record of another
+   * issuer), a generation lower than one this process adopted, or the same generation with other
+   * content (an older record put back: a revoked key restored), or no MAC once this process has
+   * seen one (the MAC stripped). A record without a MAC is accepted only by a process that has seen
+   * none (records of earlier versions), and written again authenticated.
+   */
+  async #checkAuthentic(record: StoredKeyRecord): Promise<void> {
+    let problem: 'tampered' | 'rolled_back' | undefined;
+    const macKek = record.mac?.split('.')[0];
+    if (macKek !== undefined && !this.#keks.some((kek) => kek.id === macKek))
+      // As for a sealed key (start()): the record was written under a KEK not configured here.
+      throw new ConfigurationError(
+        `keyRotation.keyEncryptionKey: the stored signing keys were authenticated under the key-encryption key "${macKek}", which is not configured (list it in keyRotation.previousKeyEncryptionKeys).`,
+        { code: 'ERR_CONFIG_UNREADABLE_STORED_KEY', option: 'keyRotation.keyEncryptionKey' },
+      );
+    if (record.mac === undefined) {
+      if (this.#generation > 0) problem = 'rolled_back';
+      else
+        this.#deps.logger.warn(
+          'gatehouse: the stored signing keys carry no MAC (written by an earlier version); they are authenticated at this write',
+        );
+    } else if (
+      !(await isAuthenticRecord(
+        this.#keks,
+        record.mac,
+        recordContent(this.#deps.issuer, record.generation!, record.keys),
+      ))
+    )
+      problem = 'tampered';
+    else if (record.generation! <= this.#generation) problem = 'rolled_back';
+    if (problem === undefined) return;
+    const message =
+      problem === 'tampered'
+        ? 'the stored signing keys are refused: their MAC does not verify under the configured key-encryption keys (the record was altered, or written under a key-encryption key not configured here)'
+        : `the stored signing keys are refused: the record (generation ${record.generation ?? 'none'}) is older than generation ${this.#generation}, already seen here (an earlier record was put back)`;
+    this.#deps.logger.error(`gatehouse: ${message}; the keys known so far stay in use`);
+    this.#deps.emit({
+      type: 'signing_keys.refused',
+      reason: problem,
+      ...(record.generation === undefined ? {} : { generation: String(record.generation) }),
+    });
+    throw new ConfigurationError(`keyRotation: ${message}.`, {
+      code: 'ERR_CONFIG_UNTRUSTED_KEY_RECORD',
+      option: 'keyRotation.keyEncryptionKey',
+    });
+  }
+
+  /** `record` as written: with its generation and its MAC under the current KEK. */
+  async #authenticated(record: StoredKeyRecord, generation: number): Promise<StoredKeyRecord> {
+    const content = recordContent(this.#deps.issuer, generation, record.keys);
+    return { v: 1, generation, mac: await authenticateRecord(this.#keks[0]!, content), keys: record.keys };
   }
 
   /**
@@ -417,6 +494,7 @@ export class StoredKeyring implements SigningKeys {
   #adopt(raw: string | null, record: StoredKeyRecord): void {
     this.#raw = raw;
     this.#record = record;
+    this.#generation = Math.max(this.#generation, record.generation ?? 0);
     const kids = new Set(record.keys.map((key) => key.kid));
     const gone = new Set([...this.#opened.keys()].filter((kid) => !kids.has(kid)));
     for (const kid of gone) this.#opened.delete(kid);

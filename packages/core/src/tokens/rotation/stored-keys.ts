@@ -9,7 +9,42 @@ import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../keys.js';
  */
 export interface StoredKeyRecord {
   readonly v: 1;
+  /**
+   * Counts the record's writes: each write stores the generation it replaced plus one, so a record
+   * older than one a process has seen is recognised (rollback). Absent in records written before
+   * records were authenticated.
+   */
+  readonly generation?: number;
+  /**
+   * `kekId.hmac`: HMAC-SHA-256, under a key derived from the key-encryption key, of
+   * {@link recordContent} (issuer, generation, every key's `kid`, algorithm, times, public and
+   * sealed key). Absent in records written before; such a record is authenticated at its next write.
+   */
+  readonly mac?: string;
   readonly keys: readonly StoredKey[];
+}
+
+/**
+ * What a record's MAC covers: the issuer (a record moved to another instance does not verify), its
+ * generation, and each key's every field in the record's order, the public JWK with its members
+ * sorted. Adding, removing (a revocation), restoring a key or moving its `signsFrom` changes it.
+ */
+export function recordContent(issuer: string, generation: number, keys: readonly StoredKey[]): string {
+  return JSON.stringify([
+    'gatehouse signing-key record',
+    issuer,
+    generation,
+    keys.map((key) => [
+      key.kid,
+      key.alg,
+      key.publishedAt,
+      key.signsFrom,
+      key.sealed,
+      Object.keys(key.jwk)
+        .sort()
+        .map((name) => [name, (key.jwk as Record<string, unknown>)[name]]),
+    ]),
+  ]);
 }
 
 /** One stored key. */
@@ -47,6 +82,14 @@ export interface Schedule {
 export function parseKeyRecord(text: string): StoredKeyRecord {
   const record = JSON.parse(text) as StoredKeyRecord;
   if (record?.v !== 1 || !Array.isArray(record.keys)) throw new Error('not a signing key record (v1)');
+  // Both or neither: a record of an earlier version has neither.
+  if ((record.mac === undefined) !== (record.generation === undefined))
+    throw new Error('the record has a generation without a MAC, or a MAC without a generation');
+  if (
+    record.generation !== undefined &&
+    (!Number.isSafeInteger(record.generation) || record.generation < 1 || typeof record.mac !== 'string')
+  )
+    throw new Error('the record has a malformed generation or MAC');
   for (const key of record.keys) {
     if (
       typeof key?.kid !== 'string' ||
