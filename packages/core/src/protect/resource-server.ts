@@ -6,7 +6,14 @@ import {
   type JSONWebKeySet,
   jwtVerify,
 } from 'jose';
-import { checkDpopProof, dpopHeader, isRefusal, type ProofContext } from '../dpop/proof.js';
+import {
+  checkDpopProof,
+  dpopHeader,
+  httpOrigin,
+  isRefusal,
+  type ProofContext,
+  requestHtus,
+} from '../dpop/proof.js';
 import { dpopSettings } from '../dpop/settings.js';
 import { ConfigurationError, oauthError, ProtocolError, UsageError } from '../errors.js';
 import { bearerCredentials, dpopCredentials, isB64Token } from '../http/bearer.js';
@@ -84,6 +91,15 @@ export interface ResourceServerOptions {
    */
   readonly dpop?: Pick<DpopOptions, 'signingAlgorithms' | 'proofLifetime'> & {
     readonly kv?: KeyValueStore;
+    /**
+     * The public origin clients reach this resource at (scheme, host and port, e.g.
+     * `https://api.example.com`): a proof's `htu` must be the request's path at this origin (RFC
+     * 9449 §4.3 item 9), whatever host and scheme the request arrived with (its `Host` header is
+     * the client's to write; a TLS-terminating proxy makes it `http`). Default: the origin of
+     * `resource` when it is an http(s) URL; required when it is not (a URN), else the resource
+     * server refuses to start.
+     */
+    readonly origin?: string;
   };
 }
 
@@ -162,6 +178,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
     ),
     storage: { replay: kvReplayStore(options.dpop?.kv ?? memoryKeyValueStore()) },
   };
+  const proofOrigins = [resourceOrigin(options)];
   const realm = { realm: issuer, dpop: proofs.dpop };
   /** `request` and the DPoP header's token when the scheme is DPoP. */
   const verify = async (
@@ -249,7 +266,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
           challenge,
         );
       const outcome = await checkDpopProof(proofs, dpopRequest, proof, {
-        htu: dpopRequest.url,
+        htu: requestHtus(proofOrigins, dpopRequest),
         accessToken: token,
         requireNonce: false,
       });
@@ -307,6 +324,32 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       }
     },
   };
+}
+
+/**
+ * The origin DPoP proofs must name (`dpop.origin`, else the origin of `resource`); throws
+ * `ConfigurationError` naming `dpop.origin` when it is malformed, or absent with a resource that
+ * is no http(s) URL: a proof's `htu` is never checked against the host a request claims.
+ */
+function resourceOrigin(options: ResourceServerOptions): string {
+  const given = options.dpop?.origin;
+  if (given === undefined) {
+    const origin = typeof options.resource === 'string' ? httpOrigin(options.resource) : undefined;
+    if (origin === undefined)
+      throw new ConfigurationError(
+        `resourceServer: dpop.origin is required, as resource ${JSON.stringify(options.resource)} is no http(s) URL: DPoP proofs (RFC 9449 section 4.3) are checked against the resource's public origin, never the Host header of a request.`,
+        { code: 'ERR_CONFIG_MISSING_OPTION', option: 'dpop.origin' },
+      );
+    return origin;
+  }
+  const url = typeof given === 'string' && httpOrigin(given) !== undefined ? new URL(given) : undefined;
+  if (url === undefined || url.pathname !== '/' || url.search || url.hash || url.username || url.password)
+    throw new ConfigurationError(
+      `resourceServer: dpop.origin must be an http(s) origin (scheme, host and port, no path), e.g. "https://api.example.com"; got ${JSON.stringify(given)}.`,
+      { code: 'ERR_CONFIG_INVALID_OPTION', option: 'dpop.origin' },
+    );
+  const origin = url.origin;
+  return origin;
 }
 
 /**
