@@ -174,6 +174,8 @@ export async function mintCode(
     scope?: string;
     codeChallenge?: string | null;
     redirectUri?: string;
+    /** The grant's resources (RFC 8707), the access tokens' `aud`. */
+    audience?: readonly string[];
   } = {},
 ): Promise<string> {
   const code = `code-${crypto.randomUUID()}-${crypto.randomUUID()}`;
@@ -186,6 +188,7 @@ export async function mintCode(
     redirectUri: options.redirectUri ?? REDIRECT_URI,
     scope: options.scope ?? 'read write',
     ...(options.codeChallenge === null ? {} : { codeChallenge: options.codeChallenge ?? PKCE_CHALLENGE }),
+    ...(options.audience === undefined ? {} : { audience: options.audience }),
     authTime: now,
     expiresAt: now + 60_000,
   });

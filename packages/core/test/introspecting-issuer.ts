@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import {
   createGatehouse,
   type Gatehouse,
+  type GatehouseOptions,
   generateKeys,
   hashClientSecret,
   memoryClientStore,
@@ -22,9 +23,10 @@ export const API_KEY_CLIENT = 'orders-api-jwt';
  * `reports-worker` gets tokens (client credentials), `orders-api` is the API's confidential client,
  * allowed to introspect the tokens for {@link API}. Counts the requests per path; `stop()` closes
  * the port (an introspection endpoint that is down). The instance reads the clock through
- * `Date.now()` at each call, so a test faking `Date` moves both sides.
+ * `Date.now()` at each call, so a test faking `Date` moves both sides. `overrides` replace options
+ * of the instance (`keyRotation`, `accessTokenTtl`).
  */
-export async function introspectingIssuer() {
+export async function introspectingIssuer(overrides: Partial<GatehouseOptions> = {}) {
   const hits = new Map<string, number>();
   let gatehouse: Gatehouse | undefined;
   const server: Server = createServer(async (request, response) => {
@@ -83,6 +85,7 @@ export async function introspectingIssuer() {
       },
     ]),
     users: memoryUserStore([]),
+    ...overrides,
   });
   await gatehouse.ready();
 
@@ -104,6 +107,8 @@ export async function introspectingIssuer() {
 
   return {
     issuer,
+    /** The instance (its `keys`, to rotate and revoke). */
+    gatehouse,
     /** The private key of {@link API_KEY_CLIENT}. */
     apiKey,
     introspectionEndpoint: `${issuer}/oauth2/v1/introspect`,

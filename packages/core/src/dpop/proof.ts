@@ -24,12 +24,32 @@ export interface DpopProof {
 }
 
 /**
- * The URIs a request to this instance is known by, for `htu`: as the server received it, and at the
- * issuer's origin (the public one, when a proxy or an adapter sees another host).
+ * The URIs a proof sent with `request` may name in `htu` (RFC 9449 §4.3 item 9): the request's
+ * path at each of the server's configured public `origins` (an instance's issuer origin, a
+ * resource's origin). Never the authority the request claims: the target URI's host comes from
+ * the `Host` header (RFC 9110 §7.1), which the client writes, so trusting it would let a proof
+ * made for another server at the same path pass here (§11.1: `htu` is what confines a proof to
+ * one endpoint).
  */
-export function requestHtus(ctx: Pick<Context, 'issuerOrigin'>, request: Request): readonly string[] {
-  const received = new URL(request.url);
-  return [request.url, ctx.issuerOrigin + received.pathname];
+export function requestHtus(origins: readonly string[], request: Request): readonly string[] {
+  const { pathname } = new URL(request.url);
+  return origins.map((origin) => origin + pathname);
+}
+
+/** The origin of an http(s) URL (scheme, host, port, normalised), or `undefined` for anything else. */
+export function httpOrigin(uri: string): string | undefined {
+  return httpUrl(uri)?.origin;
+}
+
+/** `uri` parsed when it is an absolute http(s) URL. */
+function httpUrl(uri: string): URL | undefined {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return undefined;
+  }
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url : undefined;
 }
 
 /** Why a proof was refused: `use_dpop_nonce` when only a (current) nonce is missing (§8). */
@@ -41,10 +61,10 @@ export interface DpopRefusal {
 /** What the proof must be bound to. */
 export interface ProofExpectations {
   /**
-   * The request's URI (§4.3 item 9; query and fragment ignored), or the URIs it is known by (as
-   * received, and at the issuer's public origin when a proxy or adapter sees another host).
+   * The URIs the request is known by at the server's configured origins (§4.3 item 9; query and
+   * fragment ignored): see {@link requestHtus}.
    */
-  readonly htu: string | readonly string[];
+  readonly htu: readonly string[];
   /** The access token presented with the proof, whose hash the proof's `ath` must be (§4.3 item 12). */
   readonly accessToken?: string;
   /** Whether the proof must carry a current server nonce (§8, §9). */
@@ -109,14 +129,8 @@ export function dpopHeader(request: Request): string | null | undefined {
  * made `/`, query and fragment ignored. `undefined` for what is not an http(s) URI.
  */
 export function normalisedHtu(uri: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
-  return `${url.origin}${url.pathname}`;
+  const url = httpUrl(uri);
+  return url === undefined ? undefined : `${url.origin}${url.pathname}`;
 }
 
 const refusal = (description: string): DpopRefusal => ({ error: 'invalid_dpop_proof', description });
@@ -163,9 +177,10 @@ export async function checkDpopProof(
   if (typeof payload.htm !== 'string' || payload.htm !== request.method)
     return refusal(`The DPoP proof htm must be the request method ${request.method}.`);
   const htu = typeof payload.htu === 'string' ? normalisedHtu(payload.htu) : undefined;
-  const expected = typeof expect.htu === 'string' ? [expect.htu] : expect.htu;
-  if (htu === undefined || !expected.some((uri) => normalisedHtu(uri) === htu))
-    return refusal('The DPoP proof htu must be the request URI (without query and fragment).');
+  if (htu === undefined || !expect.htu.some((uri) => normalisedHtu(uri) === htu))
+    return refusal(
+      "The DPoP proof htu must be the request URI at this server's public origin (without query and fragment).",
+    );
   const now = ctx.now();
   const window = ctx.dpop.proofLifetime;
   if (typeof payload.iat !== 'number' || !Number.isFinite(payload.iat))

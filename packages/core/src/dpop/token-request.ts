@@ -18,7 +18,8 @@ import {
 
 /**
  * The DPoP proof of a request to the token or the pushed authorization request endpoint (RFC 9449
- * §5, §10.1), checked against the request's method and URI: `undefined` without a `DPoP` header
+ * §5, §10.1), checked against the request's method and its path at the issuer's origin (never the
+ * `Host` the request names, see `requestHtus`): `undefined` without a `DPoP` header
  * (refused with `invalid_request` for a client registered with `dpopBoundAccessTokens`, §5.2.1).
  * A bad proof is 400 `invalid_dpop_proof`; a missing or stale server nonce (when nonces are
  * required at the token endpoint, or whenever a proof sends one) is 400 `use_dpop_nonce` with a
@@ -52,7 +53,7 @@ async function checkedProof(
   { client, method }: AuthenticatedClient,
 ): Promise<DpopProof> {
   const outcome = await checkDpopProof(ctx, request, header, {
-    htu: requestHtus(ctx, request),
+    htu: requestHtus([ctx.issuerOrigin], request),
     requireNonce: ctx.dpop.requireNonce !== 'off',
     // Its proof ids are charged to the client, or to its caller's network when the client proves
     // nothing or anyone could have registered it (docs/security.md, "Stored state").

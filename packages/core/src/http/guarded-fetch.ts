@@ -47,6 +47,13 @@ export type OutboundFetch = (request: OutboundRequest) => Promise<Response>;
 export const runtimeFetch: OutboundFetch = ({ url, method = 'GET', headers, body, signal }) =>
   fetch(url, { method, headers, signal, redirect: 'manual', ...(body === undefined ? {} : { body }) });
 
+/**
+ * The policy of URLs the host configured (a resource server's JWKS and introspection endpoint),
+ * never named by a request: any address (a private network is fine, the host chose it), over
+ * https or http to a loopback host (keys and secrets must not cross a network in the clear).
+ */
+export const HOST_CONFIGURED_URL_POLICY: AddressPolicy = { allowLoopback: true, allowAnyAddress: true };
+
 /** Limits of {@link guardedFetch}. */
 export interface GuardedFetchOptions {
   readonly policy: AddressPolicy;

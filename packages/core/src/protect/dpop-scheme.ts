@@ -1,6 +1,6 @@
 import type { Context } from '../context.js';
 import { currentNonce } from '../dpop/nonce.js';
-import { checkDpopProof, dpopHeader, isRefusal, requestHtus } from '../dpop/proof.js';
+import { checkDpopProof, dpopHeader, httpOrigin, isRefusal, requestHtus } from '../dpop/proof.js';
 import { isB64Token } from '../http/bearer.js';
 import { checkAccessToken } from '../tokens/access-token.js';
 import {
@@ -21,7 +21,7 @@ import type { Caller } from './types.js';
  * The caller of a request that presented `Authorization: DPoP <token>` with a `DPoP` proof (RFC
  * 9449 §7): the token verified as a bearer token is (signature, issuer, audience, lifetime,
  * revocation) and must be DPoP-bound (`cnf.jkt`); the proof must pass every check of §4.3 for this
- * request (method, URI, `ath` the token's hash, a fresh `jti`, the server nonce when
+ * request (method, URI at a configured origin (see {@link routeOrigins}), `ath` the token's hash, a fresh `jti`, the server nonce when
  * `dpop.requireNonce` is `'all'`) and be signed by the token's key. Refusals are 401 with a `DPoP`
  * challenge (`invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` with `DPoP-Nonce`), 400 for a
  * malformed header, 403 `insufficient_scope`.
@@ -54,7 +54,7 @@ export async function dpopCaller(
       challenge,
     );
   const outcome = await checkDpopProof(ctx, request, proof, {
-    htu: requestHtus(ctx, request),
+    htu: requestHtus(routeOrigins(ctx, resource?.audience), request),
     accessToken: token,
     requireNonce: ctx.dpop.requireNonce === 'all',
   });
@@ -74,4 +74,18 @@ export async function dpopCaller(
     if (!caller.scope.includes(needed)) throw dpopInsufficientScope(ctx, requiredScopes, challenge);
   }
   return caller;
+}
+
+/**
+ * The public origins a route of the instance is reached at, for the proof's `htu` (RFC 9449 §4.3
+ * item 9): the issuer's, and the origin of the route's declared resource (RFC 8707) when it is an
+ * http(s) URL on another origin (an API the same process serves under another host name). Both
+ * are configuration, never read from the request (see `requestHtus`).
+ */
+function routeOrigins(ctx: Pick<Context, 'issuerOrigin'>, audience: string | undefined): readonly string[] {
+  if (audience === undefined) return [ctx.issuerOrigin];
+  const origin = httpOrigin(audience);
+  return origin === undefined || origin === ctx.issuerOrigin
+    ? [ctx.issuerOrigin]
+    : [ctx.issuerOrigin, origin];
 }

@@ -3,7 +3,12 @@ import { ConfigurationError, oauthError } from '../errors.js';
 import { BoundedFetchCache, type Loaded } from '../http/bounded-fetch-cache.js';
 import { clientNetwork, networkAggregate } from '../http/client-network.js';
 import { defaultTransport } from '../http/default-transport.js';
-import { guardedFetch, type OutboundFetch, OutboundFetchError } from '../http/guarded-fetch.js';
+import {
+  guardedFetch,
+  HOST_CONFIGURED_URL_POLICY,
+  type OutboundFetch,
+  OutboundFetchError,
+} from '../http/guarded-fetch.js';
 import type { AddressPolicy } from '../http/ip-address.js';
 import { JWT_BEARER_ASSERTION_TYPE } from '../oauth2/client-auth/private-key-jwt.js';
 import { ASSERTION_SIGNING_ALGORITHMS } from '../oauth2/jwt-assertion.js';
@@ -131,7 +136,7 @@ export function introspection(
 ): Introspect {
   checkOptions(options);
   const transport = fetch ?? defaultTransport().fetch;
-  const policy: AddressPolicy = { allowLoopback: true, allowAnyAddress: true };
+  const policy = HOST_CONFIGURED_URL_POLICY;
   const timeoutMs = options.timeoutMs ?? 5000;
   const cacheMs = secondsToMs(options.cacheTtl ?? 30);
   const inactiveMs = secondsToMs(options.inactiveCacheTtl ?? 5);

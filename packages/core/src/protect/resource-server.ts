@@ -1,16 +1,18 @@
+import { createLocalJWKSet, errors, type JSONWebKeySet, jwtVerify } from 'jose';
 import {
-  createLocalJWKSet,
-  createRemoteJWKSet,
-  customFetch,
-  errors,
-  type JSONWebKeySet,
-  jwtVerify,
-} from 'jose';
-import { checkDpopProof, dpopHeader, isRefusal, type ProofContext } from '../dpop/proof.js';
+  checkDpopProof,
+  dpopHeader,
+  httpOrigin,
+  isRefusal,
+  type ProofContext,
+  requestHtus,
+} from '../dpop/proof.js';
 import { dpopSettings } from '../dpop/settings.js';
 import { ConfigurationError, oauthError, ProtocolError, UsageError } from '../errors.js';
 import { bearerCredentials, dpopCredentials, isB64Token } from '../http/bearer.js';
 import { clientAddressOf } from '../http/client-address.js';
+import { defaultTransport } from '../http/default-transport.js';
+import { HOST_CONFIGURED_URL_POLICY, type OutboundFetch, refusedUrlReason } from '../http/guarded-fetch.js';
 import { ENDPOINTS } from '../oauth2/metadata.js';
 import type { DpopOptions } from '../options.js';
 import { kvReplayStore } from '../storage/kv/replay.js';
@@ -36,6 +38,7 @@ import {
   dpopProofRefused,
 } from './dpop-challenge.js';
 import { type IntrospectionAnswer, type IntrospectionOptions, introspection } from './introspection.js';
+import { issuerKeys } from './issuer-keys.js';
 import type { AuthenticateOptions, AuthenticationResult, Caller } from './types.js';
 
 /*
@@ -54,7 +57,11 @@ export interface ResourceServerOptions {
   readonly issuer: string;
   /** This resource's identifier: tokens must name it in `aud` (RFC 8707, RFC 9068 §4). */
   readonly resource: string;
-  /** Where the keys are fetched. Default: `{issuer}/oauth2/v1/keys`, the instance's JWKS. */
+  /**
+   * Where the keys are fetched: https, or http to a loopback host. Default:
+   * `{issuer}/oauth2/v1/keys`, the instance's JWKS. A fetched set is trusted for its `max-age`,
+   * at most 300 s: a key revoked at the issuer verifies here for at most that long.
+   */
   readonly jwksUri?: string;
   /** The keys themselves, instead of fetching them (tests, air-gapped deployments). */
   readonly jwks?: JSONWebKeySet;
@@ -93,6 +100,15 @@ export interface ResourceServerOptions {
    */
   readonly dpop?: Pick<DpopOptions, 'signingAlgorithms' | 'proofLifetime'> & {
     readonly kv?: KeyValueStore;
+    /**
+     * The public origin clients reach this resource at (scheme, host and port, e.g.
+     * `https://api.example.com`): a proof's `htu` must be the request's path at this origin (RFC
+     * 9449 §4.3 item 9), whatever host and scheme the request arrived with (its `Host` header is
+     * the client's to write; a TLS-terminating proxy makes it `http`). Default: the origin of
+     * `resource` when it is an http(s) URL; required when it is not (a URN), else the resource
+     * server refuses to start.
+     */
+    readonly origin?: string;
   };
 }
 
@@ -120,27 +136,25 @@ const DEFAULT_ALGORITHMS = ['ES256', 'EdDSA', 'RS256'];
 /**
  * A bearer check for a resource server apart from the instance (no shared storage): the signature
  * with the issuer's published keys, `typ: at+jwt`, `iss`, `aud` (this resource), lifetime and
- * scope. Keys are fetched on first use and again for an unknown `kid` (jose's
- * `createRemoteJWKSet`, with its cooldown), so a key rotation needs no restart. This cannot see
- * revocations (those live in the instance's storage): keep access tokens short-lived, or give
- * `introspection` where a revoked token must stop (within `introspection.cacheTtl`): the instance
- * is then asked about each token (RFC 7662), and its answer checked the same way (`active`, `iss`,
- * `aud`, lifetime, scope, DPoP binding).
+ * scope. Keys are fetched on first use (`issuer-keys.ts`), trusted for the JWKS answer's `max-age`
+ * (at most 300 s, at least 30 s) and fetched again for an unknown `kid` (at most once per 10 s), so
+ * a key rotation needs no restart and a revoked signing key stops verifying within that time. This
+ * cannot see revoked tokens (those live in the instance's storage): keep access tokens
+ * short-lived, or give `introspection` where a revoked token must stop (within
+ * `introspection.cacheTtl`): the instance is then asked about each token (RFC 7662), and its
+ * answer checked the same way (`active`, `iss`, `aud`, lifetime, scope, DPoP binding).
  */
 export function resourceServer(options: ResourceServerOptions): ResourceServer {
   const issuer = options.issuer.replace(/\/+$/, '');
   const given = options.fetch;
+  const transport: OutboundFetch | undefined =
+    given &&
+    (({ url, method = 'GET', headers, body, signal }) =>
+      given(url.href, { method, headers, signal, redirect: 'manual', ...(body ? { body } : {}) }));
   const introspect =
     options.introspection === undefined
       ? undefined
-      : introspection(
-          issuer,
-          options.introspection,
-          given &&
-            (({ url, method = 'GET', headers, body, signal }) =>
-              given(url.href, { method, headers, signal, redirect: 'manual', ...(body ? { body } : {}) })),
-          () => Date.now(),
-        );
+      : introspection(issuer, options.introspection, transport, () => Date.now());
   if (options.clientAddress !== undefined && typeof options.clientAddress !== 'function')
     throw new ConfigurationError(
       'resourceServer: clientAddress must be a function (request) => string | undefined.',
@@ -159,9 +173,14 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
   }
   const keys = options.jwks
     ? createLocalJWKSet(options.jwks)
-    : createRemoteJWKSet(new URL(options.jwksUri ?? issuer + ENDPOINTS.jwks), {
-        ...(given === undefined ? {} : { [customFetch]: given }),
-      });
+    : introspect
+      ? undefined
+      : issuerKeys(
+          jwksUrl(options, issuer),
+          transport ?? defaultTransport().fetch,
+          HOST_CONFIGURED_URL_POLICY,
+          () => Date.now(),
+        );
   const tolerance = options.clockToleranceSeconds ?? 5;
   const proofs: ProofContext = {
     now: Date.now,
@@ -177,6 +196,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
     ),
     storage: { replay: kvReplayStore(options.dpop?.kv ?? memoryKeyValueStore()) },
   };
+  const proofOrigins = [resourceOrigin(options)];
   const realm = { realm: issuer, dpop: proofs.dpop };
   /** `dpopRequest`: the request, when the scheme is DPoP. */
   const verify = async (
@@ -206,7 +226,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       if (refusal) throw refuseToken(refusal);
     } else
       try {
-        ({ payload } = await jwtVerify(token, keys, {
+        ({ payload } = await jwtVerify(token, keys!, {
           algorithms: [...(options.algorithms ?? DEFAULT_ALGORITHMS)],
           typ: 'at+jwt',
           issuer,
@@ -265,7 +285,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
           challenge,
         );
       const outcome = await checkDpopProof(proofs, dpopRequest, proof, {
-        htu: dpopRequest.url,
+        htu: requestHtus(proofOrigins, dpopRequest),
         accessToken: token,
         requireNonce: false,
       });
@@ -323,6 +343,51 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       }
     },
   };
+}
+
+/**
+ * The issuer's JWKS URL (`jwksUri`, else `{issuer}/oauth2/v1/keys`); throws `ConfigurationError`
+ * naming the option it came from when it cannot be fetched under {@link HOST_CONFIGURED_URL_POLICY}.
+ */
+function jwksUrl(options: ResourceServerOptions, issuer: string): URL {
+  const option = options.jwksUri === undefined ? 'issuer' : 'jwksUri';
+  let url: URL | undefined;
+  try {
+    url = new URL(options.jwksUri ?? issuer + ENDPOINTS.jwks);
+  } catch {}
+  const refused = url === undefined ? 'it is not a URL' : refusedUrlReason(url, HOST_CONFIGURED_URL_POLICY);
+  if (url === undefined || refused !== undefined)
+    throw new ConfigurationError(
+      `resourceServer: the key set URL ${JSON.stringify(url?.href ?? options.jwksUri ?? issuer)} cannot be fetched: ${refused}.`,
+      { code: 'ERR_CONFIG_INVALID_OPTION', option },
+    );
+  return url;
+}
+
+/**
+ * The origin DPoP proofs must name (`dpop.origin`, else the origin of `resource`); throws
+ * `ConfigurationError` naming `dpop.origin` when it is malformed, or absent with a resource that
+ * is no http(s) URL: a proof's `htu` is never checked against the host a request claims.
+ */
+function resourceOrigin(options: ResourceServerOptions): string {
+  const given = options.dpop?.origin;
+  if (given === undefined) {
+    const origin = typeof options.resource === 'string' ? httpOrigin(options.resource) : undefined;
+    if (origin === undefined)
+      throw new ConfigurationError(
+        `resourceServer: dpop.origin is required, as resource ${JSON.stringify(options.resource)} is no http(s) URL: DPoP proofs (RFC 9449 section 4.3) are checked against the resource's public origin, never the Host header of a request.`,
+        { code: 'ERR_CONFIG_MISSING_OPTION', option: 'dpop.origin' },
+      );
+    return origin;
+  }
+  const url = typeof given === 'string' && httpOrigin(given) !== undefined ? new URL(given) : undefined;
+  if (url === undefined || url.pathname !== '/' || url.search || url.hash || url.username || url.password)
+    throw new ConfigurationError(
+      `resourceServer: dpop.origin must be an http(s) origin (scheme, host and port, no path), e.g. "https://api.example.com"; got ${JSON.stringify(given)}.`,
+      { code: 'ERR_CONFIG_INVALID_OPTION', option: 'dpop.origin' },
+    );
+  const origin = url.origin;
+  return origin;
 }
 
 /**
