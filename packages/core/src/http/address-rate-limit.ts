@@ -25,12 +25,24 @@ const UNKNOWN = 'unknown';
  * without a known address share one network (never a more lenient one). Names are fixed-size
  * digests whatever the address.
  */
-export async function networkPayer(
+export function networkPayer(
   ctx: { readonly rateLimit: Pick<Context['rateLimit'], 'clientAddress'> },
   request: Request,
   perAddress: number,
 ): Promise<Payer> {
-  const address = ctx.rateLimit.clientAddress(request);
+  return addressPayer(ctx.rateLimit.clientAddress(request), perAddress);
+}
+
+/**
+ * The payer of a client `address` (`undefined`: unknown, one shared network): {@link networkPayer}
+ * for callers that have the address rather than the request. `perAggregate` defaults to
+ * {@link AGGREGATE_SHARES} × `perAddress`.
+ */
+export async function addressPayer(
+  address: string | undefined,
+  perAddress: number,
+  perAggregate = perAddress * AGGREGATE_SHARES,
+): Promise<Payer> {
   const [network, aggregate] =
     address === undefined
       ? [UNKNOWN, UNKNOWN]
@@ -42,7 +54,7 @@ export async function networkPayer(
   return {
     shares: [
       { partition: `addr:${network}`, quota: perAddress },
-      { partition, quota: perAddress * AGGREGATE_SHARES },
+      { partition, quota: perAggregate },
     ],
     write: { partition },
   };

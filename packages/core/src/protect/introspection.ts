@@ -1,7 +1,7 @@
 import { importJWK, SignJWT } from 'jose';
 import { ConfigurationError, oauthError } from '../errors.js';
+import { addressPayer, tooManyRequests } from '../http/address-rate-limit.js';
 import { BoundedFetchCache, type Loaded } from '../http/bounded-fetch-cache.js';
-import { clientNetwork, networkAggregate } from '../http/client-network.js';
 import { defaultTransport } from '../http/default-transport.js';
 import {
   guardedFetch,
@@ -12,11 +12,11 @@ import {
 import type { AddressPolicy } from '../http/ip-address.js';
 import { JWT_BEARER_ASSERTION_TYPE } from '../oauth2/client-auth/private-key-jwt.js';
 import { ASSERTION_SIGNING_ALGORITHMS } from '../oauth2/jwt-assertion.js';
-import { kvRateLimitStore, SATURATED } from '../storage/kv/rate-limits.js';
+import { fairShareBudget } from '../storage/kv/fair-share.js';
+import { kvRateLimitStore } from '../storage/kv/rate-limits.js';
 import { memoryKeyValueStore } from '../storage/memory/key-value.js';
-import { type EpochMs, secondsToMs, secondsUntil } from '../time.js';
+import { type EpochMs, secondsToMs } from '../time.js';
 import { hashSecret, randomSecret } from '../tokens/secrets.js';
-import { sha256Base64url } from '../tokens/sha256.js';
 
 /*
  * The introspection side of `resourceServer()` (RFC 7662): asks the issuer's introspection
@@ -246,53 +246,46 @@ export function introspection(
 }
 
 /**
- * The budget of calls answered inactive per client network and per aggregate (`clientNetwork`,
- * `networkAggregate`), in fixed windows counted in a bounded table of this process (the resource
- * server has no store of the instance's; the windows are this process's calls). Only inactive
- * answers are counted: a network presenting valid tokens is never limited, however many.
+ * The budget of calls answered inactive per client network and per aggregate (`addressPayer`: the
+ * address, an IPv6 /64, and its /24 or /48), a fair share (`storage/kv/fair-share.ts`) counted in
+ * a bounded table of this process (the resource server has no store of the instance's; the
+ * windows are this process's calls). Only inactive answers are counted: a network presenting
+ * valid tokens is never limited, however many.
  *
  * Over budget, a call is not made and the request gets 429 `too_many_requests` (RFC 6585 §4) with
  * `Retry-After`, not 401 `invalid_token`: the token was not asked about, so it may be valid, and
  * RFC 6750 §3.1 has no error for "too many"; a 401 would tell a client holding a good token to
- * throw it away. When the table is full, a network without a window yet is refused alike until
- * the windows end (as the instance's fetch budgets): a flood from many networks delays new ones,
- * never the networks already counted, nor any token with a kept answer. Requests without an
+ * throw it away. When the table is full, the aggregate holding the most windows gives up its
+ * oldest (and is refused until they would have ended), so a flood from many networks never
+ * refuses a network under its share, nor any token with a kept answer. Requests without an
  * address are not counted: they would share one budget that any anonymous caller could spend.
  */
 function inactiveBudget(options: IntrospectionOptions) {
   const windowMs = secondsToMs(options.inactiveWindowSeconds ?? 60);
   const perNetwork = options.maxInactivePerNetwork ?? 60;
   const perAggregate = options.maxInactivePerAggregate ?? 300;
-  const windows = kvRateLimitStore(memoryKeyValueStore({ maxEntries: MAX_COUNTED_WINDOWS }));
-  /** While the table is full: until when (networks without a window are refused meanwhile). */
-  let fullUntil: EpochMs = 0;
-  const buckets = async (address: string) => [
-    { key: `net:${await sha256Base64url(clientNetwork(address))}`, max: perNetwork },
-    { key: `agg:${await sha256Base64url(networkAggregate(address))}`, max: perAggregate },
-  ];
+  const budget = fairShareBudget(
+    kvRateLimitStore(memoryKeyValueStore({ maxEntries: MAX_COUNTED_WINDOWS })),
+    'inactive',
+    windowMs,
+  );
   const refused = (resetAt: EpochMs, at: EpochMs) =>
-    oauthError(
-      'too_many_requests',
+    tooManyRequests(
       'Too many unknown tokens were presented from this network; try again later.',
-      { retryAfter: Math.max(1, secondsUntil(resetAt, at)) },
+      resetAt,
+      at,
     );
   return {
     /** Throws 429 when `address`'s network or aggregate has spent its budget. */
     async check(address: string | undefined, at: EpochMs): Promise<void> {
       if (address === undefined) return;
-      for (const { key, max } of await buckets(address)) {
-        const window = await windows.get(key, at);
-        if (window && window.count >= max) throw refused(window.resetAt, at);
-        if (!window && fullUntil > at) throw refused(fullUntil, at);
-      }
+      const room = await budget.check(await addressPayer(address, perNetwork, perAggregate), at);
+      if (!room.charged) throw refused(room.retryAt, at);
     },
     /** Counts one inactive answer to `address`'s network and aggregate. */
     async charge(address: string | undefined, at: EpochMs): Promise<void> {
       if (address === undefined) return;
-      for (const { key } of await buckets(address)) {
-        const window = await windows.increment(key, windowMs, at);
-        if (window.count === SATURATED) fullUntil = Math.max(fullUntil, window.resetAt);
-      }
+      await budget.charge(await addressPayer(address, perNetwork, perAggregate), at);
     },
   };
 }

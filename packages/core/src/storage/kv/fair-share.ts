@@ -41,6 +41,11 @@ export type Charge =
 /** One kind of stored entry's budget: each payer's shares of new entries per window. */
 export interface FairShareBudget {
   /**
+   * Whether `payer` may have one more entry now, without charging it (for entries charged only
+   * once known to be kept, e.g. a call answered inactive): read-only.
+   */
+  check(payer: Payer, now: EpochMs): Promise<Charge>;
+  /**
    * Charges one new entry to every share of `payer`. A share at its quota already refuses without
    * writing anything (its counters are read first); a share found over its quota after the atomic
    * increment (a concurrent burst) refuses too. A store with no room for the counters refuses
@@ -59,14 +64,23 @@ export function fairShareBudget(
   windowMs: Milliseconds,
 ): FairShareBudget {
   const keyOf = (share: Share) => `share:${name}:${share.partition}`;
+  /** When the first spent share of `payer` has room again, or `undefined` when none is spent. */
+  const spentUntil = async (payer: Payer, now: EpochMs): Promise<EpochMs | undefined> => {
+    const windows = await Promise.all(payer.shares.map((share) => rateLimits.get(keyOf(share), now)));
+    let retryAt: number | undefined;
+    payer.shares.forEach((share, i) => {
+      const window = windows[i];
+      if (window && window.count >= share.quota) retryAt = Math.max(retryAt ?? 0, window.resetAt);
+    });
+    return retryAt;
+  };
   return {
+    async check(payer, now) {
+      const retryAt = await spentUntil(payer, now);
+      return retryAt === undefined ? { charged: true, filled: false } : { charged: false, retryAt };
+    },
     async charge(payer, now) {
-      const windows = await Promise.all(payer.shares.map((share) => rateLimits.get(keyOf(share), now)));
-      let retryAt: number | undefined;
-      payer.shares.forEach((share, i) => {
-        const window = windows[i];
-        if (window && window.count >= share.quota) retryAt = Math.max(retryAt ?? 0, window.resetAt);
-      });
+      let retryAt = await spentUntil(payer, now);
       if (retryAt !== undefined) return { charged: false, retryAt };
       const charged = await Promise.all(
         payer.shares.map((share) => rateLimits.increment(keyOf(share), windowMs, now, payer.write)),
