@@ -241,9 +241,13 @@ const SERVER_ERROR = oauthError('server_error', 'The server could not complete t
 /** How a full store is answered (RFC 6749 §4.1.2.1 `temporarily_unavailable`, RFC 9110 §10.2.3). */
 /**
  * What a full store (`StoreFullError`) is answered: 503 `temporarily_unavailable` with
- * `Retry-After`, logged at most once a minute per logger (it stays full for a while).
+ * `Retry-After`, logged at most once a minute per logger (it stays full for a while); when it
+ * refused only the caller, whose partition holds its fair share (`shareSpent`), 429
+ * `too_many_requests` with `Retry-After`, not logged.
  */
 export function storeFullRefusal(error: Error, logger: Logger): ProtocolError {
+  // Only this caller is refused (its partition holds its share): not an outage, nothing to log.
+  if ((error as { shareSpent?: unknown }).shareSpent === true) return SHARE_SPENT;
   const now = Date.now();
   if (now - (storeFullLoggedAt.get(logger) ?? Number.NEGATIVE_INFINITY) >= STORE_FULL_LOG_INTERVAL_MS) {
     storeFullLoggedAt.set(logger, now);
@@ -253,6 +257,12 @@ export function storeFullRefusal(error: Error, logger: Logger): ProtocolError {
   }
   return STORE_FULL;
 }
+
+const SHARE_SPENT = oauthError(
+  'too_many_requests',
+  'Too many requests from this network are waiting to be completed; try again later.',
+  { retryAfter: 60 },
+);
 
 const STORE_FULL = oauthError(
   'temporarily_unavailable',

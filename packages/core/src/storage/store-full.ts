@@ -10,9 +10,20 @@ import type { ErrorCodeOf } from '../error-codes.js';
 export class StoreFullError extends Error {
   /** Stable code (`ERROR_CODES` of `error-codes.ts`). */
   readonly code: ErrorCodeOf<'StoreFullError'> = 'ERR_STORAGE_FULL';
-  constructor(store: string, detail = 'entries free up as they expire') {
+  /**
+   * `true` when the store refused this writer only: it is full and the writer's partition already
+   * holds its fair share (as much as any other), so others still get room. Answered 429
+   * `too_many_requests` (the caller's share is spent) rather than 503 (the service is not down).
+   */
+  readonly shareSpent: boolean;
+  constructor(
+    store: string,
+    detail = 'entries free up as they expire',
+    options: { shareSpent?: boolean } = {},
+  ) {
     super(`The ${store} store is full; ${detail}.`);
     this.name = 'StoreFullError';
+    this.shareSpent = options.shareSpent === true;
   }
 }
 

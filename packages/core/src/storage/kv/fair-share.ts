@@ -56,14 +56,15 @@ export interface FairShareBudget {
 
 /**
  * The budget of the entries named `name` (`interaction`, `device-auth`, `par`, `once`, …), in fixed
- * windows of `windowMs`: counters `share:<name>:<partition>` of the rate-limit store.
+ * windows of `windowMs`: counters `share-<name>:<partition>` of the rate-limit store.
  */
 export function fairShareBudget(
   rateLimits: RateLimitStore,
   name: string,
   windowMs: Milliseconds,
 ): FairShareBudget {
-  const keyOf = (share: Share) => `share:${name}:${share.partition}`;
+  // `share-<name>:`: each budget's windows are a namespace of their own in the memory engine.
+  const keyOf = (share: Share) => `share-${name}:${share.partition}`;
   /** When the first spent share of `payer` has room again, or `undefined` when none is spent. */
   const spentUntil = async (payer: Payer, now: EpochMs): Promise<EpochMs | undefined> => {
     const windows = await Promise.all(payer.shares.map((share) => rateLimits.get(keyOf(share), now)));

@@ -9,8 +9,9 @@ import { PartitionLedger } from './partition-ledger.js';
 export interface MemoryKeyValueStoreOptions {
   /**
    * Most unexpired keys held at once per namespace (the part of a key before its first `:`:
-   * `session`, `rate`, `once`, `interaction`, …); other namespaces are not affected, so a flood of
-   * one kind of record never locks out another (sessions). When a namespace holds that many, a new
+   * `session`, `once`, `interaction`, …; for counters, before the second: `rate:pw`,
+   * `rate:share-interaction`, …); other namespaces are not affected, so a flood of one kind of
+   * record never locks out another (sessions). When a namespace holds that many, a new
    * key evicts the oldest entry of the partition holding the most
    * ({@link KeyValueWriteOptions.partition}: who pays for it), which adds no keys until that entry
    * would have expired; a writer whose partition holds as many as any, or a namespace without
@@ -25,6 +26,24 @@ interface Entry {
   readonly expiresAt: number;
   /** Who pays for it ({@link KeyValueWriteOptions.partition}); absent: never evicted. */
   readonly partition: string | undefined;
+}
+
+/** The counters' namespaces (`storage/kv/keys.ts`), split by the kind of limit that follows them. */
+const COUNTERS = new Set(['rate', 'rate-end']);
+
+/**
+ * The namespace of `key`: its text before the first `:`; for counters (`rate:`, `rate-end:`), before
+ * the second, so that each kind of limit (`rate:pw`, `rate:share-interaction`, …) is bounded on
+ * its own: a flood that fills one kind's windows leaves a person room for the few of another kind
+ * their flow needs.
+ */
+function namespaceName(key: string): string {
+  const first = key.indexOf(':');
+  if (first === -1) return '';
+  const name = key.slice(0, first);
+  if (!COUNTERS.has(name)) return name;
+  const second = key.indexOf(':', first + 1);
+  return second === -1 ? name : key.slice(0, second);
 }
 
 /** One namespace: its entries and who holds them. */
@@ -67,8 +86,7 @@ export function memoryKeyValueStore(options: MemoryKeyValueStoreOptions = {}): K
     return now;
   };
   const namespaceOf = (key: string) => {
-    const at = key.indexOf(':');
-    const name = at === -1 ? '' : key.slice(0, at);
+    const name = namespaceName(key);
     let namespace = namespaces.get(name);
     if (!namespace) {
       namespace = new Namespace(maxEntries);
@@ -83,9 +101,12 @@ export function memoryKeyValueStore(options: MemoryKeyValueStoreOptions = {}): K
     entries.sweepAll(now);
     if (entries.size < maxEntries) return;
     const heaviest = ledger.heaviest();
+    if (heaviest === undefined) throw full();
     // The writer holding as much as anyone is over its fair share: it is the one refused.
-    if (heaviest === undefined || (writer !== undefined && ledger.count(writer) >= ledger.count(heaviest)))
-      throw full();
+    if (writer !== undefined && ledger.count(writer) >= ledger.count(heaviest))
+      throw new StoreFullError('in-memory key-value', 'this caller holds its share of it', {
+        shareSpent: true,
+      });
     const victim = ledger.oldest(heaviest)!;
     const entry = entries.get(victim, now)!;
     if (!ledger.close(heaviest, entry.expiresAt, now)) throw full();
@@ -98,7 +119,10 @@ export function memoryKeyValueStore(options: MemoryKeyValueStoreOptions = {}): K
     const at = now ?? latest;
     const current = entries.get(key, at);
     if (current === undefined) {
-      if (entry.partition !== undefined && ledger.isClosed(entry.partition, at)) throw full();
+      if (entry.partition !== undefined && ledger.isClosed(entry.partition, at))
+        throw new StoreFullError('in-memory key-value', 'this caller gave up its share of it for now', {
+          shareSpent: true,
+        });
       if (entries.size >= maxEntries) makeRoom(namespace, entry.partition, at);
     } else if (current.partition !== undefined && current.partition !== entry.partition) {
       ledger.remove(current.partition, key);
