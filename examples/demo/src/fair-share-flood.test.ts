@@ -517,7 +517,6 @@ const measured: Figures[] = [];
 
 describe.each(engines)('a fair-share flood on $name', (engine) => {
   /** `it`, expected to fail on the memory engine (a known failure, documented at each use). */
-  const onMemoryFails = engine.name === 'memory' ? it.fails : it;
   afterAll(() => {
     for (const figures of measured.filter((f) => f.engine === engine.name))
       console.log('fair-share flood', JSON.stringify(figures));
@@ -576,135 +575,124 @@ describe.each(engines)('a fair-share flood on $name', (engine) => {
     }
   }
 
-  /**
-   * Known failure (issue 41) on memory: a network over its fair share of a full namespace gets
-   * `StoreFullError`, answered 503 (`errors.ts` `storeFullRefusal`), not 429: with MEMORY_BOUND =
-   * 400 and 100 networks, each network's level is 4 interactions and the 5th of every network
-   * after the 80th is answered 503. The person's own flow succeeds.
-   */
-  onMemoryFails(
-    `signs a person in from a fresh network after ${NETWORKS} networks filled their interaction shares`,
-    async () => {
-      await measure(
-        'sign-in',
-        async (at) => {
-          await pool(NETWORKS * (SHARE + 1), CONCURRENCY, async (i) => {
-            const response = await at.send(
-              authorizeUrl(at, 'web').slice(at.issuer.length),
-              floodAddress(i % NETWORKS),
-              { headers: { Accept: 'text/html', 'Sec-Fetch-Site': 'none' } },
-            );
-            await response.arrayBuffer();
-          });
-        },
-        async (at) => {
-          const browser = new Browser(at, FRESH);
-          const code = codeOf(await browser.signIn(await browser.get(authorizeUrl(at, 'web'))));
-          const tokens = await at.post(
-            '/oauth2/v1/token',
-            FRESH,
-            {
-              grant_type: 'authorization_code',
-              code,
-              redirect_uri: REDIRECT_URI,
-              code_verifier: PKCE_VERIFIER,
-            },
-            { Authorization: `Basic ${btoa('web:web-secret')}` },
+  it(`signs a person in from a fresh network after ${NETWORKS} networks filled their interaction shares`, async () => {
+    await measure(
+      'sign-in',
+      async (at) => {
+        await pool(NETWORKS * (SHARE + 1), CONCURRENCY, async (i) => {
+          const response = await at.send(
+            authorizeUrl(at, 'web').slice(at.issuer.length),
+            floodAddress(i % NETWORKS),
+            { headers: { Accept: 'text/html', 'Sec-Fetch-Site': 'none' } },
           );
-          expect(tokens.status).toBe(200);
-          expect(await tokens.json()).toMatchObject({
-            token_type: 'Bearer',
-            access_token: expect.any(String),
-          });
-        },
-        // An interaction each (303 to the login page) up to the share, then 429.
-        { 303: NETWORKS * SHARE, 429: NETWORKS },
-      );
-    },
-    120_000,
-  );
+          await response.arrayBuffer();
+        });
+      },
+      async (at) => {
+        const browser = new Browser(at, FRESH);
+        const code = codeOf(await browser.signIn(await browser.get(authorizeUrl(at, 'web'))));
+        const tokens = await at.post(
+          '/oauth2/v1/token',
+          FRESH,
+          {
+            grant_type: 'authorization_code',
+            code,
+            redirect_uri: REDIRECT_URI,
+            code_verifier: PKCE_VERIFIER,
+          },
+          { Authorization: `Basic ${btoa('web:web-secret')}` },
+        );
+        expect(tokens.status).toBe(200);
+        expect(await tokens.json()).toMatchObject({
+          token_type: 'Bearer',
+          access_token: expect.any(String),
+        });
+      },
+      // An interaction each (303 to the login page) up to the address's share, then 429; on
+      // memory, once the store is full, also 429 for a network holding its fair share of it
+      // (as many as any other), at least MEMORY_BOUND started in all.
+      (statuses) => {
+        expect(Object.keys(statuses).sort()).toEqual(['303', '429']);
+        expect(statuses[303]! + statuses[429]!).toBe(NETWORKS * (SHARE + 1));
+        if (engine.name === 'memory') expect(statuses[303]).toBeGreaterThanOrEqual(MEMORY_BOUND);
+        else expect(statuses[303]).toBe(NETWORKS * SHARE);
+      },
+    );
+  }, 120_000);
 
-  /**
-   * Known failure (issue 41) on memory: the person is refused. Every counter a network pays for
-   * lives in the one `rate` namespace (and `rate-end`), charged to its aggregate's partition; the
-   * flood (2 device-authorization share counters and 2 lookup share counters per network, 100
-   * networks) fills it at 400, levelling every partition at 4 keys; the person's fresh network
-   * then needs more counters than that (the sign-in-first interaction's share counters, the
-   * password limiter's), is found "as heavy as the heaviest" and refused: its password check is
-   * answered "Too many failed attempts" (429). Also 503s for the flooders as above.
-   */
-  onMemoryFails(
-    `approves a device from a fresh network after ${NETWORKS} networks filled their device and lookup shares`,
-    async () => {
-      await measure(
-        'device approval',
-        async (at) => {
-          await pool(NETWORKS * (SHARE + 1), CONCURRENCY, async (i) => {
-            const response = await at.post('/oauth2/v1/device_authorization', floodAddress(i % NETWORKS), {
-              client_id: 'cli',
-              scope: 'openid',
-            });
-            await response.arrayBuffer();
-          });
-          // Wrong user codes, each network its share: past the anonymous failed-lookup cap.
-          await pool(NETWORKS, CONCURRENCY, async (i) => {
-            const browser = new Browser(at, floodAddress(i));
-            for (let n = 0; n < LOOKUPS_PER_ADDRESS; n++) {
-              const form = await browser.get(`${at.issuer}/device`);
-              const answer = await browser.submit(await form.text(), { user_code: 'BBBB-BBBB' });
-              at.statuses.set(answer.status, (at.statuses.get(answer.status) ?? 0) + 1);
-              await answer.arrayBuffer();
-            }
-          });
-        },
-        async (at) => {
-          const started = await at.post('/oauth2/v1/device_authorization', '192.0.2.8', {
+  it(`approves a device from a fresh network after ${NETWORKS} networks filled their device and lookup shares`, async () => {
+    await measure(
+      'device approval',
+      async (at) => {
+        await pool(NETWORKS * (SHARE + 1), CONCURRENCY, async (i) => {
+          const response = await at.post('/oauth2/v1/device_authorization', floodAddress(i % NETWORKS), {
             client_id: 'cli',
             scope: 'openid',
           });
-          expect(started.status).toBe(200);
-          const device = (await started.json()) as { device_code: string; user_code: string };
-          const person = new Browser(at, FRESH);
-          const form = await person.get(`${at.issuer}/device`);
-          // Past the cap, the person is asked to sign in first; the code is then looked up on their account.
-          const confirmation = await person.signIn(
-            await person.submit(await form.text(), { user_code: device.user_code }),
-          );
-          const html = await confirmation.text();
-          expect(
-            confirmation.status,
-            html
-              .replace(/<style[\s\S]*?<\/style>/, '')
-              .replace(/<[^>]*>/g, ' ')
-              .replace(/\s+/g, ' ')
-              .slice(0, 600),
-          ).toBe(200);
-          expect(html).toContain('name="decision"');
-          expect((await person.submit(html, { decision: 'allow' })).status).toBe(200);
-          const poll = await at.post('/oauth2/v1/token', '192.0.2.8', {
-            grant_type: DEVICE_CODE_GRANT,
-            device_code: device.device_code,
-            client_id: 'cli',
-          });
-          expect(poll.status).toBe(200);
-          expect(await poll.json()).toMatchObject({
-            access_token: expect.any(String),
-            id_token: expect.any(String),
-          });
-        },
-        // Device authorizations: the share, then 429; wrong codes: 400 up to the anonymous cap
-        // (overshot by at most the requests in flight: its check and its count are not one atomic
-        // step), then 303 to sign in first (followed to the login page, 200).
-        (statuses) => {
-          expect(statuses[429]).toBe(NETWORKS);
-          expect(statuses[400]).toBeGreaterThanOrEqual(FAILED_LOOKUPS);
-          expect(statuses[400]).toBeLessThanOrEqual(FAILED_LOOKUPS + CONCURRENCY);
+          await response.arrayBuffer();
+        });
+        // Wrong user codes, each network its share: past the anonymous failed-lookup cap.
+        await pool(NETWORKS, CONCURRENCY, async (i) => {
+          const browser = new Browser(at, floodAddress(i));
+          for (let n = 0; n < LOOKUPS_PER_ADDRESS; n++) {
+            const form = await browser.get(`${at.issuer}/device`);
+            const answer = await browser.submit(await form.text(), { user_code: 'BBBB-BBBB' });
+            at.statuses.set(answer.status, (at.statuses.get(answer.status) ?? 0) + 1);
+            await answer.arrayBuffer();
+          }
+        });
+      },
+      async (at) => {
+        const started = await at.post('/oauth2/v1/device_authorization', '192.0.2.8', {
+          client_id: 'cli',
+          scope: 'openid',
+        });
+        expect(started.status).toBe(200);
+        const device = (await started.json()) as { device_code: string; user_code: string };
+        const person = new Browser(at, FRESH);
+        const form = await person.get(`${at.issuer}/device`);
+        // Past the cap, the person is asked to sign in first; the code is then looked up on their account.
+        const confirmation = await person.signIn(
+          await person.submit(await form.text(), { user_code: device.user_code }),
+        );
+        const html = await confirmation.text();
+        expect(
+          confirmation.status,
+          html
+            .replace(/<style[\s\S]*?<\/style>/, '')
+            .replace(/<[^>]*>/g, ' ')
+            .replace(/\s+/g, ' ')
+            .slice(0, 600),
+        ).toBe(200);
+        expect(html).toContain('name="decision"');
+        expect((await person.submit(html, { decision: 'allow' })).status).toBe(200);
+        const poll = await at.post('/oauth2/v1/token', '192.0.2.8', {
+          grant_type: DEVICE_CODE_GRANT,
+          device_code: device.device_code,
+          client_id: 'cli',
+        });
+        expect(poll.status).toBe(200);
+        expect(await poll.json()).toMatchObject({
+          access_token: expect.any(String),
+          id_token: expect.any(String),
+        });
+      },
+      // Device authorizations: the share, then 429; wrong codes: 400 up to the anonymous cap
+      // (overshot by at most the requests in flight: its check and its count are not one atomic
+      // step), then 303 to sign in first (followed to the login page, 200).
+      (statuses) => {
+        // On memory, also 429 for a network holding its fair share of a full store.
+        if (engine.name === 'memory') expect(statuses[429]).toBeGreaterThanOrEqual(NETWORKS);
+        else expect(statuses[429]).toBe(NETWORKS);
+        expect(statuses[400]).toBeGreaterThanOrEqual(FAILED_LOOKUPS);
+        expect(statuses[400]).toBeLessThanOrEqual(FAILED_LOOKUPS + CONCURRENCY);
+        const answered = Object.values(statuses).reduce((sum, count) => sum + count, 0);
+        expect(answered).toBe(NETWORKS * (SHARE + 1) + NETWORKS * LOOKUPS_PER_ADDRESS);
+        if (engine.name !== 'memory')
           expect(statuses[200]! + statuses[400]!).toBe(NETWORKS * SHARE + NETWORKS * LOOKUPS_PER_ADDRESS);
-        },
-      );
-    },
-    120_000,
-  );
+      },
+    );
+  }, 120_000);
 
   it(`issues a DPoP-bound token to a person from a fresh network after ${NETWORKS} networks sent ${PROOFS} proofs each`, async () => {
     await measure(
@@ -818,63 +806,52 @@ describe.each(engines)('a fair-share flood on $name', (engine) => {
     );
   }, 120_000);
 
-  /**
-   * Known failure (issue 41) on memory: every introspection the flood causes signs an assertion
-   * whose id the issuer keeps charged to the resource server's own client (`client:<id>`, quota
-   * 30,000); 500 of them fill the `once` namespace (400), the resource server's partition is the
-   * heaviest, so its next assertion (the valid token's) is refused: 503 at the resource server. On
-   * every engine the same happens once N × maxInactivePerNetwork exceeds the client's quota
-   * (30,000 per window: 500 IPv4 /24s, or 100 IPv6 /48s at 300 each).
-   */
-  onMemoryFails(
-    `accepts a valid token from a fresh network after ${NETWORKS} networks sent made-up tokens to an introspecting resource server`,
-    async () => {
-      let api: { server: Server; origin: string } | undefined;
-      try {
-        await measure(
-          'introspection',
-          async (at) => {
-            api = await apiServer(at);
-            const origin = api.origin;
-            await pool(NETWORKS * (SHARE + 1), CONCURRENCY, async (i) => {
-              const response = await fetch(`${origin}/reports`, {
-                headers: {
-                  Authorization: `Bearer made-up-${i}`,
-                  [ADDRESS_HEADER]: floodAddress(i % NETWORKS),
-                },
-              });
-              at.statuses.set(response.status, (at.statuses.get(response.status) ?? 0) + 1);
-              await response.arrayBuffer();
+  it(`accepts a valid token from a fresh network after ${NETWORKS} networks sent made-up tokens to an introspecting resource server`, async () => {
+    let api: { server: Server; origin: string } | undefined;
+    try {
+      await measure(
+        'introspection',
+        async (at) => {
+          api = await apiServer(at);
+          const origin = api.origin;
+          await pool(NETWORKS * (SHARE + 1), CONCURRENCY, async (i) => {
+            const response = await fetch(`${origin}/reports`, {
+              headers: {
+                Authorization: `Bearer made-up-${i}`,
+                [ADDRESS_HEADER]: floodAddress(i % NETWORKS),
+              },
             });
-          },
-          async (at) => {
-            const tokens = await at.post('/oauth2/v1/token', '192.0.2.9', {
-              grant_type: 'client_credentials',
-              scope: 'reports:read',
-              resource: API,
-              client_assertion_type: JWT_BEARER_ASSERTION_TYPE,
-              client_assertion: await clientAssertion(at.workerKey, 'worker', at.issuer),
-            });
-            expect(tokens.status).toBe(200);
-            const { access_token } = (await tokens.json()) as { access_token: string };
-            const answer = await fetch(`${api!.origin}/reports`, {
-              headers: { Authorization: `Bearer ${access_token}`, [ADDRESS_HEADER]: FRESH },
-            });
-            expect(answer.status).toBe(200);
-            expect(await answer.json()).toEqual({ client: 'worker' });
-          },
-          // Made-up tokens: 401 invalid_token up to the network's share of inactive answers, then 429.
-          { 401: NETWORKS * SHARE, 429: NETWORKS },
-        );
-      } finally {
-        if (api) {
-          api.server.closeAllConnections();
-          await new Promise((resolve) => api!.server.close(resolve));
-        }
+            at.statuses.set(response.status, (at.statuses.get(response.status) ?? 0) + 1);
+            await response.arrayBuffer();
+          });
+        },
+        async (at) => {
+          const tokens = await at.post('/oauth2/v1/token', '192.0.2.9', {
+            grant_type: 'client_credentials',
+            scope: 'reports:read',
+            resource: API,
+            client_assertion_type: JWT_BEARER_ASSERTION_TYPE,
+            client_assertion: await clientAssertion(at.workerKey, 'worker', at.issuer),
+          });
+          expect(tokens.status).toBe(200);
+          const { access_token } = (await tokens.json()) as { access_token: string };
+          const answer = await fetch(`${api!.origin}/reports`, {
+            headers: { Authorization: `Bearer ${access_token}`, [ADDRESS_HEADER]: FRESH },
+          });
+          expect(answer.status).toBe(200);
+          expect(await answer.json()).toEqual({ client: 'worker' });
+        },
+        // Made-up tokens: 401 invalid_token at once, none signed by the issuer, so none asked
+        // about (`introspection.signedTokensOnly`): no call, no replay id at the issuer.
+        { 401: NETWORKS * (SHARE + 1) },
+      );
+    } finally {
+      if (api) {
+        api.server.closeAllConnections();
+        await new Promise((resolve) => api!.server.close(resolve));
       }
-    },
-    120_000,
-  );
+    }
+  }, 120_000);
 });
 
 /**

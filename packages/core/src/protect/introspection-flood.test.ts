@@ -23,7 +23,12 @@ async function apiServer(issuer: Issuer, introspection: Partial<IntrospectionOpt
   const tokens = resourceServer({
     issuer: issuer.issuer,
     resource: API,
-    introspection: { clientId: API_KEY_CLIENT, privateKey: issuer.apiKey, ...introspection },
+    introspection: {
+      clientId: API_KEY_CLIENT,
+      privateKey: issuer.apiKey,
+      signedTokensOnly: false,
+      ...introspection,
+    },
     // What a host behind a trusted proxy does: the caller's address from the proxy's header.
     clientAddress: (request) => request.headers.get(ADDRESS_HEADER) ?? undefined,
   });

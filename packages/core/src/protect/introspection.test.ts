@@ -4,6 +4,7 @@
  * client, and answers requests as the JWT mode does.
  */
 import { generateKeys, type IntrospectionOptions, resourceServer } from '@gatehousejs/core';
+import { importJWK, SignJWT } from 'jose';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DocumentServer } from '../../test/document-server';
 import { ath, dpopKey, dpopProof } from '../../test/dpop';
@@ -29,12 +30,16 @@ afterEach(async () => {
 const INTROSPECT = '/demo/oauth2/v1/introspect';
 const METADATA = '/.well-known/oauth-authorization-server/demo';
 
+/**
+ * The resource server under test. It asks about every token, signed or not (`signedTokensOnly:
+ * false`), so that made-up and opaque tokens reach the endpoint; the default is tested apart.
+ */
 function api(introspection: Partial<IntrospectionOptions> = {}, as = API_CLIENT) {
   return resourceServer({
     issuer: issuer.issuer,
     resource: API,
     resourceMetadata: `${API}/.well-known/oauth-protected-resource`,
-    introspection: { clientId: as.id, clientSecret: as.secret, ...introspection },
+    introspection: { clientId: as.id, clientSecret: as.secret, signedTokensOnly: false, ...introspection },
     clientAddress: (request) => request.headers.get('x-client-address') ?? undefined,
   });
 }
@@ -372,8 +377,46 @@ describe('resource server with token introspection', () => {
         issuer: issuer.issuer,
         resource: API,
         jwksUri: `${issuer.issuer}/oauth2/v1/keys`,
-        introspection: { clientId: API_CLIENT.id, clientSecret: API_CLIENT.secret },
+        introspection: { clientId: API_CLIENT.id, clientSecret: API_CLIENT.secret, signedTokensOnly: false },
       }),
     ).toThrow(expect.objectContaining({ code: 'ERR_CONFIG_CONFLICTING_OPTIONS', option: 'jwksUri' }));
+  });
+});
+
+describe('resource server with token introspection, asking only about tokens the issuer signed (the default)', () => {
+  const signedOnly = () =>
+    resourceServer({
+      issuer: issuer.issuer,
+      resource: API,
+      introspection: { clientId: API_CLIENT.id, clientSecret: API_CLIENT.secret },
+    });
+
+  it('refuses made-up and foreign-signed tokens without a call, and asks about the issuer’s own', async () => {
+    const rs = signedOnly();
+    const before = issuer.count(INTROSPECT);
+    // A token of the right shape and claims, signed by a key that is not the issuer's.
+    const foreignKey = await generateKeys('ES256');
+    const foreign = await new SignJWT({
+      iss: issuer.issuer,
+      sub: 'x',
+      aud: API,
+      scope: 'reports:read',
+      jti: 'j',
+    })
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: foreignKey.kid })
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(await importJWK(foreignKey, 'ES256'));
+    for (const token of ['made-up', 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln', foreign]) {
+      const result = await rs.authenticate(call(token), 'reports:read');
+      expect(result.ok).toBe(false);
+      if (!result.ok) {
+        expect(result.response.status).toBe(401);
+        expect(result.response.headers.get('www-authenticate')).toContain('error="invalid_token"');
+      }
+    }
+    expect(issuer.count(INTROSPECT)).toBe(before);
+    expect((await rs.authenticate(call(await issuer.token()), 'reports:read')).ok).toBe(true);
+    expect(issuer.count(INTROSPECT)).toBe(before + 1);
   });
 });

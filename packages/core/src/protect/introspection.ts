@@ -97,6 +97,16 @@ export interface IntrospectionOptions {
   readonly maxInactivePerAggregate?: number;
   /** The window of {@link maxInactivePerNetwork} and {@link maxInactivePerAggregate}, in seconds. Default 60. */
   readonly inactiveWindowSeconds?: number;
+  /**
+   * Ask only about tokens the issuer signed: before a call, the token must be a JWT whose
+   * signature verifies with the issuer's published keys (`jwksUri`, default the issuer's JWKS,
+   * fetched and trusted as without introspection) and whose `iss` is the issuer; anything else is
+   * refused here (401 `invalid_token`) and costs the issuer nothing. Made-up tokens then cost
+   * neither a call nor a replay id of this resource server's client at the issuer, however many
+   * networks send them. Default `true`: Gatehouse's access tokens are JWTs. `false` for an issuer
+   * whose tokens are opaque (every token is then asked about, within the budgets above).
+   */
+  readonly signedTokensOnly?: boolean;
 }
 
 /** An introspection answer (RFC 7662 §2.2), as parsed. */
@@ -133,6 +143,7 @@ export function introspection(
   options: IntrospectionOptions,
   fetch: OutboundFetch | undefined,
   now: () => number,
+  signedByIssuer?: (token: string) => Promise<boolean>,
 ): Introspect {
   checkOptions(options);
   const transport = fetch ?? defaultTransport().fetch;
@@ -219,31 +230,45 @@ export function introspection(
     const key = `${url.href}#${await hashSecret(token)}`;
     const at = now();
     if (inactive.peek(key, at) !== undefined) return INACTIVE;
-    // The budget is checked only when a call is to be made (no kept answer, none in flight), and
-    // charged by the caller whose call came back inactive.
-    const caller = { address: clientAddress, charge: () => budget.check(clientAddress, at) };
-    return cache.get(
-      key,
-      at,
-      async () => {
-        const loaded = await ask(url, token, at);
-        if (loaded.value.active !== true) {
-          const answeredAt = now();
-          await budget.charge(clientAddress, answeredAt);
-          if (inactiveMs > 0)
-            inactive.remember(key, answeredAt, {
-              value: INACTIVE,
-              bytes: ENTRY_OVERHEAD_BYTES,
-              expiresAt: answeredAt + inactiveMs,
-              idleMs: inactiveMs,
-            });
-        }
-        return loaded;
+    // The budget is checked, and the signature, only when a call is to be made (no kept answer,
+    // none in flight); the budget is charged by the caller whose call came back inactive.
+    const caller = {
+      address: clientAddress,
+      charge: async () => {
+        await budget.check(clientAddress, at);
+        if (signedByIssuer && !(await signedByIssuer(token))) throw NOT_SIGNED;
       },
-      { caller },
-    );
+    };
+    return cache
+      .get(
+        key,
+        at,
+        async () => {
+          const loaded = await ask(url, token, at);
+          if (loaded.value.active !== true) {
+            const answeredAt = now();
+            await budget.charge(clientAddress, answeredAt);
+            if (inactiveMs > 0)
+              inactive.remember(key, answeredAt, {
+                value: INACTIVE,
+                bytes: ENTRY_OVERHEAD_BYTES,
+                expiresAt: answeredAt + inactiveMs,
+                idleMs: inactiveMs,
+              });
+          }
+          return loaded;
+        },
+        { caller },
+      )
+      .catch((error: unknown) => {
+        if (error === NOT_SIGNED) return INACTIVE;
+        throw error;
+      });
   };
 }
+
+/** Thrown past the cache when a token is not the issuer's: answered inactive without a call. */
+const NOT_SIGNED = Symbol('not signed by the issuer');
 
 /**
  * The budget of calls answered inactive per client network and per aggregate (`addressPayer`: the

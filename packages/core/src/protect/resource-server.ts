@@ -1,4 +1,4 @@
-import { createLocalJWKSet, errors, type JSONWebKeySet, jwtVerify } from 'jose';
+import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import {
   checkDpopProof,
   dpopHeader,
@@ -151,37 +151,46 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
     given &&
     (({ url, method = 'GET', headers, body, signal }) =>
       given(url.href, { method, headers, signal, redirect: 'manual', ...(body ? { body } : {}) }));
+  const signedOnly = options.introspection !== undefined && options.introspection.signedTokensOnly !== false;
+  const keys =
+    options.introspection !== undefined && !signedOnly
+      ? undefined
+      : options.jwks
+        ? createLocalJWKSet(options.jwks)
+        : issuerKeys(
+            jwksUrl(options, issuer),
+            transport ?? defaultTransport().fetch,
+            HOST_CONFIGURED_URL_POLICY,
+            () => Date.now(),
+          );
+  const tolerance = options.clockToleranceSeconds ?? 5;
+  const algorithms = [...(options.algorithms ?? DEFAULT_ALGORITHMS)];
   const introspect =
     options.introspection === undefined
       ? undefined
-      : introspection(issuer, options.introspection, transport, () => Date.now());
+      : introspection(
+          issuer,
+          options.introspection,
+          transport,
+          () => Date.now(),
+          signedOnly ? (token) => signedByIssuer(token, keys!, { algorithms, issuer, tolerance }) : undefined,
+        );
   if (options.clientAddress !== undefined && typeof options.clientAddress !== 'function')
     throw new ConfigurationError(
       'resourceServer: clientAddress must be a function (request) => string | undefined.',
       { code: 'ERR_CONFIG_INVALID_OPTION', option: 'clientAddress' },
     );
   const clientAddress = options.clientAddress ?? clientAddressOf;
-  if (introspect) {
+  if (introspect && !signedOnly) {
     const conflicting = (['jwks', 'jwksUri', 'algorithms'] as const).find(
       (name) => options[name] !== undefined,
     );
     if (conflicting)
       throw new ConfigurationError(
-        `resourceServer: ${conflicting} and introspection exclude each other (introspected tokens are not verified here).`,
+        `resourceServer: ${conflicting} and introspection with signedTokensOnly: false exclude each other (introspected tokens are not verified here).`,
         { code: 'ERR_CONFIG_CONFLICTING_OPTIONS', option: conflicting },
       );
   }
-  const keys = options.jwks
-    ? createLocalJWKSet(options.jwks)
-    : introspect
-      ? undefined
-      : issuerKeys(
-          jwksUrl(options, issuer),
-          transport ?? defaultTransport().fetch,
-          HOST_CONFIGURED_URL_POLICY,
-          () => Date.now(),
-        );
-  const tolerance = options.clockToleranceSeconds ?? 5;
   const proofs: ProofContext = {
     now: Date.now,
     clockToleranceSeconds: tolerance,
@@ -227,7 +236,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
     } else
       try {
         ({ payload } = await jwtVerify(token, keys!, {
-          algorithms: [...(options.algorithms ?? DEFAULT_ALGORITHMS)],
+          algorithms,
           typ: 'at+jwt',
           issuer,
           audience: options.resource,
@@ -455,4 +464,31 @@ function rejectionOf(error: unknown): TokenRejection {
     if (error.claim === 'aud') return 'audience';
   }
   return 'invalid';
+}
+
+/**
+ * Whether `token` is a JWT the issuer signed (its signature verifies with the issuer's keys, its
+ * `iss` is the issuer, not expired): what an introspecting resource server asks before a call
+ * (`introspection.signedTokensOnly`). The keys could not be fetched: 503, the token may be fine.
+ */
+async function signedByIssuer(
+  token: string,
+  keys: JWTVerifyGetKey,
+  expect: { readonly algorithms: string[]; readonly issuer: string; readonly tolerance: number },
+): Promise<boolean> {
+  try {
+    await jwtVerify(token, keys, {
+      algorithms: expect.algorithms,
+      issuer: expect.issuer,
+      clockTolerance: expect.tolerance,
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError))
+      throw oauthError('temporarily_unavailable', 'The signing keys could not be fetched.', {
+        retryAfter: 1,
+        cause: error,
+      });
+    return false;
+  }
 }
