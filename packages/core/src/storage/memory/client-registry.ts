@@ -78,18 +78,20 @@ export function memoryClientRegistry(options: MemoryClientRegistryOptions = {}):
       const id = registration.client.id;
       const now = registration.registeredAt;
       const cap = Math.min(maxClients, limits?.maxClients ?? maxClients);
+      // An empty name is no partition, as on every engine.
+      const partition = limits?.partition || undefined;
       let evictedClientId: string | undefined;
       if (clients.size >= cap && clients.get(id, now) === undefined) {
         clients.sweepAll(now);
         if (clients.size >= cap) {
-          evictedClientId = victimFor(limits?.partition);
+          evictedClientId = victimFor(partition);
           if (evictedClientId === undefined)
             throw new StoreFullError('client registry', `at most ${cap} registrations`);
           forget(evictedClientId, clients.get(evictedClientId, now)!);
           clients.delete(evictedClientId);
         }
       }
-      store(id, registration, limits?.partition, now);
+      store(id, registration, partition, now);
       return evictedClientId === undefined ? {} : { evictedClientId };
     },
     async findClient(clientId, now) {
