@@ -86,9 +86,13 @@ export type GatehouseEvent =
       readonly quota: string;
       readonly payer: 'network' | 'user' | 'client' | 'anonymous';
     }
-  /** A client registered itself (RFC 7591), or deleted its registration (RFC 7592). */
+  /**
+   * A client registered itself (RFC 7591), or deleted its registration (RFC 7592), or its
+   * registration was `evicted` (deleted: its client id stops working) to make room in a full
+   * registry for a registration from a lighter network (`dynamicRegistration.maxClients`).
+   */
   | {
-      readonly type: 'client.registered' | 'client.unregistered';
+      readonly type: 'client.registered' | 'client.unregistered' | 'client.evicted';
       readonly clientId: string;
     }
   /**

@@ -32,6 +32,7 @@ describe.skipIf(!url)('postgres engine specifics', () => {
       '004_user_grants',
       '005_key_values',
       '006_kv_state',
+      '007_client_partitions',
     ]);
     expect(await migrate(storage.pool, { schema })).toEqual([]);
     const { rows } = await storage.pool.query(
@@ -44,6 +45,7 @@ describe.skipIf(!url)('postgres engine specifics', () => {
       { version: '004_user_grants' },
       { version: '005_key_values' },
       { version: '006_kv_state' },
+      { version: '007_client_partitions' },
     ]);
   });
 

@@ -14,29 +14,58 @@ interface ClientRow {
   registered_at: string;
   expires_at: string | null;
   ext: Record<string, unknown> | null;
+  used_at: string | null;
 }
 
 /**
  * {@link ClientRegistry} on PostgreSQL: one row per (instance, client id), the client as JSONB. A
- * NULL `expires_at` keeps the registration until deleted (the sweeper skips it).
+ * NULL `expires_at` keeps the registration until deleted (the sweeper skips it); `partition` names
+ * who pays for it (NULL: none, never evicted; rows written before migration 007 have none) and
+ * `used_at` its last use (NULL: never used).
  *
- * `maxClients`: the insert of a new registration happens only while the instance has fewer live
- * rows (one statement: counted and inserted in the same snapshot; concurrent inserts may each see
- * the other's row missing, so the bound can be overshot by the registrations in flight at once).
- * A replacement of an existing row is always written. Refused: `StoreFullError`, nothing written.
+ * `maxClients` (fair shares, issue 41): one statement, its own transaction, counts the instance's
+ * live rows and, when there are that many and the row is new, the heaviest partition's; when the
+ * new row's partition (NULL: the unpartitioned rows together) holds fewer, it deletes the heaviest
+ * partition's oldest never-used row (else its oldest) and inserts, in the same snapshot; otherwise
+ * it writes nothing (`StoreFullError`). Concurrent saves may each see the other's row missing (or
+ * pick the same row to evict), so the bound can be overshot by the registrations in flight at
+ * once, never more. A replacement of an existing row is always written.
  */
 export function postgresClientRegistry(pool: Statements, t: Tables, instanceId: string): ClientRegistry {
   return {
     async saveClient(record, limits) {
-      const { rowCount } = await pool.query(
-        `INSERT INTO ${t.registeredClients} (instance_id, client_id, client, registered_at, expires_at, ext)
-         SELECT $1, $2, $3, $4, $5, $6
-         WHERE $7::bigint IS NULL
-           OR EXISTS (SELECT 1 FROM ${t.registeredClients} WHERE instance_id = $1 AND client_id = $2)
-           OR (SELECT count(*) FROM ${t.registeredClients}
-               WHERE instance_id = $1 AND (expires_at IS NULL OR expires_at > $4)) < $7::bigint
-         ON CONFLICT (instance_id, client_id) DO UPDATE SET client = EXCLUDED.client,
-           registered_at = EXCLUDED.registered_at, expires_at = EXCLUDED.expires_at, ext = EXCLUDED.ext`,
+      const { rows } = await pool.query<{ saved: boolean; evicted: string | null }>(
+        `WITH live AS (
+           SELECT client_id, partition, registered_at, used_at FROM ${t.registeredClients}
+           WHERE instance_id = $1 AND (expires_at IS NULL OR expires_at > $4)
+         ), room AS (
+           SELECT $7::bigint IS NULL
+             OR EXISTS (SELECT 1 FROM ${t.registeredClients} WHERE instance_id = $1 AND client_id = $2)
+             OR (SELECT count(*) FROM live) < $7::bigint AS free
+         ), heaviest AS (
+           SELECT partition, count(*) AS held FROM live WHERE partition IS NOT NULL
+           GROUP BY partition ORDER BY held DESC LIMIT 1
+         ), victim AS (
+           SELECT live.client_id FROM live, heaviest, room
+           WHERE NOT room.free AND live.partition = heaviest.partition
+             AND (SELECT count(*) FROM live WHERE partition IS NOT DISTINCT FROM $8::text) < heaviest.held
+           ORDER BY live.used_at IS NOT NULL, live.registered_at, live.client_id
+           LIMIT 1
+         ), evicted AS (
+           DELETE FROM ${t.registeredClients}
+           WHERE instance_id = $1 AND client_id IN (SELECT client_id FROM victim)
+           RETURNING client_id
+         ), saved AS (
+           INSERT INTO ${t.registeredClients}
+             (instance_id, client_id, client, registered_at, expires_at, ext, partition, used_at)
+           SELECT $1, $2, $3, $4, $5, $6, $8::text, $9 FROM room
+           WHERE room.free OR EXISTS (SELECT 1 FROM victim)
+           ON CONFLICT (instance_id, client_id) DO UPDATE SET client = EXCLUDED.client,
+             registered_at = EXCLUDED.registered_at, expires_at = EXCLUDED.expires_at, ext = EXCLUDED.ext,
+             partition = EXCLUDED.partition, used_at = EXCLUDED.used_at
+           RETURNING 1
+         )
+         SELECT EXISTS (SELECT 1 FROM saved) AS saved, (SELECT client_id FROM evicted) AS evicted`,
         [
           instanceId,
           record.client.id,
@@ -45,14 +74,19 @@ export function postgresClientRegistry(pool: Statements, t: Tables, instanceId: 
           record.expiresAt === undefined ? null : wholeExpiry(record.expiresAt),
           record.ext === undefined ? null : JSON.stringify(record.ext),
           limits?.maxClients ?? null,
+          // An empty name is no partition, as on every engine.
+          limits?.partition || null,
+          record.usedAt === undefined ? null : wholeInstant(record.usedAt),
         ],
       );
-      if ((rowCount ?? 0) === 0)
+      const outcome = rows[0];
+      if (!outcome?.saved)
         throw new StoreFullError('client registry', `at most ${limits?.maxClients} registrations`);
+      return outcome.evicted === null ? {} : { evictedClientId: outcome.evicted };
     },
     async findClient(clientId, now) {
       const { rows } = await pool.query<ClientRow>(
-        `SELECT client, registered_at, expires_at, ext FROM ${t.registeredClients}
+        `SELECT client, registered_at, expires_at, ext, used_at FROM ${t.registeredClients}
          WHERE instance_id = $1 AND client_id = $2 AND (expires_at IS NULL OR expires_at > $3)`,
         [instanceId, clientId, wholeInstant(now)],
       );
@@ -63,12 +97,13 @@ export function postgresClientRegistry(pool: Statements, t: Tables, instanceId: 
         registeredAt: Number(row.registered_at),
         ...(row.expires_at === null ? {} : { expiresAt: Number(row.expires_at) }),
         ...(row.ext === null ? {} : { ext: row.ext }),
+        ...(row.used_at === null ? {} : { usedAt: Number(row.used_at) }),
       };
       return registration;
     },
     async touchClient(clientId, expiresAt, now) {
       const { rowCount } = await pool.query(
-        `UPDATE ${t.registeredClients} SET expires_at = $3
+        `UPDATE ${t.registeredClients} SET expires_at = $3, used_at = $4
          WHERE instance_id = $1 AND client_id = $2 AND (expires_at IS NULL OR expires_at > $4)`,
         [instanceId, clientId, expiresAt === undefined ? null : wholeExpiry(expiresAt), wholeInstant(now)],
       );

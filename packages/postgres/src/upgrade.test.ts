@@ -67,6 +67,7 @@ describe.skipIf(!url)('postgres upgrade from schema version 1', () => {
       '004_user_grants',
       '005_key_values',
       '006_kv_state',
+      '007_client_partitions',
     ]);
     const { rows } = await pool.query(
       `SELECT instance_id, subject_kind, subject_id, attrs FROM ${q('refresh_tokens')} ORDER BY grant_id`,
@@ -149,148 +150,180 @@ describe.skipIf(!url)('postgres upgrade from schema version 1', () => {
  * written by the current engine. After the migration the old tables are gone and Gatehouse reads
  * every record from `key_values`.
  */
-describe.skipIf(!url)('postgres upgrade from schema version 5 to 6 (state in kv)', () => {
-  const schema = `gatehouse_upgrade6_${crypto.randomUUID().replaceAll('-', '')}`;
-  const q = (table: string) => `"${schema}"."${table}"`;
-  let pool: pg.Pool;
-  const now = Date.now();
-  const secrets = { code: 'v2-code', refresh: 'v2-refresh', session: 'v2-session' };
+describe.skipIf(!url)(
+  'postgres upgrade from schema version 5 (state in kv, then registry partitions)',
+  () => {
+    const schema = `gatehouse_upgrade6_${crypto.randomUUID().replaceAll('-', '')}`;
+    const q = (table: string) => `"${schema}"."${table}"`;
+    let pool: pg.Pool;
+    const now = Date.now();
+    const secrets = { code: 'v2-code', refresh: 'v2-refresh', session: 'v2-session' };
 
-  beforeAll(async () => {
-    pool = new pg.Pool({ connectionString: url });
-    expect(await migrate(pool, { schema, target: '005_key_values' })).toHaveLength(5);
-    // v2's rows, with its column set: optional fields in `attrs`, percent signs and Unicode kept.
-    for (const instance of ['default', ISSUER]) {
-      await pool.query(
-        `INSERT INTO ${q('sessions')} (instance_id, id_hash, user_id, created_at, last_seen_at, expires_at, attrs)
+    beforeAll(async () => {
+      pool = new pg.Pool({ connectionString: url });
+      expect(await migrate(pool, { schema, target: '005_key_values' })).toHaveLength(5);
+      // v2's rows, with its column set: optional fields in `attrs`, percent signs and Unicode kept.
+      for (const instance of ['default', ISSUER]) {
+        await pool.query(
+          `INSERT INTO ${q('sessions')} (instance_id, id_hash, user_id, created_at, last_seen_at, expires_at, attrs)
          VALUES ($1, $2, 'user-1', $3, $4, $5, $6), ($1, 'ended', 'user-1', $3, $3, $7, '{}')`,
+          [
+            instance,
+            await hashSecret(secrets.session),
+            now - 2000,
+            now - 1000,
+            now + 3_600_000,
+            JSON.stringify({ sid: 'sid-1', amr: ['pwd'], ext: { note: '100% Zoë' } }),
+            now - 1,
+          ],
+        );
+        await pool.query(
+          `INSERT INTO ${q('consents')} (instance_id, user_id, client_id, scope, expires_at, attrs)
+         VALUES ($1, 'user-1', 'other-client', 'read', $2, $3), ($1, 'usér%2', 'https://c.example/m.json', 'a b', $2, '{}')`,
+          [instance, now + 3_600_000, JSON.stringify({ ext: { claims: ['email'] } })],
+        );
+        await pool.query(
+          `INSERT INTO ${q('rate_limits')} (instance_id, key, count, expires_at) VALUES ($1, 'pw:user:x', 4, $2)`,
+          [instance, now + 60_000],
+        );
+        await pool.query(
+          `INSERT INTO ${q('replay_ids')} (instance_id, id, expires_at) VALUES ($1, 'dpop:proof-1', $2)`,
+          [instance, now + 60_000],
+        );
+      }
+      // Grants and registrations keep their tables: written by the current engine.
+      const view = postgresStorage({ pool, schema, sweepIntervalMs: 0 });
+      await view.grants.saveRefreshToken({
+        tokenHash: await hashSecret(secrets.refresh),
+        grantId: 'grant-1',
+        clientId: 'demo-client',
+        subject: { kind: 'user', userId: 'user-1' },
+        scope: 'read write',
+        issuedAt: now - 60_000,
+        expiresAt: now + 3_600_000,
+      });
+      // A registration as versions before 007 wrote it: no partition, no use.
+      const registration = registeredClient(now, {
+        client: { id: 'registered-1', type: 'public', redirectUris: [] },
+      });
+      await pool.query(
+        `INSERT INTO ${q('registered_clients')} (instance_id, client_id, client, registered_at, expires_at, ext)
+       VALUES ('default', $1, $2, $3, NULL, $4)`,
         [
-          instance,
-          await hashSecret(secrets.session),
-          now - 2000,
-          now - 1000,
-          now + 3_600_000,
-          JSON.stringify({ sid: 'sid-1', amr: ['pwd'], ext: { note: '100% Zoë' } }),
-          now - 1,
+          registration.client.id,
+          JSON.stringify(registration.client),
+          registration.registeredAt,
+          JSON.stringify(registration.ext),
         ],
       );
-      await pool.query(
-        `INSERT INTO ${q('consents')} (instance_id, user_id, client_id, scope, expires_at, attrs)
-         VALUES ($1, 'user-1', 'other-client', 'read', $2, $3), ($1, 'usér%2', 'https://c.example/m.json', 'a b', $2, '{}')`,
-        [instance, now + 3_600_000, JSON.stringify({ ext: { claims: ['email'] } })],
+    });
+
+    afterAll(async () => {
+      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pool.end();
+    });
+
+    it('moves the live rows of every instance into key_values and drops the old tables', async () => {
+      expect(await migrate(pool, { schema })).toEqual(['006_kv_state', '007_client_partitions']);
+      expect(await migrate(pool, { schema })).toEqual([]);
+      const { rows } = await pool.query<{ instance_id: string; n: number }>(
+        `SELECT instance_id, count(*)::int AS n FROM ${q('key_values')} GROUP BY instance_id ORDER BY instance_id`,
       );
-      await pool.query(
-        `INSERT INTO ${q('rate_limits')} (instance_id, key, count, expires_at) VALUES ($1, 'pw:user:x', 4, $2)`,
-        [instance, now + 60_000],
+      // Per instance: one session (the ended one left behind), two consents, a window's counter and
+      // end, one replay id.
+      expect(rows).toEqual([
+        { instance_id: 'default', n: 6 },
+        { instance_id: ISSUER, n: 6 },
+      ]);
+      const { rows: tables } = await pool.query(
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name IN ('sessions', 'consents', 'rate_limits', 'replay_ids')`,
+        [schema],
       );
-      await pool.query(
-        `INSERT INTO ${q('replay_ids')} (instance_id, id, expires_at) VALUES ($1, 'dpop:proof-1', $2)`,
-        [instance, now + 60_000],
+      expect(tables).toEqual([]);
+    });
+
+    it('gives registrations saved before 007 no partition: never evicted, and their first use recorded', async () => {
+      const storage = postgresStorage({ pool, schema, sweepIntervalMs: 0 });
+      const { rows } = await pool.query(
+        `SELECT partition, used_at FROM ${q('registered_clients')} WHERE client_id = 'registered-1'`,
       );
-    }
-    // Grants and registrations keep their tables: written by the current engine.
-    const view = postgresStorage({ pool, schema, sweepIntervalMs: 0 });
-    await view.grants.saveRefreshToken({
-      tokenHash: await hashSecret(secrets.refresh),
-      grantId: 'grant-1',
-      clientId: 'demo-client',
-      subject: { kind: 'user', userId: 'user-1' },
-      scope: 'read write',
-      issuedAt: now - 60_000,
-      expiresAt: now + 3_600_000,
+      expect(rows).toEqual([{ partition: null, used_at: null }]);
+      const limits = (partition: string) => ({ maxClients: 2, partition });
+      const heavy = registeredClient(now, { expiresAt: now + 60_000 });
+      await storage.clients.saveClient(heavy, limits('net:heavy'));
+      // Full: the lighter network evicts the heavier one's, never the registration without a partition.
+      const lighter = registeredClient(now + 1, { expiresAt: now + 60_000 });
+      expect(await storage.clients.saveClient(lighter, limits('net:light'))).toEqual({
+        evictedClientId: heavy.client.id,
+      });
+      expect(await storage.clients.touchClient('registered-1', undefined, now + 2)).toBe(true);
+      expect((await storage.clients.findClient('registered-1', now + 3))?.usedAt).toBe(now + 2);
     });
-    await view.clients.saveClient(
-      registeredClient(now, { client: { id: 'registered-1', type: 'public', redirectUris: [] } }),
-    );
-  });
 
-  afterAll(async () => {
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await pool.end();
-  });
-
-  it('moves the live rows of every instance into key_values and drops the old tables', async () => {
-    expect(await migrate(pool, { schema })).toEqual(['006_kv_state']);
-    expect(await migrate(pool, { schema })).toEqual([]);
-    const { rows } = await pool.query<{ instance_id: string; n: number }>(
-      `SELECT instance_id, count(*)::int AS n FROM ${q('key_values')} GROUP BY instance_id ORDER BY instance_id`,
-    );
-    // Per instance: one session (the ended one left behind), two consents, a window's counter and
-    // end, one replay id.
-    expect(rows).toEqual([
-      { instance_id: 'default', n: 6 },
-      { instance_id: ISSUER, n: 6 },
-    ]);
-    const { rows: tables } = await pool.query(
-      `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name IN ('sessions', 'consents', 'rate_limits', 'replay_ids')`,
-      [schema],
-    );
-    expect(tables).toEqual([]);
-  });
-
-  it('migrates several schemas through one connection (its session-local helpers are replaced, not redefined)', async () => {
-    const single = new pg.Pool({ connectionString: url, max: 1 });
-    const schemas = [1, 2].map((n) => `${schema}_${n}`);
-    try {
-      for (const each of schemas) expect(await migrate(single, { schema: each })).toContain('006_kv_state');
-    } finally {
-      for (const each of schemas) await single.query(`DROP SCHEMA IF EXISTS "${each}" CASCADE`);
-      await single.end();
-    }
-  });
-
-  it('reads v2 sessions, consents, counters and replay ids through the v3 stores, beside grants and registrations', async () => {
-    const storage = postgresStorage({ pool, schema, sweepIntervalMs: 0 });
-    const gatehouse = createGatehouse({
-      issuer: ISSUER,
-      keys: [await testKey()],
-      clients: memoryClientStore(await testClients()),
-      users: memoryUserStore(
-        [{ id: 'user-1', username: 'demo', passwordHash: await testHasher.hash('demo-password') }],
-        { hasher: testHasher },
-      ),
-      storage,
-      logger: { warn() {}, error() {} },
+    it('migrates several schemas through one connection (its session-local helpers are replaced, not redefined)', async () => {
+      const single = new pg.Pool({ connectionString: url, max: 1 });
+      const schemas = [1, 2].map((n) => `${schema}_${n}`);
+      try {
+        for (const each of schemas) expect(await migrate(single, { schema: each })).toContain('006_kv_state');
+      } finally {
+        for (const each of schemas) await single.query(`DROP SCHEMA IF EXISTS "${each}" CASCADE`);
+        await single.end();
+      }
     });
-    const session = await gatehouse.authenticate(
-      new Request(`${ISSUER}/api/whoami`, { headers: { Cookie: `gatehouse_session=${secrets.session}` } }),
-      { schemes: ['session'] },
-    );
-    expect(session.ok && session.caller.sub).toBe('user-1');
-    const { sessions, consents, rateLimits, replay } = stateStores(storage);
-    expect(await sessions.findSession(await hashSecret(secrets.session), now)).toEqual({
-      idHash: await hashSecret(secrets.session),
-      userId: 'user-1',
-      sid: 'sid-1',
-      amr: ['pwd'],
-      ext: { note: '100% Zoë' },
-      createdAt: now - 2000,
-      lastSeenAt: now - 1000,
-      expiresAt: now + 3_600_000,
+
+    it('reads v2 sessions, consents, counters and replay ids through the v3 stores, beside grants and registrations', async () => {
+      const storage = postgresStorage({ pool, schema, sweepIntervalMs: 0 });
+      const gatehouse = createGatehouse({
+        issuer: ISSUER,
+        keys: [await testKey()],
+        clients: memoryClientStore(await testClients()),
+        users: memoryUserStore(
+          [{ id: 'user-1', username: 'demo', passwordHash: await testHasher.hash('demo-password') }],
+          { hasher: testHasher },
+        ),
+        storage,
+        logger: { warn() {}, error() {} },
+      });
+      const session = await gatehouse.authenticate(
+        new Request(`${ISSUER}/api/whoami`, { headers: { Cookie: `gatehouse_session=${secrets.session}` } }),
+        { schemes: ['session'] },
+      );
+      expect(session.ok && session.caller.sub).toBe('user-1');
+      const { sessions, consents, rateLimits, replay } = stateStores(storage);
+      expect(await sessions.findSession(await hashSecret(secrets.session), now)).toEqual({
+        idHash: await hashSecret(secrets.session),
+        userId: 'user-1',
+        sid: 'sid-1',
+        amr: ['pwd'],
+        ext: { note: '100% Zoë' },
+        createdAt: now - 2000,
+        lastSeenAt: now - 1000,
+        expiresAt: now + 3_600_000,
+      });
+      expect(await sessions.findSession('ended', now - 10)).toBeNull();
+      expect(await consents.findConsent('user-1', 'other-client', now)).toEqual({
+        userId: 'user-1',
+        clientId: 'other-client',
+        scope: 'read',
+        expiresAt: now + 3_600_000,
+        ext: { claims: ['email'] },
+      });
+      expect((await consents.findConsent('usér%2', 'https://c.example/m.json', now))?.scope).toBe('a b');
+      expect(await rateLimits.get('pw:user:x', now)).toEqual({ count: 4, resetAt: now + 60_000 });
+      expect((await rateLimits.increment('pw:user:x', 900_000, now)).count).toBe(5);
+      expect(await replay.useOnce('dpop:proof-1', now + 60_000, now)).toBe(false);
+      expect(await storage.clients.findClient('registered-1', now)).not.toBeNull();
+      const refreshed = await gatehouse.fetch(
+        post(
+          '/oauth2/v1/token',
+          { grant_type: 'refresh_token', refresh_token: secrets.refresh },
+          { Authorization: basic('demo-client', 'demo-secret') },
+        ),
+      );
+      expect(refreshed.status).toBe(200);
+      // Another instance's rows moved to that instance.
+      const other = stateStores(postgresEngine({ pool, schema, sweepIntervalMs: 0 }).instance(ISSUER));
+      expect((await other.consents.findConsent('user-1', 'other-client', now))?.scope).toBe('read');
     });
-    expect(await sessions.findSession('ended', now - 10)).toBeNull();
-    expect(await consents.findConsent('user-1', 'other-client', now)).toEqual({
-      userId: 'user-1',
-      clientId: 'other-client',
-      scope: 'read',
-      expiresAt: now + 3_600_000,
-      ext: { claims: ['email'] },
-    });
-    expect((await consents.findConsent('usér%2', 'https://c.example/m.json', now))?.scope).toBe('a b');
-    expect(await rateLimits.get('pw:user:x', now)).toEqual({ count: 4, resetAt: now + 60_000 });
-    expect((await rateLimits.increment('pw:user:x', 900_000, now)).count).toBe(5);
-    expect(await replay.useOnce('dpop:proof-1', now + 60_000, now)).toBe(false);
-    expect(await storage.clients.findClient('registered-1', now)).not.toBeNull();
-    const refreshed = await gatehouse.fetch(
-      post(
-        '/oauth2/v1/token',
-        { grant_type: 'refresh_token', refresh_token: secrets.refresh },
-        { Authorization: basic('demo-client', 'demo-secret') },
-      ),
-    );
-    expect(refreshed.status).toBe(200);
-    // Another instance's rows moved to that instance.
-    const other = stateStores(postgresEngine({ pool, schema, sweepIntervalMs: 0 }).instance(ISSUER));
-    expect((await other.consents.findConsent('user-1', 'other-client', now))?.scope).toBe('read');
-  });
-});
+  },
+);

@@ -30,6 +30,22 @@ describe('redis key layout v2', () => {
     expect(new Set(tags).size).toBe(6);
   });
 
+  it('puts the whole client registry in one slot, whatever the client id, for its atomic scripts', () => {
+    const tags = new Set(
+      [
+        keys.registeredClients,
+        keys.registeredClient('c'),
+        keys.registeredClient('a}b{'),
+        keys.registryPartitions.owners,
+        keys.registryPartitions.weights,
+        `${keys.registryPartitions.base}p:net:x`,
+        `${keys.registryPartitions.base}u:net:x`,
+      ].map(hashTag),
+    );
+    expect([...tags]).toEqual(['19:https://a.example/t:clients']);
+    expect(hashTag(keys.legacyRegisteredClient('c'))).toBe('19:https://a.example/t:client:c');
+  });
+
   it('keeps a brace in a grant id from ending the hash tag early, and distinct ids distinct', () => {
     expect(hashTag(keys.revokedGrant('a}b'))).toBe('19:https://a.example/t:g:a%7Db');
     expect(keys.revokedGrant('a}b')).not.toBe(keys.revokedGrant('a%7Db'));

@@ -22,13 +22,26 @@ import { wholeExpiry } from '@gatehousejs/core/engine';
  *     `<prefix>:{<I>:user:<user id>}`               string: "<at> <expiresAt>" (a user's mark)
  *     `<prefix>:{<I>:grants:<user id>}`             sorted set: the user's refresh tokens (`listGrants`),
  *                                                    members `<len>:<grant id><token hash>`, scored by expiry
- *     `<prefix>:{<I>:client:<client id>}`            hash: r (JSON), exp (registered client)
- *     `<prefix>:{<I>:clients}`                       sorted set: the live registered client ids,
- *                                                    scored by expiry (`maxClients`)
  *     `<prefix>:{<I>:kv:<key>}`                      hash: v (value), exp (key-value store: sessions,
  *                                                    consents, rate limits, replay ids, flow state)
+ * - The client registry (RFC 7591 registrations) lives in one slot, the tag `{<I>:clients}`, so
+ *   that one script makes room in a full registry (fair shares, issue 41) and writes the new
+ *   registration atomically, on a Cluster too. Registrations are few (`maxClients`, 10,000 by
+ *   default), so one slot holds them all:
+ *     `<prefix>:{<I>:clients}`                       sorted set: the live registered client ids,
+ *                                                    scored by expiry (`maxClients`)
+ *     `<prefix>:{<I>:clients}:c:<client id>`         hash: r (JSON), exp, used (registered client)
+ *     `<prefix>:{<I>:clients}:owners`                hash: client id → partition (who pays for it)
+ *     `<prefix>:{<I>:clients}:weights`               sorted set: partition scored by its live registrations
+ *     `<prefix>:{<I>:clients}:p:<partition>`         sorted set: the partition's client ids, scored by
+ *                                                    registeredAt (oldest first)
+ *     `<prefix>:{<I>:clients}:u:<partition>`         sorted set: those of them never used
+ *   Registrations written before (`<prefix>:{<I>:client:<client id>}`, hash: r, exp) are still
+ *   read, touched and deleted there ({@link KeyLayout.legacyRegisteredClient}); they have no
+ *   partition and are never evicted, and they lapse as they did.
  *
- * Every key carries its record's expiry (`PEXPIREAT`), so Redis deletes it without a sweeper.
+ * Every record key carries its record's expiry (`PEXPIREAT`), so Redis deletes it without a
+ * sweeper; the registry's indexes drop lapsed registrations on the next save.
  * Round 1's keys (`{prefix}:…` and `prefix:…`) are not read: `migrateRedisKeys` moves them into
  * this layout once, at upgrade. Neither are contract v2's own session, consent, rate-limit and
  * replay keys (`{<I>:session:…}`, `consent:`, `rate:`, `once:`): `migrateRedisToKv` moves them
@@ -46,9 +59,24 @@ export interface KeyLayout {
   revokedSubject(userId: string): string;
   /** The index of a user's refresh tokens (`listUserRefreshTokens`), in the user's own slot. */
   userRefreshTokens(userId: string): string;
+  /** A registration, in the slot of {@link registeredClients}. */
   registeredClient(clientId: string): string;
+  /** A registration as versions before fair shares wrote it (its own slot): read, never written. */
+  legacyRegisteredClient(clientId: string): string;
   /** The index of the instance's registered clients, scored by expiry (counts `maxClients`). */
   readonly registeredClients: string;
+  /** The registry's partition bookkeeping, in the slot of {@link registeredClients}. */
+  readonly registryPartitions: {
+    /** Hash: client id → partition. */
+    readonly owners: string;
+    /** Sorted set: partition → its live registrations. */
+    readonly weights: string;
+    /**
+     * `<prefix>:{<I>:clients}:`, which a script completes with `c:<client id>`, `p:<partition>`
+     * and `u:<partition>` (keys it learns while running, all in the one slot).
+     */
+    readonly base: string;
+  };
   /** An entry of the key-value store (`GatehouseStorage.kv`). */
   keyValue(key: string): string;
   /** The SCAN pattern of every key of the instance. */
@@ -108,8 +136,14 @@ export function keyLayout(prefix: string, instanceId: string): KeyLayout {
     revokedToken: (jti) => `${base}jti:${jti}}`,
     revokedSubject: (userId) => `${base}user:${userId}}`,
     userRefreshTokens: (userId) => `${base}grants:${userId}}`,
-    registeredClient: (clientId) => `${base}client:${clientId}}`,
+    registeredClient: (clientId) => `${base}clients}:c:${clientId}`,
+    legacyRegisteredClient: (clientId) => `${base}client:${clientId}}`,
     registeredClients: `${base}clients}`,
+    registryPartitions: {
+      owners: `${base}clients}:owners`,
+      weights: `${base}clients}:weights`,
+      base: `${base}clients}:`,
+    },
     keyValue: (key) => `${base}kv:${key}}`,
     pattern: `${globEscape(base)}*`,
     base,

@@ -94,6 +94,46 @@ describe.skipIf(!url)('redis engine specifics', () => {
     expect(within(await ttl(key('kv:device:d')), 20_000)).toBe(true);
   });
 
+  it('serves registrations saved at their own keys before fair shares: found, touched, deleted, never evicted', async () => {
+    const legacyPrefix = `gatehouse-test-${crypto.randomUUID()}`;
+    const legacy = redisStorage({ url: url!, prefix: legacyPrefix });
+    await legacy.ready();
+    try {
+      const now = Date.now();
+      const id = `legacy-${crypto.randomUUID()}`;
+      const registration = {
+        client: { id, name: 'Before', type: 'public' as const, redirectUris: ['https://app.example/cb'] },
+        registeredAt: now - 1000,
+      };
+      // As the earlier layout wrote it: the hash at its own key, the id in the index.
+      const at = `${legacyPrefix}:{7:default:client:${id}}`;
+      await legacy.client.hset(at, 'r', JSON.stringify(registration), 'exp', String(now + 60_000));
+      await legacy.client.pexpireat(at, now + 60_000);
+      await legacy.client.zadd(`${legacyPrefix}:{7:default:clients}`, String(now + 60_000), id);
+      expect(await legacy.clients.findClient(id, now)).toEqual({ ...registration, expiresAt: now + 60_000 });
+      expect(await legacy.clients.touchClient(id, now + 120_000, now + 1)).toBe(true);
+      expect(await legacy.clients.findClient(id, now + 2)).toEqual({
+        ...registration,
+        expiresAt: now + 120_000,
+        usedAt: now + 1,
+      });
+      // Full (2): the legacy one has no partition, so the lighter network evicts the heavier's.
+      const heavy = { ...registration, client: { ...registration.client, id: `${id}-heavy` } };
+      await legacy.clients.saveClient(heavy, { maxClients: 2, partition: 'net:heavy' });
+      const lighter = { ...registration, client: { ...registration.client, id: `${id}-light` } };
+      expect(await legacy.clients.saveClient(lighter, { maxClients: 2, partition: 'net:light' })).toEqual({
+        evictedClientId: heavy.client.id,
+      });
+      expect(await legacy.clients.findClient(id, now + 2)).not.toBeNull();
+      await legacy.clients.deleteClient(id);
+      expect(await legacy.clients.findClient(id, now + 2)).toBeNull();
+      expect(await legacy.client.exists(at)).toBe(0);
+    } finally {
+      await dropPrefix(legacy, legacyPrefix);
+      await legacy.close();
+    }
+  });
+
   it('keeps password-attempt counters few, fixed-size and expiring, and writes none for refusals', async () => {
     const flood = await failPasswordAttempts(storage.kv, 200);
     expect(flood.statuses.filter((status) => status === 429)).toHaveLength(150);

@@ -209,12 +209,30 @@ export interface RegisteredClient {
   readonly expiresAt?: EpochMs;
   /** Registration metadata Gatehouse does not interpret (RFC 7591 §2), kept as given. */
   readonly ext?: RecordExtensions;
+  /**
+   * When the registration was last used ({@link ClientRegistry.touchClient} records its `now`);
+   * absent: never used since it was saved. A full registry evicts never-used registrations first.
+   */
+  readonly usedAt?: EpochMs;
 }
 
-/** Bounds of {@link ClientRegistry.saveClient} (`dynamicRegistration.maxClients`). */
+/** Bounds of {@link ClientRegistry.saveClient} (`dynamicRegistration`). */
 export interface ClientRegistryLimits {
   /** Most live registrations of the instance. */
   readonly maxClients?: number;
+  /**
+   * Who pays for the registration (fair shares, issue 41): the registering request's client
+   * network (`net:<digest of its /24 or /48>`). The registry records it with the registration; a
+   * full registry makes room from the partition holding the most live registrations. Absent: the
+   * registration belongs to no partition and is never evicted.
+   */
+  readonly partition?: string;
+}
+
+/** What {@link ClientRegistry.saveClient} did beside storing the registration. */
+export interface SavedClient {
+  /** The client id of the registration deleted to make room (fair eviction), if any. */
+  readonly evictedClientId?: string;
 }
 
 /**
@@ -224,17 +242,28 @@ export interface ClientRegistryLimits {
  */
 export interface ClientRegistry {
   /**
-   * Stores or replaces the registration of `record.client.id`. With `limits.maxClients`, a new
-   * registration (not a replacement) is refused while the instance holds that many live ones:
-   * the engine throws `StoreFullError` and writes nothing (answered 503 with `Retry-After`).
+   * Stores or replaces the registration of `record.client.id`, recording `limits.partition` as
+   * who pays for it (a replacement takes the partition given now). With `limits.maxClients`, a
+   * new registration (not a replacement) arriving while the instance holds that many live ones
+   * is fair-shared, atomically (one step with the write):
+   *
+   * - when its partition (absent: the partition of unpartitioned registrations) holds at least
+   *   as many live registrations as the heaviest partition, it is over its share: the engine
+   *   throws `StoreFullError` and writes nothing (answered 503 with `Retry-After`);
+   * - else the heaviest partition's oldest (by `registeredAt`) never-used registration (no
+   *   `usedAt`), or when it has none its oldest, is deleted, and the new one is stored. Its id
+   *   comes back as `evictedClientId`. Registrations without a partition are never evicted and
+   *   never the heaviest.
+   *
    * Concurrent saves may overshoot the cap by the number in flight, never more.
    */
-  saveClient(record: RegisteredClient, limits?: ClientRegistryLimits): Promise<void>;
+  saveClient(record: RegisteredClient, limits?: ClientRegistryLimits): Promise<SavedClient>;
   /** The registration if it exists and has not lapsed (`expiresAt > now`), else `null`. */
   findClient(clientId: string, now: EpochMs): Promise<RegisteredClient | null>;
   /**
-   * Moves the expiry of a live registration (`undefined`: keep until deleted). Returns whether a
-   * live registration was there; a missing or lapsed one stays missing.
+   * Records a use of a live registration: moves its expiry (`undefined`: keep until deleted) and
+   * sets its `usedAt` to `now`. Returns whether a live registration was there; a missing or
+   * lapsed one stays missing.
    */
   touchClient(clientId: string, expiresAt: EpochMs | undefined, now: EpochMs): Promise<boolean>;
   /** Removes a registration. Idempotent. */

@@ -250,6 +250,10 @@ describe('the conformance suite', () => {
       "lists only the instance's own tokens when user ids coincide",
       // The bound counts the instance's registrations: a shared registry holds others' too.
       'refuses a new registration beyond maxClients with StoreFullError, takes replacements, and frees places at expiry and delete',
+      "lets a lighter partition's registration evict the heaviest partition's oldest never-used one, and names it",
+      'refuses the heaviest partition itself (StoreFullError, nothing evicted) and one as heavy as it',
+      'never evicts registrations saved without a partition, and counts them as one partition',
+      "evicts a used registration only once the heaviest partition's never-used ones are gone, oldest first",
       'keeps codes apart: another instance can neither find, redeem nor overwrite one',
       'keeps refresh tokens apart: another instance can neither find, rotate nor introspect one',
       'keeps revocations apart: revoking a grant or a jti in one instance leaves the other’s alone',

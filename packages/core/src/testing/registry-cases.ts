@@ -1,5 +1,5 @@
 import { isStoreFull } from '../storage/store-full.js';
-import type { RegisteredClient } from '../storage/types.js';
+import type { ClientRegistry, RegisteredClient } from '../storage/types.js';
 import type { CaseContext } from './conformance-api.js';
 import { baseTime, freshId } from './records.js';
 
@@ -46,6 +46,7 @@ export function registryCases({ api, storage, engine, concurrency }: CaseContext
       expect(await clients.findClient(id, now + 119_999)).toEqual({
         ...registration,
         expiresAt: now + 120_000,
+        usedAt: now + 1,
       });
       expect(await clients.findClient(id, now + 120_000)).toBeNull();
 
@@ -53,7 +54,10 @@ export function registryCases({ api, storage, engine, concurrency }: CaseContext
       await clients.saveClient(kept);
       expect(await clients.touchClient(kept.client.id, undefined, now + 2)).toBe(true);
       const { expiresAt: _, ...forever } = kept;
-      expect(await clients.findClient(kept.client.id, now + 10_000_000)).toEqual(forever);
+      expect(await clients.findClient(kept.client.id, now + 10_000_000)).toEqual({
+        ...forever,
+        usedAt: now + 2,
+      });
 
       const lapsed = registeredClient(now, { expiresAt: now + 10 });
       await clients.saveClient(lapsed);
@@ -81,7 +85,18 @@ export function registryCases({ api, storage, engine, concurrency }: CaseContext
       expect(await clients.findClient(registration.client.id, now + 60_000)).toEqual({
         ...registration,
         expiresAt: now + 120_000,
+        usedAt: now + 1,
       });
+    });
+
+    it('keeps usedAt through a replacement, and a later touch moves it', async () => {
+      const { clients } = await storage();
+      const now = baseTime();
+      const registration = registeredClient(now, { expiresAt: now + 60_000, usedAt: now - 5 });
+      await clients.saveClient(registration, { partition: 'net:used' });
+      expect(await clients.findClient(registration.client.id, now)).toEqual(registration);
+      expect(await clients.touchClient(registration.client.id, now + 90_000, now + 7)).toBe(true);
+      expect((await clients.findClient(registration.client.id, now + 8))?.usedAt).toBe(now + 7);
     });
 
     it('replaces a registration on save and deletes it, idempotently, without touching others', async () => {
@@ -133,8 +148,116 @@ export function registryCases({ api, storage, engine, concurrency }: CaseContext
       expect(await clients.findClient(third.client.id, now + 1_000)).not.toBeNull();
       await clients.deleteClient(first.client.id);
       const fourth = registeredClient(now + 2_000, { expiresAt: now + 60_000 });
-      await clients.saveClient(fourth, limits);
+      expect(await clients.saveClient(fourth, limits)).toEqual({});
       expect(await clients.findClient(fourth.client.id, now + 2_000)).toEqual(fourth);
+    });
+  });
+
+  describe('client registry fair shares (a full registry makes room from the heaviest partition)', () => {
+    /** A fresh instance of the engine (the bound counts every live registration of the instance). */
+    const fresh = async () => {
+      const target = await engine().catch(() => undefined);
+      return target?.instance(freshId('fair')).clients;
+    };
+    /** Saves a registration of `partition` registered at `at`, live for an hour. */
+    const save = async (
+      clients: ClientRegistry,
+      at: number,
+      partition: string | undefined,
+      maxClients: number,
+    ) => {
+      const registration = registeredClient(at, { expiresAt: at + 3_600_000 });
+      const saved = await clients.saveClient(registration, {
+        maxClients,
+        ...(partition === undefined ? {} : { partition }),
+      });
+      return { id: registration.client.id, saved };
+    };
+    const refusal = (attempt: Promise<unknown>) =>
+      attempt.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+
+    it("lets a lighter partition's registration evict the heaviest partition's oldest never-used one, and names it", async () => {
+      const clients = await fresh();
+      if (!clients) return; // stores without an engine: the bound is the engine's, tested there
+      const now = baseTime();
+      const flood = [];
+      for (let i = 0; i < 3; i++) flood.push((await save(clients, now + i, 'net:flood', 4)).id);
+      const neighbour = await save(clients, now + 3, 'net:neighbour', 4);
+      expect(neighbour.saved).toEqual({});
+      // The flood's oldest registration got a token: its second-oldest, never used, goes first.
+      expect(await clients.touchClient(flood[0]!, now + 7_200_000, now + 4)).toBe(true);
+      const developer = await save(clients, now + 5, 'net:developer', 4);
+      expect(developer.saved).toEqual({ evictedClientId: flood[1] });
+      expect(await clients.findClient(flood[1]!, now + 5)).toBeNull();
+      expect(await clients.findClient(developer.id, now + 5)).not.toBeNull();
+      for (const kept of [flood[0]!, flood[2]!, neighbour.id])
+        expect(await clients.findClient(kept, now + 5)).not.toBeNull();
+    });
+
+    it('refuses the heaviest partition itself (StoreFullError, nothing evicted) and one as heavy as it', async () => {
+      const clients = await fresh();
+      if (!clients) return;
+      const now = baseTime();
+      const held = [];
+      for (let i = 0; i < 2; i++) held.push((await save(clients, now + i, 'net:a', 4)).id);
+      for (let i = 2; i < 4; i++) held.push((await save(clients, now + i, 'net:b', 4)).id);
+      const heaviest = registeredClient(now + 4, { expiresAt: now + 3_600_000 });
+      expect(
+        isStoreFull(await refusal(clients.saveClient(heaviest, { maxClients: 4, partition: 'net:a' }))),
+      ).toBe(true);
+      expect(await clients.findClient(heaviest.client.id, now + 4)).toBeNull();
+      const asHeavy = registeredClient(now + 4, { expiresAt: now + 3_600_000 });
+      expect(
+        isStoreFull(await refusal(clients.saveClient(asHeavy, { maxClients: 4, partition: 'net:b' }))),
+      ).toBe(true);
+      for (const id of held) expect(await clients.findClient(id, now + 4)).not.toBeNull();
+      // A lighter one evicts net:a's or net:b's oldest (a tie: either is the heaviest).
+      const lighter = await save(clients, now + 5, 'net:c', 4);
+      expect([held[0], held[2]].includes(lighter.saved.evictedClientId)).toBe(true);
+    });
+
+    it('never evicts registrations saved without a partition, and counts them as one partition', async () => {
+      const clients = await fresh();
+      if (!clients) return;
+      const now = baseTime();
+      const unpartitioned = [];
+      for (let i = 0; i < 2; i++) unpartitioned.push((await save(clients, now + i, undefined, 3)).id);
+      const first = await save(clients, now + 2, 'net:first', 3);
+      // Full: net:first (1) is the heaviest partition; the unpartitioned two are never a victim.
+      const second = await save(clients, now + 3, 'net:second', 3);
+      expect(second.saved).toEqual({ evictedClientId: first.id });
+      const third = await save(clients, now + 4, 'net:third', 3);
+      expect(third.saved).toEqual({ evictedClientId: second.id });
+      for (const id of unpartitioned) expect(await clients.findClient(id, now + 4)).not.toBeNull();
+      // One more unpartitioned registration holds more than the heaviest partition: refused.
+      const another = registeredClient(now + 5, { expiresAt: now + 3_600_000 });
+      expect(isStoreFull(await refusal(clients.saveClient(another, { maxClients: 3 })))).toBe(true);
+
+      // Full of unpartitioned registrations only: nothing to evict, a partitioned one is refused.
+      const only = await fresh();
+      await save(only!, now, undefined, 1);
+      const refused = registeredClient(now + 1, { expiresAt: now + 3_600_000 });
+      expect(
+        isStoreFull(await refusal(only!.saveClient(refused, { maxClients: 1, partition: 'net:x' }))),
+      ).toBe(true);
+    });
+
+    it("evicts a used registration only once the heaviest partition's never-used ones are gone, oldest first", async () => {
+      const clients = await fresh();
+      if (!clients) return;
+      const now = baseTime();
+      const heavy = [];
+      for (let i = 0; i < 3; i++) heavy.push((await save(clients, now + i, 'net:heavy', 3)).id);
+      expect(await clients.touchClient(heavy[1]!, now + 7_200_000, now + 3)).toBe(true);
+      expect(await clients.touchClient(heavy[0]!, now + 7_200_000, now + 4)).toBe(true);
+      // The newest registration is the only never-used one: it goes first.
+      expect((await save(clients, now + 5, 'net:one', 3)).saved).toEqual({ evictedClientId: heavy[2] });
+      // Then the oldest used one, by registration (not by use).
+      expect((await save(clients, now + 6, 'net:two', 3)).saved).toEqual({ evictedClientId: heavy[0] });
+      expect(await clients.findClient(heavy[1]!, now + 6)).not.toBeNull();
     });
   });
 

@@ -40,7 +40,7 @@ const FAPI2_STRICT: readonly TokenEndpointAuthMethod[] = ['private_key_jwt'];
  */
 export function registerEndpoint(settings: DynamicRegistrationSettings): Handler {
   return async (request, ctx) => {
-    await chargeRegistration(ctx, request, settings);
+    const payer = await chargeRegistration(ctx, request, settings);
     if (settings.initialAccessToken !== undefined)
       await checkInitialAccessToken(ctx, request, settings.initialAccessToken);
     const type = request.headers.get('content-type') ?? '';
@@ -73,7 +73,15 @@ export function registerEndpoint(settings: DynamicRegistrationSettings): Handler
       expiresAt: addSeconds(now, settings.unusedTtl),
       ext: registrationExtension('dynamic_registration', metadata, await hashSecret(accessToken)),
     };
-    await ctx.storage.clients.saveClient(registration, { maxClients: settings.maxClients });
+    // A full registry makes room from the heaviest network (fair shares, issue 41): the evicted
+    // registration is deleted, its client id stops working, so it is audited.
+    const saved = await ctx.storage.clients.saveClient(registration, {
+      maxClients: settings.maxClients,
+      partition: payer.write.partition,
+    });
+    // `?.`: a host's registry written to the earlier contract (resolving to nothing) evicts nothing.
+    const evictedClientId = saved?.evictedClientId;
+    if (evictedClientId !== undefined) ctx.emit({ type: 'client.evicted', clientId: evictedClientId });
     ctx.emit({ type: 'client.registered', clientId });
     return noStoreJson(
       {

@@ -3,18 +3,23 @@
  * instance's registrations are capped (`maxClients`, on every engine: the engines' own cases are
  * in `testing/registry-cases.ts`), a full registry is a 503 with `Retry-After` logged once per
  * interval (never a 500), and the metadata kept per registration is capped in size and count.
+ * A full registry makes room from the heaviest client network rather than refusing a lighter one
+ * (issue 41: no anonymous caller can deny registration to anyone else).
  */
+
+import type { GatehouseEvent } from '@gatehousejs/core';
 import { type ClientRegistry, memoryClientRegistry, StoreFullError } from '@gatehousejs/core/engine';
 import { describe, expect, it } from 'vitest';
+import { authorizeUrl, FakeBrowser } from '../../../test/browser-flow';
 import { ISSUER, REDIRECT_URI, type TestOptions, testInstance } from '../../../test/fixtures';
 
 type Instance = Awaited<ReturnType<typeof testInstance>>;
 
-function register(t: Instance, body: unknown): Promise<Response> {
+function register(t: Instance, body: unknown, address?: string): Promise<Response> {
   return t.gatehouse.fetch(
     new Request(`${ISSUER}/oauth2/v1/register`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
+      headers: { 'Content-Type': 'application/json', ...(address ? { 'x-test-address': address } : {}) },
       body: JSON.stringify(body),
     }),
   );
@@ -78,6 +83,41 @@ describe('registration bounds', () => {
     };
     const t = await instance({ storage: { clients: full } });
     await expectFull(await register(t, app()));
+  });
+
+  it('let a developer from a fresh network register into a registry other networks filled: the heaviest network makes room, audited', async () => {
+    const events: GatehouseEvent[] = [];
+    const t = await testInstance({
+      dynamicRegistration: { maxPerAddress: 2, maxClients: 5 },
+      rateLimit: { clientAddress: (r) => r.headers.get('x-test-address') ?? undefined },
+      onEvent: (event) => events.push(event),
+      logger: { warn() {}, error() {} },
+    });
+    const clientIdOf = async (response: Response) => {
+      expect(response.status).toBe(201);
+      return ((await response.json()) as { client_id: string }).client_id;
+    };
+    // Two networks fill the registry: three registrations from 203.0.113.0/24, two from 198.51.100.0/24.
+    const flood = [];
+    for (const address of ['203.0.113.1', '203.0.113.1', '203.0.113.2'])
+      flood.push(await clientIdOf(await register(t, app(), address)));
+    for (const address of ['198.51.100.1', '198.51.100.1'])
+      await clientIdOf(await register(t, app(), address));
+    // The flood's first client is in use (an authorization request names it).
+    const inUse = await new FakeBrowser(t.gatehouse).get(authorizeUrl({ client_id: flood[0]! }));
+    expect(inUse.status).toBe(200);
+
+    const developer = await clientIdOf(await register(t, app(), '192.0.2.10'));
+    // The heaviest network's oldest never-used registration was deleted to make room.
+    const evicted = events.filter((event) => event.type === 'client.evicted');
+    expect(evicted).toEqual([{ type: 'client.evicted', clientId: flood[1] }]);
+    const gone = await new FakeBrowser(t.gatehouse).get(authorizeUrl({ client_id: flood[1]! }));
+    expect(gone.status).toBe(400);
+    for (const kept of [flood[0]!, flood[2]!, developer])
+      expect((await new FakeBrowser(t.gatehouse).get(authorizeUrl({ client_id: kept }))).status).toBe(200);
+    // The networks now hold their fair shares (2, 2, 1): the flooding network is refused, no one else evicted.
+    await expectFull(await register(t, app(), '203.0.113.3'));
+    expect(events.filter((event) => event.type === 'client.evicted')).toHaveLength(1);
   });
 
   it('cap the metadata kept per registration: at most 10 redirect URIs and 8,192 bytes', async () => {
