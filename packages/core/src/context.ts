@@ -2,7 +2,6 @@ import type { DpopSettings } from './dpop/settings.js';
 import type { GatehouseEvent, Logger } from './events.js';
 import type { InteractionSettings } from './interaction/settings.js';
 import type { ClientJwksCache } from './oauth2/client-auth/client-jwks.js';
-import type { DeviceAuthorizationSettings } from './oauth2/device/settings.js';
 import type { PushedRequestSettings } from './oauth2/par/settings.js';
 import type {
   DynamicRegistrationSettings,
@@ -10,7 +9,7 @@ import type {
 } from './oauth2/registration/settings.js';
 import type { TokenExchangeSettings } from './oauth2/token-exchange/settings.js';
 import type { TrustedIssuer } from './oauth2/trusted-issuer.js';
-import type { CorsOptions } from './options.js';
+import type { ConsentOptions, CorsOptions } from './options.js';
 import type { PasswordCheckGate } from './passwords/password-check-gate.js';
 import type { RecordProblems } from './records/record-problems.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
@@ -123,8 +122,6 @@ export interface Context {
   readonly verifiedTokens: VerifiedTokenCache;
   /** RFC 7591 dynamic registration, when `dynamicRegistration` is on. */
   readonly dynamicRegistration: DynamicRegistrationSettings | undefined;
-  /** The device authorization grant's lifetimes and limits (`deviceAuthorization`). */
-  readonly deviceAuthorization: DeviceAuthorizationSettings;
   /** Client ID metadata documents, when `clientMetadataDocuments` is on. */
   readonly clientMetadataDocuments: MetadataDocumentSettings | undefined;
   /** Stored, rotated signing keys (`keyRotation`), when on. */
@@ -147,6 +144,8 @@ export interface Context {
    * none.
    */
   readonly confidentialClientsOnly: boolean;
+  /** The host's consent memory policy (`consent.remember`), if any. */
+  readonly rememberConsent: ConsentOptions['remember'];
 }
 
 /*

@@ -155,10 +155,11 @@ export interface Gatehouse {
 export function instanceRoutes(resolved: ResolvedOptions): Route[] {
   return [
     ...oauth2Routes(resolved),
-    ...oidcRoutes(),
+    ...oidcRoutes(resolved.features.discovery),
     ...authApiRoutes(resolved),
     ...sessionRoutes(resolved),
     ...interactionRoutes(resolved.interactions?.url === undefined),
+    ...resolved.features.routes,
   ];
 }
 
@@ -323,7 +324,7 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
       await contextPromise;
     },
     metadata() {
-      return authorizationServerMetadata(resolved);
+      return authorizationServerMetadata(resolved, resolved.features.discovery);
     },
     revokeUser(userId, options) {
       return revokeUser(resolved, userId, options);

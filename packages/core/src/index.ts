@@ -62,8 +62,11 @@ export {
   JWT_BEARER_ASSERTION_TYPE,
   MAX_ASSERTION_LIFETIME_SECONDS,
 } from './oauth2/client-auth/private-key-jwt.js';
-export { DEVICE_CODE_GRANT } from './oauth2/device/endpoint.js';
-export { DEVICE_AUTHORIZATION_DEFAULTS, type DeviceAuthorizationSettings } from './oauth2/device/settings.js';
+export {
+  DEVICE_AUTHORIZATION_DEFAULTS,
+  DEVICE_CODE_GRANT,
+  type DeviceAuthorizationSettings,
+} from './oauth2/device/feature.js';
 export { JWT_BEARER_GRANT } from './oauth2/jwt-assertion.js';
 export { ENDPOINTS } from './oauth2/metadata.js';
 export { MAX_RESOURCE_LENGTH, MAX_RESOURCES_PER_REQUEST } from './oauth2/resource-indicators.js';
@@ -78,10 +81,16 @@ export type {
   AuthApiOptions,
   ClientJwksOptions,
   ClientMetadataDocumentOptions,
+  ConsentGiven,
+  ConsentMemory,
+  ConsentOptions,
   CorsOptions,
   DeviceAuthorizationOptions,
   DpopOptions,
   DynamicRegistrationOptions,
+  ExtensionGrant,
+  ExtensionGrantDecision,
+  ExtensionGrantRequest,
   FetchBudgetOptions,
   GatehouseOptions,
   InteractionOptions,

@@ -180,6 +180,10 @@ export const KNOWN_OPTIONS = {
     "idJagAudiences": true,
     "idJagTtl": true
   },
+  "extensionGrants": true,
+  "consent": {
+    "remember": true
+  },
   "trustedIssuers": true,
   "maxBodyBytes": true,
   "clockToleranceSeconds": true,

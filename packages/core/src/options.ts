@@ -233,6 +233,18 @@ export interface GatehouseOptions {
    */
   readonly tokenExchange?: TokenExchangeOptions;
   /**
+   * The host's own grant types at the token endpoint (RFC 6749 §4.5 extension grants), as
+   * oidc-provider's `registerGrantType`: each `type` (an absolute URI) is served after Gatehouse's
+   * client authentication, the client's registration for it (`grantTypes` must name it) and the
+   * DPoP proof; `handle` decides who the token is for. See `docs/extension-grants.md`.
+   */
+  readonly extensionGrants?: readonly ExtensionGrant[];
+  /**
+   * What a user's consent to a client is remembered as (`consent.remember`): by default all the
+   * scopes and resources they allowed, for a year. See "Remembered consent" in `docs/browser-flow.md`.
+   */
+  readonly consent?: ConsentOptions;
+  /**
    * Other issuers whose JWTs this instance accepts, verified with their published keys: as the
    * `subject_token` or `actor_token` of a token exchange, and as the assertion of the JWT bearer
    * grant (RFC 7523 §2.1), among them the identity assertion grants (ID-JAG) of an enterprise
@@ -952,4 +964,79 @@ export interface TrustedIssuerOptions {
     claims: Readonly<Record<string, unknown>>,
     client: ClientRecord,
   ) => Awaitable<string | null>;
+}
+
+/** A grant type of the host's (`extensionGrants`, RFC 6749 §4.5). */
+export interface ExtensionGrant {
+  /** The `grant_type` value: an absolute URI (`urn:example:grant-type:…`, `https://…`), none of Gatehouse's. */
+  readonly type: string;
+  /**
+   * Decides a token request of this type: refuse with an `error` answer. A `handle` that throws
+   * (its database is down) is answered 503 `temporarily_unavailable` and logged; an answer of
+   * another shape is a logged 500. A `userId` must name a user of the host's user store.
+   */
+  readonly handle: (
+    request: ExtensionGrantRequest,
+  ) => ExtensionGrantDecision | Promise<ExtensionGrantDecision>;
+}
+
+/** What {@link ExtensionGrant.handle} is asked about: a token request of an authenticated client. */
+export interface ExtensionGrantRequest {
+  /** The grant type (the `grant_type` parameter). */
+  readonly grantType: string;
+  /**
+   * A parameter of the request's form, `undefined` when absent or empty; a repeated one is refused
+   * with `invalid_request` (RFC 6749 §3.2). Client credentials are never among what the host needs.
+   */
+  readonly parameter: (name: string) => string | undefined;
+  /** The client, registered for this grant type; `authenticated` when it proved its identity. */
+  readonly client: { readonly id: string; readonly authenticated: boolean };
+  /** The scope asked for, within the client's registered scopes (or the instance's default scope). */
+  readonly scope: string;
+}
+
+/**
+ * The answer of {@link ExtensionGrant.handle}: a token for a user (`userId`) or for the client
+ * itself (`client: true`), with the scope asked for or a narrower one; or a refusal with an RFC
+ * 6749 §5.2 error code (400).
+ */
+export type ExtensionGrantDecision =
+  | { readonly userId: string; readonly scope?: string }
+  | { readonly client: true; readonly scope?: string }
+  | {
+      readonly error: 'invalid_grant' | 'invalid_request' | 'invalid_scope' | 'unauthorized_client';
+      readonly description?: string;
+    };
+
+/** The `consent` option. */
+export interface ConsentOptions {
+  /**
+   * Called when a user allows a client and asks for it to be remembered (the consent page, or a
+   * host's interaction result with `remember: true`): answers what is remembered — a subset of the
+   * scopes and resources allowed, for `ttl` seconds (0: nothing, the client asks again next time;
+   * at most a year, 31,536,000). Without it, or for what it leaves out: everything, for a year.
+   * The grant itself always gets what the user allowed. A hook that throws is answered 503; an
+   * answer naming a scope or resource that was not allowed is a logged 500.
+   */
+  readonly remember?: (consent: ConsentGiven) => ConsentMemory | Promise<ConsentMemory>;
+}
+
+/** A consent the user just gave (see {@link ConsentOptions.remember}). */
+export interface ConsentGiven {
+  readonly userId: string;
+  readonly clientId: string;
+  /** Whether the host marked the client first-party. */
+  readonly firstParty: boolean;
+  /** The scopes the user allowed. */
+  readonly scopes: readonly string[];
+  /** The resources (RFC 8707) the user allowed besides the instance's own API; maybe none. */
+  readonly resources: readonly string[];
+}
+
+/** What of a consent is remembered (see {@link ConsentOptions.remember}); each member defaults to all. */
+export interface ConsentMemory {
+  readonly scopes?: readonly string[];
+  readonly resources?: readonly string[];
+  /** Seconds: 0 remembers nothing; at most 31,536,000 (a year). */
+  readonly ttl?: number;
 }

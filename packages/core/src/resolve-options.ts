@@ -3,6 +3,7 @@ import type { Context, InstanceStores } from './context.js';
 import { dpopSettings } from './dpop/settings.js';
 import { ConfigurationError } from './errors.js';
 import type { Logger } from './events.js';
+import { type AssembledFeatures, assembleFeatures, type Feature } from './feature.js';
 import { chargeClientNetwork } from './http/address-rate-limit.js';
 import type { FetchCaller } from './http/bounded-fetch-cache.js';
 import { clientAddressOf } from './http/client-address.js';
@@ -10,8 +11,10 @@ import { defaultTransport } from './http/default-transport.js';
 import { resolveInteractions } from './interaction/settings.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
 import { clientDirectory } from './oauth2/client-directory.js';
-import { deviceAuthorizationSettings } from './oauth2/device/settings.js';
+import { deviceAuthorizationFeature } from './oauth2/device/feature.js';
 import { confidentialClientsOnly, fapi2Profile } from './oauth2/fapi/profile.js';
+import { extensionGrantsFeature } from './oauth2/grants/extension-grants.js';
+import { coreGrantsFeature, jwtBearerFeature, tokenExchangeFeature } from './oauth2/grants/feature.js';
 import { pushedRequestSettings } from './oauth2/par/settings.js';
 import { looksLikeClientIdUrl } from './oauth2/registration/client-id-url.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
@@ -26,7 +29,7 @@ import { slideUnusedDeadline } from './oauth2/registration/unused-registrations.
 import { resourceUriProblem } from './oauth2/resource-indicators.js';
 import { tokenExchangeSettings } from './oauth2/token-exchange/settings.js';
 import { resolveTrustedIssuers } from './oauth2/trusted-issuers.js';
-import type { GatehouseOptions } from './options.js';
+import type { ConsentOptions, GatehouseOptions } from './options.js';
 import { PasswordCheckGate } from './passwords/password-check-gate.js';
 import { checkedUserStore } from './records/checked-user-store.js';
 import { RecordProblems } from './records/record-problems.js';
@@ -107,7 +110,10 @@ export function parseIssuer(issuer: string, allowInsecure: boolean): URL {
 }
 
 /** Everything of the context that does not need the imported keys; validated synchronously. */
-export type ResolvedOptions = Omit<Context, 'keys'>;
+export type ResolvedOptions = Omit<Context, 'keys'> & {
+  /** What the instance's features add: routes, grant types, discovery members (built with them). */
+  readonly features: AssembledFeatures;
+};
 
 /**
  * What a `createGatehouseHost` hands every instance it creates, beyond the options: memory whose
@@ -289,7 +295,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
         option: 'resources',
       });
   }
-  return {
+  const base: Omit<Context, 'keys'> = {
     issuer,
     issuerOrigin: url.origin,
     basePath,
@@ -378,7 +384,6 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     realm: issuer,
     verifiedTokens: shared.verifiedTokens ?? new VerifiedTokenCache(),
     dynamicRegistration,
-    deviceAuthorization: deviceAuthorizationSettings(options.deviceAuthorization),
     clientMetadataDocuments,
     tokenExchange,
     keyRotation,
@@ -388,8 +393,34 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     dpop: dpopSettings(options.dpop, options.randomBytes ?? webRandomBytes, fapi2),
     securityProfile: fapi2 ? 'fapi2' : undefined,
     confidentialClientsOnly: onlyConfidential,
+    rememberConsent: consentPolicy(options.consent),
   };
+  return { ...base, features: assembleFeatures(FEATURES, options, base) };
 }
+
+/**
+ * The features of an instance, in the order their grant types and discovery members are listed.
+ * Adding a feature is one line here (`feature.ts`).
+ */
+/**
+ * The features of an instance whose options turn every feature on that can add routes: what
+ * `createGatehouseHost`'s router must know of every instance (its handlers are never called).
+ */
+export function everyFeature(): AssembledFeatures {
+  return assembleFeatures(
+    FEATURES,
+    {} as GatehouseOptions,
+    { trustedIssuers: new Map() } as unknown as Omit<Context, 'keys'>,
+  );
+}
+
+const FEATURES: readonly Feature[] = [
+  coreGrantsFeature,
+  deviceAuthorizationFeature,
+  tokenExchangeFeature,
+  jwtBearerFeature,
+  extensionGrantsFeature,
+];
 
 /**
  * The algorithms `keyRotation` stores keys for, as far as `checkKeys` needs them (they sign, so
@@ -595,8 +626,10 @@ function withDebugLog(logger: Logger, debug: boolean): Logger {
  * two things of one key (a header's `kid` and the signature) reads `ctx.keys` once.
  */
 export function toContext(resolved: ResolvedOptions, keys: KeySet | (() => KeySet)): Context {
-  if (typeof keys !== 'function') return { ...resolved, keys };
-  const context = { ...resolved } as Context;
+  // The features' parts stay out: the routes and endpoints were built with them.
+  const { features: _built, ...shared } = resolved;
+  if (typeof keys !== 'function') return { ...shared, keys };
+  const context = { ...shared } as Context;
   Object.defineProperty(context, 'keys', { get: keys, enumerable: true });
   return context;
 }
@@ -606,4 +639,22 @@ function isPathPrefix(prefix: string, path: string): boolean {
   if (prefix === '/') return true;
   if (!prefix.startsWith('/') || prefix.endsWith('/')) return false;
   return path === prefix || path.startsWith(`${prefix}/`);
+}
+
+/** The `consent` option's hook, checked. */
+function consentPolicy(given: GatehouseOptions['consent']): ConsentOptions['remember'] {
+  if (given === undefined) return undefined;
+  if (
+    typeof given !== 'object' ||
+    given === null ||
+    (given.remember !== undefined && typeof given.remember !== 'function')
+  )
+    throw new ConfigurationError(
+      'consent.remember: expected a function (consent) => { scopes, resources, ttl }.',
+      {
+        code: 'ERR_CONFIG_INVALID_OPTION',
+        option: 'consent.remember',
+      },
+    );
+  return given.remember;
 }

@@ -16,7 +16,7 @@ import { notFound, Router } from '../http/router.js';
 import { dynamicRegistrationSettings } from '../oauth2/registration/settings.js';
 import type { GatehouseOptions } from '../options.js';
 import type { AuthenticateOptions, AuthenticationResult } from '../protect/types.js';
-import type { ResolvedOptions } from '../resolve-options.js';
+import { everyFeature, type ResolvedOptions } from '../resolve-options.js';
 import { isStorageEngine } from '../storage/instance-id.js';
 import { memoryEngine } from '../storage/memory/engine.js';
 import type { StorageEngine } from '../storage/types.js';
@@ -304,6 +304,7 @@ function pathLayout(origin: string | undefined): InstanceLayout {
     instanceRoutes({
       authApi: { enabled: true },
       dynamicRegistration: dynamicRegistrationSettings({}),
+      features: everyFeature(),
     } as ResolvedOptions),
   );
   return {

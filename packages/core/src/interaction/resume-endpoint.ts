@@ -88,7 +88,7 @@ export const interactionResumeEndpoint: Handler = async (request, ctx, url) => {
     if (consent !== undefined) {
       const { userId } = signedIn.authentication;
       const scope = consent.remember
-        ? await rememberConsent(ctx, userId, auth.client.id, consent.scope, consent.resources)
+        ? await rememberConsent(ctx, userId, auth.client, consent.scope, consent.resources)
         : consent.scope;
       ctx.emit({ type: 'consent.granted', userId, clientId: auth.client.id, scope });
       // The grant gets what the user allowed: all that was asked, or less.

@@ -28,6 +28,15 @@ export const ENDPOINTS = {
   deviceAuthorization: '/oauth2/v1/device_authorization',
 } as const;
 
+/**
+ * What the instance's features add to the discovery documents (`feature.ts`
+ * `DiscoveryContributions`): the grant types the token endpoint serves and their own members.
+ */
+export interface FeatureDiscovery {
+  readonly grantTypes: readonly string[];
+  readonly members: (endpoint: (path: string) => string) => Readonly<Record<string, unknown>>;
+}
+
 /** The RFC 8414 §2 authorization server metadata of an instance. */
 export function authorizationServerMetadata(
   ctx: Pick<Context, 'issuer' | 'scopes' | 'resources'> &
@@ -44,6 +53,7 @@ export function authorizationServerMetadata(
         | 'confidentialClientsOnly'
       >
     >,
+  features: FeatureDiscovery,
 ): Record<string, unknown> {
   const at = (path: string) => ctx.issuer + path;
   // FAPI 2.0 (securityProfile): private_key_jwt, and public clients held to DPoP unless only
@@ -65,18 +75,9 @@ export function authorizationServerMetadata(
     ...(ctx.scopes ? { scopes_supported: [...ctx.scopes] } : {}),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: [
-      'authorization_code',
-      'refresh_token',
-      'client_credentials',
-      'urn:ietf:params:oauth:grant-type:device_code',
-      ...(ctx.tokenExchange ? [TOKEN_EXCHANGE_GRANT] : []),
-      ...(ctx.trustedIssuers && jwtBearerEnabled({ trustedIssuers: ctx.trustedIssuers })
-        ? [JWT_BEARER_GRANT]
-        : []),
-    ],
-    // RFC 8628 §4
-    device_authorization_endpoint: at(ENDPOINTS.deviceAuthorization),
+    grant_types_supported: features.grantTypes,
+    // The features' own members: RFC 8628 §4 `device_authorization_endpoint`, …
+    ...features.members(at),
     token_endpoint_auth_methods_supported: clientAuth,
     token_endpoint_auth_signing_alg_values_supported: assertionSigningAlgorithms(),
     revocation_endpoint_auth_methods_supported: clientAuth,
@@ -109,13 +110,13 @@ export function authorizationServerMetadata(
  * it (the well-known segment inserted between host and path). Another well-known document (OpenID
  * Connect discovery, RFC 9728 resource metadata) is one more route of this shape.
  */
-export function metadataRoute(): Route {
+export function metadataRoute(features: FeatureDiscovery): Route {
   return {
     path: '/.well-known/oauth-authorization-server',
     aliases: ['/.well-known/oauth-authorization-server{mount}'],
     methods: {
       GET: async (_request, ctx) =>
-        jsonResponse(authorizationServerMetadata(ctx), {
+        jsonResponse(authorizationServerMetadata(ctx, features), {
           headers: { 'Cache-Control': 'public, max-age=300' },
         }),
     },

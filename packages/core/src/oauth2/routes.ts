@@ -1,7 +1,6 @@
 import type { Route } from '../http/router.js';
 import type { ResolvedOptions } from '../resolve-options.js';
 import { authorizationRoutes } from './authorize/routes.js';
-import { deviceRoutes } from './device/routes.js';
 import { introspectEndpoint } from './introspect.js';
 import { jwksEndpoint } from './jwks.js';
 import { ENDPOINTS, metadataRoute } from './metadata.js';
@@ -14,7 +13,7 @@ import { userinfoEndpoint } from './userinfo.js';
 /** The routes of the OAuth 2.0 server under `{base}/oauth2/v1/`. */
 export function oauth2Routes(options: ResolvedOptions): Route[] {
   return [
-    { path: ENDPOINTS.token, methods: { POST: tokenEndpoint }, cors: true },
+    { path: ENDPOINTS.token, methods: { POST: tokenEndpoint(options.features.grants) }, cors: true },
     {
       path: ENDPOINTS.pushedAuthorizationRequest,
       methods: { POST: pushedAuthorizationEndpoint },
@@ -24,9 +23,8 @@ export function oauth2Routes(options: ResolvedOptions): Route[] {
     { path: ENDPOINTS.introspection, methods: { POST: introspectEndpoint } },
     { path: ENDPOINTS.userinfo, methods: { GET: userinfoEndpoint, POST: userinfoEndpoint }, cors: true },
     { path: ENDPOINTS.jwks, methods: { GET: jwksEndpoint } },
-    metadataRoute(),
+    metadataRoute(options.features.discovery),
     ...authorizationRoutes(),
-    ...deviceRoutes(),
     ...registrationRoutes(options.dynamicRegistration),
   ];
 }

@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import { authorizationServerMetadata } from '../oauth2/metadata.js';
+import { authorizationServerMetadata, type FeatureDiscovery } from '../oauth2/metadata.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../tokens/keys.js';
 import { SCOPE_CLAIMS, SUPPORTED_CLAIMS } from './standard-claims.js';
 
@@ -32,8 +32,9 @@ export function idTokenSigningAlgorithms(ctx: Pick<Context, 'keys'>): SigningAlg
 export function openIdProviderMetadata(
   ctx: Pick<Context, 'issuer' | 'scopes' | 'keys' | 'resources'> &
     Partial<Pick<Context, 'pushedRequests' | 'dpop' | 'securityProfile'>>,
+  features: FeatureDiscovery,
 ): Record<string, unknown> {
-  const oauth = authorizationServerMetadata(ctx);
+  const oauth = authorizationServerMetadata(ctx, features);
   // An instance that accepts any scope lists the ones of OpenID Connect (Core §5.4, §11).
   const scopes = ctx.scopes
     ? [...new Set(['openid', ...ctx.scopes])]

@@ -1,5 +1,6 @@
 import { jsonResponse } from '../http/responses.js';
 import type { Route } from '../http/router.js';
+import type { FeatureDiscovery } from '../oauth2/metadata.js';
 import { OIDC_ENDPOINTS, OPENID_CONFIGURATION_PATH, openIdProviderMetadata } from './discovery.js';
 import { endSessionEndpoint } from './end-session-endpoint.js';
 
@@ -9,7 +10,7 @@ import { endSessionEndpoint } from './end-session-endpoint.js';
  * end-session endpoint, whose GET ends a session
  * (so HEAD is not answered by it).
  */
-export function oidcRoutes(): Route[] {
+export function oidcRoutes(features: FeatureDiscovery): Route[] {
   return [
     {
       path: OPENID_CONFIGURATION_PATH,
@@ -18,7 +19,9 @@ export function oidcRoutes(): Route[] {
       aliases: [`${OPENID_CONFIGURATION_PATH}{mount}`],
       methods: {
         GET: async (_request, ctx) =>
-          jsonResponse(openIdProviderMetadata(ctx), { headers: { 'Cache-Control': 'public, max-age=300' } }),
+          jsonResponse(openIdProviderMetadata(ctx, features), {
+            headers: { 'Cache-Control': 'public, max-age=300' },
+          }),
       },
       // Single-page relying parties read it from the browser.
       cors: true,

@@ -1,5 +1,7 @@
 import type { Context } from '../../context.js';
-import type { ConsentRecord } from '../../storage/types.js';
+import { oauthError } from '../../errors.js';
+import type { ConsentMemory } from '../../options.js';
+import type { ClientRecord, ConsentRecord } from '../../storage/types.js';
 import { resourcesCovered } from '../resource-indicators.js';
 import { isScopeSubset, parseScope } from '../scope.js';
 import { CONSENT_TTL_MS } from './consent-lifetime.js';
@@ -56,26 +58,30 @@ function consentedResources(consent: ConsentRecord | null): readonly string[] | 
 }
 
 /**
- * Remembers that the user allowed the client `scope` and `resources`, merged with what they allowed
- * it before (a consent taken back by `revokeUser` is not merged), for {@link CONSENT_TTL_MS}; stamped
- * with when it was given (see {@link liveConsent}).
+ * Remembers that the user allowed the client `scope` and `resources` — or what of it the host's
+ * policy keeps (`consent.remember`, {@link rememberedPart}) — merged with what they allowed it
+ * before (a consent taken back by `revokeUser` is not merged), for {@link CONSENT_TTL_MS} or the
+ * policy's shorter `ttl`; stamped with when it was given (see {@link liveConsent}). Answers the
+ * scope the consent now covers.
  */
 export async function rememberConsent(
   ctx: Context,
   userId: string,
-  clientId: string,
+  client: Pick<ClientRecord, 'id' | 'firstParty'>,
   scope: string,
   resources: readonly string[] | undefined,
 ): Promise<string> {
+  const kept = await rememberedPart(ctx, userId, client, parseScope(scope), resources ?? []);
   const now = ctx.now();
-  const previous = await liveConsent(ctx, userId, clientId, now);
-  const merged = [...new Set([...parseScope(previous?.scope ?? ''), ...parseScope(scope)])].join(' ');
-  const allResources = [...new Set([...(consentedResources(previous) ?? []), ...(resources ?? [])])];
+  const previous = await liveConsent(ctx, userId, client.id, now);
+  if (kept.ttlMs === 0 || kept.scopes.length === 0) return previous?.scope ?? '';
+  const merged = [...new Set([...parseScope(previous?.scope ?? ''), ...kept.scopes])].join(' ');
+  const allResources = [...new Set([...(consentedResources(previous) ?? []), ...kept.resources])];
   await ctx.storage.consents.saveConsent({
     userId,
-    clientId,
+    clientId: client.id,
     scope: merged,
-    expiresAt: now + CONSENT_TTL_MS,
+    expiresAt: now + kept.ttlMs,
     ext: {
       ...previous?.ext,
       ...(allResources.length === 0 ? {} : { resources: allResources }),
@@ -83,4 +89,52 @@ export async function rememberConsent(
     },
   });
   return merged;
+}
+
+/**
+ * What of a consent is remembered: all of it for {@link CONSENT_TTL_MS}, or what the host's
+ * `consent.remember` answers, checked (a subset of what was allowed, a `ttl` of 0 to a year: the
+ * year `revokeUser` keeps its mark for, so no remembered consent outlives a mark).
+ */
+async function rememberedPart(
+  ctx: Pick<Context, 'rememberConsent'>,
+  userId: string,
+  client: Pick<ClientRecord, 'id' | 'firstParty'>,
+  scopes: readonly string[],
+  resources: readonly string[],
+): Promise<{ scopes: readonly string[]; resources: readonly string[]; ttlMs: number }> {
+  const policy = ctx.rememberConsent;
+  if (policy === undefined) return { scopes, resources, ttlMs: CONSENT_TTL_MS };
+  let memory: ConsentMemory;
+  try {
+    memory = await policy({
+      userId,
+      clientId: client.id,
+      firstParty: client.firstParty === true,
+      scopes,
+      resources,
+    });
+  } catch (error) {
+    throw oauthError('temporarily_unavailable', 'The consent could not be remembered.', {
+      retryAfter: 1,
+      cause: error,
+    });
+  }
+  const problem = (field: string, detail: string) =>
+    new TypeError(`consent.remember answered ${field} ${detail} (for client ${JSON.stringify(client.id)}).`);
+  if (typeof memory !== 'object' || memory === null) throw problem('', `${String(memory)}, not an object`);
+  const subset = (field: 'scopes' | 'resources', allowed: readonly string[]) => {
+    const kept = memory[field];
+    if (kept === undefined) return allowed;
+    if (!Array.isArray(kept) || kept.some((item) => !allowed.includes(item)))
+      throw problem(
+        field,
+        `${JSON.stringify(kept)}, not a subset of those allowed (${JSON.stringify(allowed)})`,
+      );
+    return kept;
+  };
+  const ttl = memory.ttl ?? CONSENT_TTL_MS / 1000;
+  if (!Number.isInteger(ttl) || ttl < 0 || ttl * 1000 > CONSENT_TTL_MS)
+    throw problem('ttl', `${String(memory.ttl)}, not a whole number of seconds from 0 to 31536000`);
+  return { scopes: subset('scopes', scopes), resources: subset('resources', resources), ttlMs: ttl * 1000 };
 }

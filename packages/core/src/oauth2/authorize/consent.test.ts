@@ -83,3 +83,69 @@ describe('consent', () => {
     expect(await response.text()).toContain('name="password"');
   });
 });
+
+describe('the host’s consent memory policy (consent.remember)', () => {
+  it('remembers only what the policy keeps, for as long as it says; the grant gets all that was allowed', async () => {
+    const consentsKv = memoryKeyValueStore();
+    const consents = kvConsentStore(consentsKv);
+    const asked: unknown[] = [];
+    const t = await testInstance({
+      storage: { kv: consentsKv },
+      // `write` is asked for every time; `read` is remembered for a day.
+      consent: {
+        remember: (given) => {
+          asked.push(given);
+          return { scopes: given.scopes.filter((scope) => scope !== 'write'), ttl: 86_400 };
+        },
+      },
+    });
+    const { browser, html } = await consentPage(t, thirdParty({ scope: 'read write' }));
+    const allowed = callbackParams(await browser.follow(await browser.submit(html, { decision: 'allow' })));
+    const token = await t.gatehouse.fetch(
+      new Request(`${ISSUER}/oauth2/v1/token`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Authorization: `Basic ${btoa('other-client:other-secret')}`,
+        },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: allowed.get('code')!,
+          redirect_uri: 'http://localhost:3000/callback',
+        }),
+      }),
+    );
+    expect(((await token.json()) as { scope: string }).scope).toBe('read write');
+    expect(asked).toEqual([
+      {
+        userId: 'user-1',
+        clientId: 'other-client',
+        firstParty: false,
+        scopes: ['read', 'write'],
+        resources: [],
+      },
+    ]);
+    const remembered = await consents.findConsent('user-1', 'other-client', t.clock.now());
+    expect(remembered?.scope).toBe('read');
+    expect(remembered?.expiresAt).toBe(t.clock.now() + 86_400_000);
+    // `read` alone: no page; `write` again: the page.
+    expect(callbackParams(await browser.get(thirdParty({ scope: 'read' }))).get('code')).toBeTruthy();
+    expect((await browser.get(thirdParty({ scope: 'write' }))).status).toBe(200);
+    // After the day, `read` is asked again.
+    t.clock.advance(86_400);
+    expect((await browser.get(thirdParty({ scope: 'read' }))).status).toBe(200);
+  });
+
+  it('remembers nothing with ttl 0, and refuses a non-function at creation', async () => {
+    const t = await testInstance({ consent: { remember: () => ({ ttl: 0 }) } });
+    const { browser, html } = await consentPage(t);
+    expect(
+      callbackParams(await browser.follow(await browser.submit(html, { decision: 'allow' }))).get('code'),
+    ).toBeTruthy();
+    expect((await browser.get(thirdParty())).status).toBe(200);
+    await expect(testInstance({ consent: { remember: 'forever' as never } })).rejects.toMatchObject({
+      code: 'ERR_CONFIG_INVALID_OPTION',
+      option: 'consent.remember',
+    });
+  });
+});

@@ -25,6 +25,7 @@ import {
   recordKeptUntil,
   userCodeKey,
 } from './device-records.js';
+import type { DeviceAuthorizationSettings } from './settings.js';
 import { formatUserCode, newUserCode } from './user-code.js';
 
 /** RFC 8628 §3.4: the grant type of the device access token request. */
@@ -41,57 +42,64 @@ const USER_CODE_ATTEMPTS = 5;
  * device code (256 random bits, stored only as its hash), a user code, where to enter it, its
  * lifetime and the polling interval.
  */
-export const deviceAuthorizationEndpoint: Handler = async (request, ctx) => {
-  const params = await readForm(request, ctx.maxBodyBytes);
-  const { client, method } = await authenticateClient(ctx, request, params);
-  if (!clientMayUse(client, DEVICE_CODE_GRANT)) {
-    throw oauthError('unauthorized_client', 'The client may not use the device authorization grant.');
-  }
-  const scope = resolveRequestedScope(ctx, client, params.get('scope'));
-  if (parseScope(scope).includes('openid') && !ctx.keys.signers.has(idTokenAlgorithm(ctx.keys, client))) {
-    throw oauthError(
-      'unauthorized_client',
-      `The client's id_token_signed_response_alg ${client.idTokenSignedResponseAlg} has no key on this server.`,
-    );
-  }
-  const resources = authorizedResources(ctx, client, requestedResources(params));
-  // A public client proves nothing: its caller's network pays; a confidential client pays itself.
-  const write: KeyValueWriteOptions = CLIENT_AUTH_METHODS[method]?.provesIdentity
-    ? { partition: await clientWritePartition(ctx, request, client, true) }
-    : (await chargePublicRequest(ctx, request)).write;
+export const deviceAuthorizationEndpoint =
+  (settings: DeviceAuthorizationSettings): Handler =>
+  async (request, ctx) => {
+    const params = await readForm(request, ctx.maxBodyBytes);
+    const { client, method } = await authenticateClient(ctx, request, params);
+    if (!clientMayUse(client, DEVICE_CODE_GRANT)) {
+      throw oauthError('unauthorized_client', 'The client may not use the device authorization grant.');
+    }
+    const scope = resolveRequestedScope(ctx, client, params.get('scope'));
+    if (parseScope(scope).includes('openid') && !ctx.keys.signers.has(idTokenAlgorithm(ctx.keys, client))) {
+      throw oauthError(
+        'unauthorized_client',
+        `The client's id_token_signed_response_alg ${client.idTokenSignedResponseAlg} has no key on this server.`,
+      );
+    }
+    const resources = authorizedResources(ctx, client, requestedResources(params));
+    // A public client proves nothing: its caller's network pays; a confidential client pays itself.
+    const write: KeyValueWriteOptions = CLIENT_AUTH_METHODS[method]?.provesIdentity
+      ? { partition: await clientWritePartition(ctx, request, client, true) }
+      : (await chargePublicRequest(ctx, settings, request)).write;
 
-  const now = ctx.now();
-  const deviceCode = randomSecret(ctx.randomBytes);
-  const deviceCodeHash = await hashSecret(deviceCode);
-  const { codeLifetimeSeconds, pollIntervalSeconds } = ctx.deviceAuthorization;
-  const expiresAt = addSeconds(now, codeLifetimeSeconds);
-  const userCode = await reserveUserCode(ctx, deviceCodeHash, expiresAt, now, write);
-  const record: DeviceRecord = {
-    clientId: client.id,
-    scope,
-    ...(resources === undefined ? {} : { resources }),
-    userCode,
-    createdAt: now,
-    expiresAt,
-    status: 'pending',
+    const now = ctx.now();
+    const deviceCode = randomSecret(ctx.randomBytes);
+    const deviceCodeHash = await hashSecret(deviceCode);
+    const { codeLifetimeSeconds, pollIntervalSeconds } = settings;
+    const expiresAt = addSeconds(now, codeLifetimeSeconds);
+    const userCode = await reserveUserCode(ctx, deviceCodeHash, expiresAt, now, write);
+    const record: DeviceRecord = {
+      clientId: client.id,
+      scope,
+      ...(resources === undefined ? {} : { resources }),
+      userCode,
+      createdAt: now,
+      expiresAt,
+      status: 'pending',
+    };
+    const text = JSON.stringify(record);
+    if (text.length > MAX_DEVICE_RECORD_CHARS) {
+      await ctx.storage.kv.delete(userCodeKey(userCode));
+      throw invalidRequest('The request is too large.');
+    }
+    const poll: PollState = { at: now, interval: pollIntervalSeconds };
+    // `add` (set-if-absent) for keys that are new by construction (a 256-bit code's hash): it takes
+    // the instance's clock, where `set` takes the engine's.
+    await Promise.all([
+      ctx.storage.kv.add(deviceKey(deviceCodeHash), text, recordKeptUntil(record), now, write),
+      ctx.storage.kv.add(pollKey(deviceCodeHash), JSON.stringify(poll), recordKeptUntil(record), now, write),
+    ]);
+    return deviceAuthorizationResponse(ctx, settings, deviceCode, userCode);
   };
-  const text = JSON.stringify(record);
-  if (text.length > MAX_DEVICE_RECORD_CHARS) {
-    await ctx.storage.kv.delete(userCodeKey(userCode));
-    throw invalidRequest('The request is too large.');
-  }
-  const poll: PollState = { at: now, interval: pollIntervalSeconds };
-  // `add` (set-if-absent) for keys that are new by construction (a 256-bit code's hash): it takes
-  // the instance's clock, where `set` takes the engine's.
-  await Promise.all([
-    ctx.storage.kv.add(deviceKey(deviceCodeHash), text, recordKeptUntil(record), now, write),
-    ctx.storage.kv.add(pollKey(deviceCodeHash), JSON.stringify(poll), recordKeptUntil(record), now, write),
-  ]);
-  return deviceAuthorizationResponse(ctx, deviceCode, userCode);
-};
 
 /** §3.2: the JSON answer, never cached (it holds a secret). */
-function deviceAuthorizationResponse(ctx: Context, deviceCode: string, userCode: string): Answer {
+function deviceAuthorizationResponse(
+  ctx: Context,
+  settings: DeviceAuthorizationSettings,
+  deviceCode: string,
+  userCode: string,
+): Answer {
   const verificationUri = ctx.issuer + PAGE_PATHS.device;
   const shown = formatUserCode(userCode);
   return noStoreJson({
@@ -100,8 +108,8 @@ function deviceAuthorizationResponse(ctx: Context, deviceCode: string, userCode:
     verification_uri: verificationUri,
     // §3.3.1: the code in the URI, for a QR code or a link; the page still asks to confirm it.
     verification_uri_complete: `${verificationUri}?${new URLSearchParams({ user_code: shown })}`,
-    expires_in: ctx.deviceAuthorization.codeLifetimeSeconds,
-    interval: ctx.deviceAuthorization.pollIntervalSeconds,
+    expires_in: settings.codeLifetimeSeconds,
+    interval: settings.pollIntervalSeconds,
   });
 }
 
@@ -129,11 +137,15 @@ async function reserveUserCode(
  * server store a record until it expires) to the caller's address: `maxPublicRequestsPerAddress`
  * per code lifetime, so what an unauthenticated caller makes the server store is bounded.
  */
-async function chargePublicRequest(ctx: Context, request: Request): Promise<Payer> {
+async function chargePublicRequest(
+  ctx: Context,
+  settings: DeviceAuthorizationSettings,
+  request: Request,
+): Promise<Payer> {
   return chargeClientNetwork(ctx, request, {
     name: 'device-auth',
-    max: ctx.deviceAuthorization.maxPublicRequestsPerAddress,
-    windowSeconds: ctx.deviceAuthorization.codeLifetimeSeconds,
+    max: settings.maxPublicRequestsPerAddress,
+    windowSeconds: settings.codeLifetimeSeconds,
     description: 'Too many device authorizations from this address; try again later.',
   });
 }

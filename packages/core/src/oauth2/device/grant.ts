@@ -28,6 +28,7 @@ import {
   userCodeKey,
 } from './device-records.js';
 import { DEVICE_CODE_GRANT } from './endpoint.js';
+import type { DeviceAuthorizationSettings } from './settings.js';
 
 /** §3.5: how much `slow_down` adds to the interval, in seconds. */
 export const SLOW_DOWN_SECONDS = 5;
@@ -44,6 +45,7 @@ export const SLOW_DOWN_SECONDS = 5;
  */
 export async function deviceCodeGrant(
   ctx: Context,
+  settings: DeviceAuthorizationSettings,
   params: Params,
   { client }: AuthenticatedClient,
 ): Promise<Answer> {
@@ -58,7 +60,7 @@ export async function deviceCodeGrant(
   const { record } = found;
   if (now >= record.expiresAt) throw oauthError('expired_token', 'The device code has expired.');
   if (record.status === 'denied') throw oauthError('access_denied', 'The user denied the request.');
-  if (record.status === 'pending') return pending(ctx, deviceCodeHash, record, now);
+  if (record.status === 'pending') return pending(ctx, settings, deviceCodeHash, record, now);
   // RFC 8707 §2.2: `resource` here picks among the authorized resources, never adds one; checked
   // before the code is taken, so a wrong one burns nothing.
   const audience = tokenAudience(ctx, record.resources, resources);
@@ -72,6 +74,7 @@ export async function deviceCodeGrant(
  */
 async function pending(
   ctx: Context,
+  settings: DeviceAuthorizationSettings,
   deviceCodeHash: string,
   record: DeviceRecord,
   now: number,
@@ -80,7 +83,7 @@ async function pending(
   const text = await ctx.storage.kv.get(key, now);
   const last = parsePollState(text) ?? {
     at: record.createdAt,
-    interval: ctx.deviceAuthorization.pollIntervalSeconds,
+    interval: settings.pollIntervalSeconds,
   };
   const early = now - last.at < last.interval * 1000;
   const next: PollState = { at: now, interval: early ? last.interval + SLOW_DOWN_SECONDS : last.interval };

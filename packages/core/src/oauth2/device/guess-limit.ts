@@ -3,6 +3,7 @@ import { networkPayer, tooManyRequests } from '../../http/address-rate-limit.js'
 import { fairShareBudget, type Payer, singlePayer } from '../../storage/kv/fair-share.js';
 import { secondsToMs } from '../../time.js';
 import { sha256Base64url } from '../../tokens/sha256.js';
+import type { DeviceAuthorizationSettings } from './settings.js';
 
 /*
  * Bounds on guessing user codes at the verification page (RFC 8628 §5.1: "the authorization server
@@ -43,9 +44,14 @@ export interface GuessLimiter {
 }
 
 /** The limiter of a lookup from `request`, by `userId` when someone is signed in. */
-export function guessLimiter(ctx: Context, request: Request, userId: string | undefined): GuessLimiter {
+export function guessLimiter(
+  ctx: Context,
+  settings: DeviceAuthorizationSettings,
+  request: Request,
+  userId: string | undefined,
+): GuessLimiter {
   const store = ctx.storage.rateLimits;
-  const { codeLifetimeSeconds, maxLookupsPerAddress, maxFailedLookups } = ctx.deviceAuthorization;
+  const { codeLifetimeSeconds, maxLookupsPerAddress, maxFailedLookups } = settings;
   const windowMs = secondsToMs(codeLifetimeSeconds);
   const budget = fairShareBudget(store, 'device-lookup', windowMs);
   const reached = (payer: 'user' | 'network' | 'anonymous') =>

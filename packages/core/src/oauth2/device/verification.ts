@@ -31,6 +31,7 @@ import {
   userCodeKey,
 } from './device-records.js';
 import { guessLimiter } from './guess-limit.js';
+import type { DeviceAuthorizationSettings } from './settings.js';
 import { formatUserCode, MAX_USER_CODE_INPUT, normalizeUserCode } from './user-code.js';
 
 /*
@@ -115,11 +116,12 @@ interface FoundCode {
  */
 async function lookUpUserCode(
   ctx: Context,
+  settings: DeviceAuthorizationSettings,
   request: Request,
   userCode: string,
   userId: string | undefined,
 ): Promise<FoundCode | null | 'sign-in-first'> {
-  const limiter = guessLimiter(ctx, request, userId);
+  const limiter = guessLimiter(ctx, settings, request, userId);
   if ((await limiter.reserve()) === 'sign-in-first') return 'sign-in-first';
   const now = ctx.now();
   const deviceCodeHash = await findUserCode(ctx, userCode, now);
@@ -144,6 +146,7 @@ async function lookUpUserCode(
  */
 async function withUserCode(
   ctx: Context,
+  settings: DeviceAuthorizationSettings,
   request: Request,
   params: Params,
   current: Authentication | null,
@@ -156,7 +159,7 @@ async function withUserCode(
   }
   let found: FoundCode | null | 'sign-in-first';
   try {
-    found = await lookUpUserCode(ctx, request, userCode, current?.userId);
+    found = await lookUpUserCode(ctx, settings, request, userCode, current?.userId);
   } catch (error) {
     if (!(error instanceof ProtocolError) || error.code !== 'too_many_requests') throw error;
     return codeForm(ctx, request, {
@@ -232,34 +235,36 @@ export const deviceVerificationPage: Handler = asPage(async (request, ctx, url) 
 });
 
 /** `POST {base}/device`: the typed code → the login page, or the confirmation when signed in. */
-export const deviceCodeEntry: Handler = asPage(async (request, ctx) => {
-  if (isForeignBrowserRequest(ctx, request))
-    return errorPage(ctx, crossSiteRefused(ctx, request), undefined, request);
-  const params = await readForm(request, ctx.maxBodyBytes);
-  if (!(await hasValidCsrfToken(ctx, request, params))) {
-    const expired = formExpired();
-    return codeForm(ctx, request, { error: 'loginFormExpired', status: expired.status });
-  }
-  const current = await currentAuthentication(ctx, request);
-  return withUserCode(ctx, request, params, current, (found) =>
-    current ? confirmation(ctx, request, current, found) : deviceSignIn(ctx, request, found),
-  );
-});
+export const deviceCodeEntry = (settings: DeviceAuthorizationSettings): Handler =>
+  asPage(async (request, ctx) => {
+    if (isForeignBrowserRequest(ctx, request))
+      return errorPage(ctx, crossSiteRefused(ctx, request), undefined, request);
+    const params = await readForm(request, ctx.maxBodyBytes);
+    if (!(await hasValidCsrfToken(ctx, request, params))) {
+      const expired = formExpired();
+      return codeForm(ctx, request, { error: 'loginFormExpired', status: expired.status });
+    }
+    const current = await currentAuthentication(ctx, request);
+    return withUserCode(ctx, settings, request, params, current, (found) =>
+      current ? confirmation(ctx, request, current, found) : deviceSignIn(ctx, request, found),
+    );
+  });
 
 /** `GET {base}/device/confirm?user_code=…`: the confirmation (the login page without a session). */
-export const deviceConfirmPageEndpoint: Handler = asPage(async (request, ctx, url) => {
-  let params: Params;
-  try {
-    params = queryParams(url);
-    params.get('user_code');
-  } catch {
-    return codeForm(ctx, request, { error: MALFORMED_CODE, status: 400 });
-  }
-  const current = await currentAuthentication(ctx, request);
-  return withUserCode(ctx, request, params, current, (found) =>
-    current ? confirmation(ctx, request, current, found) : deviceSignIn(ctx, request, found),
-  );
-});
+export const deviceConfirmPageEndpoint = (settings: DeviceAuthorizationSettings): Handler =>
+  asPage(async (request, ctx, url) => {
+    let params: Params;
+    try {
+      params = queryParams(url);
+      params.get('user_code');
+    } catch {
+      return codeForm(ctx, request, { error: MALFORMED_CODE, status: 400 });
+    }
+    const current = await currentAuthentication(ctx, request);
+    return withUserCode(ctx, settings, request, params, current, (found) =>
+      current ? confirmation(ctx, request, current, found) : deviceSignIn(ctx, request, found),
+    );
+  });
 
 /**
  * `POST {base}/device/confirm`: the user's decision. The pending record becomes approved (with the
@@ -267,51 +272,52 @@ export const deviceConfirmPageEndpoint: Handler = asPage(async (request, ctx, ur
  * decisions racing exactly one counts; the user code is then forgotten. The answer is the result
  * page, without a form.
  */
-export const deviceDecisionEndpoint: Handler = asPage(async (request, ctx) => {
-  const params = await readForm(request, ctx.maxBodyBytes);
-  try {
-    await checkFormPost(ctx, request, params);
-  } catch (error) {
-    if (error instanceof ProtocolError) return errorPage(ctx, error, undefined, request);
-    throw error;
-  }
-  const decision = params.get('decision');
-  if (decision !== 'allow' && decision !== 'deny') {
-    return codeForm(ctx, request, { error: 'deviceChooseDecision', status: 400 });
-  }
-  const current = await currentAuthentication(ctx, request);
-  return withUserCode(ctx, request, params, current, async (found) => {
-    if (!current) return deviceSignIn(ctx, request, found);
-    const decided: DeviceRecord =
-      decision === 'allow'
-        ? {
-            ...found.record,
-            status: 'approved',
-            userId: current.userId,
-            approvedAt: ctx.now(),
-            authTime: current.authTime,
-            ...(current.sessionId === undefined ? {} : { sessionId: current.sessionId }),
-            ...(current.acr === undefined ? {} : { acr: current.acr }),
-            ...(current.amr === undefined ? {} : { amr: current.amr }),
-          }
-        : { ...found.record, status: 'denied' };
-    const now = ctx.now();
-    const won = await ctx.storage.kv.swap(
-      deviceKey(found.deviceCodeHash),
-      found.text,
-      JSON.stringify(decided),
-      recordKeptUntil(found.record),
-      now,
-    );
-    if (!won) {
-      return codeForm(ctx, request, { error: WRONG_CODE, status: 400 });
+export const deviceDecisionEndpoint = (settings: DeviceAuthorizationSettings): Handler =>
+  asPage(async (request, ctx) => {
+    const params = await readForm(request, ctx.maxBodyBytes);
+    try {
+      await checkFormPost(ctx, request, params);
+    } catch (error) {
+      if (error instanceof ProtocolError) return errorPage(ctx, error, undefined, request);
+      throw error;
     }
-    await ctx.storage.kv.delete(userCodeKey(found.record.userCode));
-    ctx.emit({
-      type: decision === 'allow' ? 'device.approved' : 'device.denied',
-      clientId: found.record.clientId,
-      userId: current.userId,
+    const decision = params.get('decision');
+    if (decision !== 'allow' && decision !== 'deny') {
+      return codeForm(ctx, request, { error: 'deviceChooseDecision', status: 400 });
+    }
+    const current = await currentAuthentication(ctx, request);
+    return withUserCode(ctx, settings, request, params, current, async (found) => {
+      if (!current) return deviceSignIn(ctx, request, found);
+      const decided: DeviceRecord =
+        decision === 'allow'
+          ? {
+              ...found.record,
+              status: 'approved',
+              userId: current.userId,
+              approvedAt: ctx.now(),
+              authTime: current.authTime,
+              ...(current.sessionId === undefined ? {} : { sessionId: current.sessionId }),
+              ...(current.acr === undefined ? {} : { acr: current.acr }),
+              ...(current.amr === undefined ? {} : { amr: current.amr }),
+            }
+          : { ...found.record, status: 'denied' };
+      const now = ctx.now();
+      const won = await ctx.storage.kv.swap(
+        deviceKey(found.deviceCodeHash),
+        found.text,
+        JSON.stringify(decided),
+        recordKeptUntil(found.record),
+        now,
+      );
+      if (!won) {
+        return codeForm(ctx, request, { error: WRONG_CODE, status: 400 });
+      }
+      await ctx.storage.kv.delete(userCodeKey(found.record.userCode));
+      ctx.emit({
+        type: decision === 'allow' ? 'device.approved' : 'device.denied',
+        clientId: found.record.clientId,
+        userId: current.userId,
+      });
+      return deviceDonePage(ctx, request, decision === 'allow');
     });
-    return deviceDonePage(ctx, request, decision === 'allow');
   });
-});

@@ -1,0 +1,111 @@
+import type { Context } from './context.js';
+import type { DpopProof } from './dpop/proof.js';
+import { ConfigurationError } from './errors.js';
+import type { Params } from './http/form.js';
+import type { Answer } from './http/reply.js';
+import type { Route } from './http/router.js';
+import type { AuthenticatedClient } from './oauth2/client-auth/authenticate-client.js';
+import type { GatehouseOptions } from './options.js';
+
+/*
+ * Feature modules (issue 42). A feature is a folder that owns its options (a key of
+ * `GatehouseOptions`), their validation into settings, and what it adds to an instance: routes,
+ * grant types of the token endpoint, and members of the discovery documents. Its handlers close
+ * over the settings they were built with, so the shared context carries none of them. The
+ * composition root (`resolve-options.ts`, `FEATURES`) only lists features; the token endpoint's
+ * grant table and the discovery document are assembled from them.
+ */
+
+/**
+ * One grant type's half of a token request (RFC 6749 §4), after client authentication and the
+ * DPoP proof: the client is registered for the grant type (the token endpoint checked it).
+ */
+export type GrantHandler = (
+  ctx: Context,
+  params: Params,
+  client: AuthenticatedClient,
+  dpop: DpopProof | undefined,
+) => Promise<Answer>;
+
+/** What one feature adds to an instance. Every member is optional. */
+export interface FeatureParts {
+  /** Routes below the instance path (and their origin-root aliases). */
+  readonly routes?: readonly Route[];
+  /** Grant types the token endpoint hands to this feature, by `grant_type` value. */
+  readonly grants?: Readonly<Record<string, GrantHandler>>;
+  /**
+   * Members of the authorization server metadata (RFC 8414 §2) and the OpenID discovery document,
+   * given the absolute URL of a path below the issuer.
+   */
+  readonly metadata?: (endpoint: (path: string) => string) => Readonly<Record<string, unknown>>;
+}
+
+/** A feature: its name, and how it turns the instance's options into its parts. */
+export interface Feature {
+  /** A short name, for errors (`device`, `extension-grants`, …). */
+  readonly name: string;
+  /**
+   * Validates the feature's own options (throwing `ConfigurationError` naming the option path) and
+   * builds its parts. `shared` is what every feature may use: the instance's resolved options
+   * without the features' parts.
+   */
+  setup(options: GatehouseOptions, shared: Omit<Context, 'keys'>): FeatureParts;
+}
+
+/**
+ * The features' parts, assembled: what the router, the token endpoint and discovery are built
+ * with (they close over it; the request context carries none of it).
+ */
+export interface AssembledFeatures {
+  readonly routes: readonly Route[];
+  /** Every grant type the token endpoint serves, in the order the features list them. */
+  readonly grants: ReadonlyMap<string, GrantHandler>;
+  /** What the features add to the discovery documents. */
+  readonly discovery: DiscoveryContributions;
+}
+
+/** The features' part of the authorization server metadata (RFC 8414) and the OpenID discovery document. */
+export interface DiscoveryContributions {
+  /** `grant_types_supported`: every grant type the token endpoint serves. */
+  readonly grantTypes: readonly string[];
+  /** The features' members, merged in order, given the absolute URL of a path below the issuer. */
+  readonly members: (endpoint: (path: string) => string) => Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Sets up `features` in order and assembles their parts. Two features serving one grant type is
+ * a `ConfigurationError` naming both (an extension grant may not replace one of Gatehouse's).
+ */
+export function assembleFeatures(
+  features: readonly Feature[],
+  options: GatehouseOptions,
+  shared: Omit<Context, 'keys'>,
+): AssembledFeatures {
+  const routes: Route[] = [];
+  const grants = new Map<string, GrantHandler>();
+  const owners = new Map<string, string>();
+  const metadata: NonNullable<FeatureParts['metadata']>[] = [];
+  for (const feature of features) {
+    const parts = feature.setup(options, shared);
+    routes.push(...(parts.routes ?? []));
+    for (const [type, grant] of Object.entries(parts.grants ?? {})) {
+      const owner = owners.get(type);
+      if (owner !== undefined)
+        throw new ConfigurationError(
+          `grant type ${JSON.stringify(type)} is served by both ${owner} and ${feature.name}.`,
+          { code: 'ERR_CONFIG_CONFLICTING_OPTIONS', option: 'extensionGrants' },
+        );
+      owners.set(type, feature.name);
+      grants.set(type, grant);
+    }
+    if (parts.metadata) metadata.push(parts.metadata);
+  }
+  return {
+    routes,
+    grants,
+    discovery: {
+      grantTypes: [...grants.keys()],
+      members: (endpoint) => Object.assign({}, ...metadata.map((members) => members(endpoint))),
+    },
+  };
+}
