@@ -26,8 +26,14 @@ await session.post('Debugger.enable');
 await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: true });
 
 const { hashSecret, memoryGrantStore } = await import('../packages/core/src/engine/index.ts');
-const { createGatehouse, generateKeys, memoryClientStore, memoryUserStore, pbkdf2Hasher, withMemoryFallback } =
-  await import('../packages/core/src/index.ts');
+const {
+  createGatehouse,
+  generateKeys,
+  memoryClientStore,
+  memoryUserStore,
+  pbkdf2Hasher,
+  withMemoryFallback,
+} = await import('../packages/core/src/index.ts');
 const { withAuthentication } = await import('../packages/core/src/adapter/index.ts');
 
 const LIST = process.argv.includes('--list');
@@ -127,10 +133,13 @@ async function measure(label, token) {
     for (const match of source.matchAll(/\breturn\b/g)) {
       const count = countAt(match.index);
       returns += count;
-      if (count && LIST) lines.push(`    return × ${count}: ${source.slice(match.index, match.index + 50).split('\n')[0]}`);
+      if (count && LIST)
+        lines.push(`    return × ${count}: ${source.slice(match.index, match.index + 50).split('\n')[0]}`);
     }
   }
-  console.log(`${label}: ${entered} functions entered, ${returns} returns executed, ${entered + returns} steps`);
+  console.log(
+    `${label}: ${entered} functions entered, ${returns} returns executed, ${entered + returns} steps`,
+  );
   if (LIST) console.log(lines.join('\n'));
 }
 

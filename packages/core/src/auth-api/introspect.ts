@@ -27,7 +27,8 @@ export async function authApiIntrospectEndpoint(
 ): Promise<Answer> {
   const caller = await readTokenCaller(request, ctx);
   const claims = await checkAccessToken(ctx, caller.token);
-  if (typeof claims === 'string' || (caller.kind === 'client' && claims.family !== 'auth_api')) return noStoreJson(INACTIVE);
+  if (typeof claims === 'string' || (caller.kind === 'client' && claims.family !== 'auth_api'))
+    return noStoreJson(INACTIVE);
   if (!(await userExists(ctx, claims.sub))) return noStoreJson(INACTIVE);
   return noStoreJson(introspectAccessToken(ctx, claims));
 }

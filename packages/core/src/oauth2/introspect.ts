@@ -4,7 +4,11 @@ import { readForm } from '../http/form.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
 import { toEpochSeconds } from '../time.js';
-import { type AccessTokenClaims, isAccessTokenRevoked, verifyAccessTokenSignature } from '../tokens/access-token.js';
+import {
+  type AccessTokenClaims,
+  isAccessTokenRevoked,
+  verifyAccessTokenSignature,
+} from '../tokens/access-token.js';
 import { hashSecret } from '../tokens/secrets.js';
 import { subjectId } from '../tokens/subject.js';
 import { authenticateClient } from './client-auth/authenticate-client.js';

@@ -46,10 +46,7 @@ const CONFIGURED: Readonly<
 
 /** `POST {base}/oauth2/v1/token` (RFC 6749 §3.2). */
 export async function tokenEndpoint(request: Request, ctx: Context): Promise<Answer> {
-  // Each `await` of a value that is ready (a form already in memory, no DPoP proof, no ID token to
-  // sign) would still cost a turn of the microtask queue: only promises are awaited on this path.
-  let params = readForm(request, ctx.maxBodyBytes);
-  if (params instanceof Promise) params = await params;
+  const params = await readForm(request, ctx.maxBodyBytes);
   const grantType = params.get('grant_type');
   if (grantType === undefined) throw invalidRequest('The "grant_type" parameter is missing.');
   const grant: Grant | undefined = Object.hasOwn(GRANTS, grantType)
@@ -66,8 +63,7 @@ export async function tokenEndpoint(request: Request, ctx: Context): Promise<Ans
     throw oauthError('unauthorized_client', `The client may not use the ${grantType} grant.`);
   }
   // RFC 9449 §5: with a DPoP proof, the tokens are bound to its key.
-  let dpop = tokenRequestProof(ctx, request, client);
-  if (dpop instanceof Promise) dpop = await dpop;
+  const dpop = await tokenRequestProof(ctx, request, client);
   // Awaited here: an async function returning a promise resolves with it two turns later.
   return await grant(ctx, params, client, dpop);
 }

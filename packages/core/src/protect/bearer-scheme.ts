@@ -73,7 +73,8 @@ function permittedCaller(
     throw invalidBearerRequest(ctx, 'The Bearer authorization header is malformed.', challenge);
   if (typeof checked === 'string') throw invalidToken(ctx, checked, challenge);
   // RFC 9449 §7.2: a DPoP-bound token is no bearer token.
-  if (checked.jkt !== undefined) throw boundTokenAsBearer(ctx, bearerChallenge(ctx, {}, challenge), challenge);
+  if (checked.jkt !== undefined)
+    throw boundTokenAsBearer(ctx, bearerChallenge(ctx, {}, challenge), challenge);
   const caller = callerOf(checked);
   for (const needed of requiredScopes) {
     if (!caller.scope.includes(needed)) throw insufficientScope(ctx, requiredScopes, challenge);

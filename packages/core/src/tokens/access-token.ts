@@ -1,8 +1,8 @@
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import type { Awaitable } from '../awaitable.js';
 import type { AccessTokenCheck, RevocationCheck, TokenSigning, TokenVerifying } from '../context.js';
-import type { Subject } from '../storage/types.js';
 import { isB64Token } from '../http/bearer.js';
+import type { Subject } from '../storage/types.js';
 import { fromEpochSeconds, type Seconds, toEpochSeconds } from '../time.js';
 import type { Writable } from '../writable.js';
 import type { AccessTokenClaims, TokenFamily } from './access-token-claims.js';
