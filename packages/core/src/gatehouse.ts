@@ -267,17 +267,17 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     request: Request,
     options: AuthenticateOptions,
   ): Awaitable<AuthenticationResult> => {
-    acceptedSchemes(options); // a programming error throws rather than becoming a 500 response
+    const accepted = acceptedSchemes(options); // a programming error throws rather than becoming a 500 response
     if (!deployment.originChecked) deployment.checkOrigin(request.url);
     const ctx = readyContext;
     if (ctx === undefined) return contextPromise.then(() => authenticateNow(request, options), refused);
     let caller: Awaitable<Caller>;
     try {
-      caller = authenticateRequest(ctx, request, options);
+      caller = authenticateRequest(ctx, request, options, accepted);
     } catch (error) {
       return refused(error, request);
     }
-    if (!(caller instanceof Promise)) return authenticated(caller);
+    if (!(caller instanceof Promise)) return { ok: true, caller };
     // The debug log names the request; without it, no closure on the bearer check's path.
     return caller.then(
       authenticated,

@@ -38,10 +38,10 @@ export function withAuthentication<T>(
   options: AuthenticateOptions,
   use: (result: AuthenticationResult) => T,
 ): T | Promise<Awaited<T>> {
-  const result = authenticateNow(instance, request, options);
-  return isPromiseLike(result) ? (Promise.resolve(result).then(use) as Promise<Awaited<T>>) : use(result);
-}
-
-function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as PromiseLike<T>).then === 'function';
+  const internals = internalsOf(instance);
+  // Anything else (a wrapper, a test double) answers through its promise, maybe of another realm.
+  if (internals === undefined)
+    return Promise.resolve(instance.authenticate(request, options)).then(use) as Promise<Awaited<T>>;
+  const result = internals.authenticateNow(request, options);
+  return result instanceof Promise ? (result.then(use) as Promise<Awaited<T>>) : use(result);
 }

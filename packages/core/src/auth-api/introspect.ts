@@ -2,7 +2,7 @@ import type { AccessTokenCheck, ClientRequest, Context } from '../context.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
 import { INACTIVE, introspectAccessToken, userExists } from '../oauth2/introspect.js';
-import { verifyAccessToken } from '../tokens/access-token.js';
+import { checkAccessToken } from '../tokens/access-token.js';
 import { readTokenCaller } from './token-caller.js';
 
 /**
@@ -26,8 +26,9 @@ export async function authApiIntrospectEndpoint(
   ctx: ClientRequest & AccessTokenCheck & Pick<Context, 'users'>,
 ): Promise<Answer> {
   const caller = await readTokenCaller(request, ctx);
-  const claims = await verifyAccessToken(ctx, caller.token);
-  if (!claims || (caller.kind === 'client' && claims.family !== 'auth_api')) return noStoreJson(INACTIVE);
+  const claims = await checkAccessToken(ctx, caller.token);
+  if (typeof claims === 'string' || (caller.kind === 'client' && claims.family !== 'auth_api'))
+    return noStoreJson(INACTIVE);
   if (!(await userExists(ctx, claims.sub))) return noStoreJson(INACTIVE);
   return noStoreJson(introspectAccessToken(ctx, claims));
 }

@@ -4,7 +4,11 @@ import { readForm } from '../http/form.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
 import { toEpochSeconds } from '../time.js';
-import { type AccessTokenClaims, unlessRevoked, verifyAccessTokenSignature } from '../tokens/access-token.js';
+import {
+  type AccessTokenClaims,
+  isAccessTokenRevoked,
+  verifyAccessTokenSignature,
+} from '../tokens/access-token.js';
 import { hashSecret } from '../tokens/secrets.js';
 import { subjectId } from '../tokens/subject.js';
 import { authenticateClient } from './client-auth/authenticate-client.js';
@@ -41,7 +45,7 @@ export function introspectAccessToken(
 
 /**
  * Whether the user a token was issued to still exists. Introspection is off the hot path, so besides
- * the user's revocation mark (consulted with the token, see `unlessRevoked`) it asks the user store:
+ * the user's revocation mark (consulted with the token, see `isAccessTokenRevoked`) it asks the user store:
  * a deleted user's token is inactive even when the host did not call `revokeUser`.
  */
 export async function userExists(ctx: Pick<Context, 'users'>, userId: string): Promise<boolean> {
@@ -70,9 +74,11 @@ export async function introspectEndpoint(
   // A token for any of the instance's resources (RFC 8707: the MCP server's, an exchanged token's
   // target), not only its own API: introspection serves every resource server of this issuer.
   const signed = await verifyAccessTokenSignature(ctx, token);
-  const access = signed?.audience.some((audience) => ctx.resources.has(audience))
-    ? await unlessRevoked(ctx, signed)
-    : null;
+  const access =
+    signed?.audience.some((audience) => ctx.resources.has(audience)) &&
+    !(await isAccessTokenRevoked(ctx, signed))
+      ? signed
+      : null;
   if (access) {
     // RFC 7662 §4: the holder's client, or a resource server the token is meant for.
     const mayAsk =

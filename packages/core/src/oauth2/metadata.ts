@@ -7,10 +7,8 @@ import {
   identityProvingAuthMethods,
   supportedAuthMethods,
 } from './client-auth/methods.js';
-import { JWT_BEARER_GRANT } from './jwt-assertion.js';
 import { TOKEN_ENDPOINT_PATH } from './token-endpoint-path.js';
-import { TOKEN_EXCHANGE_GRANT, TOKEN_TYPES } from './token-exchange/exchanged-token.js';
-import { jwtBearerEnabled } from './trusted-issuers.js';
+import { TOKEN_TYPES } from './token-exchange/exchanged-token.js';
 
 /** Endpoints relative to the issuer. */
 export const ENDPOINTS = {

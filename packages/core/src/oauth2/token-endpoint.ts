@@ -13,10 +13,7 @@ import { clientMayUse } from './grants/grant-tokens.js';
 export const tokenEndpoint =
   (grants: ReadonlyMap<string, GrantHandler>): Handler =>
   async (request: Request, ctx: Context): Promise<Answer> => {
-    // Each `await` of a value that is ready (a form already in memory, no DPoP proof, no ID token to
-    // sign) would still cost a turn of the microtask queue: only promises are awaited on this path.
-    let params = readForm(request, ctx.maxBodyBytes);
-    if (params instanceof Promise) params = await params;
+    const params = await readForm(request, ctx.maxBodyBytes);
     const grantType = params.get('grant_type');
     if (grantType === undefined) throw invalidRequest('The "grant_type" parameter is missing.');
     // The grant types the instance's features serve (`feature.ts`): Gatehouse's, the configured
@@ -33,8 +30,7 @@ export const tokenEndpoint =
       throw oauthError('unauthorized_client', `The client may not use the ${grantType} grant.`);
     }
     // RFC 9449 §5: with a DPoP proof, the tokens are bound to its key.
-    let dpop = tokenRequestProof(ctx, request, client);
-    if (dpop instanceof Promise) dpop = await dpop;
+    const dpop = await tokenRequestProof(ctx, request, client);
     // Awaited here: an async function returning a promise resolves with it two turns later.
     return await grant(ctx, params, client, dpop);
   };

@@ -18,15 +18,16 @@ const SCHEMES: ReadonlySet<AuthScheme> = new Set(['bearer', 'session']);
  * Otherwise the session cookie is tried. Throws (or rejects with) the ready answer as a
  * {@link ProtocolError}: 400/401 with a `WWW-Authenticate` challenge, 403 for missing scope or a
  * refused cross-site session request. Throws `UsageError` (a `TypeError`) for options that name no or unknown
- * schemes (a programming error). The caller of a token verified before comes back synchronously
+ * schemes (a programming error), unless the caller validated them already (`accepted`). The caller of a token verified before comes back synchronously
  * when it can (see `bearerCaller`).
  */
 export function authenticateRequest(
   ctx: Context,
   request: Request,
   options: AuthenticateOptions,
+  accepted: Accepted = acceptedSchemes(options),
 ): Awaitable<Caller> {
-  const { acceptsBearer, acceptsSession } = acceptedSchemes(options);
+  const { acceptsBearer, acceptsSession } = accepted;
   const scopes = requiredScopes(options.scope);
   const resource = declaredResource(options, scopes);
   if (acceptsBearer) {
@@ -120,7 +121,7 @@ function outsideCookiePath(ctx: Context, pathname: string, acceptsBearer: boolea
 }
 
 /** What a `schemes` list accepts, once validated (hosts pass the same list on every request). */
-interface Accepted {
+export interface Accepted {
   readonly acceptsBearer: boolean;
   readonly acceptsSession: boolean;
   /** The list as validated, to notice a list changed in place afterwards. */

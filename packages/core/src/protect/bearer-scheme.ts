@@ -1,16 +1,8 @@
-import { type Awaitable, andThen } from '../awaitable.js';
+import type { Awaitable } from '../awaitable.js';
 import type { Context } from '../context.js';
 import { ProtocolError } from '../errors.js';
-import { isB64Token } from '../http/bearer.js';
 import { isFormContentType, readForm } from '../http/form.js';
-import {
-  type AccessTokenClaims,
-  cachedAccessTokenClaims,
-  checkAccessToken,
-  refusedOnOwnApi,
-  type TokenRejection,
-  usableOnOwnApi,
-} from '../tokens/access-token.js';
+import { type AccessTokenClaims, type AccessTokenRefusal, checkAccessToken } from '../tokens/access-token.js';
 import {
   bearerChallenge,
   insufficientScope,
@@ -34,10 +26,11 @@ export interface BearerResource {
 
 /**
  * The caller of a request that presented `Authorization: Bearer <token>` (RFC 6750 §2.1), given
- * the header's credentials as sent (see `bearerCredentials`): the token checked for the b64token
- * syntax, verified (signature, `typ: at+jwt`, issuer, audience, lifetime, revocation; see
- * `verifyAccessToken`) and checked against `requiredScopes` (all of them). Both token families
- * (OAuth 2.0 and Auth API) are accepted. Throws (or rejects with) the RFC 6750 §3.1 answers.
+ * the header's credentials as sent (see `bearerCredentials`): the token checked by
+ * `checkAccessToken` (syntax, signature, `typ: at+jwt`, issuer, lifetime, audience, revocation)
+ * and against `requiredScopes` (all of them). Both token families (OAuth 2.0 and Auth API) are
+ * accepted. Throws (or rejects with) the RFC 6750 §3.1 answers: this function only maps the
+ * check's refusal to its challenge.
  *
  * A token verified before, on a request without a form body, is answered synchronously when the
  * grant store answers revocation synchronously: no promise on the path of a repeated API call.
@@ -49,50 +42,40 @@ export function bearerCaller(
   requiredScopes: readonly string[],
   resource?: BearerResource,
 ): Awaitable<Caller> {
-  const cached = cachedAccessTokenClaims(ctx, credentials);
   const challenge = resource?.challenge;
-  // A token verified before is well-formed: only an unknown one is matched against the syntax.
-  if (cached === undefined && !isB64Token(credentials)) {
-    throw invalidBearerRequest(ctx, 'The Bearer authorization header is malformed.', challenge);
-  }
   // The resource's identifier when the operation declares one (RFC 8707), else the instance's API.
   const audience = resource?.audience ?? ctx.audience;
   // Only a form body can carry a second copy: the common case (no form) waits for nothing.
   if (mayCarryBodyToken(request)) {
     return refuseSecondTransmission(ctx, request, challenge)
       .then(() => checkAccessToken(ctx, credentials, audience))
-      .then((claims) => permittedCaller(ctx, claims, requiredScopes, challenge));
+      .then((checked) => permittedCaller(ctx, checked, requiredScopes, challenge));
   }
-  if (cached === undefined) {
-    return andThen(checkAccessToken(ctx, credentials, audience), (verified) =>
-      permittedCaller(ctx, verified, requiredScopes, challenge),
-    );
-  }
-  // A known token takes the shortest path, with no callback made for it (this is every repeated
-  // API call); only a refusal works out its reason.
-  const usable = usableOnOwnApi(ctx, cached, audience);
-  if (usable instanceof Promise) {
-    return usable.then((verified) =>
-      permittedCaller(ctx, verified ?? refusedOnOwnApi(ctx, cached, audience), requiredScopes, challenge),
-    );
-  }
-  return permittedCaller(ctx, usable ?? refusedOnOwnApi(ctx, cached, audience), requiredScopes, challenge);
+  const checked = checkAccessToken(ctx, credentials, audience);
+  // Not `andThen`: its callback would be a closure made on every request, the cached ones included.
+  return checked instanceof Promise
+    ? checked.then((known) => permittedCaller(ctx, known, requiredScopes, challenge))
+    : permittedCaller(ctx, checked, requiredScopes, challenge);
 }
 
 /**
- * The caller of verified claims holding every required scope; throws the 401 / 403 answer (the
- * `invalid_token` description says why, as far as `TokenRejection` may).
+ * The caller of checked claims holding every required scope; throws the RFC 6750 §3.1 answer for
+ * a refusal: 400 `invalid_request` for a malformed token, 401 `invalid_token` (its description
+ * says why, as far as `TokenRejection` may), 403 `insufficient_scope`.
  */
-export function permittedCaller(
+function permittedCaller(
   ctx: Context,
-  claims: AccessTokenClaims | TokenRejection,
+  checked: AccessTokenClaims | AccessTokenRefusal,
   requiredScopes: readonly string[],
   challenge: ResourceChallenge | undefined,
 ): Caller {
-  if (typeof claims === 'string') throw invalidToken(ctx, claims, challenge);
+  if (checked === 'malformed')
+    throw invalidBearerRequest(ctx, 'The Bearer authorization header is malformed.', challenge);
+  if (typeof checked === 'string') throw invalidToken(ctx, checked, challenge);
   // RFC 9449 §7.2: a DPoP-bound token is no bearer token.
-  if (claims.jkt !== undefined) throw boundTokenAsBearer(ctx, bearerChallenge(ctx, {}, challenge), challenge);
-  const caller = callerOf(claims);
+  if (checked.jkt !== undefined)
+    throw boundTokenAsBearer(ctx, bearerChallenge(ctx, {}, challenge), challenge);
+  const caller = callerOf(checked);
   for (const needed of requiredScopes) {
     if (!caller.scope.includes(needed)) throw insufficientScope(ctx, requiredScopes, challenge);
   }

@@ -46,6 +46,9 @@ export async function dpopCaller(
     throw dpopProofRefused(ctx, 'invalid_dpop_proof', 'Send exactly one DPoP header.', challenge);
   if (mayCarryBodyToken(request)) await refuseSecondTransmission(ctx, request, challenge);
   const claims = await checkAccessToken(ctx, token, resource?.audience ?? ctx.audience);
+  // Unreachable ('malformed'): the token's syntax was checked above, before the proof's.
+  if (claims === 'malformed')
+    throw dpopInvalidRequest(ctx, 'The DPoP authorization header is malformed.', challenge);
   if (typeof claims === 'string') throw dpopInvalidToken(ctx, claims, challenge);
   if (claims.jkt === undefined)
     throw dpopInvalidToken(

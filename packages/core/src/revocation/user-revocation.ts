@@ -36,7 +36,7 @@ export function userRevocationLifetimeMs(ctx: Omit<Context, 'keys'>): number {
  * client asks again): writes the user's mark (`GrantStore.revokeSubject`)
  * at `now`, kept for {@link userRevocationLifetimeMs}. Resolves once the store has it; from then on
  * every check of the user's access tokens, refresh tokens, codes and sessions issued at or before the
- * mark fails (access tokens by their `iat`, in whole seconds: see `unlessRevoked`). Rejects with
+ * mark fails (access tokens by their `iat`, in whole seconds: see `isAccessTokenRevoked`). Rejects with
  * `ConfigurationError` when the grant store has no `revokeSubject` (a host engine written before it),
  * rather than pretending to revoke.
  */

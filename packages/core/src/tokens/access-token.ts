@@ -1,6 +1,7 @@
 import { decodeProtectedHeader, jwtVerify } from 'jose';
-import { type Awaitable, andThen } from '../awaitable.js';
-import type { AccessTokenCheck, Context, RevocationCheck, TokenSigning, TokenVerifying } from '../context.js';
+import type { Awaitable } from '../awaitable.js';
+import type { AccessTokenCheck, RevocationCheck, TokenSigning, TokenVerifying } from '../context.js';
+import { isB64Token } from '../http/bearer.js';
 import type { Subject } from '../storage/types.js';
 import { fromEpochSeconds, type Seconds, toEpochSeconds } from '../time.js';
 import type { Writable } from '../writable.js';
@@ -157,31 +158,78 @@ export function protocolPayloadJson(
 }
 
 /**
+ * Checks an access token presented to an API (RFC 6750 §2.1, RFC 9068 §4): the one check of the
+ * bearer and DPoP schemes and of the Auth API's introspection. Returns the token's claims, or why
+ * it is refused ({@link AccessTokenRefusal}). In order:
+ *
+ * 1. A token verified before (the `verifiedTokens` cache, while its own `exp`/`nbf` still pass) skips
+ *    2–3: answered synchronously when the store answers revocation synchronously, since this is
+ *    every repeated API call and a turn of the microtask queue is a measurable share of it.
+ * 2. Syntax: b64token (RFC 6750 §2.1), else `malformed`; checked only here, for a token not seen
+ *    before (matching a ~700-character JWT costs about as much as the rest of a cached check).
+ * 3. Signature, `typ`, issuer, lifetime and shape ({@link verifyAccessTokenSignature}); a valid
+ *    token then enters the cache.
+ * 4. Audience: `aud` must name `audience` (default: the instance's own API), else `audience`.
+ * 5. Revocation of the token, its grant or its user ({@link isAccessTokenRevoked}), else `revoked`.
+ *
+ * A failing store throws or rejects.
+ */
+export function checkAccessToken(
+  ctx: AccessTokenCheck,
+  token: string,
+  audience: string = ctx.audience,
+): Awaitable<AccessTokenClaims | AccessTokenRefusal> {
+  const cached = cachedAccessTokenClaims(ctx, token);
+  if (cached !== undefined) return acceptedFor(ctx, cached, audience);
+  if (!isB64Token(token)) return 'malformed';
+  return verifySignature(ctx, token).then((verified) =>
+    typeof verified === 'string' ? verified : acceptedFor(ctx, verified, audience),
+  );
+}
+
+/**
+ * Why {@link checkAccessToken} refused a token: a {@link TokenRejection}, or `malformed` when it is
+ * not even of the b64token syntax (RFC 6750 §2.1), which RFC 6750 §3.1 answers as a malformed
+ * request (`invalid_request`, 400) rather than an invalid token.
+ */
+export type AccessTokenRefusal = TokenRejection | 'malformed';
+
+/** Steps 4–5 of {@link checkAccessToken}: verified claims, if for `audience` and not revoked. */
+function acceptedFor(
+  ctx: AccessTokenCheck,
+  claims: AccessTokenClaims,
+  audience: string,
+): Awaitable<AccessTokenClaims | TokenRejection> {
+  const granted = claims.audience;
+  if (granted[0] !== audience && !granted.includes(audience)) return 'audience';
+  const revoked = isAccessTokenRevoked(ctx, claims);
+  if (typeof revoked === 'boolean') return revoked ? 'revoked' : claims;
+  return revoked.then((isRevoked) => (isRevoked ? 'revoked' : claims));
+}
+
+/**
  * Verifies an access token's signature (by `kid`, with the instance algorithm only: never `none`),
  * `typ` (`at+jwt`, so ID tokens and other JWTs are refused, RFC 9068 §4), issuer, lifetime (with
  * the configured clock tolerance), and shape. Returns `null` for anything invalid. Checks that an
- * `aud` is present but not whose it is (introspection and revocation serve tokens of every
- * resource): {@link verifyAccessToken} does, for the instance's own API. Does **not** consult
- * revocation: see {@link verifyAccessToken}. Verified tokens are remembered
- * in the instance's `VerifiedTokenCache` until their `exp`, so a token seen again costs a map
- * lookup instead of a signature check.
+ * `aud` is present but not whose it is, and does **not** consult revocation: revocation and
+ * introspection serve tokens of every resource and ask about revocation themselves; an API uses
+ * {@link checkAccessToken}. Verified tokens are remembered in the instance's `VerifiedTokenCache`
+ * until their `exp`, so a token seen again costs a map lookup instead of a signature check.
  */
 export async function verifyAccessTokenSignature(
   ctx: TokenVerifying,
   token: string,
 ): Promise<AccessTokenClaims | null> {
-  const checked = await checkAccessTokenSignature(ctx, token);
-  return typeof checked === 'string' ? null : checked;
+  const verified = cachedAccessTokenClaims(ctx, token) ?? (await verifySignature(ctx, token));
+  return typeof verified === 'string' ? null : verified;
 }
 
-/** {@link verifyAccessTokenSignature}, telling why a token is refused. */
-async function checkAccessTokenSignature(
+/** Step 3 of {@link checkAccessToken}: a token not in the cache, verified, and cached if valid. */
+async function verifySignature(
   ctx: TokenVerifying,
   token: string,
 ): Promise<AccessTokenClaims | TokenRejection> {
   if (token.length > 8192) return INVALID;
-  const cached = cachedAccessTokenClaims(ctx, token);
-  if (cached) return cached;
   const now = ctx.now();
   let kid: string | undefined;
   try {
@@ -263,7 +311,7 @@ function rejectionOf(error: unknown): TokenRejection {
 /**
  * The claims of a token verified before, while its own lifetime still passes (see the cache);
  * `undefined` for a token never verified, or no longer valid. Revocation is not consulted: see
- * {@link unlessRevoked}.
+ * {@link isAccessTokenRevoked}.
  */
 export function cachedAccessTokenClaims(ctx: TokenVerifying, token: string): AccessTokenClaims | undefined {
   // With stored keys (`keyRotation`), reading the key set is what starts its periodic re-read, in
@@ -274,79 +322,8 @@ export function cachedAccessTokenClaims(ctx: TokenVerifying, token: string): Acc
 }
 
 /**
- * Verifies an access token fully: signature and claims, audience (it must name `audience`: the
- * instance's own API, the `audience` option, unless the operation declares another of the
- * instance's resources), then revocation (of the token, its grant or its user). A token verified
- * before is answered without waiting a turn when the grant store answers revocation synchronously
- * (the memory engine does). A failing store throws or rejects.
- */
-export function verifyAccessToken(
-  ctx: AccessTokenCheck,
-  token: string,
-  audience: string = ctx.audience,
-): Awaitable<AccessTokenClaims | null> {
-  const cached = cachedAccessTokenClaims(ctx, token);
-  if (cached) return usableOnOwnApi(ctx, cached, audience);
-  return verifyAccessTokenSignature(ctx, token).then(
-    (claims) => claims && usableOnOwnApi(ctx, claims, audience),
-  );
-}
-
-/**
- * {@link verifyAccessToken}, telling why a token is refused (the bearer check's `invalid_token`
- * description). Only refusals pay for the reason: an accepted token takes the same path.
- */
-export function checkAccessToken(
-  ctx: AccessTokenCheck,
-  token: string,
-  audience: string = ctx.audience,
-): Awaitable<AccessTokenClaims | TokenRejection> {
-  const cached = cachedAccessTokenClaims(ctx, token);
-  if (cached)
-    return andThen(
-      usableOnOwnApi(ctx, cached, audience),
-      (usable) => usable ?? refusedOnOwnApi(ctx, cached, audience),
-    );
-  return checkAccessTokenSignature(ctx, token).then((claims) =>
-    typeof claims === 'string'
-      ? claims
-      : andThen(
-          usableOnOwnApi(ctx, claims, audience),
-          (usable) => usable ?? refusedOnOwnApi(ctx, claims, audience),
-        ),
-  );
-}
-
-/**
- * Why {@link usableOnOwnApi} refused verified claims: not for `audience`, else revoked (the only
- * two things it checks).
- */
-export function refusedOnOwnApi(
-  ctx: Pick<Context, 'audience'>,
-  claims: AccessTokenClaims,
-  audience: string = ctx.audience,
-): TokenRejection {
-  return claims.audience.includes(audience) ? 'revoked' : 'audience';
-}
-
-/**
- * `claims` if the token is for `audience` (default: the instance's own API; RFC 9068 §4: a
- * resource server checks that `aud` names it, so a token issued for another resource is refused)
- * and not revoked, else `null`.
- */
-export function usableOnOwnApi(
-  ctx: RevocationCheck & Pick<Context, 'audience'>,
-  claims: AccessTokenClaims,
-  audience: string = ctx.audience,
-): Awaitable<AccessTokenClaims | null> {
-  const granted = claims.audience;
-  if (granted[0] !== audience && !granted.includes(audience)) return null;
-  return unlessRevoked(ctx, claims);
-}
-
-/**
- * `claims`, or `null` when its token or its grant was revoked, or its user was (`revokeUser`) at or
- * after its issue time: asked of storage on every use, in one call, never cached, so a revocation
+ * Whether an access token or its grant was revoked, or its user was (`revokeUser`) at or after its
+ * issue time (step 5 of {@link checkAccessToken}): asked of storage on every use, in one call, never cached, so a revocation
  * holds at once (on every instance sharing the store). The user is not looked up here (the hot
  * path): a deleted user's token stops here only once the host called `revokeUser`.
  *
@@ -354,10 +331,7 @@ export function usableOnOwnApi(
  * same second as the user's mark counts as issued before it and is revoked too, even if it was
  * issued a few milliseconds after (never the other way round).
  */
-export function unlessRevoked(
-  ctx: RevocationCheck,
-  claims: AccessTokenClaims,
-): Awaitable<AccessTokenClaims | null> {
+export function isAccessTokenRevoked(ctx: RevocationCheck, claims: AccessTokenClaims): Awaitable<boolean> {
   const now = ctx.now();
   // A user's mark covers users only: a client acting for itself is never one of them.
   const userId = claims.subject.kind === 'user' ? claims.sub : undefined;
@@ -365,9 +339,9 @@ export function unlessRevoked(
   // The pushed-revocations mirror answers while it is live (caught up, within its lag bound);
   // `undefined` means ask the engine.
   const mirrored = ctx.revocationMirror?.check(claims.jti, claims.grantId, now, userId, issuedAt);
-  if (mirrored !== undefined) return mirrored ? null : claims;
+  if (mirrored !== undefined) return mirrored;
   const revoked = ctx.storage.grants.isRevoked(claims.jti, claims.grantId, now, userId, issuedAt);
-  if (typeof revoked === 'boolean') return revoked ? null : claims;
+  if (typeof revoked === 'boolean') return revoked;
   // Anything else is taken as a promise (or a thenable of another realm) of the answer.
-  return Promise.resolve(revoked).then((isRevoked) => (isRevoked ? null : claims));
+  return Promise.resolve(revoked).then(Boolean);
 }

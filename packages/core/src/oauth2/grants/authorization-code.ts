@@ -40,9 +40,7 @@ export async function authorizationCodeGrant(
   }
   const resources = requestedResources(params);
   const now = ctx.now();
-  // Only promises are awaited on this path (see tokenEndpoint).
-  let codeHash = secretHash(code);
-  if (codeHash instanceof Promise) codeHash = await codeHash;
+  const codeHash = await secretHash(code);
   const record = await ctx.storage.grants.findCode(codeHash, now);
   // Wrong client, redirect_uri or verifier: the same answer as an unknown code, and nothing revoked.
   if (!record || record.clientId !== client.id)
@@ -56,9 +54,8 @@ export async function authorizationCodeGrant(
       throw invalidGrant('A code_verifier was sent but the authorization request had no code_challenge.');
   } else {
     if (verifier === undefined) throw invalidGrant('The code_verifier is missing.');
-    let verified = verifyS256(verifier, record.codeChallenge);
-    if (verified instanceof Promise) verified = await verified;
-    if (!verified) throw invalidGrant('The code_verifier does not match the code_challenge.');
+    if (!(await verifyS256(verifier, record.codeChallenge)))
+      throw invalidGrant('The code_verifier does not match the code_challenge.');
   }
   // RFC 9449 §10: a code requested with dpop_jkt is redeemed with a proof of that key only.
   const codeJkt = boundJkt(record.ext);
@@ -90,15 +87,15 @@ export async function authorizationCodeGrant(
     tokenAudience(ctx, record.audience, resources),
     dpop?.jkt,
   );
-  let idToken = grantIdToken(
+  const idToken = await grantIdToken(
     ctx,
     client,
     record.nonce === undefined ? grant : { ...grant, nonce: record.nonce },
     access.token,
   );
-  if (idToken instanceof Promise) idToken = await idToken;
-  let refresh = issuesRefreshToken(client, grant.scope) ? newRefreshToken(ctx, grant, now) : undefined;
-  if (refresh instanceof Promise) refresh = await refresh;
+  const refresh = issuesRefreshToken(client, grant.scope)
+    ? await newRefreshToken(ctx, grant, now)
+    : undefined;
   // The consumed code outlives its 60 s so that a late replay still revokes the grant (§4.1.2).
   const result = await ctx.storage.grants.redeemCode(
     codeHash,

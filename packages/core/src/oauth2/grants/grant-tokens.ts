@@ -1,4 +1,3 @@
-import type { Awaitable } from '../../awaitable.js';
 import type { Context, TokenIssuing } from '../../context.js';
 import type { GatehouseEvent } from '../../events.js';
 import type { ClientRecord, GrantType, RefreshTokenRecord, Subject } from '../../storage/types.js';
@@ -90,17 +89,13 @@ export function grantAccessToken(
  * else of the grant (resources, authentication time and attributes, extensions) unchanged, so a
  * rotation never loses what the first token knew.
  */
-export function newRefreshToken(
+export async function newRefreshToken(
   ctx: Pick<Context, 'randomBytes' | 'refreshTokenTtl'>,
   grant: Grant,
   now: EpochMs,
-): Awaitable<{ token: string; record: RefreshTokenRecord }> {
+): Promise<{ token: string; record: RefreshTokenRecord }> {
   const token = randomSecret(ctx.randomBytes);
-  // The hash is ready at once where the runtime hashes natively: then so is the token.
-  const tokenHash = secretHash(token);
-  return tokenHash instanceof Promise
-    ? tokenHash.then((hash) => ({ token, record: refreshTokenRecord(ctx, grant, now, hash) }))
-    : { token, record: refreshTokenRecord(ctx, grant, now, tokenHash) };
+  return { token, record: refreshTokenRecord(ctx, grant, now, await secretHash(token)) };
 }
 
 /** The record of {@link newRefreshToken}: the grant's members that are set, written one by one. */

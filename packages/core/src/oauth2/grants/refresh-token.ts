@@ -30,9 +30,7 @@ export async function refreshTokenGrant(
     throw invalidGrant('The client may not use refresh tokens.');
   }
   const now = ctx.now();
-  // Only promises are awaited on this path (see tokenEndpoint).
-  let tokenHash = secretHash(presented);
-  if (tokenHash instanceof Promise) tokenHash = await tokenHash;
+  const tokenHash = await secretHash(presented);
   const record = await ctx.storage.grants.findRefreshToken(tokenHash, now);
   // A record without a subject comes from an engine still on storage v1: refused, never a 500.
   if (!record || record.clientId !== client.id || record.subject === undefined)
@@ -63,13 +61,12 @@ export async function refreshTokenGrant(
   );
   const tokenType = dpop ? 'DPoP' : 'Bearer';
   // Core §12.2: the same sub and the original auth_time; no nonce.
-  let idToken = grantIdToken(
+  const idToken = await grantIdToken(
     ctx,
     client,
     scope === record.scope ? record : { ...record, scope },
     access.token,
   );
-  if (idToken instanceof Promise) idToken = await idToken;
   if (!ctx.rotateRefreshTokens) {
     ctx.emit(tokenIssued(client.id, record.subject, 'refresh_token'));
     return tokenResponse({
@@ -85,8 +82,7 @@ export async function refreshTokenGrant(
     client.type === 'public' && dpop !== undefined
       ? { ...record, ext: withBinding(record.ext, dpop.jkt) }
       : record;
-  let next = newRefreshToken(ctx, bound, now);
-  if (next instanceof Promise) next = await next;
+  const next = await newRefreshToken(ctx, bound, now);
   const result = await ctx.storage.grants.rotateRefreshToken(tokenHash, next.record, now);
   if (result.status === 'reused') return reused(ctx, record.grantId, client.id);
   if (result.status === 'invalid') throw invalidGrant('The refresh token is invalid, expired or revoked.');

@@ -5,7 +5,7 @@ import { invalidRequest } from '../../errors.js';
 import { verifyIdTokenHint } from '../../oidc/id-token.js';
 import type { ClientRecord } from '../../storage/types.js';
 import { toEpochSeconds } from '../../time.js';
-import { unlessRevoked, verifyAccessTokenSignature } from '../../tokens/access-token.js';
+import { isAccessTokenRevoked, verifyAccessTokenSignature } from '../../tokens/access-token.js';
 import { parseAct } from '../../tokens/act.js';
 import { userSubject } from '../../tokens/subject.js';
 import { MAX_ASSERTION_LENGTH } from '../jwt-assertion.js';
@@ -121,8 +121,8 @@ async function localAccessToken(
   token: string,
   tokenType: string,
 ): Promise<ExchangedToken | null> {
-  const signed = await verifyAccessTokenSignature(ctx, token);
-  const claims = signed && (await unlessRevoked(ctx, signed));
+  const verified = await verifyAccessTokenSignature(ctx, token);
+  const claims = verified && !(await isAccessTokenRevoked(ctx, verified)) ? verified : null;
   if (!claims) return null;
   // Off the hot path, as introspection: a deleted user's token is not exchanged even without a mark.
   if (claims.subject.kind === 'user' && !(await ctx.users.findUser(claims.sub))) return null;
