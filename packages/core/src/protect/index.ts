@@ -11,6 +11,7 @@ export type { Awaitable } from '../awaitable.js';
 export { readBodyText } from '../http/body.js';
 export type { DpopOptions } from '../options.js';
 export type { EpochSeconds } from '../time.js';
+export type { TokenFamily } from '../tokens/access-token.js';
 export type { ActClaim } from '../tokens/act.js';
 export type { IntrospectionOptions } from './introspection.js';
 export {
@@ -37,4 +38,3 @@ export type {
   Caller,
   SubjectKind,
 } from './types.js';
-export type { TokenFamily } from '../tokens/access-token.js';
