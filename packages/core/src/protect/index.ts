@@ -3,7 +3,8 @@
  * (an API in another service, an MCP server) that check tokens a Gatehouse issued. Operations
  * (`defineOperations`, bounded body reading with `readBodyText`), the resource server
  * (`resourceServer`), protected-resource metadata (RFC 9728), and what a check gives: the
- * {@link Caller} and the options of `authenticate`. A resource server needs no other entry.
+ * {@link Caller} and the options of `authenticate`. A resource server imports `resourceServer` from here;
+ * the key-value store it may share is a type of `/engine`.
  * Runtime-neutral, like the main entry.
  * @packageDocumentation
  */
