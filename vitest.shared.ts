@@ -7,6 +7,8 @@ const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 export const sourceAliases = {
   '@gatehousejs/core/adapter': source('./packages/core/src/adapter/index.ts'),
   '@gatehousejs/core/engine': source('./packages/core/src/engine/index.ts'),
+  '@gatehousejs/core/protect': source('./packages/core/src/protect/index.ts'),
+  '@gatehousejs/core/ui': source('./packages/core/src/ui/index.ts'),
   '@gatehousejs/core/node': source('./packages/core/src/node/index.ts'),
   '@gatehousejs/core/testing': source('./packages/core/src/testing/index.ts'),
   '@gatehousejs/core': source('./packages/core/src/index.ts'),

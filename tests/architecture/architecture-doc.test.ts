@@ -63,3 +63,77 @@ describe('docs/architecture.md', () => {
     expect(history).toEqual([]);
   });
 });
+
+/** `{ values, types }` of the API report of `packages/core/api/<file>.api.md`, from its count line. */
+function reportedCounts(file: string): { values: number; types: number } {
+  const report = readFileSync(join(root, 'packages/core/api', `${file}.api.md`), 'utf8');
+  const match = /^(\d+) exports: (\d+) runtime values, (\d+) types only\.$/m.exec(report);
+  if (!match) throw new Error(`packages/core/api/${file}.api.md has no count line`);
+  return { values: Number(match[2]), types: Number(match[3]) };
+}
+
+/** The report file of an entry: `@gatehousejs/core` → index, `@gatehousejs/core/engine` → engine. */
+function reportFileOf(entry: string): string {
+  return entry === '@gatehousejs/core'
+    ? 'index'
+    : entry.slice('@gatehousejs/core/'.length).replaceAll('/', '-');
+}
+
+/**
+ * The rows of a markdown table whose header starts with `| Entry`, as [entry, counts cell]: the
+ * entry is the first cell's backticked name, the counts are in the last cell.
+ */
+function entryTable(text: string): [string, string][] {
+  const lines = text.split('\n');
+  const header = lines.findIndex((line) => line.startsWith('| Entry '));
+  if (header < 0) return [];
+  const rows: [string, string][] = [];
+  for (const line of lines.slice(header + 2)) {
+    if (!line.startsWith('|')) break;
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim());
+    rows.push([/`([^`]+)`/.exec(cells[0] ?? '')?.[1] ?? '', cells.at(-1) ?? '']);
+  }
+  return rows;
+}
+
+const coreEntries = Object.keys(
+  JSON.parse(readFileSync(join(root, 'packages/core/package.json'), 'utf8')).exports as Record<
+    string,
+    unknown
+  >,
+)
+  .filter((key) => key !== './package.json')
+  .map((key) => (key === '.' ? '@gatehousejs/core' : `@gatehousejs/core/${key.slice(2)}`));
+
+describe.each([
+  ['docs/architecture.md', /^(\d+) \+ (\d+) = (\d+)$/],
+  ['packages/core/README.md', /^(\d+) \+ (\d+)$/],
+])('the entry table of %s', (path, countsPattern) => {
+  const rows = entryTable(readFileSync(join(root, path), 'utf8'));
+
+  it('has one row per entry of @gatehousejs/core', () => {
+    expect(rows.map(([entry]) => entry).sort()).toEqual([...coreEntries].sort());
+  });
+
+  it('gives each entry the counts of its API report (runtime values + types only)', () => {
+    const mismatches = rows.flatMap(([entry, cell]) => {
+      const match = countsPattern.exec(cell);
+      if (!match) return [`${entry}: the counts cell "${cell}" does not read as ${countsPattern}`];
+      const [values, types] = [Number(match[1]), Number(match[2])];
+      const reported = reportedCounts(reportFileOf(entry));
+      const problems: string[] = [];
+      if (values !== reported.values || types !== reported.types)
+        problems.push(
+          `${entry}: ${path} says ${values} + ${types} = ${values + types}, ` +
+            `its API report says ${reported.values} + ${reported.types} = ${reported.values + reported.types}`,
+        );
+      if (match[3] !== undefined && Number(match[3]) !== values + types)
+        problems.push(`${entry}: ${path} says ${values} + ${types} = ${match[3]}`);
+      return problems;
+    });
+    expect(mismatches).toEqual([]);
+  });
+});

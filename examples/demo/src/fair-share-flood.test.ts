@@ -60,9 +60,9 @@ import {
   memoryUserStore,
   type PrivateJwk,
   pbkdf2Hasher,
-  resourceServer,
 } from '@gatehousejs/core';
 import { memoryKeyValueStore } from '@gatehousejs/core/engine';
+import { resourceServer } from '@gatehousejs/core/protect';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 

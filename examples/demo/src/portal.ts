@@ -11,16 +11,13 @@
  */
 import {
   createGatehouse,
-  escapeHtml,
   type Gatehouse,
   type GatehouseOptions,
-  type HostUser,
   hashClientSecret,
-  type InteractionDetails,
-  InteractionError,
   memoryClientStore,
   pbkdf2Hasher,
 } from '@gatehousejs/core';
+import { escapeHtml, type HostUser, type InteractionDetails, InteractionError } from '@gatehousejs/core/ui';
 
 /** The portal's seed (exact: third-party clients are run against it). */
 export const PORTAL = {

@@ -3,13 +3,9 @@
  * caller. It shows how a host protects its own operations with `defineOperations`: bearer tokens of
  * either family (no particular scope) and the session cookie, with CORS for allowed origins.
  */
-import {
-  defineOperations,
-  type Gatehouse,
-  type GatehouseHost,
-  ProtocolError,
-  readBodyText,
-} from '@gatehousejs/core';
+
+import { type Gatehouse, type GatehouseHost, ProtocolError } from '@gatehousejs/core';
+import { defineOperations, readBodyText } from '@gatehousejs/core/protect';
 
 /** One ticket of the listing (the shape is the demo's own). */
 export interface Ticket {

@@ -12,16 +12,14 @@
  */
 import {
   createGatehouse,
-  escapeHtml,
   type Gatehouse,
   generateKeys,
-  type HostUser,
   hashClientSecret,
-  InteractionError,
   memoryClientStore,
   pbkdf2Hasher,
   type UserRecord,
 } from '@gatehousejs/core';
+import { escapeHtml, type HostUser, InteractionError } from '@gatehousejs/core/ui';
 import { gatehouse as mountGatehouse, toRequest } from '@gatehousejs/express';
 import { unsign } from 'cookie-signature';
 import express from 'express';

@@ -11,7 +11,9 @@
  * Next.js route handlers) serves it as is, and Node frameworks mount it through their Gatehouse
  * adapter's `operations(…)` (Express: `app.use(operations(mcp.fetch))`).
  */
-import { type Caller, type Gatehouse, type ProtectedResource, protectedResource } from '@gatehousejs/core';
+
+import type { Gatehouse } from '@gatehousejs/core';
+import { type Caller, type ProtectedResource, protectedResource } from '@gatehousejs/core/protect';
 import { DEMO, SAMPLE_TICKETS_PER_CALLER, sampleTickets, TICKET_LIMIT } from '@gatehousejs/demo';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';

@@ -29,6 +29,8 @@ describe('the runtime-neutral entries', () => {
     ['the main entry', 'index.ts'],
     ['the adapter entry', 'adapter/index.ts'],
     ['the engine entry', 'engine/index.ts'],
+    ['the protect entry', 'protect/index.ts'],
+    ['the ui entry', 'ui/index.ts'],
   ])('%s imports no Node.js built-in, directly or transitively', (_, path) => {
     const entry = resolve(dirname(fileURLToPath(import.meta.url)), path);
     const modules = importedModules(entry);

@@ -4,8 +4,9 @@
  * maximum length the limits accept, of U+FDFA (eighteen characters after NFKC), all distinct, from
  * one client address.
  */
-import { CREDENTIAL_LIMITS } from '@gatehousejs/core';
+
 import type { KeyValueStore } from '@gatehousejs/core/engine';
+import { CREDENTIAL_LIMITS } from '../src/passwords/credential-limits.js';
 import { ISSUER, testInstance, userBasic } from './fixtures';
 
 /** What {@link failPasswordAttempts} sent and got. */

@@ -1,4 +1,4 @@
-import { defineOperations, resourceServer } from '@gatehousejs/core';
+import { defineOperations, resourceServer } from '@gatehousejs/core/protect';
 import { gatehouse, getAuth, operations, requireAuth, type Servable } from '@gatehousejs/express';
 import express, { type Express } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -5,7 +5,6 @@
  * @packageDocumentation
  */
 
-import type { AuthenticateOptions, Caller, OperationsHandler } from '@gatehousejs/core';
 import {
   type Authenticator,
   answerOf,
@@ -21,6 +20,7 @@ import {
   toWebRequest,
   webRequestUrl,
 } from '@gatehousejs/core/node';
+import type { AuthenticateOptions, Caller, OperationsHandler } from '@gatehousejs/core/protect';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 /** What {@link requireAuth} needs of an instance (a `Gatehouse`). */

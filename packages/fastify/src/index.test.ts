@@ -1,5 +1,5 @@
 import formbody from '@fastify/formbody';
-import { defineOperations } from '@gatehousejs/core';
+import { defineOperations } from '@gatehousejs/core/protect';
 import { gatehouse, requireAuth, toRequest } from '@gatehousejs/fastify';
 import Fastify5, { type FastifyInstance } from 'fastify';
 // Fastify 4 through an npm alias: the adapter supports both majors, and both run every test below.

@@ -4,7 +4,7 @@
  * shared Node bridge of `@gatehousejs/core/node`.
  * @packageDocumentation
  */
-import type { AuthenticateOptions, Caller, OperationsHandler } from '@gatehousejs/core';
+
 import {
   type Answer,
   type Authenticator,
@@ -21,6 +21,7 @@ import {
   toWebRequest,
   webRequestUrl,
 } from '@gatehousejs/core/node';
+import type { AuthenticateOptions, Caller, OperationsHandler } from '@gatehousejs/core/protect';
 import type {
   FastifyInstance,
   FastifyPluginAsync,

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { defineOperations } from '@gatehousejs/core';
+import { defineOperations } from '@gatehousejs/core/protect';
 import { type AuthVariables, gatehouse, operations, requireAuth } from '@gatehousejs/hono';
 import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';

@@ -4,8 +4,10 @@
  * speaks Web `Request`/`Response`, so this adapter passes them through.
  * @packageDocumentation
  */
-import type { AuthenticateOptions, Caller, Gatehouse, OperationsHandler } from '@gatehousejs/core';
+
+import type { Gatehouse } from '@gatehousejs/core';
 import { type Authenticator, setClientAddress, withAuthentication } from '@gatehousejs/core/adapter';
+import type { AuthenticateOptions, Caller, OperationsHandler } from '@gatehousejs/core/protect';
 import type { Context, Handler, MiddlewareHandler } from 'hono';
 
 /** What {@link requireAuth} needs of an instance (a `Gatehouse`). */

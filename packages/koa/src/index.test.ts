@@ -1,4 +1,4 @@
-import { defineOperations } from '@gatehousejs/core';
+import { defineOperations } from '@gatehousejs/core/protect';
 import { type AuthState, gatehouse, operations, requireAuth } from '@gatehousejs/koa';
 import { bodyParser } from '@koa/bodyparser';
 import Koa3 from 'koa';

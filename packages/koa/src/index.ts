@@ -4,7 +4,7 @@
  * bridge of `@gatehousejs/core/node`.
  * @packageDocumentation
  */
-import type { AuthenticateOptions, Caller, OperationsHandler } from '@gatehousejs/core';
+
 import {
   type Answer,
   type Authenticator,
@@ -22,6 +22,7 @@ import {
   toWebRequest,
   webRequestUrl,
 } from '@gatehousejs/core/node';
+import type { AuthenticateOptions, Caller, OperationsHandler } from '@gatehousejs/core/protect';
 import type { Context, Middleware } from 'koa';
 
 /** What {@link requireAuth} needs of an instance (a `Gatehouse`). */

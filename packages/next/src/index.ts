@@ -4,8 +4,10 @@
  * so this runs on the Node and the Edge runtime alike (no Node built-ins).
  * @packageDocumentation
  */
-import type { AuthenticateOptions, Caller, Gatehouse, OperationsHandler } from '@gatehousejs/core';
+
+import type { Gatehouse } from '@gatehousejs/core';
 import { type Authenticator, notFoundResponse, setClientAddress } from '@gatehousejs/core/adapter';
+import type { AuthenticateOptions, Caller, OperationsHandler } from '@gatehousejs/core/protect';
 
 /** What {@link withAuth} needs of an instance (a `Gatehouse`). */
 export type { Authenticator };

@@ -1,4 +1,4 @@
-import type { Subject } from '@gatehousejs/core';
+import type { Subject } from '@gatehousejs/core/engine';
 import {
   type AuthorizationCodeRecord,
   type GrantStore,

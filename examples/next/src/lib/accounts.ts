@@ -9,11 +9,11 @@ import {
   createGatehouse,
   type Gatehouse,
   generateKeys,
-  type HostUser,
   hashClientSecret,
   memoryClientStore,
   pbkdf2Hasher,
 } from '@gatehousejs/core';
+import type { HostUser } from '@gatehousejs/core/ui';
 
 /** The seeded credentials (used by the conformance tests). */
 export const ACCOUNTS = {

@@ -7,8 +7,9 @@
  */
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigurationError, defineOperations, resourceServer } from '@gatehousejs/core';
+import { ConfigurationError } from '@gatehousejs/core';
 import { sendWebResponse, toWebRequest } from '@gatehousejs/core/node';
+import { defineOperations, resourceServer } from '@gatehousejs/core/protect';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ath, type DpopTestKey, dpopKey, dpopProof } from '../../test/dpop';
 import {

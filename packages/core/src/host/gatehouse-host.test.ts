@@ -1,6 +1,5 @@
 import {
   createGatehouseHost,
-  defineOperations,
   type GatehouseHost,
   type GatehouseHostOptions,
   generateKeys,
@@ -12,6 +11,7 @@ import {
   type StorageEngine,
 } from '@gatehousejs/core';
 import { hashSecret } from '@gatehousejs/core/engine';
+import { defineOperations } from '@gatehousejs/core/protect';
 import { describe, expect, it, vi } from 'vitest';
 import { authorizeUrl, FakeBrowser, parseSetCookie } from '../../test/browser-flow';
 import {

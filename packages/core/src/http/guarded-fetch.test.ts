@@ -6,10 +6,10 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type OutboundFetch, runtimeFetch } from '@gatehousejs/core';
+import type { OutboundFetch } from '@gatehousejs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultTransport } from './default-transport.js';
-import { guardedFetch } from './guarded-fetch.js';
+import { guardedFetch, runtimeFetch } from './guarded-fetch.js';
 
 const hits: string[] = [];
 const accepts: (string | undefined)[] = [];

@@ -1,5 +1,6 @@
-import { refusedAddressReason, refusedUrlReason } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
+import { refusedUrlReason } from './guarded-fetch.js';
+import { refusedAddressReason } from './ip-address.js';
 
 const strict = { allowLoopback: false };
 const loopbackAllowed = { allowLoopback: true };

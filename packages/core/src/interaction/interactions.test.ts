@@ -1,10 +1,5 @@
-import {
-  type GatehouseEvent,
-  generateKeys,
-  type HostUser,
-  InteractionError,
-  type PrivateJwk,
-} from '@gatehousejs/core';
+import { type GatehouseEvent, generateKeys, type PrivateJwk } from '@gatehousejs/core';
+import { type HostUser, InteractionError } from '@gatehousejs/core/ui';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, ORIGIN } from '../../test/browser-flow';

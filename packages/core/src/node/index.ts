@@ -3,6 +3,7 @@
  * @packageDocumentation
  */
 
+export type { AddressPolicy } from '../http/ip-address.js';
 export type { LazyHeaders } from '../http/lazy-headers.js';
 export { type AddressCheckingFetchOptions, addressCheckingFetch } from './address-checking-fetch.js';
 export { type ClosableAuditSink, fileAuditSink } from './audit-file-sink.js';

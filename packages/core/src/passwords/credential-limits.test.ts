@@ -1,7 +1,8 @@
-import { CREDENTIAL_LIMITS, memoryUserStore } from '@gatehousejs/core';
+import { memoryUserStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { basic, ISSUER, post, testHasher, testInstance, userBasic } from '../../test/fixtures';
 import { recordingRateLimits } from '../../test/recording-kv';
+import { CREDENTIAL_LIMITS } from './credential-limits.js';
 
 // Bounds on credentials, applied before anything is counted, stored or hashed: through the Auth API
 // (Basic header) and the OAuth token endpoint (client Basic header). The login form's share is in

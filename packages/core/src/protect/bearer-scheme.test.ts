@@ -1,6 +1,6 @@
-import type { AuthenticateOptions } from '@gatehousejs/core';
 import { authenticateNow, withAuthentication } from '@gatehousejs/core/adapter';
 import { memoryGrantStore } from '@gatehousejs/core/engine';
+import type { AuthenticateOptions } from '@gatehousejs/core/protect';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { basic, ISSUER, post } from '../../test/fixtures';

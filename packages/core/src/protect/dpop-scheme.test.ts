@@ -1,4 +1,4 @@
-import { defineOperations } from '@gatehousejs/core';
+import { defineOperations } from '@gatehousejs/core/protect';
 import { describe, expect, it } from 'vitest';
 import { ath, type DpopTestKey, dpopKey, dpopProof } from '../../test/dpop';
 import {

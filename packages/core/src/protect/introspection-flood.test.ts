@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type IntrospectionOptions, resourceServer } from '@gatehousejs/core';
+import { type IntrospectionOptions, resourceServer } from '@gatehousejs/core/protect';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { API, API_KEY_CLIENT, introspectingIssuer, WORKER } from '../../test/introspecting-issuer';
 

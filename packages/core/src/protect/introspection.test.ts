@@ -3,7 +3,8 @@
  * resource server asks the instance's introspection endpoint (RFC 7662) as its own confidential
  * client, and answers requests as the JWT mode does.
  */
-import { generateKeys, type IntrospectionOptions, resourceServer } from '@gatehousejs/core';
+import { generateKeys } from '@gatehousejs/core';
+import { type IntrospectionOptions, resourceServer } from '@gatehousejs/core/protect';
 import { importJWK, SignJWT } from 'jose';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DocumentServer } from '../../test/document-server';

@@ -1,4 +1,5 @@
-import { type AuthenticateOptions, generateKeys, memoryUserStore } from '@gatehousejs/core';
+import { generateKeys, memoryUserStore } from '@gatehousejs/core';
+import type { AuthenticateOptions } from '@gatehousejs/core/protect';
 import { importJWK, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { basic, ISSUER, post, testKey } from '../../test/fixtures';

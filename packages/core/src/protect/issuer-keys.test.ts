@@ -5,7 +5,8 @@
  * its copy lacks made it fetch the set again; made-up `kid`s cost at most one fetch per 10 s. Both sides read
  * the clock through `Date.now()`, which the tests move (no sleeps).
  */
-import { generateKeys, resourceServer } from '@gatehousejs/core';
+import { generateKeys } from '@gatehousejs/core';
+import { resourceServer } from '@gatehousejs/core/protect';
 import { decodeProtectedHeader, importJWK, SignJWT } from 'jose';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { API, introspectingIssuer } from '../../test/introspecting-issuer';

@@ -1,4 +1,5 @@
-import { type Caller, defineOperations, ProtocolError } from '@gatehousejs/core';
+import { ProtocolError } from '@gatehousejs/core';
+import { type Caller, defineOperations } from '@gatehousejs/core/protect';
 import { describe, expect, it } from 'vitest';
 import { ISSUER } from '../../test/fixtures';
 import { ALLOWED, API, apiPost, ORIGIN, protectInstance } from '../../test/protect-fixtures';

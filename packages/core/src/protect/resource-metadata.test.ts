@@ -1,4 +1,4 @@
-import { defineOperations, protectedResource, protectedResourceMetadataUrl } from '@gatehousejs/core';
+import { defineOperations, protectedResource, protectedResourceMetadataUrl } from '@gatehousejs/core/protect';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../test/browser-flow';
 import {

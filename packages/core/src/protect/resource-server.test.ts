@@ -1,5 +1,5 @@
-import { resourceServer } from '@gatehousejs/core';
 import { withAuthentication } from '@gatehousejs/core/adapter';
+import { resourceServer } from '@gatehousejs/core/protect';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../test/browser-flow';
 import { ath, type DpopTestKey, dpopKey, dpopProof } from '../../test/dpop';

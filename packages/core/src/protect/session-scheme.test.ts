@@ -1,4 +1,4 @@
-import type { AuthenticateOptions } from '@gatehousejs/core';
+import type { AuthenticateOptions } from '@gatehousejs/core/protect';
 import { describe, expect, it } from 'vitest';
 import { ISSUER } from '../../test/fixtures';
 import { ALLOWED, API, apiPost, CLIENT_ORIGIN, ORIGIN, protectInstance } from '../../test/protect-fixtures';

@@ -1,9 +1,5 @@
-import {
-  DEVICE_CODE_GRANT,
-  type LoginPageModel,
-  memoryClientStore,
-  type PageContext,
-} from '@gatehousejs/core';
+import { DEVICE_CODE_GRANT, memoryClientStore } from '@gatehousejs/core';
+import type { LoginPageModel, PageContext } from '@gatehousejs/core/ui';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, FakeBrowser, logIn, ORIGIN } from '../../test/browser-flow';
 import { ISSUER, post, testClients, testInstance } from '../../test/fixtures';

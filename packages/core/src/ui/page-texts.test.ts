@@ -1,4 +1,5 @@
-import { ConfigurationError, escapeHtml } from '@gatehousejs/core';
+import { ConfigurationError } from '@gatehousejs/core';
+import { escapeHtml } from '@gatehousejs/core/ui';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, FakeBrowser, logIn } from '../../test/browser-flow';
 import { ISSUER, testInstance } from '../../test/fixtures';

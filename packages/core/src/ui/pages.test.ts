@@ -1,4 +1,4 @@
-import { defaultLoginPage, escapeHtml, type LoginPageModel } from '@gatehousejs/core';
+import { defaultLoginPage, escapeHtml, type LoginPageModel } from '@gatehousejs/core/ui';
 import { describe, expect, it } from 'vitest';
 import { authorizeUrl, callbackParams, FakeBrowser, logIn } from '../../test/browser-flow';
 import { ISSUER, testInstance } from '../../test/fixtures';

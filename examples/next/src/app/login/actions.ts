@@ -1,5 +1,5 @@
 'use server';
-import { InteractionError } from '@gatehousejs/core';
+import { InteractionError } from '@gatehousejs/core/ui';
 /**
  * The sign-in server action: checks the password, starts the app's session and, when the sign-in
  * was asked by the OpenID Provider (`interaction`), finishes the interaction. It answers where to go

@@ -3,7 +3,7 @@
  * sign-ins its OpenID Provider hands it (`?interaction=…`): `gatehouse.interactions.details` says
  * which client asks; the action checks the password and finishes the interaction.
  */
-import { InteractionError } from '@gatehousejs/core';
+import { InteractionError } from '@gatehousejs/core/ui';
 import { getAccounts } from '../../lib/accounts';
 import { SignInForm } from './sign-in-form';
 

@@ -1,7 +1,6 @@
 import {
   type ClientRecord,
   ConfigurationError,
-  DEVICE_AUTHORIZATION_DEFAULTS,
   DEVICE_CODE_GRANT,
   type GatehouseEvent,
   hashClientSecret,
@@ -19,6 +18,7 @@ import {
   testClients,
   testInstance,
 } from '../../../test/fixtures';
+import { DEVICE_AUTHORIZATION_DEFAULTS } from './settings.js';
 
 const RESOURCE = 'https://mcp.example.com/mcp';
 const {

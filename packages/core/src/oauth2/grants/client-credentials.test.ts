@@ -1,4 +1,5 @@
-import { type ClientRecord, defineOperations, hashClientSecret, memoryClientStore } from '@gatehousejs/core';
+import { type ClientRecord, hashClientSecret, memoryClientStore } from '@gatehousejs/core';
+import { defineOperations } from '@gatehousejs/core/protect';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import {

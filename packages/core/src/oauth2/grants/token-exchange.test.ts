@@ -1,13 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import {
   type ClientRecord,
-  defineOperations,
   hashClientSecret,
   memoryClientStore,
-  resourceServer,
   type TokenExchangeDecision,
   type TokenExchangeRequest,
 } from '@gatehousejs/core';
+import { defineOperations, resourceServer } from '@gatehousejs/core/protect';
 import { decodeJwt, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DpopTestKey, dpopKey, dpopProof } from '../../../test/dpop';
