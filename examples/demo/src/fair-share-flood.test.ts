@@ -12,9 +12,10 @@
  *    code, signs in first, allows, and the device's poll gets tokens;
  * 3. DPoP: N × PROOFS token requests of a public client with fresh DPoP proofs and made-up codes,
  *    then a code flow with DPoP, a DPoP-bound token, and userinfo with it;
- * 4. private_key_jwt: N self-registered (RFC 7591, inline `jwks`) `private_key_jwt` clients each
- *    sending PROOFS client_credentials requests with fresh assertions, then the host's own
- *    `private_key_jwt` client gets a client_credentials token;
+ * 4. private_key_jwt: N client ID metadata documents (served from a loopback port, inline `jwks`),
+ *    one per network, each its `private_key_jwt` client sending PROOFS client_credentials requests
+ *    with fresh assertions, then the host's own `private_key_jwt` client gets a client_credentials
+ *    token;
  * 5. introspection: N × (share + 1) made-up tokens against a `resourceServer()` introspecting with
  *    `private_key_jwt` (over HTTP, both sides), then a valid token from a fresh network gets 200.
  *
@@ -29,16 +30,16 @@
  * - stored bytes (Redis `MEMORY USAGE`, PostgreSQL `pg_column_size`): what a flood may store is at
  *   most N × ENTRIES_PER_REQUEST × ENTRY_BYTES: every request writes at most 4 entries (the record
  *   and its network's two share counters, each a count and a window end on Redis) of at most 1 KB
- *   (the largest, an interaction or a registration with its inline JWK, is under 1 KB on both
- *   engines; counters and replay ids are under 200 bytes), so N × (share + 1) × 4 × 1 KB; for
+ *   (the largest, an interaction, is under 1 KB on both engines; a metadata document's client is
+ *   never stored); counters and replay ids are under 200 bytes), so N × (share + 1) × 4 × 1 KB; for
  *   N = 100 and 6 requests per network, 2.4 MB: MAX_STORED_BYTES = 3 MB leaves room for the
  *   person's flow (a session, a grant, tokens: a few KB). The memory engine stores in the heap.
  * - heap growth (gc before and after): the memory engine holds at most MEMORY_BOUND entries per
  *   namespace (about ten namespaces are written: interaction, device, user code, rate, rate-end,
  *   once, once-quota, session, …) of at most 2 KB with bookkeeping: 10 × 400 × 2 KB = 8 MB; the
- *   registry of self-registered clients N × 2 KB; the process-local caches are bounded
- *   independently of N (DPoP proof keys: 1,000 imported keys; introspection answers: 4 MiB): under
- *   20 MB in all, MAX_HEAP_GROWTH = 40 MB with room for the engines' clients and V8's slack.
+ *   process-local caches are bounded independently of N (DPoP proof keys: 1,000 imported keys;
+ *   introspection answers: 4 MiB; metadata documents' clients: 8 MiB, here N × ~3 KB): under 20 MB
+ *   in all, MAX_HEAP_GROWTH = 40 MB with room for the engines' clients and V8's slack.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -752,58 +753,96 @@ describe.each(engines)('a fair-share flood on $name', (engine) => {
     );
   }, 120_000);
 
-  /**
-   * Not runnable as specified: anonymous RFC 7591 registration offers only `none` and client
-   * secrets (`register-endpoint.ts` WITH_CONFIDENTIAL); `private_key_jwt` registration needs
-   * `securityProfile: 'fapi2-strict'`, which refuses anonymous registration (an initial access
-   * token is required). Anonymous private_key_jwt clients exist only as client ID metadata
-   * documents (resource-budget.test.ts floods those); left for that rewrite.
-   */
-  it.skip(`authenticates the host's private_key_jwt client after ${NETWORKS} self-registered clients sent ${PROOFS} assertions each`, async () => {
-    await measure(
-      'private_key_jwt request',
-      async (at) => {
-        await pool(NETWORKS, CONCURRENCY, async (i) => {
-          const key = await testKey(`k${i}`);
-          const registered = await at.send('/oauth2/v1/register', floodAddress(i), {
-            method: 'POST',
-            headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify({
-              client_name: `Flood ${i}`,
-              redirect_uris: [REDIRECT_URI],
-              token_endpoint_auth_method: 'private_key_jwt',
-              jwks: { keys: [key.jwk] },
-            }),
+  it(`authenticates the host's private_key_jwt client after ${NETWORKS} metadata-document clients sent ${PROOFS} assertions each`, async () => {
+    // Anyone's private_key_jwt client is a client ID metadata document: anonymous RFC 7591
+    // registration offers only `none` and client secrets. Each network names its own document
+    // (one fetch each, within `maxFetchesPerAddress`), served from a loopback port.
+    const keys = await Promise.all(Array.from({ length: NETWORKS }, (_, i) => testKey(`k${i}`)));
+    const documents = await documentServer((path, origin) => {
+      const match = /^\/clients\/(\d+)\.json$/.exec(path);
+      const key = match ? keys[Number(match[1])] : undefined;
+      if (!key) return undefined;
+      return JSON.stringify({
+        client_id: origin + path,
+        client_name: `Flood ${match![1]}`,
+        redirect_uris: [REDIRECT_URI],
+        // A document may name only the redirect-based grants (draft §4.1 and client-metadata.ts:
+        // `client_credentials` is refused as invalid metadata), so each request below is
+        // authenticated — its assertion verified and its id charged to the caller's network —
+        // and then refused the grant.
+        grant_types: ['authorization_code'],
+        scope: 'reports:read',
+        token_endpoint_auth_method: 'private_key_jwt',
+        jwks: { keys: [key.jwk] },
+      });
+    });
+    const errors = new Map<string, number>();
+    try {
+      await measure(
+        'private_key_jwt request',
+        async (at) => {
+          await pool(NETWORKS, CONCURRENCY, async (i) => {
+            const clientId = `${documents.origin}/clients/${i}.json`;
+            for (let n = 0; n < PROOFS; n++) {
+              const response = await at.post('/oauth2/v1/token', floodAddress(i), {
+                grant_type: 'client_credentials',
+                scope: 'reports:read',
+                client_id: clientId,
+                client_assertion_type: JWT_BEARER_ASSERTION_TYPE,
+                client_assertion: await clientAssertion(keys[i]!, clientId, at.issuer),
+              });
+              const { error } = (await response.json()) as { error?: string };
+              errors.set(error ?? 'none', (errors.get(error ?? 'none') ?? 0) + 1);
+            }
           });
-          expect(registered.status, await registered.clone().text()).toBe(201);
-          const { client_id } = (await registered.json()) as { client_id: string };
-          for (let n = 0; n < PROOFS; n++) {
-            const response = await at.post('/oauth2/v1/token', floodAddress(i), {
-              grant_type: 'client_credentials',
-              client_assertion_type: JWT_BEARER_ASSERTION_TYPE,
-              client_assertion: await clientAssertion(key, client_id, at.issuer),
+          // Each network's document fetched once (then served from the in-process cache).
+          expect(documents.requests).toBe(NETWORKS);
+        },
+        async (at) => {
+          const tokens = await at.post('/oauth2/v1/token', FRESH, {
+            grant_type: 'client_credentials',
+            scope: 'reports:read',
+            client_assertion_type: JWT_BEARER_ASSERTION_TYPE,
+            client_assertion: await clientAssertion(at.workerKey, 'worker', at.issuer),
+          });
+          expect(tokens.status, await tokens.clone().text()).toBe(200);
+          expect(await tokens.json()).toMatchObject({
+            token_type: 'Bearer',
+            access_token: expect.any(String),
+          });
+        },
+        // Each assertion verified (its id remembered, charged to the caller's network), then
+        // unauthorized_client: the document's client may not use client_credentials. On memory
+        // (N × PROOFS ids > MEMORY_BOUND), once the store is full an id of a network holding its
+        // fair share of it is not remembered, so its assertion is refused: 401 invalid_client
+        // (`kv/replay.ts`: refusing a proof is safe, accepting a replay is not).
+        (statuses) => {
+          const errorCounts = Object.fromEntries(errors);
+          if (engine.name === 'memory') {
+            expect(Object.keys(statuses).every((status) => status === '400' || status === '401')).toBe(true);
+            expect(statuses[400]).toBeGreaterThanOrEqual(MEMORY_BOUND);
+            expect((statuses[400] ?? 0) + (statuses[401] ?? 0)).toBe(NETWORKS * PROOFS);
+            expect(errorCounts).toEqual({
+              unauthorized_client: statuses[400],
+              ...(statuses[401] ? { invalid_client: statuses[401] } : {}),
             });
-            await response.arrayBuffer();
+          } else {
+            expect(statuses).toEqual({ 400: NETWORKS * PROOFS });
+            expect(errorCounts).toEqual({ unauthorized_client: NETWORKS * PROOFS });
           }
-        });
-      },
-      async (at) => {
-        const tokens = await at.post('/oauth2/v1/token', FRESH, {
-          grant_type: 'client_credentials',
-          scope: 'reports:read',
-          client_assertion_type: JWT_BEARER_ASSERTION_TYPE,
-          client_assertion: await clientAssertion(at.workerKey, 'worker', at.issuer),
-        });
-        expect(tokens.status).toBe(200);
-        expect(await tokens.json()).toMatchObject({ access_token: expect.any(String) });
-      },
-      // Each registration accepted; each assertion verified (its id remembered, charged to the
-      // caller's network), then unauthorized_client (a self-registered client has no client_credentials).
-      { 201: NETWORKS, 400: NETWORKS * PROOFS },
-      // The profile under which anyone may register a private_key_jwt client (RFC 7591): it
-      // serves confidential clients only.
-      { securityProfile: 'fapi2-strict' },
-    );
+        },
+        {
+          clientMetadataDocuments: {
+            allowLoopback: true,
+            // One origin serves every document and CONCURRENCY networks fetch at once (the
+            // default, 4 in flight per origin, would answer the others 503 by design).
+            maxConcurrentFetchesPerOrigin: CONCURRENCY,
+          },
+        },
+      );
+    } finally {
+      await documents.stop();
+    }
   }, 120_000);
 
   it(`accepts a valid token from a fresh network after ${NETWORKS} networks sent made-up tokens to an introspecting resource server`, async () => {
@@ -876,4 +915,29 @@ async function apiServer(instance: Instance): Promise<{ server: Server; origin: 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** A loopback server of client ID metadata documents: `answer(path, origin)`, or 404. */
+async function documentServer(
+  answer: (path: string, origin: string) => string | undefined,
+): Promise<{ origin: string; readonly requests: number; stop(): Promise<void> }> {
+  let requests = 0;
+  const server = createServer((request, response) => {
+    requests++;
+    const body = answer(request.url ?? '/', origin);
+    if (body === undefined) response.writeHead(404).end();
+    else response.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    get requests() {
+      return requests;
+    },
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
