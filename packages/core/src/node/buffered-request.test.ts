@@ -1,5 +1,5 @@
 import { clientAddressOf } from '@gatehousejs/core/adapter';
-import { BufferedRequest } from '@gatehousejs/core/node';
+import { BufferedRequest } from './buffered-request.js';
 import { describe, expect, it } from 'vitest';
 import { bodyText } from '../http/body.js';
 

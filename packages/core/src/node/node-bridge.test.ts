@@ -13,6 +13,7 @@ import {
   readWebRequest,
   sendWebResponse,
   type ToWebRequestOptions,
+  toGatehouseRequest,
   toWebRequest,
   webRequestUrl,
 } from '@gatehousejs/core/node';
@@ -36,9 +37,10 @@ async function serve(
   options: (req: IncomingMessage, res: ServerResponse) => ToWebRequestOptions = (_req, res) => ({
     response: res,
   }),
+  build: typeof toWebRequest = toWebRequest,
 ): Promise<string> {
   const server = createServer(async (req, res) => {
-    const request = toWebRequest(req, options(req, res));
+    const request = build(req, options(req, res));
     await sendWebResponse(res, await app(request, req));
   });
   servers.push(server);
@@ -213,7 +215,7 @@ describe('toWebRequest', () => {
     );
   });
 
-  it('builds a header-only request (ignoreBody) that works out its URL and client address only when read', async () => {
+  it('builds a header-only request for Gatehouse (ignoreBody) that works out its URL and client address only when read', async () => {
     const calls = { origin: 0, address: 0 };
     const base = await serve(
       async (request, req) => {
@@ -239,6 +241,7 @@ describe('toWebRequest', () => {
           return '203.0.113.9';
         },
       }),
+      toGatehouseRequest,
     );
     const response = await fetch(`${base}/things?x=1`, {
       method: 'POST',

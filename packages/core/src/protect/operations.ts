@@ -4,6 +4,7 @@ import type { Gatehouse } from '../gatehouse.js';
 import type { GatehouseHost } from '../host/gatehouse-host.js';
 import { type HostInternals, hostInternalsOf } from '../host/host-internals.js';
 import { isPreflight, preflightResponse, withCors } from '../http/cors.js';
+import { hostRequest } from '../http/host-request.js';
 import { type Answer, toResponse, withoutBody } from '../http/reply.js';
 import { methodHandler, type RoutePattern, Router } from '../http/router.js';
 import { acceptedSchemes } from './authenticate.js';
@@ -107,7 +108,8 @@ export function defineOperations(
     const { handler: operation, head } = methodHandler(route, request.method.toUpperCase());
     const result = await authenticateNow(request, operation);
     if (!result.ok) return result.response;
-    const response = await operation.handler(request, result.caller, params);
+    // The host's handler gets a platform `Request`; the check above read the light one, if any.
+    const response = await operation.handler(hostRequest(request), result.caller, params);
     return head ? withoutBody(response) : response;
   };
 
