@@ -5,6 +5,7 @@
  */
 import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
+import { defineOperations, type OperationsHandler } from '@gatehousejs/core';
 import { clientAddressOf } from '@gatehousejs/core/adapter';
 import { expect } from 'vitest';
 import { basic, mintCode, PKCE_VERIFIER, REDIRECT_URI, type TestInstance } from './fixtures';
@@ -231,4 +232,122 @@ export function tokenRequestInit(body: string): RequestInit {
     },
     body,
   };
+}
+
+/** What {@link platformRequestProbe} found a host could do with the request it was handed. */
+export interface PlatformRequestUses {
+  readonly isRequest: boolean;
+  readonly header: string | null;
+  readonly text: string;
+  readonly json?: unknown;
+  readonly form?: Record<string, string>;
+  readonly byteLength: number;
+  readonly copied: { readonly method: string; readonly url: string; readonly text: string };
+  /** What the same app answered `fetch(request)` with (the probe's echo of the fetched request). */
+  readonly fetched: { readonly method: string; readonly header: string | null; readonly text: string };
+}
+
+/**
+ * A host handler that reports what host code can do with the request it is handed, as any
+ * platform `Request` allows (issue 42): `instanceof Request`, a header, every body reader on clones,
+ * `new Request(r)`, and `fetch(r)` itself, which sends the request back to the same app; the
+ * probe answers that nested request with an echo of it (method, `X-Probe`, body). Answers JSON
+ * ({@link PlatformRequestUses}), or a 500 with the error a use threw.
+ */
+export function platformRequestProbe(): (request: Request) => Promise<Response> {
+  let probing = false;
+  return async (request) => {
+    if (probing) {
+      return Response.json({
+        method: request.method,
+        header: request.headers.get('x-probe'),
+        text: await request.text(),
+      });
+    }
+    probing = true;
+    try {
+      const type = request.headers.get('content-type') ?? '';
+      const uses: PlatformRequestUses = {
+        isRequest: request instanceof Request,
+        header: request.headers.get('x-probe'),
+        text: await request.clone().text(),
+        ...(type.startsWith('application/json') ? { json: await request.clone().json() } : {}),
+        ...(type.startsWith('application/x-www-form-urlencoded')
+          ? { form: Object.fromEntries(await request.clone().formData()) as Record<string, string> }
+          : {}),
+        byteLength: (await request.clone().arrayBuffer()).byteLength,
+        copied: await (async () => {
+          const copy = new Request(request.clone());
+          return { method: copy.method, url: copy.url, text: await copy.text() };
+        })(),
+        fetched: await (await fetch(request)).json(),
+      };
+      return Response.json(uses);
+    } catch (error) {
+      return new Response(String(error), { status: 500 });
+    } finally {
+      probing = false;
+    }
+  };
+}
+
+/**
+ * Sends a GET and a small JSON POST to `url` (with `authorization`, if given) and expects the
+ * {@link platformRequestProbe} behind it to report a platform `Request` for both.
+ */
+export async function expectPlatformRequests(url: string, authorization?: string): Promise<void> {
+  const auth: Record<string, string> = authorization ? { Authorization: authorization } : {};
+  const get = await fetch(url, { headers: { ...auth, 'X-Probe': 'get' } });
+  expect(get.status, await get.clone().text()).toBe(200);
+  expect(await get.json()).toEqual({
+    isRequest: true,
+    header: 'get',
+    text: '',
+    byteLength: 0,
+    copied: { method: 'GET', url, text: '' },
+    fetched: { method: 'GET', header: 'get', text: '' },
+  });
+  const body = '{"kept":true}';
+  const post = await fetch(url, {
+    method: 'POST',
+    headers: { ...auth, 'X-Probe': 'post', 'Content-Type': 'application/json' },
+    body,
+  });
+  expect(post.status, await post.clone().text()).toBe(200);
+  expect(await post.json()).toEqual({
+    isRequest: true,
+    header: 'post',
+    text: body,
+    json: { kept: true },
+    byteLength: body.length,
+    copied: { method: 'POST', url, text: body },
+    fetched: { method: 'POST', header: 'post', text: body },
+  });
+  const fields = 'a=1&b=two';
+  const form = await fetch(url, {
+    method: 'PUT',
+    headers: { ...auth, 'X-Probe': 'form', 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: fields,
+  });
+  expect(form.status, await form.clone().text()).toBe(200);
+  expect(await form.json()).toMatchObject({
+    isRequest: true,
+    form: { a: '1', b: 'two' },
+    copied: { method: 'PUT', url, text: fields },
+    fetched: { method: 'PUT', header: 'form', text: fields },
+  });
+}
+
+/**
+ * An operations table of `t` whose `GET`, `POST` and `PUT /api/v1/probe` (bearer) answer with a
+ * {@link platformRequestProbe}: drive it with {@link expectPlatformRequests}.
+ */
+export function probeOperations(t: TestInstance): OperationsHandler {
+  const probe = platformRequestProbe();
+  const operation = { schemes: ['bearer'] as const, handler: (request: Request) => probe(request) };
+  return defineOperations(t.gatehouse, {
+    'GET /api/v1/probe': operation,
+    'POST /api/v1/probe': operation,
+    'PUT /api/v1/probe': operation,
+  });
 }

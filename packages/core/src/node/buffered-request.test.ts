@@ -1,7 +1,7 @@
 import { clientAddressOf } from '@gatehousejs/core/adapter';
-import { BufferedRequest } from './buffered-request.js';
 import { describe, expect, it } from 'vitest';
 import { bodyText } from '../http/body.js';
+import { BufferedRequest } from './buffered-request.js';
 
 const URL_ = 'https://as.example/demo/oauth2/v1/token';
 const form = 'grant_type=refresh_token&refresh_token=abc';

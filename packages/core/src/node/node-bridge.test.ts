@@ -7,6 +7,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { type AddressInfo, Socket } from 'node:net';
+import { defineOperations } from '@gatehousejs/core';
 import { clientAddressOf } from '@gatehousejs/core/adapter';
 import {
   encodePreParsedBody,
@@ -18,8 +19,13 @@ import {
   webRequestUrl,
 } from '@gatehousejs/core/node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resetProbe, sendResettable } from '../../test/adapter-kit';
-import { ISSUER, testInstance } from '../../test/fixtures';
+import {
+  expectPlatformRequests,
+  platformRequestProbe,
+  resetProbe,
+  sendResettable,
+} from '../../test/adapter-kit';
+import { ISSUER, issueTokens, testInstance } from '../../test/fixtures';
 
 type App = (request: Request, req: IncomingMessage) => Promise<Response> | Response;
 
@@ -701,5 +707,65 @@ describe('encodePreParsedBody', () => {
       0,
     );
     expect(encodePreParsedBody({ value: undefined }, FORM).byteLength).toBe(0);
+  });
+});
+
+describe('requests for host code (issue 42)', () => {
+  const build = {
+    toWebRequest: (req: IncomingMessage, res: ServerResponse) => toWebRequest(req, { response: res }),
+    readWebRequest: (req: IncomingMessage, res: ServerResponse) => readWebRequest(req, { response: res }),
+    'toWebRequest, headers only': (req: IncomingMessage) => toWebRequest(req, { ignoreBody: true }),
+  };
+  for (const [name, toRequest] of Object.entries(build)) {
+    it(`${name} gives a platform Request: instanceof, new Request(r), clone, fetch(r), every body reader`, async () => {
+      const probe = platformRequestProbe();
+      const server = createServer(async (req, res) => {
+        const request = await toRequest(req, res);
+        // Headers only leaves the body to the host: read it here, as the probe's echo would.
+        await sendWebResponse(res, await probe(request));
+      });
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/things?x=1`;
+      if (name.endsWith('headers only')) {
+        const answer = await (await fetch(url, { headers: { 'X-Probe': 'h' } })).json();
+        expect(answer).toMatchObject({
+          isRequest: true,
+          header: 'h',
+          fetched: { method: 'GET', header: 'h' },
+        });
+      } else {
+        await expectPlatformRequests(url);
+      }
+    });
+  }
+
+  it('hands operation handlers the platform Request the light one builds, with its client address', async () => {
+    const t = await testInstance();
+    const { access_token } = await issueTokens(t);
+    const probe = platformRequestProbe();
+    const addresses: (string | undefined)[] = [];
+    const api = defineOperations(t.gatehouse, {
+      'GET /api/v1/probe': {
+        schemes: ['bearer'],
+        handler: (request) => {
+          addresses.push(clientAddressOf(request));
+          return probe(request);
+        },
+      },
+      'POST /api/v1/probe': { schemes: ['bearer'], handler: (request) => probe(request) },
+      'PUT /api/v1/probe': { schemes: ['bearer'], handler: (request) => probe(request) },
+    });
+    const server = createServer(async (req, res) => {
+      const request = toGatehouseRequest(req, { response: res });
+      await sendWebResponse(res, (await api(request)) ?? new Response(null, { status: 404 }));
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // The instance routes on the path below its issuer's; fetch(r) comes back to this server.
+    const issuerPath = new URL(ISSUER).pathname.replace(/\/$/, '');
+    await expectPlatformRequests(`${base}${issuerPath}/api/v1/probe`, `Bearer ${access_token}`);
+    expect(addresses[0]).toBe('127.0.0.1');
   });
 });

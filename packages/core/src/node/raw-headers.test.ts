@@ -1,6 +1,6 @@
-import { RawHeaders } from './raw-headers.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { RawHeaders } from './raw-headers.js';
 
 /** What the bridge copied before: every field appended to undici's Headers (pseudo-headers left out). */
 function copied(raw: readonly string[]): Headers {
