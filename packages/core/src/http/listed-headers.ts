@@ -43,7 +43,9 @@ export abstract class ListedHeaders implements Headers {
   }
 
   forEach(callback: (value: string, key: string, parent: Headers) => void, thisArg?: unknown): void {
-    this.real().forEach((value, key) => callback.call(thisArg, value, key, this));
+    this.real().forEach((value, key) => {
+      callback.call(thisArg, value, key, this);
+    });
   }
 
   entries(): HeadersIterator<[string, string]> {
