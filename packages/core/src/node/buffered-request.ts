@@ -36,8 +36,9 @@ const BUFFERED_BODY = Symbol.for('gatehouse.bufferedBody');
  * the bytes directly.
  *
  * It is not a platform `Request`: it has `Request`'s members (so Gatehouse reads it like one), but
- * not the internal slots that `new Request(r)`, `fetch(r)` and `instanceof` look for on Node, Bun
- * and Deno. So it is never handed to host code: where Gatehouse calls the host with a request
+ * neither `Request.prototype` (`instanceof Request` is false) nor the internal slots that
+ * `new Request(r)` and `fetch(r)` look for on Node, Bun and Deno (which a prototype chained to
+ * `Request.prototype` would not give it either). So it is never handed to host code: where Gatehouse calls the host with a request
  * (`hostRequest` of `http/host-request.ts`), it passes the real `Request` this object builds on
  * first use, with the same method, URL, header fields, signal, client address and bytes (and a body
  * already read if Gatehouse read it). Every member not served from memory (`body`, `formData()`,

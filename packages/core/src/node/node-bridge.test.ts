@@ -23,6 +23,7 @@ import {
   expectPlatformRequests,
   platformRequestProbe,
   resetProbe,
+  sendRaw,
   sendResettable,
 } from '../../test/adapter-kit';
 import { ISSUER, issueTokens, testInstance } from '../../test/fixtures';
@@ -739,6 +740,17 @@ describe('requests for host code (issue 42)', () => {
       }
     });
   }
+
+  it('gives a method new Request() refuses (TRACE) as a platform Request reporting it, without throwing', async () => {
+    const base = await serve((request) =>
+      Response.json({ isRequest: request instanceof Request, method: request.method, body: request.body }),
+    );
+    const answer = await sendRaw(base, 'TRACE', '/x');
+    expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({
+      status: 200,
+      body: { isRequest: true, method: 'TRACE', body: null },
+    });
+  });
 
   it('hands operation handlers the platform Request the light one builds, with its client address', async () => {
     const t = await testInstance();

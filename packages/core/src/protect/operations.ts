@@ -14,7 +14,11 @@ import type { AuthenticateOptions, Caller } from './types.js';
 /** Methods an operation can be declared for. `HEAD` is answered by the `GET` operation. */
 export type OperationMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Answers an authenticated request. `params` holds the `:name` segments of the path, decoded. */
+/**
+ * Answers an authenticated request. `params` holds the `:name` segments of the path, decoded.
+ * `request` is a platform `Request` whatever the table was given (the Node adapters' light request
+ * is turned into one only here, once its caller is authenticated).
+ */
 export type OperationHandler = (
   request: Request,
   caller: Caller,
