@@ -5,7 +5,7 @@
  * request is taken per batch. Alternating batches, a loaded machine slows every checkout alike,
  * which is what makes the comparison usable where throughput figures are noise.
  *
- *   node bench/cpu-ab.mjs [express|koa|hono|fastify] [W0|W2|W3|W3a] [batch] [batches] tree …
+ *   node bench/cpu-ab.mjs [express|koa|hono|fastify] [W0|W1|W2|W3|W3a] [batch] [batches] tree …
  *
  * Fresh-credential workloads (W2, W3, W3a) mint every credential before the first batch.
  */
@@ -68,6 +68,18 @@ function request(server, method, target, headers, body) {
 
 async function prepare(server) {
   if (id === 'W0') return { method: 'GET', target: '/bench/ping', headers: {}, body: () => undefined };
+  if (id === 'W1') {
+    // One access token for every request, as bench/run.mjs's W1 (the bearer check of requireAuth).
+    const minted = await request(server, 'POST', '/bench/mint?kind=access&count=1', {});
+    if (minted.status !== 200) throw new Error(`mint: ${minted.status} ${minted.body}`);
+    const [token] = JSON.parse(minted.body).tokens;
+    return {
+      method: 'GET',
+      target: '/bench/api',
+      headers: { authorization: `Bearer ${token}` },
+      body: () => undefined,
+    };
+  }
   const kind = { W2: 'refresh', W3: 'code', W3a: 'code-api' }[id];
   if (!kind) throw new Error(`unknown workload ${id}`);
   const minted = await request(

@@ -40,7 +40,11 @@ async function setup(spec) {
   const core = await import(at('packages/core/dist/index.js'));
   // Checkouts before the engine entry (round 3) export hashSecret from the main entry.
   const engine = await import(at('packages/core/dist/engine.js')).catch(() => core);
-  const { BufferedRequest } = await import(at('packages/core/dist/node.js'));
+  // Checkouts since issue 42 keep the bridge's light request internal: it is loaded from its source
+  // (tsx), which reads the same registered symbols as the built core.
+  const BufferedRequest =
+    (await import(at('packages/core/dist/node.js'))).BufferedRequest ??
+    (await import(at('packages/core/src/node/buffered-request.ts'))).BufferedRequest;
   const { answerOf } = await import(at('packages/core/dist/adapter.js'));
   const { createDemo, DEMO } = await import(at('examples/demo/src/index.ts'));
   const storage = core.memoryStorage();

@@ -20,7 +20,8 @@ import {
   pbkdf2Hasher,
   withMemoryFallback,
 } from '../../packages/core/src/index.ts';
-import { BufferedRequest, RawHeaders } from '../../packages/core/src/node/index.ts';
+import { BufferedRequest } from '../../packages/core/src/node/buffered-request.ts';
+import { RawHeaders } from '../../packages/core/src/node/raw-headers.ts';
 import { resolveOptions, toContext } from '../../packages/core/src/resolve-options.ts';
 import { signAccessToken, verifyAccessTokenSignature } from '../../packages/core/src/tokens/access-token.ts';
 import { importKeySet } from '../../packages/core/src/tokens/keys.ts';

@@ -59,6 +59,33 @@ export const RUNTIMES = {
   },
 } as const satisfies Record<string, Runtime>;
 
+/**
+ * The Node bridge of `@gatehousejs/core/node` on the runtime's own `node:http` (`src/bridge-server.ts`):
+ * what an Express, Koa or Fastify app on Bun or Deno hands to host code (issue 42).
+ */
+export const BRIDGE_TARGETS = {
+  bun: {
+    name: 'bun node bridge',
+    cwd: here,
+    command: [bin('bun'), 'src/bridge-server.ts'],
+    readyPath: '/ready',
+  },
+  deno: {
+    name: 'deno node bridge',
+    cwd: here,
+    command: [
+      bin('deno'),
+      'run',
+      '--sloppy-imports',
+      '--allow-net',
+      '--allow-env',
+      '--allow-read',
+      'src/bridge-server.ts',
+    ],
+    readyPath: '/ready',
+  },
+} as const satisfies Record<string, Target>;
+
 /** What the tests of a runtime need to know before registering its flows. */
 export type Probe = { readonly version: string } | { readonly skip: string };
 

@@ -417,7 +417,8 @@ export interface InteractionOptions {
    * decides). Asked on every authorization request: a browser signed in to the host gets its code
    * without any page, even one Gatehouse has never seen, and host sign-out is sign-out here too
    * (`null` ends Gatehouse's own session of that browser). The host's session is the source of
-   * truth. May be async; a throw is a 503.
+   * truth. May be async; a throw is a 503. `request` is a platform `Request` (also behind the Node
+   * adapters, whose own request objects stay inside Gatehouse).
    */
   readonly currentUser?: (
     request: Request,
@@ -512,7 +513,7 @@ export interface RateLimitOptions {
    * How to find the client address of a request. Default: the address the adapter recorded with
    * `setClientAddress` of `@gatehousejs/core/adapter` (the socket address, honouring the framework's proxy settings). IPv6
    * addresses are counted by their /64 network. Requests without an address share one "unknown
-   * address" bucket, limited like a single address.
+   * address" bucket, limited like a single address. `request` is a platform `Request`.
    */
   readonly clientAddress?: (request: Request) => string | undefined;
 }

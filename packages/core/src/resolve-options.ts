@@ -8,6 +8,7 @@ import { chargeClientNetwork } from './http/address-rate-limit.js';
 import type { FetchCaller } from './http/bounded-fetch-cache.js';
 import { clientAddressOf } from './http/client-address.js';
 import { defaultTransport } from './http/default-transport.js';
+import { withHostRequest } from './http/host-request.js';
 import { resolveInteractions } from './interaction/settings.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
 import { clientDirectory } from './oauth2/client-directory.js';
@@ -247,7 +248,10 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   const recordProblems = new RecordProblems(logger);
   const audience = options.audience ?? `${issuer}/api/v1`;
   const now = options.now ?? Date.now;
-  const clientAddress = options.rateLimit?.clientAddress ?? clientAddressOf;
+  // The host's lookup gets a platform `Request`, never the Node bridge's light one (host-request.ts).
+  const hostClientAddress = options.rateLimit?.clientAddress;
+  const clientAddress =
+    typeof hostClientAddress === 'function' ? withHostRequest(hostClientAddress) : clientAddressOf;
   const { emit, emitFor } = eventEmitter({
     onEvent: options.onEvent,
     audit: auditSinks(options.audit),

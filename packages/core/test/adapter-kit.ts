@@ -5,9 +5,13 @@
  */
 import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
+import { defineOperations, type OperationsHandler } from '@gatehousejs/core';
 import { clientAddressOf } from '@gatehousejs/core/adapter';
 import { expect } from 'vitest';
 import { basic, mintCode, PKCE_VERIFIER, REDIRECT_URI, type TestInstance } from './fixtures';
+import { platformRequestProbe } from './platform-request-probe';
+
+export { type PlatformRequestUses, platformRequestProbe } from './platform-request-probe';
 
 /** An instance that answers below /demo/ with what it received, and sets two cookies. */
 export const echoInstance = {
@@ -231,4 +235,65 @@ export function tokenRequestInit(body: string): RequestInit {
     },
     body,
   };
+}
+
+/**
+ * Sends a GET and a small JSON POST to `url` (with `authorization`, if given) and expects the
+ * {@link platformRequestProbe} behind it to report a platform `Request` for both.
+ */
+export async function expectPlatformRequests(url: string, authorization?: string): Promise<void> {
+  const auth: Record<string, string> = authorization ? { Authorization: authorization } : {};
+  const get = await fetch(url, { headers: { ...auth, 'X-Probe': 'get' } });
+  expect(get.status, await get.clone().text()).toBe(200);
+  expect(await get.json()).toEqual({
+    isRequest: true,
+    header: 'get',
+    text: '',
+    byteLength: 0,
+    copied: { method: 'GET', url, text: '' },
+    fetched: { method: 'GET', header: 'get', text: '' },
+  });
+  const body = '{"kept":true}';
+  const post = await fetch(url, {
+    method: 'POST',
+    headers: { ...auth, 'X-Probe': 'post', 'Content-Type': 'application/json' },
+    body,
+  });
+  expect(post.status, await post.clone().text()).toBe(200);
+  expect(await post.json()).toEqual({
+    isRequest: true,
+    header: 'post',
+    text: body,
+    json: { kept: true },
+    byteLength: body.length,
+    copied: { method: 'POST', url, text: body },
+    fetched: { method: 'POST', header: 'post', text: body },
+  });
+  const fields = 'a=1&b=two';
+  const form = await fetch(url, {
+    method: 'PUT',
+    headers: { ...auth, 'X-Probe': 'form', 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: fields,
+  });
+  expect(form.status, await form.clone().text()).toBe(200);
+  expect(await form.json()).toMatchObject({
+    isRequest: true,
+    form: { a: '1', b: 'two' },
+    copied: { method: 'PUT', url, text: fields },
+    fetched: { method: 'PUT', header: 'form', text: fields },
+  });
+}
+
+/**
+ * An operations table of `t` whose `GET`, `POST` and `PUT /api/v1/probe` (bearer) answer with a
+ * {@link platformRequestProbe}: drive it with {@link expectPlatformRequests}.
+ */
+export function probeOperations(t: TestInstance): OperationsHandler {
+  const probe = platformRequestProbe();
+  const operation = { schemes: ['bearer'] as const, handler: (request: Request) => probe(request) };
+  return defineOperations(t.gatehouse, {
+    'GET /api/v1/probe': operation,
+    'POST /api/v1/probe': operation,
+    'PUT /api/v1/probe': operation,
+  });
 }

@@ -1,13 +1,16 @@
 import { defineOperations, resourceServer } from '@gatehousejs/core/protect';
-import { gatehouse, getAuth, operations, requireAuth, type Servable } from '@gatehousejs/express';
+import { gatehouse, getAuth, operations, requireAuth, type Servable, toRequest } from '@gatehousejs/express';
 import express, { type Express } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   echoInstance,
   endlessInstance,
   expectCodeExchangedAndRepeatRefused,
+  expectPlatformRequests,
   expectTraceRefused,
   hangUpAfterFirstChunk,
+  platformRequestProbe,
+  probeOperations,
   resetProbe,
   sendRaw,
   sendResettable,
@@ -430,5 +433,28 @@ describe('requireAuth()', () => {
     for (let proto = Object.getPrototypeOf(app.request); proto; proto = Object.getPrototypeOf(proto)) {
       expect(Object.getOwnPropertyNames(proto)).not.toContain('auth');
     }
+  });
+});
+
+describe('requests handed to host code (issue 42)', () => {
+  it('are platform Requests in operations handlers and from toRequest: new Request(r), clone, fetch(r), bodies', async () => {
+    const t = await testInstance();
+    const { access_token } = await issueTokens(t);
+    const probe = platformRequestProbe();
+    const app = express();
+    app.use('/demo', operations(probeOperations(t)));
+    app.all('/host/probe', (req, res, next) => {
+      probe(toRequest(req, res))
+        .then(async (response) =>
+          res
+            .status(response.status)
+            .type('json')
+            .send(await response.text()),
+        )
+        .catch(next);
+    });
+    const base = await listen(app);
+    await expectPlatformRequests(`${base}/demo/api/v1/probe`, `Bearer ${access_token}`);
+    await expectPlatformRequests(`${base}/host/probe`);
   });
 });

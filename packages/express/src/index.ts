@@ -15,8 +15,9 @@ import {
 import {
   frameworkHeaderRequest,
   frameworkRequestOptions,
-  readWebRequest,
+  readGatehouseRequest,
   sendWebResponse,
+  toGatehouseRequest,
   toWebRequest,
   webRequestUrl,
 } from '@gatehousejs/core/node';
@@ -36,7 +37,8 @@ declare global {
 }
 
 /**
- * The Web `Request` for an Express request: the public URL from `req.protocol` and `req.host`
+ * The Web `Request` for an Express request, a platform `Request` (`new Request(r)`, `fetch(r)` and
+ * `instanceof Request` work as for any other): the public URL from `req.protocol` and `req.host`
  * (which honour the app's `trust proxy` setting; `X-Forwarded-*` is never read here), the mount
  * path put back from `req.baseUrl`, the client address from `req.ip` (also `trust proxy`-aware;
  * read as the request is built), and the body streamed, or re-encoded when a body parser already
@@ -44,10 +46,12 @@ declare global {
  * middlewares below build their requests the same way (`frameworkRequestOptions`).
  */
 export function toRequest(req: Request, res?: Response): globalThis.Request {
-  return toWebRequest(
-    req,
-    frameworkRequestOptions(req, { mountPath: req.baseUrl, body: preParsedBody(req), response: res }),
-  );
+  return toWebRequest(req, requestOptions(req, res));
+}
+
+/** The bridge's options for an Express request (see {@link toRequest}). */
+function requestOptions(req: Request, res: Response | undefined) {
+  return frameworkRequestOptions(req, { mountPath: req.baseUrl, body: preParsedBody(req), response: res });
 }
 
 /** What a body parser that ran before us left (`req.rawBody` if its `verify` hook kept it). */
@@ -61,11 +65,7 @@ function preParsedBody(req: Request) {
  */
 export function gatehouse(instance: Servable): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const options = frameworkRequestOptions(req, {
-      mountPath: req.baseUrl,
-      body: preParsedBody(req),
-      response: res,
-    });
+    const options = requestOptions(req, res);
     let handled: boolean;
     try {
       checkMountPath(instance, req.baseUrl);
@@ -79,7 +79,7 @@ export function gatehouse(instance: Servable): RequestHandler {
       return;
     }
     // Only now is the body touched: a small one is read into memory (cheaper than a stream).
-    readWebRequest(req, options)
+    readGatehouseRequest(req, options)
       .then((request) => answerOf(instance, request))
       .then((response) => sendWebResponse(res, response))
       .catch(next);
@@ -96,7 +96,9 @@ export type { Servable };
  */
 export function operations(handler: OperationsHandler): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    handler(toRequest(req, res))
+    // The bridge's light request: the table checks it, and an operation's handler gets the real
+    // `Request` made from it (only then, so a refused call never builds one).
+    handler(toGatehouseRequest(req, requestOptions(req, res)))
       .then((response) => (response ? sendWebResponse(res, response) : next()))
       .catch(next);
   };

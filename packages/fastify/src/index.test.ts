@@ -10,8 +10,11 @@ import {
   echoInstance,
   endlessInstance,
   expectCodeExchangedAndRepeatRefused,
+  expectPlatformRequests,
   expectTraceRefused,
   hangUpAfterFirstChunk,
+  platformRequestProbe,
+  probeOperations,
   resetProbe,
   sendResettable,
 } from '../../core/test/adapter-kit';
@@ -325,5 +328,31 @@ describe.each(versions)('on %s', (_version, Fastify, formbody) => {
       });
       expect(await response.json()).toEqual({ url: `${base}/custom`, body: 'a=1&a=2' });
     });
+  });
+});
+
+describe('requests handed to host code (issue 42)', () => {
+  it('are platform Requests in operations handlers and from toRequest: new Request(r), clone, fetch(r), bodies', async () => {
+    const t = await testInstance();
+    const { access_token } = await issueTokens(t);
+    const probe = platformRequestProbe();
+    const app = Fastify5();
+    await app.register(gatehouse, { instance: t.gatehouse, operations: probeOperations(t) });
+    // No body parser on this route: toRequest streams the body to the host.
+    app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    app.route({
+      method: ['GET', 'POST', 'PUT'],
+      url: '/host/probe',
+      handler: async (request, reply) => {
+        const response = await probe(toRequest(request, reply));
+        return reply
+          .status(response.status)
+          .type('application/json')
+          .send(await response.text());
+      },
+    });
+    const base = await listen(app);
+    await expectPlatformRequests(`${base}/demo/api/v1/probe`, `Bearer ${access_token}`);
+    await expectPlatformRequests(`${base}/host/probe`);
   });
 });

@@ -16,7 +16,7 @@ import {
   frameworkHeaderRequest,
   frameworkRequestOptions,
   type ProxyAwareRequest,
-  readWebRequest,
+  readGatehouseRequest,
   sendWebResponse,
   toWebRequest,
   webRequestUrl,
@@ -122,12 +122,13 @@ async function answerRoute(
   const options = frameworkRequestOptions(proxyView(request), { response: reply.raw });
   if (instance.handles(webRequestUrl(request.raw, options))) {
     // Only now is the body touched: a small one is read into memory (cheaper than a stream).
-    const webRequest = await readWebRequest(request.raw, options);
+    const webRequest = await readGatehouseRequest(request.raw, options);
     await send(reply, await answerOf(instance, webRequest));
     return reply;
   }
   if (operations) {
-    const response = await operations(await readWebRequest(request.raw, options));
+    // An operation's handler gets the real `Request` made from the bridge's light one.
+    const response = await operations(await readGatehouseRequest(request.raw, options));
     if (response) {
       await send(reply, response);
       return reply;

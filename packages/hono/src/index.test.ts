@@ -1,4 +1,6 @@
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sendWebResponse, toWebRequest } from '@gatehousejs/core/node';
 import { defineOperations } from '@gatehousejs/core/protect';
 import { type AuthVariables, gatehouse, operations, requireAuth } from '@gatehousejs/hono';
 import { serve } from '@hono/node-server';
@@ -8,7 +10,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   echoInstance,
   expectCodeExchangedAndRepeatRefused,
+  expectPlatformRequests,
   expectTraceRefused,
+  platformRequestProbe,
+  probeOperations,
   resetProbe,
   sendResettable,
 } from '../../core/test/adapter-kit';
@@ -251,5 +256,36 @@ describe('requireAuth() with a handler', () => {
     });
     expect(short.status).toBe(403);
     expect(short.headers.get('www-authenticate')).toMatch(/error="insufficient_scope"/);
+  });
+});
+
+describe('requests handed to host code (issue 42)', () => {
+  // Served through the core's Node bridge (`toWebRequest`, a platform `Request`) rather than
+  // @hono/node-server, whose own light `c.req.raw` is refused by `fetch(r)` on Node 20 whatever
+  // Gatehouse does: this checks that operations and requireAuth hand the host's request on as a
+  // platform Request (as Hono on Bun, Deno and Workers gives them).
+  async function listenBridged(app: Hono<{ Variables: AuthVariables }>): Promise<string> {
+    const server = createServer(async (req, res) => {
+      await sendWebResponse(res, await app.fetch(toWebRequest(req, { response: res })));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  it('are platform Requests in operations handlers and behind requireAuth: new Request(r), clone, fetch(r), bodies', async () => {
+    const t = await testInstance();
+    const { access_token } = await issueTokens(t);
+    const probe = platformRequestProbe();
+    const app = new Hono<{ Variables: AuthVariables }>();
+    app.use(operations(probeOperations(t)));
+    app.on(
+      ['GET', 'POST', 'PUT'],
+      '/host/probe',
+      requireAuth(t.gatehouse, { schemes: ['bearer'] }, (c) => probe(c.req.raw)),
+    );
+    const base = await listenBridged(app);
+    await expectPlatformRequests(`${base}/demo/api/v1/probe`, `Bearer ${access_token}`);
+    await expectPlatformRequests(`${base}/host/probe`, `Bearer ${access_token}`);
   });
 });

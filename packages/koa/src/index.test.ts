@@ -1,5 +1,5 @@
 import { defineOperations } from '@gatehousejs/core/protect';
-import { type AuthState, gatehouse, operations, requireAuth } from '@gatehousejs/koa';
+import { type AuthState, gatehouse, operations, requireAuth, toRequest } from '@gatehousejs/koa';
 import { bodyParser } from '@koa/bodyparser';
 import Koa3 from 'koa';
 import mount from 'koa-mount';
@@ -10,8 +10,11 @@ import {
   echoInstance,
   endlessInstance,
   expectCodeExchangedAndRepeatRefused,
+  expectPlatformRequests,
   expectTraceRefused,
   hangUpAfterFirstChunk,
+  platformRequestProbe,
+  probeOperations,
   resetProbe,
   sendResettable,
   serverRegistry,
@@ -244,6 +247,39 @@ describe.each(versions)('on %s', (_version, Koa) => {
       });
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
+    });
+  });
+});
+
+describe('requests handed to host code (issue 42)', () => {
+  it('are platform Requests in operations handlers and from toRequest: new Request(r), clone, fetch(r), bodies', async () => {
+    const t = await testInstance();
+    const { access_token } = await issueTokens(t);
+    const probe = platformRequestProbe();
+    const app = new Koa3();
+    app.use(operations(probeOperations(t)));
+    app.use(async (ctx) => {
+      const response = await probe(toRequest(ctx));
+      ctx.status = response.status;
+      ctx.type = 'json';
+      ctx.body = await response.text();
+    });
+    const base = await listen(app);
+    await expectPlatformRequests(`${base}/demo/api/v1/probe`, `Bearer ${access_token}`);
+    await expectPlatformRequests(`${base}/host/probe`);
+    // Headers only (the body left to the host): a platform Request too.
+    const headerOnly = new Koa3();
+    headerOnly.use((ctx) => {
+      const request = toRequest(ctx, { ignoreBody: true });
+      ctx.body = {
+        isRequest: request instanceof Request,
+        copied: new Request(request).headers.get('x-probe'),
+      };
+    });
+    const other = await listen(headerOnly);
+    expect(await (await fetch(other, { headers: { 'X-Probe': 'h' } })).json()).toEqual({
+      isRequest: true,
+      copied: 'h',
     });
   });
 });

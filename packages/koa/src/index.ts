@@ -16,9 +16,10 @@ import {
 import {
   frameworkHeaderRequest,
   frameworkRequestOptions,
-  readWebRequest,
+  readGatehouseRequest,
   sendWebResponse,
   type ToWebRequestOptions,
+  toGatehouseRequest,
   toWebRequest,
   webRequestUrl,
 } from '@gatehousejs/core/node';
@@ -42,16 +43,15 @@ export interface AuthState {
  * `@koa/bodyparser`, is preferred).
  */
 export function toRequest(ctx: Context, extra: Pick<ToWebRequestOptions, 'ignoreBody'> = {}): Request {
-  // Headers only: the mount path is worked out only if the URL is read (a bearer check never does).
-  if (extra.ignoreBody) return frameworkHeaderRequest(ctx.req, ctx, () => mountPathOf(ctx));
-  return toWebRequest(ctx.req, requestOptions(ctx));
+  return toWebRequest(ctx.req, requestOptions(ctx, extra.ignoreBody));
 }
 
 /** The bridge's options for a Koa context (see {@link toRequest}). */
-function requestOptions(ctx: Context): ToWebRequestOptions {
+function requestOptions(ctx: Context, ignoreBody = false): ToWebRequestOptions {
   const request = ctx.request as { body?: unknown; rawBody?: string | Uint8Array };
   return frameworkRequestOptions(ctx, {
     mountPath: mountPathOf(ctx),
+    ignoreBody,
     body: { value: request.body, raw: request.rawBody },
     response: ctx.res,
   });
@@ -106,7 +106,7 @@ export function gatehouse(instance: Servable): Middleware {
     if (options.mountPath) checkMountPath(instance, options.mountPath);
     if (!instance.handles(webRequestUrl(ctx.req, options))) return next();
     // Only now is the body touched: a small one is read into memory (cheaper than a stream).
-    const request = await readWebRequest(ctx.req, options);
+    const request = await readGatehouseRequest(ctx.req, options);
     await respond(ctx, await answerOf(instance, request));
   };
 }
@@ -120,7 +120,9 @@ export type { Servable };
  */
 export function operations(handler: OperationsHandler): Middleware {
   return async (ctx, next) => {
-    const response = await handler(toRequest(ctx));
+    // The bridge's light request: the table checks it, and an operation's handler gets the real
+    // `Request` made from it (only then, so a refused call never builds one).
+    const response = await handler(toGatehouseRequest(ctx.req, requestOptions(ctx)));
     if (!response) return next();
     await respond(ctx, response);
   };
@@ -137,7 +139,8 @@ export function requireAuth(instance: Authenticator, options: AuthenticateOption
   return (ctx, next) =>
     withAuthentication(
       instance,
-      toRequest(ctx as unknown as Context, { ignoreBody: true }),
+      // Headers only: the mount path is worked out only if the URL is read (a bearer check never does).
+      frameworkHeaderRequest(ctx.req, ctx, () => mountPathOf(ctx as unknown as Context)),
       options,
       (result) => {
         if (!result.ok) return respond(ctx as unknown as Context, result.response);

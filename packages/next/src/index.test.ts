@@ -1,8 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createGatehouseHost, memoryClientStore, memoryUserStore } from '@gatehousejs/core';
 import { clientAddressOf } from '@gatehousejs/core/adapter';
-import { handlers, withAuth } from '@gatehousejs/next';
+import { sendWebResponse, toWebRequest } from '@gatehousejs/core/node';
+import { handlers, operations, withAuth } from '@gatehousejs/next';
 import { describe, expect, it } from 'vitest';
+import { expectPlatformRequests, platformRequestProbe, probeOperations } from '../../core/test/adapter-kit';
 import {
   basic,
   ISSUER,
@@ -113,5 +117,30 @@ describe('edge compatibility', () => {
   it('imports no Node.js built-in', () => {
     const source = readFileSync(new URL('./index.ts', import.meta.url), 'utf8');
     expect(source).not.toMatch(/from ['"](node:|fs|path|crypto|http)/);
+  });
+});
+
+describe('requests handed to host code (issue 42)', () => {
+  it('are platform Requests behind withAuth and in operations handlers: new Request(r), clone, fetch(r), bodies', async () => {
+    const t = await testInstance();
+    const { access_token } = await issueTokens(t);
+    const probe = platformRequestProbe();
+    const routes = operations(probeOperations(t));
+    const protectedRoute = withAuth(t.gatehouse, (request) => probe(request), { schemes: ['bearer'] });
+    // Next hands route handlers a platform Request; here the core's Node bridge makes it.
+    const server = createServer(async (req, res) => {
+      const request = toWebRequest(req, { response: res });
+      const route = req.url?.startsWith('/host/') ? protectedRoute : routes[request.method as 'GET'];
+      await sendWebResponse(res, await route(request, { params: Promise.resolve({}) }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await expectPlatformRequests(`${base}/demo/api/v1/probe`, `Bearer ${access_token}`);
+      await expectPlatformRequests(`${base}/host/probe`, `Bearer ${access_token}`);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -1,7 +1,7 @@
 import type { Awaitable } from '../awaitable.js';
 import type { Context } from '../context.js';
 import { allowedRequestOrigin, isAllowedOrigin, requestOrigin } from './origin.js';
-import { type Answer, isReply } from './reply.js';
+import { type Answer, fieldsOf, isReply } from './reply.js';
 
 /**
  * CORS (Fetch standard §3.2, "CORS protocol") for the REST API and the OAuth endpoints browsers call
@@ -70,13 +70,14 @@ export function withCors<T extends Answer>(ctx: CorsContext, request: Request, r
 /** {@link withCors} once the allowed origin (or none) is known. */
 function corsFields<T extends Answer>(response: T, origin: string | null): T {
   const out = mutable(response);
-  const vary = out.headers.get('vary');
-  if (vary === null) out.headers.set('Vary', 'Origin');
-  else if (!/(^|,)\s*(origin|\*)\s*(,|$)/i.test(vary)) out.headers.set('Vary', `${vary}, Origin`);
+  const headers = fieldsOf(out);
+  const vary = headers.get('vary');
+  if (vary === null) headers.set('Vary', 'Origin');
+  else if (!/(^|,)\s*(origin|\*)\s*(,|$)/i.test(vary)) headers.set('Vary', `${vary}, Origin`);
   if (origin !== null) {
-    out.headers.set('Access-Control-Allow-Origin', origin);
-    out.headers.set('Access-Control-Allow-Credentials', 'true');
-    out.headers.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    headers.set('Access-Control-Allow-Origin', origin);
+    headers.set('Access-Control-Allow-Credentials', 'true');
+    headers.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
   }
   return out;
 }

@@ -87,7 +87,22 @@ describe('ReplyHeaders', () => {
       'vary',
       'Origin',
     ]);
+    expect(headers).not.toBeInstanceOf(Headers);
+  });
+
+  it('is a platform Headers once host code reads Reply.headers, with every field, and stays one view', () => {
+    const listed = replyHeaders({ Vary: 'Origin', 'X-A': 'b' });
+    const reply = new Reply(200, listed, null);
+    const headers = reply.headers;
     expect(headers).toBeInstanceOf(Headers);
+    expect([...new Headers(headers)]).toEqual([
+      ['vary', 'Origin'],
+      ['x-a', 'b'],
+    ]);
+    expect(reply.headers).toBe(headers);
+    headers.set('x-b', 'c');
+    expect(listed.get('x-b')).toBe('c');
+    expect(replyFields(listed)).toBeUndefined();
   });
 
   it('is handed to a native Response with every field', () => {

@@ -1,15 +1,16 @@
 import { fieldName, headerName, isHeaderValue, trimHttpWhitespace } from './header-field.js';
-import { LazyHeaders } from './lazy-headers.js';
+import { ListedHeaders } from './listed-headers.js';
 
 /** The key of {@link replyFields} (`Symbol.for`: the Node bridge may come from another copy of this module). */
 const FIELDS: unique symbol = Symbol.for('gatehouse.replyHeaders.fields') as never;
 
 /**
- * The header fields of a `Reply`: a `Headers` whose fields are kept in a plain list, names
+ * The header fields of a `Reply` while Gatehouse builds it: fields kept in a plain list, names
  * lower-cased and sorted as Fetch iterates them, while only `set`, `get`, `has` and `delete` are
  * asked of it (and `append` of a name not there yet), which is all Gatehouse itself does (`Cache-Control`, `Pragma`, `Content-Type`,
- * `Vary`, the CORS fields). Any other member (appending, iterating, `getSetCookie`) first copies
- * the fields into the real `Headers` this object is, and from then on it is plain `Headers`.
+ * `Vary`, the CORS fields). Any other member (appending, iterating, `getSetCookie`) is answered by
+ * a real `Headers` made from the list, which holds the fields from then on. Not a `Headers` (see
+ * `ListedHeaders`): host code reading `Reply.headers` gets a real one.
  *
  * Why: undici's `Headers` converts, validates and lower-cases every name and value through WebIDL
  * and regular expressions, and sorts the fields to iterate them; a token response set four fields
@@ -18,9 +19,10 @@ const FIELDS: unique symbol = Symbol.for('gatehouse.replyHeaders.fields') as nev
  * by Fetch's rules (header-field.ts); a name or value they refuse, and `Set-Cookie`, go to the real
  * `Headers`, which throws or keeps them as it always does.
  */
-export class ReplyHeaders extends LazyHeaders {
+export class ReplyHeaders extends ListedHeaders {
   /** Name, value, name, value, … sorted by name; `undefined` once copied into the real `Headers`. */
   #fields: string[] | undefined;
+  #real: Headers | undefined;
 
   /**
    * @param listed Fields to start with, as the list keeps them (lower-case names, sorted, each
@@ -33,14 +35,14 @@ export class ReplyHeaders extends LazyHeaders {
 
   override get(name: string): string | null {
     const fields = this.#fields;
-    if (fields === undefined) return super.get(name);
+    if (fields === undefined) return this.real().get(name);
     const index = indexOf(fields, headerName(name));
     return index < 0 ? null : fields[index + 1]!;
   }
 
   override has(name: string): boolean {
     const fields = this.#fields;
-    if (fields === undefined) return super.has(name);
+    if (fields === undefined) return this.real().has(name);
     return indexOf(fields, headerName(name)) >= 0;
   }
 
@@ -49,8 +51,7 @@ export class ReplyHeaders extends LazyHeaders {
     const lower = fields === undefined ? undefined : fieldName(name);
     const listed = lower === undefined ? undefined : listedValue(lower, value);
     if (fields === undefined || lower === undefined || listed === undefined) {
-      this.fill();
-      super.set(name, value);
+      this.real().set(name, value);
       return;
     }
     const index = indexOf(fields, lower);
@@ -62,8 +63,7 @@ export class ReplyHeaders extends LazyHeaders {
     const fields = this.#fields;
     const lower = fields === undefined ? undefined : fieldName(name);
     if (fields === undefined || lower === undefined) {
-      this.fill();
-      super.delete(name);
+      this.real().delete(name);
       return;
     }
     const index = indexOf(fields, lower);
@@ -76,8 +76,7 @@ export class ReplyHeaders extends LazyHeaders {
     const listed = lower === undefined ? undefined : listedValue(lower, value);
     // A second value of a name is combined by the real `Headers` (Fetch joins them with ", ").
     if (fields === undefined || lower === undefined || listed === undefined || indexOf(fields, lower) >= 0) {
-      this.fill();
-      super.append(name, value);
+      this.real().append(name, value);
       return;
     }
     insert(fields, lower, listed);
@@ -88,12 +87,12 @@ export class ReplyHeaders extends LazyHeaders {
     return this.#fields;
   }
 
-  /** Copies the listed fields into the real `Headers`, once. */
-  protected fill(): void {
-    const fields = this.#fields;
-    if (fields === undefined) return;
-    this.#fields = undefined;
-    for (let i = 0; i < fields.length; i += 2) super.append(fields[i]!, fields[i + 1]!);
+  protected real(): Headers {
+    if (this.#real === undefined) {
+      this.#real = new Headers(fieldPairs(this.#fields ?? NO_FIELDS));
+      this.#fields = undefined;
+    }
+    return this.#real;
   }
 }
 

@@ -1,6 +1,9 @@
+import { ListedHeaders } from './listed-headers.js';
 import { fieldPairs, replyFields } from './reply-headers.js';
 
 const REPLY: unique symbol = Symbol.for('gatehouse.reply') as never;
+/** The key of {@link fieldsOf}'s view of a reply (`Symbol.for`: the Node bridge may be another copy of this module). */
+const FIELDS_OF: unique symbol = Symbol.for('gatehouse.reply.fields') as never;
 
 /**
  * An answer whose body is text already in memory (JSON, an HTML page), kept as plain data until a
@@ -18,6 +21,8 @@ export class Reply {
    * CJS one), where `instanceof` would fail.
    */
   readonly [REPLY] = true;
+  /** The fields as Gatehouse keeps them: a list while it builds the reply, else a real `Headers`. */
+  readonly #fields: Headers;
 
   /**
    * @param status HTTP status code.
@@ -26,9 +31,34 @@ export class Reply {
    */
   constructor(
     readonly status: number,
-    readonly headers: Headers,
+    headers: Headers,
     readonly body: string | null,
-  ) {}
+  ) {
+    this.#fields = headers;
+  }
+
+  /**
+   * The header fields: a platform `Headers` (mutable, like a `Response`'s). Gatehouse keeps the
+   * fields of its own replies in a list (`ReplyHeaders`); the real `Headers` is made on first read
+   * here and holds them from then on.
+   */
+  get headers(): Headers {
+    const fields = this.#fields;
+    return fields instanceof ListedHeaders ? fields.toHeaders() : fields;
+  }
+
+  /** Gatehouse's own view of the fields ({@link fieldsOf}), without making a `Headers`. */
+  [FIELDS_OF](): Headers {
+    return this.#fields;
+  }
+}
+
+/**
+ * The header fields of an answer as Gatehouse changes them: a `Response`'s headers, or a reply's
+ * own list while it is one (reading `Reply.headers` would make a real `Headers` for nothing).
+ */
+export function fieldsOf(answer: Answer): Headers {
+  return isReply(answer) ? (answer as unknown as { [FIELDS_OF](): Headers })[FIELDS_OF]() : answer.headers;
 }
 
 /** What Gatehouse answers with: a {@link Reply} for text it built itself, else a `Response`. */
@@ -43,9 +73,9 @@ export function isReply(answer: Answer): answer is Reply {
 export function toResponse(answer: Answer): Response {
   if (!isReply(answer)) return answer;
   // Gatehouse's own fields go in as pairs: the `Response` checks each once, where a `Headers`
-  // would first be filled, then iterated (sorted) into pairs all the same. (Bun would also copy a
-  // `Headers` from its internal list, which a `ReplyHeaders` still keeping a list has empty.)
-  const listed = replyFields(answer.headers);
+  // would first be made, then iterated (sorted) into pairs all the same.
+  const fields = fieldsOf(answer);
+  const listed = replyFields(fields);
   return new Response(answer.body, {
     status: answer.status,
     headers: listed === undefined ? answer.headers : fieldPairs(listed),
@@ -54,5 +84,5 @@ export function toResponse(answer: Answer): Response {
 
 /** The same answer without its body, for `HEAD` (RFC 9110 §9.3.2). */
 export function withoutBody(answer: Answer): Answer {
-  return isReply(answer) ? new Reply(answer.status, answer.headers, null) : new Response(null, answer);
+  return isReply(answer) ? new Reply(answer.status, fieldsOf(answer), null) : new Response(null, answer);
 }

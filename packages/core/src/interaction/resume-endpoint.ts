@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { oauthError, type ProtocolError } from '../errors.js';
 import { Params } from '../http/form.js';
-import type { Answer } from '../http/reply.js';
+import { type Answer, fieldsOf } from '../http/reply.js';
 import { noStoreEmpty } from '../http/responses.js';
 import type { Handler } from '../http/router.js';
 import { type Authentication, currentAuthentication } from '../oauth2/authorize/authentication.js';
@@ -102,7 +102,7 @@ export const interactionResumeEndpoint: Handler = async (request, ctx, url) => {
     const answer = await continueRequest(ctx, request, continued, signedIn.authentication, {
       consented: consent !== undefined,
     });
-    for (const cookie of signedIn.setCookies) answer.headers.append('Set-Cookie', cookie);
+    for (const cookie of signedIn.setCookies) fieldsOf(answer).append('Set-Cookie', cookie);
     return answer;
   });
 };

@@ -1,5 +1,6 @@
 import type { Awaitable } from '../awaitable.js';
 import { ConfigurationError } from '../errors.js';
+import { withHostRequest } from '../http/host-request.js';
 import type { InteractionOptions } from '../options.js';
 import type { HostUser } from './types.js';
 
@@ -72,7 +73,8 @@ export function resolveInteractions(
     );
   return {
     url,
-    currentUser: given.currentUser,
+    // Host code gets a platform `Request`, never the Node bridge's light one (http/host-request.ts).
+    currentUser: given.currentUser && withHostRequest(given.currentUser),
     ttl,
     maxPerNetwork,
     cookieName: `${sessionCookieName}_interaction`,

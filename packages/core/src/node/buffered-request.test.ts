@@ -1,7 +1,11 @@
-import { clientAddressOf } from '@gatehousejs/core/adapter';
-import { BufferedRequest } from '@gatehousejs/core/node';
+import { answerOf, clientAddressOf } from '@gatehousejs/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { authorizeUrl } from '../../test/browser-flow';
+import { testInstance } from '../../test/fixtures';
 import { bodyText } from '../http/body.js';
+import { hostRequest } from '../http/host-request.js';
+import { BufferedRequest } from './buffered-request.js';
+import { RawHeaders } from './raw-headers.js';
 
 const URL_ = 'https://as.example/demo/oauth2/v1/token';
 const form = 'grant_type=refresh_token&refresh_token=abc';
@@ -120,5 +124,52 @@ describe('a BufferedRequest read by Gatehouse', () => {
     await request.text();
     expect(() => bodyText(request, 1000)).toThrow(/already read/);
     expect(bodyText(buffered(null, 'GET'), 1000)).toBe('');
+  });
+});
+
+describe('a BufferedRequest and host code (issue 42)', () => {
+  it('is no platform Request itself, and hands host code the real one it builds, once', async () => {
+    const request = new BufferedRequest(
+      'POST',
+      URL_,
+      new RawHeaders(['X-A', '1']),
+      new TextEncoder().encode(form),
+      {
+        clientAddress: '203.0.113.7',
+      },
+    );
+    expect(request).not.toBeInstanceOf(Request);
+    const real = hostRequest(request);
+    expect(real).toBeInstanceOf(Request);
+    expect(hostRequest(request)).toBe(real);
+    expect(clientAddressOf(real)).toBe('203.0.113.7');
+    expect(real.headers.get('x-a')).toBe('1');
+    expect(await new Request(real).text()).toBe(form);
+    const plain = new Request(URL_);
+    expect(hostRequest(plain)).toBe(plain);
+  });
+
+  it('is a platform Request where Gatehouse calls the host: currentUser and rateLimit.clientAddress', async () => {
+    const seen: string[] = [];
+    const t = await testInstance({
+      interactions: {
+        currentUser: (request) => {
+          seen.push(`currentUser ${request instanceof Request} ${new Request(request).method}`);
+          return null;
+        },
+      },
+      rateLimit: {
+        clientAddress: (request) => {
+          seen.push(`clientAddress ${request instanceof Request}`);
+          return '198.51.100.4';
+        },
+      },
+    });
+    const light = new BufferedRequest('GET', authorizeUrl(), new RawHeaders(['Accept', 'text/html']), null);
+    const answer = await answerOf(t.gatehouse, light);
+    expect(answer.status).toBeLessThan(500);
+    expect(seen).toContain('currentUser true GET');
+    expect(seen).toContain('clientAddress true');
+    expect(seen.filter((entry) => entry.endsWith('false'))).toEqual([]);
   });
 });

@@ -1,4 +1,7 @@
-import { LazyHeaders } from '../http/lazy-headers.js';
+import { setClientAddress } from '../http/client-address.js';
+import { HOST_REQUEST, type HostRequestSource } from '../http/host-request.js';
+import { fetchAcceptsMethod } from './fetch-method.js';
+import { RawHeaders } from './raw-headers.js';
 
 /** Options of {@link BufferedRequest}. */
 export interface BufferedRequestOptions {
@@ -22,21 +25,27 @@ const CLIENT_ADDRESS = Symbol.for('gatehouse.clientAddress');
 const BUFFERED_BODY = Symbol.for('gatehouse.bufferedBody');
 
 /**
- * A Web `Request` whose body, if it has one, is already in memory: what the Node bridge hands to
- * Gatehouse for header-only checks and for small bodies it read from the socket.
+ * The Node bridge's light request: what it hands to Gatehouse (never to host code) for header-only
+ * checks, body-less requests and small bodies it read from the socket.
  *
- * Why not undici's `Request`: building one wraps the body bytes in a `ReadableStream` (and a
- * transferable one at that), and reading it back goes through the stream machinery. On a token
- * request that was about a seventh of the server's time (bench/RESULTS.md, run F). Here `text()`,
- * `arrayBuffer()`, `bytes()` and `json()` read the bytes directly.
+ * Why not undici's `Request`: building one copies every header field through WebIDL, wraps the body
+ * bytes in a `ReadableStream` (and a transferable one at that), and reading it back goes through
+ * the stream machinery. On a token request that was about a seventh of the server's time
+ * (bench/RESULTS.md, run F); on a bearer check, the headers were most of the bridge's work. Here
+ * `headers.get` scans Node's raw list, and `text()`, `arrayBuffer()`, `bytes()` and `json()` read
+ * the bytes directly.
  *
- * It is a faithful `Request` for every reader: each member not served from memory (`body`,
- * `formData()`, `blob()`, `cache`, …) is answered by a real `Request` built on first use with the
- * same method, URL, headers, signal and bytes; from then on the body state is that request's. It is
- * not an undici `Request` instance, so `instanceof Request` is false; pass it to `new Request(…)` or
- * `fetch()` only through its members (`new Request(r.url, r)` works, as with any `RequestInit`).
+ * It is not a platform `Request`: it has `Request`'s members (so Gatehouse reads it like one), but
+ * neither `Request.prototype` (`instanceof Request` is false) nor the internal slots that
+ * `new Request(r)` and `fetch(r)` look for on Node, Bun and Deno (which a prototype chained to
+ * `Request.prototype` would not give it either). So it is never handed to host code: where Gatehouse calls the host with a request
+ * (`hostRequest` of `http/host-request.ts`), it passes the real `Request` this object builds on
+ * first use, with the same method, URL, header fields, signal, client address and bytes (and a body
+ * already read if Gatehouse read it). Every member not served from memory (`body`, `formData()`,
+ * `blob()`, `cache`, …) is answered by that same real `Request`, whose body state is the one from
+ * then on.
  */
-export class BufferedRequest implements Request {
+export class BufferedRequest implements Request, HostRequestSource {
   /** The method, upper-case as the bridge normalised it. */
   readonly method: string;
   #url: string | (() => string);
@@ -128,18 +137,9 @@ export class BufferedRequest implements Request {
   }
 
   clone(): Request {
-    if (this.#real) return this.#real.clone();
-    if (this.#consumed) throw new TypeError('Request.clone: the body has already been read.');
-    return new BufferedRequest(
-      this.method,
-      this.url,
-      new Headers(LazyHeaders.copyable(this.headers)),
-      this.#bytes,
-      {
-        signal: this.#signal,
-        clientAddress: this[CLIENT_ADDRESS],
-      },
-    );
+    const copy = this.#materialize().clone();
+    setClientAddress(copy, this[CLIENT_ADDRESS]);
+    return copy;
   }
 
   get cache(): RequestCache {
@@ -177,6 +177,14 @@ export class BufferedRequest implements Request {
     return 'Request';
   }
 
+  /** The real `Request` handed to host code (see `hostRequest`), with the client address attached. */
+  [HOST_REQUEST](): Request {
+    const fresh = this.#real === undefined;
+    const real = this.#materialize();
+    if (fresh) setClientAddress(real, this[CLIENT_ADDRESS]);
+    return real;
+  }
+
   /**
    * The body bytes themselves, for Gatehouse's own reader (`bodyText`): no promise and no copy
    * (it only decodes them). The body counts as read from then on, as after `text()`.
@@ -201,13 +209,22 @@ export class BufferedRequest implements Request {
   /** The real `Request` that answers everything not served from memory, built once. */
   #materialize(): Request {
     if (this.#real) return this.#real;
+    const headers = this.headers;
+    // Pairs, not a `Headers`: copied once, and by every runtime alike (Bun copies a `Headers`
+    // argument from its internal list, which only a native `Headers` has).
     const init: RequestInit & { duplex?: 'half' } = {
       method: this.method,
-      headers: LazyHeaders.copyable(this.headers),
+      headers: headers instanceof RawHeaders ? headers.pairs() : headers,
     };
     if (this.#signal) init.signal = this.signal;
-    if (this.#bytes !== null) init.body = this.#bytes as Uint8Array<ArrayBuffer>;
+    const forbidden = !fetchAcceptsMethod(this.method);
+    // `new Request()` refuses `TRACE` and other forbidden or malformed methods (Fetch §2.2.1), which
+    // Node's parser delivers: the real request is built as a body-less `GET` and reports the
+    // method received, so host code sees what the client sent and nothing throws.
+    if (forbidden) init.method = 'GET';
+    else if (this.#bytes !== null) init.body = this.#bytes as Uint8Array<ArrayBuffer>;
     const real = new Request(this.url, init);
+    if (forbidden) Object.defineProperty(real, 'method', { value: this.method, enumerable: true });
     if (this.#consumed) {
       // Keep "already read" true of the real body: start reading it (which disturbs it) and drop it.
       real.arrayBuffer().catch(() => {});

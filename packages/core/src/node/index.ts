@@ -4,10 +4,8 @@
  */
 
 export type { AddressPolicy } from '../http/ip-address.js';
-export type { LazyHeaders } from '../http/lazy-headers.js';
 export { type AddressCheckingFetchOptions, addressCheckingFetch } from './address-checking-fetch.js';
 export { type ClosableAuditSink, fileAuditSink } from './audit-file-sink.js';
-export { BufferedRequest, type BufferedRequestOptions } from './buffered-request.js';
 export {
   type FrameworkRequestExtras,
   frameworkHeaderRequest,
@@ -15,12 +13,13 @@ export {
   type ProxyAwareRequest,
 } from './framework-request.js';
 export { encodePreParsedBody, type PreParsedBody } from './pre-parsed-body.js';
-export { RawHeaders } from './raw-headers.js';
 export { type ScryptHasherOptions, scryptHasher } from './scrypt.js';
 export {
   type ReadWebRequestOptions,
+  readGatehouseRequest,
   readWebRequest,
   type ToWebRequestOptions,
+  toGatehouseRequest,
   toWebRequest,
   webRequestUrl,
 } from './web-request.js';

@@ -7,18 +7,26 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { type AddressInfo, Socket } from 'node:net';
+import { defineOperations } from '@gatehousejs/core';
 import { clientAddressOf } from '@gatehousejs/core/adapter';
 import {
   encodePreParsedBody,
   readWebRequest,
   sendWebResponse,
   type ToWebRequestOptions,
+  toGatehouseRequest,
   toWebRequest,
   webRequestUrl,
 } from '@gatehousejs/core/node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resetProbe, sendResettable } from '../../test/adapter-kit';
-import { ISSUER, testInstance } from '../../test/fixtures';
+import {
+  expectPlatformRequests,
+  platformRequestProbe,
+  resetProbe,
+  sendRaw,
+  sendResettable,
+} from '../../test/adapter-kit';
+import { ISSUER, issueTokens, testInstance } from '../../test/fixtures';
 
 type App = (request: Request, req: IncomingMessage) => Promise<Response> | Response;
 
@@ -36,9 +44,10 @@ async function serve(
   options: (req: IncomingMessage, res: ServerResponse) => ToWebRequestOptions = (_req, res) => ({
     response: res,
   }),
+  build: typeof toWebRequest = toWebRequest,
 ): Promise<string> {
   const server = createServer(async (req, res) => {
-    const request = toWebRequest(req, options(req, res));
+    const request = build(req, options(req, res));
     await sendWebResponse(res, await app(request, req));
   });
   servers.push(server);
@@ -213,7 +222,7 @@ describe('toWebRequest', () => {
     );
   });
 
-  it('builds a header-only request (ignoreBody) that works out its URL and client address only when read', async () => {
+  it('builds a header-only request for Gatehouse (ignoreBody) that works out its URL and client address only when read', async () => {
     const calls = { origin: 0, address: 0 };
     const base = await serve(
       async (request, req) => {
@@ -239,6 +248,7 @@ describe('toWebRequest', () => {
           return '203.0.113.9';
         },
       }),
+      toGatehouseRequest,
     );
     const response = await fetch(`${base}/things?x=1`, {
       method: 'POST',
@@ -698,5 +708,76 @@ describe('encodePreParsedBody', () => {
       0,
     );
     expect(encodePreParsedBody({ value: undefined }, FORM).byteLength).toBe(0);
+  });
+});
+
+describe('requests for host code (issue 42)', () => {
+  const build = {
+    toWebRequest: (req: IncomingMessage, res: ServerResponse) => toWebRequest(req, { response: res }),
+    readWebRequest: (req: IncomingMessage, res: ServerResponse) => readWebRequest(req, { response: res }),
+    'toWebRequest, headers only': (req: IncomingMessage) => toWebRequest(req, { ignoreBody: true }),
+  };
+  for (const [name, toRequest] of Object.entries(build)) {
+    it(`${name} gives a platform Request: instanceof, new Request(r), clone, fetch(r), every body reader`, async () => {
+      const probe = platformRequestProbe();
+      const server = createServer(async (req, res) => {
+        const request = await toRequest(req, res);
+        // Headers only leaves the body to the host: read it here, as the probe's echo would.
+        await sendWebResponse(res, await probe(request));
+      });
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/things?x=1`;
+      if (name.endsWith('headers only')) {
+        const answer = await (await fetch(url, { headers: { 'X-Probe': 'h' } })).json();
+        expect(answer).toMatchObject({
+          isRequest: true,
+          header: 'h',
+          fetched: { method: 'GET', header: 'h' },
+        });
+      } else {
+        await expectPlatformRequests(url);
+      }
+    });
+  }
+
+  it('gives a method new Request() refuses (TRACE) as a platform Request reporting it, without throwing', async () => {
+    const base = await serve((request) =>
+      Response.json({ isRequest: request instanceof Request, method: request.method, body: request.body }),
+    );
+    const answer = await sendRaw(base, 'TRACE', '/x');
+    expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({
+      status: 200,
+      body: { isRequest: true, method: 'TRACE', body: null },
+    });
+  });
+
+  it('hands operation handlers the platform Request the light one builds, with its client address', async () => {
+    const t = await testInstance();
+    const { access_token } = await issueTokens(t);
+    const probe = platformRequestProbe();
+    const addresses: (string | undefined)[] = [];
+    const api = defineOperations(t.gatehouse, {
+      'GET /api/v1/probe': {
+        schemes: ['bearer'],
+        handler: (request) => {
+          addresses.push(clientAddressOf(request));
+          return probe(request);
+        },
+      },
+      'POST /api/v1/probe': { schemes: ['bearer'], handler: (request) => probe(request) },
+      'PUT /api/v1/probe': { schemes: ['bearer'], handler: (request) => probe(request) },
+    });
+    const server = createServer(async (req, res) => {
+      const request = toGatehouseRequest(req, { response: res });
+      await sendWebResponse(res, (await api(request)) ?? new Response(null, { status: 404 }));
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // The instance routes on the path below its issuer's; fetch(r) comes back to this server.
+    const issuerPath = new URL(ISSUER).pathname.replace(/\/$/, '');
+    await expectPlatformRequests(`${base}${issuerPath}/api/v1/probe`, `Bearer ${access_token}`);
+    expect(addresses[0]).toBe('127.0.0.1');
   });
 });

@@ -1,20 +1,21 @@
 import { headerName, trimHttpWhitespace } from '../http/header-field.js';
-import { LazyHeaders } from '../http/lazy-headers.js';
+import { ListedHeaders } from '../http/listed-headers.js';
 
 /**
- * `Headers` over Node's raw header list (`req.rawHeaders`: name, value, name, value, …), filled
- * only when something more than a lookup is asked of it.
+ * The header fields of the Node bridge's light request (`BufferedRequest`), over Node's raw header
+ * list (`req.rawHeaders`: name, value, name, value, …): never handed to host code (see
+ * `ListedHeaders`).
  *
  * Why: copying a request's fields into undici's `Headers` validates and lower-cases each one
  * (~3.5 µs for five fields here), while a bearer check reads one or two of them. `get` and `has`
  * scan the raw list with Fetch's rules (case-insensitive names, repeated fields joined with ", ",
- * `Cookie` with "; ");
- * every other member, including iteration and any change, first copies the fields into the real
- * `Headers` this object is, and from then on is plain `Headers`.
+ * `Cookie` with "; "); any other member, including iteration and any change, is answered by a real
+ * `Headers` made from the list on first use.
  */
-export class RawHeaders extends LazyHeaders {
-  /** The fields not copied yet; `undefined` once copied. */
+export class RawHeaders extends ListedHeaders {
+  /** The fields as received; `undefined` once {@link #real} holds them. */
   #raw: readonly string[] | undefined;
+  #real: Headers | undefined;
 
   /** @param raw Node's `rawHeaders`; HTTP/2 pseudo-headers (`:path`, …) are left out. */
   constructor(raw: readonly string[]) {
@@ -22,9 +23,9 @@ export class RawHeaders extends LazyHeaders {
     this.#raw = raw;
   }
 
-  override get(name: string): string | null {
+  get(name: string): string | null {
     const raw = this.#raw;
-    if (raw === undefined) return super.get(name);
+    if (raw === undefined) return this.real().get(name);
     const wanted = headerName(name);
     let value: string | null = null;
     for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -38,9 +39,9 @@ export class RawHeaders extends LazyHeaders {
     return value;
   }
 
-  override has(name: string): boolean {
+  has(name: string): boolean {
     const raw = this.#raw;
-    if (raw === undefined) return super.has(name);
+    if (raw === undefined) return this.real().has(name);
     const wanted = headerName(name);
     for (let i = 0; i < raw.length; i += 2) {
       const field = raw[i]!;
@@ -49,30 +50,27 @@ export class RawHeaders extends LazyHeaders {
     return false;
   }
 
-  override append(name: string, value: string): void {
-    this.fill();
-    super.append(name, value);
-  }
-
-  override set(name: string, value: string): void {
-    this.fill();
-    super.set(name, value);
-  }
-
-  override delete(name: string): void {
-    this.fill();
-    super.delete(name);
-  }
-
-  /** Copies the raw fields into the real `Headers`, once. */
-  protected fill(): void {
+  /**
+   * The fields as `[name, value]` pairs, as received (pseudo-headers left out): what the real
+   * `Request` of `hostRequest` is built from, without a `Headers` in between.
+   */
+  pairs(): [string, string][] {
     const raw = this.#raw;
-    if (raw === undefined) return;
-    this.#raw = undefined;
+    if (raw === undefined) return [...this.real()];
+    const pairs: [string, string][] = [];
     for (let i = 0; i + 1 < raw.length; i += 2) {
       const name = raw[i]!;
       // HTTP/2 pseudo-headers (`:path`, …) are not header fields of the message.
-      if (name.charCodeAt(0) !== 58 /* ':' */) super.append(name, raw[i + 1]!);
+      if (name.charCodeAt(0) !== 58 /* ':' */) pairs.push([name, raw[i + 1]!]);
     }
+    return pairs;
+  }
+
+  protected real(): Headers {
+    if (this.#real === undefined) {
+      this.#real = new Headers(this.pairs());
+      this.#raw = undefined;
+    }
+    return this.#real;
   }
 }

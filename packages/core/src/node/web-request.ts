@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setClientAddress } from '../http/client-address.js';
-import { LazyHeaders } from '../http/lazy-headers.js';
+import { hostRequest } from '../http/host-request.js';
 import { BufferedRequest } from './buffered-request.js';
 import { fetchAcceptsMethod } from './fetch-method.js';
 import { encodePreParsedBody, type PreParsedBody } from './pre-parsed-body.js';
@@ -55,16 +55,29 @@ export interface ToWebRequestOptions {
 }
 
 /**
- * Builds a Web `Request` for a Node request. The body is streamed, not buffered (`duplex: 'half'`),
- * unless middleware already consumed it (see {@link ToWebRequestOptions.body}). All headers are
- * copied as received (repeated headers stay repeated). The request's `signal` aborts when the
- * client disconnects early (not with `ignoreBody`: a header-only request has nothing to abort).
- * A request without a body (`GET`, `HEAD`, `ignoreBody`) or with one already in memory is a
- * {@link BufferedRequest}: a `Request` that skips undici's stream machinery. So is a request whose
- * method `new Request()` refuses (`TRACE`, `TRACK`, `CONNECT`, non-tokens): it gets no body, and
- * Gatehouse answers it 405 with `Allow` on its own paths; nothing throws.
+ * Builds a Web `Request` for a Node request: a platform `Request` (`instanceof Request`, accepted by
+ * `new Request(r)` and `fetch(r)`), for host code. The body is streamed, not buffered
+ * (`duplex: 'half'`), unless middleware already consumed it (see {@link ToWebRequestOptions.body}).
+ * All headers are copied as received (repeated headers stay repeated). The request's `signal`
+ * aborts when the client disconnects early (not with `ignoreBody`: a header-only request has
+ * nothing to abort). A method `new Request()` refuses (`TRACE`, `TRACK`, `CONNECT`, non-tokens)
+ * gets a body-less request reporting that method; nothing throws.
+ *
+ * For a request handed to Gatehouse itself, {@link toGatehouseRequest} is cheaper.
  */
 export function toWebRequest(req: IncomingMessage, options: ToWebRequestOptions = {}): Request {
+  return hostRequest(toGatehouseRequest(req, options));
+}
+
+/**
+ * {@link toWebRequest} for a request handed only to Gatehouse (`answerOf`, an operations handler,
+ * `withAuthentication`): a request without a body (`GET`, `HEAD`, `ignoreBody`), with one already
+ * in memory, or with a method `new Request()` refuses is the bridge's light request, which skips
+ * undici's header copying and stream machinery. It is not a platform `Request`; Gatehouse passes
+ * host code the real one it builds on first use (an operation's handler, `currentUser`,
+ * `rateLimit.clientAddress`), so do not hand it to anything else yourself.
+ */
+export function toGatehouseRequest(req: IncomingMessage, options: ToWebRequestOptions = {}): Request {
   if (options.ignoreBody) {
     return headerOnlyRequest(
       req,
@@ -89,13 +102,28 @@ const DEFAULT_MAX_BUFFERED_BYTES = 64 * 1024;
 
 /**
  * Like {@link toWebRequest}, but a small body (`Content-Length` known and at most
- * {@link ReadWebRequestOptions.maxBufferedBytes}) is read from the socket first and handed to the
- * `Request` as bytes: reading a buffered body costs far less than undici's stream machinery, and
- * the declared length bounds the memory. Other bodies are streamed as by `toWebRequest`. If the
- * client goes away mid-body, the request's `signal` is aborted and reading its body fails, as
- * with a streamed body. It consumes the body stream: call it only for a request you will answer.
+ * {@link ReadWebRequestOptions.maxBufferedBytes}) is read from the socket first, and the request
+ * is built with it in memory; other bodies are streamed as by `toWebRequest`. The declared length
+ * bounds the memory. If the client goes away mid-body, the request's `signal` is aborted and
+ * reading its body fails, as with a streamed body. It consumes the body stream: call it only for a
+ * request you will answer. A platform `Request`, for host code; for a request handed to Gatehouse
+ * itself, {@link readGatehouseRequest} is cheaper.
  */
 export async function readWebRequest(
+  req: IncomingMessage,
+  options: ReadWebRequestOptions = {},
+): Promise<Request> {
+  return hostRequest(await readGatehouseRequest(req, options));
+}
+
+/**
+ * {@link readWebRequest} for a request handed only to Gatehouse (`answerOf`, an operations
+ * handler): a small body is held in memory by the bridge's light request, whose body methods read
+ * the bytes directly (reading a buffered body costs far less than undici's stream machinery). Like
+ * {@link toGatehouseRequest}'s, the request is not a platform `Request`, and Gatehouse hands host
+ * code the real one.
+ */
+export async function readGatehouseRequest(
   req: IncomingMessage,
   options: ReadWebRequestOptions = {},
 ): Promise<Request> {
@@ -228,14 +256,14 @@ function buildRequest(
 function streamedRequest(
   url: string,
   method: string,
-  headers: Headers,
+  headers: RawHeaders,
   signal: AbortSignal,
   body: ReadableStream<Uint8Array> | null,
   clientAddress: string | undefined,
 ): Request {
   const init = {
     method,
-    headers: LazyHeaders.copyable(headers),
+    headers: headers.pairs(),
     signal,
     body,
     duplex: 'half',

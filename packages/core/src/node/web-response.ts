@@ -3,7 +3,7 @@
  * Node adapter. It only translates.
  */
 import type { ServerResponse } from 'node:http';
-import { type Answer, isReply, type Reply } from '../http/reply.js';
+import { type Answer, fieldsOf, isReply, type Reply } from '../http/reply.js';
 import { replyFields } from '../http/reply-headers.js';
 import { asError } from './request-body.js';
 
@@ -42,7 +42,7 @@ const SENT = Promise.resolve();
 
 /** A `Reply`: one write with its length, no stream to read. */
 function sendReply(res: ServerResponse, reply: Reply, options: SendWebResponseOptions): void {
-  const { fields, framed } = headerFields(res, reply.headers);
+  const { fields, framed } = headerFields(res, fieldsOf(reply));
   const body = isBodyless(res, reply, options) || reply.body === null ? undefined : Buffer.from(reply.body);
   if (body && !framed) fields.push('content-length', String(body.byteLength));
   writeHead(res, reply, fields);

@@ -4,6 +4,7 @@ import type { Gatehouse } from '../gatehouse.js';
 import type { GatehouseHost } from '../host/gatehouse-host.js';
 import { type HostInternals, hostInternalsOf } from '../host/host-internals.js';
 import { isPreflight, preflightResponse, withCors } from '../http/cors.js';
+import { hostRequest } from '../http/host-request.js';
 import { type Answer, toResponse, withoutBody } from '../http/reply.js';
 import { methodHandler, type RoutePattern, Router } from '../http/router.js';
 import { acceptedSchemes } from './authenticate.js';
@@ -13,7 +14,11 @@ import type { AuthenticateOptions, Caller } from './types.js';
 /** Methods an operation can be declared for. `HEAD` is answered by the `GET` operation. */
 export type OperationMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Answers an authenticated request. `params` holds the `:name` segments of the path, decoded. */
+/**
+ * Answers an authenticated request. `params` holds the `:name` segments of the path, decoded.
+ * `request` is a platform `Request` whatever the table was given (the Node adapters' light request
+ * is turned into one only here, once its caller is authenticated).
+ */
 export type OperationHandler = (
   request: Request,
   caller: Caller,
@@ -107,7 +112,8 @@ export function defineOperations(
     const { handler: operation, head } = methodHandler(route, request.method.toUpperCase());
     const result = await authenticateNow(request, operation);
     if (!result.ok) return result.response;
-    const response = await operation.handler(request, result.caller, params);
+    // The host's handler gets a platform `Request`; the check above read the light one, if any.
+    const response = await operation.handler(hostRequest(request), result.caller, params);
     return head ? withoutBody(response) : response;
   };
 

@@ -13,6 +13,7 @@ import { bearerCredentials, dpopCredentials, isB64Token } from '../http/bearer.j
 import { clientAddressOf } from '../http/client-address.js';
 import { defaultTransport } from '../http/default-transport.js';
 import { HOST_CONFIGURED_URL_POLICY, type OutboundFetch, refusedUrlReason } from '../http/guarded-fetch.js';
+import { withHostRequest } from '../http/host-request.js';
 import { ENDPOINTS } from '../oauth2/metadata.js';
 import type { DpopOptions } from '../options.js';
 import { kvReplayStore } from '../storage/kv/replay.js';
@@ -180,7 +181,8 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       'resourceServer: clientAddress must be a function (request) => string | undefined.',
       { code: 'ERR_CONFIG_INVALID_OPTION', option: 'clientAddress' },
     );
-  const clientAddress = options.clientAddress ?? clientAddressOf;
+  // The host's lookup gets a platform `Request` (http/host-request.ts).
+  const clientAddress = options.clientAddress ? withHostRequest(options.clientAddress) : clientAddressOf;
   if (introspect && !signedOnly) {
     const conflicting = (['jwks', 'jwksUri', 'algorithms'] as const).find(
       (name) => options[name] !== undefined,

@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import type { ProtocolError } from '../errors.js';
 import { markRefusal } from '../http/refusal.js';
-import type { Answer } from '../http/reply.js';
+import { type Answer, fieldsOf } from '../http/reply.js';
 import { defaultConsentPage } from './consent-page.js';
 import { displayText } from './display-text.js';
 import { defaultEndSessionPage } from './end-session-page.js';
@@ -169,6 +169,6 @@ export async function errorPageOrJson(
 ): Promise<Answer> {
   if (wantsHtml(request)) return errorPage(ctx, error, headers, request);
   const reply = error.toReply();
-  for (const [name, value] of new Headers(headers)) reply.headers.append(name, value);
+  for (const [name, value] of new Headers(headers)) fieldsOf(reply).append(name, value);
   return reply;
 }
