@@ -3,10 +3,7 @@ import type { GatehouseEvent, Logger } from './events.js';
 import type { InteractionSettings } from './interaction/settings.js';
 import type { ClientJwksCache } from './oauth2/client-auth/client-jwks.js';
 import type { PushedRequestSettings } from './oauth2/par/settings.js';
-import type {
-  DynamicRegistrationSettings,
-  MetadataDocumentSettings,
-} from './oauth2/registration/settings.js';
+import type { MetadataDocumentSettings } from './oauth2/registration/settings.js';
 import type { TokenExchangeSettings } from './oauth2/token-exchange/settings.js';
 import type { TrustedIssuer } from './oauth2/trusted-issuer.js';
 import type { ConsentOptions, CorsOptions } from './options.js';
@@ -120,8 +117,6 @@ export interface Context {
   readonly realm: string;
   /** Verified access tokens of this instance (stateless checks only: revocation is always consulted). */
   readonly verifiedTokens: VerifiedTokenCache;
-  /** RFC 7591 dynamic registration, when `dynamicRegistration` is on. */
-  readonly dynamicRegistration: DynamicRegistrationSettings | undefined;
   /** Client ID metadata documents, when `clientMetadataDocuments` is on. */
   readonly clientMetadataDocuments: MetadataDocumentSettings | undefined;
   /** Stored, rotated signing keys (`keyRotation`), when on. */

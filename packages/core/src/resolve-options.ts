@@ -17,18 +17,17 @@ import { extensionGrantsFeature } from './oauth2/grants/extension-grants.js';
 import { coreGrantsFeature, jwtBearerFeature, tokenExchangeFeature } from './oauth2/grants/feature.js';
 import { pushedRequestSettings } from './oauth2/par/settings.js';
 import { looksLikeClientIdUrl } from './oauth2/registration/client-id-url.js';
+import { dynamicRegistrationFeature, registrationLookupHook } from './oauth2/registration/feature.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
 import {
-  dynamicRegistrationSettings,
   type FetchBudgetSettings,
   fetchBudgetSettings,
   metadataDocumentSettings,
-  whole,
 } from './oauth2/registration/settings.js';
-import { slideUnusedDeadline } from './oauth2/registration/unused-registrations.js';
 import { resourceUriProblem } from './oauth2/resource-indicators.js';
 import { tokenExchangeSettings } from './oauth2/token-exchange/settings.js';
 import { resolveTrustedIssuers } from './oauth2/trusted-issuers.js';
+import { whole } from './option-values.js';
 import type { ConsentOptions, GatehouseOptions } from './options.js';
 import { PasswordCheckGate } from './passwords/password-check-gate.js';
 import { checkedUserStore } from './records/checked-user-store.js';
@@ -256,7 +255,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     clientAddress,
     logger,
   });
-  const dynamicRegistration = dynamicRegistrationSettings(options.dynamicRegistration);
+  const registrationFound = registrationLookupHook(options.dynamicRegistration, storage.clients, now);
   const clientMetadataDocuments = metadataDocumentSettings(options.clientMetadataDocuments);
   // Each fetch a request causes is charged to its address, like RFC 7591 registrations, but on
   // counters of this process: the fetches and the cache they fill are this process's, and nothing
@@ -305,9 +304,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     resources: new Set([audience, ...(options.resources ?? [])]),
     // Host stores too: a failing or hanging user/client lookup is a 503, never a 500 or a stuck request.
     clients: clientDirectory(hostStore(options.clients, 'clients'), storage.clients, now, recordProblems, {
-      ...(dynamicRegistration
-        ? { found: slideUnusedDeadline(storage.clients, dynamicRegistration.unusedTtl, now) }
-        : {}),
+      ...(registrationFound ? { found: registrationFound } : {}),
       ...(metadataDocuments && documentCaller
         ? {
             documents: {
@@ -383,7 +380,6 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     telemetry,
     realm: issuer,
     verifiedTokens: shared.verifiedTokens ?? new VerifiedTokenCache(),
-    dynamicRegistration,
     clientMetadataDocuments,
     tokenExchange,
     keyRotation,
@@ -409,7 +405,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
 export function everyFeature(): AssembledFeatures {
   return assembleFeatures(
     FEATURES,
-    {} as GatehouseOptions,
+    { dynamicRegistration: {} } as GatehouseOptions,
     { trustedIssuers: new Map() } as unknown as Omit<Context, 'keys'>,
   );
 }
@@ -417,6 +413,7 @@ export function everyFeature(): AssembledFeatures {
 const FEATURES: readonly Feature[] = [
   coreGrantsFeature,
   deviceAuthorizationFeature,
+  dynamicRegistrationFeature,
   tokenExchangeFeature,
   jwtBearerFeature,
   extensionGrantsFeature,

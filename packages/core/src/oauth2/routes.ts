@@ -5,7 +5,6 @@ import { introspectEndpoint } from './introspect.js';
 import { jwksEndpoint } from './jwks.js';
 import { ENDPOINTS, metadataRoute } from './metadata.js';
 import { pushedAuthorizationEndpoint } from './par/par-endpoint.js';
-import { registrationRoutes } from './registration/routes.js';
 import { revokeEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token-endpoint.js';
 import { userinfoEndpoint } from './userinfo.js';
@@ -25,6 +24,5 @@ export function oauth2Routes(options: ResolvedOptions): Route[] {
     { path: ENDPOINTS.jwks, methods: { GET: jwksEndpoint } },
     metadataRoute(options.features.discovery),
     ...authorizationRoutes(),
-    ...registrationRoutes(options.dynamicRegistration),
   ];
 }

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../../errors.js';
+import { whole } from '../../option-values.js';
 import type { PushedAuthorizationRequestOptions } from '../../options.js';
-import { whole } from '../registration/settings.js';
 
 /** Pushed authorization requests as the instance runs them (`pushedAuthorizationRequests`, validated). */
 export interface PushedRequestSettings {
