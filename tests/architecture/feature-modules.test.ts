@@ -33,6 +33,12 @@ const FEATURES: Readonly<Record<string, readonly string[]>> = {
     'client-id-url.ts',
     'metadata-documents.ts',
   ],
+  'oauth2/par/': [
+    'feature.ts',
+    // The authorization endpoint resolves a pushed `request_uri` and ends its flight when the code
+    // is issued; the interactions that resume it keep the flight's parameters.
+    'pushed-requests.ts',
+  ],
 };
 
 /** The composition root and the entry points: no feature imports them. */

@@ -15,7 +15,7 @@ import { deviceAuthorizationFeature } from './oauth2/device/feature.js';
 import { confidentialClientsOnly, fapi2Profile } from './oauth2/fapi/profile.js';
 import { extensionGrantsFeature } from './oauth2/grants/extension-grants.js';
 import { coreGrantsFeature, jwtBearerFeature, tokenExchangeFeature } from './oauth2/grants/feature.js';
-import { pushedRequestSettings } from './oauth2/par/settings.js';
+import { pushedAuthorizationRequestsFeature, pushRequirement } from './oauth2/par/feature.js';
 import { looksLikeClientIdUrl } from './oauth2/registration/client-id-url.js';
 import { dynamicRegistrationFeature, registrationLookupHook } from './oauth2/registration/feature.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
@@ -385,7 +385,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     keyRotation,
     trustedIssuers: resolveTrustedIssuers(options.trustedIssuers, issuer),
     revocationMirror,
-    pushedRequests: pushedRequestSettings(options.pushedAuthorizationRequests, fapi2),
+    requirePushedRequests: pushRequirement(options.pushedAuthorizationRequests, fapi2),
     dpop: dpopSettings(options.dpop, options.randomBytes ?? webRandomBytes, fapi2),
     securityProfile: fapi2 ? 'fapi2' : undefined,
     confidentialClientsOnly: onlyConfidential,
@@ -413,6 +413,7 @@ export function everyFeature(): AssembledFeatures {
 const FEATURES: readonly Feature[] = [
   coreGrantsFeature,
   deviceAuthorizationFeature,
+  pushedAuthorizationRequestsFeature,
   dynamicRegistrationFeature,
   tokenExchangeFeature,
   jwtBearerFeature,

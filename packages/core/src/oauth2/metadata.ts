@@ -44,7 +44,6 @@ export function authorizationServerMetadata(
         | 'clientMetadataDocuments'
         | 'tokenExchange'
         | 'trustedIssuers'
-        | 'pushedRequests'
         | 'dpop'
         | 'securityProfile'
         | 'confidentialClientsOnly'
@@ -73,8 +72,9 @@ export function authorizationServerMetadata(
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: features.grantTypes,
-    // The features' own members: RFC 8628 §4 `device_authorization_endpoint`, RFC 8414 §2
-    // `registration_endpoint` (when dynamic registration is on), …
+    // The features' own members: RFC 8628 §4 `device_authorization_endpoint`, RFC 9126 §5
+    // `pushed_authorization_request_endpoint`, RFC 8414 §2 `registration_endpoint` (when dynamic
+    // registration is on), …
     ...features.members(at),
     token_endpoint_auth_methods_supported: clientAuth,
     token_endpoint_auth_signing_alg_values_supported: assertionSigningAlgorithms(),
@@ -84,9 +84,6 @@ export function authorizationServerMetadata(
     introspection_endpoint_auth_signing_alg_values_supported: assertionSigningAlgorithms(),
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
-    // RFC 9126 §5.
-    pushed_authorization_request_endpoint: at(ENDPOINTS.pushedAuthorizationRequest),
-    require_pushed_authorization_requests: ctx.pushedRequests?.required ?? false,
     // RFC 9449 §5.1: asymmetric algorithms only, never "none" or HS*.
     dpop_signing_alg_values_supported: [...(ctx.dpop?.algorithms ?? DEFAULT_DPOP_ALGORITHMS)],
     // draft-ietf-oauth-client-id-metadata-document §6
