@@ -395,10 +395,6 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
 }
 
 /**
- * The features of an instance, in the order their grant types and discovery members are listed.
- * Adding a feature is one line here (`feature.ts`).
- */
-/**
  * The features of an instance whose options turn every feature on that can add routes: what
  * `createGatehouseHost`'s router must know of every instance (its handlers are never called).
  */
@@ -410,6 +406,10 @@ export function everyFeature(): AssembledFeatures {
   );
 }
 
+/**
+ * The features of an instance, in the order their grant types and discovery members are listed.
+ * Adding a feature is one line here (`feature.ts`).
+ */
 const FEATURES: readonly Feature[] = [
   coreGrantsFeature,
   deviceAuthorizationFeature,
