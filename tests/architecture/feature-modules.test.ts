@@ -24,6 +24,21 @@ const FEATURES: Readonly<Record<string, readonly string[]>> = {
     'device-records.ts',
     'user-code.ts',
   ],
+  'oauth2/registration/': [
+    'feature.ts',
+    // The folder also holds client ID metadata documents, which are not a feature yet: the
+    // composition root builds them into the client directory (their settings, the `clientJwks`
+    // fetch budget and the id test), and the context types them.
+    'settings.ts',
+    'client-id-url.ts',
+    'metadata-documents.ts',
+  ],
+  'oauth2/par/': [
+    'feature.ts',
+    // The authorization endpoint resolves a pushed `request_uri` and ends its flight when the code
+    // is issued; the interactions that resume it keep the flight's parameters.
+    'pushed-requests.ts',
+  ],
 };
 
 /** The composition root and the entry points: no feature imports them. */

@@ -2,11 +2,7 @@ import type { DpopSettings } from './dpop/settings.js';
 import type { GatehouseEvent, Logger } from './events.js';
 import type { InteractionSettings } from './interaction/settings.js';
 import type { ClientJwksCache } from './oauth2/client-auth/client-jwks.js';
-import type { PushedRequestSettings } from './oauth2/par/settings.js';
-import type {
-  DynamicRegistrationSettings,
-  MetadataDocumentSettings,
-} from './oauth2/registration/settings.js';
+import type { MetadataDocumentSettings } from './oauth2/registration/settings.js';
 import type { TokenExchangeSettings } from './oauth2/token-exchange/settings.js';
 import type { TrustedIssuer } from './oauth2/trusted-issuer.js';
 import type { ConsentOptions, CorsOptions } from './options.js';
@@ -120,8 +116,6 @@ export interface Context {
   readonly realm: string;
   /** Verified access tokens of this instance (stateless checks only: revocation is always consulted). */
   readonly verifiedTokens: VerifiedTokenCache;
-  /** RFC 7591 dynamic registration, when `dynamicRegistration` is on. */
-  readonly dynamicRegistration: DynamicRegistrationSettings | undefined;
   /** Client ID metadata documents, when `clientMetadataDocuments` is on. */
   readonly clientMetadataDocuments: MetadataDocumentSettings | undefined;
   /** Stored, rotated signing keys (`keyRotation`), when on. */
@@ -132,8 +126,13 @@ export interface Context {
   readonly trustedIssuers: ReadonlyMap<string, TrustedIssuer>;
   /** The pushed-revocations mirror the bearer check consults first (`pushedRevocations`), if on. */
   readonly revocationMirror: RevocationMirror | undefined;
-  /** RFC 9126 pushed authorization requests (`pushedAuthorizationRequests`). */
-  readonly pushedRequests: PushedRequestSettings;
+  /**
+   * Every client must push its authorization requests (RFC 9126 §5 and §6,
+   * `pushedAuthorizationRequests.required`). Here rather than in the pushed authorization request
+   * feature's settings because the authorization endpoint (and the interactions that resume it)
+   * enforces it; the feature only lists it in the discovery documents.
+   */
+  readonly requirePushedRequests: boolean;
   /** RFC 9449 DPoP (`dpop`). */
   readonly dpop: DpopSettings;
   /** The security profile the instance follows (`securityProfile`). */

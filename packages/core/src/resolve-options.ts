@@ -16,20 +16,19 @@ import { deviceAuthorizationFeature } from './oauth2/device/feature.js';
 import { confidentialClientsOnly, fapi2Profile } from './oauth2/fapi/profile.js';
 import { extensionGrantsFeature } from './oauth2/grants/extension-grants.js';
 import { coreGrantsFeature, jwtBearerFeature, tokenExchangeFeature } from './oauth2/grants/feature.js';
-import { pushedRequestSettings } from './oauth2/par/settings.js';
+import { pushedAuthorizationRequestsFeature, pushRequirement } from './oauth2/par/feature.js';
 import { looksLikeClientIdUrl } from './oauth2/registration/client-id-url.js';
+import { dynamicRegistrationFeature, registrationLookupHook } from './oauth2/registration/feature.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
 import {
-  dynamicRegistrationSettings,
   type FetchBudgetSettings,
   fetchBudgetSettings,
   metadataDocumentSettings,
-  whole,
 } from './oauth2/registration/settings.js';
-import { slideUnusedDeadline } from './oauth2/registration/unused-registrations.js';
 import { resourceUriProblem } from './oauth2/resource-indicators.js';
 import { tokenExchangeSettings } from './oauth2/token-exchange/settings.js';
 import { resolveTrustedIssuers } from './oauth2/trusted-issuers.js';
+import { whole } from './option-values.js';
 import type { ConsentOptions, GatehouseOptions } from './options.js';
 import { PasswordCheckGate } from './passwords/password-check-gate.js';
 import { checkedUserStore } from './records/checked-user-store.js';
@@ -260,7 +259,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     clientAddress,
     logger,
   });
-  const dynamicRegistration = dynamicRegistrationSettings(options.dynamicRegistration);
+  const registrationFound = registrationLookupHook(options.dynamicRegistration, storage.clients, now);
   const clientMetadataDocuments = metadataDocumentSettings(options.clientMetadataDocuments);
   // Each fetch a request causes is charged to its address, like RFC 7591 registrations, but on
   // counters of this process: the fetches and the cache they fill are this process's, and nothing
@@ -309,9 +308,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     resources: new Set([audience, ...(options.resources ?? [])]),
     // Host stores too: a failing or hanging user/client lookup is a 503, never a 500 or a stuck request.
     clients: clientDirectory(hostStore(options.clients, 'clients'), storage.clients, now, recordProblems, {
-      ...(dynamicRegistration
-        ? { found: slideUnusedDeadline(storage.clients, dynamicRegistration.unusedTtl, now) }
-        : {}),
+      ...(registrationFound ? { found: registrationFound } : {}),
       ...(metadataDocuments && documentCaller
         ? {
             documents: {
@@ -387,13 +384,12 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     telemetry,
     realm: issuer,
     verifiedTokens: shared.verifiedTokens ?? new VerifiedTokenCache(),
-    dynamicRegistration,
     clientMetadataDocuments,
     tokenExchange,
     keyRotation,
     trustedIssuers: resolveTrustedIssuers(options.trustedIssuers, issuer),
     revocationMirror,
-    pushedRequests: pushedRequestSettings(options.pushedAuthorizationRequests, fapi2),
+    requirePushedRequests: pushRequirement(options.pushedAuthorizationRequests, fapi2),
     dpop: dpopSettings(options.dpop, options.randomBytes ?? webRandomBytes, fapi2),
     securityProfile: fapi2 ? 'fapi2' : undefined,
     confidentialClientsOnly: onlyConfidential,
@@ -403,24 +399,26 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
 }
 
 /**
- * The features of an instance, in the order their grant types and discovery members are listed.
- * Adding a feature is one line here (`feature.ts`).
- */
-/**
  * The features of an instance whose options turn every feature on that can add routes: what
  * `createGatehouseHost`'s router must know of every instance (its handlers are never called).
  */
 export function everyFeature(): AssembledFeatures {
   return assembleFeatures(
     FEATURES,
-    {} as GatehouseOptions,
+    { dynamicRegistration: {} } as GatehouseOptions,
     { trustedIssuers: new Map() } as unknown as Omit<Context, 'keys'>,
   );
 }
 
+/**
+ * The features of an instance, in the order their grant types and discovery members are listed.
+ * Adding a feature is one line here (`feature.ts`).
+ */
 const FEATURES: readonly Feature[] = [
   coreGrantsFeature,
   deviceAuthorizationFeature,
+  pushedAuthorizationRequestsFeature,
+  dynamicRegistrationFeature,
   tokenExchangeFeature,
   jwtBearerFeature,
   extensionGrantsFeature,

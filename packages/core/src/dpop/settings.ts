@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../errors.js';
-import { whole } from '../oauth2/registration/settings.js';
+import { whole } from '../option-values.js';
 import type { DpopOptions } from '../options.js';
 import { base64url } from '../tokens/encoding.js';
 import type { RandomBytes } from '../tokens/secrets.js';

@@ -13,7 +13,6 @@ import type { Logger } from '../events.js';
 import { buildGatehouse, type Gatehouse, instanceRoutes } from '../gatehouse.js';
 import { type Answer, toResponse } from '../http/reply.js';
 import { notFound, Router } from '../http/router.js';
-import { dynamicRegistrationSettings } from '../oauth2/registration/settings.js';
 import type { GatehouseOptions } from '../options.js';
 import type { AuthenticateOptions, AuthenticationResult } from '../protect/types.js';
 import { everyFeature, type ResolvedOptions } from '../resolve-options.js';
@@ -296,14 +295,13 @@ function pathLayout(origin: string | undefined): InstanceLayout {
       { option: 'origin' },
     );
   }
-  // Every route any instance can have (the Auth API's and dynamic registration's included): the
+  // Every route any instance can have (the Auth API's and every feature's included): the
   // instance answers 404 for one it has switched off. Handlers are never called here, so the
   // options only decide which routes exist.
   const router = new Router(
     '/:instance',
     instanceRoutes({
       authApi: { enabled: true },
-      dynamicRegistration: dynamicRegistrationSettings({}),
       features: everyFeature(),
     } as ResolvedOptions),
   );

@@ -41,11 +41,9 @@ export function authorizationServerMetadata(
     Partial<
       Pick<
         Context,
-        | 'dynamicRegistration'
         | 'clientMetadataDocuments'
         | 'tokenExchange'
         | 'trustedIssuers'
-        | 'pushedRequests'
         | 'dpop'
         | 'securityProfile'
         | 'confidentialClientsOnly'
@@ -74,7 +72,9 @@ export function authorizationServerMetadata(
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: features.grantTypes,
-    // The features' own members: RFC 8628 §4 `device_authorization_endpoint`, …
+    // The features' own members: RFC 8628 §4 `device_authorization_endpoint`, RFC 9126 §5
+    // `pushed_authorization_request_endpoint`, RFC 8414 §2 `registration_endpoint` (when dynamic
+    // registration is on), …
     ...features.members(at),
     token_endpoint_auth_methods_supported: clientAuth,
     token_endpoint_auth_signing_alg_values_supported: assertionSigningAlgorithms(),
@@ -84,12 +84,8 @@ export function authorizationServerMetadata(
     introspection_endpoint_auth_signing_alg_values_supported: assertionSigningAlgorithms(),
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
-    // RFC 9126 §5.
-    pushed_authorization_request_endpoint: at(ENDPOINTS.pushedAuthorizationRequest),
-    require_pushed_authorization_requests: ctx.pushedRequests?.required ?? false,
     // RFC 9449 §5.1: asymmetric algorithms only, never "none" or HS*.
     dpop_signing_alg_values_supported: [...(ctx.dpop?.algorithms ?? DEFAULT_DPOP_ALGORITHMS)],
-    ...(ctx.dynamicRegistration ? { registration_endpoint: at(ENDPOINTS.registration) } : {}),
     // draft-ietf-oauth-client-id-metadata-document §6
     ...(ctx.clientMetadataDocuments ? { client_id_metadata_document_supported: true } : {}),
     // draft-ietf-oauth-identity-chaining, as draft-ietf-oauth-identity-assertion-authz-grant §7 says:

@@ -4,8 +4,6 @@ import { authorizationRoutes } from './authorize/routes.js';
 import { introspectEndpoint } from './introspect.js';
 import { jwksEndpoint } from './jwks.js';
 import { ENDPOINTS, metadataRoute } from './metadata.js';
-import { pushedAuthorizationEndpoint } from './par/par-endpoint.js';
-import { registrationRoutes } from './registration/routes.js';
 import { revokeEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token-endpoint.js';
 import { userinfoEndpoint } from './userinfo.js';
@@ -14,17 +12,11 @@ import { userinfoEndpoint } from './userinfo.js';
 export function oauth2Routes(options: ResolvedOptions): Route[] {
   return [
     { path: ENDPOINTS.token, methods: { POST: tokenEndpoint(options.features.grants) }, cors: true },
-    {
-      path: ENDPOINTS.pushedAuthorizationRequest,
-      methods: { POST: pushedAuthorizationEndpoint },
-      cors: true,
-    },
     { path: ENDPOINTS.revocation, methods: { POST: revokeEndpoint }, cors: true },
     { path: ENDPOINTS.introspection, methods: { POST: introspectEndpoint } },
     { path: ENDPOINTS.userinfo, methods: { GET: userinfoEndpoint, POST: userinfoEndpoint }, cors: true },
     { path: ENDPOINTS.jwks, methods: { GET: jwksEndpoint } },
     metadataRoute(options.features.discovery),
     ...authorizationRoutes(),
-    ...registrationRoutes(options.dynamicRegistration),
   ];
 }

@@ -31,7 +31,7 @@ export function idTokenSigningAlgorithms(ctx: Pick<Context, 'keys'>): SigningAlg
  */
 export function openIdProviderMetadata(
   ctx: Pick<Context, 'issuer' | 'scopes' | 'keys' | 'resources'> &
-    Partial<Pick<Context, 'pushedRequests' | 'dpop' | 'securityProfile'>>,
+    Partial<Pick<Context, 'dpop' | 'securityProfile'>>,
   features: FeatureDiscovery,
 ): Record<string, unknown> {
   const oauth = authorizationServerMetadata(ctx, features);

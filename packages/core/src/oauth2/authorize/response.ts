@@ -154,7 +154,7 @@ export async function authorizationStep(
  * switch, or the client's `requirePushedAuthorizationRequests`).
  */
 function mustPush(ctx: Context, client: AuthorizationTarget['client']): boolean {
-  return ctx.pushedRequests.required || client.requirePushedAuthorizationRequests === true;
+  return ctx.requirePushedRequests || client.requirePushedAuthorizationRequests === true;
 }
 
 /** An authorization request that cannot be redirected: an HTML error page, status 400. */

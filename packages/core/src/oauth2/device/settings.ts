@@ -1,5 +1,5 @@
+import { whole } from '../../option-values.js';
 import type { DeviceAuthorizationOptions } from '../../options.js';
-import { whole } from '../registration/settings.js';
 
 /** The device authorization grant as the instance runs it (`deviceAuthorization`, validated, defaults filled in). */
 export interface DeviceAuthorizationSettings {

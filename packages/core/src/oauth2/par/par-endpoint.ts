@@ -5,11 +5,13 @@ import { chargeClientNetwork, clientWritePartition } from '../../http/address-ra
 import { readForm } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { noStoreJson } from '../../http/responses.js';
+import type { Handler } from '../../http/router.js';
 import { resolveAuthorizationTarget, validateAuthorizationRequest } from '../authorize/request.js';
 import { authenticateClient } from '../client-auth/authenticate-client.js';
 import { CLIENT_AUTH_METHODS } from '../client-auth/methods.js';
 import { checkProfileClientAuth } from '../fapi/profile.js';
 import { savePushedRequest } from './pushed-requests.js';
+import type { PushedRequestSettings } from './settings.js';
 
 /**
  * `POST {base}/oauth2/v1/par`, the pushed authorization request endpoint (RFC 9126 §2): the client
@@ -21,7 +23,15 @@ import { savePushedRequest } from './pushed-requests.js';
  * redirect (§2.3). A valid request is stored (bounded, see `pushed-requests.ts`) and answered 201
  * with its `request_uri` and `expires_in` (§2.2).
  */
-export async function pushedAuthorizationEndpoint(request: Request, ctx: Context): Promise<Answer> {
+export function pushedAuthorizationEndpoint(settings: PushedRequestSettings): Handler {
+  return (request, ctx) => pushAuthorizationRequest(request, ctx, settings);
+}
+
+async function pushAuthorizationRequest(
+  request: Request,
+  ctx: Context,
+  settings: PushedRequestSettings,
+): Promise<Answer> {
   const params = await readForm(request, ctx.maxBodyBytes);
   const authenticated = await authenticateClient(ctx, request, params);
   // The stored request is charged to whoever pays for it (docs/security.md, "Stored state"): a
@@ -32,7 +42,7 @@ export async function pushedAuthorizationEndpoint(request: Request, ctx: Context
     : (
         await chargeClientNetwork(ctx, request, {
           name: 'par',
-          max: ctx.pushedRequests.maxPublicPushesPerAddress,
+          max: settings.maxPublicPushesPerAddress,
           windowSeconds: 60,
           description: 'Too many pushed authorization requests from this address; try again later.',
         })
@@ -60,9 +70,6 @@ export async function pushedAuthorizationEndpoint(request: Request, ctx: Context
   }
   const target = await resolveAuthorizationTarget(ctx, withClient);
   const auth = validateAuthorizationRequest(ctx, target, withClient);
-  const requestUri = await savePushedRequest(ctx, client.id, auth.parameters, write);
-  return noStoreJson(
-    { request_uri: requestUri, expires_in: ctx.pushedRequests.requestUriTtl },
-    { status: 201 },
-  );
+  const requestUri = await savePushedRequest(ctx, settings.requestUriTtl, client.id, auth.parameters, write);
+  return noStoreJson({ request_uri: requestUri, expires_in: settings.requestUriTtl }, { status: 201 });
 }

@@ -38,8 +38,8 @@ export const MAX_PUSHED_REQUEST_CHARS = 8192;
 /** Longest reference accepted at the authorization endpoint (a longer one is never ours). */
 const MAX_REFERENCE_CHARS = 128;
 
-/** What keeping pushed requests and flights reads: their store, clock, randomness and lifetime. */
-type PushedRequestStore = Pick<Context, 'storage' | 'now' | 'randomBytes' | 'pushedRequests'>;
+/** What keeping pushed requests and flights reads: their store, clock and randomness. */
+type PushedRequestStore = Pick<Context, 'storage' | 'now' | 'randomBytes'>;
 
 /** A pushed request as stored: its client and its validated parameters. */
 interface StoredRequest {
@@ -60,9 +60,10 @@ export interface PushedRequest {
   readonly stored: string;
 }
 
-/** Stores a validated pushed request of `clientId`; returns its `request_uri`. */
+/** Stores a validated pushed request of `clientId` for `requestUriTtl` seconds; returns its `request_uri`. */
 export async function savePushedRequest(
   ctx: PushedRequestStore,
+  requestUriTtl: number,
   clientId: string,
   parameters: Readonly<Record<string, string>>,
   write: KeyValueWriteOptions,
@@ -74,7 +75,7 @@ export async function savePushedRequest(
     );
   const reference = randomSecret(ctx.randomBytes);
   const now = ctx.now();
-  const expiresAt = now + ctx.pushedRequests.requestUriTtl * 1000;
+  const expiresAt = now + requestUriTtl * 1000;
   await ctx.storage.kv.add(`par:${await hashSecret(reference)}`, value, expiresAt, now, write);
   return REQUEST_URI_PREFIX + reference;
 }

@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../../errors.js';
 import { defaultTransport } from '../../http/default-transport.js';
 import type { OutboundFetch } from '../../http/guarded-fetch.js';
+import { whole } from '../../option-values.js';
 import type { ClientMetadataDocumentOptions, DynamicRegistrationOptions } from '../../options.js';
 
 /** Dynamic registration as the instance runs it (`dynamicRegistration`, validated, defaults filled in). */
@@ -83,23 +84,6 @@ export function fetchBudgetSettings(option: string, given: FetchBudgetOptions): 
       1_073_741_824,
     ),
   };
-}
-
-/** `value` (or `fallback` when absent), checked to be a whole number from `min` to `max`. */
-export function whole(
-  name: string,
-  value: number | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  const n = value ?? fallback;
-  if (!Number.isInteger(n) || n < min || n > max)
-    throw new ConfigurationError(
-      `${name}: expected a whole number from ${min} to ${max}, got ${String(value)}.`,
-      { option: name },
-    );
-  return n;
 }
 
 /** Validates `dynamicRegistration`; `undefined` when registration is off. */
