@@ -5,8 +5,8 @@
  */
 import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
-import { defineOperations, type OperationsHandler } from '@gatehousejs/core';
 import { clientAddressOf } from '@gatehousejs/core/adapter';
+import { defineOperations, type OperationsHandler } from '@gatehousejs/core/protect';
 import { expect } from 'vitest';
 import { basic, mintCode, PKCE_VERIFIER, REDIRECT_URI, type TestInstance } from './fixtures';
 import { platformRequestProbe } from './platform-request-probe';

@@ -7,7 +7,6 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { type AddressInfo, Socket } from 'node:net';
-import { defineOperations } from '@gatehousejs/core';
 import { clientAddressOf } from '@gatehousejs/core/adapter';
 import {
   encodePreParsedBody,
@@ -18,6 +17,7 @@ import {
   toWebRequest,
   webRequestUrl,
 } from '@gatehousejs/core/node';
+import { defineOperations } from '@gatehousejs/core/protect';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   expectPlatformRequests,
