@@ -376,7 +376,7 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
 }
 
 /**
- * Client registration on the demo instances: RFC 7591 dynamic registration (public clients, the
+ * Development settings of the demo instances. Client registration: RFC 7591 dynamic registration (public clients, the
  * default; 20 registrations per address and hour, twice the library's default of 10, for a
  * developer trying several MCP clients that register on every connection) and client ID metadata
  * documents. `allowLoopback` is a **development setting**: it accepts
@@ -389,7 +389,14 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
 export const DEMO_REGISTRATION = {
   dynamicRegistration: { maxPerAddress: 20 },
   clientMetadataDocuments: { allowLoopback: true },
-} as const satisfies Pick<GatehouseOptions, 'dynamicRegistration' | 'clientMetadataDocuments'>;
+  // Every browser and client of a demo on one machine comes from one address (loopback): its share
+  // of pending sign-ins is 600 per ten minutes, not the library's 30 per address, so that test
+  // suites run against `pnpm start` are not told to wait (a development setting, like the above).
+  interactions: { maxPerNetwork: 600 },
+} as const satisfies Pick<
+  GatehouseOptions,
+  'dynamicRegistration' | 'clientMetadataDocuments' | 'interactions'
+>;
 
 /** Creates the demo instance with its seeded client, public client and user. */
 export async function createDemo(options: DemoOptions): Promise<Demo> {

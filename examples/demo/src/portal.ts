@@ -145,6 +145,8 @@ export async function createPortal(options: PortalOptions): Promise<Portal> {
     cors: { allowedOrigins: options.allowedOrigins ?? [] },
     interactions: {
       url: `${PORTAL.path}/login`,
+      // One machine, one loopback address for every browser: a development share (see DEMO_REGISTRATION).
+      maxPerNetwork: 600,
       // The portal's session is the source of truth: Gatehouse asks it on every authorization request.
       currentUser: (request): HostUser | null => {
         const found = sessionOf(request);
