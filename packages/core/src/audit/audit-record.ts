@@ -82,6 +82,8 @@ function outcomeOf(event: GatehouseEvent): { outcome: 'success' | 'failure'; rea
       return { outcome: 'failure', reason: event.reason };
     case 'consent.denied':
       return { outcome: 'failure', reason: 'access_denied' };
+    case 'quota.reached':
+      return { outcome: 'failure', reason: 'quota_reached' };
     case 'user.revoked':
       return event.reason === undefined
         ? { outcome: 'success' }
