@@ -32,41 +32,37 @@ export type InstanceStores = Omit<GatehouseStorage, 'clear'> & KeyValueStateStor
  */
 export interface ClientDirectory extends ClientStore {
   findClient(clientId: string, request?: Request): Promise<ClientRecord | null>;
+  /** Fetched `jwks_uri` key sets of `private_key_jwt` clients (`clientJwks` option). */
+  readonly jwks: ClientJwksCache;
+  /** Logs each refused host record (client, user) once. */
+  readonly problems: RecordProblems;
 }
 
-/**
- * Everything a handler needs, resolved and validated once by `createGatehouse`. Internal: handlers
- * receive it; hosts never build one. Lifetimes here are in seconds, like the options.
- */
-export interface Context {
-  /** `{base_url}` without a trailing slash. */
-  readonly issuer: string;
+/** Where the issuer is: what cookies, same-origin checks and endpoint URLs are derived from. */
+export interface IssuerSite {
   /** Origin of the issuer (`https://host:port`). */
-  readonly issuerOrigin: string;
+  readonly origin: string;
   /** Path of the issuer (`/demo`, or `` for an issuer at the origin root). */
   readonly basePath: string;
   /** Whether the issuer is https (cookies get `Secure`). */
   readonly secure: boolean;
+}
+
+/** The instance clock, and the leeway allowed on timestamps from elsewhere. */
+export interface InstanceClock {
+  /** Epoch milliseconds. */
+  readonly now: () => number;
+  readonly toleranceSeconds: number;
+}
+
+/** What tokens the instance issues and accepts: audiences, scopes, resources, lifetimes (seconds). */
+export interface TokenPolicy {
   /** The configured `aud` of access tokens: the host's own API, checked by the bearer scheme. */
   readonly audience: string;
   /** `[audience]`, the audience of tokens whose grant names no resources. */
   readonly audienceList: readonly string[];
   /** The resources (RFC 8707) tokens may be requested for: the `resources` option and the audience. */
   readonly resources: ReadonlySet<string>;
-  readonly keys: KeySet;
-  /** The host's clients, then the instance's registered ones, then metadata documents. */
-  readonly clients: ClientDirectory;
-  /** Fetched `jwks_uri` key sets of `private_key_jwt` clients (`clientJwks` option). */
-  readonly clientJwks: ClientJwksCache;
-  /**
-   * The host's users, each record checked as it enters (`records/checked-user-store.ts`).
-   * `verifyPassword` is there whenever a password route is served (checked at creation).
-   */
-  readonly users: UserLookup & Partial<Pick<UserStore, 'verifyPassword'>>;
-  /** Logs each refused host record (client, user) once. */
-  readonly recordProblems: RecordProblems;
-  /** Guarded stores: any failure or timeout surfaces as `StorageUnavailableError`. */
-  readonly storage: InstanceStores;
   readonly scopes: ReadonlySet<string> | undefined;
   readonly defaultScope: string;
   readonly accessTokenTtl: number;
@@ -74,14 +70,15 @@ export interface Context {
   readonly authorizationCodeTtl: number;
   readonly rotateRefreshTokens: boolean;
   readonly requirePkce: 'public' | 'all';
-  readonly authApi: { readonly enabled: boolean; readonly tokenTtl: number; readonly scope: string };
-  readonly session: {
-    readonly cookieName: string;
-    /** `Path` of the session cookie: the instance path, or the `session.cookiePath` prefix of it. */
-    readonly cookiePath: string;
-    readonly idleTimeout: number;
-    readonly absoluteTimeout: number;
-  };
+  /** The host's claims hook (`claims` option), if any. */
+  readonly claims: ClaimsHook | undefined;
+  /** Other issuers whose JWTs are accepted (`trustedIssuers`), by `iss`. */
+  readonly trustedIssuers: ReadonlyMap<string, TrustedIssuer>;
+}
+
+/** The bounds on what one request may make the instance read or compute. */
+export interface RequestLimits {
+  readonly maxBodyBytes: number;
   readonly rateLimit: {
     readonly maxFailuresPerUsername: number;
     readonly maxFailuresPerAddress: number;
@@ -90,42 +87,80 @@ export interface Context {
   };
   /** The bound on password checks in flight on this instance. */
   readonly passwordChecks: PasswordCheckGate;
+}
+
+/** The security profile the instance follows (`securityProfile`). */
+export interface SecurityProfile {
+  readonly securityProfile: 'fapi2' | undefined;
+  /**
+   * Only confidential clients (`securityProfile: 'fapi2-strict'`, FAPI 2.0 Security Profile
+   * §5.3.2.1): public clients are refused wherever a client authenticates, and registration makes
+   * none.
+   */
+  readonly confidentialClientsOnly: boolean;
+}
+
+/** How access tokens of this instance are accepted fast: verified ones cached, revocations mirrored. */
+export interface AccessTokenAcceptance {
+  /** Verified access tokens of this instance (stateless checks only: revocation is always consulted). */
+  readonly verified: VerifiedTokenCache;
+  /** The pushed-revocations mirror the bearer check consults first (`pushedRevocations`), if on. */
+  readonly revocationMirror: RevocationMirror | undefined;
+}
+
+/**
+ * Everything a handler needs, resolved and validated once by `createGatehouse`. Internal: handlers
+ * receive it; hosts never build one. Lifetimes here are in seconds, like the options.
+ */
+export interface Context {
+  /** `{base_url}` without a trailing slash; also the realm of `WWW-Authenticate` challenges. */
+  readonly issuer: string;
+  readonly site: IssuerSite;
+  readonly clock: InstanceClock;
+  readonly randomBytes: RandomBytes;
+  /** Emits an event (to `onEvent` and the audit sinks) with the time and instance added. */
+  readonly emit: (event: GatehouseEvent) => void;
+  readonly logger: Logger;
+  /** Guarded stores: any failure or timeout surfaces as `StorageUnavailableError`. */
+  readonly storage: InstanceStores;
+  /** The host's clients, then the instance's registered ones, then metadata documents. */
+  readonly clients: ClientDirectory;
+  /**
+   * The host's users, each record checked as it enters (`records/checked-user-store.ts`).
+   * `verifyPassword` is there whenever a password route is served (checked at creation).
+   */
+  readonly users: UserLookup & Partial<Pick<UserStore, 'verifyPassword'>>;
+  readonly keys: KeySet;
+  readonly tokens: TokenPolicy;
+  readonly accessTokens: AccessTokenAcceptance;
+  readonly limits: RequestLimits;
+  readonly profile: SecurityProfile;
+  readonly authApi: { readonly enabled: boolean; readonly tokenTtl: number; readonly scope: string };
+  readonly session: {
+    readonly cookieName: string;
+    /** `Path` of the session cookie: the instance path, or the `session.cookiePath` prefix of it. */
+    readonly cookiePath: string;
+    readonly idleTimeout: number;
+    readonly absoluteTimeout: number;
+  };
   readonly cors: Required<CorsOptions>;
-  /** The host's claims hook (`claims` option), if any. */
-  readonly claims: ClaimsHook | undefined;
   /** Sign-in and consent handed to the host (`interactions` options, resolved). */
   readonly interactions: InteractionSettings;
   /** The pages: renderers, wording and scope descriptions (`ui` options, resolved). */
   readonly ui: ResolvedUi;
-  readonly maxBodyBytes: number;
-  readonly clockToleranceSeconds: number;
-  /** Epoch milliseconds. */
-  readonly now: () => number;
-  readonly randomBytes: RandomBytes;
-  /** Emits an event (to `onEvent` and the audit sinks) with the time and instance added. */
-  readonly emit: (event: GatehouseEvent) => void;
   /**
    * The `emit` of one request, which adds its client address: `dispatch` puts it in the request's
    * context. `undefined` when nothing listens (no `onEvent`, no `audit`), so requests bind nothing.
    */
   readonly emitFor: ((request: Request) => (event: GatehouseEvent) => void) | undefined;
-  readonly logger: Logger;
   /** OpenTelemetry of the instance (`telemetry` option), unless it is off. */
   readonly telemetry: InstanceTelemetry | undefined;
-  /** The realm of `WWW-Authenticate` challenges: the issuer. */
-  readonly realm: string;
-  /** Verified access tokens of this instance (stateless checks only: revocation is always consulted). */
-  readonly verifiedTokens: VerifiedTokenCache;
   /** Client ID metadata documents, when `clientMetadataDocuments` is on. */
   readonly clientMetadataDocuments: MetadataDocumentSettings | undefined;
   /** Stored, rotated signing keys (`keyRotation`), when on. */
   readonly keyRotation: KeyRotationSettings | undefined;
   /** Token exchange (RFC 8693), when `tokenExchange` is on. */
   readonly tokenExchange: TokenExchangeSettings | undefined;
-  /** Other issuers whose JWTs are accepted (`trustedIssuers`), by `iss`. */
-  readonly trustedIssuers: ReadonlyMap<string, TrustedIssuer>;
-  /** The pushed-revocations mirror the bearer check consults first (`pushedRevocations`), if on. */
-  readonly revocationMirror: RevocationMirror | undefined;
   /**
    * Every client must push its authorization requests (RFC 9126 §5 and §6,
    * `pushedAuthorizationRequests.required`). Here rather than in the pushed authorization request
@@ -135,14 +170,6 @@ export interface Context {
   readonly requirePushedRequests: boolean;
   /** RFC 9449 DPoP (`dpop`). */
   readonly dpop: DpopSettings;
-  /** The security profile the instance follows (`securityProfile`). */
-  readonly securityProfile: 'fapi2' | undefined;
-  /**
-   * Only confidential clients (`securityProfile: 'fapi2-strict'`, FAPI 2.0 Security Profile
-   * §5.3.2.1): public clients are refused wherever a client authenticates, and registration makes
-   * none.
-   */
-  readonly confidentialClientsOnly: boolean;
   /** The host's consent memory policy (`consent.remember`), if any. */
   readonly rememberConsent: ConsentOptions['remember'];
 }
@@ -153,64 +180,40 @@ export interface Context {
  * hand it just that). Any `Context` is each of them.
  */
 
-/** The instance clock, and the leeway allowed on timestamps from elsewhere. */
-export type Clock = Pick<Context, 'now' | 'clockToleranceSeconds'>;
+/** The instance clock (a capability: what takes the clock and nothing else of the context). */
+export type Clock = Pick<Context, 'clock'>;
 
 /** The host's claims hook, and the logger its failures go to (`tokens/host-claims.ts`). */
-export type ClaimsSource = Pick<Context, 'claims' | 'logger'>;
+export type ClaimsSource = Pick<Context, 'tokens' | 'logger'>;
 
 /** Signs the instance's tokens: keys, issuer, clock, randomness, and the host's claims. */
 export type TokenSigning = ClaimsSource &
-  Pick<Context, 'issuer' | 'keys' | 'now' | 'randomBytes' | 'audienceList'>;
+  Pick<Context, 'issuer' | 'keys' | 'clock' | 'randomBytes' | 'tokens'>;
 
 /** Verifies the signature, issuer and times of the instance's own access tokens (with their cache). */
-export type TokenVerifying = Clock & Pick<Context, 'issuer' | 'keys' | 'verifiedTokens'>;
+export type TokenVerifying = Clock & Pick<Context, 'issuer' | 'keys' | 'accessTokens'>;
 
 /** Whether a token, its grant or its user was revoked: the mirror, else the grants store. */
-export type RevocationCheck = Pick<Context, 'now' | 'revocationMirror' | 'storage'>;
+export type RevocationCheck = Pick<Context, 'clock' | 'accessTokens' | 'storage'>;
 
 /** Accepts an access token on an API: verification, audience (default: the instance's own), revocation. */
-export type AccessTokenCheck = TokenVerifying & RevocationCheck & Pick<Context, 'audience'>;
+export type AccessTokenCheck = TokenVerifying & RevocationCheck & Pick<Context, 'tokens'>;
 
 /** Authenticates the client of a back-channel request (`oauth2/client-auth/`). */
 export type ClientAuthentication = Clock &
-  Pick<
-    Context,
-    | 'clients'
-    | 'clientJwks'
-    | 'realm'
-    | 'emit'
-    | 'issuer'
-    | 'basePath'
-    | 'securityProfile'
-    | 'storage'
-    | 'recordProblems'
-    | 'rateLimit'
-  >;
+  Pick<Context, 'clients' | 'emit' | 'issuer' | 'site' | 'profile' | 'storage' | 'limits'>;
 
 /** A back-channel request (RFC 6749 §3.2 style): a bounded form body, from a client authenticating. */
-export type ClientRequest = ClientAuthentication & Pick<Context, 'maxBodyBytes'>;
+export type ClientRequest = ClientAuthentication & Pick<Context, 'limits'>;
 
 /** Checks a user's password under the brute-force limits and the bound on checks in flight (`passwords/`). */
-export type PasswordChecking = Pick<Context, 'users' | 'passwordChecks' | 'storage' | 'rateLimit' | 'now'>;
+export type PasswordChecking = Pick<Context, 'users' | 'limits' | 'storage' | 'clock'>;
 
 /** Verifies a JWT of another issuer the instance trusts (`trustedIssuers`): its keys, fetched or inline. */
-export type TrustedJwtVerifying = Clock & Pick<Context, 'trustedIssuers' | 'clientJwks'>;
+export type TrustedJwtVerifying = Clock & Pick<Context, 'tokens' | 'clients'>;
 
 /**
  * Issues a grant's tokens: what may be granted (scopes, resources), signing, lifetimes, the grants
  * store, users (for ID tokens), events.
  */
-export type TokenIssuing = TokenSigning &
-  Pick<
-    Context,
-    | 'scopes'
-    | 'defaultScope'
-    | 'resources'
-    | 'storage'
-    | 'emit'
-    | 'users'
-    | 'accessTokenTtl'
-    | 'refreshTokenTtl'
-    | 'rotateRefreshTokens'
-  >;
+export type TokenIssuing = TokenSigning & Pick<Context, 'tokens' | 'storage' | 'emit' | 'users'>;

@@ -188,10 +188,10 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
       issuer: resolved.issuer,
       algorithm,
       fixed,
-      now: resolved.now,
+      now: resolved.clock.now,
       emit: resolved.emit,
       logger: resolved.logger,
-      verifiedTokens: resolved.verifiedTokens,
+      verifiedTokens: resolved.accessTokens.verified,
     });
     await stored.start();
     keyring = stored;
@@ -205,11 +205,11 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
       readyContext = ctx;
     })
     .catch(() => {});
-  const router = new Router(resolved.basePath, instanceRoutes(resolved));
+  const router = new Router(resolved.site.basePath, instanceRoutes(resolved));
   const deployment = new DeploymentWarnings(
     resolved.issuer,
-    resolved.issuerOrigin,
-    resolved.basePath,
+    resolved.site.origin,
+    resolved.site.basePath,
     resolved.logger,
     (prefix) => router.reaches(prefix),
   );
@@ -288,7 +288,7 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
   let lastHandled: { readonly href: string; readonly handled: boolean } | undefined;
   const instance: Gatehouse = {
     issuer: resolved.issuer,
-    basePath: resolved.basePath,
+    basePath: resolved.site.basePath,
     // Methods never use `this`: hosts pass them around unbound (`export const GET = g.fetch`).
     async fetch(request) {
       return toResponse(await answer(request));

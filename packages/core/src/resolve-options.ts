@@ -266,9 +266,9 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   // an anonymous request names is written to the storage engine. One bounded table per kind.
   const fetchCaller = (bucket: string, budget: FetchBudgetSettings, what: string) => {
     const counters = {
-      rateLimit: { clientAddress },
+      limits: { rateLimit: { clientAddress } },
       storage: { rateLimits: kvRateLimitStore(memoryKeyValueStore({ maxEntries: FETCH_COUNTERS })) },
-      now,
+      clock: { now },
     };
     const limit = {
       name: bucket,
@@ -300,43 +300,80 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   }
   const base: Omit<Context, 'keys'> = {
     issuer,
-    issuerOrigin: url.origin,
-    basePath,
-    secure: url.protocol === 'https:',
-    audience,
-    audienceList: Object.freeze([audience]),
-    resources: new Set([audience, ...(options.resources ?? [])]),
-    // Host stores too: a failing or hanging user/client lookup is a 503, never a 500 or a stuck request.
-    clients: clientDirectory(hostStore(options.clients, 'clients'), storage.clients, now, recordProblems, {
-      ...(registrationFound ? { found: registrationFound } : {}),
-      ...(metadataDocuments && documentCaller
-        ? {
-            documents: {
-              claims: looksLikeClientIdUrl,
-              resolve: (clientId: string, request?: Request) =>
-                metadataDocuments.resolve(clientId, request && documentCaller(request)),
-            },
-          }
-        : {}),
-    }),
-    clientJwks: new ClientJwksCache(jwksPolicy, fetchCaller('jwks', jwksPolicy, 'client key sets were')),
-    users: checkedUserStore(hostStore(options.users, 'users'), recordProblems),
-    recordProblems,
+    site: { origin: url.origin, basePath, secure: url.protocol === 'https:' },
+    clock: { now, toleranceSeconds: options.clockToleranceSeconds ?? 5 },
+    randomBytes: options.randomBytes ?? webRandomBytes,
+    emit,
+    logger,
     storage,
-    scopes,
-    defaultScope,
-    accessTokenTtl,
-    refreshTokenTtl: lifetime('refreshTokenTtl', options.refreshTokenTtl, 30 * 86_400),
-    // FAPI 2.0 §5.3.2.1: codes live at most 60 seconds.
-    authorizationCodeTtl: lifetime(
-      'authorizationCodeTtl',
-      options.authorizationCodeTtl,
-      60,
-      fapi2 ? 60 : 600,
+    // Host stores too: a failing or hanging user/client lookup is a 503, never a 500 or a stuck request.
+    clients: clientDirectory(
+      hostStore(options.clients, 'clients'),
+      storage.clients,
+      now,
+      recordProblems,
+      new ClientJwksCache(jwksPolicy, fetchCaller('jwks', jwksPolicy, 'client key sets were')),
+      {
+        ...(registrationFound ? { found: registrationFound } : {}),
+        ...(metadataDocuments && documentCaller
+          ? {
+              documents: {
+                claims: looksLikeClientIdUrl,
+                resolve: (clientId: string, request?: Request) =>
+                  metadataDocuments.resolve(clientId, request && documentCaller(request)),
+              },
+            }
+          : {}),
+      },
     ),
-    // FAPI 2.0 §5.3.2.1: no refresh token rotation (the tokens are sender-constrained instead).
-    rotateRefreshTokens: options.rotateRefreshTokens ?? !fapi2,
-    requirePkce,
+    users: checkedUserStore(hostStore(options.users, 'users'), recordProblems),
+    tokens: {
+      audience,
+      audienceList: Object.freeze([audience]),
+      resources: new Set([audience, ...(options.resources ?? [])]),
+      scopes,
+      defaultScope,
+      accessTokenTtl,
+      refreshTokenTtl: lifetime('refreshTokenTtl', options.refreshTokenTtl, 30 * 86_400),
+      // FAPI 2.0 §5.3.2.1: codes live at most 60 seconds.
+      authorizationCodeTtl: lifetime(
+        'authorizationCodeTtl',
+        options.authorizationCodeTtl,
+        60,
+        fapi2 ? 60 : 600,
+      ),
+      // FAPI 2.0 §5.3.2.1: no refresh token rotation (the tokens are sender-constrained instead).
+      rotateRefreshTokens: options.rotateRefreshTokens ?? !fapi2,
+      requirePkce,
+      claims: claimsHook(options.claims),
+      trustedIssuers: resolveTrustedIssuers(options.trustedIssuers, issuer),
+    },
+    accessTokens: {
+      verified: shared.verifiedTokens ?? new VerifiedTokenCache(),
+      revocationMirror,
+    },
+    limits: {
+      maxBodyBytes: count('maxBodyBytes', options.maxBodyBytes, 65_536),
+      rateLimit: {
+        maxFailuresPerUsername: count(
+          'rateLimit.maxFailuresPerUsername',
+          options.rateLimit?.maxFailuresPerUsername,
+          5,
+        ),
+        maxFailuresPerAddress: count(
+          'rateLimit.maxFailuresPerAddress',
+          options.rateLimit?.maxFailuresPerAddress,
+          50,
+        ),
+        windowSeconds: lifetime('rateLimit.windowSeconds', options.rateLimit?.windowSeconds, 900),
+        clientAddress,
+      },
+      passwordChecks: new PasswordCheckGate(
+        count('passwordChecks.maxConcurrent', options.passwordChecks?.maxConcurrent, 4),
+        count('passwordChecks.maxQueued', options.passwordChecks?.maxQueued, 32, 0),
+      ),
+    },
+    profile: { securityProfile: fapi2 ? 'fapi2' : undefined, confidentialClientsOnly: onlyConfidential },
     authApi: {
       // The Auth API is a password grant in another shape, which FAPI 2.0 rules out.
       enabled: authApiEnabled,
@@ -349,50 +386,19 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
       idleTimeout: lifetime('session.idleTimeout', options.session?.idleTimeout, 1800),
       absoluteTimeout: lifetime('session.absoluteTimeout', options.session?.absoluteTimeout, 43_200),
     },
-    rateLimit: {
-      maxFailuresPerUsername: count(
-        'rateLimit.maxFailuresPerUsername',
-        options.rateLimit?.maxFailuresPerUsername,
-        5,
-      ),
-      maxFailuresPerAddress: count(
-        'rateLimit.maxFailuresPerAddress',
-        options.rateLimit?.maxFailuresPerAddress,
-        50,
-      ),
-      windowSeconds: lifetime('rateLimit.windowSeconds', options.rateLimit?.windowSeconds, 900),
-      clientAddress,
-    },
-    passwordChecks: new PasswordCheckGate(
-      count('passwordChecks.maxConcurrent', options.passwordChecks?.maxConcurrent, 4),
-      count('passwordChecks.maxQueued', options.passwordChecks?.maxQueued, 32, 0),
-    ),
     cors: {
       allowedOrigins: options.cors?.allowedOrigins ?? [],
       maxAgeSeconds: lifetime('cors.maxAgeSeconds', options.cors?.maxAgeSeconds, 600, 86_400),
     },
     ui: resolveUi(options.ui, issuer),
     interactions: resolveInteractions(options.interactions, url, basePath, cookieName),
-    claims: claimsHook(options.claims),
-    maxBodyBytes: count('maxBodyBytes', options.maxBodyBytes, 65_536),
-    clockToleranceSeconds: options.clockToleranceSeconds ?? 5,
-    now: options.now ?? Date.now,
-    randomBytes: options.randomBytes ?? webRandomBytes,
-    emit,
     emitFor,
-    logger,
     telemetry,
-    realm: issuer,
-    verifiedTokens: shared.verifiedTokens ?? new VerifiedTokenCache(),
     clientMetadataDocuments,
     tokenExchange,
     keyRotation,
-    trustedIssuers: resolveTrustedIssuers(options.trustedIssuers, issuer),
-    revocationMirror,
     requirePushedRequests: pushRequirement(options.pushedAuthorizationRequests, fapi2),
     dpop: dpopSettings(options.dpop, options.randomBytes ?? webRandomBytes, fapi2),
-    securityProfile: fapi2 ? 'fapi2' : undefined,
-    confidentialClientsOnly: onlyConfidential,
     rememberConsent: consentPolicy(options.consent),
   };
   return { ...base, features: assembleFeatures(FEATURES, options, base) };
@@ -406,7 +412,7 @@ export function everyFeature(): AssembledFeatures {
   return assembleFeatures(
     FEATURES,
     { dynamicRegistration: {} } as GatehouseOptions,
-    { trustedIssuers: new Map() } as unknown as Omit<Context, 'keys'>,
+    { tokens: { trustedIssuers: new Map() } } as unknown as Omit<Context, 'keys'>,
   );
 }
 

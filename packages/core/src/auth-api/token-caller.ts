@@ -26,7 +26,7 @@ export async function readTokenCaller(request: Request, ctx: ClientRequest): Pro
   if (bearer !== null) {
     await requireEmptyBody(
       request,
-      ctx.maxBodyBytes,
+      ctx.limits.maxBodyBytes,
       'A bearer caller acts on its own token and sends no body; clients name a token with HTTP Basic credentials.',
     );
     return { kind: 'bearer', token: bearer };
@@ -36,12 +36,12 @@ export async function readTokenCaller(request: Request, ctx: ClientRequest): Pro
       'invalid_request',
       'Present the token as Authorization: Bearer, or authenticate a confidential client with HTTP Basic and send the token in the "token" form field.',
       {
-        challenge: `Bearer realm=${quoteAuthParam(ctx.realm)}, ${basicChallenge(ctx.realm)}`,
+        challenge: `Bearer realm=${quoteAuthParam(ctx.issuer)}, ${basicChallenge(ctx.issuer)}`,
         unauthenticated: true,
       },
     );
   }
-  const params = await readForm(request, ctx.maxBodyBytes);
+  const params = await readForm(request, ctx.limits.maxBodyBytes);
   const { client } = await authenticateClient(ctx, request, params);
   const token = params.require('token');
   params.get('token_type_hint'); // allowed (RFC 7662 §2.1), but only once; there is one token type here

@@ -29,11 +29,11 @@ import { badCredentials, readUserCredentials } from './user-credentials.js';
  */
 export async function authApiTokenEndpoint(
   request: Request,
-  ctx: PasswordChecking & TokenSigning & Pick<Context, 'maxBodyBytes' | 'realm' | 'emit' | 'authApi'>,
+  ctx: PasswordChecking & TokenSigning & Pick<Context, 'limits' | 'issuer' | 'emit' | 'authApi'>,
 ): Promise<Answer> {
   await requireEmptyBody(
     request,
-    ctx.maxBodyBytes,
+    ctx.limits.maxBodyBytes,
     'This endpoint takes no body: send the username and password with HTTP Basic authentication.',
   );
   const { username, password } = readUserCredentials(request, ctx);
@@ -46,7 +46,7 @@ export async function authApiTokenEndpoint(
   }
   if (attempt.outcome === 'failed') {
     ctx.emit({ type: 'login.failed', username: shownUsername(username), via: 'auth-api' });
-    throw badCredentials(ctx.realm);
+    throw badCredentials(ctx.issuer);
   }
   const { user } = attempt;
   const subject = userSubject(user.id);

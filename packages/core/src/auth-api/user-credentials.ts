@@ -20,21 +20,21 @@ export function badCredentials(realm: string): ProtocolError {
  * credentials not form-urlencoded). A missing header, another scheme, a malformed header or an empty
  * username is 401 `invalid_request` with a Basic challenge and a description saying what is wrong.
  */
-export function readUserCredentials(request: Request, ctx: Pick<Context, 'realm'>): BasicCredentials {
+export function readUserCredentials(request: Request, ctx: Pick<Context, 'issuer'>): BasicCredentials {
   let credentials: BasicCredentials | null;
   try {
     credentials = parseBasicAuth(request.headers.get('authorization'));
   } catch (error) {
-    if (error instanceof ProtocolError) throw unauthenticated(ctx.realm, error.description);
+    if (error instanceof ProtocolError) throw unauthenticated(ctx.issuer, error.description);
     throw error;
   }
   if (credentials === null) {
     throw unauthenticated(
-      ctx.realm,
+      ctx.issuer,
       'Send the username and password with HTTP Basic authentication: Authorization: Basic base64(username:password).',
     );
   }
-  if (credentials.username === '') throw unauthenticated(ctx.realm, 'The username is empty.');
+  if (credentials.username === '') throw unauthenticated(ctx.issuer, 'The username is empty.');
   return credentials;
 }
 

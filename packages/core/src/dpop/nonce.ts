@@ -33,17 +33,17 @@ async function nonceOf(settings: DpopSettings, window: number): Promise<string> 
   return `${window.toString(36)}.${base64url(new Uint8Array(mac)).slice(0, 32)}`;
 }
 
-function windowOf(ctx: Pick<Context, 'now' | 'dpop'>): number {
-  return Math.floor(toEpochSeconds(ctx.now()) / ctx.dpop.nonceLifetime);
+function windowOf(ctx: Pick<Context, 'clock' | 'dpop'>): number {
+  return Math.floor(toEpochSeconds(ctx.clock.now()) / ctx.dpop.nonceLifetime);
 }
 
 /** The nonce of the current window, for `DPoP-Nonce`. */
-export function currentNonce(ctx: Pick<Context, 'now' | 'dpop'>): Promise<string> {
+export function currentNonce(ctx: Pick<Context, 'clock' | 'dpop'>): Promise<string> {
   return nonceOf(ctx.dpop, windowOf(ctx));
 }
 
 /** Whether `nonce` is one this instance issued in the current or the previous window. */
-export async function isCurrentNonce(ctx: Pick<Context, 'now' | 'dpop'>, nonce: string): Promise<boolean> {
+export async function isCurrentNonce(ctx: Pick<Context, 'clock' | 'dpop'>, nonce: string): Promise<boolean> {
   if (nonce.length > 64) return false;
   const window = windowOf(ctx);
   for (const candidate of [window, window - 1]) {

@@ -13,7 +13,7 @@ import { isCurrentNonce } from './nonce.js';
 import type { DpopAlgorithm } from './settings.js';
 
 /** What the proof check needs of an instance (or of a `resourceServer()`). */
-export type ProofContext = Pick<Context, 'now' | 'clockToleranceSeconds' | 'dpop'> & {
+export type ProofContext = Pick<Context, 'clock' | 'dpop'> & {
   readonly storage: Pick<Context['storage'], 'replay'>;
 };
 
@@ -181,7 +181,7 @@ export async function checkDpopProof(
     return refusal(
       "The DPoP proof htu must be the request URI at this server's public origin (without query and fragment).",
     );
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const window = ctx.dpop.proofLifetime;
   if (typeof payload.iat !== 'number' || !Number.isFinite(payload.iat))
     return refusal('The DPoP proof has no iat.');
@@ -201,7 +201,7 @@ export async function checkDpopProof(
       return { error: 'use_dpop_nonce', description: 'The DPoP proof must carry the current server nonce.' };
   }
   // Remembered until the proof's iat leaves the window, plus the clock tolerance.
-  const expiresAt = fromEpochSeconds(payload.iat + window) + ctx.clockToleranceSeconds * 1000 + 1000;
+  const expiresAt = fromEpochSeconds(payload.iat + window) + ctx.clock.toleranceSeconds * 1000 + 1000;
   const replayId = `dpop:${await sha256Base64url(`${imported.jkt} ${jti}`)}`;
   // Partitioned by who pays (issue 41): a flood of proofs fills only its payer's share.
   const payer = expect.payer ?? (tokenHash === undefined ? `jkt:${imported.jkt}` : `token:${tokenHash}`);

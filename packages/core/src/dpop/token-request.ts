@@ -43,7 +43,7 @@ export function tokenRequestProof(
 }
 
 /** What the token endpoint's proof check reads of the instance. */
-type TokenProofContext = ProofContext & Pick<Context, 'issuerOrigin' | 'rateLimit'>;
+type TokenProofContext = ProofContext & Pick<Context, 'site' | 'limits'>;
 
 /** The proof of a request that sent exactly one DPoP header, checked (see {@link tokenRequestProof}). */
 async function checkedProof(
@@ -53,7 +53,7 @@ async function checkedProof(
   { client, method }: AuthenticatedClient,
 ): Promise<DpopProof> {
   const outcome = await checkDpopProof(ctx, request, header, {
-    htu: requestHtus([ctx.issuerOrigin], request),
+    htu: requestHtus([ctx.site.origin], request),
     requireNonce: ctx.dpop.requireNonce !== 'off',
     // Its proof ids are charged to the client, or to its caller's network when the client proves
     // nothing or anyone could have registered it (docs/security.md, "Stored state").
@@ -70,7 +70,7 @@ async function checkedProof(
 
 /** The 400 answer of a refused proof at the token endpoint (§5, §8). */
 async function tokenEndpointRefusal(
-  ctx: Pick<Context, 'now' | 'dpop'>,
+  ctx: Pick<Context, 'clock' | 'dpop'>,
   refusal: DpopRefusal,
 ): Promise<ProtocolError> {
   return oauthError(

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Context, RequestLimits } from '../context.js';
 import { oauthError, type ProtocolError } from '../errors.js';
 import type { GatehouseEvent } from '../events.js';
 import { type Charge, fairShareBudget, type Payer } from '../storage/kv/fair-share.js';
@@ -26,11 +26,11 @@ const UNKNOWN = 'unknown';
  * digests whatever the address.
  */
 export function networkPayer(
-  ctx: { readonly rateLimit: Pick<Context['rateLimit'], 'clientAddress'> },
+  ctx: { readonly limits: { readonly rateLimit: Pick<RequestLimits['rateLimit'], 'clientAddress'> } },
   request: Request,
   perAddress: number,
 ): Promise<Payer> {
-  return addressPayer(ctx.rateLimit.clientAddress(request), perAddress);
+  return addressPayer(ctx.limits.rateLimit.clientAddress(request), perAddress);
 }
 
 /**
@@ -63,7 +63,7 @@ export async function addressPayer(
 /** Where windows are counted: the instance's rate-limit store, or any other (a bounded table). */
 export interface WindowCounters {
   readonly storage: Pick<Context['storage'], 'rateLimits'>;
-  readonly now: () => number;
+  readonly clock: Pick<Context['clock'], 'now'>;
 }
 
 /** A limit of new entries per client network. */
@@ -102,12 +102,15 @@ interface QuotaEvents {
  * bounded table of their process rather than the instance's store (`resolve-options.ts`).
  */
 export async function chargeClientNetwork(
-  ctx: WindowCounters & QuotaEvents & { readonly rateLimit: Pick<Context['rateLimit'], 'clientAddress'> },
+  ctx: WindowCounters &
+    QuotaEvents & {
+      readonly limits: { readonly rateLimit: Pick<RequestLimits['rateLimit'], 'clientAddress'> };
+    },
   request: Request,
   limit: NetworkLimit,
 ): Promise<Payer> {
   const payer = await networkPayer(ctx, request, limit.max);
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const budget = fairShareBudget(ctx.storage.rateLimits, limit.name, secondsToMs(limit.windowSeconds));
   const charge = await budget.charge(payer, now);
   refuseOver(charge, limit.description, now);
@@ -128,7 +131,7 @@ export async function clientPartition(clientId: string): Promise<string> {
  * share) is paid for by its caller's network aggregate.
  */
 export async function clientWritePartition(
-  ctx: { readonly rateLimit: Pick<Context['rateLimit'], 'clientAddress'> },
+  ctx: { readonly limits: { readonly rateLimit: Pick<RequestLimits['rateLimit'], 'clientAddress'> } },
   request: Request,
   client: ClientRecord,
   provedIdentity: boolean,

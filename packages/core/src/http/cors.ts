@@ -20,7 +20,7 @@ const ALLOWED_HEADERS = 'Authorization, Content-Type, DPoP';
 /** Response headers a cross-origin caller may read, beyond the safelisted ones. */
 const EXPOSED_HEADERS = 'WWW-Authenticate, DPoP-Nonce';
 
-type CorsContext = Pick<Context, 'issuerOrigin' | 'cors' | 'clients'>;
+type CorsContext = Pick<Context, 'site' | 'cors' | 'clients'>;
 
 /** Whether the request is a CORS preflight: `OPTIONS` with `Origin` and `Access-Control-Request-Method`. */
 export function isPreflight(request: Request): boolean {

@@ -14,9 +14,9 @@ export function requestOrigin(request: Request): string | null {
  * `no-referrer` policy, or none on a same-origin GET), `Sec-Fetch-Site: same-origin`.
  * Non-browser clients (no Origin, no Sec-Fetch-Site) are not "same origin".
  */
-export function isSameOrigin(ctx: Pick<Context, 'issuerOrigin'>, request: Request): boolean {
+export function isSameOrigin(ctx: Pick<Context, 'site'>, request: Request): boolean {
   const origin = requestOrigin(request);
-  if (origin !== null && origin !== 'null') return origin === ctx.issuerOrigin;
+  if (origin !== null && origin !== 'null') return origin === ctx.site.origin;
   return request.headers.get('sec-fetch-site') === 'same-origin';
 }
 
@@ -27,18 +27,18 @@ export function isSameOrigin(ctx: Pick<Context, 'issuerOrigin'>, request: Reques
  * an attacker could ride on.
  */
 export function isForeignBrowserRequest(
-  ctx: Pick<Context, 'issuerOrigin'>,
+  ctx: Pick<Context, 'site'>,
   request: Request,
   allowed: (origin: string) => boolean = () => false,
 ): boolean {
   const origin = requestOrigin(request);
   if (origin !== null) {
     if (origin === 'null') return request.headers.get('sec-fetch-site') !== 'same-origin';
-    if (origin !== ctx.issuerOrigin && !allowed(origin)) return true;
+    if (origin !== ctx.site.origin && !allowed(origin)) return true;
   }
   const site = request.headers.get('sec-fetch-site');
   if (site === 'cross-site' || site === 'same-site')
-    return origin === null || (origin !== ctx.issuerOrigin && !allowed(origin));
+    return origin === null || (origin !== ctx.site.origin && !allowed(origin));
   return false;
 }
 
@@ -53,10 +53,10 @@ export function isForeignBrowserRequest(
  * with `StorageUnavailableError` (the client store is guarded).
  */
 export async function isAllowedOrigin(
-  ctx: Pick<Context, 'issuerOrigin' | 'cors' | 'clients'>,
+  ctx: Pick<Context, 'site' | 'cors' | 'clients'>,
   origin: string,
 ): Promise<boolean> {
-  if (origin === ctx.issuerOrigin) return true;
+  if (origin === ctx.site.origin) return true;
   if (origin === 'null' || origin.length > 2048) return false;
   if (ctx.cors.allowedOrigins.includes(origin)) return true;
   return ctx.clients.isOriginAllowed ? ctx.clients.isOriginAllowed(origin) : false;
@@ -67,7 +67,7 @@ export async function isAllowedOrigin(
  * CORS response may echo in `Access-Control-Allow-Origin`.
  */
 export async function allowedRequestOrigin(
-  ctx: Pick<Context, 'issuerOrigin' | 'cors' | 'clients'>,
+  ctx: Pick<Context, 'site' | 'cors' | 'clients'>,
   request: Request,
 ): Promise<string | null> {
   const origin = requestOrigin(request);

@@ -31,7 +31,7 @@ export async function browserBinding(
   const setCookie = serialize(ctx.interactions.cookieName, secret, {
     httpOnly: true,
     sameSite: 'lax',
-    secure: ctx.secure,
+    secure: ctx.site.secure,
     path: ctx.interactions.cookiePath,
   });
   return { hash: await hashSecret(secret), setCookie };

@@ -98,7 +98,7 @@ function stepForm(
     if (isForeignBrowserRequest(ctx, request))
       return errorPage(ctx, crossSiteRefused(ctx, request), undefined, request);
     try {
-      const params = await readForm(request, ctx.maxBodyBytes);
+      const params = await readForm(request, ctx.limits.maxBodyBytes);
       const pending = await pendingAt(ctx, request, params.get('interaction') ?? '', step);
       return await handle(ctx, request, pending, params);
     } catch (error) {
@@ -124,7 +124,7 @@ function renderLogin(ctx: Context, request: Request, pending: Pending, options: 
     ctx,
     request,
     {
-      action: ctx.basePath + PAGE_PATHS.login,
+      action: ctx.site.basePath + PAGE_PATHS.login,
       hiddenFields: { interaction: reference },
       ...(pending.client === undefined ? {} : clientDisplay(pending.client)),
       // OpenID Connect Core §3.1.2.1: login_hint prefills the username.
@@ -168,7 +168,7 @@ export const builtInConsentPage: Handler = stepPage('consent', async (ctx, reque
     ctx,
     request,
     {
-      action: ctx.basePath + PAGE_PATHS.consent,
+      action: ctx.site.basePath + PAGE_PATHS.consent,
       csrfToken: csrf.token,
       hiddenFields: { interaction: reference },
       ...clientDisplay(auth.client),

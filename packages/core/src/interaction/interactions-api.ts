@@ -102,7 +102,7 @@ export async function storedDevice(ctx: Context, record: InteractionRecord): Pro
   // Not looked up here, which would be a lookup without the guess limit: after the sign-in.
   if (record.unchecked) return {};
   const userCode = normalizeUserCode(record.params.user_code ?? '');
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const hash = userCode === undefined ? null : await findUserCode(ctx, userCode, now);
   const found = hash === null ? null : await readDeviceRecord(ctx, hash, now);
   const client = found === null ? null : await ctx.clients.findClient(found.record.clientId);
@@ -199,7 +199,7 @@ export async function finishInteraction(
   if (utf8Length(finished) > MAX_RECORD_BYTES)
     refuse(ctx, new InteractionError('interaction_invalid_result', 'The result is too large.'));
   // Compare-and-set: of two concurrent finishes of one interaction, one wins.
-  if (!(await ctx.storage.kv.swap(key, stored, finished, record.expiresAt, ctx.now())))
+  if (!(await ctx.storage.kv.swap(key, stored, finished, record.expiresAt, ctx.clock.now())))
     refuse(ctx, new InteractionError('interaction_finished', 'This sign-in request is already complete.'));
   const location = `${ctx.issuer}${INTERACTION_PATHS.resume}?${new URLSearchParams({ interaction: reference })}`;
   return {
@@ -246,10 +246,10 @@ function checkResult(
   const invalid: (message: string) => never = (message) =>
     refuse(ctx, new InteractionError('interaction_invalid_result', message));
   if (typeof result !== 'object' || result === null) invalid('The result must be an object.');
-  const now = ctx.now();
+  const now = ctx.clock.now();
   let login: StoredResult['login'];
   if (result.login !== undefined) {
-    const checked = checkHostUser(result.login, now, ctx.clockToleranceSeconds);
+    const checked = checkHostUser(result.login, now, ctx.clock.toleranceSeconds);
     if (!checked.ok) invalid(`The sign-in result is malformed: ${checked.problem}.`);
     login = { ...checked.user, authTime: checked.user.authTime ?? now };
   }

@@ -90,7 +90,7 @@ export async function findInteraction(
 ): Promise<{ record: InteractionRecord; stored: string; key: string } | null> {
   if (!REFERENCE_SHAPE.test(reference)) return null;
   const key = await interactionKey(reference);
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const stored = await ctx.storage.kv.get(key, now);
   const record = decodeRecord(stored);
   if (record === null || stored === null || record.expiresAt <= now) return null;

@@ -56,7 +56,7 @@ export const interactionResumeEndpoint: Handler = async (request, ctx, url) => {
     return refused(ctx, request, unfinished, 'interaction_unfinished');
   }
   // Single use: of concurrent resumes, one takes the record; the others find it gone.
-  if ((await ctx.storage.kv.take(key, ctx.now())) !== stored)
+  if ((await ctx.storage.kv.take(key, ctx.clock.now())) !== stored)
     return refused(ctx, request, expired, 'interaction_not_found');
   if (record.flow === 'device') return resumeDeviceSignIn(ctx, request, record, result);
   return authorizationStep(ctx, new Params(new URLSearchParams(record.params)), async (auth) => {
@@ -121,7 +121,7 @@ async function resumeDeviceSignIn(
   if ('error' in signedIn) return refused(ctx, request, signedIn.error, 'interaction_wrong_user');
   const query = new URLSearchParams({ user_code: record.params.user_code ?? '' });
   const headers = new Headers({
-    Location: `${ctx.basePath}${PAGE_PATHS.deviceConfirm}?${query}`,
+    Location: `${ctx.site.basePath}${PAGE_PATHS.deviceConfirm}?${query}`,
     'Referrer-Policy': 'same-origin',
   });
   for (const cookie of signedIn.setCookies) headers.append('Set-Cookie', cookie);
@@ -161,7 +161,7 @@ async function resumedAuthentication(
       );
     }
     if (hostUser) {
-      const checked = checkHostUser(hostUser, ctx.now(), ctx.clockToleranceSeconds);
+      const checked = checkHostUser(hostUser, ctx.clock.now(), ctx.clock.toleranceSeconds);
       if (checked.ok && checked.user.sub !== login.sub) return { error: otherUser };
     }
   }

@@ -19,7 +19,10 @@ import type { InteractionStep } from './types.js';
 export function interactionPage(ctx: Context, step: InteractionStep): URL {
   return (
     ctx.interactions.url ??
-    new URL(`${ctx.basePath}${step === 'login' ? PAGE_PATHS.login : PAGE_PATHS.consent}`, ctx.issuerOrigin)
+    new URL(
+      `${ctx.site.basePath}${step === 'login' ? PAGE_PATHS.login : PAGE_PATHS.consent}`,
+      ctx.site.origin,
+    )
   );
 }
 
@@ -75,7 +78,7 @@ async function storeInteraction(
 ): Promise<Answer> {
   const reference = randomSecret(ctx.randomBytes);
   const binding = await browserBinding(ctx, request);
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const record: InteractionRecord = {
     v: 1,
     ...what,

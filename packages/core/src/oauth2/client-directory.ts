@@ -4,6 +4,7 @@ import { clientNamed, type RecordProblems } from '../records/record-problems.js'
 import { markSelfRegistered } from '../storage/self-registered.js';
 import type { ClientRecord, ClientRegistry, ClientStore, RegisteredClient } from '../storage/types.js';
 import type { EpochMs } from '../time.js';
+import type { ClientJwksCache } from './client-auth/client-jwks.js';
 
 /** What registration features add to the directory (`oauth2/registration/`). */
 export interface ClientDirectoryExtensions {
@@ -43,9 +44,12 @@ export function clientDirectory(
   registry: ClientRegistry,
   now: () => EpochMs,
   problems: RecordProblems,
+  jwks: ClientJwksCache,
   extensions: ClientDirectoryExtensions = {},
 ): ClientDirectory {
   return {
+    jwks,
+    problems,
     async findClient(clientId: string, request?: Request): Promise<ClientRecord | null> {
       const configured = await host.findClient(clientId);
       if (configured) {

@@ -61,21 +61,21 @@ export async function userExists(ctx: Pick<Context, 'users'>, userId: string): P
  */
 export async function introspectEndpoint(
   request: Request,
-  ctx: ClientRequest & TokenVerifying & RevocationCheck & Pick<Context, 'resources' | 'users'>,
+  ctx: ClientRequest & TokenVerifying & RevocationCheck & Pick<Context, 'tokens' | 'users'>,
 ): Promise<Answer> {
-  const params = await readForm(request, ctx.maxBodyBytes);
+  const params = await readForm(request, ctx.limits.maxBodyBytes);
   const { client, method } = await authenticateClient(ctx, request, params);
   // RFC 7662 §2.1: the caller must authenticate; a public client has no credentials (§2.3: 401).
-  if (!CLIENT_AUTH_METHODS[method]?.provesIdentity) throw invalidClient(ctx.realm);
+  if (!CLIENT_AUTH_METHODS[method]?.provesIdentity) throw invalidClient(ctx.issuer);
   const token = params.require('token');
   params.get('token_type_hint');
-  const now = ctx.now();
+  const now = ctx.clock.now();
 
   // A token for any of the instance's resources (RFC 8707: the MCP server's, an exchanged token's
   // target), not only its own API: introspection serves every resource server of this issuer.
   const signed = await verifyAccessTokenSignature(ctx, token);
   const access =
-    signed?.audience.some((audience) => ctx.resources.has(audience)) &&
+    signed?.audience.some((audience) => ctx.tokens.resources.has(audience)) &&
     !(await isAccessTokenRevoked(ctx, signed))
       ? signed
       : null;

@@ -67,7 +67,7 @@ export type AssertionOutcome = JWTPayload | 'no-key' | 'invalid';
  * clock and tolerance. The lifetime bound and replay are {@link useAssertionOnce}'s.
  */
 export async function verifyAssertion(
-  ctx: Pick<Context, 'now' | 'clockToleranceSeconds'>,
+  ctx: Pick<Context, 'clock'>,
   assertion: string,
   key: JWTVerifyGetKey | KeyObject | CryptoKey,
   expected: AssertionExpectations,
@@ -81,8 +81,8 @@ export async function verifyAssertion(
       audience: [...expected.audience],
       ...(expected.typ === undefined ? {} : { typ: expected.typ }),
       requiredClaims: ['exp', ...(expected.requiredClaims ?? [])],
-      currentDate: new Date(ctx.now()),
-      clockTolerance: ctx.clockToleranceSeconds,
+      currentDate: new Date(ctx.clock.now()),
+      clockTolerance: ctx.clock.toleranceSeconds,
     });
     if (typeof payload.exp !== 'number') return 'invalid';
     return payload;
@@ -107,7 +107,7 @@ export async function verifyAssertion(
  * size of that share (new ids per window) instead of the store's.
  */
 export async function useAssertionOnce(
-  ctx: Pick<Context, 'now' | 'clockToleranceSeconds' | 'storage'>,
+  ctx: Pick<Context, 'clock' | 'storage'>,
   namespace: string,
   issuer: string,
   claims: JWTPayload,
@@ -115,8 +115,8 @@ export async function useAssertionOnce(
 ): Promise<boolean> {
   const { jti } = claims;
   if (typeof claims.exp !== 'number' || typeof jti !== 'string' || jti.length > MAX_JTI_LENGTH) return false;
-  const now = ctx.now();
-  const tolerance = ctx.clockToleranceSeconds * 1000;
+  const now = ctx.clock.now();
+  const tolerance = ctx.clock.toleranceSeconds * 1000;
   const exp = claims.exp * 1000;
   if (exp > now + MAX_ASSERTION_LIFETIME_SECONDS * 1000 + tolerance) return false;
   // RFC 7519 §4.1.6 leaves `iat` unchecked; one in the future is a clock that cannot be trusted,

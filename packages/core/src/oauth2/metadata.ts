@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Context, TokenPolicy } from '../context.js';
 import { DEFAULT_DPOP_ALGORITHMS } from '../dpop/settings.js';
 import { jsonResponse } from '../http/responses.js';
 import type { Route } from '../http/router.js';
@@ -37,18 +37,9 @@ export interface FeatureDiscovery {
 
 /** The RFC 8414 §2 authorization server metadata of an instance. */
 export function authorizationServerMetadata(
-  ctx: Pick<Context, 'issuer' | 'scopes' | 'resources'> &
-    Partial<
-      Pick<
-        Context,
-        | 'clientMetadataDocuments'
-        | 'tokenExchange'
-        | 'trustedIssuers'
-        | 'dpop'
-        | 'securityProfile'
-        | 'confidentialClientsOnly'
-      >
-    >,
+  ctx: Pick<Context, 'issuer' | 'profile'> & {
+    readonly tokens: Pick<TokenPolicy, 'scopes' | 'resources'>;
+  } & Partial<Pick<Context, 'clientMetadataDocuments' | 'tokenExchange' | 'dpop'>>,
   features: FeatureDiscovery,
 ): Record<string, unknown> {
   const at = (path: string) => ctx.issuer + path;
@@ -56,9 +47,9 @@ export function authorizationServerMetadata(
   // confidential clients are served ('fapi2-strict').
   const clientAuth = supportedAuthMethods().filter(
     (method) =>
-      ctx.securityProfile !== 'fapi2' ||
+      ctx.profile.securityProfile !== 'fapi2' ||
       method === 'private_key_jwt' ||
-      (method === 'none' && ctx.confidentialClientsOnly !== true),
+      (method === 'none' && ctx.profile.confidentialClientsOnly !== true),
   );
   return {
     issuer: ctx.issuer,
@@ -68,7 +59,7 @@ export function authorizationServerMetadata(
     introspection_endpoint: at(ENDPOINTS.introspection),
     userinfo_endpoint: at(ENDPOINTS.userinfo),
     jwks_uri: at(ENDPOINTS.jwks),
-    ...(ctx.scopes ? { scopes_supported: [...ctx.scopes] } : {}),
+    ...(ctx.tokens.scopes ? { scopes_supported: [...ctx.tokens.scopes] } : {}),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: features.grantTypes,
@@ -94,7 +85,7 @@ export function authorizationServerMetadata(
       ? { identity_chaining_requested_token_types_supported: [TOKEN_TYPES.idJag] }
       : {}),
     // RFC 9728 §4: the resources tokens of this server are for (RFC 8707 `resource` values).
-    protected_resources: [...ctx.resources],
+    protected_resources: [...ctx.tokens.resources],
   };
 }
 

@@ -1,3 +1,4 @@
+import type { TokenPolicy } from '../context.js';
 import { oauthError, type ProtocolError } from '../errors.js';
 import type { Params } from '../http/form.js';
 import type { ClientRecord } from '../storage/types.js';
@@ -63,13 +64,13 @@ export function requestedResources(params: Params): string[] {
  * its own `resources`, one of those; otherwise `invalid_target`.
  */
 export function authorizedResources(
-  ctx: { readonly resources: ReadonlySet<string> },
+  ctx: { readonly tokens: Pick<TokenPolicy, 'resources'> },
   client: ClientRecord,
   requested: readonly string[],
 ): readonly string[] | undefined {
   if (requested.length === 0) return undefined;
   for (const resource of requested) {
-    if (!ctx.resources.has(resource) || (client.resources && !client.resources.includes(resource))) {
+    if (!ctx.tokens.resources.has(resource) || (client.resources && !client.resources.includes(resource))) {
       throw invalidTarget('A requested resource is unknown, or not available to this client.');
     }
   }
@@ -85,12 +86,12 @@ export function authorizedResources(
  * what the client sends now.
  */
 export function tokenAudience(
-  ctx: { readonly audienceList: readonly string[] },
+  ctx: { readonly tokens: Pick<TokenPolicy, 'audienceList'> },
   granted: readonly string[] | undefined,
   requested: readonly string[],
 ): readonly string[] | undefined {
   if (requested.length === 0) return granted;
-  const allowed = granted ?? ctx.audienceList;
+  const allowed = granted ?? ctx.tokens.audienceList;
   for (const resource of requested) {
     if (!allowed.includes(resource)) {
       throw invalidTarget('A requested resource was not part of the authorization grant.');

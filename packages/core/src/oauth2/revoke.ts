@@ -21,13 +21,13 @@ import { revokeGrant } from './grants/grant-tokens.js';
  */
 export async function revokeEndpoint(
   request: Request,
-  ctx: ClientRequest & TokenVerifying & Pick<Context, 'accessTokenTtl' | 'refreshTokenTtl'>,
+  ctx: ClientRequest & TokenVerifying & Pick<Context, 'tokens'>,
 ): Promise<Answer> {
-  const params = await readForm(request, ctx.maxBodyBytes);
+  const params = await readForm(request, ctx.limits.maxBodyBytes);
   const { client } = await authenticateClient(ctx, request, params);
   const token = params.require('token');
   params.get('token_type_hint');
-  const now = ctx.now();
+  const now = ctx.clock.now();
 
   const refresh = await ctx.storage.grants.findRefreshToken(await hashSecret(token), now);
   if (refresh) {

@@ -1,3 +1,4 @@
+import type { TokenPolicy } from '../context.js';
 import { invalidScope } from '../errors.js';
 import type { ClientRecord } from '../storage/types.js';
 
@@ -34,10 +35,8 @@ export function scopeIncludes(scope: string, token: string): boolean {
 
 /** The instance's scope settings (`scopes`, `defaultScope` options). */
 export interface ScopePolicy {
-  /** The scopes the instance supports; `undefined`: any. */
-  readonly scopes: ReadonlySet<string> | undefined;
-  /** The scope granted when a request names none. */
-  readonly defaultScope: string;
+  /** `scopes`: the scopes the instance supports (`undefined`: any); `defaultScope`: granted when a request names none. */
+  readonly tokens: Pick<TokenPolicy, 'scopes' | 'defaultScope'>;
 }
 
 /**
@@ -49,9 +48,10 @@ export function resolveRequestedScope(
   client: ClientRecord,
   requested: string | undefined,
 ): string {
-  const tokens = parseScope(requested ?? ctx.defaultScope);
+  const tokens = parseScope(requested ?? ctx.tokens.defaultScope);
   for (const token of tokens) {
-    if (ctx.scopes && !ctx.scopes.has(token)) throw invalidScope(`The scope "${token}" is unknown.`);
+    if (ctx.tokens.scopes && !ctx.tokens.scopes.has(token))
+      throw invalidScope(`The scope "${token}" is unknown.`);
     if (client.scopes && !client.scopes.includes(token))
       throw invalidScope(`The client may not request the scope "${token}".`);
   }

@@ -13,7 +13,7 @@ import { clientMayUse } from './grants/grant-tokens.js';
 export const tokenEndpoint =
   (grants: ReadonlyMap<string, GrantHandler>): Handler =>
   async (request: Request, ctx: Context): Promise<Answer> => {
-    const params = await readForm(request, ctx.maxBodyBytes);
+    const params = await readForm(request, ctx.limits.maxBodyBytes);
     const grantType = params.get('grant_type');
     if (grantType === undefined) throw invalidRequest('The "grant_type" parameter is missing.');
     // The grant types the instance's features serve (`feature.ts`): Gatehouse's, the configured

@@ -144,18 +144,18 @@ export async function verifyTrustedJwt(
     const outcome = await check(trusted.keys);
     return typeof outcome === 'object' ? outcome : null;
   }
-  let keys = await ctx.clientJwks.keySet(trusted.jwksUri!, ctx.now(), false);
+  let keys = await ctx.clients.jwks.keySet(trusted.jwksUri!, ctx.clock.now(), false);
   if (!keys) return null;
   let outcome = await check(keys);
   if (outcome === 'no-key') {
-    keys = await ctx.clientJwks.keySet(trusted.jwksUri!, ctx.now(), true);
+    keys = await ctx.clients.jwks.keySet(trusted.jwksUri!, ctx.clock.now(), true);
     if (keys) outcome = await check(keys);
   }
   return typeof outcome === 'object' ? outcome : null;
 }
 
 /** Whether some trusted issuer's assertions are accepted (the JWT bearer grant is then offered). */
-export function jwtBearerEnabled(ctx: Pick<Context, 'trustedIssuers'>): boolean {
-  for (const trusted of ctx.trustedIssuers.values()) if (trusted.jwtBearer) return true;
+export function jwtBearerEnabled(ctx: Pick<Context, 'tokens'>): boolean {
+  for (const trusted of ctx.tokens.trustedIssuers.values()) if (trusted.jwtBearer) return true;
   return false;
 }

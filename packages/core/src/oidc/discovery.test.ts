@@ -20,8 +20,11 @@ async function context(scopes?: string[]) {
   return {
     issuer: ISSUER,
     keys,
-    scopes: scopes ? new Set(scopes) : undefined,
-    resources: new Set([`${ISSUER}/api/v1`]),
+    tokens: {
+      scopes: scopes ? new Set(scopes) : undefined,
+      resources: new Set([`${ISSUER}/api/v1`]),
+    },
+    profile: { securityProfile: undefined, confidentialClientsOnly: false },
     // The grant types and discovery members of an instance's default features.
     features: assembleFeatures(
       [coreGrantsFeature, deviceAuthorizationFeature],

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Context, TokenPolicy } from '../context.js';
 import { authorizationServerMetadata, type FeatureDiscovery } from '../oauth2/metadata.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../tokens/keys.js';
 import { SCOPE_CLAIMS, SUPPORTED_CLAIMS } from './standard-claims.js';
@@ -30,14 +30,15 @@ export function idTokenSigningAlgorithms(ctx: Pick<Context, 'keys'>): SigningAlg
  * `scopes_supported` always listing `openid`. `issuer` is byte-equal to the `iss` of every token.
  */
 export function openIdProviderMetadata(
-  ctx: Pick<Context, 'issuer' | 'scopes' | 'keys' | 'resources'> &
-    Partial<Pick<Context, 'dpop' | 'securityProfile'>>,
+  ctx: Pick<Context, 'issuer' | 'keys' | 'profile'> & {
+    readonly tokens: Pick<TokenPolicy, 'scopes' | 'resources'>;
+  } & Partial<Pick<Context, 'dpop'>>,
   features: FeatureDiscovery,
 ): Record<string, unknown> {
   const oauth = authorizationServerMetadata(ctx, features);
   // An instance that accepts any scope lists the ones of OpenID Connect (Core §5.4, §11).
-  const scopes = ctx.scopes
-    ? [...new Set(['openid', ...ctx.scopes])]
+  const scopes = ctx.tokens.scopes
+    ? [...new Set(['openid', ...ctx.tokens.scopes])]
     : ['openid', ...Object.keys(SCOPE_CLAIMS), 'offline_access'];
   return {
     ...oauth,

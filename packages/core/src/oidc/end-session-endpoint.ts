@@ -24,7 +24,8 @@ import {
  * goes to the registered `post_logout_redirect_uri` with `state`, or sees the signed-out page.
  */
 export const endSessionEndpoint: Handler = async (request, ctx, url) => {
-  const params = request.method === 'POST' ? await readForm(request, ctx.maxBodyBytes) : queryParams(url);
+  const params =
+    request.method === 'POST' ? await readForm(request, ctx.limits.maxBodyBytes) : queryParams(url);
   let logout: EndSessionRequest;
   try {
     logout = await validateEndSessionRequest(ctx, params, request);
@@ -47,7 +48,7 @@ export const endSessionEndpoint: Handler = async (request, ctx, url) => {
       ctx,
       request,
       {
-        action: ctx.basePath + OIDC_ENDPOINTS.endSession,
+        action: ctx.site.basePath + OIDC_ENDPOINTS.endSession,
         csrfToken: csrf.token,
         hiddenFields: logout.parameters,
         state: 'confirm',

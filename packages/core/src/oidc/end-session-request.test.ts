@@ -24,8 +24,8 @@ async function context() {
   return {
     issuer: ISSUER,
     keys,
-    now: () => NOW,
-    accessTokenTtl: 3600,
+    clock: { now: () => NOW, toleranceSeconds: 5 },
+    tokens: { accessTokenTtl: 3600 },
     clients: memoryClientStore(clients),
   } as unknown as Context;
 }
@@ -54,7 +54,7 @@ describe('RP-initiated logout requests', () => {
   it('identifies the relying party from an id_token_hint (expired or not) and keeps a registered redirect', async () => {
     const ctx = await context();
     const hint = await idToken(ctx);
-    const later = { ...ctx, now: () => NOW + 30 * 86_400_000 };
+    const later = { ...ctx, clock: { now: () => NOW + 30 * 86_400_000, toleranceSeconds: 5 } };
     const request = await validateEndSessionRequest(
       later,
       params({ id_token_hint: hint, post_logout_redirect_uri: LOGGED_OUT, state: 's 1' }),

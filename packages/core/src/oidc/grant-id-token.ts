@@ -34,7 +34,7 @@ export interface IdTokenGrant {
  * comes at once, with no promise (a refresh of an API client's grant, a code of a plain OAuth request).
  */
 export function grantIdToken(
-  ctx: TokenSigning & Pick<Context, 'users' | 'accessTokenTtl'>,
+  ctx: TokenSigning & Pick<Context, 'users' | 'tokens'>,
   client: ClientRecord,
   grant: IdTokenGrant,
   accessToken: string,
@@ -45,7 +45,7 @@ export function grantIdToken(
 
 /** The ID token of {@link grantIdToken}, for a user's grant with `openid`. */
 async function signedIdToken(
-  ctx: TokenSigning & Pick<Context, 'users' | 'accessTokenTtl'>,
+  ctx: TokenSigning & Pick<Context, 'users' | 'tokens'>,
   client: ClientRecord,
   grant: IdTokenGrant,
   userId: string,
@@ -56,7 +56,7 @@ async function signedIdToken(
   const user = needsClaims ? await ctx.users.findUser(userId) : null;
   // Without a hook there are no host claims, and its request is not built.
   const extra =
-    ctx.claims === undefined
+    ctx.tokens.claims === undefined
       ? undefined
       : await hostClaims(ctx, {
           target: 'id_token',

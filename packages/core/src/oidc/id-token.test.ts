@@ -18,7 +18,7 @@ async function signingContext(issuer = ISSUER) {
     [await testRsaKey(), await testKey(), await generateKeys('EdDSA')],
     'ES256',
   );
-  return { issuer, now: () => NOW, keys, accessTokenTtl: 3600 };
+  return { issuer, clock: { now: () => NOW }, keys, tokens: { accessTokenTtl: 3600 } };
 }
 
 describe('ID tokens', () => {

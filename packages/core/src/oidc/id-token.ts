@@ -1,5 +1,5 @@
 import { compactVerify, decodeProtectedHeader } from 'jose';
-import type { Context } from '../context.js';
+import type { Context, InstanceClock, TokenPolicy } from '../context.js';
 import { base64url, utf8 } from '../tokens/encoding.js';
 import { freshKeySet, type KeySet, type SigningAlgorithm, verificationKeyOf } from '../tokens/keys.js';
 import { nativeCrypto } from '../tokens/native-crypto.js';
@@ -55,14 +55,17 @@ const PROTOCOL_CLAIMS = new Set([
  * key of `algorithm`; throws when it holds none (the caller checks {@link idTokenAlgorithm} first).
  */
 export async function signIdToken(
-  ctx: Pick<Context, 'issuer' | 'now' | 'keys' | 'accessTokenTtl'>,
+  ctx: Pick<Context, 'issuer' | 'keys'> & {
+    readonly clock: Pick<InstanceClock, 'now'>;
+    readonly tokens: Pick<TokenPolicy, 'accessTokenTtl'>;
+  },
   content: IdTokenContent,
 ): Promise<string> {
   let keys = freshKeySet(ctx.keys);
   if (keys instanceof Promise) keys = await keys;
   const signer = keys.signers.get(content.algorithm);
   if (!signer) throw new Error(`No ${content.algorithm} key to sign the ID token with.`);
-  const iat = Math.floor(ctx.now() / 1000);
+  const iat = Math.floor(ctx.clock.now() / 1000);
   const payload: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(content.claims ?? {}))
     if (!PROTOCOL_CLAIMS.has(name)) payload[name] = value;
@@ -70,7 +73,7 @@ export async function signIdToken(
     iss: ctx.issuer,
     sub: content.userId,
     aud: content.clientId,
-    exp: iat + ctx.accessTokenTtl,
+    exp: iat + ctx.tokens.accessTokenTtl,
     iat,
   });
   if (content.authTime !== undefined) payload.auth_time = Math.floor(content.authTime / 1000);

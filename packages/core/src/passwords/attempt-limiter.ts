@@ -56,14 +56,14 @@ const UNKNOWN_ADDRESS = 'unknown';
  * `username` is `undefined` when the credentials are beyond the limits (the address alone is charged).
  */
 export function attemptLimiter(
-  ctx: Pick<Context, 'storage' | 'rateLimit' | 'now'>,
+  ctx: Pick<Context, 'storage' | 'limits' | 'clock'>,
   request: Request,
   username: string | undefined,
 ): AttemptLimiter {
   const store = ctx.storage.rateLimits;
-  const { maxFailuresPerAddress, maxFailuresPerUsername } = ctx.rateLimit;
-  const windowMs = ctx.rateLimit.windowSeconds * 1000;
-  const keys = limiterKeys(ctx.rateLimit.clientAddress(request), username);
+  const { maxFailuresPerAddress, maxFailuresPerUsername } = ctx.limits.rateLimit;
+  const windowMs = ctx.limits.rateLimit.windowSeconds * 1000;
+  const keys = limiterKeys(ctx.limits.rateLimit.clientAddress(request), username);
   /** The address bucket the reserved attempt was charged to. */
   let chargedBucket: number | undefined;
 
@@ -73,7 +73,7 @@ export function attemptLimiter(
   return {
     async reserve() {
       const { attemptsKey, successesKey, userKey, write } = await keys;
-      const now = ctx.now();
+      const now = ctx.clock.now();
       const bucket = Math.floor(now / windowMs);
       const intoBucket = now - bucket * windowMs;
       const [attempts, successes, previousAttempts, previousSuccesses, user] = await Promise.all([
@@ -107,7 +107,7 @@ export function attemptLimiter(
     },
     async succeeded() {
       const { successesKey, userKey, write } = await keys;
-      const now = ctx.now();
+      const now = ctx.clock.now();
       const bucket = chargedBucket;
       await Promise.all([
         userKey === undefined ? null : store.reset(userKey),

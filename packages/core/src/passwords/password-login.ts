@@ -38,7 +38,7 @@ export async function attemptPasswordLogin(
   password: string,
 ): Promise<PasswordAttempt> {
   const within = withinCredentialLimits(username, password);
-  if (within && ctx.passwordChecks.full) return busy();
+  if (within && ctx.limits.passwordChecks.full) return busy();
   const limiter = attemptLimiter(ctx, request, within ? username : undefined);
   try {
     await limiter.reserve();
@@ -49,7 +49,7 @@ export async function attemptPasswordLogin(
     throw error;
   }
   if (!within) return FAILED;
-  const checked = await ctx.passwordChecks.run(
+  const checked = await ctx.limits.passwordChecks.run(
     // Present whenever a password route is served (checked by resolve-options.ts).
     () => ctx.users.verifyPassword!(username, password),
     request.signal,

@@ -44,7 +44,7 @@ export function bearerCaller(
 ): Awaitable<Caller> {
   const challenge = resource?.challenge;
   // The resource's identifier when the operation declares one (RFC 8707), else the instance's API.
-  const audience = resource?.audience ?? ctx.audience;
+  const audience = resource?.audience ?? ctx.tokens.audience;
   // Only a form body can carry a second copy: the common case (no form) waits for nothing.
   if (mayCarryBodyToken(request)) {
     return refuseSecondTransmission(ctx, request, challenge)
@@ -134,7 +134,7 @@ export async function refuseSecondTransmission(
 ): Promise<void> {
   let hasBodyToken: boolean;
   try {
-    hasBodyToken = (await readForm(request.clone(), ctx.maxBodyBytes)).has('access_token');
+    hasBodyToken = (await readForm(request.clone(), ctx.limits.maxBodyBytes)).has('access_token');
   } catch (error) {
     if (error instanceof ProtocolError) throw invalidBearerRequest(ctx, error.description, challenge);
     throw error;

@@ -7,7 +7,7 @@ import type { TokenRejection } from '../tokens/access-token.js';
  * plus the `WWW-Authenticate` challenge. The realm is the issuer.
  */
 
-type ChallengeContext = Pick<Context, 'realm'>;
+type ChallengeContext = Pick<Context, 'issuer'>;
 
 /**
  * What a Bearer challenge says of the protected resource, when the operation declares one: the
@@ -24,7 +24,7 @@ export function bearerChallenge(
   params: Record<string, string> = {},
   resource?: ResourceChallenge,
 ): string {
-  let challenge = `Bearer realm=${quoteAuthParam(ctx.realm)}`;
+  let challenge = `Bearer realm=${quoteAuthParam(ctx.issuer)}`;
   for (const [name, value] of Object.entries(params)) {
     challenge += `, ${name}=${quoteAuthParam(name === 'error_description' ? errorDescriptionText(value) : value)}`;
   }
@@ -145,5 +145,5 @@ function noCredentialsChallenge(
   acceptsBearer: boolean,
   resource?: ResourceChallenge,
 ): string {
-  return acceptsBearer ? bearerChallenge(ctx, {}, resource) : `Session realm=${quoteAuthParam(ctx.realm)}`;
+  return acceptsBearer ? bearerChallenge(ctx, {}, resource) : `Session realm=${quoteAuthParam(ctx.issuer)}`;
 }

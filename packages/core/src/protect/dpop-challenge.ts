@@ -9,7 +9,7 @@ import type { ResourceChallenge } from './challenge.js';
  * answer carries a fresh `DPoP-Nonce` (§9).
  */
 
-type DpopChallengeContext = Pick<Context, 'realm'> & { readonly dpop: Pick<Context['dpop'], 'algorithms'> };
+type DpopChallengeContext = Pick<Context, 'issuer'> & { readonly dpop: Pick<Context['dpop'], 'algorithms'> };
 
 /** The `DPoP` challenge (§7.1): realm, the error attributes, `algs`, and the resource's metadata. */
 export function dpopChallenge(
@@ -17,7 +17,7 @@ export function dpopChallenge(
   params: Record<string, string> = {},
   resource?: ResourceChallenge,
 ): string {
-  let challenge = `DPoP realm=${quoteAuthParam(ctx.realm)}`;
+  let challenge = `DPoP realm=${quoteAuthParam(ctx.issuer)}`;
   for (const [name, value] of Object.entries(params)) {
     challenge += `, ${name}=${quoteAuthParam(name === 'error_description' ? errorDescriptionText(value) : value)}`;
   }

@@ -45,7 +45,7 @@ export async function dpopCaller(
   if (proof === null)
     throw dpopProofRefused(ctx, 'invalid_dpop_proof', 'Send exactly one DPoP header.', challenge);
   if (mayCarryBodyToken(request)) await refuseSecondTransmission(ctx, request, challenge);
-  const claims = await checkAccessToken(ctx, token, resource?.audience ?? ctx.audience);
+  const claims = await checkAccessToken(ctx, token, resource?.audience ?? ctx.tokens.audience);
   // Unreachable ('malformed'): the token's syntax was checked above, before the proof's.
   if (claims === 'malformed')
     throw dpopInvalidRequest(ctx, 'The DPoP authorization header is malformed.', challenge);
@@ -85,10 +85,8 @@ export async function dpopCaller(
  * http(s) URL on another origin (an API the same process serves under another host name). Both
  * are configuration, never read from the request (see `requestHtus`).
  */
-function routeOrigins(ctx: Pick<Context, 'issuerOrigin'>, audience: string | undefined): readonly string[] {
-  if (audience === undefined) return [ctx.issuerOrigin];
+function routeOrigins(ctx: Pick<Context, 'site'>, audience: string | undefined): readonly string[] {
+  if (audience === undefined) return [ctx.site.origin];
   const origin = httpOrigin(audience);
-  return origin === undefined || origin === ctx.issuerOrigin
-    ? [ctx.issuerOrigin]
-    : [ctx.issuerOrigin, origin];
+  return origin === undefined || origin === ctx.site.origin ? [ctx.site.origin] : [ctx.site.origin, origin];
 }

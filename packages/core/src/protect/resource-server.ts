@@ -194,8 +194,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       );
   }
   const proofs: ProofContext = {
-    now: Date.now,
-    clockToleranceSeconds: tolerance,
+    clock: { now: Date.now, toleranceSeconds: tolerance },
     dpop: dpopSettings(
       {
         ...(options.dpop?.signingAlgorithms === undefined
@@ -208,7 +207,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
     storage: { replay: kvReplayStore(options.dpop?.kv ?? memoryKeyValueStore()) },
   };
   const proofOrigins = [resourceOrigin(options)];
-  const realm = { realm: issuer, dpop: proofs.dpop };
+  const realm = { issuer, dpop: proofs.dpop };
   /** `dpopRequest`: the request, when the scheme is DPoP. */
   const verify = async (
     request: Request,

@@ -86,7 +86,7 @@ async function clientName(ctx: UserGrantContext, clientId: string): Promise<stri
  */
 export async function listGrants(ctx: UserGrantContext, userId: string): Promise<UserGrant[]> {
   checkUserId('listGrants', userId);
-  const tokens = await listing(ctx, 'listGrants')(userId, ctx.now());
+  const tokens = await listing(ctx, 'listGrants')(userId, ctx.clock.now());
   const grants = [...byGrant(tokens, userId).values()].sort((a, b) => b.issuedAt - a.issuedAt);
   const names = new Map<string, string | undefined>();
   for (const { clientId } of grants) {
@@ -127,7 +127,7 @@ export async function revokeUserGrant(
       'grantId',
     );
   }
-  const tokens = await listing(ctx, 'revokeGrant')(userId, ctx.now());
+  const tokens = await listing(ctx, 'revokeGrant')(userId, ctx.clock.now());
   const token = byGrant(tokens, userId).get(grantId);
   if (!token) return false;
   await revokeWholeGrant(ctx, grantId);

@@ -22,13 +22,13 @@ export interface RevokeUserOptions {
  */
 export function userRevocationLifetimeMs(ctx: Omit<Context, 'keys'>): number {
   const longest = Math.max(
-    ctx.accessTokenTtl,
+    ctx.tokens.accessTokenTtl,
     ctx.authApi.tokenTtl,
-    ctx.refreshTokenTtl,
-    ctx.authorizationCodeTtl,
+    ctx.tokens.refreshTokenTtl,
+    ctx.tokens.authorizationCodeTtl,
     ctx.session.absoluteTimeout,
   );
-  return Math.max((longest + ctx.clockToleranceSeconds) * 1000, CONSENT_TTL_MS);
+  return Math.max((longest + ctx.clock.toleranceSeconds) * 1000, CONSENT_TTL_MS);
 }
 
 /**
@@ -59,7 +59,7 @@ export async function revokeUser(
       { code: 'ERR_CONFIG_STORE_CAPABILITY', option: 'storage.grants' },
     );
   }
-  const at = ctx.now();
+  const at = ctx.clock.now();
   await grants.revokeSubject(userId, at, at + userRevocationLifetimeMs(ctx));
   ctx.emit({
     type: 'user.revoked',

@@ -56,10 +56,7 @@ export async function hasValidCsrfToken(ctx: Context, request: Request, params: 
 }
 
 /** 403 for a cross-site browser request. */
-export function crossSiteRefused(
-  ctx: Pick<Context, 'issuerOrigin' | 'logger'>,
-  request: Request,
-): ProtocolError {
+export function crossSiteRefused(ctx: Pick<Context, 'site' | 'logger'>, request: Request): ProtocolError {
   const misaddressed = misaddressedOrigin(ctx, request);
   if (misaddressed === null) {
     return oauthError('forbidden', 'Cross-site requests to this form are refused.');
@@ -69,14 +66,14 @@ export function crossSiteRefused(
   if (warnedOrigins.size < MAX_WARNED_ORIGINS && !warnedOrigins.has(misaddressed)) {
     warnedOrigins.add(misaddressed);
     ctx.logger.warn(
-      `gatehouse: a form was posted from ${misaddressed}, but the issuer's origin is ${ctx.issuerOrigin}; ` +
+      `gatehouse: a form was posted from ${misaddressed}, but the issuer's origin is ${ctx.site.origin}; ` +
         "browsers must open the site at the issuer's address (or set the issuer / the proxy settings to match).",
     );
   }
   return oauthError(
     'forbidden',
-    `This page was opened at ${misaddressed}, but this server's address is ${ctx.issuerOrigin}. ` +
-      `Open ${ctx.issuerOrigin} in the browser and sign in there.`,
+    `This page was opened at ${misaddressed}, but this server's address is ${ctx.site.origin}. ` +
+      `Open ${ctx.site.origin} in the browser and sign in there.`,
   );
 }
 
@@ -88,9 +85,9 @@ const warnedOrigins = new Set<string>();
  * The `Origin` of a refused form post when it is the request's own origin (the browser is on this
  * server, under a name other than the issuer's), else `null` (a genuinely foreign site).
  */
-function misaddressedOrigin(ctx: Pick<Context, 'issuerOrigin'>, request: Request): string | null {
+function misaddressedOrigin(ctx: Pick<Context, 'site'>, request: Request): string | null {
   const origin = request.headers.get('origin');
-  if (origin === null || origin === 'null' || origin === ctx.issuerOrigin || origin.length > 256) return null;
+  if (origin === null || origin === 'null' || origin === ctx.site.origin || origin.length > 256) return null;
   try {
     return new URL(request.url).origin === origin ? origin : null;
   } catch {

@@ -16,7 +16,7 @@ export const logoutPageEndpoint: Handler = async (request, ctx) => {
     ctx,
     request,
     {
-      action: ctx.basePath + PAGE_PATHS.logout,
+      action: ctx.site.basePath + PAGE_PATHS.logout,
       csrfToken: csrf.token,
       state: current ? 'confirm' : 'signed-out',
       ...(current?.user.username === undefined ? {} : { username: current.user.username }),
@@ -32,7 +32,7 @@ export const logoutPageEndpoint: Handler = async (request, ctx) => {
  * post, 204 to a script. Idempotent: without a session it answers the same.
  */
 export const logoutEndpoint: Handler = async (request, ctx) => {
-  const params = await readForm(request, ctx.maxBodyBytes);
+  const params = await readForm(request, ctx.limits.maxBodyBytes);
   try {
     await checkSameOriginOrToken(ctx, request, params);
   } catch (error) {
@@ -47,7 +47,7 @@ export const logoutEndpoint: Handler = async (request, ctx) => {
   return logoutPage(
     ctx,
     request,
-    { action: ctx.basePath + PAGE_PATHS.logout, csrfToken: '', state: 'signed-out' },
+    { action: ctx.site.basePath + PAGE_PATHS.logout, csrfToken: '', state: 'signed-out' },
     { headers },
   );
 };

@@ -18,17 +18,17 @@ export interface ActiveSession {
  * cross-site subrequests or POSTs), Path = instance path (instances on one host stay apart),
  * Secure on https, and no Domain (host-only, so sibling subdomains never receive them).
  */
-export function cookieAttributes(ctx: Pick<Context, 'secure' | 'basePath'>) {
+export function cookieAttributes(ctx: Pick<Context, 'site'>) {
   return {
     httpOnly: true,
     sameSite: 'lax' as const,
-    secure: ctx.secure,
-    path: ctx.basePath === '' ? '/' : ctx.basePath,
+    secure: ctx.site.secure,
+    path: ctx.site.basePath === '' ? '/' : ctx.site.basePath,
   };
 }
 
 /** {@link cookieAttributes} with the session cookie's own `Path` (`session.cookiePath`). */
-function sessionCookieAttributes(ctx: Pick<Context, 'secure' | 'basePath' | 'session'>) {
+function sessionCookieAttributes(ctx: Pick<Context, 'site' | 'session'>) {
   return { ...cookieAttributes(ctx), path: ctx.session.cookiePath };
 }
 
@@ -59,7 +59,7 @@ export function sessionCookieValue(ctx: Context, request: Request): string | und
 export async function readSession(ctx: Context, request: Request): Promise<ActiveSession | null> {
   const value = sessionCookieValue(ctx, request);
   if (!value) return null;
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const idHash = await hashSecret(value);
   const record = await ctx.storage.sessions.findSession(idHash, now);
   if (!record) return null;
@@ -95,7 +95,7 @@ export async function startSession(
   authentication: SessionAuthentication = {},
 ): Promise<{ setCookie: string; record: SessionRecord }> {
   const id = randomSecret(ctx.randomBytes);
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const { authTime, acr, amr } = authentication;
   const record: SessionRecord = {
     idHash: await hashSecret(id),

@@ -21,7 +21,7 @@ export async function sessionUser(ctx: Context, request: Request): Promise<Sessi
   const { record } = session;
   const [user, revoked] = await Promise.all([
     ctx.users.findUser(record.userId),
-    sessionRevoked(ctx, record, ctx.now()),
+    sessionRevoked(ctx, record, ctx.clock.now()),
   ]);
   if (revoked) {
     await ctx.storage.sessions.deleteSession(record.idHash);

@@ -43,7 +43,7 @@ interface Entry {
   readonly e: EpochMs;
 }
 
-type SessionContext = Pick<Context, 'storage' | 'now' | 'logger' | 'session'>;
+type SessionContext = Pick<Context, 'storage' | 'clock' | 'logger' | 'session'>;
 
 async function indexKey(userId: string): Promise<string> {
   return `user-sessions:${await hashSecret(userId)}`;
@@ -71,7 +71,7 @@ async function updateIndex(
 ): Promise<boolean> {
   const { kv } = ctx.storage;
   for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-    const now = ctx.now();
+    const now = ctx.clock.now();
     const current = await kv.get(key, now);
     const next = change(parse(current), now);
     // Kept as long as its longest-lived session; an empty index lives one more second.
@@ -99,7 +99,7 @@ export async function indexSession(ctx: Context, record: SessionRecord): Promise
   if (record.sid === undefined) return;
   const entry: Entry = { s: record.sid, h: record.idHash, c: record.createdAt, e: record.expiresAt };
   const key = await indexKey(record.userId);
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const indexed = parse(await ctx.storage.kv.get(key, now));
   let live: Set<string> | undefined;
   if (indexed.length >= MAX_INDEXED_SESSIONS) {
@@ -119,7 +119,7 @@ export async function indexSession(ctx: Context, record: SessionRecord): Promise
 export async function listSessions(ctx: Context, userId: string): Promise<UserSession[]> {
   checkUserId('listSessions', userId);
   const key = await indexKey(userId);
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const entries = parse(await ctx.storage.kv.get(key, now));
   const sessions: UserSession[] = [];
   const ended = new Set<string>();
@@ -151,7 +151,7 @@ export async function revokeSession(ctx: Context, userId: string, sessionId: str
     throw new TypeError('revokeSession: sessionId must be a non-empty string (from listSessions).');
   }
   const key = await indexKey(userId);
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const entry = parse(await ctx.storage.kv.get(key, now)).find((e) => e.s === sessionId);
   if (!entry) return false;
   const record = await ctx.storage.sessions.findSession(entry.h, now);

@@ -63,15 +63,15 @@ export async function signAccessToken(
   ctx: TokenSigning,
   grant: AccessTokenGrant,
 ): Promise<SignedAccessToken> {
-  const iat = toEpochSeconds(ctx.now());
+  const iat = toEpochSeconds(ctx.clock.now());
   const exp = iat + grant.ttl;
   const jti = base64url(ctx.randomBytes(16));
   const sub = subjectId(grant.subject);
-  const audience = grant.audience?.length ? grant.audience : ctx.audienceList;
+  const audience = grant.audience?.length ? grant.audience : ctx.tokens.audienceList;
   // The host's claims first: the protocol claims below are set after them, and win. Without a
   // hook there are none, and its request (a scope list among others) is not built at all.
   const extra =
-    grant.family === 'oauth2' && ctx.claims !== undefined
+    grant.family === 'oauth2' && ctx.tokens.claims !== undefined
       ? await hostClaims(ctx, {
           target: 'access_token',
           sub,
@@ -177,7 +177,7 @@ export function protocolPayloadJson(
 export function checkAccessToken(
   ctx: AccessTokenCheck,
   token: string,
-  audience: string = ctx.audience,
+  audience: string = ctx.tokens.audience,
 ): Awaitable<AccessTokenClaims | AccessTokenRefusal> {
   const cached = cachedAccessTokenClaims(ctx, token);
   if (cached !== undefined) return acceptedFor(ctx, cached, audience);
@@ -230,7 +230,7 @@ async function verifySignature(
   token: string,
 ): Promise<AccessTokenClaims | TokenRejection> {
   if (token.length > 8192) return INVALID;
-  const now = ctx.now();
+  const now = ctx.clock.now();
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(token).kid;
@@ -246,7 +246,7 @@ async function verifySignature(
       algorithms: [keys.algorithm],
       typ: 'at+jwt',
       issuer: ctx.issuer,
-      clockTolerance: ctx.clockToleranceSeconds,
+      clockTolerance: ctx.clock.toleranceSeconds,
       currentDate: new Date(now),
       requiredClaims: ['sub', 'aud', 'exp', 'iat', 'jti'],
     });
@@ -286,7 +286,7 @@ async function verifySignature(
       iat: payload.iat!,
       exp: payload.exp!,
     };
-    ctx.verifiedTokens.set(token, claims, payload.nbf);
+    ctx.accessTokens.verified.set(token, claims, payload.nbf);
     return claims;
   } catch (error) {
     return rejectionOf(error);
@@ -318,7 +318,7 @@ export function cachedAccessTokenClaims(ctx: TokenVerifying, token: string): Acc
   // the background: a process that only meets tokens it verified before must still learn of a
   // revoked key, whose tokens the re-read purges from this cache. A plain property otherwise.
   void ctx.keys;
-  return ctx.verifiedTokens.get(token, toEpochSeconds(ctx.now()), ctx.clockToleranceSeconds);
+  return ctx.accessTokens.verified.get(token, toEpochSeconds(ctx.clock.now()), ctx.clock.toleranceSeconds);
 }
 
 /**
@@ -332,13 +332,19 @@ export function cachedAccessTokenClaims(ctx: TokenVerifying, token: string): Acc
  * issued a few milliseconds after (never the other way round).
  */
 export function isAccessTokenRevoked(ctx: RevocationCheck, claims: AccessTokenClaims): Awaitable<boolean> {
-  const now = ctx.now();
+  const now = ctx.clock.now();
   // A user's mark covers users only: a client acting for itself is never one of them.
   const userId = claims.subject.kind === 'user' ? claims.sub : undefined;
   const issuedAt = fromEpochSeconds(claims.iat);
   // The pushed-revocations mirror answers while it is live (caught up, within its lag bound);
   // `undefined` means ask the engine.
-  const mirrored = ctx.revocationMirror?.check(claims.jti, claims.grantId, now, userId, issuedAt);
+  const mirrored = ctx.accessTokens.revocationMirror?.check(
+    claims.jti,
+    claims.grantId,
+    now,
+    userId,
+    issuedAt,
+  );
   if (mirrored !== undefined) return mirrored;
   const revoked = ctx.storage.grants.isRevoked(claims.jti, claims.grantId, now, userId, issuedAt);
   if (typeof revoked === 'boolean') return revoked;

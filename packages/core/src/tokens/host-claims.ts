@@ -51,7 +51,7 @@ export async function hostClaims(
   ctx: ClaimsSource,
   request: ClaimsRequest,
 ): Promise<Record<string, unknown>> {
-  const hook = ctx.claims;
+  const hook = ctx.tokens.claims;
   if (hook === undefined) return {};
   let answer: unknown;
   try {

@@ -63,7 +63,7 @@ export async function currentAuthentication(ctx: Context, request: Request): Pro
     if (gatehouseSession) await endSession(ctx, request);
     return null;
   }
-  const checked = checkHostUser(answer, ctx.now(), ctx.clockToleranceSeconds);
+  const checked = checkHostUser(answer, ctx.clock.now(), ctx.clock.toleranceSeconds);
   if (checked.ok && checked.user.authTime === undefined) {
     ctx.logger.error(
       'gatehouse: interactions.currentUser answered a user without authTime (when they signed in, epoch ms).',

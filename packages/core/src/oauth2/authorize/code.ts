@@ -27,7 +27,7 @@ export async function issueAuthorizationCode(
     throw invalidRequest('This pushed authorization request was already completed.');
   const { userId, authTime, sessionId, acr, amr } = authentication;
   const code = randomSecret(ctx.randomBytes);
-  const now = ctx.now();
+  const now = ctx.clock.now();
   await ctx.storage.grants.saveCode({
     codeHash: await hashSecret(code),
     clientId: request.client.id,
@@ -47,7 +47,7 @@ export async function issueAuthorizationCode(
     ...(sessionId === undefined ? {} : { sessionId }),
     ...(acr === undefined ? {} : { acr }),
     ...(amr === undefined ? {} : { amr }),
-    expiresAt: addSeconds(now, ctx.authorizationCodeTtl),
+    expiresAt: addSeconds(now, ctx.tokens.authorizationCodeTtl),
   });
   return authorizationRedirect(ctx, request, { code });
 }

@@ -20,7 +20,7 @@ export async function hasConsent(
     readonly resources?: readonly string[];
   },
 ): Promise<boolean> {
-  const consent = await liveConsent(ctx, userId, request.client.id, ctx.now());
+  const consent = await liveConsent(ctx, userId, request.client.id, ctx.clock.now());
   return (
     consent !== null &&
     isScopeSubset(request.scope, consent.scope) &&
@@ -72,7 +72,7 @@ export async function rememberConsent(
   resources: readonly string[] | undefined,
 ): Promise<string> {
   const kept = await rememberedPart(ctx, userId, client, parseScope(scope), resources ?? []);
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const previous = await liveConsent(ctx, userId, client.id, now);
   if (kept.ttlMs === 0 || kept.scopes.length === 0) return previous?.scope ?? '';
   const merged = [...new Set([...parseScope(previous?.scope ?? ''), ...kept.scopes])].join(' ');

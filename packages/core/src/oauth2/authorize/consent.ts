@@ -52,7 +52,7 @@ export async function continueRequest(
     enforceAcr: ctx.interactions.url !== undefined,
     ...(hintSubject === undefined ? {} : { hintSubject }),
     consentNeeded,
-    now: ctx.now(),
+    now: ctx.clock.now(),
   });
   if (step === 'login' || current === null) return startInteraction(ctx, request, auth, 'login', hintSubject);
   if (step === 'consent') return startInteraction(ctx, request, auth, 'consent', current.userId);

@@ -12,7 +12,8 @@ import { authorizationStep } from './response.js';
  * session) and the OpenID Connect parameters require (`continueRequest`).
  */
 export const authorizeEndpoint: Handler = async (request, ctx, url) => {
-  const params = request.method === 'POST' ? await readForm(request, ctx.maxBodyBytes) : queryParams(url);
+  const params =
+    request.method === 'POST' ? await readForm(request, ctx.limits.maxBodyBytes) : queryParams(url);
   return authorizationStep(
     ctx,
     params,

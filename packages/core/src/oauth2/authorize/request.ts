@@ -186,7 +186,7 @@ function checkPkce(
   if (challenge === undefined) {
     if (method !== undefined)
       throw invalidRequest('A code_challenge_method was sent without a code_challenge.');
-    if (client.type === 'public' || ctx.requirePkce === 'all') {
+    if (client.type === 'public' || ctx.tokens.requirePkce === 'all') {
       throw invalidRequest(
         'PKCE is required: send a code_challenge with code_challenge_method=S256 (RFC 7636).',
       );

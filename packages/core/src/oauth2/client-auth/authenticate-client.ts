@@ -58,7 +58,7 @@ export async function authenticateClient(
       ...(found && registered !== undefined ? { registeredMethod: registered } : {}),
     });
     throw invalidClient(
-      ctx.realm,
+      ctx.issuer,
       refused
         ? `${clientNamed(presented.clientId)} has a record that was refused (the log line naming its field says why)`
         : failureReason(presented.clientId, method.name, reason, registered),
@@ -124,7 +124,7 @@ function detectMethod(ctx: ClientAuthentication, request: Request, params: Param
   }
   if (claiming) return claiming;
   throw invalidClient(
-    ctx.realm,
+    ctx.issuer,
     'the request carries no client authentication (no Authorization header, client_id or client_assertion)',
   );
 }

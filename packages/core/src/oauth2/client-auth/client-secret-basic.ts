@@ -22,7 +22,7 @@ export const clientSecretBasic: ClientAuthMethod<PresentedSecret> = {
     try {
       credentials = parseBasicAuth(request.headers.get('authorization'), { formEncoded: true });
     } catch {
-      throw invalidClient(ctx.realm);
+      throw invalidClient(ctx.issuer);
     }
     return credentials ? { clientId: credentials.username, secret: credentials.password } : undefined;
   },

@@ -15,7 +15,7 @@ import { secretHash, timingSafeEqual } from '../../tokens/secrets.js';
  * see it): still a failure, but logged once, naming the client and the field.
  */
 export function verifyClientSecret(
-  ctx: Pick<Context, 'recordProblems'>,
+  ctx: Pick<Context, 'clients'>,
   secret: string,
   client: ClientRecord | undefined,
 ): Awaitable<boolean> {
@@ -28,14 +28,14 @@ export function verifyClientSecret(
 
 /** {@link verifyClientSecret} once the presented secret's hash is known. */
 function secretMatches(
-  ctx: Pick<Context, 'recordProblems'>,
+  ctx: Pick<Context, 'clients'>,
   secret: string,
   hash: string,
   client: ClientRecord | undefined,
 ): boolean {
   const expected = client?.secretHash ?? hash.replace(/./g, '-');
   if (client?.secretHash !== undefined && timingSafeEqual(secret, client.secretHash)) {
-    ctx.recordProblems.report(clientNamed(client.id), 'ClientStore.findClient', [
+    ctx.clients.problems.report(clientNamed(client.id), 'ClientStore.findClient', [
       'secretHash: holds the plain client secret; store hashClientSecret(secret) instead',
     ]);
   }

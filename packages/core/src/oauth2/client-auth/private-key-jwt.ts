@@ -71,13 +71,13 @@ export const privateKeyJwt: ClientAuthMethod<PresentedAssertion> = {
     // RFC 7521 §4.2.1: an assertion that cannot be used is invalid_client, as is an unsupported
     // authentication method (RFC 6749 §5.2).
     if (type !== JWT_BEARER_ASSERTION_TYPE || assertion.length > MAX_ASSERTION_LENGTH) {
-      throw invalidClient(ctx.realm);
+      throw invalidClient(ctx.issuer);
     }
     let sub: unknown;
     try {
       sub = decodeJwt(assertion).sub;
     } catch {
-      throw invalidClient(ctx.realm);
+      throw invalidClient(ctx.issuer);
     }
     // The client it names: `sub` (RFC 7523 §3 item 2), or the body's client_id (§2.2 makes it
     // optional; when both are there, they must agree, which `authenticateClient` checks).
@@ -106,7 +106,7 @@ export const privateKeyJwt: ClientAuthMethod<PresentedAssertion> = {
 };
 
 /** The URL of the endpoint a request was sent to, below the issuer (whatever host it came in on). */
-function endpointUrl(ctx: Pick<Context, 'issuer' | 'basePath'>, request: Request): string {
+function endpointUrl(ctx: Pick<Context, 'issuer' | 'site'>, request: Request): string {
   let pathname: string;
   try {
     pathname = new URL(request.url).pathname;
@@ -115,7 +115,7 @@ function endpointUrl(ctx: Pick<Context, 'issuer' | 'basePath'>, request: Request
   }
   return (
     ctx.issuer +
-    (pathname.startsWith(ctx.basePath) ? pathname.slice(ctx.basePath.length) : TOKEN_ENDPOINT_PATH)
+    (pathname.startsWith(ctx.site.basePath) ? pathname.slice(ctx.site.basePath.length) : TOKEN_ENDPOINT_PATH)
   );
 }
 
@@ -130,7 +130,7 @@ function verifyClientAssertion(
     subject: presented.clientId,
     // FAPI 2.0 §5.3.2.1: under the profile, the issuer identifier only.
     audience:
-      ctx.securityProfile === 'fapi2'
+      ctx.profile.securityProfile === 'fapi2'
         ? [ctx.issuer]
         : [ctx.issuer, presented.endpoint, ctx.issuer + TOKEN_ENDPOINT_PATH],
     requiredClaims: ['jti'],
@@ -145,7 +145,8 @@ async function clientKeySet(
   request: Request,
 ): Promise<JWTVerifyGetKey | undefined> {
   if (client.jwks !== undefined) return inlineKeySet(client);
-  if (client.jwksUri !== undefined) return ctx.clientJwks.keySet(client.jwksUri, ctx.now(), stale, request);
+  if (client.jwksUri !== undefined)
+    return ctx.clients.jwks.keySet(client.jwksUri, ctx.clock.now(), stale, request);
   return undefined;
 }
 

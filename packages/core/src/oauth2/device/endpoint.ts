@@ -45,7 +45,7 @@ const USER_CODE_ATTEMPTS = 5;
 export const deviceAuthorizationEndpoint =
   (settings: DeviceAuthorizationSettings): Handler =>
   async (request, ctx) => {
-    const params = await readForm(request, ctx.maxBodyBytes);
+    const params = await readForm(request, ctx.limits.maxBodyBytes);
     const { client, method } = await authenticateClient(ctx, request, params);
     if (!clientMayUse(client, DEVICE_CODE_GRANT)) {
       throw oauthError('unauthorized_client', 'The client may not use the device authorization grant.');
@@ -63,7 +63,7 @@ export const deviceAuthorizationEndpoint =
       ? { partition: await clientWritePartition(ctx, request, client, true) }
       : (await chargePublicRequest(ctx, settings, request)).write;
 
-    const now = ctx.now();
+    const now = ctx.clock.now();
     const deviceCode = randomSecret(ctx.randomBytes);
     const deviceCodeHash = await hashSecret(deviceCode);
     const { codeLifetimeSeconds, pollIntervalSeconds } = settings;

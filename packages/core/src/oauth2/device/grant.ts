@@ -51,7 +51,7 @@ export async function deviceCodeGrant(
 ): Promise<Answer> {
   const deviceCode = params.require('device_code');
   const resources = requestedResources(params);
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const deviceCodeHash = await hashSecret(deviceCode);
   const found = await readDeviceRecord(ctx, deviceCodeHash, now);
   if (!found || found.record.clientId !== client.id) {
@@ -144,7 +144,7 @@ async function redeem(
   ctx.emit(tokenIssued(client.id, grant.subject, DEVICE_CODE_GRANT));
   return tokenResponse({
     accessToken: access.token,
-    expiresIn: ctx.accessTokenTtl,
+    expiresIn: ctx.tokens.accessTokenTtl,
     refreshToken,
     scope: record.scope,
     idToken,

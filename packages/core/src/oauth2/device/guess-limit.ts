@@ -58,7 +58,7 @@ export function guessLimiter(
     ctx.emit({ type: 'quota.reached', quota: 'device-lookup', payer });
   return {
     async reserve() {
-      const now = ctx.now();
+      const now = ctx.clock.now();
       if (userId !== undefined) {
         const payer = singlePayer(`user:${await sha256Base64url(userId)}`, maxLookupsPerAddress);
         const charge = await budget.charge(payer, now);
@@ -81,7 +81,7 @@ export function guessLimiter(
     },
     async missed() {
       if (userId !== undefined) return;
-      const window = await store.increment(ANONYMOUS_MISSES, windowMs, ctx.now());
+      const window = await store.increment(ANONYMOUS_MISSES, windowMs, ctx.clock.now());
       if (window.count === maxFailedLookups) reached('anonymous');
     },
   };

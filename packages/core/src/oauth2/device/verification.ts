@@ -87,7 +87,7 @@ function codeForm(
     ctx,
     request,
     {
-      action: ctx.basePath + PAGE_PATHS.device,
+      action: ctx.site.basePath + PAGE_PATHS.device,
       csrfToken: csrf.token,
       ...(options.userCode === undefined ? {} : { userCode: options.userCode }),
       ...(options.error === undefined ? {} : { error: options.error }),
@@ -123,7 +123,7 @@ async function lookUpUserCode(
 ): Promise<FoundCode | null | 'sign-in-first'> {
   const limiter = guessLimiter(ctx, settings, request, userId);
   if ((await limiter.reserve()) === 'sign-in-first') return 'sign-in-first';
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const deviceCodeHash = await findUserCode(ctx, userCode, now);
   const found = deviceCodeHash === null ? null : await readDeviceRecord(ctx, deviceCodeHash, now);
   if (
@@ -204,7 +204,7 @@ async function confirmation(
     ctx,
     request,
     {
-      action: ctx.basePath + PAGE_PATHS.deviceConfirm,
+      action: ctx.site.basePath + PAGE_PATHS.deviceConfirm,
       csrfToken: csrf.token,
       userCode: formatUserCode(found.record.userCode),
       clientName: await clientName(ctx, found.record.clientId),
@@ -239,7 +239,7 @@ export const deviceCodeEntry = (settings: DeviceAuthorizationSettings): Handler 
   asPage(async (request, ctx) => {
     if (isForeignBrowserRequest(ctx, request))
       return errorPage(ctx, crossSiteRefused(ctx, request), undefined, request);
-    const params = await readForm(request, ctx.maxBodyBytes);
+    const params = await readForm(request, ctx.limits.maxBodyBytes);
     if (!(await hasValidCsrfToken(ctx, request, params))) {
       const expired = formExpired();
       return codeForm(ctx, request, { error: 'loginFormExpired', status: expired.status });
@@ -274,7 +274,7 @@ export const deviceConfirmPageEndpoint = (settings: DeviceAuthorizationSettings)
  */
 export const deviceDecisionEndpoint = (settings: DeviceAuthorizationSettings): Handler =>
   asPage(async (request, ctx) => {
-    const params = await readForm(request, ctx.maxBodyBytes);
+    const params = await readForm(request, ctx.limits.maxBodyBytes);
     try {
       await checkFormPost(ctx, request, params);
     } catch (error) {
@@ -294,14 +294,14 @@ export const deviceDecisionEndpoint = (settings: DeviceAuthorizationSettings): H
               ...found.record,
               status: 'approved',
               userId: current.userId,
-              approvedAt: ctx.now(),
+              approvedAt: ctx.clock.now(),
               authTime: current.authTime,
               ...(current.sessionId === undefined ? {} : { sessionId: current.sessionId }),
               ...(current.acr === undefined ? {} : { acr: current.acr }),
               ...(current.amr === undefined ? {} : { amr: current.amr }),
             }
           : { ...found.record, status: 'denied' };
-      const now = ctx.now();
+      const now = ctx.clock.now();
       const won = await ctx.storage.kv.swap(
         deviceKey(found.deviceCodeHash),
         found.text,

@@ -66,15 +66,15 @@ export function confidentialClientsOnly(options: GatehouseOptions): boolean {
  * `invalid_client`.
  */
 export function checkProfileClientAuth(
-  ctx: Pick<Context, 'securityProfile' | 'confidentialClientsOnly' | 'realm'>,
+  ctx: Pick<Context, 'profile' | 'issuer'>,
   authenticated: AuthenticatedClient,
 ): void {
-  if (ctx.securityProfile !== 'fapi2') return;
+  if (ctx.profile.securityProfile !== 'fapi2') return;
   if (
-    ctx.confidentialClientsOnly &&
+    ctx.profile.confidentialClientsOnly &&
     (authenticated.client.type !== 'confidential' || authenticated.method === 'none')
   )
-    throw invalidClient(ctx.realm);
+    throw invalidClient(ctx.issuer);
   if (authenticated.method !== 'private_key_jwt' && authenticated.method !== 'none')
-    throw invalidClient(ctx.realm);
+    throw invalidClient(ctx.issuer);
 }

@@ -39,7 +39,7 @@ export async function authorizationCodeGrant(
     throw invalidRequest('The code_verifier must be 43 to 128 unreserved characters (RFC 7636 §4.1).');
   }
   const resources = requestedResources(params);
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const codeHash = await secretHash(code);
   const record = await ctx.storage.grants.findCode(codeHash, now);
   // Wrong client, redirect_uri or verifier: the same answer as an unknown code, and nothing revoked.
@@ -109,7 +109,7 @@ export async function authorizationCodeGrant(
   return tokenResponse({
     accessToken: access.token,
     tokenType: dpop ? 'DPoP' : 'Bearer',
-    expiresIn: ctx.accessTokenTtl,
+    expiresIn: ctx.tokens.accessTokenTtl,
     refreshToken: refresh?.token,
     scope: record.scope,
     idToken,

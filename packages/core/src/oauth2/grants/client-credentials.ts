@@ -53,13 +53,13 @@ export async function clientCredentialsGrant(
     scope,
     ...(audience === undefined ? {} : { audience }),
     ...(dpop === undefined ? {} : { jkt: dpop.jkt }),
-    ttl: ctx.accessTokenTtl,
+    ttl: ctx.tokens.accessTokenTtl,
   });
   ctx.emit(tokenIssued(client.id, subject, 'client_credentials'));
   return tokenResponse({
     accessToken: access.token,
     tokenType: dpop ? 'DPoP' : 'Bearer',
-    expiresIn: ctx.accessTokenTtl,
+    expiresIn: ctx.tokens.accessTokenTtl,
     scope,
   });
 }

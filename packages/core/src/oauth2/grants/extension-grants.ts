@@ -111,13 +111,13 @@ function hostGrant(grant: ExtensionGrant): GrantHandler {
       scope: granted,
       ...(audience === undefined ? {} : { audience }),
       ...(dpop === undefined ? {} : { jkt: dpop.jkt }),
-      ttl: ctx.accessTokenTtl,
+      ttl: ctx.tokens.accessTokenTtl,
     });
     ctx.emit(tokenIssued(client.id, subject, grant.type));
     return tokenResponse({
       accessToken: access.token,
       tokenType: dpop ? 'DPoP' : 'Bearer',
-      expiresIn: ctx.accessTokenTtl,
+      expiresIn: ctx.tokens.accessTokenTtl,
       scope: granted,
     });
   };

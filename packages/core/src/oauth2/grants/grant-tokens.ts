@@ -46,16 +46,16 @@ export function issuesRefreshToken(client: ClientRecord, scope: string): boolean
 }
 
 /** How long a grant revocation must be remembered: as long as anything of the grant can live. */
-export function grantLifetimeMs(ctx: Pick<Context, 'refreshTokenTtl' | 'accessTokenTtl'>): Milliseconds {
-  return secondsToMs(Math.max(ctx.refreshTokenTtl, ctx.accessTokenTtl));
+export function grantLifetimeMs(ctx: Pick<Context, 'tokens'>): Milliseconds {
+  return secondsToMs(Math.max(ctx.tokens.refreshTokenTtl, ctx.tokens.accessTokenTtl));
 }
 
 /** Revokes a grant (its refresh tokens, codes and access tokens) for as long as it matters. */
 export function revokeGrant(
-  ctx: Pick<Context, 'storage' | 'now' | 'refreshTokenTtl' | 'accessTokenTtl'>,
+  ctx: Pick<Context, 'storage' | 'clock' | 'tokens'>,
   grantId: string,
 ): Promise<void> {
-  return ctx.storage.grants.revokeGrant(grantId, ctx.now() + grantLifetimeMs(ctx));
+  return ctx.storage.grants.revokeGrant(grantId, ctx.clock.now() + grantLifetimeMs(ctx));
 }
 
 /**
@@ -75,7 +75,7 @@ export function grantAccessToken(
     clientId: grant.clientId,
     scope,
     grantId: grant.grantId,
-    ttl: ctx.accessTokenTtl,
+    ttl: ctx.tokens.accessTokenTtl,
   };
   if (audience !== undefined) token.audience = audience;
   // RFC 9449 §6: a DPoP-bound token names the key of the token request's proof.
@@ -90,7 +90,7 @@ export function grantAccessToken(
  * rotation never loses what the first token knew.
  */
 export async function newRefreshToken(
-  ctx: Pick<Context, 'randomBytes' | 'refreshTokenTtl'>,
+  ctx: Pick<Context, 'randomBytes' | 'tokens'>,
   grant: Grant,
   now: EpochMs,
 ): Promise<{ token: string; record: RefreshTokenRecord }> {
@@ -100,7 +100,7 @@ export async function newRefreshToken(
 
 /** The record of {@link newRefreshToken}: the grant's members that are set, written one by one. */
 function refreshTokenRecord(
-  ctx: Pick<Context, 'refreshTokenTtl'>,
+  ctx: Pick<Context, 'tokens'>,
   grant: Grant,
   now: EpochMs,
   tokenHash: string,
@@ -112,7 +112,7 @@ function refreshTokenRecord(
     subject: grant.subject,
     scope: grant.scope,
     issuedAt: now,
-    expiresAt: addSeconds(now, ctx.refreshTokenTtl),
+    expiresAt: addSeconds(now, ctx.tokens.refreshTokenTtl),
   };
   if (grant.audience !== undefined) record.audience = grant.audience;
   if (grant.authTime !== undefined) record.authTime = grant.authTime;

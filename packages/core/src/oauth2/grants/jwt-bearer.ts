@@ -41,7 +41,7 @@ export async function jwtBearerGrant(
   }
   const assertion = params.require('assertion');
   const issuer = claimedIssuer(assertion);
-  const trusted = issuer === undefined ? undefined : ctx.trustedIssuers.get(issuer);
+  const trusted = issuer === undefined ? undefined : ctx.tokens.trustedIssuers.get(issuer);
   const invalid = () =>
     invalidGrant('The assertion is invalid, expired, already used, or not from a trusted issuer.');
   if (!trusted?.jwtBearer) throw invalid();
@@ -98,8 +98,8 @@ export async function jwtBearerGrant(
     clientId: client.id,
     scope,
     ...(audience === undefined ? {} : { audience }),
-    ttl: ctx.accessTokenTtl,
+    ttl: ctx.tokens.accessTokenTtl,
   });
   ctx.emit(tokenIssued(client.id, subject, JWT_BEARER_GRANT));
-  return tokenResponse({ accessToken: access.token, expiresIn: ctx.accessTokenTtl, scope });
+  return tokenResponse({ accessToken: access.token, expiresIn: ctx.tokens.accessTokenTtl, scope });
 }

@@ -29,7 +29,7 @@ export async function refreshTokenGrant(
   if (!clientMayUse(client, 'refresh_token')) {
     throw invalidGrant('The client may not use refresh tokens.');
   }
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const tokenHash = await secretHash(presented);
   const record = await ctx.storage.grants.findRefreshToken(tokenHash, now);
   // A record without a subject comes from an engine still on storage v1: refused, never a 500.
@@ -67,12 +67,12 @@ export async function refreshTokenGrant(
     scope === record.scope ? record : { ...record, scope },
     access.token,
   );
-  if (!ctx.rotateRefreshTokens) {
+  if (!ctx.tokens.rotateRefreshTokens) {
     ctx.emit(tokenIssued(client.id, record.subject, 'refresh_token'));
     return tokenResponse({
       accessToken: access.token,
       tokenType,
-      expiresIn: ctx.accessTokenTtl,
+      expiresIn: ctx.tokens.accessTokenTtl,
       scope,
       idToken,
     });
@@ -90,7 +90,7 @@ export async function refreshTokenGrant(
   return tokenResponse({
     accessToken: access.token,
     tokenType,
-    expiresIn: ctx.accessTokenTtl,
+    expiresIn: ctx.tokens.accessTokenTtl,
     refreshToken: next.token,
     scope,
     idToken,

@@ -116,17 +116,17 @@ export async function tokenExchangeGrant(
     );
   // RFC 8707 rules for what this instance issues tokens for: known resources (and the client's own
   // list, when it has one), each allowed by the decision.
-  const audience = exchangedAudience(request.requested.audience, decision, ctx.audienceList);
+  const audience = exchangedAudience(request.requested.audience, decision, ctx.tokens.audienceList);
   authorizedResources(ctx, client, audience);
   const tokenSubject = await localSubject(ctx, client.id, subject, decision);
   const act = newActor(ctx, client.id, subject, actor, decision);
   if (actDepth(act) > MAX_ACT_DEPTH) {
     throw invalidRequest(`The delegation chain would be longer than ${MAX_ACT_DEPTH} actors.`);
   }
-  const now = toEpochSeconds(ctx.now());
+  const now = toEpochSeconds(ctx.clock.now());
   // Never outlives what it was exchanged from: RFC 8693 §5 counts a limited lifetime among the
   // constraints against abuse of delegated rights, and an exchange must not extend a stolen token.
-  const ttl = Math.max(1, Math.min(ctx.accessTokenTtl, subject.exp - now));
+  const ttl = Math.max(1, Math.min(ctx.tokens.accessTokenTtl, subject.exp - now));
   const grantId = subject.local && typeof subject.claims.gid === 'string' ? subject.claims.gid : undefined;
   const access = await signAccessToken(ctx, {
     family: 'oauth2',
@@ -288,7 +288,10 @@ async function idJagExchange(
   }
   const scope = exchangedScope(request.requested.scope, decision, subject, false);
   // Short-lived (the draft's example: 300 s), and never beyond the ID token it was made from.
-  const ttl = Math.max(1, Math.min(ctx.tokenExchange!.idJagTtl, subject.exp - toEpochSeconds(ctx.now())));
+  const ttl = Math.max(
+    1,
+    Math.min(ctx.tokenExchange!.idJagTtl, subject.exp - toEpochSeconds(ctx.clock.now())),
+  );
   const jag = await signIdJag(ctx, {
     sub: subject.sub,
     audience,

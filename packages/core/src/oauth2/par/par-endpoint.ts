@@ -32,7 +32,7 @@ async function pushAuthorizationRequest(
   ctx: Context,
   settings: PushedRequestSettings,
 ): Promise<Answer> {
-  const params = await readForm(request, ctx.maxBodyBytes);
+  const params = await readForm(request, ctx.limits.maxBodyBytes);
   const authenticated = await authenticateClient(ctx, request, params);
   // The stored request is charged to whoever pays for it (docs/security.md, "Stored state"): a
   // confidential client itself; a public client proves nothing, so its caller's network, whose
@@ -55,7 +55,7 @@ async function pushAuthorizationRequest(
       'A pushed authorization request must not contain a request_uri (RFC 9126 section 2.1).',
     );
   // FAPI 2.0 §5.3.2.2: the redirect URI is always named in the pushed request.
-  if (ctx.securityProfile === 'fapi2' && params.get('redirect_uri') === undefined)
+  if (ctx.profile.securityProfile === 'fapi2' && params.get('redirect_uri') === undefined)
     throw invalidRequest('The redirect_uri parameter is required (FAPI 2.0 profile).');
   // The authenticated client is the request's client_id (authenticateClient refused another one).
   let withClient = params.with('client_id', client.id);

@@ -39,7 +39,7 @@ export const MAX_PUSHED_REQUEST_CHARS = 8192;
 const MAX_REFERENCE_CHARS = 128;
 
 /** What keeping pushed requests and flights reads: their store, clock and randomness. */
-type PushedRequestStore = Pick<Context, 'storage' | 'now' | 'randomBytes'>;
+type PushedRequestStore = Pick<Context, 'storage' | 'clock' | 'randomBytes'>;
 
 /** A pushed request as stored: its client and its validated parameters. */
 interface StoredRequest {
@@ -74,7 +74,7 @@ export async function savePushedRequest(
       `The pushed authorization request is larger than ${MAX_PUSHED_REQUEST_CHARS} characters.`,
     );
   const reference = randomSecret(ctx.randomBytes);
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const expiresAt = now + requestUriTtl * 1000;
   await ctx.storage.kv.add(`par:${await hashSecret(reference)}`, value, expiresAt, now, write);
   return REQUEST_URI_PREFIX + reference;
@@ -100,7 +100,7 @@ export function namesRequestUri(params: Params): boolean {
 export async function resolvePushedRequest(ctx: PushedRequestStore, params: Params): Promise<PushedRequest> {
   const requestUri = params.require('request_uri');
   const clientId = params.require('client_id');
-  const now = ctx.now();
+  const now = ctx.clock.now();
   const refused = () =>
     invalidRequest(
       'The request_uri is unknown, expired or already used: push the authorization request again.',
@@ -157,7 +157,7 @@ export async function updateFlight(
   parameters: Readonly<Record<string, string>>,
 ): Promise<boolean> {
   const { c } = JSON.parse(request.stored) as StoredRequest;
-  const now = ctx.now();
+  const now = ctx.clock.now();
   return ctx.storage.kv.swap(
     request.key,
     request.stored,
@@ -169,5 +169,5 @@ export async function updateFlight(
 
 /** Ends a request in flight as its code is issued: `false` when another step ended it first. */
 export async function endFlight(ctx: PushedRequestStore, request: PushedRequest): Promise<boolean> {
-  return (await ctx.storage.kv.take(request.key, ctx.now())) !== null;
+  return (await ctx.storage.kv.take(request.key, ctx.clock.now())) !== null;
 }

@@ -36,18 +36,18 @@ export const deleteRegistrationEndpoint: Handler = async (request, ctx, url) => 
  * work.
  */
 async function authorizedRegistration(
-  ctx: Pick<Context, 'realm' | 'storage' | 'now'>,
+  ctx: Pick<Context, 'issuer' | 'storage' | 'clock'>,
   request: Request,
   url: URL,
 ): Promise<RegisteredClient> {
-  const realm = `Bearer realm=${quoteAuthParam(ctx.realm)}`;
+  const realm = `Bearer realm=${quoteAuthParam(ctx.issuer)}`;
   const token = bearerCredentials(request);
   if (token === null || token === '')
     throw oauthError('unauthorized', 'The registration access token is missing.', { challenge: realm });
   const presentedHash = await hashSecret(token);
   const clientId = clientIdOf(url);
   const registration =
-    clientId === undefined ? null : await ctx.storage.clients.findClient(clientId, ctx.now());
+    clientId === undefined ? null : await ctx.storage.clients.findClient(clientId, ctx.clock.now());
   const expected = registration && registrationExtensionOf(registration)?.registration_access_token_hash;
   if (!registration || typeof expected !== 'string' || !timingSafeEqual(presentedHash, expected))
     throw oauthError('invalid_token', 'The registration access token is not valid for this client.', {

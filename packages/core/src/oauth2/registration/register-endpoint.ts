@@ -48,25 +48,25 @@ export function registerEndpoint(settings: DynamicRegistrationSettings): Handler
       throw invalidRequest('The registration request must be application/json (RFC 7591 section 3.1).');
     let body: unknown;
     try {
-      body = JSON.parse(await readBodyText(request, ctx.maxBodyBytes));
+      body = JSON.parse(await readBodyText(request, ctx.limits.maxBodyBytes));
     } catch (error) {
       if (error instanceof SyntaxError)
         throw oauthError('invalid_client_metadata', 'The request body is not JSON.');
       throw error;
     }
     const metadata = parseClientMetadata(body, {
-      authMethods: ctx.confidentialClientsOnly
+      authMethods: ctx.profile.confidentialClientsOnly
         ? FAPI2_STRICT
         : settings.allowConfidential
           ? WITH_CONFIDENTIAL
           : PUBLIC_ONLY,
       refuseSecrets: false,
-      scopes: ctx.scopes,
+      scopes: ctx.tokens.scopes,
     });
     const clientId = randomSecret(ctx.randomBytes, 16);
     const secret = metadata.tokenEndpointAuthMethod === 'none' ? undefined : randomSecret(ctx.randomBytes);
     const accessToken = randomSecret(ctx.randomBytes);
-    const now = ctx.now();
+    const now = ctx.clock.now();
     const registration = {
       client: clientRecordOf(clientId, metadata, secret === undefined ? undefined : await hashSecret(secret)),
       registeredAt: now,
@@ -96,11 +96,11 @@ export function registerEndpoint(settings: DynamicRegistrationSettings): Handler
 
 /** RFC 7591 §3 with RFC 6750 §3: the configured initial access token, as a Bearer token. */
 async function checkInitialAccessToken(
-  ctx: Pick<Context, 'realm'>,
+  ctx: Pick<Context, 'issuer'>,
   request: Request,
   expected: string,
 ): Promise<void> {
-  const realm = `Bearer realm=${quoteAuthParam(ctx.realm)}`;
+  const realm = `Bearer realm=${quoteAuthParam(ctx.issuer)}`;
   const presented = bearerCredentials(request);
   if (presented === null || presented === '')
     throw oauthError('unauthorized', 'This server requires an initial access token to register a client.', {

@@ -10,7 +10,7 @@ import type { DynamicRegistrationSettings } from './settings.js';
  * registry makes room from when it is the heaviest.
  */
 export function chargeRegistration(
-  ctx: Pick<Context, 'storage' | 'now' | 'rateLimit'>,
+  ctx: Pick<Context, 'storage' | 'clock' | 'limits'>,
   request: Request,
   settings: DynamicRegistrationSettings,
 ): Promise<Payer> {

@@ -35,12 +35,12 @@ export interface IdJagContent {
  * The authorization server verifies it with the instance's published keys (its JWKS).
  */
 export async function signIdJag(
-  ctx: Pick<Context, 'keys' | 'now' | 'issuer' | 'randomBytes'>,
+  ctx: Pick<Context, 'keys' | 'clock' | 'issuer' | 'randomBytes'>,
   content: IdJagContent,
 ): Promise<string> {
   const keys = await freshKeySet(ctx.keys);
   const signer = keys.signers.get(keys.algorithm)!;
-  const iat = toEpochSeconds(ctx.now());
+  const iat = toEpochSeconds(ctx.clock.now());
   const payload: Record<string, unknown> = {
     iss: ctx.issuer,
     sub: content.sub,

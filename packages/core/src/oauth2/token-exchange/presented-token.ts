@@ -77,7 +77,7 @@ export async function verifyPresentedToken(
     if (!verified) throw invalid();
     return verified;
   }
-  const trusted = ctx.trustedIssuers.get(issuer);
+  const trusted = ctx.tokens.trustedIssuers.get(issuer);
   if (!trusted) throw invalid();
   // RFC 8725 §3.11: a JWT typed for another use (an ID-JAG, a logout token, …) is no subject's
   // token; only untyped JWTs and the types the issuer's `exchangeTyps` lists are exchanged.
@@ -158,8 +158,8 @@ async function localIdToken(
   if (!hint?.audiences.includes(client.id)) return null;
   // The signature verified: the payload is the one signed.
   const claims = decodeJwt(token);
-  const now = toEpochSeconds(ctx.now());
-  if (typeof claims.exp !== 'number' || claims.exp + ctx.clockToleranceSeconds <= now) return null;
+  const now = toEpochSeconds(ctx.clock.now());
+  if (typeof claims.exp !== 'number' || claims.exp + ctx.clock.toleranceSeconds <= now) return null;
   if (!(await ctx.users.findUser(hint.sub))) return null;
   return {
     issuer: ctx.issuer,
