@@ -1,17 +1,18 @@
-import type { DpopSettings } from './dpop/settings.js';
+import type { DpopChecks } from './dpop/proof.js';
 import type { GatehouseEvent, Logger } from './events.js';
+import type { CorsSettings } from './http/cors.js';
+import type { DispatchSettings } from './http/dispatch.js';
 import type { InteractionSettings } from './interaction/settings.js';
 import type { ClientJwksCache } from './oauth2/client-auth/client-jwks.js';
 import type { MetadataDocumentSettings } from './oauth2/registration/settings.js';
 import type { TokenExchangeSettings } from './oauth2/token-exchange/settings.js';
 import type { TrustedIssuer } from './oauth2/trusted-issuer.js';
-import type { ConsentOptions, CorsOptions } from './options.js';
+import type { ConsentOptions } from './options.js';
 import type { PasswordCheckGate } from './passwords/password-check-gate.js';
 import type { RecordProblems } from './records/record-problems.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
 import type { KeyValueStateStores } from './storage/kv/stores.js';
 import type { ClientRecord, ClientStore, GatehouseStorage, UserLookup, UserStore } from './storage/types.js';
-import type { InstanceTelemetry } from './telemetry/instance-telemetry.js';
 import type { ClaimsHook } from './tokens/claims-hook.js';
 import type { KeySet } from './tokens/keys.js';
 import type { KeyRotationSettings } from './tokens/rotation/settings.js';
@@ -36,6 +37,11 @@ export interface ClientDirectory extends ClientStore {
   readonly jwks: ClientJwksCache;
   /** Logs each refused host record (client, user) once. */
   readonly problems: RecordProblems;
+  /**
+   * Whether an origin other than the issuer's may make credentialed requests: one of
+   * `cors.allowedOrigins`, else one a host client registered (`ClientStore.isOriginAllowed`).
+   */
+  isOriginAllowed(origin: string): Promise<boolean>;
 }
 
 /** Where the issuer is: what cookies, same-origin checks and endpoint URLs are derived from. */
@@ -55,8 +61,11 @@ export interface InstanceClock {
   readonly toleranceSeconds: number;
 }
 
-/** What tokens the instance issues and accepts: audiences, scopes, resources, lifetimes (seconds). */
-export interface TokenPolicy {
+/**
+ * What tokens the instance issues and how it accepts them: audiences, scopes, resources, lifetimes
+ * (seconds), and the fast path of its access tokens (verified ones cached, revocations mirrored).
+ */
+export interface TokenPolicy extends AccessTokenAcceptance {
   /** The configured `aud` of access tokens: the host's own API, checked by the bearer scheme. */
   readonly audience: string;
   /** `[audience]`, the audience of tokens whose grant names no resources. */
@@ -74,6 +83,11 @@ export interface TokenPolicy {
   readonly claims: ClaimsHook | undefined;
   /** Other issuers whose JWTs are accepted (`trustedIssuers`), by `iss`. */
   readonly trustedIssuers: ReadonlyMap<string, TrustedIssuer>;
+  /**
+   * The longest lifetime of anything the instance issues: access tokens of both families, refresh
+   * tokens, codes and sessions (how long a user's revocation mark must be kept).
+   */
+  readonly longestLifetime: number;
 }
 
 /** The bounds on what one request may make the instance read or compute. */
@@ -132,10 +146,10 @@ export interface Context {
   readonly users: UserLookup & Partial<Pick<UserStore, 'verifyPassword'>>;
   readonly keys: KeySet;
   readonly tokens: TokenPolicy;
-  readonly accessTokens: AccessTokenAcceptance;
   readonly limits: RequestLimits;
   readonly profile: SecurityProfile;
-  readonly authApi: { readonly enabled: boolean; readonly tokenTtl: number; readonly scope: string };
+  /** The pages: renderers, wording and scope descriptions (`ui` options, resolved). */
+  readonly ui: ResolvedUi;
   readonly session: {
     readonly cookieName: string;
     /** `Path` of the session cookie: the instance path, or the `session.cookiePath` prefix of it. */
@@ -143,18 +157,25 @@ export interface Context {
     readonly idleTimeout: number;
     readonly absoluteTimeout: number;
   };
-  readonly cors: Required<CorsOptions>;
+}
+
+/** The Auth API (`authApi` options): on or off, its tokens' lifetime and scope. */
+export interface AuthApiSettings {
+  readonly enabled: boolean;
+  readonly tokenTtl: number;
+  readonly scope: string;
+}
+
+/**
+ * The features' settings, resolved and validated once by `createGatehouse`: the routes, grants and
+ * services of the features are built with them (and close over them); no request carries them.
+ */
+export interface InstanceSettings extends DispatchSettings {
+  readonly authApi: AuthApiSettings;
+  /** The preflight cache lifetime (`cors.maxAgeSeconds`); allowed origins are the clients'. */
+  readonly cors: CorsSettings;
   /** Sign-in and consent handed to the host (`interactions` options, resolved). */
   readonly interactions: InteractionSettings;
-  /** The pages: renderers, wording and scope descriptions (`ui` options, resolved). */
-  readonly ui: ResolvedUi;
-  /**
-   * The `emit` of one request, which adds its client address: `dispatch` puts it in the request's
-   * context. `undefined` when nothing listens (no `onEvent`, no `audit`), so requests bind nothing.
-   */
-  readonly emitFor: ((request: Request) => (event: GatehouseEvent) => void) | undefined;
-  /** OpenTelemetry of the instance (`telemetry` option), unless it is off. */
-  readonly telemetry: InstanceTelemetry | undefined;
   /** Client ID metadata documents, when `clientMetadataDocuments` is on. */
   readonly clientMetadataDocuments: MetadataDocumentSettings | undefined;
   /** Stored, rotated signing keys (`keyRotation`), when on. */
@@ -163,13 +184,12 @@ export interface Context {
   readonly tokenExchange: TokenExchangeSettings | undefined;
   /**
    * Every client must push its authorization requests (RFC 9126 §5 and §6,
-   * `pushedAuthorizationRequests.required`). Here rather than in the pushed authorization request
-   * feature's settings because the authorization endpoint (and the interactions that resume it)
-   * enforces it; the feature only lists it in the discovery documents.
+   * `pushedAuthorizationRequests.required`): the authorization endpoint (and the interactions that
+   * resume it) enforces it; the pushed authorization request feature lists it in discovery.
    */
   readonly requirePushedRequests: boolean;
-  /** RFC 9449 DPoP (`dpop`). */
-  readonly dpop: DpopSettings;
+  /** RFC 9449 DPoP (`dpop`): its settings, with the clock and replay store its checks use. */
+  readonly dpop: DpopChecks;
   /** The host's consent memory policy (`consent.remember`), if any. */
   readonly rememberConsent: ConsentOptions['remember'];
 }
@@ -191,10 +211,10 @@ export type TokenSigning = ClaimsSource &
   Pick<Context, 'issuer' | 'keys' | 'clock' | 'randomBytes' | 'tokens'>;
 
 /** Verifies the signature, issuer and times of the instance's own access tokens (with their cache). */
-export type TokenVerifying = Clock & Pick<Context, 'issuer' | 'keys' | 'accessTokens'>;
+export type TokenVerifying = Clock & Pick<Context, 'issuer' | 'keys' | 'tokens'>;
 
 /** Whether a token, its grant or its user was revoked: the mirror, else the grants store. */
-export type RevocationCheck = Pick<Context, 'clock' | 'accessTokens' | 'storage'>;
+export type RevocationCheck = Pick<Context, 'clock' | 'tokens' | 'storage'>;
 
 /** Accepts an access token on an API: verification, audience (default: the instance's own), revocation. */
 export type AccessTokenCheck = TokenVerifying & RevocationCheck & Pick<Context, 'tokens'>;

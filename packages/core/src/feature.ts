@@ -1,4 +1,4 @@
-import type { Context } from './context.js';
+import type { Context, InstanceSettings } from './context.js';
 import type { DpopProof } from './dpop/proof.js';
 import { ConfigurationError } from './errors.js';
 import type { Params } from './http/form.js';
@@ -27,6 +27,12 @@ export type GrantHandler = (
   dpop: DpopProof | undefined,
 ) => Promise<Answer>;
 
+/**
+ * What every feature's setup may use: the instance's core (without the keys, imported later) and
+ * the instance settings (`InstanceSettings`) that more than one feature reads.
+ */
+export type FeatureShared = Omit<Context, 'keys'> & InstanceSettings;
+
 /** What one feature adds to an instance. Every member is optional. */
 export interface FeatureParts {
   /** Routes below the instance path (and their origin-root aliases). */
@@ -49,7 +55,7 @@ export interface Feature {
    * builds its parts. `shared` is what every feature may use: the instance's resolved options
    * without the features' parts.
    */
-  setup(options: GatehouseOptions, shared: Omit<Context, 'keys'>): FeatureParts;
+  setup(options: GatehouseOptions, shared: FeatureShared): FeatureParts;
 }
 
 /**
@@ -79,7 +85,7 @@ export interface DiscoveryContributions {
 export function assembleFeatures(
   features: readonly Feature[],
   options: GatehouseOptions,
-  shared: Omit<Context, 'keys'>,
+  shared: FeatureShared,
 ): AssembledFeatures {
   const routes: Route[] = [];
   const grants = new Map<string, GrantHandler>();

@@ -5,7 +5,7 @@ import type { Context } from './context.js';
 import { ConfigurationError, errorAnswer, oauthError, UsageError } from './errors.js';
 import { isPreflight, preflightResponse, withCors } from './http/cors.js';
 import { DeploymentWarnings } from './http/deployment-warnings.js';
-import { dispatch } from './http/dispatch.js';
+import { instanceDispatcher } from './http/dispatch.js';
 import { type Answer, toResponse } from './http/reply.js';
 import { notFound, type Route, Router } from './http/router.js';
 import { finishInteraction, interactionDetails } from './interaction/interactions-api.js';
@@ -156,9 +156,9 @@ export function instanceRoutes(resolved: ResolvedOptions): Route[] {
   return [
     ...oauth2Routes(resolved),
     ...oidcRoutes(resolved.features.discovery),
-    ...authApiRoutes(resolved),
+    ...authApiRoutes(resolved.authApi),
     ...sessionRoutes(resolved),
-    ...interactionRoutes(resolved.interactions?.url === undefined),
+    ...interactionRoutes(resolved),
     ...resolved.features.routes,
   ];
 }
@@ -191,7 +191,7 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
       now: resolved.clock.now,
       emit: resolved.emit,
       logger: resolved.logger,
-      verifiedTokens: resolved.accessTokens.verified,
+      verifiedTokens: resolved.tokens.verified,
     });
     await stored.start();
     keyring = stored;
@@ -206,6 +206,7 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     })
     .catch(() => {});
   const router = new Router(resolved.site.basePath, instanceRoutes(resolved));
+  const dispatch = instanceDispatcher(resolved);
   const deployment = new DeploymentWarnings(
     resolved.issuer,
     resolved.site.origin,
@@ -273,7 +274,7 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     if (ctx === undefined) return contextPromise.then(() => authenticateNow(request, options), refused);
     let caller: Awaitable<Caller>;
     try {
-      caller = authenticateRequest(ctx, request, options, accepted);
+      caller = authenticateRequest(ctx, resolved.dpop, request, options, accepted);
     } catch (error) {
       return refused(error, request);
     }
@@ -298,7 +299,7 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     },
     async cors(request, response) {
       try {
-        return await withCors(await contextPromise, request, response);
+        return await withCors(resolved, request, response);
       } catch (error) {
         return toResponse(errorAnswer(error, resolved.logger));
       }
@@ -306,7 +307,7 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     async preflight(request, methods) {
       if (!isPreflight(request)) return undefined;
       try {
-        return await preflightResponse(await contextPromise, request, methods);
+        return await preflightResponse(resolved, resolved.cors, request, methods);
       } catch (error) {
         return toResponse(errorAnswer(error, resolved.logger));
       }
@@ -370,17 +371,20 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     },
     interactions: {
       async details(requestOrId, id) {
-        return interactionDetails(readyContext ?? (await contextPromise), requestOrId, id);
+        return interactionDetails(readyContext ?? (await contextPromise), resolved, requestOrId, id);
       },
       async finish(request, result, id) {
-        return finishInteraction(readyContext ?? (await contextPromise), request, result, id);
+        return finishInteraction(readyContext ?? (await contextPromise), resolved, request, result, id);
       },
     },
   };
   return attachInternals(instance, {
     answer,
     authenticateNow,
-    context: () => readyContext ?? contextPromise,
+    cors: {
+      preflight: (request, methods) => preflightResponse(resolved, resolved.cors, request, methods),
+      apply: (request, answer) => withCors(resolved, request, answer),
+    },
     logger: resolved.logger,
     mountedAt: (mountPath) => deployment.mountedAt(mountPath),
   });

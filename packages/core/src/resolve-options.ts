@@ -1,9 +1,10 @@
 import { auditSinks, eventEmitter } from './audit/emitter.js';
-import type { Context, InstanceStores } from './context.js';
+import type { Context, InstanceSettings, InstanceStores } from './context.js';
+import { dpopFeature } from './dpop/feature.js';
 import { dpopSettings } from './dpop/settings.js';
 import { ConfigurationError } from './errors.js';
 import type { Logger } from './events.js';
-import { type AssembledFeatures, assembleFeatures, type Feature } from './feature.js';
+import { type AssembledFeatures, assembleFeatures, type Feature, type FeatureShared } from './feature.js';
 import { chargeClientNetwork } from './http/address-rate-limit.js';
 import type { FetchCaller } from './http/bounded-fetch-cache.js';
 import { clientAddressOf } from './http/client-address.js';
@@ -18,7 +19,11 @@ import { extensionGrantsFeature } from './oauth2/grants/extension-grants.js';
 import { coreGrantsFeature, jwtBearerFeature, tokenExchangeFeature } from './oauth2/grants/feature.js';
 import { pushedAuthorizationRequestsFeature, pushRequirement } from './oauth2/par/feature.js';
 import { looksLikeClientIdUrl } from './oauth2/registration/client-id-url.js';
-import { dynamicRegistrationFeature, registrationLookupHook } from './oauth2/registration/feature.js';
+import {
+  clientMetadataDocumentsFeature,
+  dynamicRegistrationFeature,
+  registrationLookupHook,
+} from './oauth2/registration/feature.js';
 import { ClientMetadataDocuments } from './oauth2/registration/metadata-documents.js';
 import {
   type FetchBudgetSettings,
@@ -110,10 +115,11 @@ export function parseIssuer(issuer: string, allowInsecure: boolean): URL {
 }
 
 /** Everything of the context that does not need the imported keys; validated synchronously. */
-export type ResolvedOptions = Omit<Context, 'keys'> & {
-  /** What the instance's features add: routes, grant types, discovery members (built with them). */
-  readonly features: AssembledFeatures;
-};
+export type ResolvedOptions = Omit<Context, 'keys'> &
+  InstanceSettings & {
+    /** What the instance's features add: routes, grant types, discovery members (built with them). */
+    readonly features: AssembledFeatures;
+  };
 
 /**
  * What a `createGatehouseHost` hands every instance it creates, beyond the options: memory whose
@@ -298,6 +304,19 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
         option: 'resources',
       });
   }
+  const refreshTokenTtl = lifetime('refreshTokenTtl', options.refreshTokenTtl, 30 * 86_400);
+  // FAPI 2.0 §5.3.2.1: codes live at most 60 seconds.
+  const authorizationCodeTtl = lifetime(
+    'authorizationCodeTtl',
+    options.authorizationCodeTtl,
+    60,
+    fapi2 ? 60 : 600,
+  );
+  const sessionAbsoluteTimeout = lifetime(
+    'session.absoluteTimeout',
+    options.session?.absoluteTimeout,
+    43_200,
+  );
   const base: Omit<Context, 'keys'> = {
     issuer,
     site: { origin: url.origin, basePath, secure: url.protocol === 'https:' },
@@ -313,6 +332,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
       now,
       recordProblems,
       new ClientJwksCache(jwksPolicy, fetchCaller('jwks', jwksPolicy, 'client key sets were')),
+      options.cors?.allowedOrigins ?? [],
       {
         ...(registrationFound ? { found: registrationFound } : {}),
         ...(metadataDocuments && documentCaller
@@ -334,23 +354,22 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
       scopes,
       defaultScope,
       accessTokenTtl,
-      refreshTokenTtl: lifetime('refreshTokenTtl', options.refreshTokenTtl, 30 * 86_400),
-      // FAPI 2.0 §5.3.2.1: codes live at most 60 seconds.
-      authorizationCodeTtl: lifetime(
-        'authorizationCodeTtl',
-        options.authorizationCodeTtl,
-        60,
-        fapi2 ? 60 : 600,
-      ),
+      refreshTokenTtl,
+      authorizationCodeTtl,
       // FAPI 2.0 §5.3.2.1: no refresh token rotation (the tokens are sender-constrained instead).
       rotateRefreshTokens: options.rotateRefreshTokens ?? !fapi2,
       requirePkce,
       claims: claimsHook(options.claims),
       trustedIssuers: resolveTrustedIssuers(options.trustedIssuers, issuer),
-    },
-    accessTokens: {
       verified: shared.verifiedTokens ?? new VerifiedTokenCache(),
       revocationMirror,
+      longestLifetime: Math.max(
+        accessTokenTtl,
+        authApiTokenTtl,
+        refreshTokenTtl,
+        authorizationCodeTtl,
+        sessionAbsoluteTimeout,
+      ),
     },
     limits: {
       maxBodyBytes: count('maxBodyBytes', options.maxBodyBytes, 65_536),
@@ -374,23 +393,22 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
       ),
     },
     profile: { securityProfile: fapi2 ? 'fapi2' : undefined, confidentialClientsOnly: onlyConfidential },
+    ui: resolveUi(options.ui, issuer),
+    session: {
+      cookieName,
+      cookiePath,
+      idleTimeout: lifetime('session.idleTimeout', options.session?.idleTimeout, 1800),
+      absoluteTimeout: sessionAbsoluteTimeout,
+    },
+  };
+  const settings: InstanceSettings = {
     authApi: {
       // The Auth API is a password grant in another shape, which FAPI 2.0 rules out.
       enabled: authApiEnabled,
       tokenTtl: authApiTokenTtl,
       scope: [...new Set(authApiScope)].join(' '),
     },
-    session: {
-      cookieName,
-      cookiePath,
-      idleTimeout: lifetime('session.idleTimeout', options.session?.idleTimeout, 1800),
-      absoluteTimeout: lifetime('session.absoluteTimeout', options.session?.absoluteTimeout, 43_200),
-    },
-    cors: {
-      allowedOrigins: options.cors?.allowedOrigins ?? [],
-      maxAgeSeconds: lifetime('cors.maxAgeSeconds', options.cors?.maxAgeSeconds, 600, 86_400),
-    },
-    ui: resolveUi(options.ui, issuer),
+    cors: { maxAgeSeconds: lifetime('cors.maxAgeSeconds', options.cors?.maxAgeSeconds, 600, 86_400) },
     interactions: resolveInteractions(options.interactions, url, basePath, cookieName),
     emitFor,
     telemetry,
@@ -398,10 +416,16 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     tokenExchange,
     keyRotation,
     requirePushedRequests: pushRequirement(options.pushedAuthorizationRequests, fapi2),
-    dpop: dpopSettings(options.dpop, options.randomBytes ?? webRandomBytes, fapi2),
+    dpop: {
+      issuer,
+      clock: base.clock,
+      settings: dpopSettings(options.dpop, base.randomBytes, fapi2),
+      storage: { replay: storage.replay },
+    },
     rememberConsent: consentPolicy(options.consent),
   };
-  return { ...base, features: assembleFeatures(FEATURES, options, base) };
+  const instance = { ...base, ...settings };
+  return { ...instance, features: assembleFeatures(FEATURES, options, instance) };
 }
 
 /**
@@ -412,7 +436,7 @@ export function everyFeature(): AssembledFeatures {
   return assembleFeatures(
     FEATURES,
     { dynamicRegistration: {} } as GatehouseOptions,
-    { tokens: { trustedIssuers: new Map() } } as unknown as Omit<Context, 'keys'>,
+    { tokens: { trustedIssuers: new Map() } } as unknown as FeatureShared,
   );
 }
 
@@ -425,6 +449,8 @@ const FEATURES: readonly Feature[] = [
   deviceAuthorizationFeature,
   pushedAuthorizationRequestsFeature,
   dynamicRegistrationFeature,
+  clientMetadataDocumentsFeature,
+  dpopFeature,
   tokenExchangeFeature,
   jwtBearerFeature,
   extensionGrantsFeature,
@@ -634,10 +660,25 @@ function withDebugLog(logger: Logger, debug: boolean): Logger {
  * two things of one key (a header's `kid` and the signature) reads `ctx.keys` once.
  */
 export function toContext(resolved: ResolvedOptions, keys: KeySet | (() => KeySet)): Context {
-  // The features' parts stay out: the routes and endpoints were built with them.
-  const { features: _built, ...shared } = resolved;
-  if (typeof keys !== 'function') return { ...shared, keys };
-  const context = { ...shared } as Context;
+  // The core only: the features' settings and parts stay out (their routes were built with them).
+  const core: Omit<Context, 'keys'> = {
+    issuer: resolved.issuer,
+    site: resolved.site,
+    clock: resolved.clock,
+    randomBytes: resolved.randomBytes,
+    emit: resolved.emit,
+    logger: resolved.logger,
+    storage: resolved.storage,
+    clients: resolved.clients,
+    users: resolved.users,
+    tokens: resolved.tokens,
+    ui: resolved.ui,
+    limits: resolved.limits,
+    profile: resolved.profile,
+    session: resolved.session,
+  };
+  if (typeof keys !== 'function') return { ...core, keys };
+  const context = { ...core } as Context;
   Object.defineProperty(context, 'keys', { get: keys, enumerable: true });
   return context;
 }

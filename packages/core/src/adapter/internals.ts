@@ -1,5 +1,4 @@
 import type { Awaitable } from '../awaitable.js';
-import type { Context } from '../context.js';
 import type { Logger } from '../events.js';
 import type { Answer } from '../http/reply.js';
 import type { AuthenticateOptions, AuthenticationResult } from '../protect/types.js';
@@ -27,8 +26,11 @@ export interface InstanceInternals {
    * Throws `TypeError` for options naming no or unknown schemes.
    */
   authenticateNow(request: Request, options: AuthenticateOptions): Awaitable<AuthenticationResult>;
-  /** The resolved context, at once when the keys are imported; rejects when they cannot be. */
-  context(): Awaitable<Context>;
+  /** The instance's CORS (`http/cors.ts`) for a host's own routes: a preflight's answer, and the headers of an answer. */
+  readonly cors: {
+    preflight(request: Request, methods: readonly string[]): Promise<Response>;
+    apply<T extends Answer>(request: Request, answer: T): Awaitable<T>;
+  };
   /** The instance's logger (`options.logger`). */
   readonly logger: Logger;
   /** A request reached the instance through a mount at `mountPath` (warns once if no route is there). */

@@ -1,6 +1,7 @@
-import type { Context, PasswordChecking, TokenSigning } from '../context.js';
+import type { AuthApiSettings, Context, PasswordChecking, TokenSigning } from '../context.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
+import type { Handler } from '../http/router.js';
 import { shownUsername } from '../passwords/credential-limits.js';
 import { attemptPasswordLogin } from '../passwords/password-login.js';
 import { signAccessToken } from '../tokens/access-token.js';
@@ -27,9 +28,29 @@ import { badCredentials, readUserCredentials } from './user-credentials.js';
  * without the password being checked. Too many password checks in flight: 503
  * `temporarily_unavailable` with `Retry-After` (`passwords/password-check-gate.ts`).
  */
-export async function authApiTokenEndpoint(
+export function authApiTokenEndpoint(settings: AuthApiSettings): Handler {
+  return (
+    request,
+    ctx: Pick<
+      Context,
+      | 'issuer'
+      | 'clock'
+      | 'randomBytes'
+      | 'emit'
+      | 'logger'
+      | 'storage'
+      | 'users'
+      | 'keys'
+      | 'tokens'
+      | 'limits'
+    >,
+  ) => issueAuthApiToken(request, ctx, settings);
+}
+
+async function issueAuthApiToken(
   request: Request,
-  ctx: PasswordChecking & TokenSigning & Pick<Context, 'limits' | 'issuer' | 'emit' | 'authApi'>,
+  ctx: PasswordChecking & TokenSigning & Pick<Context, 'limits' | 'issuer' | 'emit'>,
+  settings: AuthApiSettings,
 ): Promise<Answer> {
   await requireEmptyBody(
     request,
@@ -53,15 +74,15 @@ export async function authApiTokenEndpoint(
   const access = await signAccessToken(ctx, {
     family: 'auth_api',
     subject,
-    scope: ctx.authApi.scope,
-    ttl: ctx.authApi.tokenTtl,
+    scope: settings.scope,
+    ttl: settings.tokenTtl,
   });
   ctx.emit({ type: 'login.succeeded', userId: user.id, via: 'auth-api' });
   ctx.emit({ type: 'token.issued', subject, userId: user.id, grantType: 'auth_api' });
   return noStoreJson({
     access_token: access.token,
     token_type: 'Bearer',
-    expires_in: ctx.authApi.tokenTtl,
-    ...(ctx.authApi.scope === '' ? {} : { scope: ctx.authApi.scope }),
+    expires_in: settings.tokenTtl,
+    ...(settings.scope === '' ? {} : { scope: settings.scope }),
   });
 }

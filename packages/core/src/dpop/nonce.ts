@@ -1,6 +1,6 @@
-import type { Context } from '../context.js';
 import { toEpochSeconds } from '../time.js';
 import { base64url, utf8 } from '../tokens/encoding.js';
+import type { ProofContext } from './proof.js';
 import type { DpopSettings } from './settings.js';
 
 /*
@@ -33,21 +33,24 @@ async function nonceOf(settings: DpopSettings, window: number): Promise<string> 
   return `${window.toString(36)}.${base64url(new Uint8Array(mac)).slice(0, 32)}`;
 }
 
-function windowOf(ctx: Pick<Context, 'clock' | 'dpop'>): number {
-  return Math.floor(toEpochSeconds(ctx.clock.now()) / ctx.dpop.nonceLifetime);
+function windowOf(ctx: Pick<ProofContext, 'clock' | 'settings'>): number {
+  return Math.floor(toEpochSeconds(ctx.clock.now()) / ctx.settings.nonceLifetime);
 }
 
 /** The nonce of the current window, for `DPoP-Nonce`. */
-export function currentNonce(ctx: Pick<Context, 'clock' | 'dpop'>): Promise<string> {
-  return nonceOf(ctx.dpop, windowOf(ctx));
+export function currentNonce(ctx: Pick<ProofContext, 'clock' | 'settings'>): Promise<string> {
+  return nonceOf(ctx.settings, windowOf(ctx));
 }
 
 /** Whether `nonce` is one this instance issued in the current or the previous window. */
-export async function isCurrentNonce(ctx: Pick<Context, 'clock' | 'dpop'>, nonce: string): Promise<boolean> {
+export async function isCurrentNonce(
+  ctx: Pick<ProofContext, 'clock' | 'settings'>,
+  nonce: string,
+): Promise<boolean> {
   if (nonce.length > 64) return false;
   const window = windowOf(ctx);
   for (const candidate of [window, window - 1]) {
-    if ((await nonceOf(ctx.dpop, candidate)) === nonce) return true;
+    if ((await nonceOf(ctx.settings, candidate)) === nonce) return true;
   }
   return false;
 }

@@ -10,12 +10,21 @@ import type { Context } from '../context.js';
 import { fromEpochSeconds, toEpochSeconds } from '../time.js';
 import { sha256Base64url } from '../tokens/sha256.js';
 import { isCurrentNonce } from './nonce.js';
-import type { DpopAlgorithm } from './settings.js';
+import type { DpopAlgorithm, DpopSettings } from './settings.js';
 
-/** What the proof check needs of an instance (or of a `resourceServer()`). */
-export type ProofContext = Pick<Context, 'clock' | 'dpop'> & {
+/**
+ * DPoP as an instance (or a `resourceServer()`) checks it, built once: its settings, the clock, the
+ * replay store of proof ids, and the realm of its challenges (the issuer).
+ */
+export interface DpopChecks {
+  readonly issuer: string;
+  readonly clock: Context['clock'];
+  readonly settings: DpopSettings;
   readonly storage: Pick<Context['storage'], 'replay'>;
-};
+}
+
+/** What the proof check needs. */
+export type ProofContext = Pick<DpopChecks, 'clock' | 'settings' | 'storage'>;
 
 /** A DPoP proof that passed every check of RFC 9449 §4.3: the key it proves possession of. */
 export interface DpopProof {
@@ -159,8 +168,8 @@ export async function checkDpopProof(
   }
   if (header.typ !== 'dpop+jwt') return refusal('The DPoP proof must have typ "dpop+jwt".');
   const alg = header.alg as DpopAlgorithm;
-  if (typeof header.alg !== 'string' || !ctx.dpop.algorithms.includes(alg))
-    return refusal(`The DPoP proof alg must be one of ${ctx.dpop.algorithms.join(', ')}.`);
+  if (typeof header.alg !== 'string' || !ctx.settings.algorithms.includes(alg))
+    return refusal(`The DPoP proof alg must be one of ${ctx.settings.algorithms.join(', ')}.`);
   const jwk = header.jwk;
   if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk))
     return refusal('The DPoP proof must carry its public key in the jwk header.');
@@ -182,7 +191,7 @@ export async function checkDpopProof(
       "The DPoP proof htu must be the request URI at this server's public origin (without query and fragment).",
     );
   const now = ctx.clock.now();
-  const window = ctx.dpop.proofLifetime;
+  const window = ctx.settings.proofLifetime;
   if (typeof payload.iat !== 'number' || !Number.isFinite(payload.iat))
     return refusal('The DPoP proof has no iat.');
   if (Math.abs(toEpochSeconds(now) - payload.iat) > window)

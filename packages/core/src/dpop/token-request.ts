@@ -28,9 +28,10 @@ import {
  */
 export function tokenRequestProof(
   ctx: TokenProofContext,
+  dpop: ProofContext,
   request: Request,
   authenticated: AuthenticatedClient,
-  requireProof = authenticated.client.dpopBoundAccessTokens === true || ctx.dpop.requiredForAll,
+  requireProof = authenticated.client.dpopBoundAccessTokens === true || dpop.settings.requiredForAll,
 ): Awaitable<DpopProof | undefined> {
   const header = dpopHeader(request);
   if (header === undefined) {
@@ -39,22 +40,23 @@ export function tokenRequestProof(
     return undefined;
   }
   if (header === null) throw oauthError('invalid_dpop_proof', 'Send exactly one DPoP header.');
-  return checkedProof(ctx, request, header, authenticated);
+  return checkedProof(ctx, dpop, request, header, authenticated);
 }
 
 /** What the token endpoint's proof check reads of the instance. */
-type TokenProofContext = ProofContext & Pick<Context, 'site' | 'limits'>;
+type TokenProofContext = Pick<Context, 'site' | 'limits'>;
 
 /** The proof of a request that sent exactly one DPoP header, checked (see {@link tokenRequestProof}). */
 async function checkedProof(
   ctx: TokenProofContext,
+  dpop: ProofContext,
   request: Request,
   header: string,
   { client, method }: AuthenticatedClient,
 ): Promise<DpopProof> {
-  const outcome = await checkDpopProof(ctx, request, header, {
+  const outcome = await checkDpopProof(dpop, request, header, {
     htu: requestHtus([ctx.site.origin], request),
-    requireNonce: ctx.dpop.requireNonce !== 'off',
+    requireNonce: dpop.settings.requireNonce !== 'off',
     // Its proof ids are charged to the client, or to its caller's network when the client proves
     // nothing or anyone could have registered it (docs/security.md, "Stored state").
     payer: await clientWritePartition(
@@ -64,15 +66,12 @@ async function checkedProof(
       CLIENT_AUTH_METHODS[method]?.provesIdentity === true,
     ),
   });
-  if (isRefusal(outcome)) throw await tokenEndpointRefusal(ctx, outcome);
+  if (isRefusal(outcome)) throw await tokenEndpointRefusal(dpop, outcome);
   return outcome;
 }
 
 /** The 400 answer of a refused proof at the token endpoint (§5, §8). */
-async function tokenEndpointRefusal(
-  ctx: Pick<Context, 'clock' | 'dpop'>,
-  refusal: DpopRefusal,
-): Promise<ProtocolError> {
+async function tokenEndpointRefusal(ctx: ProofContext, refusal: DpopRefusal): Promise<ProtocolError> {
   return oauthError(
     refusal.error,
     refusal.description,

@@ -253,11 +253,19 @@ export function createGatehouseHost(options: GatehouseHostOptions): GatehouseHos
   attachInternals(host, {
     answer,
     authenticateNow: authenticateFor,
-    context: () => {
-      throw new UsageError(
-        'A GatehouseHost has no single context: ask host.instance(name).',
-        'ERR_INVALID_INSTANCE',
-      );
+    cors: {
+      preflight: () => {
+        throw new UsageError(
+          'A GatehouseHost has no single CORS policy: ask host.instance(name).',
+          'ERR_INVALID_INSTANCE',
+        );
+      },
+      apply: () => {
+        throw new UsageError(
+          'A GatehouseHost has no single CORS policy: ask host.instance(name).',
+          'ERR_INVALID_INSTANCE',
+        );
+      },
     },
     logger,
     // Its instances are named by the path (or the layout) itself; each checks its own requests.
@@ -302,6 +310,8 @@ function pathLayout(origin: string | undefined): InstanceLayout {
     '/:instance',
     instanceRoutes({
       authApi: { enabled: true },
+      // The built-in pages' routes too (an instance without them answers 404 there).
+      interactions: { url: undefined },
       features: everyFeature(),
     } as ResolvedOptions),
   );

@@ -20,7 +20,15 @@ const ALLOWED_HEADERS = 'Authorization, Content-Type, DPoP';
 /** Response headers a cross-origin caller may read, beyond the safelisted ones. */
 const EXPOSED_HEADERS = 'WWW-Authenticate, DPoP-Nonce';
 
-type CorsContext = Pick<Context, 'site' | 'cors' | 'clients'>;
+type CorsContext = Pick<Context, 'site' | 'clients'>;
+
+/**
+ * How long a browser may cache a preflight's answer (`cors.maxAgeSeconds`); the origins allowed
+ * are the clients directory's ({@link isAllowedOrigin}).
+ */
+export interface CorsSettings {
+  readonly maxAgeSeconds: number;
+}
 
 /** Whether the request is a CORS preflight: `OPTIONS` with `Origin` and `Access-Control-Request-Method`. */
 export function isPreflight(request: Request): boolean {
@@ -38,6 +46,7 @@ export function isPreflight(request: Request): boolean {
  */
 export async function preflightResponse(
   ctx: CorsContext,
+  settings: CorsSettings,
   request: Request,
   methods: readonly string[],
 ): Promise<Response> {
@@ -50,7 +59,7 @@ export async function preflightResponse(
     headers.set('Access-Control-Allow-Credentials', 'true');
     headers.set('Access-Control-Allow-Methods', methods.join(', '));
     headers.set('Access-Control-Allow-Headers', ALLOWED_HEADERS);
-    headers.set('Access-Control-Max-Age', String(ctx.cors.maxAgeSeconds));
+    headers.set('Access-Control-Max-Age', String(settings.maxAgeSeconds));
   }
   return new Response(null, { status: 204, headers });
 }

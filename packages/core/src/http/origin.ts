@@ -53,13 +53,12 @@ export function isForeignBrowserRequest(
  * with `StorageUnavailableError` (the client store is guarded).
  */
 export async function isAllowedOrigin(
-  ctx: Pick<Context, 'site' | 'cors' | 'clients'>,
+  ctx: Pick<Context, 'site' | 'clients'>,
   origin: string,
 ): Promise<boolean> {
   if (origin === ctx.site.origin) return true;
   if (origin === 'null' || origin.length > 2048) return false;
-  if (ctx.cors.allowedOrigins.includes(origin)) return true;
-  return ctx.clients.isOriginAllowed ? ctx.clients.isOriginAllowed(origin) : false;
+  return ctx.clients.isOriginAllowed(origin);
 }
 
 /**
@@ -67,7 +66,7 @@ export async function isAllowedOrigin(
  * CORS response may echo in `Access-Control-Allow-Origin`.
  */
 export async function allowedRequestOrigin(
-  ctx: Pick<Context, 'site' | 'cors' | 'clients'>,
+  ctx: Pick<Context, 'site' | 'clients'>,
   request: Request,
 ): Promise<string | null> {
   const origin = requestOrigin(request);

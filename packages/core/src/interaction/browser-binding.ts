@@ -1,5 +1,6 @@
 import { parse, serialize } from 'cookie';
 import type { Context } from '../context.js';
+import type { AuthorizationFlow } from '../oauth2/authorize/flow.js';
 import { hashSecret, randomSecret, timingSafeEqual } from '../tokens/secrets.js';
 
 /*
@@ -13,33 +14,38 @@ import { hashSecret, randomSecret, timingSafeEqual } from '../tokens/secrets.js'
 
 const SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
-function cookieValue(ctx: Context, request: Request): string | undefined {
+function cookieValue(flow: AuthorizationFlow, request: Request): string | undefined {
   const header = request.headers.get('cookie');
   if (!header) return undefined;
-  const value = parse(header)[ctx.interactions.cookieName];
+  const value = parse(header)[flow.interactions.cookieName];
   return value && SHAPE.test(value) ? value : undefined;
 }
 
 /** The request's binding secret (or a new one, with the `Set-Cookie` to send) and its hash. */
 export async function browserBinding(
-  ctx: Context,
+  ctx: Pick<Context, 'site' | 'randomBytes'>,
+  flow: AuthorizationFlow,
   request: Request,
 ): Promise<{ hash: string; setCookie?: string }> {
-  const existing = cookieValue(ctx, request);
+  const existing = cookieValue(flow, request);
   if (existing) return { hash: await hashSecret(existing) };
   const secret = randomSecret(ctx.randomBytes);
-  const setCookie = serialize(ctx.interactions.cookieName, secret, {
+  const setCookie = serialize(flow.interactions.cookieName, secret, {
     httpOnly: true,
     sameSite: 'lax',
     secure: ctx.site.secure,
-    path: ctx.interactions.cookiePath,
+    path: flow.interactions.cookiePath,
   });
   return { hash: await hashSecret(secret), setCookie };
 }
 
 /** Whether the request comes from the browser whose binding hash is `expected` (constant time). */
-export async function isSameBrowser(ctx: Context, request: Request, expected: string): Promise<boolean> {
-  const value = cookieValue(ctx, request);
+export async function isSameBrowser(
+  flow: AuthorizationFlow,
+  request: Request,
+  expected: string,
+): Promise<boolean> {
+  const value = cookieValue(flow, request);
   if (value === undefined) return false;
   return timingSafeEqual(await hashSecret(value), expected);
 }

@@ -7,6 +7,7 @@ import { noStoreEmpty } from '../http/responses.js';
 import type { Handler } from '../http/router.js';
 import { currentAuthentication } from '../oauth2/authorize/authentication.js';
 import { continueRequest } from '../oauth2/authorize/consent.js';
+import type { AuthorizationFlow } from '../oauth2/authorize/flow.js';
 import { completeLoginForm, type LoginStepOptions, renderLoginForm } from '../oauth2/authorize/login.js';
 import type { AuthorizationRequest } from '../oauth2/authorize/request.js';
 import { parseScope } from '../oauth2/scope.js';
@@ -51,21 +52,22 @@ interface Pending {
 type PendingRequest = Pending & { readonly auth: AuthorizationRequest };
 
 async function pendingAt(
-  ctx: Context,
+  ctx: Pick<Context, 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens'>,
+  flow: AuthorizationFlow,
   request: Request,
   reference: string,
   step: InteractionStep,
 ): Promise<Pending> {
-  const { record } = await pendingInteraction(ctx, reference, request);
+  const { record } = await pendingInteraction(ctx, flow, reference, request);
   if (record.step !== step)
     throw new InteractionError('interaction_not_found', `This sign-in request does not ask for ${step}.`);
   if (record.flow === 'device') return { reference, record, ...(await storedDevice(ctx, record)) };
-  const auth = await storedRequest(ctx, record);
+  const auth = await storedRequest(ctx, flow, record);
   return { reference, record, client: auth.client, auth };
 }
 
 /** The page of a refusal: an interaction error (400, 403 for another browser) or a bad form. */
-function refusal(ctx: Context, request: Request, error: unknown): Promise<Answer> {
+function refusal(ctx: Pick<Context, 'issuer' | 'ui'>, request: Request, error: unknown): Promise<Answer> {
   if (error instanceof InteractionError) {
     const code = error.status === 403 ? 'forbidden' : 'invalid_request';
     return errorPage(ctx, new ProtocolError(code, error.message), undefined, request);
@@ -76,13 +78,14 @@ function refusal(ctx: Context, request: Request, error: unknown): Promise<Answer
 
 /** A GET page of a step, `?interaction=<reference>`. */
 function stepPage(
+  flow: AuthorizationFlow,
   step: InteractionStep,
   render: (ctx: Context, request: Request, pending: Pending) => Promise<Answer>,
 ): Handler {
   return async (request, ctx, url) => {
     try {
       const reference = queryParams(url).get('interaction') ?? '';
-      return await render(ctx, request, await pendingAt(ctx, request, reference, step));
+      return await render(ctx, request, await pendingAt(ctx, flow, request, reference, step));
     } catch (error) {
       return refusal(ctx, request, error);
     }
@@ -91,6 +94,7 @@ function stepPage(
 
 /** A form POST of a step: same-origin only, its interaction named by the `interaction` field. */
 function stepForm(
+  flow: AuthorizationFlow,
   step: InteractionStep,
   handle: (ctx: Context, request: Request, pending: Pending, params: Params) => Promise<Answer>,
 ): Handler {
@@ -99,7 +103,7 @@ function stepForm(
       return errorPage(ctx, crossSiteRefused(ctx, request), undefined, request);
     try {
       const params = await readForm(request, ctx.limits.maxBodyBytes);
-      const pending = await pendingAt(ctx, request, params.get('interaction') ?? '', step);
+      const pending = await pendingAt(ctx, flow, request, params.get('interaction') ?? '', step);
       return await handle(ctx, request, pending, params);
     } catch (error) {
       return refusal(ctx, request, error);
@@ -118,7 +122,12 @@ function toResume(location: string): Answer {
   return noStoreEmpty(303, { Location: location, 'Referrer-Policy': 'same-origin' });
 }
 
-function renderLogin(ctx: Context, request: Request, pending: Pending, options: LoginStepOptions = {}) {
+function renderLogin(
+  ctx: Pick<Context, 'site' | 'randomBytes' | 'ui' | 'session'>,
+  request: Request,
+  pending: Pending,
+  options: LoginStepOptions = {},
+) {
   const { auth, reference } = pending;
   return renderLoginForm(
     ctx,
@@ -136,59 +145,103 @@ function renderLogin(ctx: Context, request: Request, pending: Pending, options: 
 }
 
 /** `GET {base}/login?interaction=<reference>`: the login page of a login interaction. */
-export const builtInLoginPage: Handler = stepPage('login', (ctx, request, pending) =>
-  renderLogin(ctx, request, pending),
-);
+export const builtInLoginPage = (flow: AuthorizationFlow): Handler =>
+  stepPage(flow, 'login', (ctx: Pick<Context, 'site' | 'randomBytes' | 'ui' | 'session'>, request, pending) =>
+    renderLogin(ctx, request, pending),
+  );
 
 /**
  * `POST {base}/login`: CSRF token, then the password attempt (`completeLoginForm`: credential
  * limits, brute-force limit, bounded checks); a verified password finishes the interaction with
  * `amr: ["pwd"]`, and the browser goes to the resume, which starts the session.
  */
-export const builtInLoginForm: Handler = stepForm('login', (ctx, request, pending, params) =>
-  completeLoginForm(ctx, request, params, {
-    render: (options) => renderLogin(ctx, request, pending, options),
-    signedIn: async (user) => {
-      const result = { login: { sub: user.id, amr: ['pwd'] } };
-      const { location } = await finishInteraction(ctx, request, result, pending.reference, 'login-page');
-      return toResume(location);
-    },
-  }),
-);
+export const builtInLoginForm = (flow: AuthorizationFlow): Handler =>
+  stepForm(
+    flow,
+    'login',
+    (
+      ctx: Pick<
+        Context,
+        | 'issuer'
+        | 'site'
+        | 'clock'
+        | 'randomBytes'
+        | 'emit'
+        | 'storage'
+        | 'clients'
+        | 'users'
+        | 'keys'
+        | 'tokens'
+        | 'limits'
+        | 'ui'
+        | 'session'
+      >,
+      request,
+      pending,
+      params,
+    ) =>
+      completeLoginForm(ctx, request, params, {
+        render: (options) => renderLogin(ctx, request, pending, options),
+        signedIn: async (user) => {
+          const result = { login: { sub: user.id, amr: ['pwd'] } };
+          const { location } = await finishInteraction(
+            ctx,
+            flow,
+            request,
+            result,
+            pending.reference,
+            'login-page',
+          );
+          return toResume(location);
+        },
+      }),
+  );
 
 /** `GET {base}/consent?interaction=<reference>`: the consent page of a consent interaction. */
-export const builtInConsentPage: Handler = stepPage('consent', async (ctx, request, pending) => {
-  const { auth, reference, record } = pending as PendingRequest;
-  const csrf = pageCsrfToken(ctx, request);
-  const current = await currentAuthentication(ctx, request);
-  const username = current?.userId === record.subject ? current?.username : undefined;
-  const scopes = parseScope(auth.scope);
-  const target = formTarget(auth).formTarget;
-  return consentPage(
-    ctx,
-    request,
-    {
-      action: ctx.site.basePath + PAGE_PATHS.consent,
-      csrfToken: csrf.token,
-      hiddenFields: { interaction: reference },
-      ...clientDisplay(auth.client),
-      redirectHost: new URL(auth.redirectUri).host,
-      scopes,
-      scopeDescriptions: Object.fromEntries(
-        scopes
-          .filter((scope) => Object.hasOwn(ctx.ui.scopeDescriptions, scope))
-          .map((scope) => [scope, ctx.ui.scopeDescriptions[scope]!]),
-      ),
-      ...(auth.resources && auth.resources.length > 0 ? { resources: auth.resources } : {}),
-      ...(username === undefined ? {} : { username }),
+export const builtInConsentPage = (flow: AuthorizationFlow): Handler =>
+  stepPage(
+    flow,
+    'consent',
+    async (
+      ctx: Pick<
+        Context,
+        'site' | 'clock' | 'randomBytes' | 'logger' | 'storage' | 'users' | 'ui' | 'session'
+      >,
+      request,
+      pending,
+    ) => {
+      const { auth, reference, record } = pending as PendingRequest;
+      const csrf = pageCsrfToken(ctx, request);
+      const current = await currentAuthentication(ctx, flow, request);
+      const username = current?.userId === record.subject ? current?.username : undefined;
+      const scopes = parseScope(auth.scope);
+      const target = formTarget(auth).formTarget;
+      return consentPage(
+        ctx,
+        request,
+        {
+          action: ctx.site.basePath + PAGE_PATHS.consent,
+          csrfToken: csrf.token,
+          hiddenFields: { interaction: reference },
+          ...clientDisplay(auth.client),
+          redirectHost: new URL(auth.redirectUri).host,
+          scopes,
+          scopeDescriptions: Object.fromEntries(
+            scopes
+              .filter((scope) => Object.hasOwn(ctx.ui.scopeDescriptions, scope))
+              .map((scope) => [scope, ctx.ui.scopeDescriptions[scope]!]),
+          ),
+          ...(auth.resources && auth.resources.length > 0 ? { resources: auth.resources } : {}),
+          ...(username === undefined ? {} : { username }),
+        },
+        {
+          headers: csrf.setCookie ? { 'Set-Cookie': csrf.setCookie } : {},
+          formTargets: target ? [target] : [],
+        },
+        auth.oidc.uiLocales,
+      );
     },
-    {
-      headers: csrf.setCookie ? { 'Set-Cookie': csrf.setCookie } : {},
-      formTargets: target ? [target] : [],
-    },
-    auth.oidc.uiLocales,
   );
-});
 
 /**
  * `POST {base}/consent`: CSRF token, then the user's decision finishes the interaction ("allow":
@@ -196,15 +249,40 @@ export const builtInConsentPage: Handler = stepPage('consent', async (ctx, reque
  * When the user the consent was for is no longer signed in (signed out, or someone else in another
  * tab), the request starts over from who is signed in now: a consent counts only for its user.
  */
-export const builtInConsentForm: Handler = stepForm('consent', async (ctx, request, pending, params) => {
-  await checkFormPost(ctx, request, params);
-  const decision = params.get('decision');
-  if (decision !== 'allow' && decision !== 'deny')
-    throw invalidRequest('The consent decision must be "allow" or "deny".');
-  const current = await currentAuthentication(ctx, request);
-  if (current?.userId !== pending.record.subject)
-    return continueRequest(ctx, request, (pending as PendingRequest).auth, current);
-  const consent: ConsentResult = decision === 'allow' ? {} : { denied: true };
-  const { location } = await finishInteraction(ctx, request, { consent }, pending.reference);
-  return toResume(location);
-});
+export const builtInConsentForm = (flow: AuthorizationFlow): Handler =>
+  stepForm(
+    flow,
+    'consent',
+    async (
+      ctx: Pick<
+        Context,
+        | 'issuer'
+        | 'site'
+        | 'clock'
+        | 'randomBytes'
+        | 'emit'
+        | 'logger'
+        | 'storage'
+        | 'clients'
+        | 'users'
+        | 'keys'
+        | 'tokens'
+        | 'limits'
+        | 'session'
+      >,
+      request,
+      pending,
+      params,
+    ) => {
+      await checkFormPost(ctx, request, params);
+      const decision = params.get('decision');
+      if (decision !== 'allow' && decision !== 'deny')
+        throw invalidRequest('The consent decision must be "allow" or "deny".');
+      const current = await currentAuthentication(ctx, flow, request);
+      if (current?.userId !== pending.record.subject)
+        return continueRequest(ctx, flow, request, (pending as PendingRequest).auth, current);
+      const consent: ConsentResult = decision === 'allow' ? {} : { denied: true };
+      const { location } = await finishInteraction(ctx, flow, request, { consent }, pending.reference);
+      return toResume(location);
+    },
+  );

@@ -3,6 +3,7 @@ import { ProtocolError } from '../errors.js';
 import { Params } from '../http/form.js';
 import { toResponse } from '../http/reply.js';
 import { noStoreEmpty } from '../http/responses.js';
+import type { AuthorizationFlow } from '../oauth2/authorize/flow.js';
 import type { AuthorizationRequest } from '../oauth2/authorize/request.js';
 import { authorizationTarget, validatedRequest } from '../oauth2/authorize/response.js';
 import { type DeviceRecord, findUserCode, readDeviceRecord } from '../oauth2/device/device-records.js';
@@ -33,7 +34,7 @@ function referenceOf(request: Request, id: string | undefined): string {
 }
 
 /** A refusal, reported to the `onEvent` callback and thrown to the host. */
-function refuse(ctx: Context, error: InteractionError): never {
+function refuse(ctx: Pick<Context, 'emit'>, error: InteractionError): never {
   ctx.emit({ type: 'interaction.refused', reason: error.code });
   throw error;
 }
@@ -42,7 +43,12 @@ function refuse(ctx: Context, error: InteractionError): never {
  * The live, unfinished interaction of a reference, checked against the browser of `request` when
  * one is given; throws {@link InteractionError} otherwise.
  */
-export async function pendingInteraction(ctx: Context, reference: string, request: Request | undefined) {
+export async function pendingInteraction(
+  ctx: Pick<Context, 'clock' | 'emit' | 'storage'>,
+  flow: AuthorizationFlow,
+  reference: string,
+  request: Request | undefined,
+) {
   const found = await findInteraction(ctx, reference);
   if (found === null)
     refuse(
@@ -52,7 +58,7 @@ export async function pendingInteraction(ctx: Context, reference: string, reques
         'This sign-in request has expired or was already used. Go back to the application and start again.',
       ),
     );
-  if (request !== undefined && !(await isSameBrowser(ctx, request, found.record.binding)))
+  if (request !== undefined && !(await isSameBrowser(flow, request, found.record.binding)))
     refuse(
       ctx,
       new InteractionError(
@@ -69,11 +75,15 @@ export async function pendingInteraction(ctx: Context, reference: string, reques
  * The authorization request an interaction carries, validated again (the client may have changed
  * since): a request that is no longer valid cannot be continued.
  */
-export async function storedRequest(ctx: Context, record: InteractionRecord): Promise<AuthorizationRequest> {
+export async function storedRequest(
+  ctx: Pick<Context, 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens'>,
+  flow: AuthorizationFlow,
+  record: InteractionRecord,
+): Promise<AuthorizationRequest> {
   const params = new Params(new URLSearchParams(record.params));
   try {
     const { target, pushed } = await authorizationTarget(ctx, params);
-    return validatedRequest(ctx, target, params, pushed);
+    return validatedRequest(ctx, flow, target, params, pushed);
   } catch (error) {
     if (!(error instanceof ProtocolError) || error.status >= 500) throw error;
     refuse(
@@ -98,7 +108,10 @@ export interface StoredDevice {
  * guess limit: the reference is the secret), still pending: one decided or expired meanwhile
  * cannot be signed in for.
  */
-export async function storedDevice(ctx: Context, record: InteractionRecord): Promise<StoredDevice> {
+export async function storedDevice(
+  ctx: Pick<Context, 'clock' | 'emit' | 'storage' | 'clients'>,
+  record: InteractionRecord,
+): Promise<StoredDevice> {
   // Not looked up here, which would be a lookup without the guess limit: after the sign-in.
   if (record.unchecked) return {};
   const userCode = normalizeUserCode(record.params.user_code ?? '');
@@ -126,13 +139,14 @@ export async function storedDevice(ctx: Context, record: InteractionRecord): Pro
 
 /** `gatehouse.interactions.details`. */
 export async function interactionDetails(
-  ctx: Context,
+  ctx: Pick<Context, 'issuer' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens'>,
+  flow: AuthorizationFlow,
   requestOrId: Request | string,
   id?: string,
 ): Promise<InteractionDetails> {
   const request = typeof requestOrId === 'string' ? undefined : requestOrId;
   const reference = typeof requestOrId === 'string' ? requestOrId : referenceOf(requestOrId, id);
-  const { record } = await pendingInteraction(ctx, reference, request);
+  const { record } = await pendingInteraction(ctx, flow, reference, request);
   if (record.flow === 'device') {
     const { device, client } = await storedDevice(ctx, record);
     return {
@@ -152,7 +166,7 @@ export async function interactionDetails(
       expiresAt: record.expiresAt,
     };
   }
-  const auth = await storedRequest(ctx, record);
+  const auth = await storedRequest(ctx, flow, record);
   const { oidc } = auth;
   return {
     id: reference,
@@ -181,18 +195,19 @@ export async function interactionDetails(
  * `login.succeeded` event the resume emits.
  */
 export async function finishInteraction(
-  ctx: Context,
+  ctx: Pick<Context, 'issuer' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens'>,
+  flow: AuthorizationFlow,
   request: Request,
   result: InteractionResult,
   id?: string,
   via?: 'login-page',
 ): Promise<InteractionRedirect> {
   const reference = referenceOf(request, id);
-  const { record, stored, key } = await pendingInteraction(ctx, reference, request);
+  const { record, stored, key } = await pendingInteraction(ctx, flow, reference, request);
   const asked: Asked =
     record.flow === 'device'
       ? { prompt: new Set(), device: true, ...scopeOf(await storedDevice(ctx, record)) }
-      : askedBy(await storedRequest(ctx, record));
+      : askedBy(await storedRequest(ctx, flow, record));
   const checked = checkResult(ctx, record, asked, result);
   const storedResult = via === undefined ? checked : { ...checked, via };
   const finished = JSON.stringify({ ...record, result: storedResult } satisfies InteractionRecord);
@@ -238,7 +253,7 @@ function scopeOf({ device }: StoredDevice): Pick<Asked, 'scope' | 'resources'> {
  * scopes and resources that were asked for. Throws {@link InteractionError} `interaction_…`.
  */
 function checkResult(
-  ctx: Context,
+  ctx: Pick<Context, 'clock' | 'emit'>,
   record: InteractionRecord,
   auth: Asked,
   result: InteractionResult,

@@ -85,7 +85,7 @@ export function decodeRecord(value: string | null): InteractionRecord | null {
 
 /** The live record of a reference, with its stored text (for the compare-and-set), or `null`. */
 export async function findInteraction(
-  ctx: Context,
+  ctx: Pick<Context, 'clock' | 'storage'>,
   reference: string,
 ): Promise<{ record: InteractionRecord; stored: string; key: string } | null> {
   if (!REFERENCE_SHAPE.test(reference)) return null;

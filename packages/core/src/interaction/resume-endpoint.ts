@@ -7,6 +7,7 @@ import type { Handler } from '../http/router.js';
 import { type Authentication, currentAuthentication } from '../oauth2/authorize/authentication.js';
 import { afterLogin, continueRequest } from '../oauth2/authorize/consent.js';
 import { rememberConsent } from '../oauth2/authorize/consent-record.js';
+import type { AuthorizationFlow } from '../oauth2/authorize/flow.js';
 import { authorizationErrorRedirect, authorizationStep } from '../oauth2/authorize/response.js';
 import { updateFlight } from '../oauth2/par/pushed-requests.js';
 import { parametersAfterLogin } from '../oidc/authorization-parameters.js';
@@ -18,7 +19,12 @@ import { checkHostUser } from './host-user.js';
 import { findInteraction, type InteractionRecord, type StoredResult } from './record.js';
 
 /** The error page of a refused resume: never a redirect, never a code. */
-function refused(ctx: Context, request: Request, error: ProtocolError, reason: string): Promise<Answer> {
+function refused(
+  ctx: Pick<Context, 'issuer' | 'emit' | 'ui'>,
+  request: Request,
+  error: ProtocolError,
+  reason: string,
+): Promise<Answer> {
   ctx.emit({ type: 'interaction.refused', reason });
   return errorPage(ctx, error, undefined, request);
 }
@@ -34,90 +40,116 @@ function refused(ctx: Context, request: Request, error: ProtocolError, reason: s
  * else (unknown, expired, replayed, forged, another browser, another user signed in at the host
  * meanwhile) is an error page. A device sign-in goes on to the verification page's confirmation.
  */
-export const interactionResumeEndpoint: Handler = async (request, ctx, url) => {
-  const reference = url.searchParams.get('interaction') ?? '';
-  const found = await findInteraction(ctx, reference);
-  const expired = oauthError(
-    'invalid_request',
-    'This sign-in request has expired or was already used. Go back to the application and sign in again.',
-  );
-  if (found === null) return refused(ctx, request, expired, 'interaction_not_found');
-  const { record, stored, key } = found;
-  if (!(await isSameBrowser(ctx, request, record.binding))) {
-    const foreign = oauthError(
-      'forbidden',
-      'This sign-in request was started in another browser. Go back to the application and sign in again.',
+export const interactionResumeEndpoint =
+  (flow: AuthorizationFlow): Handler =>
+  async (
+    request,
+    ctx: Pick<
+      Context,
+      | 'issuer'
+      | 'site'
+      | 'clock'
+      | 'randomBytes'
+      | 'emit'
+      | 'logger'
+      | 'storage'
+      | 'clients'
+      | 'users'
+      | 'keys'
+      | 'tokens'
+      | 'limits'
+      | 'ui'
+      | 'session'
+    >,
+    url,
+  ) => {
+    const reference = url.searchParams.get('interaction') ?? '';
+    const found = await findInteraction(ctx, reference);
+    const expired = oauthError(
+      'invalid_request',
+      'This sign-in request has expired or was already used. Go back to the application and sign in again.',
     );
-    return refused(ctx, request, foreign, 'interaction_wrong_browser');
-  }
-  const result = record.result;
-  if (result === undefined) {
-    const unfinished = oauthError('invalid_request', 'This sign-in request is not complete yet.');
-    return refused(ctx, request, unfinished, 'interaction_unfinished');
-  }
-  // Single use: of concurrent resumes, one takes the record; the others find it gone.
-  if ((await ctx.storage.kv.take(key, ctx.clock.now())) !== stored)
-    return refused(ctx, request, expired, 'interaction_not_found');
-  if (record.flow === 'device') return resumeDeviceSignIn(ctx, request, record, result);
-  return authorizationStep(ctx, new Params(new URLSearchParams(record.params)), async (auth) => {
-    if (result.consent !== undefined && 'denied' in result.consent) {
-      if (record.subject !== undefined)
-        ctx.emit({ type: 'consent.denied', userId: record.subject, clientId: auth.client.id });
-      // The user's own choice, on a page naming where it leads: redirected for every client, the
-      // self-registered ones too (no open redirect without the user's doing, RFC 9700 §4.11.2).
-      const denied = oauthError(
-        'access_denied',
-        result.consent.description ?? 'The user denied the request.',
+    if (found === null) return refused(ctx, request, expired, 'interaction_not_found');
+    const { record, stored, key } = found;
+    if (!(await isSameBrowser(flow, request, record.binding))) {
+      const foreign = oauthError(
+        'forbidden',
+        'This sign-in request was started in another browser. Go back to the application and sign in again.',
       );
-      return authorizationErrorRedirect(ctx, auth, denied);
+      return refused(ctx, request, foreign, 'interaction_wrong_browser');
     }
-    // OpenID Connect Core §3.1.2.1: the id_token_hint names the user the client expects (a login
-    // step's `subject`). A sign-in as anyone else gets that user no code and no session: the client
-    // gets `login_required` (an error page for a self-registered client, as every error here).
-    if (record.step === 'login' && record.subject !== undefined && result.login?.sub !== record.subject) {
-      ctx.emit({ type: 'interaction.refused', reason: 'interaction_wrong_user' });
-      throw oauthError('login_required', 'The user who signed in is not the one the id_token_hint names.');
+    const result = record.result;
+    if (result === undefined) {
+      const unfinished = oauthError('invalid_request', 'This sign-in request is not complete yet.');
+      return refused(ctx, request, unfinished, 'interaction_unfinished');
     }
-    const signedIn = await resumedAuthentication(ctx, request, record, result);
-    if ('error' in signedIn) return refused(ctx, request, signedIn.error, 'interaction_wrong_user');
-    let continued = result.login === undefined ? auth : afterLogin(auth);
-    // A pushed request continues from its stored parameters: they lose what asked for this login.
-    if (result.login !== undefined && auth.pushed)
-      await updateFlight(ctx, auth.pushed, parametersAfterLogin(auth.pushed.parameters));
-    const consent = result.consent;
-    if (consent !== undefined) {
-      const { userId } = signedIn.authentication;
-      const scope = consent.remember
-        ? await rememberConsent(ctx, userId, auth.client, consent.scope, consent.resources)
-        : consent.scope;
-      ctx.emit({ type: 'consent.granted', userId, clientId: auth.client.id, scope });
-      // The grant gets what the user allowed: all that was asked, or less.
-      const { resources: _asked, ...rest } = continued;
-      continued = {
-        ...rest,
-        scope: consent.scope,
-        ...(consent.resources === undefined ? {} : { resources: consent.resources }),
-      };
-    }
-    const answer = await continueRequest(ctx, request, continued, signedIn.authentication, {
-      consented: consent !== undefined,
+    // Single use: of concurrent resumes, one takes the record; the others find it gone.
+    if ((await ctx.storage.kv.take(key, ctx.clock.now())) !== stored)
+      return refused(ctx, request, expired, 'interaction_not_found');
+    if (record.flow === 'device') return resumeDeviceSignIn(ctx, flow, request, record, result);
+    return authorizationStep(ctx, flow, new Params(new URLSearchParams(record.params)), async (auth) => {
+      if (result.consent !== undefined && 'denied' in result.consent) {
+        if (record.subject !== undefined)
+          ctx.emit({ type: 'consent.denied', userId: record.subject, clientId: auth.client.id });
+        // The user's own choice, on a page naming where it leads: redirected for every client, the
+        // self-registered ones too (no open redirect without the user's doing, RFC 9700 §4.11.2).
+        const denied = oauthError(
+          'access_denied',
+          result.consent.description ?? 'The user denied the request.',
+        );
+        return authorizationErrorRedirect(ctx, auth, denied);
+      }
+      // OpenID Connect Core §3.1.2.1: the id_token_hint names the user the client expects (a login
+      // step's `subject`). A sign-in as anyone else gets that user no code and no session: the client
+      // gets `login_required` (an error page for a self-registered client, as every error here).
+      if (record.step === 'login' && record.subject !== undefined && result.login?.sub !== record.subject) {
+        ctx.emit({ type: 'interaction.refused', reason: 'interaction_wrong_user' });
+        throw oauthError('login_required', 'The user who signed in is not the one the id_token_hint names.');
+      }
+      const signedIn = await resumedAuthentication(ctx, flow, request, record, result);
+      if ('error' in signedIn) return refused(ctx, request, signedIn.error, 'interaction_wrong_user');
+      let continued = result.login === undefined ? auth : afterLogin(auth);
+      // A pushed request continues from its stored parameters: they lose what asked for this login.
+      if (result.login !== undefined && auth.pushed)
+        await updateFlight(ctx, auth.pushed, parametersAfterLogin(auth.pushed.parameters));
+      const consent = result.consent;
+      if (consent !== undefined) {
+        const { userId } = signedIn.authentication;
+        const scope = consent.remember
+          ? await rememberConsent(ctx, flow, userId, auth.client, consent.scope, consent.resources)
+          : consent.scope;
+        ctx.emit({ type: 'consent.granted', userId, clientId: auth.client.id, scope });
+        // The grant gets what the user allowed: all that was asked, or less.
+        const { resources: _asked, ...rest } = continued;
+        continued = {
+          ...rest,
+          scope: consent.scope,
+          ...(consent.resources === undefined ? {} : { resources: consent.resources }),
+        };
+      }
+      const answer = await continueRequest(ctx, flow, request, continued, signedIn.authentication, {
+        consented: consent !== undefined,
+      });
+      for (const cookie of signedIn.setCookies) fieldsOf(answer).append('Set-Cookie', cookie);
+      return answer;
     });
-    for (const cookie of signedIn.setCookies) fieldsOf(answer).append('Set-Cookie', cookie);
-    return answer;
-  });
-};
+  };
 
 /**
  * A device sign-in, resumed: the new session, then the verification page's confirmation of the
  * code (RFC 8628 §3.3: the user always confirms), which checks the code is still pending.
  */
 async function resumeDeviceSignIn(
-  ctx: Context,
+  ctx: Pick<
+    Context,
+    'issuer' | 'site' | 'clock' | 'randomBytes' | 'emit' | 'logger' | 'storage' | 'users' | 'ui' | 'session'
+  >,
+  flow: AuthorizationFlow,
   request: Request,
   record: InteractionRecord,
   result: StoredResult,
 ): Promise<Answer> {
-  const signedIn = await resumedAuthentication(ctx, request, record, result);
+  const signedIn = await resumedAuthentication(ctx, flow, request, record, result);
   if ('error' in signedIn) return refused(ctx, request, signedIn.error, 'interaction_wrong_user');
   const query = new URLSearchParams({ user_code: record.params.user_code ?? '' });
   const headers = new Headers({
@@ -134,7 +166,8 @@ async function resumeDeviceSignIn(
  * the interaction was for. With a `currentUser` hook, a host now signed in as someone else refuses.
  */
 async function resumedAuthentication(
-  ctx: Context,
+  ctx: Pick<Context, 'site' | 'clock' | 'randomBytes' | 'emit' | 'logger' | 'storage' | 'users' | 'session'>,
+  flow: AuthorizationFlow,
   request: Request,
   record: InteractionRecord,
   result: StoredResult,
@@ -145,14 +178,14 @@ async function resumedAuthentication(
   );
   const { login } = result;
   if (login === undefined) {
-    const current = await currentAuthentication(ctx, request);
+    const current = await currentAuthentication(ctx, flow, request);
     if (current === null || current.userId !== record.subject) return { error: otherUser };
     return { authentication: current, setCookies: [] };
   }
-  if (ctx.interactions.currentUser !== undefined) {
+  if (flow.interactions.currentUser !== undefined) {
     let hostUser: unknown;
     try {
-      hostUser = await ctx.interactions.currentUser(request);
+      hostUser = await flow.interactions.currentUser(request);
     } catch (error) {
       ctx.logger.error('gatehouse: interactions.currentUser threw', error);
       throw oauthError(

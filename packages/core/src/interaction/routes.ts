@@ -1,4 +1,5 @@
 import type { Route } from '../http/router.js';
+import type { AuthorizationFlow } from '../oauth2/authorize/flow.js';
 import { PAGE_PATHS } from '../ui/paths.js';
 import {
   builtInConsentForm,
@@ -14,13 +15,20 @@ import { interactionResumeEndpoint } from './resume-endpoint.js';
  * the built-in login and consent pages, the interaction handlers unless the host has its own
  * (`interactions.url`: then those routes answer 404, and no password is ever checked there).
  */
-export function interactionRoutes(builtInPages: boolean): Route[] {
+export function interactionRoutes(flow: AuthorizationFlow): Route[] {
+  const builtInPages = flow.interactions.url === undefined;
   return [
-    { path: INTERACTION_PATHS.resume, methods: { GET: interactionResumeEndpoint }, unsafeGet: true },
+    { path: INTERACTION_PATHS.resume, methods: { GET: interactionResumeEndpoint(flow) }, unsafeGet: true },
     ...(builtInPages
       ? [
-          { path: PAGE_PATHS.login, methods: { GET: builtInLoginPage, POST: builtInLoginForm } },
-          { path: PAGE_PATHS.consent, methods: { GET: builtInConsentPage, POST: builtInConsentForm } },
+          {
+            path: PAGE_PATHS.login,
+            methods: { GET: builtInLoginPage(flow), POST: builtInLoginForm(flow) },
+          },
+          {
+            path: PAGE_PATHS.consent,
+            methods: { GET: builtInConsentPage(flow), POST: builtInConsentForm(flow) },
+          },
         ]
       : []),
   ];

@@ -3,6 +3,7 @@ import { invalidRequest } from '../errors.js';
 import { chargeClientNetwork } from '../http/address-rate-limit.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreEmpty } from '../http/responses.js';
+import type { AuthorizationFlow } from '../oauth2/authorize/flow.js';
 import type { AuthorizationRequest } from '../oauth2/authorize/request.js';
 import type { Payer } from '../storage/kv/fair-share.js';
 import { addSeconds } from '../time.js';
@@ -16,9 +17,13 @@ import type { InteractionStep } from './types.js';
  * Where an interaction's step is handled: the host's page (`interactions.url`), else the built-in
  * login or consent page, which are interaction handlers like a host's page (`built-in-pages.ts`).
  */
-export function interactionPage(ctx: Context, step: InteractionStep): URL {
+export function interactionPage(
+  ctx: Pick<Context, 'site'>,
+  flow: AuthorizationFlow,
+  step: InteractionStep,
+): URL {
   return (
-    ctx.interactions.url ??
+    flow.interactions.url ??
     new URL(
       `${ctx.site.basePath}${step === 'login' ? PAGE_PATHS.login : PAGE_PATHS.consent}`,
       ctx.site.origin,
@@ -35,14 +40,15 @@ export function interactionPage(ctx: Context, step: InteractionStep): URL {
  * `invalid_request`, stored nowhere.
  */
 export async function startInteraction(
-  ctx: Context,
+  ctx: Pick<Context, 'site' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'limits'>,
+  flow: AuthorizationFlow,
   request: Request,
   auth: AuthorizationRequest,
   step: InteractionStep,
   subject: string | undefined,
 ): Promise<Answer> {
   const { id_token_hint: _hint, ...params } = auth.parameters; // checked already; the subject stands for it
-  return storeInteraction(ctx, request, {
+  return storeInteraction(ctx, flow, request, {
     step,
     params,
     clientId: auth.client.id,
@@ -58,12 +64,13 @@ export async function startInteraction(
  * looks the code up.
  */
 export function startDeviceInteraction(
-  ctx: Context,
+  ctx: Pick<Context, 'site' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'limits'>,
+  flow: AuthorizationFlow,
   request: Request,
   userCode: string,
   clientId: string | undefined,
 ): Promise<Answer> {
-  return storeInteraction(ctx, request, {
+  return storeInteraction(ctx, flow, request, {
     step: 'login',
     flow: 'device',
     params: { user_code: userCode },
@@ -72,28 +79,29 @@ export function startDeviceInteraction(
 }
 
 async function storeInteraction(
-  ctx: Context,
+  ctx: Pick<Context, 'site' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'limits'>,
+  flow: AuthorizationFlow,
   request: Request,
   what: Pick<InteractionRecord, 'step' | 'flow' | 'unchecked' | 'params' | 'clientId' | 'subject'>,
 ): Promise<Answer> {
   const reference = randomSecret(ctx.randomBytes);
-  const binding = await browserBinding(ctx, request);
+  const binding = await browserBinding(ctx, flow, request);
   const now = ctx.clock.now();
   const record: InteractionRecord = {
     v: 1,
     ...what,
     binding: binding.hash,
     createdAt: now,
-    expiresAt: addSeconds(now, ctx.interactions.ttl),
+    expiresAt: addSeconds(now, flow.interactions.ttl),
   };
   const value = JSON.stringify(record);
   if (utf8Length(value) > MAX_PENDING_BYTES)
     throw invalidRequest('The authorization request is too large to be continued after sign-in.');
-  const payer = await chargeInteraction(ctx, request);
+  const payer = await chargeInteraction(ctx, flow, request);
   // Pending, the record is charged to the network that started it: a full memory store evicts the
   // heaviest network's oldest pending interactions first. `finish` rewrites it without a partition.
   await ctx.storage.kv.add(await interactionKey(reference), value, record.expiresAt, now, payer.write);
-  const location = interactionPage(ctx, what.step);
+  const location = interactionPage(ctx, flow, what.step);
   location.searchParams.set('interaction', reference);
   const headers = new Headers({ Location: location.href, 'Referrer-Policy': 'same-origin' });
   if (binding.setCookie) headers.append('Set-Cookie', binding.setCookie);
@@ -108,11 +116,15 @@ async function storeInteraction(
  * aggregate) bounds what one network can make the server keep (docs/security.md). Charged after
  * every check passed, so refused requests cost nothing.
  */
-function chargeInteraction(ctx: Context, request: Request): Promise<Payer> {
+function chargeInteraction(
+  ctx: Pick<Context, 'clock' | 'emit' | 'storage' | 'limits'>,
+  flow: AuthorizationFlow,
+  request: Request,
+): Promise<Payer> {
   return chargeClientNetwork(ctx, request, {
     name: 'interaction',
-    max: ctx.interactions.maxPerNetwork,
-    windowSeconds: ctx.interactions.ttl,
+    max: flow.interactions.maxPerNetwork,
+    windowSeconds: flow.interactions.ttl,
     description: 'Too many sign-ins were started from this network; try again later.',
   });
 }

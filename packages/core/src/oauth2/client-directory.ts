@@ -45,6 +45,7 @@ export function clientDirectory(
   now: () => EpochMs,
   problems: RecordProblems,
   jwks: ClientJwksCache,
+  allowedOrigins: readonly string[],
   extensions: ClientDirectoryExtensions = {},
 ): ClientDirectory {
   return {
@@ -67,6 +68,9 @@ export function clientDirectory(
       await extensions.found?.(registration);
       return markSelfRegistered(registration.client);
     },
-    ...(host.isOriginAllowed ? { isOriginAllowed: (origin: string) => host.isOriginAllowed!(origin) } : {}),
+    // The static list first (`cors.allowedOrigins`), then the host's clients' registered origins.
+    isOriginAllowed: host.isOriginAllowed
+      ? async (origin: string) => allowedOrigins.includes(origin) || host.isOriginAllowed!(origin)
+      : async (origin: string) => allowedOrigins.includes(origin),
   };
 }

@@ -4,7 +4,7 @@ import { jsonResponse } from '../http/responses.js';
 import { freshKeySet } from '../tokens/keys.js';
 
 /** `GET {base}/oauth2/v1/keys`: the public JWKS (RFC 7517 §5), so resource servers can verify tokens. */
-export async function jwksEndpoint(_request: Request, ctx: Context): Promise<Answer> {
+export async function jwksEndpoint(_request: Request, ctx: Pick<Context, 'keys'>): Promise<Answer> {
   // A process idle for long re-reads the stored keys first: a relying party caching this answer
   // must get the next key (keys-and-rotation.md).
   const keys = await freshKeySet(ctx.keys);

@@ -1,5 +1,4 @@
 import type { Context, TokenPolicy } from '../context.js';
-import { DEFAULT_DPOP_ALGORITHMS } from '../dpop/settings.js';
 import { jsonResponse } from '../http/responses.js';
 import type { Route } from '../http/router.js';
 import {
@@ -8,7 +7,6 @@ import {
   supportedAuthMethods,
 } from './client-auth/methods.js';
 import { TOKEN_ENDPOINT_PATH } from './token-endpoint-path.js';
-import { TOKEN_TYPES } from './token-exchange/exchanged-token.js';
 
 /** Endpoints relative to the issuer. */
 export const ENDPOINTS = {
@@ -39,7 +37,7 @@ export interface FeatureDiscovery {
 export function authorizationServerMetadata(
   ctx: Pick<Context, 'issuer' | 'profile'> & {
     readonly tokens: Pick<TokenPolicy, 'scopes' | 'resources'>;
-  } & Partial<Pick<Context, 'clientMetadataDocuments' | 'tokenExchange' | 'dpop'>>,
+  },
   features: FeatureDiscovery,
 ): Record<string, unknown> {
   const at = (path: string) => ctx.issuer + path;
@@ -75,15 +73,6 @@ export function authorizationServerMetadata(
     introspection_endpoint_auth_signing_alg_values_supported: assertionSigningAlgorithms(),
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
-    // RFC 9449 §5.1: asymmetric algorithms only, never "none" or HS*.
-    dpop_signing_alg_values_supported: [...(ctx.dpop?.algorithms ?? DEFAULT_DPOP_ALGORITHMS)],
-    // draft-ietf-oauth-client-id-metadata-document §6
-    ...(ctx.clientMetadataDocuments ? { client_id_metadata_document_supported: true } : {}),
-    // draft-ietf-oauth-identity-chaining, as draft-ietf-oauth-identity-assertion-authz-grant §7 says:
-    // this server issues ID-JAGs by token exchange.
-    ...(ctx.tokenExchange?.idJagAudiences.size
-      ? { identity_chaining_requested_token_types_supported: [TOKEN_TYPES.idJag] }
-      : {}),
     // RFC 9728 §4: the resources tokens of this server are for (RFC 8707 `resource` values).
     protected_resources: [...ctx.tokens.resources],
   };
@@ -100,7 +89,7 @@ export function metadataRoute(features: FeatureDiscovery): Route {
     path: '/.well-known/oauth-authorization-server',
     aliases: ['/.well-known/oauth-authorization-server{mount}'],
     methods: {
-      GET: async (_request, ctx) =>
+      GET: async (_request, ctx: Pick<Context, 'issuer' | 'tokens' | 'profile'>) =>
         jsonResponse(authorizationServerMetadata(ctx, features), {
           headers: { 'Cache-Control': 'public, max-age=300' },
         }),

@@ -10,13 +10,18 @@ import { userinfoEndpoint } from './userinfo.js';
 
 /** The routes of the OAuth 2.0 server under `{base}/oauth2/v1/`. */
 export function oauth2Routes(options: ResolvedOptions): Route[] {
+  const userinfo = userinfoEndpoint(options.dpop);
   return [
-    { path: ENDPOINTS.token, methods: { POST: tokenEndpoint(options.features.grants) }, cors: true },
+    {
+      path: ENDPOINTS.token,
+      methods: { POST: tokenEndpoint(options.features.grants, options.dpop) },
+      cors: true,
+    },
     { path: ENDPOINTS.revocation, methods: { POST: revokeEndpoint }, cors: true },
     { path: ENDPOINTS.introspection, methods: { POST: introspectEndpoint } },
-    { path: ENDPOINTS.userinfo, methods: { GET: userinfoEndpoint, POST: userinfoEndpoint }, cors: true },
+    { path: ENDPOINTS.userinfo, methods: { GET: userinfo, POST: userinfo }, cors: true },
     { path: ENDPOINTS.jwks, methods: { GET: jwksEndpoint } },
     metadataRoute(options.features.discovery),
-    ...authorizationRoutes(),
+    ...authorizationRoutes(options),
   ];
 }

@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import type { ProofContext } from '../dpop/proof.js';
 import { tokenRequestProof } from '../dpop/token-request.js';
 import { invalidRequest, oauthError } from '../errors.js';
 import type { GrantHandler } from '../feature.js';
@@ -11,7 +12,7 @@ import { clientMayUse } from './grants/grant-tokens.js';
 
 /** `POST {base}/oauth2/v1/token` (RFC 6749 §3.2). */
 export const tokenEndpoint =
-  (grants: ReadonlyMap<string, GrantHandler>): Handler =>
+  (grants: ReadonlyMap<string, GrantHandler>, dpopChecks: ProofContext): Handler =>
   async (request: Request, ctx: Context): Promise<Answer> => {
     const params = await readForm(request, ctx.limits.maxBodyBytes);
     const grantType = params.get('grant_type');
@@ -30,7 +31,7 @@ export const tokenEndpoint =
       throw oauthError('unauthorized_client', `The client may not use the ${grantType} grant.`);
     }
     // RFC 9449 §5: with a DPoP proof, the tokens are bound to its key.
-    const dpop = await tokenRequestProof(ctx, request, client);
+    const dpop = await tokenRequestProof(ctx, dpopChecks, request, client);
     // Awaited here: an async function returning a promise resolves with it two turns later.
     return await grant(ctx, params, client, dpop);
   };

@@ -1,3 +1,5 @@
+import type { Context } from '../context.js';
+import type { DpopChecks } from '../dpop/proof.js';
 import { noStoreJson } from '../http/responses.js';
 import type { Handler } from '../http/router.js';
 import { claimsForScope } from '../oidc/standard-claims.js';
@@ -18,28 +20,49 @@ import { hostClaims } from '../tokens/host-claims.js';
  * valid credentials: 401 with `WWW-Authenticate: Bearer realm=…` (plus `error="invalid_token"` when
  * a token was presented). A user deleted since the token or session was issued gets the same 401.
  */
-export const userinfoEndpoint: Handler = async (request, ctx) => {
-  // Core §5.3: the access token is one "obtained through an OpenID Connect Authentication
-  // Request", i.e. granted `openid`; any other is 403 insufficient_scope (RFC 6750 §3.1). The
-  // session is the user asking about themself and carries no scope.
-  const caller = await authenticateRequest(ctx, request, { schemes: ['bearer', 'session'], scope: 'openid' });
-  const user = await ctx.users.findUser(caller.sub);
-  // A token whose user is gone is as good as revoked (and says so: it was validly signed).
-  if (!user) {
-    if (caller.scheme !== 'bearer') throw sessionEnded(ctx, true);
-    // A DPoP-bound token was presented with the DPoP scheme: the challenge names that scheme (RFC 9449 §7.1).
-    throw caller.dpopJkt === undefined ? invalidToken(ctx, 'revoked') : dpopInvalidToken(ctx, 'revoked');
-  }
-  const claims =
-    caller.scheme === 'bearer' ? claimsForScope(user.claims, caller.scope.join(' ')) : user.claims;
-  const extra = await hostClaims(ctx, {
-    target: 'userinfo',
-    sub: user.id,
-    subjectKind: 'user',
-    ...(caller.clientId === undefined ? {} : { clientId: caller.clientId }),
-    scopes: caller.scope,
-    resources: [],
-    user,
-  });
-  return noStoreJson({ ...claims, ...extra, sub: user.id }, { headers: { Vary: 'Authorization, Cookie' } });
-};
+export const userinfoEndpoint =
+  (dpop: DpopChecks): Handler =>
+  async (
+    request,
+    ctx: Pick<
+      Context,
+      | 'issuer'
+      | 'site'
+      | 'clock'
+      | 'logger'
+      | 'storage'
+      | 'clients'
+      | 'users'
+      | 'keys'
+      | 'tokens'
+      | 'limits'
+      | 'session'
+    >,
+  ) => {
+    // Core §5.3: the access token is one "obtained through an OpenID Connect Authentication
+    // Request", i.e. granted `openid`; any other is 403 insufficient_scope (RFC 6750 §3.1). The
+    // session is the user asking about themself and carries no scope.
+    const caller = await authenticateRequest(ctx, dpop, request, {
+      schemes: ['bearer', 'session'],
+      scope: 'openid',
+    });
+    const user = await ctx.users.findUser(caller.sub);
+    // A token whose user is gone is as good as revoked (and says so: it was validly signed).
+    if (!user) {
+      if (caller.scheme !== 'bearer') throw sessionEnded(ctx, true);
+      // A DPoP-bound token was presented with the DPoP scheme: the challenge names that scheme (RFC 9449 §7.1).
+      throw caller.dpopJkt === undefined ? invalidToken(ctx, 'revoked') : dpopInvalidToken(dpop, 'revoked');
+    }
+    const claims =
+      caller.scheme === 'bearer' ? claimsForScope(user.claims, caller.scope.join(' ')) : user.claims;
+    const extra = await hostClaims(ctx, {
+      target: 'userinfo',
+      sub: user.id,
+      subjectKind: 'user',
+      ...(caller.clientId === undefined ? {} : { clientId: caller.clientId }),
+      scopes: caller.scope,
+      resources: [],
+      user,
+    });
+    return noStoreJson({ ...claims, ...extra, sub: user.id }, { headers: { Vary: 'Authorization, Cookie' } });
+  };

@@ -32,7 +32,7 @@ export function idTokenSigningAlgorithms(ctx: Pick<Context, 'keys'>): SigningAlg
 export function openIdProviderMetadata(
   ctx: Pick<Context, 'issuer' | 'keys' | 'profile'> & {
     readonly tokens: Pick<TokenPolicy, 'scopes' | 'resources'>;
-  } & Partial<Pick<Context, 'dpop'>>,
+  },
   features: FeatureDiscovery,
 ): Record<string, unknown> {
   const oauth = authorizationServerMetadata(ctx, features);

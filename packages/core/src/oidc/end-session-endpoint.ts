@@ -1,3 +1,4 @@
+import type { Context } from '../context.js';
 import { ProtocolError } from '../errors.js';
 import { queryParams, readForm } from '../http/form.js';
 import type { Answer } from '../http/reply.js';
@@ -23,7 +24,26 @@ import {
  * origin only. Then the session ends (its cookie and `sid` are dead everywhere) and the browser
  * goes to the registered `post_logout_redirect_uri` with `state`, or sees the signed-out page.
  */
-export const endSessionEndpoint: Handler = async (request, ctx, url) => {
+export const endSessionEndpoint: Handler = async (
+  request,
+  ctx: Pick<
+    Context,
+    | 'issuer'
+    | 'site'
+    | 'clock'
+    | 'randomBytes'
+    | 'emit'
+    | 'logger'
+    | 'storage'
+    | 'clients'
+    | 'users'
+    | 'keys'
+    | 'limits'
+    | 'ui'
+    | 'session'
+  >,
+  url,
+) => {
   const params =
     request.method === 'POST' ? await readForm(request, ctx.limits.maxBodyBytes) : queryParams(url);
   let logout: EndSessionRequest;

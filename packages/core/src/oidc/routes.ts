@@ -1,3 +1,4 @@
+import type { Context } from '../context.js';
 import { jsonResponse } from '../http/responses.js';
 import type { Route } from '../http/router.js';
 import type { FeatureDiscovery } from '../oauth2/metadata.js';
@@ -18,7 +19,7 @@ export function oidcRoutes(features: FeatureDiscovery): Route[] {
       // RFC 8414 try it).
       aliases: [`${OPENID_CONFIGURATION_PATH}{mount}`],
       methods: {
-        GET: async (_request, ctx) =>
+        GET: async (_request, ctx: Pick<Context, 'issuer' | 'keys' | 'tokens' | 'profile'>) =>
           jsonResponse(openIdProviderMetadata(ctx, features), {
             headers: { 'Cache-Control': 'public, max-age=300' },
           }),

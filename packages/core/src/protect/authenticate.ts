@@ -1,5 +1,6 @@
 import type { Awaitable } from '../awaitable.js';
 import type { Context } from '../context.js';
+import type { DpopChecks } from '../dpop/proof.js';
 import { UsageError } from '../errors.js';
 import { bearerCredentials, dpopCredentials } from '../http/bearer.js';
 import { sessionCookieReaches } from '../session/session-cookie.js';
@@ -22,7 +23,21 @@ const SCHEMES: ReadonlySet<AuthScheme> = new Set(['bearer', 'session']);
  * when it can (see `bearerCaller`).
  */
 export function authenticateRequest(
-  ctx: Context,
+  ctx: Pick<
+    Context,
+    | 'issuer'
+    | 'site'
+    | 'clock'
+    | 'logger'
+    | 'storage'
+    | 'clients'
+    | 'users'
+    | 'keys'
+    | 'tokens'
+    | 'limits'
+    | 'session'
+  >,
+  dpop: DpopChecks,
   request: Request,
   options: AuthenticateOptions,
   accepted: Accepted = acceptedSchemes(options),
@@ -33,7 +48,7 @@ export function authenticateRequest(
   if (acceptsBearer) {
     const credentials = bearerCredentials(request);
     if (credentials !== null) {
-      const caller = bearerCaller(ctx, request, credentials, scopes, resource);
+      const caller = bearerCaller(ctx, dpop, request, credentials, scopes, resource);
       // Not `andThen`: its callback would be a closure made on every request.
       return caller instanceof Promise
         ? caller.then((known) => withAcceptedSubject(ctx, known, options.subjects))
@@ -42,7 +57,7 @@ export function authenticateRequest(
     // RFC 9449 §7: a DPoP-bound token with its proof (looked for only when there is no bearer token).
     const dpopToken = dpopCredentials(request);
     if (dpopToken !== null) {
-      return dpopCaller(ctx, request, dpopToken, scopes, resource).then((known) =>
+      return dpopCaller(ctx, dpop, request, dpopToken, scopes, resource).then((known) =>
         withAcceptedSubject(ctx, known, options.subjects),
       );
     }
@@ -72,7 +87,7 @@ function declaredResource(
 
 /** `caller` if the operation accepts its kind of subject (`subjects`, default users only). */
 function withAcceptedSubject(
-  ctx: Context,
+  ctx: Pick<Context, 'issuer'>,
   caller: Caller,
   subjects: AuthenticateOptions['subjects'],
 ): Caller {
@@ -83,7 +98,7 @@ function withAcceptedSubject(
 }
 
 async function sessionOrNothing(
-  ctx: Context,
+  ctx: Pick<Context, 'issuer' | 'site' | 'clock' | 'logger' | 'storage' | 'clients' | 'users' | 'session'>,
   request: Request,
   acceptsBearer: boolean,
   acceptsSession: boolean,
@@ -107,7 +122,11 @@ const warnedPaths = new Set<string>();
  * cookie's `Path`): the usual challenge, with a description that says why, and one warning in the
  * log, since it is a set-up mistake that would otherwise look like "not signed in".
  */
-function outsideCookiePath(ctx: Context, pathname: string, acceptsBearer: boolean) {
+function outsideCookiePath(
+  ctx: Pick<Context, 'issuer' | 'logger' | 'session'>,
+  pathname: string,
+  acceptsBearer: boolean,
+) {
   const advice =
     `The session cookie is not sent to ${pathname}: its Path is ${ctx.session.cookiePath}. ` +
     'Set the session.cookiePath option to a prefix of both paths (e.g. "/").';

@@ -1,5 +1,6 @@
 import type { Awaitable } from '../awaitable.js';
 import type { Context } from '../context.js';
+import type { DpopChecks } from '../dpop/proof.js';
 import { ProtocolError } from '../errors.js';
 import { isFormContentType, readForm } from '../http/form.js';
 import { type AccessTokenClaims, type AccessTokenRefusal, checkAccessToken } from '../tokens/access-token.js';
@@ -36,7 +37,8 @@ export interface BearerResource {
  * grant store answers revocation synchronously: no promise on the path of a repeated API call.
  */
 export function bearerCaller(
-  ctx: Context,
+  ctx: Pick<Context, 'issuer' | 'clock' | 'storage' | 'keys' | 'tokens' | 'limits'>,
+  dpop: DpopChecks,
   request: Request,
   credentials: string,
   requiredScopes: readonly string[],
@@ -49,13 +51,13 @@ export function bearerCaller(
   if (mayCarryBodyToken(request)) {
     return refuseSecondTransmission(ctx, request, challenge)
       .then(() => checkAccessToken(ctx, credentials, audience))
-      .then((checked) => permittedCaller(ctx, checked, requiredScopes, challenge));
+      .then((checked) => permittedCaller(ctx, dpop, checked, requiredScopes, challenge));
   }
   const checked = checkAccessToken(ctx, credentials, audience);
   // Not `andThen`: its callback would be a closure made on every request, the cached ones included.
   return checked instanceof Promise
-    ? checked.then((known) => permittedCaller(ctx, known, requiredScopes, challenge))
-    : permittedCaller(ctx, checked, requiredScopes, challenge);
+    ? checked.then((known) => permittedCaller(ctx, dpop, known, requiredScopes, challenge))
+    : permittedCaller(ctx, dpop, checked, requiredScopes, challenge);
 }
 
 /**
@@ -64,7 +66,8 @@ export function bearerCaller(
  * says why, as far as `TokenRejection` may), 403 `insufficient_scope`.
  */
 function permittedCaller(
-  ctx: Context,
+  ctx: Pick<Context, 'issuer'>,
+  dpop: DpopChecks,
   checked: AccessTokenClaims | AccessTokenRefusal,
   requiredScopes: readonly string[],
   challenge: ResourceChallenge | undefined,
@@ -74,7 +77,7 @@ function permittedCaller(
   if (typeof checked === 'string') throw invalidToken(ctx, checked, challenge);
   // RFC 9449 §7.2: a DPoP-bound token is no bearer token.
   if (checked.jkt !== undefined)
-    throw boundTokenAsBearer(ctx, bearerChallenge(ctx, {}, challenge), challenge);
+    throw boundTokenAsBearer(dpop, bearerChallenge(ctx, {}, challenge), challenge);
   const caller = callerOf(checked);
   for (const needed of requiredScopes) {
     if (!caller.scope.includes(needed)) throw insufficientScope(ctx, requiredScopes, challenge);
@@ -128,7 +131,7 @@ export function mayCarryBodyToken(request: Request): boolean {
  * form is read from a clone, leaving the body to the operation.
  */
 export async function refuseSecondTransmission(
-  ctx: Context,
+  ctx: Pick<Context, 'issuer' | 'limits'>,
   request: Request,
   challenge: ResourceChallenge | undefined,
 ): Promise<void> {

@@ -1,4 +1,5 @@
-import type { Context } from '../context.js';
+import type { DpopChecks } from '../dpop/proof.js';
+import type { DpopSettings } from '../dpop/settings.js';
 import { errorDescriptionText, oauthError, type ProtocolError, quoteAuthParam } from '../errors.js';
 import type { TokenRejection } from '../tokens/access-token.js';
 import type { ResourceChallenge } from './challenge.js';
@@ -9,7 +10,9 @@ import type { ResourceChallenge } from './challenge.js';
  * answer carries a fresh `DPoP-Nonce` (§9).
  */
 
-type DpopChallengeContext = Pick<Context, 'issuer'> & { readonly dpop: Pick<Context['dpop'], 'algorithms'> };
+type DpopChallengeContext = Pick<DpopChecks, 'issuer'> & {
+  readonly settings: Pick<DpopSettings, 'algorithms'>;
+};
 
 /** The `DPoP` challenge (§7.1): realm, the error attributes, `algs`, and the resource's metadata. */
 export function dpopChallenge(
@@ -23,7 +26,7 @@ export function dpopChallenge(
   }
   if (resource?.scope?.length && params.scope === undefined)
     challenge += `, scope=${quoteAuthParam(resource.scope.join(' '))}`;
-  challenge += `, algs=${quoteAuthParam(ctx.dpop.algorithms.join(' '))}`;
+  challenge += `, algs=${quoteAuthParam(ctx.settings.algorithms.join(' '))}`;
   if (resource?.resourceMetadata !== undefined)
     challenge += `, resource_metadata=${quoteAuthParam(resource.resourceMetadata)}`;
   return challenge;

@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
 import { currentNonce } from '../dpop/nonce.js';
+import type { DpopChecks } from '../dpop/proof.js';
 import { checkDpopProof, dpopHeader, httpOrigin, isRefusal, requestHtus } from '../dpop/proof.js';
 import { isB64Token } from '../http/bearer.js';
 import { checkAccessToken } from '../tokens/access-token.js';
@@ -30,7 +31,8 @@ import type { Caller } from './types.js';
  * replay-store entry.
  */
 export async function dpopCaller(
-  ctx: Context,
+  ctx: Pick<Context, 'issuer' | 'site' | 'clock' | 'storage' | 'keys' | 'tokens' | 'limits'>,
+  dpop: DpopChecks,
   request: Request,
   token: string,
   requiredScopes: readonly string[],
@@ -38,43 +40,48 @@ export async function dpopCaller(
 ): Promise<Caller> {
   const challenge = resource?.challenge;
   if (!isB64Token(token))
-    throw dpopInvalidRequest(ctx, 'The DPoP authorization header is malformed.', challenge);
+    throw dpopInvalidRequest(dpop, 'The DPoP authorization header is malformed.', challenge);
   const proof = dpopHeader(request);
   if (proof === undefined)
-    throw dpopProofRefused(ctx, 'invalid_dpop_proof', 'A DPoP token must come with a DPoP proof.', challenge);
+    throw dpopProofRefused(
+      dpop,
+      'invalid_dpop_proof',
+      'A DPoP token must come with a DPoP proof.',
+      challenge,
+    );
   if (proof === null)
-    throw dpopProofRefused(ctx, 'invalid_dpop_proof', 'Send exactly one DPoP header.', challenge);
+    throw dpopProofRefused(dpop, 'invalid_dpop_proof', 'Send exactly one DPoP header.', challenge);
   if (mayCarryBodyToken(request)) await refuseSecondTransmission(ctx, request, challenge);
   const claims = await checkAccessToken(ctx, token, resource?.audience ?? ctx.tokens.audience);
   // Unreachable ('malformed'): the token's syntax was checked above, before the proof's.
   if (claims === 'malformed')
-    throw dpopInvalidRequest(ctx, 'The DPoP authorization header is malformed.', challenge);
-  if (typeof claims === 'string') throw dpopInvalidToken(ctx, claims, challenge);
+    throw dpopInvalidRequest(dpop, 'The DPoP authorization header is malformed.', challenge);
+  if (typeof claims === 'string') throw dpopInvalidToken(dpop, claims, challenge);
   if (claims.jkt === undefined)
     throw dpopInvalidToken(
-      ctx,
+      dpop,
       'The access token is not DPoP-bound: present it as a Bearer token.',
       challenge,
     );
-  const outcome = await checkDpopProof(ctx, request, proof, {
+  const outcome = await checkDpopProof(dpop, request, proof, {
     htu: requestHtus(routeOrigins(ctx, resource?.audience), request),
     accessToken: token,
-    requireNonce: ctx.dpop.requireNonce === 'all',
+    requireNonce: dpop.settings.requireNonce === 'all',
   });
   if (isRefusal(outcome)) {
-    const nonce = outcome.error === 'use_dpop_nonce' ? await currentNonce(ctx) : undefined;
-    throw dpopProofRefused(ctx, outcome.error, outcome.description, challenge, nonce);
+    const nonce = outcome.error === 'use_dpop_nonce' ? await currentNonce(dpop) : undefined;
+    throw dpopProofRefused(dpop, outcome.error, outcome.description, challenge, nonce);
   }
   if (outcome.jkt !== claims.jkt)
     throw dpopProofRefused(
-      ctx,
+      dpop,
       'invalid_dpop_proof',
       'The DPoP proof is not signed by the key the token is bound to.',
       challenge,
     );
   const caller = callerOf(claims);
   for (const needed of requiredScopes) {
-    if (!caller.scope.includes(needed)) throw dpopInsufficientScope(ctx, requiredScopes, challenge);
+    if (!caller.scope.includes(needed)) throw dpopInsufficientScope(dpop, requiredScopes, challenge);
   }
   return caller;
 }

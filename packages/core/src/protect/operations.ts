@@ -3,7 +3,7 @@ import { errorAnswer, UsageError } from '../errors.js';
 import type { Gatehouse } from '../gatehouse.js';
 import type { GatehouseHost } from '../host/gatehouse-host.js';
 import { type HostInternals, hostInternalsOf } from '../host/host-internals.js';
-import { isPreflight, preflightResponse, withCors } from '../http/cors.js';
+import { isPreflight } from '../http/cors.js';
 import { hostRequest } from '../http/host-request.js';
 import { type Answer, toResponse, withoutBody } from '../http/reply.js';
 import { methodHandler, type RoutePattern, Router } from '../http/router.js';
@@ -99,7 +99,7 @@ export function defineOperations(
       'defineOperations: the instance was not made by createGatehouse.',
       'ERR_INVALID_INSTANCE',
     );
-  const { authenticateNow, logger } = internals;
+  const { authenticateNow, logger, cors } = internals;
   const routes = compile(table);
   const resource = options.resource && declareResource(gatehouse as Gatehouse, options.resource, routes);
   const router = new Router((gatehouse as Gatehouse).basePath, routes);
@@ -129,14 +129,13 @@ export function defineOperations(
     const { route, params } = match;
     let answer: Answer;
     try {
-      const ctx = await internals.context();
-      if (isPreflight(request)) return await preflightResponse(ctx, request, Object.keys(route.methods));
+      if (isPreflight(request)) return await cors.preflight(request, Object.keys(route.methods));
       try {
         answer = await answerOperation(route, params, request);
       } catch (error) {
         answer = errorAnswer(error, logger, `operation "${request.method} ${route.path}" failed`);
       }
-      answer = await withCors(ctx, request, answer);
+      answer = await cors.apply(request, answer);
     } catch (error) {
       answer = errorAnswer(error, logger); // the context or the CORS origin lookup failed
     }

@@ -1,10 +1,10 @@
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import {
   checkDpopProof,
+  type DpopChecks,
   dpopHeader,
   httpOrigin,
   isRefusal,
-  type ProofContext,
   requestHtus,
 } from '../dpop/proof.js';
 import { dpopSettings } from '../dpop/settings.js';
@@ -193,9 +193,10 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
         { code: 'ERR_CONFIG_CONFLICTING_OPTIONS', option: conflicting },
       );
   }
-  const proofs: ProofContext = {
+  const proofs: DpopChecks = {
+    issuer,
     clock: { now: Date.now, toleranceSeconds: tolerance },
-    dpop: dpopSettings(
+    settings: dpopSettings(
       {
         ...(options.dpop?.signingAlgorithms === undefined
           ? {}
@@ -207,7 +208,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
     storage: { replay: kvReplayStore(options.dpop?.kv ?? memoryKeyValueStore()) },
   };
   const proofOrigins = [resourceOrigin(options)];
-  const realm = { issuer, dpop: proofs.dpop };
+  const realm = proofs;
   /** `dpopRequest`: the request, when the scheme is DPoP. */
   const verify = async (
     request: Request,

@@ -43,7 +43,7 @@ const SAFELISTED_BODY_TYPES = new Set([
  * what the user may do is the host's own authorization.
  */
 export async function sessionCaller(
-  ctx: Context,
+  ctx: Pick<Context, 'issuer' | 'site' | 'clock' | 'storage' | 'clients' | 'users' | 'session'>,
   request: Request,
   acceptsBearer: boolean,
 ): Promise<Caller | null> {
@@ -72,7 +72,11 @@ export async function sessionCaller(
   };
 }
 
-async function fromTrustedOrigin(ctx: Context, request: Request, unsafe: boolean): Promise<boolean> {
+async function fromTrustedOrigin(
+  ctx: Pick<Context, 'site' | 'clients'>,
+  request: Request,
+  unsafe: boolean,
+): Promise<boolean> {
   const origin = request.headers.get('origin');
   if (origin !== null && origin !== 'null') return isAllowedOrigin(ctx, origin);
   const site = request.headers.get('sec-fetch-site');

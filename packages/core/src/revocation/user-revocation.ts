@@ -20,15 +20,8 @@ export interface RevokeUserOptions {
  * remembered consent, which the mark also takes back). After that, everything it covers has
  * expired by itself, so the mark may expire too. One small record per revoked user.
  */
-export function userRevocationLifetimeMs(ctx: Omit<Context, 'keys'>): number {
-  const longest = Math.max(
-    ctx.tokens.accessTokenTtl,
-    ctx.authApi.tokenTtl,
-    ctx.tokens.refreshTokenTtl,
-    ctx.tokens.authorizationCodeTtl,
-    ctx.session.absoluteTimeout,
-  );
-  return Math.max((longest + ctx.clock.toleranceSeconds) * 1000, CONSENT_TTL_MS);
+export function userRevocationLifetimeMs(ctx: Pick<Context, 'tokens' | 'clock'>): number {
+  return Math.max((ctx.tokens.longestLifetime + ctx.clock.toleranceSeconds) * 1000, CONSENT_TTL_MS);
 }
 
 /**

@@ -32,7 +32,10 @@ export interface PageCsrfToken {
  * The token to embed in a form: the request's CSRF cookie when it has one (so that several open
  * tabs keep working), else a new 256-bit random token to set.
  */
-export function pageCsrfToken(ctx: Context, request: Request): PageCsrfToken {
+export function pageCsrfToken(
+  ctx: Pick<Context, 'site' | 'randomBytes' | 'session'>,
+  request: Request,
+): PageCsrfToken {
   const existing = csrfCookieValue(ctx, request);
   if (existing) return { token: existing };
   const token = randomSecret(ctx.randomBytes);
@@ -40,7 +43,7 @@ export function pageCsrfToken(ctx: Context, request: Request): PageCsrfToken {
   return { token, setCookie };
 }
 
-function csrfCookieValue(ctx: Context, request: Request): string | undefined {
+function csrfCookieValue(ctx: Pick<Context, 'session'>, request: Request): string | undefined {
   const header = request.headers.get('cookie');
   if (!header) return undefined;
   const value = parse(header)[csrfCookieName(ctx)];
@@ -48,7 +51,11 @@ function csrfCookieValue(ctx: Context, request: Request): string | undefined {
 }
 
 /** Whether the posted `csrf_token` equals the CSRF cookie (constant-time comparison). */
-export async function hasValidCsrfToken(ctx: Context, request: Request, params: Params): Promise<boolean> {
+export async function hasValidCsrfToken(
+  ctx: Pick<Context, 'session'>,
+  request: Request,
+  params: Params,
+): Promise<boolean> {
   const cookie = csrfCookieValue(ctx, request);
   const posted = params.get('csrf_token');
   if (!cookie || posted === undefined) return false;
@@ -108,7 +115,11 @@ export function formExpired(): ProtocolError {
  * issuer's, `Origin: null` without `Sec-Fetch-Site: same-origin`, or a cross-site
  * `Sec-Fetch-Site`), then requires the double-submitted token. Throws 403 `forbidden`.
  */
-export async function checkFormPost(ctx: Context, request: Request, params: Params): Promise<void> {
+export async function checkFormPost(
+  ctx: Pick<Context, 'site' | 'logger' | 'session'>,
+  request: Request,
+  params: Params,
+): Promise<void> {
   if (isForeignBrowserRequest(ctx, request)) throw crossSiteRefused(ctx, request);
   if (!(await hasValidCsrfToken(ctx, request, params))) throw formExpired();
 }
@@ -117,7 +128,11 @@ export async function checkFormPost(ctx: Context, request: Request, params: Para
  * Guards a POST that may also come from a script of the instance's own origin (logout): refused
  * when cross-site; accepted when the browser proves it is same-origin, or with the form's token.
  */
-export async function checkSameOriginOrToken(ctx: Context, request: Request, params: Params): Promise<void> {
+export async function checkSameOriginOrToken(
+  ctx: Pick<Context, 'site' | 'logger' | 'session'>,
+  request: Request,
+  params: Params,
+): Promise<void> {
   if (isForeignBrowserRequest(ctx, request)) throw crossSiteRefused(ctx, request);
   if (isSameOrigin(ctx, request)) return;
   if (!(await hasValidCsrfToken(ctx, request, params))) throw formExpired();

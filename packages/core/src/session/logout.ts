@@ -1,3 +1,4 @@
+import type { Context } from '../context.js';
 import { ProtocolError } from '../errors.js';
 import { readForm } from '../http/form.js';
 import { noStoreEmpty } from '../http/responses.js';
@@ -9,7 +10,10 @@ import { endSession } from './session-cookie.js';
 import { sessionUser } from './session-user.js';
 
 /** `GET {base}/logout`: a confirmation form (POST with its CSRF token), or "signed out" without a session. */
-export const logoutPageEndpoint: Handler = async (request, ctx) => {
+export const logoutPageEndpoint: Handler = async (
+  request,
+  ctx: Pick<Context, 'site' | 'clock' | 'randomBytes' | 'storage' | 'users' | 'ui' | 'session'>,
+) => {
   const current = await sessionUser(ctx, request);
   const csrf = pageCsrfToken(ctx, request);
   return logoutPage(
@@ -31,7 +35,13 @@ export const logoutPageEndpoint: Handler = async (request, ctx) => {
  * value is dead everywhere from then on. Cross-site → 403. Answers the "signed out" page to a form
  * post, 204 to a script. Idempotent: without a session it answers the same.
  */
-export const logoutEndpoint: Handler = async (request, ctx) => {
+export const logoutEndpoint: Handler = async (
+  request,
+  ctx: Pick<
+    Context,
+    'issuer' | 'site' | 'clock' | 'emit' | 'logger' | 'storage' | 'users' | 'limits' | 'ui' | 'session'
+  >,
+) => {
   const params = await readForm(request, ctx.limits.maxBodyBytes);
   try {
     await checkSameOriginOrToken(ctx, request, params);

@@ -45,7 +45,7 @@ export function sessionCookieReaches(ctx: Pick<Context, 'session'>, pathname: st
  * The session cookie value of a request, if any. With duplicated cookies the first wins (RFC 6265
  * §5.4 orders the most specific path first).
  */
-export function sessionCookieValue(ctx: Context, request: Request): string | undefined {
+export function sessionCookieValue(ctx: Pick<Context, 'session'>, request: Request): string | undefined {
   const header = request.headers.get('cookie');
   if (!header) return undefined;
   const value = parse(header)[ctx.session.cookieName];
@@ -56,7 +56,10 @@ export function sessionCookieValue(ctx: Context, request: Request): string | und
  * The active session of a request: the cookie's hash found in the store, within the absolute and
  * idle timeouts. Activity slides the idle timeout (touched at most once a minute to spare the store).
  */
-export async function readSession(ctx: Context, request: Request): Promise<ActiveSession | null> {
+export async function readSession(
+  ctx: Pick<Context, 'clock' | 'storage' | 'session'>,
+  request: Request,
+): Promise<ActiveSession | null> {
   const value = sessionCookieValue(ctx, request);
   if (!value) return null;
   const now = ctx.clock.now();
@@ -90,7 +93,7 @@ export interface SessionAuthentication {
  * timeout still counts from now) and keeps its `acr` / `amr` for the ID tokens of its grants.
  */
 export async function startSession(
-  ctx: Context,
+  ctx: Pick<Context, 'site' | 'clock' | 'randomBytes' | 'logger' | 'storage' | 'session'>,
   userId: string,
   authentication: SessionAuthentication = {},
 ): Promise<{ setCookie: string; record: SessionRecord }> {
@@ -118,7 +121,10 @@ export async function startSession(
 }
 
 /** Ends the request's session (if any) and returns the `Set-Cookie` header that expires the cookie. */
-export async function endSession(ctx: Context, request: Request): Promise<string> {
+export async function endSession(
+  ctx: Pick<Context, 'site' | 'storage' | 'session'>,
+  request: Request,
+): Promise<string> {
   const value = sessionCookieValue(ctx, request);
   if (value) await ctx.storage.sessions.deleteSession(await hashSecret(value));
   return serialize(ctx.session.cookieName, '', {

@@ -15,7 +15,10 @@ export interface SessionUser {
  * the user's mark (`revokeUser`; the session is then deleted). The mark and the user are asked
  * concurrently, so a remote grant store adds a query but no waiting to the session path.
  */
-export async function sessionUser(ctx: Context, request: Request): Promise<SessionUser | null> {
+export async function sessionUser(
+  ctx: Pick<Context, 'clock' | 'storage' | 'users' | 'session'>,
+  request: Request,
+): Promise<SessionUser | null> {
   const session = await readSession(ctx, request);
   if (!session) return null;
   const { record } = session;

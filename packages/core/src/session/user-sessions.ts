@@ -88,14 +88,21 @@ async function updateIndex(
 }
 
 /** Whether `entry`'s session is still live (exists, not idle, not ended by `revokeUser`). */
-async function liveSession(ctx: Context, entry: Entry, now: EpochMs): Promise<SessionRecord | null> {
+async function liveSession(
+  ctx: Pick<Context, 'storage' | 'session'>,
+  entry: Entry,
+  now: EpochMs,
+): Promise<SessionRecord | null> {
   const record = await ctx.storage.sessions.findSession(entry.h, now);
   if (!record || addSeconds(record.lastSeenAt, ctx.session.idleTimeout) <= now) return null;
   return (await sessionRevoked(ctx, record, now)) ? null : record;
 }
 
 /** Adds a new session to its user's index (called once the session is stored). */
-export async function indexSession(ctx: Context, record: SessionRecord): Promise<void> {
+export async function indexSession(
+  ctx: Pick<Context, 'clock' | 'logger' | 'storage' | 'session'>,
+  record: SessionRecord,
+): Promise<void> {
   if (record.sid === undefined) return;
   const entry: Entry = { s: record.sid, h: record.idHash, c: record.createdAt, e: record.expiresAt };
   const key = await indexKey(record.userId);
@@ -116,7 +123,10 @@ export async function indexSession(ctx: Context, record: SessionRecord): Promise
 }
 
 /** The user's live sessions, most recently active first; ended entries are dropped from the index. */
-export async function listSessions(ctx: Context, userId: string): Promise<UserSession[]> {
+export async function listSessions(
+  ctx: Pick<Context, 'clock' | 'logger' | 'storage' | 'session'>,
+  userId: string,
+): Promise<UserSession[]> {
   checkUserId('listSessions', userId);
   const key = await indexKey(userId);
   const now = ctx.clock.now();
@@ -145,7 +155,11 @@ export async function listSessions(ctx: Context, userId: string): Promise<UserSe
  * Ends one session of `userId`, by the `sessionId` {@link listSessions} gave: `true` when a live
  * session of that user was ended, `false` (nothing changed) for an unknown id or another user's.
  */
-export async function revokeSession(ctx: Context, userId: string, sessionId: string): Promise<boolean> {
+export async function revokeSession(
+  ctx: Pick<Context, 'clock' | 'emit' | 'logger' | 'storage' | 'session'>,
+  userId: string,
+  sessionId: string,
+): Promise<boolean> {
   checkUserId('revokeSession', userId);
   if (typeof sessionId !== 'string' || sessionId === '') {
     throw new TypeError('revokeSession: sessionId must be a non-empty string (from listSessions).');

@@ -286,7 +286,7 @@ async function verifySignature(
       iat: payload.iat!,
       exp: payload.exp!,
     };
-    ctx.accessTokens.verified.set(token, claims, payload.nbf);
+    ctx.tokens.verified.set(token, claims, payload.nbf);
     return claims;
   } catch (error) {
     return rejectionOf(error);
@@ -318,7 +318,7 @@ export function cachedAccessTokenClaims(ctx: TokenVerifying, token: string): Acc
   // the background: a process that only meets tokens it verified before must still learn of a
   // revoked key, whose tokens the re-read purges from this cache. A plain property otherwise.
   void ctx.keys;
-  return ctx.accessTokens.verified.get(token, toEpochSeconds(ctx.clock.now()), ctx.clock.toleranceSeconds);
+  return ctx.tokens.verified.get(token, toEpochSeconds(ctx.clock.now()), ctx.clock.toleranceSeconds);
 }
 
 /**
@@ -338,13 +338,7 @@ export function isAccessTokenRevoked(ctx: RevocationCheck, claims: AccessTokenCl
   const issuedAt = fromEpochSeconds(claims.iat);
   // The pushed-revocations mirror answers while it is live (caught up, within its lag bound);
   // `undefined` means ask the engine.
-  const mirrored = ctx.accessTokens.revocationMirror?.check(
-    claims.jti,
-    claims.grantId,
-    now,
-    userId,
-    issuedAt,
-  );
+  const mirrored = ctx.tokens.revocationMirror?.check(claims.jti, claims.grantId, now, userId, issuedAt);
   if (mirrored !== undefined) return mirrored;
   const revoked = ctx.storage.grants.isRevoked(claims.jti, claims.grantId, now, userId, issuedAt);
   if (typeof revoked === 'boolean') return revoked;

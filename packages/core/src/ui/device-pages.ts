@@ -124,7 +124,7 @@ function doneHtml(approved: boolean, texts: PageTexts, locale: string): string {
 
 /** The code form (`verification_uri`), in the browser's language (`Accept-Language`). */
 export function deviceCodePage(
-  ctx: Context,
+  ctx: Pick<Context, 'ui'>,
   request: Request,
   model: DeviceCodePageModel,
   options: { status?: number; headers?: HeadersInit } = {},
@@ -135,7 +135,7 @@ export function deviceCodePage(
 
 /** The confirmation page: the client, what it asks for, the code to compare, Allow and Deny. */
 export function deviceConfirmPage(
-  ctx: Context,
+  ctx: Pick<Context, 'ui'>,
   request: Request,
   model: DeviceConfirmPageModel,
   options: { headers?: HeadersInit } = {},
@@ -145,7 +145,7 @@ export function deviceConfirmPage(
 }
 
 /** The page after the decision: no form. */
-export function deviceDonePage(ctx: Context, request: Request, approved: boolean): Answer {
+export function deviceDonePage(ctx: Pick<Context, 'ui'>, request: Request, approved: boolean): Answer {
   const { texts, context } = pageLanguage(ctx, request);
   return htmlPage(doneHtml(approved, texts, context.locale), withSources(ctx));
 }

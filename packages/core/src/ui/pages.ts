@@ -29,7 +29,7 @@ import type {
  */
 
 /** The page options with the logo's origin and the host's sources allowed (CSP). */
-export function withSources(ctx: Context, options: HtmlPageOptions = {}): HtmlPageOptions {
+export function withSources(ctx: Pick<Context, 'ui'>, options: HtmlPageOptions = {}): HtmlPageOptions {
   return {
     ...options,
     ...(ctx.ui.logoSource === undefined ? {} : { imageSources: [ctx.ui.logoSource] }),
@@ -39,7 +39,7 @@ export function withSources(ctx: Context, options: HtmlPageOptions = {}): HtmlPa
 
 /** A page's language and its wording, for a request (and the authorization request's `ui_locales`). */
 export function pageLanguage(
-  ctx: Context,
+  ctx: Pick<Context, 'ui'>,
   request: Request,
   uiLocales: readonly string[] = [],
 ): { context: PageContext; texts: PageTexts } {
@@ -71,7 +71,7 @@ interface NamedModel {
 
 /** The login page response, in the language of `uiLocales` or the browser's. */
 export async function loginPage(
-  ctx: Context,
+  ctx: Pick<Context, 'ui'>,
   request: Request,
   model: LoginPageModel,
   options?: HtmlPageOptions,
@@ -84,7 +84,7 @@ export async function loginPage(
 
 /** The consent page response. */
 export async function consentPage(
-  ctx: Context,
+  ctx: Pick<Context, 'ui'>,
   request: Request,
   model: ConsentPageModel,
   options?: HtmlPageOptions,
@@ -97,7 +97,7 @@ export async function consentPage(
 
 /** The logout page response. */
 export async function logoutPage(
-  ctx: Context,
+  ctx: Pick<Context, 'ui'>,
   request: Request,
   model: LogoutPageModel,
   options?: HtmlPageOptions,
@@ -109,7 +109,7 @@ export async function logoutPage(
 
 /** The end-session (RP-initiated logout) page response. */
 export async function endSessionPage(
-  ctx: Context,
+  ctx: Pick<Context, 'ui'>,
   request: Request,
   model: EndSessionPageModel,
   options?: HtmlPageOptions,
@@ -127,7 +127,7 @@ export async function endSessionPage(
  * plain-words explanation and the request's description (for 4xx only).
  */
 export async function errorPage(
-  ctx: Context,
+  ctx: Pick<Context, 'issuer' | 'ui'>,
   error: ProtocolError,
   headers?: HeadersInit,
   request?: Request,
@@ -162,7 +162,7 @@ export function wantsHtml(request: Request): boolean {
  * confused with `errorAnswer` of errors.ts, which turns anything thrown into the JSON answer.)
  */
 export async function errorPageOrJson(
-  ctx: Context,
+  ctx: Pick<Context, 'issuer' | 'ui'>,
   request: Request,
   error: ProtocolError,
   headers?: HeadersInit,

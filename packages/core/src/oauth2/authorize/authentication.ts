@@ -3,6 +3,7 @@ import { oauthError } from '../../errors.js';
 import { checkHostUser } from '../../interaction/host-user.js';
 import { endSession } from '../../session/session-cookie.js';
 import { type SessionUser, sessionUser } from '../../session/session-user.js';
+import type { AuthorizationFlow } from './flow.js';
 
 /**
  * Who is signed in for an authorization request, and how: from Gatehouse's own session, or from
@@ -40,8 +41,12 @@ export function sessionAuthentication(current: SessionUser): Authentication {
  * Gatehouse session of that browser is ended; `undefined` leaves it to Gatehouse's session. A hook
  * that throws is a 503 (`temporarily_unavailable`), one answering a malformed user a 500 (logged).
  */
-export async function currentAuthentication(ctx: Context, request: Request): Promise<Authentication | null> {
-  const hook = ctx.interactions.currentUser;
+export async function currentAuthentication(
+  ctx: Pick<Context, 'site' | 'clock' | 'logger' | 'storage' | 'users' | 'session'>,
+  flow: AuthorizationFlow,
+  request: Request,
+): Promise<Authentication | null> {
+  const hook = flow.interactions.currentUser;
   if (hook === undefined) {
     const current = await sessionUser(ctx, request);
     return current && sessionAuthentication(current);

@@ -18,7 +18,7 @@ import { authorizationRedirect } from './response.js';
  * (RFC 6749 §4.1.3 requires the parameter only when the authorization request included it).
  */
 export async function issueAuthorizationCode(
-  ctx: Context,
+  ctx: Pick<Context, 'issuer' | 'clock' | 'randomBytes' | 'storage' | 'tokens'>,
   request: AuthorizationRequest,
   authentication: Authentication,
 ): Promise<Answer> {

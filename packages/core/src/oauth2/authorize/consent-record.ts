@@ -5,6 +5,7 @@ import type { ClientRecord, ConsentRecord } from '../../storage/types.js';
 import { resourcesCovered } from '../resource-indicators.js';
 import { isScopeSubset, parseScope } from '../scope.js';
 import { CONSENT_TTL_MS } from './consent-lifetime.js';
+import type { AuthorizationFlow } from './flow.js';
 
 /**
  * Whether the user's remembered consent covers a request: its scope and its resources (RFC 8707).
@@ -12,7 +13,7 @@ import { CONSENT_TTL_MS } from './consent-lifetime.js';
  * always one the user consented to.
  */
 export async function hasConsent(
-  ctx: Context,
+  ctx: Pick<Context, 'clock' | 'storage'>,
   userId: string,
   request: {
     readonly client: { readonly id: string };
@@ -35,7 +36,7 @@ export async function hasConsent(
  * without it predates this rule and counts as given before any mark.
  */
 async function liveConsent(
-  ctx: Context,
+  ctx: Pick<Context, 'storage'>,
   userId: string,
   clientId: string,
   now: number,
@@ -65,13 +66,14 @@ function consentedResources(consent: ConsentRecord | null): readonly string[] | 
  * scope the consent now covers.
  */
 export async function rememberConsent(
-  ctx: Context,
+  ctx: Pick<Context, 'clock' | 'storage'>,
+  flow: AuthorizationFlow,
   userId: string,
   client: Pick<ClientRecord, 'id' | 'firstParty'>,
   scope: string,
   resources: readonly string[] | undefined,
 ): Promise<string> {
-  const kept = await rememberedPart(ctx, userId, client, parseScope(scope), resources ?? []);
+  const kept = await rememberedPart(flow, userId, client, parseScope(scope), resources ?? []);
   const now = ctx.clock.now();
   const previous = await liveConsent(ctx, userId, client.id, now);
   if (kept.ttlMs === 0 || kept.scopes.length === 0) return previous?.scope ?? '';
@@ -97,13 +99,13 @@ export async function rememberConsent(
  * year `revokeUser` keeps its mark for, so no remembered consent outlives a mark).
  */
 async function rememberedPart(
-  ctx: Pick<Context, 'rememberConsent'>,
+  flow: Pick<AuthorizationFlow, 'rememberConsent'>,
   userId: string,
   client: Pick<ClientRecord, 'id' | 'firstParty'>,
   scopes: readonly string[],
   resources: readonly string[],
 ): Promise<{ scopes: readonly string[]; resources: readonly string[]; ttlMs: number }> {
-  const policy = ctx.rememberConsent;
+  const policy = flow.rememberConsent;
   if (policy === undefined) return { scopes, resources, ttlMs: CONSENT_TTL_MS };
   let memory: ConsentMemory;
   try {

@@ -8,6 +8,7 @@ import { nextInteraction } from '../../oidc/interaction.js';
 import type { Authentication } from './authentication.js';
 import { issueAuthorizationCode } from './code.js';
 import { hasConsent } from './consent-record.js';
+import type { AuthorizationFlow } from './flow.js';
 import type { AuthorizationRequest } from './request.js';
 
 /** Options of {@link continueRequest}. */
@@ -26,7 +27,11 @@ export interface ContinueOptions {
  * `login_required` / `consent_required` redirect: the host is never asked.
  */
 export async function continueRequest(
-  ctx: Context,
+  ctx: Pick<
+    Context,
+    'issuer' | 'site' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'keys' | 'tokens' | 'limits'
+  >,
+  flow: AuthorizationFlow,
   request: Request,
   auth: AuthorizationRequest,
   current: Authentication | null,
@@ -49,13 +54,14 @@ export async function continueRequest(
       ...(current.acr === undefined ? {} : { acr: current.acr }),
     },
     // The host's sign-in can reach the class acr_values asks for; the built-in page cannot.
-    enforceAcr: ctx.interactions.url !== undefined,
+    enforceAcr: flow.interactions.url !== undefined,
     ...(hintSubject === undefined ? {} : { hintSubject }),
     consentNeeded,
     now: ctx.clock.now(),
   });
-  if (step === 'login' || current === null) return startInteraction(ctx, request, auth, 'login', hintSubject);
-  if (step === 'consent') return startInteraction(ctx, request, auth, 'consent', current.userId);
+  if (step === 'login' || current === null)
+    return startInteraction(ctx, flow, request, auth, 'login', hintSubject);
+  if (step === 'consent') return startInteraction(ctx, flow, request, auth, 'consent', current.userId);
   return issueAuthorizationCode(ctx, auth, current);
 }
 
@@ -74,7 +80,7 @@ export function afterLogin(auth: AuthorizationRequest): AuthorizationRequest {
 }
 
 /** The user an `id_token_hint` names; `invalid_request` when it is not an ID token of this issuer. */
-async function hintSubjectOf(ctx: Context, idTokenHint: string): Promise<string> {
+async function hintSubjectOf(ctx: Pick<Context, 'issuer' | 'keys'>, idTokenHint: string): Promise<string> {
   const hint = await verifyIdTokenHint(ctx, idTokenHint);
   if (!hint) throw invalidRequest('The id_token_hint is not an ID token of this issuer.');
   return hint.sub;

@@ -1,7 +1,9 @@
+import type { Context } from '../../context.js';
 import { queryParams, readForm } from '../../http/form.js';
 import type { Handler } from '../../http/router.js';
 import { currentAuthentication } from './authentication.js';
 import { continueRequest } from './consent.js';
+import type { AuthorizationFlow } from './flow.js';
 import { authorizationStep } from './response.js';
 
 /**
@@ -11,13 +13,37 @@ import { authorizationStep } from './response.js';
  * straight to the code, as the signed-in user (the host's `interactions.currentUser`, or Gatehouse's
  * session) and the OpenID Connect parameters require (`continueRequest`).
  */
-export const authorizeEndpoint: Handler = async (request, ctx, url) => {
-  const params =
-    request.method === 'POST' ? await readForm(request, ctx.limits.maxBodyBytes) : queryParams(url);
-  return authorizationStep(
-    ctx,
-    params,
-    async (auth) => continueRequest(ctx, request, auth, await currentAuthentication(ctx, request)),
+export const authorizeEndpoint =
+  (flow: AuthorizationFlow): Handler =>
+  async (
     request,
-  );
-};
+    ctx: Pick<
+      Context,
+      | 'issuer'
+      | 'site'
+      | 'clock'
+      | 'randomBytes'
+      | 'emit'
+      | 'logger'
+      | 'storage'
+      | 'clients'
+      | 'users'
+      | 'keys'
+      | 'tokens'
+      | 'limits'
+      | 'ui'
+      | 'session'
+    >,
+    url,
+  ) => {
+    const params =
+      request.method === 'POST' ? await readForm(request, ctx.limits.maxBodyBytes) : queryParams(url);
+    return authorizationStep(
+      ctx,
+      flow,
+      params,
+      async (auth) =>
+        continueRequest(ctx, flow, request, auth, await currentAuthentication(ctx, flow, request)),
+      request,
+    );
+  };

@@ -41,7 +41,7 @@ export interface LoginForm {
  * needs the user, shown as the handler of a login interaction (`interaction/built-in-pages.ts`).
  */
 export function renderLoginForm(
-  ctx: Context,
+  ctx: Pick<Context, 'site' | 'randomBytes' | 'ui' | 'session'>,
   request: Request,
   form: LoginForm,
   options: LoginStepOptions = {},
@@ -87,7 +87,7 @@ export interface LoginContinuation {
  * many checks in flight) and `Retry-After`.
  */
 export async function completeLoginForm(
-  ctx: Context,
+  ctx: Pick<Context, 'clock' | 'emit' | 'storage' | 'users' | 'limits' | 'session'>,
   request: Request,
   params: Params,
   flow: LoginContinuation,

@@ -87,7 +87,7 @@ export interface AuthorizationRequest extends AuthorizationTarget {
  * redirected: unknown client, missing or unregistered redirect URI, or either parameter repeated.
  */
 export async function resolveAuthorizationTarget(
-  ctx: Context,
+  ctx: Pick<Context, 'clients'>,
   params: Params,
   request?: Request,
 ): Promise<AuthorizationTarget> {
@@ -129,7 +129,7 @@ export async function resolveAuthorizationTarget(
  * `request_uri_not_supported`.
  */
 export function validateAuthorizationRequest(
-  ctx: Context,
+  ctx: Pick<Context, 'keys' | 'tokens'>,
   target: AuthorizationTarget,
   params: Params,
 ): AuthorizationRequest {
@@ -178,7 +178,7 @@ export function validateAuthorizationRequest(
 
 /** RFC 7636 §4.3 and RFC 9700 §2.1.1: only S256; required for public clients (or all, by policy). */
 function checkPkce(
-  ctx: Context,
+  ctx: Pick<Context, 'tokens'>,
   client: ClientRecord,
   challenge?: string,
   method?: string,

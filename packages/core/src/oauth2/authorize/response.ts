@@ -8,6 +8,7 @@ import { isSelfRegistered } from '../../storage/self-registered.js';
 import { isStoreFull } from '../../storage/store-full.js';
 import { errorPage } from '../../ui/pages.js';
 import { namesRequestUri, type PushedRequest, resolvePushedRequest } from '../par/pushed-requests.js';
+import type { AuthorizationFlow } from './flow.js';
 import {
   type AuthorizationRequest,
   type AuthorizationTarget,
@@ -64,7 +65,7 @@ export function authorizationRedirect(
  * the refusal it is, for telemetry (`refusal.ts`).
  */
 export function authorizationErrorRedirect(
-  ctx: Context,
+  ctx: Pick<Context, 'issuer'>,
   target: AuthorizationTarget,
   error: ProtocolError,
 ): Answer {
@@ -80,7 +81,7 @@ export function authorizationErrorRedirect(
  * unregistered redirect URI, an unknown or used `request_uri`).
  */
 export async function authorizationTarget(
-  ctx: Context,
+  ctx: Pick<Context, 'clock' | 'randomBytes' | 'storage' | 'clients'>,
   params: Params,
   request?: Request,
 ): Promise<{ target: AuthorizationTarget; pushed: PushedRequest | undefined }> {
@@ -91,12 +92,13 @@ export async function authorizationTarget(
 
 /** The validated request of a target (throws a redirectable error for anything wrong in it). */
 export function validatedRequest(
-  ctx: Context,
+  ctx: Pick<Context, 'keys' | 'tokens'>,
+  flow: AuthorizationFlow,
   target: AuthorizationTarget,
   params: Params,
   pushed: PushedRequest | undefined,
 ): AuthorizationRequest {
-  if (pushed === undefined && mustPush(ctx, target.client)) {
+  if (pushed === undefined && mustPush(flow, target.client)) {
     throw invalidRequest(
       'This client must push its authorization requests to the pushed_authorization_request_endpoint (RFC 9126).',
     );
@@ -119,7 +121,11 @@ export function validatedRequest(
  * pays for the client lookup (a metadata document fetch is charged to its address).
  */
 export async function authorizationStep(
-  ctx: Context,
+  ctx: Pick<
+    Context,
+    'issuer' | 'clock' | 'randomBytes' | 'logger' | 'storage' | 'clients' | 'keys' | 'tokens' | 'ui'
+  >,
+  flow: AuthorizationFlow,
   params: Params,
   step: (auth: AuthorizationRequest) => Promise<Answer>,
   request?: Request,
@@ -132,7 +138,7 @@ export async function authorizationStep(
     return unredirectableError(ctx, error);
   }
   try {
-    return await step(validatedRequest(ctx, target, params, pushed));
+    return await step(validatedRequest(ctx, flow, target, params, pushed));
   } catch (error) {
     if (error instanceof ProtocolError && REDIRECTABLE.has(error.code)) {
       if (error.status >= 500) ctx.logger.error(`gatehouse: ${error.description}`, error.cause);
@@ -153,12 +159,15 @@ export async function authorizationStep(
  * Whether the client may only use pushed requests (RFC 9126 §5 and §6: the instance's `required`
  * switch, or the client's `requirePushedAuthorizationRequests`).
  */
-function mustPush(ctx: Context, client: AuthorizationTarget['client']): boolean {
-  return ctx.requirePushedRequests || client.requirePushedAuthorizationRequests === true;
+function mustPush(flow: AuthorizationFlow, client: AuthorizationTarget['client']): boolean {
+  return flow.requirePushedRequests || client.requirePushedAuthorizationRequests === true;
 }
 
 /** An authorization request that cannot be redirected: an HTML error page, status 400. */
-export async function unredirectableError(ctx: Context, error: unknown): Promise<Answer> {
+export async function unredirectableError(
+  ctx: Pick<Context, 'issuer' | 'ui'>,
+  error: unknown,
+): Promise<Answer> {
   if (error instanceof ProtocolError && error.status < 500) return errorPage(ctx, error);
   throw error;
 }

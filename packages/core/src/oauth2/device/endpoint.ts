@@ -44,7 +44,23 @@ const USER_CODE_ATTEMPTS = 5;
  */
 export const deviceAuthorizationEndpoint =
   (settings: DeviceAuthorizationSettings): Handler =>
-  async (request, ctx) => {
+  async (
+    request,
+    ctx: Pick<
+      Context,
+      | 'issuer'
+      | 'site'
+      | 'clock'
+      | 'randomBytes'
+      | 'emit'
+      | 'storage'
+      | 'clients'
+      | 'keys'
+      | 'tokens'
+      | 'limits'
+      | 'profile'
+    >,
+  ) => {
     const params = await readForm(request, ctx.limits.maxBodyBytes);
     const { client, method } = await authenticateClient(ctx, request, params);
     if (!clientMayUse(client, DEVICE_CODE_GRANT)) {
@@ -95,7 +111,7 @@ export const deviceAuthorizationEndpoint =
 
 /** §3.2: the JSON answer, never cached (it holds a secret). */
 function deviceAuthorizationResponse(
-  ctx: Context,
+  ctx: Pick<Context, 'issuer'>,
   settings: DeviceAuthorizationSettings,
   deviceCode: string,
   userCode: string,
@@ -118,7 +134,7 @@ function deviceAuthorizationResponse(
  * never taken over; a collision draws again).
  */
 async function reserveUserCode(
-  ctx: Context,
+  ctx: Pick<Context, 'randomBytes' | 'storage'>,
   deviceCodeHash: string,
   expiresAt: number,
   now: number,
@@ -138,7 +154,7 @@ async function reserveUserCode(
  * per code lifetime, so what an unauthenticated caller makes the server store is bounded.
  */
 async function chargePublicRequest(
-  ctx: Context,
+  ctx: Pick<Context, 'clock' | 'emit' | 'storage' | 'limits'>,
   settings: DeviceAuthorizationSettings,
   request: Request,
 ): Promise<Payer> {

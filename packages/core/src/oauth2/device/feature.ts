@@ -1,3 +1,4 @@
+import type { Context } from '../../context.js';
 import type { Feature } from '../../feature.js';
 import { ENDPOINTS } from '../metadata.js';
 import { DEVICE_CODE_GRANT } from './endpoint.js';
@@ -16,12 +17,20 @@ export { DEVICE_AUTHORIZATION_DEFAULTS, type DeviceAuthorizationSettings } from 
  */
 export const deviceAuthorizationFeature: Feature = {
   name: 'device authorization',
-  setup(options) {
+  setup(options, shared) {
     const settings = deviceAuthorizationSettings(options.deviceAuthorization);
     return {
-      routes: deviceRoutes(settings),
+      // Its sign-in is an interaction of the authorization flow (`interactions` settings).
+      routes: deviceRoutes(settings, shared),
       grants: {
-        [DEVICE_CODE_GRANT]: (ctx, params, client) => deviceCodeGrant(ctx, settings, params, client),
+        [DEVICE_CODE_GRANT]: (
+          ctx: Pick<
+            Context,
+            'issuer' | 'clock' | 'randomBytes' | 'emit' | 'logger' | 'storage' | 'users' | 'keys' | 'tokens'
+          >,
+          params,
+          client,
+        ) => deviceCodeGrant(ctx, settings, params, client),
       },
       metadata: (endpoint) => ({ device_authorization_endpoint: endpoint(ENDPOINTS.deviceAuthorization) }),
     };

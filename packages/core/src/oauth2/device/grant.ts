@@ -44,7 +44,10 @@ export const SLOW_DOWN_SECONDS = 5;
  * may refresh, ID token when `openid` was granted.
  */
 export async function deviceCodeGrant(
-  ctx: Context,
+  ctx: Pick<
+    Context,
+    'issuer' | 'clock' | 'randomBytes' | 'emit' | 'logger' | 'storage' | 'users' | 'keys' | 'tokens'
+  >,
   settings: DeviceAuthorizationSettings,
   params: Params,
   { client }: AuthenticatedClient,
@@ -73,7 +76,7 @@ export async function deviceCodeGrant(
  * compare-and-set, so of two concurrent polls one is on time and the other too early.
  */
 async function pending(
-  ctx: Context,
+  ctx: Pick<Context, 'storage'>,
   settings: DeviceAuthorizationSettings,
   deviceCodeHash: string,
   record: DeviceRecord,
@@ -100,7 +103,10 @@ async function pending(
 
 /** Takes the approved authorization (single use) and issues its tokens. */
 async function redeem(
-  ctx: Context,
+  ctx: Pick<
+    Context,
+    'issuer' | 'clock' | 'randomBytes' | 'emit' | 'logger' | 'storage' | 'users' | 'keys' | 'tokens'
+  >,
   client: AuthenticatedClient['client'],
   deviceCodeHash: string,
   audience: readonly string[] | undefined,

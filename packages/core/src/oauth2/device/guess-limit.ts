@@ -45,7 +45,7 @@ export interface GuessLimiter {
 
 /** The limiter of a lookup from `request`, by `userId` when someone is signed in. */
 export function guessLimiter(
-  ctx: Context,
+  ctx: Pick<Context, 'clock' | 'emit' | 'storage' | 'limits'>,
   settings: DeviceAuthorizationSettings,
   request: Request,
   userId: string | undefined,

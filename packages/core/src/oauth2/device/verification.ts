@@ -21,6 +21,7 @@ import {
 import { errorPage } from '../../ui/pages.js';
 import { PAGE_PATHS } from '../../ui/paths.js';
 import { type Authentication, currentAuthentication } from '../authorize/authentication.js';
+import type { AuthorizationFlow } from '../authorize/flow.js';
 import { parseScope } from '../scope.js';
 import {
   type DeviceRecord,
@@ -71,7 +72,7 @@ const MALFORMED_CODE = 'deviceCodeMalformed';
 
 /** The code form, with a CSRF token (a new cookie when the browser has none). */
 function codeForm(
-  ctx: Context,
+  ctx: Pick<Context, 'site' | 'randomBytes' | 'ui' | 'session'>,
   request: Request,
   options: {
     userCode?: string;
@@ -115,7 +116,7 @@ interface FoundCode {
  * nothing looked up). Throws 429 `too_many_requests` when a signed-in user is over their share.
  */
 async function lookUpUserCode(
-  ctx: Context,
+  ctx: Pick<Context, 'clock' | 'emit' | 'storage' | 'limits'>,
   settings: DeviceAuthorizationSettings,
   request: Request,
   userCode: string,
@@ -145,7 +146,8 @@ async function lookUpUserCode(
  * in and anonymous lookups limited: the sign-in comes first, and the code is looked up after it.
  */
 async function withUserCode(
-  ctx: Context,
+  ctx: Pick<Context, 'site' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'limits' | 'ui' | 'session'>,
+  flow: AuthorizationFlow,
   settings: DeviceAuthorizationSettings,
   request: Request,
   params: Params,
@@ -170,7 +172,7 @@ async function withUserCode(
     });
   }
   if (found === 'sign-in-first')
-    return startDeviceInteraction(ctx, request, formatUserCode(userCode), undefined);
+    return startDeviceInteraction(ctx, flow, request, formatUserCode(userCode), undefined);
   if (found === null) {
     return codeForm(ctx, request, { userCode: formatUserCode(userCode), error: WRONG_CODE, status: 400 });
   }
@@ -182,18 +184,29 @@ async function withUserCode(
  * by the host's page (`interactions.url`) or the built-in login page like any sign-in; the resume
  * then comes back to the confirmation. The one place the device flow asks who the user is.
  */
-function deviceSignIn(ctx: Context, request: Request, found: FoundCode): Promise<Answer> {
-  return startDeviceInteraction(ctx, request, formatUserCode(found.record.userCode), found.record.clientId);
+function deviceSignIn(
+  ctx: Pick<Context, 'site' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'limits'>,
+  flow: AuthorizationFlow,
+  request: Request,
+  found: FoundCode,
+): Promise<Answer> {
+  return startDeviceInteraction(
+    ctx,
+    flow,
+    request,
+    formatUserCode(found.record.userCode),
+    found.record.clientId,
+  );
 }
 
-async function clientName(ctx: Context, clientId: string): Promise<string> {
+async function clientName(ctx: Pick<Context, 'clients'>, clientId: string): Promise<string> {
   const client = await ctx.clients.findClient(clientId);
   return client?.name ?? clientId;
 }
 
 /** The confirmation page for a signed-in user and a live code. */
 async function confirmation(
-  ctx: Context,
+  ctx: Pick<Context, 'site' | 'randomBytes' | 'clients' | 'ui' | 'session'>,
   request: Request,
   current: Authentication,
   found: FoundCode,
@@ -224,47 +237,90 @@ async function confirmation(
 }
 
 /** `GET {base}/device`: the code form, prefilled from `?user_code=` (`verification_uri_complete`). */
-export const deviceVerificationPage: Handler = asPage(async (request, ctx, url) => {
-  let input: string | undefined;
-  try {
-    input = queryParams(url).get('user_code');
-  } catch {
-    input = undefined; // repeated: nothing to prefill
-  }
-  return codeForm(ctx, request, input === undefined ? {} : { userCode: shownInput(input) });
-});
+export const deviceVerificationPage: Handler = asPage(
+  async (request, ctx: Pick<Context, 'site' | 'randomBytes' | 'ui' | 'session'>, url) => {
+    let input: string | undefined;
+    try {
+      input = queryParams(url).get('user_code');
+    } catch {
+      input = undefined; // repeated: nothing to prefill
+    }
+    return codeForm(ctx, request, input === undefined ? {} : { userCode: shownInput(input) });
+  },
+);
 
 /** `POST {base}/device`: the typed code → the login page, or the confirmation when signed in. */
-export const deviceCodeEntry = (settings: DeviceAuthorizationSettings): Handler =>
-  asPage(async (request, ctx) => {
-    if (isForeignBrowserRequest(ctx, request))
-      return errorPage(ctx, crossSiteRefused(ctx, request), undefined, request);
-    const params = await readForm(request, ctx.limits.maxBodyBytes);
-    if (!(await hasValidCsrfToken(ctx, request, params))) {
-      const expired = formExpired();
-      return codeForm(ctx, request, { error: 'loginFormExpired', status: expired.status });
-    }
-    const current = await currentAuthentication(ctx, request);
-    return withUserCode(ctx, settings, request, params, current, (found) =>
-      current ? confirmation(ctx, request, current, found) : deviceSignIn(ctx, request, found),
-    );
-  });
+export const deviceCodeEntry = (settings: DeviceAuthorizationSettings, flow: AuthorizationFlow): Handler =>
+  asPage(
+    async (
+      request,
+      ctx: Pick<
+        Context,
+        | 'issuer'
+        | 'site'
+        | 'clock'
+        | 'randomBytes'
+        | 'emit'
+        | 'logger'
+        | 'storage'
+        | 'clients'
+        | 'users'
+        | 'limits'
+        | 'ui'
+        | 'session'
+      >,
+    ) => {
+      if (isForeignBrowserRequest(ctx, request))
+        return errorPage(ctx, crossSiteRefused(ctx, request), undefined, request);
+      const params = await readForm(request, ctx.limits.maxBodyBytes);
+      if (!(await hasValidCsrfToken(ctx, request, params))) {
+        const expired = formExpired();
+        return codeForm(ctx, request, { error: 'loginFormExpired', status: expired.status });
+      }
+      const current = await currentAuthentication(ctx, flow, request);
+      return withUserCode(ctx, flow, settings, request, params, current, (found) =>
+        current ? confirmation(ctx, request, current, found) : deviceSignIn(ctx, flow, request, found),
+      );
+    },
+  );
 
 /** `GET {base}/device/confirm?user_code=…`: the confirmation (the login page without a session). */
-export const deviceConfirmPageEndpoint = (settings: DeviceAuthorizationSettings): Handler =>
-  asPage(async (request, ctx, url) => {
-    let params: Params;
-    try {
-      params = queryParams(url);
-      params.get('user_code');
-    } catch {
-      return codeForm(ctx, request, { error: MALFORMED_CODE, status: 400 });
-    }
-    const current = await currentAuthentication(ctx, request);
-    return withUserCode(ctx, settings, request, params, current, (found) =>
-      current ? confirmation(ctx, request, current, found) : deviceSignIn(ctx, request, found),
-    );
-  });
+export const deviceConfirmPageEndpoint = (
+  settings: DeviceAuthorizationSettings,
+  flow: AuthorizationFlow,
+): Handler =>
+  asPage(
+    async (
+      request,
+      ctx: Pick<
+        Context,
+        | 'site'
+        | 'clock'
+        | 'randomBytes'
+        | 'emit'
+        | 'logger'
+        | 'storage'
+        | 'clients'
+        | 'users'
+        | 'limits'
+        | 'ui'
+        | 'session'
+      >,
+      url,
+    ) => {
+      let params: Params;
+      try {
+        params = queryParams(url);
+        params.get('user_code');
+      } catch {
+        return codeForm(ctx, request, { error: MALFORMED_CODE, status: 400 });
+      }
+      const current = await currentAuthentication(ctx, flow, request);
+      return withUserCode(ctx, flow, settings, request, params, current, (found) =>
+        current ? confirmation(ctx, request, current, found) : deviceSignIn(ctx, flow, request, found),
+      );
+    },
+  );
 
 /**
  * `POST {base}/device/confirm`: the user's decision. The pending record becomes approved (with the
@@ -272,52 +328,73 @@ export const deviceConfirmPageEndpoint = (settings: DeviceAuthorizationSettings)
  * decisions racing exactly one counts; the user code is then forgotten. The answer is the result
  * page, without a form.
  */
-export const deviceDecisionEndpoint = (settings: DeviceAuthorizationSettings): Handler =>
-  asPage(async (request, ctx) => {
-    const params = await readForm(request, ctx.limits.maxBodyBytes);
-    try {
-      await checkFormPost(ctx, request, params);
-    } catch (error) {
-      if (error instanceof ProtocolError) return errorPage(ctx, error, undefined, request);
-      throw error;
-    }
-    const decision = params.get('decision');
-    if (decision !== 'allow' && decision !== 'deny') {
-      return codeForm(ctx, request, { error: 'deviceChooseDecision', status: 400 });
-    }
-    const current = await currentAuthentication(ctx, request);
-    return withUserCode(ctx, settings, request, params, current, async (found) => {
-      if (!current) return deviceSignIn(ctx, request, found);
-      const decided: DeviceRecord =
-        decision === 'allow'
-          ? {
-              ...found.record,
-              status: 'approved',
-              userId: current.userId,
-              approvedAt: ctx.clock.now(),
-              authTime: current.authTime,
-              ...(current.sessionId === undefined ? {} : { sessionId: current.sessionId }),
-              ...(current.acr === undefined ? {} : { acr: current.acr }),
-              ...(current.amr === undefined ? {} : { amr: current.amr }),
-            }
-          : { ...found.record, status: 'denied' };
-      const now = ctx.clock.now();
-      const won = await ctx.storage.kv.swap(
-        deviceKey(found.deviceCodeHash),
-        found.text,
-        JSON.stringify(decided),
-        recordKeptUntil(found.record),
-        now,
-      );
-      if (!won) {
-        return codeForm(ctx, request, { error: WRONG_CODE, status: 400 });
+export const deviceDecisionEndpoint = (
+  settings: DeviceAuthorizationSettings,
+  flow: AuthorizationFlow,
+): Handler =>
+  asPage(
+    async (
+      request,
+      ctx: Pick<
+        Context,
+        | 'issuer'
+        | 'site'
+        | 'clock'
+        | 'randomBytes'
+        | 'emit'
+        | 'logger'
+        | 'storage'
+        | 'users'
+        | 'limits'
+        | 'ui'
+        | 'session'
+      >,
+    ) => {
+      const params = await readForm(request, ctx.limits.maxBodyBytes);
+      try {
+        await checkFormPost(ctx, request, params);
+      } catch (error) {
+        if (error instanceof ProtocolError) return errorPage(ctx, error, undefined, request);
+        throw error;
       }
-      await ctx.storage.kv.delete(userCodeKey(found.record.userCode));
-      ctx.emit({
-        type: decision === 'allow' ? 'device.approved' : 'device.denied',
-        clientId: found.record.clientId,
-        userId: current.userId,
+      const decision = params.get('decision');
+      if (decision !== 'allow' && decision !== 'deny') {
+        return codeForm(ctx, request, { error: 'deviceChooseDecision', status: 400 });
+      }
+      const current = await currentAuthentication(ctx, flow, request);
+      return withUserCode(ctx, flow, settings, request, params, current, async (found) => {
+        if (!current) return deviceSignIn(ctx, flow, request, found);
+        const decided: DeviceRecord =
+          decision === 'allow'
+            ? {
+                ...found.record,
+                status: 'approved',
+                userId: current.userId,
+                approvedAt: ctx.clock.now(),
+                authTime: current.authTime,
+                ...(current.sessionId === undefined ? {} : { sessionId: current.sessionId }),
+                ...(current.acr === undefined ? {} : { acr: current.acr }),
+                ...(current.amr === undefined ? {} : { amr: current.amr }),
+              }
+            : { ...found.record, status: 'denied' };
+        const now = ctx.clock.now();
+        const won = await ctx.storage.kv.swap(
+          deviceKey(found.deviceCodeHash),
+          found.text,
+          JSON.stringify(decided),
+          recordKeptUntil(found.record),
+          now,
+        );
+        if (!won) {
+          return codeForm(ctx, request, { error: WRONG_CODE, status: 400 });
+        }
+        await ctx.storage.kv.delete(userCodeKey(found.record.userCode));
+        ctx.emit({
+          type: decision === 'allow' ? 'device.approved' : 'device.denied',
+          clientId: found.record.clientId,
+          userId: current.userId,
+        });
+        return deviceDonePage(ctx, request, decision === 'allow');
       });
-      return deviceDonePage(ctx, request, decision === 'allow');
-    });
-  });
+    },
+  );

@@ -1,3 +1,4 @@
+import type { Context } from '../../context.js';
 import { ConfigurationError, invalidScope, oauthError, ProtocolError } from '../../errors.js';
 import type { Feature, GrantHandler } from '../../feature.js';
 import type { ExtensionGrant, ExtensionGrantDecision } from '../../options.js';
@@ -61,7 +62,12 @@ function isAbsoluteUri(text: string): boolean {
 
 /** The token endpoint's handler of one host grant. */
 function hostGrant(grant: ExtensionGrant): GrantHandler {
-  return async (ctx, params, { client, method }, dpop) => {
+  return async (
+    ctx: Pick<Context, 'issuer' | 'clock' | 'randomBytes' | 'emit' | 'logger' | 'users' | 'keys' | 'tokens'>,
+    params,
+    { client, method },
+    dpop,
+  ) => {
     const scope = resolveRequestedScope(ctx, client, params.get('scope'));
     let decision: ExtensionGrantDecision;
     try {

@@ -1,6 +1,6 @@
 import type { Feature } from '../../feature.js';
 import { JWT_BEARER_GRANT } from '../jwt-assertion.js';
-import { TOKEN_EXCHANGE_GRANT } from '../token-exchange/exchanged-token.js';
+import { TOKEN_EXCHANGE_GRANT, TOKEN_TYPES } from '../token-exchange/exchanged-token.js';
 import { jwtBearerEnabled } from '../trusted-issuers.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
@@ -23,8 +23,19 @@ export const coreGrantsFeature: Feature = {
 /** RFC 8693 token exchange: its grant type, served only when `tokenExchange` is configured. */
 export const tokenExchangeFeature: Feature = {
   name: 'token exchange',
-  setup: (_options, shared) =>
-    shared.tokenExchange === undefined ? {} : { grants: { [TOKEN_EXCHANGE_GRANT]: tokenExchangeGrant } },
+  setup: (_options, shared) => {
+    const settings = shared.tokenExchange;
+    if (settings === undefined) return {};
+    return {
+      grants: { [TOKEN_EXCHANGE_GRANT]: tokenExchangeGrant(settings) },
+      // draft-ietf-oauth-identity-chaining, as draft-ietf-oauth-identity-assertion-authz-grant §7
+      // says: this server issues ID-JAGs by token exchange.
+      metadata: () =>
+        settings.idJagAudiences.size > 0
+          ? { identity_chaining_requested_token_types_supported: [TOKEN_TYPES.idJag] }
+          : {},
+    };
+  },
 };
 
 /** RFC 7523 §2.1 JWT bearer grant: served only when a trusted issuer allows it (`trustedIssuers`). */

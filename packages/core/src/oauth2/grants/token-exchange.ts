@@ -1,6 +1,7 @@
 import type { Context, TokenIssuing, TokenSigning } from '../../context.js';
 import type { DpopProof } from '../../dpop/proof.js';
 import { invalidRequest, invalidScope, oauthError } from '../../errors.js';
+import type { GrantHandler } from '../../feature.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { noStoreJson } from '../../http/responses.js';
@@ -28,10 +29,11 @@ import {
 } from '../token-exchange/exchanged-token.js';
 import { signIdJag } from '../token-exchange/id-jag.js';
 import { type PresentedTokenVerifying, verifyPresentedToken } from '../token-exchange/presented-token.js';
+import type { TokenExchangeSettings } from '../token-exchange/settings.js';
 import { tokenIssued } from './grant-tokens.js';
 
 /** What the token exchange grant reads: its settings, checking presented tokens, issuing. */
-type TokenExchanging = TokenIssuing & PresentedTokenVerifying & Pick<Context, 'tokenExchange'>;
+type TokenExchanging = TokenIssuing & PresentedTokenVerifying;
 
 /**
  * `grant_type=urn:ietf:params:oauth:grant-type:token-exchange` (RFC 8693 §2): a client presents a
@@ -51,14 +53,34 @@ type TokenExchanging = TokenIssuing & PresentedTokenVerifying & Pick<Context, 't
  * 5. With `requested_token_type=urn:ietf:params:oauth:token-type:id-jag`, an identity assertion JWT
  *    authorization grant for another authorization server instead (see {@link idJagExchange}).
  */
-export async function tokenExchangeGrant(
+export function tokenExchangeGrant(settings: TokenExchangeSettings): GrantHandler {
+  return (
+    ctx: Pick<
+      Context,
+      | 'issuer'
+      | 'clock'
+      | 'randomBytes'
+      | 'emit'
+      | 'logger'
+      | 'storage'
+      | 'clients'
+      | 'users'
+      | 'keys'
+      | 'tokens'
+    >,
+    params,
+    client,
+    dpop,
+  ) => exchangeToken(ctx, settings, params, client, dpop);
+}
+
+async function exchangeToken(
   ctx: TokenExchanging,
+  settings: TokenExchangeSettings,
   params: Params,
   { client, method }: AuthenticatedClient,
   dpop?: DpopProof,
 ): Promise<Answer> {
-  const settings = ctx.tokenExchange;
-  if (!settings) throw oauthError('unsupported_grant_type', 'Token exchange is not enabled on this server.');
   if (!CLIENT_AUTH_METHODS[method]?.provesIdentity) {
     throw oauthError('unauthorized_client', 'Only clients that authenticate may exchange tokens.');
   }
@@ -103,7 +125,8 @@ export async function tokenExchangeGrant(
       'The token exchange policy does not allow this client this exchange.',
     );
   }
-  if (requestedType === TOKEN_TYPES.idJag) return idJagExchange(ctx, request, decision, resources, audiences);
+  if (requestedType === TOKEN_TYPES.idJag)
+    return idJagExchange(ctx, settings, request, decision, resources, audiences);
 
   const jkt = issuedTokenKey(subject, dpop, decision);
   const scope = exchangedScope(requestedScope, decision, subject, subject.kind === 'access_token');
@@ -266,14 +289,15 @@ function newActor(
  * profile does not use one). The response's `token_type` is `N_A`: it is not an access token.
  */
 async function idJagExchange(
-  ctx: TokenSigning & Pick<Context, 'tokenExchange' | 'emit'>,
+  ctx: TokenSigning & Pick<Context, 'emit'>,
+  settings: TokenExchangeSettings,
   request: TokenExchangeRequest,
   decision: TokenExchangeDecision,
   resources: readonly string[],
   audiences: readonly string[],
 ): Promise<Answer> {
   const { client, subject } = request;
-  const configured = ctx.tokenExchange!.idJagAudiences;
+  const configured = settings.idJagAudiences;
   if (request.actor) throw invalidRequest('An ID-JAG is not requested with an actor_token.');
   if (subject.kind !== 'id_token') {
     throw invalidRequest(
@@ -288,10 +312,7 @@ async function idJagExchange(
   }
   const scope = exchangedScope(request.requested.scope, decision, subject, false);
   // Short-lived (the draft's example: 300 s), and never beyond the ID token it was made from.
-  const ttl = Math.max(
-    1,
-    Math.min(ctx.tokenExchange!.idJagTtl, subject.exp - toEpochSeconds(ctx.clock.now())),
-  );
+  const ttl = Math.max(1, Math.min(settings.idJagTtl, subject.exp - toEpochSeconds(ctx.clock.now())));
   const jag = await signIdJag(ctx, {
     sub: subject.sub,
     audience,

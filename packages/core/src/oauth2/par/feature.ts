@@ -10,7 +10,7 @@ export { pushRequirement } from './settings.js';
  * (`pushedAuthorizationRequests`), the pushed authorization request endpoint (answering CORS like
  * the token endpoint), and its members of the discovery documents (§5). The endpoint closes over
  * its settings. What the authorization endpoint needs of it stays outside: whether every client
- * must push (the shared context's `requirePushedRequests`, validated by {@link pushRequirement} at
+ * must push (the instance settings' `requirePushedRequests`, validated by {@link pushRequirement} at
  * the composition root) and resolving a `request_uri` (`pushed-requests.ts`).
  */
 export const pushedAuthorizationRequestsFeature: Feature = {
@@ -21,7 +21,7 @@ export const pushedAuthorizationRequestsFeature: Feature = {
       routes: [
         {
           path: ENDPOINTS.pushedAuthorizationRequest,
-          methods: { POST: pushedAuthorizationEndpoint(settings) },
+          methods: { POST: pushedAuthorizationEndpoint(settings, shared.dpop) },
           cors: true,
         },
       ],

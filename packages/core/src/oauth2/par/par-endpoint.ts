@@ -1,4 +1,5 @@
 import type { Context } from '../../context.js';
+import type { ProofContext } from '../../dpop/proof.js';
 import { tokenRequestProof } from '../../dpop/token-request.js';
 import { invalidRequest } from '../../errors.js';
 import { chargeClientNetwork, clientWritePartition } from '../../http/address-rate-limit.js';
@@ -23,14 +24,47 @@ import type { PushedRequestSettings } from './settings.js';
  * redirect (§2.3). A valid request is stored (bounded, see `pushed-requests.ts`) and answered 201
  * with its `request_uri` and `expires_in` (§2.2).
  */
-export function pushedAuthorizationEndpoint(settings: PushedRequestSettings): Handler {
-  return (request, ctx) => pushAuthorizationRequest(request, ctx, settings);
+export function pushedAuthorizationEndpoint(
+  settings: PushedRequestSettings,
+  dpopChecks: ProofContext,
+): Handler {
+  return (
+    request,
+    ctx: Pick<
+      Context,
+      | 'issuer'
+      | 'site'
+      | 'clock'
+      | 'randomBytes'
+      | 'emit'
+      | 'storage'
+      | 'clients'
+      | 'keys'
+      | 'tokens'
+      | 'limits'
+      | 'profile'
+    >,
+  ) => pushAuthorizationRequest(request, ctx, settings, dpopChecks);
 }
 
 async function pushAuthorizationRequest(
   request: Request,
-  ctx: Context,
+  ctx: Pick<
+    Context,
+    | 'issuer'
+    | 'site'
+    | 'clock'
+    | 'randomBytes'
+    | 'emit'
+    | 'storage'
+    | 'clients'
+    | 'keys'
+    | 'tokens'
+    | 'limits'
+    | 'profile'
+  >,
   settings: PushedRequestSettings,
+  dpopChecks: ProofContext,
 ): Promise<Answer> {
   const params = await readForm(request, ctx.limits.maxBodyBytes);
   const authenticated = await authenticateClient(ctx, request, params);
@@ -61,7 +95,7 @@ async function pushAuthorizationRequest(
   let withClient = params.with('client_id', client.id);
   // RFC 9449 §10.1: a DPoP proof here binds the code to its key, as dpop_jkt does.
   // A proof is optional here (dpop_jkt may bind instead), whatever the token endpoint requires.
-  const dpop = await tokenRequestProof(ctx, request, authenticated, false);
+  const dpop = await tokenRequestProof(ctx, dpopChecks, request, authenticated, false);
   if (dpop !== undefined) {
     const sent = params.get('dpop_jkt');
     if (sent !== undefined && sent !== dpop.jkt)

@@ -11,7 +11,11 @@ import { clientInformation } from './client-information.js';
 import { registrationExtensionOf } from './registration-record.js';
 
 /** `GET {registration}/{client_id}` (RFC 7592 §2.1): the registration, with the registration access token. */
-export const readRegistrationEndpoint: Handler = async (request, ctx, url) => {
+export const readRegistrationEndpoint: Handler = async (
+  request,
+  ctx: Pick<Context, 'issuer' | 'clock' | 'storage'>,
+  url,
+) => {
   const registration = await authorizedRegistration(ctx, request, url);
   return noStoreJson(clientInformation(ctx, registration));
 };
@@ -21,7 +25,11 @@ export const readRegistrationEndpoint: Handler = async (request, ctx, url) => {
  * The client's refresh tokens stop working at once (their client is unknown to the token
  * endpoint); its access tokens run to their expiry, like those of a host-removed client.
  */
-export const deleteRegistrationEndpoint: Handler = async (request, ctx, url) => {
+export const deleteRegistrationEndpoint: Handler = async (
+  request,
+  ctx: Pick<Context, 'issuer' | 'clock' | 'emit' | 'storage'>,
+  url,
+) => {
   const registration = await authorizedRegistration(ctx, request, url);
   await ctx.storage.clients.deleteClient(registration.client.id);
   ctx.emit({ type: 'client.unregistered', clientId: registration.client.id });

@@ -26,6 +26,19 @@ export const dynamicRegistrationFeature: Feature = {
 };
 
 /**
+ * Client ID metadata documents (draft-ietf-oauth-client-id-metadata-document) as a feature: its
+ * member of the discovery documents (§6). Its settings (`clientMetadataDocuments` option) are
+ * resolved with the instance, whose client directory resolves such ids.
+ */
+export const clientMetadataDocumentsFeature: Feature = {
+  name: 'client ID metadata documents',
+  setup: (_options, shared) =>
+    shared.clientMetadataDocuments
+      ? { metadata: () => ({ client_id_metadata_document_supported: true }) }
+      : {},
+};
+
+/**
  * The client directory's hook of dynamic registration (`oauth2/client-directory.ts` `found`): each
  * lookup of a registration moves its unused deadline (`unused-registrations.ts`); `undefined` when
  * registration is off. The directory is part of the shared core, built before the features, so the

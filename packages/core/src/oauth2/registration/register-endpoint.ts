@@ -39,7 +39,13 @@ const FAPI2_STRICT: readonly TokenEndpointAuthMethod[] = ['private_key_jwt'];
  * self-registered client is usually a native or browser app that cannot keep a secret.
  */
 export function registerEndpoint(settings: DynamicRegistrationSettings): Handler {
-  return async (request, ctx) => {
+  return async (
+    request,
+    ctx: Pick<
+      Context,
+      'issuer' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'tokens' | 'limits' | 'profile'
+    >,
+  ) => {
     const payer = await chargeRegistration(ctx, request, settings);
     if (settings.initialAccessToken !== undefined)
       await checkInitialAccessToken(ctx, request, settings.initialAccessToken);
