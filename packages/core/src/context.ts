@@ -1,13 +1,6 @@
-import type { DpopChecks } from './dpop/proof.js';
 import type { GatehouseEvent, Logger } from './events.js';
-import type { CorsSettings } from './http/cors.js';
-import type { DispatchSettings } from './http/dispatch.js';
-import type { InteractionSettings } from './interaction/settings.js';
 import type { ClientJwksCache } from './oauth2/client-auth/client-jwks.js';
-import type { MetadataDocumentSettings } from './oauth2/registration/settings.js';
-import type { TokenExchangeSettings } from './oauth2/token-exchange/settings.js';
 import type { TrustedIssuer } from './oauth2/trusted-issuer.js';
-import type { ConsentOptions } from './options.js';
 import type { PasswordCheckGate } from './passwords/password-check-gate.js';
 import type { RecordProblems } from './records/record-problems.js';
 import type { RevocationMirror } from './revocation/revocation-mirror.js';
@@ -15,7 +8,6 @@ import type { KeyValueStateStores } from './storage/kv/stores.js';
 import type { ClientRecord, ClientStore, GatehouseStorage, UserLookup, UserStore } from './storage/types.js';
 import type { ClaimsHook } from './tokens/claims-hook.js';
 import type { KeySet } from './tokens/keys.js';
-import type { KeyRotationSettings } from './tokens/rotation/settings.js';
 import type { RandomBytes } from './tokens/secrets.js';
 import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';
 import type { ResolvedUi } from './ui/texts.js';
@@ -157,41 +149,6 @@ export interface Context {
     readonly idleTimeout: number;
     readonly absoluteTimeout: number;
   };
-}
-
-/** The Auth API (`authApi` options): on or off, its tokens' lifetime and scope. */
-export interface AuthApiSettings {
-  readonly enabled: boolean;
-  readonly tokenTtl: number;
-  readonly scope: string;
-}
-
-/**
- * The features' settings, resolved and validated once by `createGatehouse`: the routes, grants and
- * services of the features are built with them (and close over them); no request carries them.
- */
-export interface InstanceSettings extends DispatchSettings {
-  readonly authApi: AuthApiSettings;
-  /** The preflight cache lifetime (`cors.maxAgeSeconds`); allowed origins are the clients'. */
-  readonly cors: CorsSettings;
-  /** Sign-in and consent handed to the host (`interactions` options, resolved). */
-  readonly interactions: InteractionSettings;
-  /** Client ID metadata documents, when `clientMetadataDocuments` is on. */
-  readonly clientMetadataDocuments: MetadataDocumentSettings | undefined;
-  /** Stored, rotated signing keys (`keyRotation`), when on. */
-  readonly keyRotation: KeyRotationSettings | undefined;
-  /** Token exchange (RFC 8693), when `tokenExchange` is on. */
-  readonly tokenExchange: TokenExchangeSettings | undefined;
-  /**
-   * Every client must push its authorization requests (RFC 9126 §5 and §6,
-   * `pushedAuthorizationRequests.required`): the authorization endpoint (and the interactions that
-   * resume it) enforces it; the pushed authorization request feature lists it in discovery.
-   */
-  readonly requirePushedRequests: boolean;
-  /** RFC 9449 DPoP (`dpop`): its settings, with the clock and replay store its checks use. */
-  readonly dpop: DpopChecks;
-  /** The host's consent memory policy (`consent.remember`), if any. */
-  readonly rememberConsent: ConsentOptions['remember'];
 }
 
 /*

@@ -1,11 +1,18 @@
-import type { Context, InstanceSettings } from './context.js';
-import type { DpopProof } from './dpop/proof.js';
+import type { AuthApiSettings } from './auth-api/settings.js';
+import type { Context } from './context.js';
+import type { DpopChecks, DpopProof } from './dpop/proof.js';
 import { ConfigurationError } from './errors.js';
+import type { CorsSettings } from './http/cors.js';
+import type { DispatchSettings } from './http/dispatch.js';
 import type { Params } from './http/form.js';
 import type { Answer } from './http/reply.js';
 import type { Route } from './http/router.js';
 import type { AuthenticatedClient } from './oauth2/client-auth/authenticate-client.js';
-import type { GatehouseOptions } from './options.js';
+import type { InteractionSettings } from './oauth2/interaction/settings.js';
+import type { MetadataDocumentSettings } from './oauth2/registration/settings.js';
+import type { TokenExchangeSettings } from './oauth2/token-exchange/settings.js';
+import type { ConsentOptions, GatehouseOptions } from './options.js';
+import type { KeyRotationSettings } from './tokens/rotation/settings.js';
 
 /*
  * Feature modules (issue 42). A feature is a folder that owns its options (a key of
@@ -26,6 +33,34 @@ export type GrantHandler = (
   client: AuthenticatedClient,
   dpop: DpopProof | undefined,
 ) => Promise<Answer>;
+
+/**
+ * The features' settings, resolved and validated once by `createGatehouse`: the routes, grants and
+ * services of the features are built with them (and close over them); no request carries them.
+ */
+export interface InstanceSettings extends DispatchSettings {
+  readonly authApi: AuthApiSettings;
+  /** The preflight cache lifetime (`cors.maxAgeSeconds`); allowed origins are the clients'. */
+  readonly cors: CorsSettings;
+  /** Sign-in and consent handed to the host (`interactions` options, resolved). */
+  readonly interactions: InteractionSettings;
+  /** Client ID metadata documents, when `clientMetadataDocuments` is on. */
+  readonly clientMetadataDocuments: MetadataDocumentSettings | undefined;
+  /** Stored, rotated signing keys (`keyRotation`), when on. */
+  readonly keyRotation: KeyRotationSettings | undefined;
+  /** Token exchange (RFC 8693), when `tokenExchange` is on. */
+  readonly tokenExchange: TokenExchangeSettings | undefined;
+  /**
+   * Every client must push its authorization requests (RFC 9126 §5 and §6,
+   * `pushedAuthorizationRequests.required`): the authorization endpoint (and the interactions that
+   * resume it) enforces it; the pushed authorization request feature lists it in discovery.
+   */
+  readonly requirePushedRequests: boolean;
+  /** RFC 9449 DPoP (`dpop`): its settings, with the clock and replay store its checks use. */
+  readonly dpop: DpopChecks;
+  /** The host's consent memory policy (`consent.remember`), if any. */
+  readonly rememberConsent: ConsentOptions['remember'];
+}
 
 /**
  * What every feature's setup may use: the instance's core (without the keys, imported later) and

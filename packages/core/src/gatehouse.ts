@@ -1,4 +1,3 @@
-import { attachInternals } from './adapter/internals.js';
 import { authApiRoutes } from './auth-api/routes.js';
 import type { Awaitable } from './awaitable.js';
 import type { Context } from './context.js';
@@ -8,14 +7,15 @@ import { DeploymentWarnings } from './http/deployment-warnings.js';
 import { instanceDispatcher } from './http/dispatch.js';
 import { type Answer, toResponse } from './http/reply.js';
 import { notFound, type Route, Router } from './http/router.js';
-import { finishInteraction, interactionDetails } from './interaction/interactions-api.js';
-import { interactionRoutes } from './interaction/routes.js';
-import type { Interactions } from './interaction/types.js';
+import { finishInteraction, interactionDetails } from './oauth2/interaction/interactions-api.js';
+import { interactionRoutes } from './oauth2/interaction/routes.js';
+import type { Interactions } from './oauth2/interaction/types.js';
 import { authorizationServerMetadata } from './oauth2/metadata.js';
 import { oauth2Routes } from './oauth2/routes.js';
 import { oidcRoutes } from './oidc/routes.js';
 import type { GatehouseOptions } from './options.js';
 import { acceptedSchemes, authenticateRequest } from './protect/authenticate.js';
+import { attachInternals } from './protect/instance-internals.js';
 import type { AuthenticateOptions, AuthenticationResult, Caller } from './protect/types.js';
 import { type ResolvedOptions, resolveOptions, type SharedResources, toContext } from './resolve-options.js';
 import {
@@ -155,7 +155,7 @@ export interface Gatehouse {
 export function instanceRoutes(resolved: ResolvedOptions): Route[] {
   return [
     ...oauth2Routes(resolved),
-    ...oidcRoutes(resolved.features.discovery),
+    ...oidcRoutes(resolved.features.discovery, resolved.dpop),
     ...authApiRoutes(resolved.authApi),
     ...sessionRoutes(resolved),
     ...interactionRoutes(resolved),

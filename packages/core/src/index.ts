@@ -77,6 +77,7 @@ export type {
   TokenExchangeOptions,
   TrustedIssuerOptions,
 } from './options.js';
+export { type MemoryUser, type MemoryUserStoreOptions, memoryUserStore } from './passwords/memory-users.js';
 export type { PasswordHasher } from './passwords/password-hasher.js';
 export {
   type PasswordUser,
@@ -92,7 +93,6 @@ export type { UserSession } from './session/user-sessions.js';
 export { memoryClientStore } from './storage/memory/clients.js';
 export { memoryEngine, memoryStorage } from './storage/memory/engine.js';
 export { withMemoryFallback } from './storage/memory/fallback.js';
-export { type MemoryUser, type MemoryUserStoreOptions, memoryUserStore } from './storage/memory/users.js';
 export type { InstanceStorage } from './storage/required-stores.js';
 // The storage types an application names: what `storage` takes and the stores a host brings. The
 // whole contract, for engine authors (the field types of records among it), is

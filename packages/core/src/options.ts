@@ -2,7 +2,7 @@ import type { AuditSink } from './audit/audit-record.js';
 import type { Awaitable } from './awaitable.js';
 import type { EventContext, GatehouseEvent, Logger } from './events.js';
 import type { OutboundFetch } from './http/guarded-fetch.js';
-import type { HostUser } from './interaction/types.js';
+import type { HostUser } from './oauth2/interaction/types.js';
 import type { TokenExchangeRequest } from './oauth2/token-exchange/exchanged-token.js';
 import type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
 import type { InstanceStorage } from './storage/required-stores.js';

@@ -1,22 +1,28 @@
 import { auditSinks, eventEmitter } from './audit/emitter.js';
-import type { Context, InstanceSettings, InstanceStores } from './context.js';
+import type { Context, InstanceStores } from './context.js';
 import { dpopFeature } from './dpop/feature.js';
 import { dpopSettings } from './dpop/settings.js';
 import { ConfigurationError } from './errors.js';
 import type { Logger } from './events.js';
-import { type AssembledFeatures, assembleFeatures, type Feature, type FeatureShared } from './feature.js';
+import {
+  type AssembledFeatures,
+  assembleFeatures,
+  type Feature,
+  type FeatureShared,
+  type InstanceSettings,
+} from './feature.js';
 import { chargeClientNetwork } from './http/address-rate-limit.js';
 import type { FetchCaller } from './http/bounded-fetch-cache.js';
 import { clientAddressOf } from './http/client-address.js';
 import { defaultTransport } from './http/default-transport.js';
 import { withHostRequest } from './http/host-request.js';
-import { resolveInteractions } from './interaction/settings.js';
 import { ClientJwksCache, type ClientJwksPolicy } from './oauth2/client-auth/client-jwks.js';
 import { clientDirectory } from './oauth2/client-directory.js';
 import { deviceAuthorizationFeature } from './oauth2/device/feature.js';
 import { confidentialClientsOnly, fapi2Profile } from './oauth2/fapi/profile.js';
 import { extensionGrantsFeature } from './oauth2/grants/extension-grants.js';
 import { coreGrantsFeature, jwtBearerFeature, tokenExchangeFeature } from './oauth2/grants/feature.js';
+import { resolveInteractions } from './oauth2/interaction/settings.js';
 import { pushedAuthorizationRequestsFeature, pushRequirement } from './oauth2/par/feature.js';
 import { looksLikeClientIdUrl } from './oauth2/registration/client-id-url.js';
 import {

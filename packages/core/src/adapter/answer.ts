@@ -1,7 +1,7 @@
 /** Asking an instance for its answer, the way every server adapter does. */
 import type { Gatehouse } from '../gatehouse.js';
 import type { Answer } from '../http/reply.js';
-import { internalsOf } from './internals.js';
+import { internalsOf } from '../protect/instance-internals.js';
 
 /** What an adapter's `gatehouse()` middleware needs of an instance. */
 export type Servable = Pick<Gatehouse, 'fetch' | 'handles'>;

@@ -1,6 +1,6 @@
 import type { Awaitable } from '../awaitable.js';
+import { internalsOf } from '../protect/instance-internals.js';
 import type { AuthenticateOptions, AuthenticationResult } from '../protect/types.js';
-import { internalsOf } from './internals.js';
 
 /**
  * What a framework adapter needs of an instance to protect the host's routes: a `Gatehouse`, or

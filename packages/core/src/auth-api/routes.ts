@@ -1,8 +1,8 @@
-import type { AuthApiSettings } from '../context.js';
 import type { Route } from '../http/router.js';
 import { AUTH_API_ENDPOINTS } from './endpoints.js';
 import { authApiIntrospectEndpoint } from './introspect.js';
 import { authApiRevokeEndpoint } from './revoke.js';
+import type { AuthApiSettings } from './settings.js';
 import { authApiTokenEndpoint } from './token-endpoint.js';
 
 /** The routes of the Auth API under `{base}/auth/v1/`; none when `authApi.enabled` is `false`. */

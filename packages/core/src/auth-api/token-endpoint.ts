@@ -1,4 +1,4 @@
-import type { AuthApiSettings, Context, PasswordChecking, TokenSigning } from '../context.js';
+import type { Context, PasswordChecking, TokenSigning } from '../context.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
 import type { Handler } from '../http/router.js';
@@ -7,6 +7,7 @@ import { attemptPasswordLogin } from '../passwords/password-login.js';
 import { signAccessToken } from '../tokens/access-token.js';
 import { userSubject } from '../tokens/subject.js';
 import { requireEmptyBody } from './empty-body.js';
+import type { AuthApiSettings } from './settings.js';
 import { badCredentials, readUserCredentials } from './user-credentials.js';
 
 /**

@@ -1,7 +1,6 @@
+import { base64url, utf8 } from '../crypto/encoding.js';
 import { toEpochSeconds } from '../time.js';
-import { base64url, utf8 } from '../tokens/encoding.js';
-import type { ProofContext } from './proof.js';
-import type { DpopSettings } from './settings.js';
+import type { DpopSettings, ProofContext } from './settings.js';
 
 /*
  * DPoP server nonces (RFC 9449 §8, §9), stateless: a nonce is a time window number and an HMAC of

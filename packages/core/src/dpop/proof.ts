@@ -6,25 +6,12 @@ import {
   jwtVerify,
   type KeyObject,
 } from 'jose';
-import type { Context } from '../context.js';
+import { sha256Base64url } from '../crypto/sha256.js';
 import { fromEpochSeconds, toEpochSeconds } from '../time.js';
-import { sha256Base64url } from '../tokens/sha256.js';
 import { isCurrentNonce } from './nonce.js';
-import type { DpopAlgorithm, DpopSettings } from './settings.js';
+import type { DpopAlgorithm, ProofContext } from './settings.js';
 
-/**
- * DPoP as an instance (or a `resourceServer()`) checks it, built once: its settings, the clock, the
- * replay store of proof ids, and the realm of its challenges (the issuer).
- */
-export interface DpopChecks {
-  readonly issuer: string;
-  readonly clock: Context['clock'];
-  readonly settings: DpopSettings;
-  readonly storage: Pick<Context['storage'], 'replay'>;
-}
-
-/** What the proof check needs. */
-export type ProofContext = Pick<DpopChecks, 'clock' | 'settings' | 'storage'>;
+export type { DpopChecks, ProofContext } from './settings.js';
 
 /** A DPoP proof that passed every check of RFC 9449 §4.3: the key it proves possession of. */
 export interface DpopProof {

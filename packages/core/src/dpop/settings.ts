@@ -1,7 +1,8 @@
+import type { Context } from '../context.js';
+import { base64url } from '../crypto/encoding.js';
 import { ConfigurationError } from '../errors.js';
 import { whole } from '../option-values.js';
 import type { DpopOptions } from '../options.js';
-import { base64url } from '../tokens/encoding.js';
 import type { RandomBytes } from '../tokens/secrets.js';
 
 /**
@@ -70,3 +71,17 @@ export function dpopSettings(
     requiredForAll: fapi2,
   };
 }
+
+/**
+ * DPoP as an instance (or a `resourceServer()`) checks it, built once: its settings, the clock, the
+ * replay store of proof ids, and the realm of its challenges (the issuer).
+ */
+export interface DpopChecks {
+  readonly issuer: string;
+  readonly clock: Context['clock'];
+  readonly settings: DpopSettings;
+  readonly storage: Pick<Context['storage'], 'replay'>;
+}
+
+/** What the proof check needs. */
+export type ProofContext = Pick<DpopChecks, 'clock' | 'settings' | 'storage'>;

@@ -1,5 +1,4 @@
 import { answerOf } from '../adapter/answer.js';
-import { attachInternals } from '../adapter/internals.js';
 import { authenticateNow } from '../adapter/with-authentication.js';
 import type { Awaitable } from '../awaitable.js';
 import {
@@ -14,6 +13,7 @@ import { buildGatehouse, type Gatehouse, instanceRoutes } from '../gatehouse.js'
 import { type Answer, toResponse } from '../http/reply.js';
 import { notFound, Router } from '../http/router.js';
 import type { GatehouseOptions } from '../options.js';
+import { attachInternals } from '../protect/instance-internals.js';
 import type { AuthenticateOptions, AuthenticationResult } from '../protect/types.js';
 import { everyFeature, type ResolvedOptions } from '../resolve-options.js';
 import { isStorageEngine } from '../storage/instance-id.js';

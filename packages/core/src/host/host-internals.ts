@@ -4,7 +4,7 @@ import type { Gatehouse } from '../gatehouse.js';
 
 /*
  * What `defineOperations` needs of a host beyond its public interface: the instance a request is
- * for. Under a registered symbol, like the instance internals (adapter/internals.ts).
+ * for. Under a registered symbol, like the instance internals (protect/instance-internals.ts).
  */
 
 const HOST_INTERNALS: unique symbol = Symbol.for('gatehouse.host.internals') as never;

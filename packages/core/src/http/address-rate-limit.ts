@@ -1,11 +1,11 @@
 import type { Context, RequestLimits } from '../context.js';
+import { sha256Base64url } from '../crypto/sha256.js';
 import { oauthError, type ProtocolError } from '../errors.js';
 import type { GatehouseEvent } from '../events.js';
 import { type Charge, fairShareBudget, type Payer } from '../storage/kv/fair-share.js';
 import { isSelfRegistered } from '../storage/self-registered.js';
 import type { ClientRecord } from '../storage/types.js';
 import { type EpochMs, secondsToMs, secondsUntil } from '../time.js';
-import { sha256Base64url } from '../tokens/sha256.js';
 import { clientNetwork, networkAggregate } from './client-network.js';
 
 /**

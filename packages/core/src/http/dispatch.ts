@@ -1,8 +1,8 @@
 import type { Context } from '../context.js';
 import { errorAnswer } from '../errors.js';
 import type { GatehouseEvent } from '../events.js';
-import type { InstanceTelemetry } from '../telemetry/instance-telemetry.js';
 import { type CorsSettings, isPreflight, preflightResponse, withCors } from './cors.js';
+import type { InstanceTelemetry } from './endpoint-telemetry.js';
 import { type Answer, withoutBody } from './reply.js';
 import { methodHandler, type Route } from './router.js';
 

@@ -1,6 +1,6 @@
 import type { Awaitable } from '../awaitable.js';
+import { sha256Base64url } from '../crypto/sha256.js';
 import { timingSafeEqual } from '../tokens/secrets.js';
-import { sha256Base64url } from '../tokens/sha256.js';
 
 /** RFC 7636 §4.1: code_verifier = 43*128unreserved. */
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;

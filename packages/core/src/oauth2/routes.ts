@@ -6,11 +6,9 @@ import { jwksEndpoint } from './jwks.js';
 import { ENDPOINTS, metadataRoute } from './metadata.js';
 import { revokeEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token-endpoint.js';
-import { userinfoEndpoint } from './userinfo.js';
 
 /** The routes of the OAuth 2.0 server under `{base}/oauth2/v1/`. */
 export function oauth2Routes(options: ResolvedOptions): Route[] {
-  const userinfo = userinfoEndpoint(options.dpop);
   return [
     {
       path: ENDPOINTS.token,
@@ -19,7 +17,6 @@ export function oauth2Routes(options: ResolvedOptions): Route[] {
     },
     { path: ENDPOINTS.revocation, methods: { POST: revokeEndpoint }, cors: true },
     { path: ENDPOINTS.introspection, methods: { POST: introspectEndpoint } },
-    { path: ENDPOINTS.userinfo, methods: { GET: userinfo, POST: userinfo }, cors: true },
     { path: ENDPOINTS.jwks, methods: { GET: jwksEndpoint } },
     metadataRoute(options.features.discovery),
     ...authorizationRoutes(options),

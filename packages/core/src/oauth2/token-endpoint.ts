@@ -1,6 +1,5 @@
 import type { Context } from '../context.js';
 import type { ProofContext } from '../dpop/proof.js';
-import { tokenRequestProof } from '../dpop/token-request.js';
 import { invalidRequest, oauthError } from '../errors.js';
 import type { GrantHandler } from '../feature.js';
 import { readForm } from '../http/form.js';
@@ -9,6 +8,7 @@ import type { Handler } from '../http/router.js';
 import { authenticateClient } from './client-auth/authenticate-client.js';
 import { checkProfileClientAuth } from './fapi/profile.js';
 import { clientMayUse } from './grants/grant-tokens.js';
+import { tokenRequestProof } from './token-request-proof.js';
 
 /** `POST {base}/oauth2/v1/token` (RFC 6749 §3.2). */
 export const tokenEndpoint =

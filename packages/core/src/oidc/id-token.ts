@@ -1,8 +1,8 @@
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import type { Context, InstanceClock, TokenPolicy } from '../context.js';
-import { base64url, utf8 } from '../tokens/encoding.js';
+import { base64url, utf8 } from '../crypto/encoding.js';
+import { nativeCrypto } from '../crypto/native-crypto.js';
 import { freshKeySet, type KeySet, type SigningAlgorithm, verificationKeyOf } from '../tokens/keys.js';
-import { nativeCrypto } from '../tokens/native-crypto.js';
 
 /** What goes into an ID token (OpenID Connect Core §2), besides what the instance knows. */
 export interface IdTokenContent {

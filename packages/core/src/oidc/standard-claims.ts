@@ -47,16 +47,3 @@ export function claimsForScope(
   }
   return released;
 }
-
-/**
- * What granting each scope value reveals, in words for the consent page (Core §5.4 for the standard
- * ones, §11 for `offline_access`). Scopes of the host's API have no entry: the page shows their name.
- */
-export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  openid: 'Know who you are: an identifier of your account',
-  profile: 'Your profile: name, username, picture and similar details',
-  email: 'Your email address, and whether it is verified',
-  address: 'Your postal address',
-  phone: 'Your phone number, and whether it is verified',
-  offline_access: 'Stay connected: access while you are not signed in',
-};

@@ -1,8 +1,8 @@
 import type { Context } from '../context.js';
+import { sha256Base64url } from '../crypto/sha256.js';
 import { oauthError, type ProtocolError } from '../errors.js';
 import { clientNetwork, networkAggregate } from '../http/client-network.js';
 import type { RateLimitWindow } from '../storage/types.js';
-import { sha256Base64url } from '../tokens/sha256.js';
 
 /**
  * Brute-force protection for password checks (login page and Auth API), on the rate-limit store.

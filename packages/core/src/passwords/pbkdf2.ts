@@ -1,5 +1,5 @@
+import { base64url, utf8 } from '../crypto/encoding.js';
 import { UsageError } from '../errors.js';
-import { base64url, utf8 } from '../tokens/encoding.js';
 import type { PasswordHasher } from './password-hasher.js';
 
 /** Options of {@link pbkdf2Hasher}. */

@@ -1,4 +1,3 @@
-import { internalsOf } from '../adapter/internals.js';
 import { errorAnswer, UsageError } from '../errors.js';
 import type { Gatehouse } from '../gatehouse.js';
 import type { GatehouseHost } from '../host/gatehouse-host.js';
@@ -8,6 +7,7 @@ import { hostRequest } from '../http/host-request.js';
 import { type Answer, toResponse, withoutBody } from '../http/reply.js';
 import { methodHandler, type RoutePattern, Router } from '../http/router.js';
 import { acceptedSchemes } from './authenticate.js';
+import { internalsOf } from './instance-internals.js';
 import { type ProtectedResourceOptions, protectedResource } from './resource-metadata.js';
 import type { AuthenticateOptions, Caller } from './types.js';
 

@@ -1,9 +1,21 @@
 import { ProtocolError } from '../errors.js';
-import { CLIENT_AUTH_METHODS } from '../oauth2/client-auth/methods.js';
 import { recordedText } from '../recorded-text.js';
 import { SIGNING_ALGORITHMS } from '../tokens/keys.js';
 import { fieldSpellings, isAbsoluteUri, isPlainObject, misspeltFields, shownValue } from './record-shape.js';
 
+/**
+ * The client authentication methods this server offers (`oauth2/client-auth/methods.ts` implements
+ * exactly these, in this order): what a client record's `tokenEndpointAuthMethod` may name.
+ */
+export const OFFERED_AUTH_METHODS = [
+  'client_secret_basic',
+  'client_secret_post',
+  'private_key_jwt',
+  'none',
+] as const;
+
+/** One of {@link OFFERED_AUTH_METHODS}. */
+export type OfferedAuthMethod = (typeof OFFERED_AUTH_METHODS)[number];
 /**
  * The check of a {@link ClientRecord} a host's `ClientStore.findClient` returns, where it enters
  * Gatehouse (the client directory), so that a record that cannot work (a typo, a snake_case
@@ -213,10 +225,10 @@ function checkCredentials(record: Record<string, unknown>, fail: Fail): void {
   const method =
     record.tokenEndpointAuthMethod ?? (record.type === 'public' ? 'none' : 'client_secret_basic');
   const defaulted = record.tokenEndpointAuthMethod === undefined ? ' (the default for its type)' : '';
-  if (typeof method !== 'string' || !(method in CLIENT_AUTH_METHODS)) {
+  if (typeof method !== 'string' || !(OFFERED_AUTH_METHODS as readonly string[]).includes(method)) {
     fail(
       'tokenEndpointAuthMethod',
-      `${shownValue(method)} is not a method this server offers (${Object.keys(CLIENT_AUTH_METHODS).join(', ')})`,
+      `${shownValue(method)} is not a method this server offers (${OFFERED_AUTH_METHODS.join(', ')})`,
     );
     return;
   }

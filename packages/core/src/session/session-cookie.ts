@@ -1,8 +1,8 @@
 import { parse, serialize } from 'cookie';
 import type { Context } from '../context.js';
+import { base64url } from '../crypto/encoding.js';
 import type { SessionRecord } from '../storage/types.js';
 import { addSeconds } from '../time.js';
-import { base64url } from '../tokens/encoding.js';
 import { hashSecret, randomSecret } from '../tokens/secrets.js';
 import { indexSession } from './user-sessions.js';
 

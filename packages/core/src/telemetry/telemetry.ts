@@ -9,10 +9,10 @@ import type {
   TracerProvider,
 } from '@opentelemetry/api';
 import { ERROR_TABLE, ProtocolError } from '../errors.js';
+import type { InstanceTelemetry, RequestObservation } from '../http/endpoint-telemetry.js';
 import { refusalOf } from '../http/refusal.js';
 import { type Answer, isReply } from '../http/reply.js';
 import { recordedText } from '../recorded-text.js';
-import type { InstanceTelemetry, RequestObservation } from './instance-telemetry.js';
 import type { OtelApi } from './open-telemetry-api.js';
 import { remoteParent } from './trace-context.js';
 

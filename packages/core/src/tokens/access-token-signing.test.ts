@@ -12,11 +12,11 @@ import {
 } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { ISSUER, issueTokens, testInstance } from '../../test/fixtures';
+import { base64url, portableBase64url, utf8 } from '../crypto/encoding';
+import { type NativeCrypto, nativeCrypto } from '../crypto/native-crypto';
+import { sha256, sha256Base64url } from '../crypto/sha256';
 import { accessTokenPayload, protocolPayloadJson } from './access-token';
-import { base64url, portableBase64url, utf8 } from './encoding';
 import { createJwsSigner } from './jws-signer';
-import { type NativeCrypto, nativeCrypto } from './native-crypto';
-import { sha256, sha256Base64url } from './sha256';
 
 describe('access tokens signed by the token endpoint', () => {
   for (const algorithm of ['ES256', 'EdDSA'] as const) {

@@ -1,13 +1,13 @@
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import type { Awaitable } from '../awaitable.js';
 import type { AccessTokenCheck, RevocationCheck, TokenSigning, TokenVerifying } from '../context.js';
+import { base64url, utf8 } from '../crypto/encoding.js';
 import { isB64Token } from '../http/bearer.js';
 import type { Subject } from '../storage/types.js';
 import { fromEpochSeconds, type Seconds, toEpochSeconds } from '../time.js';
 import type { Writable } from '../writable.js';
 import type { AccessTokenClaims, TokenFamily } from './access-token-claims.js';
 import { type ActClaim, parseAct } from './act.js';
-import { base64url, utf8 } from './encoding.js';
 import { hostClaims } from './host-claims.js';
 import { jsonString } from './json-string.js';
 import { freshKeySet, verificationKeyOf } from './keys.js';

@@ -1,5 +1,5 @@
-import { base64url, utf8 } from './encoding.js';
-import { type NativeCrypto, nativeCrypto } from './native-crypto.js';
+import { base64url, utf8 } from '../crypto/encoding.js';
+import { type NativeCrypto, nativeCrypto } from '../crypto/native-crypto.js';
 
 /**
  * JWS algorithms Gatehouse signs with: access tokens with the instance's `algorithm` (ES256 by

@@ -1,6 +1,6 @@
 import type { JWK } from 'jose';
+import { base64url, utf8 } from '../crypto/encoding.js';
 import { ConfigurationError, oauthError } from '../errors.js';
-import { base64url, utf8 } from './encoding.js';
 import type { JwsSigner, SigningAlgorithm } from './jws-signer.js';
 
 /**

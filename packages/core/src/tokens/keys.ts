@@ -1,6 +1,6 @@
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { base64url, utf8 } from '../crypto/encoding.js';
 import { ConfigurationError } from '../errors.js';
-import { base64url, utf8 } from './encoding.js';
 import { createJwsSigner, type JwsSigner, type SigningAlgorithm } from './jws-signer.js';
 import { checkKeySigner, type KeySigner, remoteJwsSigner } from './key-signer.js';
 

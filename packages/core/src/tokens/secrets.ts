@@ -1,6 +1,6 @@
 import type { Awaitable } from '../awaitable.js';
-import { base64url } from './encoding.js';
-import { sha256Base64url } from './sha256.js';
+import { base64url } from '../crypto/encoding.js';
+import { sha256Base64url } from '../crypto/sha256.js';
 
 /** Source of cryptographically secure random bytes (injectable for tests). */
 export type RandomBytes = (length: number) => Uint8Array;

@@ -6,7 +6,7 @@
  * {@link InteractionError}). Runtime-neutral, like the main entry.
  * @packageDocumentation
  */
-export { InteractionError, type InteractionErrorCode } from '../interaction/interaction-error.js';
+export { InteractionError, type InteractionErrorCode } from '../oauth2/interaction/interaction-error.js';
 export type {
   ConsentResult,
   HostUser,
@@ -15,7 +15,7 @@ export type {
   InteractionResult,
   InteractionStep,
   Interactions,
-} from '../interaction/types.js';
+} from '../oauth2/interaction/types.js';
 export type {
   ConsentGiven,
   ConsentMemory,

@@ -1,9 +1,21 @@
 import { ConfigurationError } from '../errors.js';
-import { SCOPE_DESCRIPTIONS } from '../oidc/standard-claims.js';
 import type { PageSourceOptions, UiOptions, UiTexts } from '../options.js';
 import { BUILT_IN_MESSAGES, DEFAULT_LOCALE } from './messages.js';
 import { formTargetSource } from './page-response.js';
 import type { PageTexts } from './types.js';
+
+/**
+ * What granting each scope value reveals, in words for the consent page (Core §5.4 for the standard
+ * ones, §11 for `offline_access`). Scopes of the host's API have no entry: the page shows their name.
+ */
+export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  openid: 'Know who you are: an identifier of your account',
+  profile: 'Your profile: name, username, picture and similar details',
+  email: 'Your email address, and whether it is verified',
+  address: 'Your postal address',
+  phone: 'Your phone number, and whether it is verified',
+  offline_access: 'Stay connected: access while you are not signed in',
+};
 
 /** The built-in wording of the pages, in English. */
 export const DEFAULT_PAGE_TEXTS: PageTexts = BUILT_IN_MESSAGES[DEFAULT_LOCALE]!;

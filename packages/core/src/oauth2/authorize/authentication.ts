@@ -1,8 +1,8 @@
 import type { Context } from '../../context.js';
 import { oauthError } from '../../errors.js';
-import { checkHostUser } from '../../interaction/host-user.js';
 import { endSession } from '../../session/session-cookie.js';
 import { type SessionUser, sessionUser } from '../../session/session-user.js';
+import { checkHostUser } from '../interaction/host-user.js';
 import type { AuthorizationFlow } from './flow.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { Context } from '../../context.js';
+import { base64url } from '../../crypto/encoding.js';
 import { invalidRequest } from '../../errors.js';
 import type { Answer } from '../../http/reply.js';
 import { addSeconds } from '../../time.js';
-import { base64url } from '../../tokens/encoding.js';
 import { hashSecret, randomSecret } from '../../tokens/secrets.js';
 import { endFlight } from '../par/pushed-requests.js';
 import type { Authentication } from './authentication.js';

@@ -1,10 +1,10 @@
 import type { Context } from '../../context.js';
 import { invalidRequest } from '../../errors.js';
 import type { Answer } from '../../http/reply.js';
-import { startInteraction } from '../../interaction/start.js';
 import { parametersAfterLogin } from '../../oidc/authorization-parameters.js';
 import { verifyIdTokenHint } from '../../oidc/id-token.js';
 import { nextInteraction } from '../../oidc/interaction.js';
+import { startInteraction } from '../interaction/start.js';
 import type { Authentication } from './authentication.js';
 import { issueAuthorizationCode } from './code.js';
 import { hasConsent } from './consent-record.js';

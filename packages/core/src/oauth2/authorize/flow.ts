@@ -1,5 +1,5 @@
-import type { InteractionSettings } from '../../interaction/settings.js';
 import type { ConsentOptions } from '../../options.js';
+import type { InteractionSettings } from '../interaction/settings.js';
 
 /**
  * The settings of the authorization flow (the authorization endpoint, the interactions that

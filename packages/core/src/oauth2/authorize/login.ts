@@ -38,7 +38,7 @@ export interface LoginForm {
 
 /**
  * The built-in login page, with its CSRF token: the one login page of the instance, whatever flow
- * needs the user, shown as the handler of a login interaction (`interaction/built-in-pages.ts`).
+ * needs the user, shown as the handler of a login interaction (`oauth2/interaction/built-in-pages.ts`).
  */
 export function renderLoginForm(
   ctx: Pick<Context, 'site' | 'randomBytes' | 'ui' | 'session'>,

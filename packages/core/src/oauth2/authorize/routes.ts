@@ -5,7 +5,7 @@ import type { AuthorizationFlow } from './flow.js';
 
 /**
  * The authorization endpoint (its GET issues codes, so HEAD is not answered by it). The pages it
- * sends the user to are interactions (`interaction/routes.ts`).
+ * sends the user to are interactions (`oauth2/interaction/routes.ts`).
  */
 export function authorizationRoutes(flow: AuthorizationFlow): Route[] {
   const authorize = authorizeEndpoint(flow);

@@ -1,3 +1,4 @@
+import type { OfferedAuthMethod } from '../../records/client-record.js';
 import type { ClientRecord, TokenEndpointAuthMethod } from '../../storage/types.js';
 import { clientSecretBasic } from './client-secret-basic.js';
 import { clientSecretPost } from './client-secret-post.js';
@@ -16,7 +17,7 @@ export const CLIENT_AUTH_METHODS: Readonly<Partial<Record<TokenEndpointAuthMetho
   client_secret_post: clientSecretPost,
   private_key_jwt: privateKeyJwt as ClientAuthMethod,
   none: noClientAuthentication,
-};
+} satisfies Record<OfferedAuthMethod, ClientAuthMethod>;
 
 /** The table's entries, in its order. */
 export const clientAuthMethods: readonly ClientAuthMethod[] = Object.values(CLIENT_AUTH_METHODS);

@@ -1,9 +1,9 @@
 import type { Context } from '../../context.js';
+import { base64url } from '../../crypto/encoding.js';
 import { invalidGrant, oauthError } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { grantIdToken } from '../../oidc/grant-id-token.js';
-import { base64url } from '../../tokens/encoding.js';
 import { hashSecret } from '../../tokens/secrets.js';
 import { userSubject } from '../../tokens/subject.js';
 import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';

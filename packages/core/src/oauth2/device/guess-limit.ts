@@ -1,8 +1,8 @@
 import type { Context } from '../../context.js';
+import { sha256Base64url } from '../../crypto/sha256.js';
 import { networkPayer, tooManyRequests } from '../../http/address-rate-limit.js';
 import { fairShareBudget, type Payer, singlePayer } from '../../storage/kv/fair-share.js';
 import { secondsToMs } from '../../time.js';
-import { sha256Base64url } from '../../tokens/sha256.js';
 import type { DeviceAuthorizationSettings } from './settings.js';
 
 /*

@@ -4,7 +4,6 @@ import { type Params, queryParams, readForm } from '../../http/form.js';
 import { isForeignBrowserRequest } from '../../http/origin.js';
 import type { Answer } from '../../http/reply.js';
 import type { Handler } from '../../http/router.js';
-import { startDeviceInteraction } from '../../interaction/start.js';
 import {
   checkFormPost,
   crossSiteRefused,
@@ -22,6 +21,7 @@ import { errorPage } from '../../ui/pages.js';
 import { PAGE_PATHS } from '../../ui/paths.js';
 import { type Authentication, currentAuthentication } from '../authorize/authentication.js';
 import type { AuthorizationFlow } from '../authorize/flow.js';
+import { startDeviceInteraction } from '../interaction/start.js';
 import { parseScope } from '../scope.js';
 import {
   type DeviceRecord,

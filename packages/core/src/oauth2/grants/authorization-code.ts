@@ -1,6 +1,5 @@
 import type { TokenIssuing } from '../../context.js';
 import type { DpopProof } from '../../dpop/proof.js';
-import { boundJkt, withBinding } from '../../dpop/token-request.js';
 import { invalidGrant, invalidRequest, oauthError } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
@@ -10,6 +9,7 @@ import { userSubject } from '../../tokens/subject.js';
 import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';
 import { isValidCodeVerifier, verifyS256 } from '../pkce.js';
 import { requestedResources, tokenAudience } from '../resource-indicators.js';
+import { boundJkt, withBinding } from '../token-request-proof.js';
 import { tokenResponse } from '../token-response.js';
 import {
   type Grant,

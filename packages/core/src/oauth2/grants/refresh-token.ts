@@ -1,6 +1,5 @@
 import type { TokenIssuing } from '../../context.js';
 import type { DpopProof } from '../../dpop/proof.js';
-import { boundJkt, withBinding } from '../../dpop/token-request.js';
 import { invalidGrant, invalidScope } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
@@ -9,6 +8,7 @@ import { secretHash } from '../../tokens/secrets.js';
 import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';
 import { requestedResources, tokenAudience } from '../resource-indicators.js';
 import { isScopeSubset, parseScope } from '../scope.js';
+import { boundJkt, withBinding } from '../token-request-proof.js';
 import { tokenResponse } from '../token-response.js';
 import { clientMayUse, grantAccessToken, newRefreshToken, revokeGrant, tokenIssued } from './grant-tokens.js';
 

@@ -1,6 +1,5 @@
 import type { Context } from '../../context.js';
 import type { ProofContext } from '../../dpop/proof.js';
-import { tokenRequestProof } from '../../dpop/token-request.js';
 import { invalidRequest } from '../../errors.js';
 import { chargeClientNetwork, clientWritePartition } from '../../http/address-rate-limit.js';
 import { readForm } from '../../http/form.js';
@@ -11,6 +10,7 @@ import { resolveAuthorizationTarget, validateAuthorizationRequest } from '../aut
 import { authenticateClient } from '../client-auth/authenticate-client.js';
 import { CLIENT_AUTH_METHODS } from '../client-auth/methods.js';
 import { checkProfileClientAuth } from '../fapi/profile.js';
+import { tokenRequestProof } from '../token-request-proof.js';
 import { savePushedRequest } from './pushed-requests.js';
 import type { PushedRequestSettings } from './settings.js';
 

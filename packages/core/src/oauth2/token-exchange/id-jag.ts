@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
+import { base64url, utf8 } from '../../crypto/encoding.js';
 import { toEpochSeconds } from '../../time.js';
-import { base64url, utf8 } from '../../tokens/encoding.js';
 import { freshKeySet } from '../../tokens/keys.js';
 
 /**

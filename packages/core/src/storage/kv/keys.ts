@@ -1,4 +1,4 @@
-import { sha256Base64url } from '../../tokens/sha256.js';
+import { sha256Base64url } from '../../crypto/sha256.js';
 
 /*
  * The keys of the state Gatehouse keeps in an instance's key-value store (host contract v3). They

@@ -1,6 +1,6 @@
 import { base64url as base64urlText } from 'jose';
+import { base64url, utf8 } from '../../crypto/encoding.js';
 import { ConfigurationError } from '../../errors.js';
-import { base64url, utf8 } from '../encoding.js';
 
 const base64urlDecode = (text: string): Uint8Array<ArrayBuffer> =>
   base64urlText.decode(text) as Uint8Array<ArrayBuffer>;

@@ -1,7 +1,7 @@
-import type { Awaitable } from '../awaitable.js';
-import { ConfigurationError } from '../errors.js';
-import { withHostRequest } from '../http/host-request.js';
-import type { InteractionOptions } from '../options.js';
+import type { Awaitable } from '../../awaitable.js';
+import { ConfigurationError } from '../../errors.js';
+import { withHostRequest } from '../../http/host-request.js';
+import type { InteractionOptions } from '../../options.js';
 import type { HostUser } from './types.js';
 
 /** The `interactions` options, resolved (`ctx.interactions`). */

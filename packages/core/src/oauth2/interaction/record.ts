@@ -1,5 +1,5 @@
-import type { Context } from '../context.js';
-import { hashSecret } from '../tokens/secrets.js';
+import type { Context } from '../../context.js';
+import { hashSecret } from '../../tokens/secrets.js';
 import type { CheckedHostUser } from './host-user.js';
 import type { InteractionStep } from './types.js';
 

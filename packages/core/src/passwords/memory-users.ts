@@ -1,8 +1,8 @@
-import type { PasswordHasher } from '../../passwords/password-hasher.js';
-import { passwordUserStore } from '../../passwords/password-user-store.js';
-import { pbkdf2Hasher } from '../../passwords/pbkdf2.js';
-import { markTrusted } from '../guard.js';
-import type { UserRecord, UserStore } from '../types.js';
+import { markTrusted } from '../storage/guard.js';
+import type { UserRecord, UserStore } from '../storage/types.js';
+import type { PasswordHasher } from './password-hasher.js';
+import { passwordUserStore } from './password-user-store.js';
+import { pbkdf2Hasher } from './pbkdf2.js';
 
 /** A user of {@link memoryUserStore}: a {@link UserRecord} plus its password hash. */
 export interface MemoryUser extends UserRecord {

@@ -1,6 +1,6 @@
-import type { Route } from '../http/router.js';
-import type { AuthorizationFlow } from '../oauth2/authorize/flow.js';
-import { PAGE_PATHS } from '../ui/paths.js';
+import type { Route } from '../../http/router.js';
+import { PAGE_PATHS } from '../../ui/paths.js';
+import type { AuthorizationFlow } from '../authorize/flow.js';
 import {
   builtInConsentForm,
   builtInConsentPage,

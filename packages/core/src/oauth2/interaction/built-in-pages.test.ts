@@ -1,6 +1,6 @@
 import { ConfigurationError, type GatehouseEvent, memoryUserStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
-import { authorizeUrl, callbackParams, FakeBrowser, parseForm } from '../../test/browser-flow';
+import { authorizeUrl, callbackParams, FakeBrowser, parseForm } from '../../../test/browser-flow';
 import {
   basic,
   ISSUER,
@@ -9,7 +9,7 @@ import {
   REDIRECT_URI,
   testHasher,
   testInstance,
-} from '../../test/fixtures';
+} from '../../../test/fixtures';
 
 /*
  * The built-in login and consent pages are the default interaction handlers: with no

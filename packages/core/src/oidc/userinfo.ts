@@ -2,11 +2,11 @@ import type { Context } from '../context.js';
 import type { DpopChecks } from '../dpop/proof.js';
 import { noStoreJson } from '../http/responses.js';
 import type { Handler } from '../http/router.js';
-import { claimsForScope } from '../oidc/standard-claims.js';
 import { authenticateRequest } from '../protect/authenticate.js';
 import { invalidToken, sessionEnded } from '../protect/challenge.js';
 import { dpopInvalidToken } from '../protect/dpop-challenge.js';
 import { hostClaims } from '../tokens/host-claims.js';
+import { claimsForScope } from './standard-claims.js';
 
 /**
  * `GET` and `POST {base}/oauth2/v1/userinfo` (OpenID Connect Core §5.3): who is logged in.

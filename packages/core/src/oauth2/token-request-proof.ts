@@ -1,11 +1,6 @@
 import type { Awaitable } from '../awaitable.js';
 import type { Context } from '../context.js';
-import { invalidRequest, oauthError, type ProtocolError } from '../errors.js';
-import { clientWritePartition } from '../http/address-rate-limit.js';
-import type { AuthenticatedClient } from '../oauth2/client-auth/authenticate-client.js';
-import { CLIENT_AUTH_METHODS } from '../oauth2/client-auth/methods.js';
-import type { RecordExtensions } from '../storage/types.js';
-import { currentNonce } from './nonce.js';
+import { currentNonce } from '../dpop/nonce.js';
 import {
   checkDpopProof,
   type DpopProof,
@@ -14,7 +9,12 @@ import {
   isRefusal,
   type ProofContext,
   requestHtus,
-} from './proof.js';
+} from '../dpop/proof.js';
+import { invalidRequest, oauthError, type ProtocolError } from '../errors.js';
+import { clientWritePartition } from '../http/address-rate-limit.js';
+import type { RecordExtensions } from '../storage/types.js';
+import type { AuthenticatedClient } from './client-auth/authenticate-client.js';
+import { CLIENT_AUTH_METHODS } from './client-auth/methods.js';
 
 /**
  * The DPoP proof of a request to the token or the pushed authorization request endpoint (RFC 9449

@@ -1,5 +1,5 @@
 import type { GatehouseEvent } from '../events.js';
-import type { Answer } from '../http/reply.js';
+import type { Answer } from './reply.js';
 
 /** What one request's handlers report (through its events) to its span and metrics. */
 export interface RequestObservation {

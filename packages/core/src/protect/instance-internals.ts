@@ -1,7 +1,7 @@
 import type { Awaitable } from '../awaitable.js';
 import type { Logger } from '../events.js';
 import type { Answer } from '../http/reply.js';
-import type { AuthenticateOptions, AuthenticationResult } from '../protect/types.js';
+import type { AuthenticateOptions, AuthenticationResult } from './types.js';
 
 /*
  * What an instance offers its adapters and `defineOperations` beyond the public `Gatehouse`

@@ -1,7 +1,7 @@
 import { parse, serialize } from 'cookie';
-import type { Context } from '../context.js';
-import type { AuthorizationFlow } from '../oauth2/authorize/flow.js';
-import { hashSecret, randomSecret, timingSafeEqual } from '../tokens/secrets.js';
+import type { Context } from '../../context.js';
+import { hashSecret, randomSecret, timingSafeEqual } from '../../tokens/secrets.js';
+import type { AuthorizationFlow } from '../authorize/flow.js';
 
 /*
  * An interaction is bound to the browser that started it: a random secret in an HttpOnly cookie

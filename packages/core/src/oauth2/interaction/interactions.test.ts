@@ -2,7 +2,7 @@ import { type GatehouseEvent, generateKeys, type PrivateJwk } from '@gatehousejs
 import { type HostUser, InteractionError } from '@gatehousejs/core/ui';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, callbackParams, FakeBrowser, ORIGIN } from '../../test/browser-flow';
+import { authorizeUrl, callbackParams, FakeBrowser, ORIGIN } from '../../../test/browser-flow';
 import {
   basic,
   ISSUER,
@@ -12,7 +12,7 @@ import {
   type TestOptions,
   testInstance,
   testKey,
-} from '../../test/fixtures';
+} from '../../../test/fixtures';
 
 /*
  * Interactions (issue 29, item 1): the authorize step hands sign-in and consent to the host's page
