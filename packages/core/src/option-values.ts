@@ -21,3 +21,30 @@ export function whole(
     );
   return n;
 }
+
+/** A lifetime in seconds (`value`, or `fallback` when absent), from 1 to `max`. */
+export function lifetime(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  max = 366 * 86_400,
+): number {
+  const seconds = value ?? fallback;
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > max) {
+    throw new ConfigurationError(
+      `${name}: expected a whole number of seconds between 1 and ${max}, got ${String(value)}.`,
+      { option: name },
+    );
+  }
+  return seconds;
+}
+
+/** A count (`value`, or `fallback` when absent), at least `min`. */
+export function count(name: string, value: number | undefined, fallback: number, min = 1): number {
+  const n = value ?? fallback;
+  if (!Number.isInteger(n) || n < min) {
+    const expected = min === 0 ? 'a whole number, 0 or more' : 'a positive whole number';
+    throw new ConfigurationError(`${name}: expected ${expected}, got ${String(value)}.`, { option: name });
+  }
+  return n;
+}

@@ -27,6 +27,8 @@ export interface EmitterSettings {
  */
 export function eventEmitter(settings: EmitterSettings): Emitter {
   const { onEvent, audit, instance, now, logger } = settings;
+  if (onEvent !== undefined && typeof onEvent !== 'function')
+    throw new ConfigurationError('onEvent: expected a function.', { option: 'onEvent' });
   if (!onEvent && audit.length === 0) return { emit: () => {}, emitFor: undefined };
   const deliver = (event: GatehouseEvent, clientAddress: string | undefined) => {
     const context: EventContext =

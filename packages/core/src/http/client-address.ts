@@ -1,3 +1,5 @@
+import { withHostRequest } from './host-request.js';
+
 /**
  * The network address of a request's client, attached by the adapter that built the `Request`.
  *
@@ -22,6 +24,17 @@ type WithAddress = Request & { readonly [CLIENT_ADDRESS]?: string };
 export function setClientAddress(request: Request, address: string | undefined): void {
   if (!address || Object.hasOwn(request, CLIENT_ADDRESS) || clientAddressOf(request) !== undefined) return;
   Object.defineProperty(request, CLIENT_ADDRESS, { value: address, enumerable: false, writable: false });
+}
+
+/**
+ * How the instance finds a request's client address: the host's `rateLimit.clientAddress` (given
+ * a platform `Request`, never the Node bridge's light one: host-request.ts), else
+ * {@link clientAddressOf}.
+ */
+export function clientAddressLookup(
+  hostLookup: ((request: Request) => string | undefined) | undefined,
+): (request: Request) => string | undefined {
+  return typeof hostLookup === 'function' ? withHostRequest(hostLookup) : clientAddressOf;
 }
 
 /**

@@ -1,5 +1,8 @@
 import type { Awaitable } from '../awaitable.js';
 import type { Context } from '../context.js';
+import { ConfigurationError } from '../errors.js';
+import { lifetime } from '../option-values.js';
+import type { GatehouseOptions } from '../options.js';
 import { allowedRequestOrigin, isAllowedOrigin, requestOrigin } from './origin.js';
 import { type Answer, fieldsOf, isReply } from './reply.js';
 
@@ -28,6 +31,31 @@ type CorsContext = Pick<Context, 'site' | 'clients'>;
  */
 export interface CorsSettings {
   readonly maxAgeSeconds: number;
+}
+
+/**
+ * The `cors` options, checked: the allowed origins (each a serialized origin, no path or slash)
+ * and the preflight cache lifetime.
+ */
+export function corsSettings(
+  given: GatehouseOptions['cors'],
+): CorsSettings & { readonly allowedOrigins: readonly string[] } {
+  for (const origin of given?.allowedOrigins ?? []) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {}
+    if (!parsed || parsed.origin !== origin) {
+      throw new ConfigurationError(
+        `cors.allowedOrigins: "${origin}" is not an origin (scheme://host[:port], no path or slash).`,
+        { option: 'cors.allowedOrigins' },
+      );
+    }
+  }
+  return {
+    allowedOrigins: given?.allowedOrigins ?? [],
+    maxAgeSeconds: lifetime('cors.maxAgeSeconds', given?.maxAgeSeconds, 600, 86_400),
+  };
 }
 
 /** Whether the request is a CORS preflight: `OPTIONS` with `Origin` and `Access-Control-Request-Method`. */

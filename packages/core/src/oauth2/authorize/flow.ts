@@ -1,5 +1,7 @@
-import type { ConsentOptions } from '../../options.js';
-import type { InteractionSettings } from '../interaction/settings.js';
+import { ConfigurationError } from '../../errors.js';
+import type { ConsentOptions, GatehouseOptions } from '../../options.js';
+import { type InteractionSettings, resolveInteractions } from '../interaction/settings.js';
+import { pushRequirement } from '../par/feature.js';
 
 /**
  * The settings of the authorization flow (the authorization endpoint, the interactions that
@@ -16,4 +18,36 @@ export interface AuthorizationFlow {
    * `pushedAuthorizationRequests.required`).
    */
   readonly requirePushedRequests: boolean;
+}
+
+/** The authorization flow's options (`interactions`, `consent`, `pushedAuthorizationRequests.required`), checked. */
+export function authorizationFlow(
+  options: GatehouseOptions,
+  issuerUrl: URL,
+  basePath: string,
+  sessionCookieName: string,
+  fapi2: boolean,
+): AuthorizationFlow {
+  return {
+    interactions: resolveInteractions(options.interactions, issuerUrl, basePath, sessionCookieName),
+    rememberConsent: consentPolicy(options.consent),
+    requirePushedRequests: pushRequirement(options.pushedAuthorizationRequests, fapi2),
+  };
+}
+/** The `consent` option's hook, checked. */
+function consentPolicy(given: GatehouseOptions['consent']): ConsentOptions['remember'] {
+  if (given === undefined) return undefined;
+  if (
+    typeof given !== 'object' ||
+    given === null ||
+    (given.remember !== undefined && typeof given.remember !== 'function')
+  )
+    throw new ConfigurationError(
+      'consent.remember: expected a function (consent) => { scopes, resources, ttl }.',
+      {
+        code: 'ERR_CONFIG_INVALID_OPTION',
+        option: 'consent.remember',
+      },
+    );
+  return given.remember;
 }
