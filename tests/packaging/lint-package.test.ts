@@ -20,6 +20,12 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const express = publishedPackages.find((p) => p.name === '@gatehousejs/express')!;
 const command = (express.manifest.scripts as Record<string, string>)['lint:package']!;
 
+/** The parts of a manifest the breaks below touch. */
+interface Manifest {
+  files?: string[];
+  exports: Record<string, { require: { types: string } }>;
+}
+
 let work = '';
 
 beforeAll(() => {
@@ -37,7 +43,7 @@ afterAll(() => {
  */
 async function lintCopy(
   name: string,
-  change: (manifest: Record<string, any>, dir: string) => void,
+  change: (manifest: Manifest, dir: string) => void,
 ): Promise<{ ok: boolean; output: string }> {
   const dir = join(work, name);
   for (const entry of ['package.json', 'README.md', 'LICENSE', 'dist'])
