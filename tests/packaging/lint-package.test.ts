@@ -74,7 +74,7 @@ describe.skipIf(!packagesBuilt)("a package's lint:package (publint and attw)", (
 
   it('fails when require() is given the ESM declarations, or a named file is not published (publint)', async () => {
     const masquerading = await lintCopy('masquerading', (manifest) => {
-      manifest.exports['.'].require.types = './dist/index.d.ts';
+      manifest.exports['.']!.require.types = './dist/index.d.ts';
     });
     expect(masquerading.ok).toBe(false);
     expect(masquerading.output).toContain('require.types types is interpreted as ESM');
