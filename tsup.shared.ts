@@ -11,7 +11,10 @@ export function packageBuild(entry: Record<string, string>, platform: Options['p
     format: ['esm', 'cjs'],
     dts: true,
     clean: true,
-    sourcemap: true,
+    // No source maps: the output is not minified (names, structure and comments' places stay), so
+    // a stack trace is readable as it is, and maps embedding the TypeScript sources made up more than
+    // half of the core tarball (`tests/packaging/tarballs.test.ts` holds every tarball to that).
+    sourcemap: false,
     target: 'es2022',
     platform,
     // `import.meta.url` is empty in a CJS build unless shimmed (it crashed `require('…/postgres')`,

@@ -4,6 +4,7 @@
  * registry:
  *
  *     node scripts/release.mjs --registry <url> [--tag <dist-tag>] [--skip-build] [--dry-run]
+ *                              [--provenance | --no-provenance]
  *
  * - `pnpm run build` first (all packages), unless `--skip-build`.
  * - Each package is packed with `pnpm pack`, which writes its `workspace:^` dependencies as the
@@ -11,6 +12,12 @@
  *   the tarball is then published with `npm publish <tarball> --registry <url>`.
  * - Order: a package after the packages of this repository it depends on, so a registry never
  *   holds an adapter whose core is missing, even if a publish fails half-way.
+ * - Provenance: every package's `publishConfig` asks for it (`provenance: true`), which npm can
+ *   only honour in a CI that hands it an OIDC identity (GitHub Actions with `id-token: write`,
+ *   GitLab CI with `SIGSTORE_ID_TOKEN`) and refuses everywhere else. So it is on where such an
+ *   identity is present and off (`--provenance=false`, a note printed) elsewhere — a company
+ *   registry published from a laptop, or `tests/registry` — unless `--provenance` or
+ *   `--no-provenance` says otherwise.
  * - Authentication is npm's own for that registry (`npm login --registry <url>`, or an `.npmrc`
  *   with `//host/:_authToken=…`): this script reads no credentials.
  *
@@ -32,6 +39,8 @@ const { values } = parseArgs({
     tag: { type: 'string', default: 'latest' },
     'skip-build': { type: 'boolean', default: false },
     'dry-run': { type: 'boolean', default: false },
+    provenance: { type: 'boolean' },
+    'no-provenance': { type: 'boolean', default: false },
   },
 });
 
@@ -47,6 +56,16 @@ try {
 } catch {
   fail(`--registry is not a URL: ${values.registry}`);
 }
+
+/** Whether npm can sign provenance here: a CI that gives it an OIDC token (npm's own two). */
+const provenanceIdentity =
+  (process.env.GITHUB_ACTIONS === 'true' && Boolean(process.env.ACTIONS_ID_TOKEN_REQUEST_URL)) ||
+  (process.env.GITLAB_CI === 'true' && Boolean(process.env.SIGSTORE_ID_TOKEN));
+const provenance = values['no-provenance'] ? false : (values.provenance ?? provenanceIdentity);
+if (!provenance)
+  console.log(
+    `release: publishing without provenance (${values['no-provenance'] ? '--no-provenance' : 'no CI identity to sign with'})`,
+  );
 
 /** The packages to publish, dependencies first. */
 function publishOrder() {
@@ -98,6 +117,8 @@ try {
   for (const [index, { manifest }] of ordered.entries()) {
     const args = ['publish', tarballs[index], '--registry', registry, '--tag', values.tag];
     if (manifest.name.startsWith('@')) args.push('--access', 'public');
+    // A flag on the command line wins over `publishConfig` (npm ≥ 10).
+    args.push(`--provenance=${provenance}`);
     if (values['dry-run']) args.push('--dry-run');
     run('npm', [...args, '--loglevel=error'], root);
     console.log(

@@ -7,7 +7,7 @@
  * see. Runs after `pnpm run build` (part of `pnpm test`).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -20,6 +20,7 @@ import {
   packPublished,
   publishedPackages,
 } from '../support/pack';
+import { listing, readTarball, tarballProblems } from './tarball-contents';
 
 const run = promisify(execFile);
 
@@ -82,6 +83,23 @@ describe.skipIf(!packagesBuilt)('the packed packages, installed outside the work
         if (versions.has(name)) expect(range, `${manifest.name} → ${name}`).toBe(`^${versions.get(name)}`);
       }
       expect(JSON.stringify(manifest)).not.toContain('workspace:');
+    }
+  });
+
+  it('hold only what a user installs (listed here): no tests, no source maps, no secrets, within budget', async () => {
+    const problems: string[] = [];
+    for (const { name, tarball } of [...packed].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const files = await readTarball(tarball);
+      console.log(listing(name, statSync(tarball).size, files));
+      problems.push(...tarballProblems(name, files));
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('publish publicly with provenance (publishConfig), which `pnpm release` turns off outside CI', async () => {
+    for (const { tarball } of packed) {
+      const manifest = await packedManifest(tarball);
+      expect(manifest.publishConfig, String(manifest.name)).toEqual({ access: 'public', provenance: true });
     }
   });
 

@@ -63,8 +63,8 @@ export function readQuickStart(
   return { install, files };
 }
 
-/** The bodies of the fenced code blocks of `language` in `markdown`. */
+/** The bodies of the fenced code blocks of `language` in `markdown` (```ts, ```ts ignore, …). */
 export function fencedBlocks(markdown: string, language: string): string[] {
-  const fence = new RegExp(`^\`\`\`${language}\\n([\\s\\S]*?)^\`\`\`$`, 'gm');
+  const fence = new RegExp(`^\`\`\`${language}(?: [^\\n]*)?\\n([\\s\\S]*?)^\`\`\`$`, 'gm');
   return [...markdown.matchAll(fence)].map((match) => match[1]!);
 }

@@ -43,9 +43,12 @@ export const packagesBuilt = publishedPackages.every(({ dir }) => existsSync(joi
 
 /** Packs every published package into `destination` (created when needed). */
 export async function packPublished(destination: string): Promise<PackedPackage[]> {
-  for (const { dir } of publishedPackages) {
-    await run('pnpm', ['pack', '--pack-destination', destination], { cwd: dir });
-  }
+  // All at once: each `pnpm pack` spends most of its time starting pnpm, not packing.
+  await Promise.all(
+    publishedPackages.map(({ dir }) =>
+      run('pnpm', ['pack', '--pack-destination', destination], { cwd: dir }),
+    ),
+  );
   const tarballs = readdirSync(destination).map((file) => join(destination, file));
   return Promise.all(
     tarballs.map(async (tarball) => ({ name: String((await packedManifest(tarball)).name), tarball })),

@@ -18,6 +18,8 @@ export interface RunningTarget {
   readonly issuer: string;
   /** Stops the server (SIGTERM to its process group; SIGKILL if it lingers). */
   stop(): Promise<void>;
+  /** What the server has printed so far (stdout and stderr). */
+  output(): string;
 }
 
 async function freePort(): Promise<number> {
@@ -84,7 +86,7 @@ export async function startTarget(target: Target, readyWithinMs = 90_000): Promi
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { origin, issuer: `${origin}/demo`, stop };
+  return { origin, issuer: `${origin}/demo`, stop, output: () => output };
 }
 
 async function stopProcess(child: ChildProcess, exited: Promise<unknown>): Promise<void> {

@@ -32,7 +32,8 @@ const server = createServer(async (req, res) => {
 
 server.listen(port, host, () => {
   console.log(describeDemoHost(demo));
-  console.log(`listening on http://localhost:${port}`);
+  // The version, as the Bun and Deno servers print theirs: the runtime matrix checks who served it.
+  console.log(`listening on http://localhost:${port} (Node.js ${process.version})`);
 });
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -3,7 +3,7 @@ import { probe, type Runtime } from './runtimes.js';
 
 const target: Runtime['target'] = { name: 'nowhere', cwd: '.', command: ['nowhere'] };
 /** A runtime whose version probe is `version`. */
-const runtime = (version: () => string): Runtime => ({ target, version });
+const runtime = (version: () => string): Runtime => ({ target, version, answered: async () => {} });
 
 describe('probe', () => {
   afterEach(() => {

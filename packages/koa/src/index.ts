@@ -38,7 +38,7 @@ export interface AuthState {
 /**
  * The Web `Request` for a Koa context: the public URL from `ctx.protocol` and `ctx.host` (which
  * honour `app.proxy`; `X-Forwarded-*` is never read here), the prefix a `koa-mount` stripped put
- * back (see {@link mountPathOf}), the client address from `ctx.ip`, and the body streamed, or
+ * back (see `mountPathOf`), the client address from `ctx.ip`, and the body streamed, or
  * re-encoded when a body parser already consumed it (`ctx.request.rawBody`, kept by
  * `@koa/bodyparser`, is preferred).
  */

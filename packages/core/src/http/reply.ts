@@ -2,7 +2,7 @@ import { ListedHeaders } from './listed-headers.js';
 import { fieldPairs, replyFields } from './reply-headers.js';
 
 const REPLY: unique symbol = Symbol.for('gatehouse.reply') as never;
-/** The key of {@link fieldsOf}'s view of a reply (`Symbol.for`: the Node bridge may be another copy of this module). */
+/** The key of `fieldsOf`'s view of a reply (`Symbol.for`: the Node bridge may be another copy of this module). */
 const FIELDS_OF: unique symbol = Symbol.for('gatehouse.reply.fields') as never;
 
 /**
@@ -47,7 +47,7 @@ export class Reply {
     return fields instanceof ListedHeaders ? fields.toHeaders() : fields;
   }
 
-  /** Gatehouse's own view of the fields ({@link fieldsOf}), without making a `Headers`. */
+  /** Gatehouse's own view of the fields (`fieldsOf`), without making a `Headers`. */
   [FIELDS_OF](): Headers {
     return this.#fields;
   }

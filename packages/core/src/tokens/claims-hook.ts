@@ -28,7 +28,7 @@ export interface ClaimsRequest {
 /**
  * Adds the host's claims (roles, tenant, plan, …) to ID tokens, userinfo answers and access tokens.
  * Return the claims to add (JSON values), or nothing. Protocol claims are Gatehouse's and are never
- * overridden (see {@link RESERVED_CLAIMS}); access-token claims are bounded (2,048 bytes of JSON).
+ * overridden (see `RESERVED_CLAIMS`); access-token claims are bounded (2,048 bytes of JSON).
  */
 export type ClaimsHook = (
   request: ClaimsRequest,

@@ -69,7 +69,7 @@ class Namespace {
  * concurrent callers cannot interleave inside `add`, `take`, `swap` or `increment`.
  *
  * Each namespace holds at most `maxEntries` keys. A new key of a full namespace makes room by
- * evicting the oldest entry of the partition holding the most ({@link PartitionLedger}), unless the
+ * evicting the oldest entry of the partition holding the most (`PartitionLedger`), unless the
  * writer's own partition holds as many (it is over its fair share: `StoreFullError`), and that
  * partition then adds no keys until the evicted entry would have expired. A namespace whose
  * entries have no partition refuses as before.
