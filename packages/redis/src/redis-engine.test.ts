@@ -502,21 +502,6 @@ describe.skipIf(!url)('redis engine specifics', () => {
     expect(await storage.grants.listUserRefreshTokens!(userId, now + 3)).toEqual(winners);
   });
 
-  it('on a Cluster (no order between nodes) writes the next token first, then runs the script', async () => {
-    // The same server, behind a client that tells the store it is a Cluster (ioredis, called on the
-    // real client, still sees a single server): the store awaits the writes before the script.
-    const asCluster = new Proxy(storage.client, {
-      get(target, property) {
-        if (property === 'isCluster') return true;
-        const value = Reflect.get(target, property);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    const cluster = redisStorage({ client: asCluster, prefix });
-    await expectRedeemedThenRotated(cluster.grants);
-    await cluster.close();
-  });
-
   it('a rotation after this store wrote a mark covering the token is refused, though looked up before', async () => {
     const now = Date.now();
     const userId = crypto.randomUUID();
