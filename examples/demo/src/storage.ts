@@ -5,13 +5,15 @@
  * - `GATEHOUSE_STORE=redis` + `REDIS_URL=redis://…`: `@gatehousejs/redis` on one server; or
  *   `REDIS_CLUSTER_NODES=host:port,…` (some or all nodes of a Redis Cluster), or
  *   `REDIS_SENTINELS=host:port,…` with `REDIS_SENTINEL_NAME` (the primary the Sentinels monitor,
- *   default `mymaster`), instead of `REDIS_URL`.
+ *   default `mymaster`), instead of `REDIS_URL`. `REDIS_WAIT_FOR_REPLICAS=<n>` (not on a Cluster):
+ *   a write counts once `n` replicas have it (`waitForReplicas`, Redis `WAIT`).
  * - `GATEHOUSE_STORE=postgres` + `DATABASE_URL=postgres://…`: `@gatehousejs/postgres` (migrated on start).
  *
  * `GATEHOUSE_STORE_NAMESPACE` (default `gatehouse_demo`) is the Redis key prefix or the PostgreSQL
  * schema, so several demos can share one server. Engines are imported only when selected.
  */
 import { type GatehouseStorage, memoryEngine, memoryStorage, type StorageEngine } from '@gatehousejs/core';
+import type { RedisEngineOptions } from '@gatehousejs/redis';
 
 /** The engines the demo can run on. */
 export type DemoStoreEngine = 'memory' | 'redis' | 'postgres';
@@ -88,24 +90,26 @@ export async function engineFromEnv(env: Env = process.env): Promise<DemoEngine>
 
 /**
  * Where the Redis engine connects: `REDIS_CLUSTER_NODES` (a Cluster), else `REDIS_SENTINELS` (a
- * primary found through Sentinel), else `REDIS_URL`.
+ * primary found through Sentinel), else `REDIS_URL`; and `REDIS_WAIT_FOR_REPLICAS`.
  */
-function redisServers(
-  env: Env,
-): { cluster: string[] } | { sentinel: { sentinels: string[]; name: string } } | { url: string } {
+function redisServers(env: Env): Omit<RedisEngineOptions, 'prefix'> {
   const list = (value: string) =>
     value
       .split(',')
       .map((address) => address.trim())
       .filter((address) => address !== '');
-  if (env.REDIS_CLUSTER_NODES) return { cluster: list(env.REDIS_CLUSTER_NODES) };
+  const wait = env.REDIS_WAIT_FOR_REPLICAS
+    ? { waitForReplicas: { replicas: Number(env.REDIS_WAIT_FOR_REPLICAS) } }
+    : {};
+  if (env.REDIS_CLUSTER_NODES) return { cluster: list(env.REDIS_CLUSTER_NODES), ...wait };
   if (env.REDIS_SENTINELS)
     return {
       sentinel: { sentinels: list(env.REDIS_SENTINELS), name: env.REDIS_SENTINEL_NAME || 'mymaster' },
+      ...wait,
     };
   if (!env.REDIS_URL)
     throw new Error('GATEHOUSE_STORE=redis needs REDIS_URL (or REDIS_CLUSTER_NODES, or REDIS_SENTINELS).');
-  return { url: env.REDIS_URL };
+  return { url: env.REDIS_URL, ...wait };
 }
 
 function required(env: Env, name: string, engine: string): string {

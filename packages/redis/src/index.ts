@@ -18,3 +18,4 @@ export {
   redisStorage,
 } from './redis-storage.js';
 export type { RedisClient } from './script.js';
+export type { WaitForReplicasOptions } from './wait-for-replicas.js';

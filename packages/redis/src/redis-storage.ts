@@ -8,6 +8,11 @@ import { checkPrefix, keyLayout } from './keys.js';
 import { redisClientRegistry } from './registry-stores.js';
 import { revocationHub } from './revocation-channel.js';
 import type { RedisClient } from './script.js';
+import {
+  checkWaitForReplicas,
+  type WaitForReplicasOptions,
+  waitingForReplicas,
+} from './wait-for-replicas.js';
 
 /**
  * Options of {@link redisEngine}: give a `client`, or one of `url`, `cluster` and `sentinel` to let
@@ -42,6 +47,14 @@ export interface RedisEngineOptions {
   readonly prefix?: string;
   /** Bound on each command of a client the engine makes, in ms. Default 2000. */
   readonly commandTimeoutMs?: number;
+  /**
+   * Count a write as done only once this many replicas have it (Redis `WAIT`, sent behind each
+   * write on the same connection): a failover then loses no write Gatehouse acknowledged. Without
+   * it, Redis's asynchronous replication loses what the primary acknowledged in its last moments,
+   * or after a failover promoted its replica (see the README, "Failover"). A write not acknowledged
+   * in `timeoutMs` (default 500) fails (503). A single server (standalone or Sentinel) only.
+   */
+  readonly waitForReplicas?: WaitForReplicasOptions;
 }
 
 /** Options of {@link redisStorage}: those of the engine. */
@@ -161,15 +174,24 @@ function hostAndPort(address: string): { host: string; port: number } {
 export function redisEngine(options: RedisEngineOptions): RedisEngine {
   const prefix = checkPrefix(options.prefix ?? 'gatehouse');
   const owned = options.client === undefined;
-  const client = options.client ?? ownClient(options);
+  if (options.waitForReplicas)
+    checkWaitForReplicas(
+      options.waitForReplicas,
+      options.client ? options.client.isCluster : options.cluster !== undefined,
+    );
+  const connection = options.client ?? ownClient(options);
   // Connection errors surface as failed commands (503); without a listener ioredis would also print them.
-  if (owned) client.on('error', () => {});
+  if (owned) connection.on('error', () => {});
+  // What the stores write through: the connection, or the connection waiting for replicas.
+  const client = options.waitForReplicas
+    ? waitingForReplicas(connection, options.waitForReplicas)
+    : connection;
   const views = new Map<string, GatehouseStorage>();
   // Pushed revocations: one subscriber connection, opened when a Gatehouse instance first asks.
   const hub = revocationHub(client, prefix);
 
   return {
-    client,
+    client: connection,
     instance(instanceId) {
       const id = checkInstanceId(instanceId);
       let view = views.get(id);
@@ -185,10 +207,10 @@ export function redisEngine(options: RedisEngineOptions): RedisEngine {
       }
       return view;
     },
-    ready: (timeoutMs = 10_000) => waitUntilReady(client, timeoutMs),
+    ready: (timeoutMs = 10_000) => waitUntilReady(connection, timeoutMs),
     async close() {
       await hub.close();
-      if (owned) await client.quit().catch(() => client.disconnect());
+      if (owned) await connection.quit().catch(() => connection.disconnect());
     },
   };
 }

@@ -199,32 +199,22 @@ export interface RedisProcess {
 }
 
 /**
- * Starts `redis-server` on `port` with `args` (after the config file `config`, if given; a
- * Sentinel passes its config and `--sentinel`), in `dir`, logging to `dir/redis.log`. Resolves
- * once it answers PING. Nothing is saved unless `args` ask for it.
+ * Starts `redis-server` on `port` with `args`, in `dir`, logging to `dir/redis.log`; resolves once
+ * it answers PING. Nothing is saved unless `args` ask for it. With `sentinel`, the file at that
+ * path is its (rewritable) Sentinel config and it runs as `redis-server <config> --sentinel`.
  */
 export async function startRedisProcess(options: {
   readonly port: number;
   readonly dir: string;
-  readonly config?: string;
   readonly args?: readonly string[];
+  readonly sentinel?: string;
 }): Promise<RedisProcess> {
   const { port, dir } = options;
   mkdirSync(dir, { recursive: true });
-  const args = [
-    ...(options.config ? [options.config] : []),
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--dir',
-    dir,
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-    ...(options.args ?? []),
-  ];
+  const where = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir];
+  const args = options.sentinel
+    ? [options.sentinel, '--sentinel', ...where, ...(options.args ?? [])]
+    : [...where, '--save', '', '--appendonly', 'no', ...(options.args ?? [])];
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
   const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
