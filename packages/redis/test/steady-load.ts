@@ -8,6 +8,8 @@
  */
 import type { GatehouseStorage } from '@gatehousejs/core';
 import { hashSecret } from '@gatehousejs/core/engine';
+import { expect } from 'vitest';
+import { waitFor } from '../../../tests/support/engines/redis-server.js';
 
 const REDIRECT_URI = 'http://localhost:3999/callback';
 const CLIENT_AUTH = `Basic ${btoa('demo-client:demo-secret')}`;
@@ -296,4 +298,39 @@ export function faultTable(rows: readonly FaultRow[]): string {
         `| ${row.fault} | ${row.answered} | ${row.unanswered} | ${row.serverErrorsOtherThan503} | ${row.unavailableWithRetryAfter} | ${row.unavailableWithoutRetryAfter} | ${row.secondsToRecover.toFixed(1)} | ${row.acceptedAfterLag} | ${row.lostAcknowledged} | ${row.lostAfterUnavailable} |`,
     ),
   ].join('\n');
+}
+
+/** Resolves once no request of the load failed (503 or no answer) for 1.5 s since `since`; at most 30 s. */
+export async function untilRecovered(record: LoadRecord, since: number): Promise<void> {
+  await waitFor(
+    'the load to go 1.5 s without a failed request',
+    async () => {
+      const failures = record.answers.filter(
+        ({ at, status }) => at >= since && (status === 503 || status === 0),
+      );
+      const last = failures.at(-1)?.at ?? since;
+      return Date.now() - last >= 1500 ? true : undefined;
+    },
+    30_000,
+  );
+}
+
+/**
+ * What every row must show: every request answered, no 5xx but 503, each 503 with Retry-After;
+ * and, when the setup loses no acknowledged write (`lossless`), no revoked token accepted after
+ * the lag and no acknowledged token lost.
+ */
+export function expectRows(rows: readonly FaultRow[], { lossless }: { lossless: boolean }): void {
+  for (const row of rows) {
+    const must = {
+      unanswered: row.unanswered,
+      serverErrorsOtherThan503: row.serverErrorsOtherThan503,
+      unavailableWithoutRetryAfter: row.unavailableWithoutRetryAfter,
+      ...(lossless ? { acceptedAfterLag: row.acceptedAfterLag, lostAcknowledged: row.lostAcknowledged } : {}),
+    };
+    expect({ fault: row.fault, ...must }).toEqual({
+      fault: row.fault,
+      ...Object.fromEntries(Object.keys(must).map((name) => [name, 0])),
+    });
+  }
 }

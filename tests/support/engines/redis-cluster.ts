@@ -60,6 +60,12 @@ export interface RedisCluster {
    * caught up, no acknowledged write lost); resolves once the replica is a master and the cluster ok.
    */
   failover(replica: RedisProcess): Promise<void>;
+  /**
+   * `kill -9` of `master`: resolves once its replica took over (after `cluster-node-timeout` and an
+   * election) and the cluster is ok again. The killed process stays down until its `start()`, after
+   * which it rejoins as the new master's replica (see {@link waitHealthy}).
+   */
+  killMaster(master: RedisProcess): Promise<{ promoted: RedisProcess }>;
   /** Resolves once every running node says `cluster_state:ok` and sees no other running node failing. */
   waitHealthy(timeoutMs?: number): Promise<void>;
   /** Per command name, the calls every master served since the last {@link resetStats} (`INFO commandstats`). */
@@ -189,6 +195,17 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
         return role === 'master' ? true : undefined;
       });
       await cluster.waitHealthy();
+    },
+    async killMaster(master) {
+      const promoted = await cluster.replicaOf(master);
+      if (!promoted) throw new Error(`:${master.port} has no replica up`);
+      await master.kill();
+      await waitFor(`:${promoted.port} to take over from :${master.port}`, async () => {
+        const role = infoFields(await redisCall(promoted.port, ['INFO', 'replication'])).role;
+        return role === 'master' ? true : undefined;
+      });
+      await cluster.waitHealthy();
+      return { promoted };
     },
     async waitHealthy(timeoutMs = 20_000) {
       await waitFor(
