@@ -131,8 +131,8 @@ describe.skipIf(missing)('redis engine behind Sentinel (a primary, a replica, th
         console.log(`redeemed twice: ${JSON.stringify(twice)}`);
         expectRows(rows, { lossless: waitForReplicas });
         // The load went on through each fault, and ran its course.
-        expect(record.revoked.length).toBeGreaterThan(10);
-        expect(record.rotated.length).toBeGreaterThan(20);
+        expect(record.revoked.length).toBeGreaterThan(5);
+        expect(record.rotated.length).toBeGreaterThan(10);
         // Every rotated refresh token and redeemed code, presented again, is refused.
         if (waitForReplicas) expect(twice).toEqual({ refreshTokens: 0, codes: 0 });
       }, 150_000);
