@@ -2,9 +2,9 @@
  * The Redis engine on a real Redis Cluster (three masters, three replicas, started here on free
  * ports): the storage conformance suite with its pushed-revocation cases, slot placement as the
  * cluster itself computes it (`CLUSTER KEYSLOT`), commands and round trips per operation next to a
- * single server's, and the channel following a failover.
+ * single server's, the channel following a failover, and two server processes under load through
+ * a manual failover and a `kill -9` of a master.
  */
-import { generateKeys } from '@gatehousejs/core';
 import {
   type GrantStore,
   hashSecret,
@@ -35,14 +35,16 @@ import {
   startRedisProcess,
   stopRedisProcesses,
 } from '../../../tests/support/engines/redis-server.js';
-import { type ServerProcess, startServer } from '../../core/test/scale-out/processes.js';
+import type { ServerProcess } from '../../core/test/scale-out/processes.js';
 import { dropPrefix } from '../test/drop-prefix.js';
 import {
   expectRows,
   type FaultRow,
   faultRow,
   faultTable,
+  type LoadServers,
   redeemedTwice,
+  startLoadServers,
   steadyLoad,
   untilRecovered,
 } from '../test/steady-load.js';
@@ -399,29 +401,19 @@ describe.skipIf(missing)('redis engine on a Redis Cluster (3 masters, 3 replicas
   });
 
   describe('failovers under load, two server processes', () => {
-    const namespace = `gatehouse_cluster_load_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`;
-    let servers: ServerProcess[] = [];
+    let servers: readonly ServerProcess[] = [];
     let storage: RedisStorage;
+    let running: LoadServers | undefined;
 
     beforeAll(async () => {
-      const env = {
-        GATEHOUSE_STORE: 'redis',
-        REDIS_CLUSTER_NODES: cluster.nodeList,
-        GATEHOUSE_STORE_NAMESPACE: namespace,
-        GATEHOUSE_JWK: JSON.stringify(await generateKeys('ES256')),
-        DEMO_PORT: '3999',
-        GATEHOUSE_PUSHED_REVOCATIONS: '1',
-      };
-      servers = await Promise.all([startServer(env), startServer(env)]);
-      storage = redisStorage({ cluster: cluster.nodeList.split(','), prefix: namespace });
-      await storage.ready();
+      running = await startLoadServers(
+        { REDIS_CLUSTER_NODES: cluster.nodeList },
+        { cluster: cluster.nodeList.split(',') },
+      );
+      ({ servers, storage } = running);
     }, 60_000);
     afterAll(async () => {
-      await Promise.all(servers.map((server) => server.stop()));
-      if (storage) {
-        await dropPrefix(storage, namespace).catch(() => {});
-        await storage.close();
-      }
+      await running?.stop();
     });
 
     it('follows CLUSTER FAILOVER and kill -9 of a master: 503 with Retry-After meanwhile, nothing accepted twice', async () => {

@@ -8,8 +8,7 @@
  * and afterwards both processes answer bearer checks from their mirrors again (resubscribed on the
  * new primary).
  */
-import { generateKeys } from '@gatehousejs/core';
-import { type RedisStorage, redisStorage } from '@gatehousejs/redis';
+import type { RedisStorage } from '@gatehousejs/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type RedisSentinelSetup,
@@ -17,14 +16,15 @@ import {
   startRedisSentinel,
 } from '../../../tests/support/engines/redis-sentinel.js';
 import { infoFields, redisCall } from '../../../tests/support/engines/redis-server.js';
-import { type ServerProcess, startServer } from '../../core/test/scale-out/processes.js';
-import { dropPrefix } from '../test/drop-prefix.js';
+import type { ServerProcess } from '../../core/test/scale-out/processes.js';
 import {
   expectRows,
   type FaultRow,
   faultRow,
   faultTable,
+  type LoadServers,
   redeemedTwice,
+  startLoadServers,
   steadyLoad,
   untilRecovered,
 } from '../test/steady-load.js';
@@ -51,38 +51,26 @@ describe.skipIf(missing)('redis engine behind Sentinel (a primary, a replica, th
    */
   for (const waitForReplicas of [true, false]) {
     describe(`${waitForReplicas ? 'writes waiting for the replica' : 'writes not waiting for replicas'}: failovers under load`, () => {
-      const namespace = `gatehouse_sentinel_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`;
-      let servers: ServerProcess[] = [];
+      let servers: readonly ServerProcess[] = [];
       let storage: RedisStorage;
+      let running: LoadServers | undefined;
 
       beforeAll(async () => {
         await sentinel.waitInSync();
-        const env = {
-          GATEHOUSE_STORE: 'redis',
-          REDIS_SENTINELS: sentinel.sentinelList,
-          REDIS_SENTINEL_NAME: sentinel.name,
-          GATEHOUSE_STORE_NAMESPACE: namespace,
-          GATEHOUSE_JWK: JSON.stringify(await generateKeys('ES256')),
-          DEMO_PORT: '3999',
-          GATEHOUSE_PUSHED_REVOCATIONS: '1',
-          ...(waitForReplicas ? { REDIS_WAIT_FOR_REPLICAS: '1' } : {}),
-        };
-        servers = await Promise.all([startServer(env), startServer(env)]);
-        storage = redisStorage({
-          sentinel: { sentinels: sentinel.sentinelList.split(','), name: sentinel.name },
-          prefix: namespace,
-        });
-        await storage.ready();
+        running = await startLoadServers(
+          {
+            REDIS_SENTINELS: sentinel.sentinelList,
+            REDIS_SENTINEL_NAME: sentinel.name,
+            ...(waitForReplicas ? { REDIS_WAIT_FOR_REPLICAS: '1' } : {}),
+          },
+          { sentinel: { sentinels: sentinel.sentinelList.split(','), name: sentinel.name } },
+        );
+        ({ servers, storage } = running);
       }, 60_000);
       afterAll(async () => {
-        await Promise.all(servers.map((server) => server.stop()));
-        if (storage) {
-          await dropPrefix(storage, namespace).catch(() => {});
-          await storage.close();
-        }
+        await running?.stop();
       });
 
-      /** Resolves once no request failed for 2 s (bounded: 30 s), with the time of the last failure. */
       it(`follows SENTINEL FAILOVER and kill -9 of the primary: 503 with Retry-After meanwhile${waitForReplicas ? ', nothing lost, accepted twice or after the lag' : '; what asynchronous replication lost, printed'}`, async () => {
         const load = steadyLoad({
           servers: servers.map((server) => server.base),

@@ -6,10 +6,13 @@
  * may never happen is counted as it happens (a revoked token accepted after the lag, a token
  * acknowledged by a 200 and then unknown).
  */
-import type { GatehouseStorage } from '@gatehousejs/core';
+import { type GatehouseStorage, generateKeys } from '@gatehousejs/core';
 import { hashSecret } from '@gatehousejs/core/engine';
+import { type RedisStorage, type RedisStorageOptions, redisStorage } from '@gatehousejs/redis';
 import { expect } from 'vitest';
 import { waitFor } from '../../../tests/support/engines/redis-server.js';
+import { type ServerProcess, startServer } from '../../core/test/scale-out/processes.js';
+import { dropPrefix } from './drop-prefix.js';
 
 const REDIRECT_URI = 'http://localhost:3999/callback';
 const CLIENT_AUTH = `Basic ${btoa('demo-client:demo-secret')}`;
@@ -333,4 +336,45 @@ export function expectRows(rows: readonly FaultRow[], { lossless }: { lossless: 
       ...Object.fromEntries(Object.keys(must).map((name) => [name, 0])),
     });
   }
+}
+
+/** Gatehouse server processes for a load, and the test's own handle on their keys. */
+export interface LoadServers {
+  readonly servers: readonly ServerProcess[];
+  readonly storage: RedisStorage;
+  /** Stops the servers, deletes the keys and closes the handle. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Two server processes (the scale-out server: the demo instance, one shared ES256 key, pushed
+ * revocations with `maxLagMs` 1000, `storageTimeoutMs` 1000) on a fresh key prefix of the Redis
+ * engine that `env` names to the demo (`REDIS_CLUSTER_NODES`, `REDIS_SENTINELS`, …), and a handle
+ * made with `options` (the same servers, in the engine's terms) on the same prefix.
+ */
+export async function startLoadServers(
+  env: Record<string, string>,
+  options: Omit<RedisStorageOptions, 'prefix'>,
+): Promise<LoadServers> {
+  const namespace = `gatehouse_load_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  const serverEnv = {
+    GATEHOUSE_STORE: 'redis',
+    GATEHOUSE_STORE_NAMESPACE: namespace,
+    GATEHOUSE_JWK: JSON.stringify(await generateKeys('ES256')),
+    DEMO_PORT: '3999',
+    GATEHOUSE_PUSHED_REVOCATIONS: '1',
+    ...env,
+  };
+  const servers = await Promise.all([startServer(serverEnv), startServer(serverEnv)]);
+  const storage = redisStorage({ ...options, prefix: namespace });
+  await storage.ready();
+  return {
+    servers,
+    storage,
+    async stop() {
+      await Promise.all(servers.map((server) => server.stop()));
+      await dropPrefix(storage, namespace).catch(() => {});
+      await storage.close();
+    },
+  };
 }
