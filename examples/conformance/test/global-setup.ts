@@ -12,6 +12,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const PACKAGES = ['core', 'express', 'koa', 'hono', 'fastify', 'next'];
+// Loaded by the demo only when GATEHOUSE_STORE names them (the Redis Cluster suite): built too, but
+// not bundled by Next.
+const ENGINES = ['redis', 'postgres'];
 
 /** Newest modification time (ms) of the files under `path`, skipping build output. */
 function newest(path: string): number {
@@ -36,7 +39,7 @@ function run(command: string, args: string[], cwd: string): void {
 }
 
 export default function setup(): void {
-  const stale = PACKAGES.filter((name) => {
+  const stale = [...PACKAGES, ...ENGINES].filter((name) => {
     const dir = join(root, 'packages', name);
     return newest(join(dir, 'dist')) < Math.max(newest(join(dir, 'src')), newest(join(dir, 'package.json')));
   });

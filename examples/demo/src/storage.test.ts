@@ -13,7 +13,7 @@ describe('storageFromEnv', () => {
 
   it('names the missing URL variable of the chosen engine', async () => {
     await expect(storageFromEnv({ GATEHOUSE_STORE: 'redis' })).rejects.toThrow(
-      'GATEHOUSE_STORE=redis needs REDIS_URL.',
+      'GATEHOUSE_STORE=redis needs REDIS_URL (or REDIS_CLUSTER_NODES, or REDIS_SENTINELS).',
     );
     await expect(storageFromEnv({ GATEHOUSE_STORE: 'postgres' })).rejects.toThrow(
       'GATEHOUSE_STORE=postgres needs DATABASE_URL.',

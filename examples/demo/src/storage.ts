@@ -2,13 +2,18 @@
  * Storage engine selection for the demo, by environment:
  *
  * - `GATEHOUSE_STORE=memory` (default): every store in memory (`memoryStorage()`, one process).
- * - `GATEHOUSE_STORE=redis` + `REDIS_URL=redis://…`: `@gatehousejs/redis`.
+ * - `GATEHOUSE_STORE=redis` + `REDIS_URL=redis://…`: `@gatehousejs/redis` on one server; or
+ *   `REDIS_CLUSTER_NODES=host:port,…` (some or all nodes of a Redis Cluster), or
+ *   `REDIS_SENTINELS=host:port,…` with `REDIS_SENTINEL_NAME` (the primary the Sentinels monitor,
+ *   default `mymaster`), instead of `REDIS_URL`. `REDIS_WAIT_FOR_REPLICAS=<n>` (not on a Cluster):
+ *   a write counts once `n` replicas have it (`waitForReplicas`, Redis `WAIT`).
  * - `GATEHOUSE_STORE=postgres` + `DATABASE_URL=postgres://…`: `@gatehousejs/postgres` (migrated on start).
  *
  * `GATEHOUSE_STORE_NAMESPACE` (default `gatehouse_demo`) is the Redis key prefix or the PostgreSQL
  * schema, so several demos can share one server. Engines are imported only when selected.
  */
 import { type GatehouseStorage, memoryEngine, memoryStorage, type StorageEngine } from '@gatehousejs/core';
+import type { RedisEngineOptions } from '@gatehousejs/redis';
 
 /** The engines the demo can run on. */
 export type DemoStoreEngine = 'memory' | 'redis' | 'postgres';
@@ -30,9 +35,8 @@ export async function storageFromEnv(env: Env = process.env): Promise<DemoStorag
     case 'memory':
       return { ...memoryStorage(), engine, close: async () => {} };
     case 'redis': {
-      const url = required(env, 'REDIS_URL', engine);
       const { redisStorage } = await import('@gatehousejs/redis');
-      const storage = redisStorage({ url, prefix: namespace });
+      const storage = redisStorage({ ...redisServers(env), prefix: namespace });
       await closeOnFailure(storage, () => storage.ready());
       return { ...stores(storage), engine, close: () => storage.close() };
     }
@@ -67,9 +71,8 @@ export async function engineFromEnv(env: Env = process.env): Promise<DemoEngine>
     case 'memory':
       return { kind, engine: memoryEngine(), close: async () => {} };
     case 'redis': {
-      const url = required(env, 'REDIS_URL', kind);
       const { redisEngine } = await import('@gatehousejs/redis');
-      const engine = redisEngine({ url, prefix: namespace });
+      const engine = redisEngine({ ...redisServers(env), prefix: namespace });
       await closeOnFailure(engine, () => engine.ready());
       return { kind, engine, close: () => engine.close() };
     }
@@ -83,6 +86,30 @@ export async function engineFromEnv(env: Env = process.env): Promise<DemoEngine>
     default:
       throw new Error(`GATEHOUSE_STORE must be memory, redis or postgres (got "${kind}").`);
   }
+}
+
+/**
+ * Where the Redis engine connects: `REDIS_CLUSTER_NODES` (a Cluster), else `REDIS_SENTINELS` (a
+ * primary found through Sentinel), else `REDIS_URL`; and `REDIS_WAIT_FOR_REPLICAS`.
+ */
+function redisServers(env: Env): Omit<RedisEngineOptions, 'prefix'> {
+  const list = (value: string) =>
+    value
+      .split(',')
+      .map((address) => address.trim())
+      .filter((address) => address !== '');
+  const wait = env.REDIS_WAIT_FOR_REPLICAS
+    ? { waitForReplicas: { replicas: Number(env.REDIS_WAIT_FOR_REPLICAS) } }
+    : {};
+  if (env.REDIS_CLUSTER_NODES) return { cluster: list(env.REDIS_CLUSTER_NODES), ...wait };
+  if (env.REDIS_SENTINELS)
+    return {
+      sentinel: { sentinels: list(env.REDIS_SENTINELS), name: env.REDIS_SENTINEL_NAME || 'mymaster' },
+      ...wait,
+    };
+  if (!env.REDIS_URL)
+    throw new Error('GATEHOUSE_STORE=redis needs REDIS_URL (or REDIS_CLUSTER_NODES, or REDIS_SENTINELS).');
+  return { url: env.REDIS_URL, ...wait };
 }
 
 function required(env: Env, name: string, engine: string): string {

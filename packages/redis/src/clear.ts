@@ -22,6 +22,7 @@ export function nodesOf(client: RedisClient): RedisClient[] {
   return isCluster(client) ? client.nodes('master') : [client];
 }
 
-function isCluster(client: RedisClient): client is Cluster {
+/** Whether `client` is an ioredis `Cluster` (else a single server's client, Sentinel or not). */
+export function isCluster(client: RedisClient): client is Cluster {
   return (client as Cluster).isCluster === true;
 }

@@ -7,6 +7,7 @@
 export { type MigratedKeys, type MigrateRedisKeysOptions, migrateRedisKeys } from './migrate-keys.js';
 export { type MigratedToKv, type MigrateRedisToKvOptions, migrateRedisToKv } from './migrate-kv.js';
 export {
+  failFastClusterOptions,
   failFastOptions,
   type RedisEngine,
   type RedisEngineOptions,
@@ -17,3 +18,4 @@ export {
   redisStorage,
 } from './redis-storage.js';
 export type { RedisClient } from './script.js';
+export type { WaitForReplicasOptions } from './wait-for-replicas.js';

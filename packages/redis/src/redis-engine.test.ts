@@ -502,21 +502,6 @@ describe.skipIf(!url)('redis engine specifics', () => {
     expect(await storage.grants.listUserRefreshTokens!(userId, now + 3)).toEqual(winners);
   });
 
-  it('on a Cluster (no order between nodes) writes the next token first, then runs the script', async () => {
-    // The same server, behind a client that tells the store it is a Cluster (ioredis, called on the
-    // real client, still sees a single server): the store awaits the writes before the script.
-    const asCluster = new Proxy(storage.client, {
-      get(target, property) {
-        if (property === 'isCluster') return true;
-        const value = Reflect.get(target, property);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    const cluster = redisStorage({ client: asCluster, prefix });
-    await expectRedeemedThenRotated(cluster.grants);
-    await cluster.close();
-  });
-
   it('a rotation after this store wrote a mark covering the token is refused, though looked up before', async () => {
     const now = Date.now();
     const userId = crypto.randomUUID();
@@ -657,12 +642,40 @@ describe.skipIf(!url)('redis engine specifics', () => {
     });
   });
 
+  it('refuses a write no replica acknowledged within waitForReplicas.timeoutMs, and lets reads through', async () => {
+    // REDIS_URL has no replica: the write lands on the server, but is never acknowledged as done.
+    const waiting = redisStorage({ url: url!, prefix, waitForReplicas: { replicas: 1, timeoutMs: 50 } });
+    try {
+      await waiting.ready();
+      const jti = crypto.randomUUID();
+      await expect(waiting.grants.revokeAccessToken(jti, Date.now() + 60_000)).rejects.toThrow(
+        'a write reached 0 of the 1 replicas required within 50 ms',
+      );
+      expect(await waiting.grants.isRevoked(jti, undefined, Date.now())).toBe(true);
+    } finally {
+      await waiting.close();
+    }
+  });
+
   it('rejects a prefix with braces (the engine adds the cluster hash tag itself)', () => {
     expect(() => redisStorage({ client: storage.client, prefix: '{tag}' })).toThrow(TypeError);
   });
 });
 
 describe('redis engine without a server', () => {
+  it('takes one of url, cluster and sentinel, each well formed', () => {
+    const url = 'redis://127.0.0.1:1';
+    expect(() => redisStorage({})).toThrow('give `client`, or one of `url`, `cluster` and `sentinel`');
+    expect(() => redisStorage({ url, cluster: ['127.0.0.1:7000'] })).toThrow('one of `url`, `cluster`');
+    expect(() => redisStorage({ cluster: [] })).toThrow('`cluster` lists no node');
+    expect(() => redisStorage({ cluster: ['127.0.0.1'] })).toThrow('"127.0.0.1" is not host:port');
+    expect(() => redisStorage({ sentinel: { sentinels: [], name: 'm' } })).toThrow('lists no Sentinel');
+    expect(() => redisStorage({ cluster: ['127.0.0.1:7000'], waitForReplicas: { replicas: 1 } })).toThrow(
+      '`waitForReplicas` is for a single server, not a Cluster',
+    );
+    expect(() => redisStorage({ url, waitForReplicas: { replicas: 0 } })).toThrow('whole `replicas` ≥ 1');
+  });
+
   it('fails commands at once instead of queueing them while Redis is unreachable', async () => {
     const port = await closedPort();
     const storage = redisStorage({ url: `redis://127.0.0.1:${port}`, prefix: 'unreachable' });
