@@ -156,6 +156,8 @@ export async function createApp(options: PassportAppOptions): Promise<PassportAp
         type: 'confidential',
         secretHash: await hashClientSecret(SEED.client.secret),
         redirectUris: [`${origin}/callback`],
+        // RP-initiated logout (`{issuer}/oauth2/v1/end-session`) sends the browser back here.
+        postLogoutRedirectUris: [`${origin}/logged-out`],
         firstParty: true,
       },
     ]),
@@ -317,6 +319,11 @@ export async function createApp(options: PassportAppOptions): Promise<PassportAp
   // Where the demo client lands (a real client is another app).
   app.get('/callback', (req, res) => {
     res.type('text').send(`code=${String(req.query.code ?? '')} error=${String(req.query.error ?? '')}`);
+  });
+
+  // Where the demo client lands after RP-initiated logout.
+  app.get('/logged-out', (req, res) => {
+    res.type('text').send(`signed out of the authorization server state=${String(req.query.state ?? '')}`);
   });
 
   return { app, gatehouse, issuer };

@@ -120,6 +120,32 @@ describe.skipIf(!existsSync(CHROMIUM))(
       await context.close();
     });
 
+    it('logs out RP-initiated (id_token_hint, both cookies) behind express-session: back to the client with state', async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const request = authorize();
+      await page.goto(request.url);
+      await page.fill('input[name=email]', SEED.user.email);
+      await page.fill('input[name=password]', SEED.user.password);
+      await Promise.all([page.waitForURL(/\/callback\?/), page.click('button[type=submit]')]);
+      const tokens = await redeem(page.url(), request.verifier);
+      const cookies = (await context.cookies()).map((cookie) => cookie.name);
+      expect(cookies).toEqual(expect.arrayContaining(['connect.sid', 'gatehouse_session']));
+
+      // The answer is a 303 with no body, written through express-session's res.end wrapper.
+      const logout = new URLSearchParams({
+        id_token_hint: tokens.id_token,
+        post_logout_redirect_uri: `${origin}/logged-out`,
+        state: 'bye',
+      });
+      const answer = await page.goto(`${origin}/oauth/oauth2/v1/end-session?${logout}`);
+      expect(answer?.status()).toBe(200);
+      expect(page.url()).toBe(`${origin}/logged-out?state=bye`);
+      expect(await page.textContent('body')).toContain('state=bye');
+      expect((await context.cookies()).map((cookie) => cookie.name)).not.toContain('gatehouse_session');
+      await context.close();
+    });
+
     it('signs a user in directly on the app (no OAuth) and then an authorization request needs no second login', async () => {
       const context = await browser.newContext();
       const page = await context.newPage();
