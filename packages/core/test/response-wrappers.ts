@@ -79,8 +79,8 @@ export function responseWrappers(): { readonly use: NodeMiddleware; readonly cal
   const use: NodeMiddleware = (req, res, next) => {
     let i = 0;
     const step = (error?: unknown): void => {
-      if (error !== undefined || i === chain.length) return next(error);
-      chain[i++]!(req, res, step);
+      if (error !== undefined || i === chain.length) next(error);
+      else chain[i++]!(req, res, step);
     };
     step();
   };
