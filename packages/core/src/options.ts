@@ -285,10 +285,11 @@ export interface GatehouseOptions {
   /** Receives diagnostics (store failures, configuration warnings). Default: `console`. */
   readonly logger?: Logger;
   /**
-   * The debug log: one line per refused request (4xx) through `logger.debug` (else
-   * `console.debug`), with the method, path, status, code and the reason the answer does not say
-   * (which client authentication method is registered and which was used, an unknown client, an
-   * expired or revoked token, …). Never a secret, token or query string. Default: on when the
+   * The debug log: one line per refused request (4xx, and every introspection answered
+   * `{"active":false}`) through `logger.debug` (else `console.debug`), with the method, path,
+   * status, code and the reason the answer does not say (which client authentication method is
+   * registered and which was used, an unknown client, an expired or revoked token, a resource
+   * server whose `introspects` does not name the token's audience, …). Never a secret, token or query string. Default: on when the
    * environment has `GATEHOUSE_DEBUG=1`, else off.
    */
   readonly debug?: boolean;
