@@ -25,6 +25,9 @@ export interface GatehouseOptions {
    * The instance's base URL, `{base_url}`: origin plus instance path, e.g.
    * `https://example.com/demo`. It is the `iss` of every token (RFC 8414 §2) and the prefix of
    * every route. Must be https, except for `localhost`/loopback or with {@link allowInsecureIssuer}.
+   * Written exactly as it is used, since relying parties compare it byte for byte: no trailing
+   * slash (`https://example.com`, not `https://example.com/`), host in lower case, no default
+   * port; anything else is refused at creation, naming the form to give.
    */
   readonly issuer: string;
   /** Allows an `http:` issuer on a non-loopback host (never in production). Default `false`. */

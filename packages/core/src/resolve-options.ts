@@ -134,6 +134,14 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   const url = parseIssuer(options.issuer, options.allowInsecureIssuer ?? false);
   const basePath = url.pathname.replace(/\/+$/, '');
   const issuer = url.origin + basePath;
+  // The issuer is an identifier compared byte for byte (RFC 8414 §3.3, OpenID Connect Discovery
+  // §4.3, every ID token's `iss`): written otherwise than it is used (a trailing slash, an upper-case
+  // host, a default port), relying parties configured as written would fail discovery.
+  if (issuer !== options.issuer)
+    throw new ConfigurationError(
+      `issuer: "${options.issuer}" is not written as the issuer identifier it stands for, "${issuer}" (without a trailing slash, host in lower case, no default port): give "${issuer}", and configure relying parties with exactly that.`,
+      { code: 'ERR_CONFIG_INVALID_OPTION', option: 'issuer' },
+    );
   const algorithm = options.algorithm ?? 'ES256';
   if (!SIGNING_ALGORITHMS.includes(algorithm))
     throw new ConfigurationError(
