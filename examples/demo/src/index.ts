@@ -25,9 +25,11 @@ import {
   type TrustedIssuerOptions,
 } from '@gatehousejs/core';
 import { createPortal, PORTAL, type Portal } from './portal.js';
+import { DEMO_SCOPE_DESCRIPTIONS } from './scopes.js';
 import { engineFromEnv, storageFromEnv } from './storage.js';
 
 export { createPortal, PORTAL, type Portal, type PortalOptions } from './portal.js';
+export { DEMO_SCOPE_DESCRIPTIONS } from './scopes.js';
 
 export {
   type DemoEngine,
@@ -385,6 +387,8 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
       { hasher },
     ),
     scopes: [...DEMO.scopes],
+    // `tickets:read` in words on the consent and device pages, like the OpenID Connect scopes.
+    ui: { scopeDescriptions: DEMO_SCOPE_DESCRIPTIONS },
     ...(seed.resources === undefined ? {} : { resources: seed.resources }),
     cors: { allowedOrigins: seed.allowedOrigins ?? [] },
     tokenExchange: demoTokenExchange(seed),
