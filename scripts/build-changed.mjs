@@ -64,7 +64,7 @@ if (stale.length === 0) {
 } else {
   const first = stale.every((p) => p.first);
   console.log(
-    `gatehouse: building ${stale.map((p) => p.name).join(', ')}${first ? " (first start: every package once; how long depends on the cores and how busy they are, the core package taking the longest; later starts build only what changed)" : ' (sources changed)'}`,
+    `gatehouse: building ${stale.map((p) => p.name).join(', ')}${first ? ' (first start: every package once; how long depends on the cores and how busy they are, the core package taking the longest; later starts build only what changed)' : ' (sources changed)'}`,
   );
   // One pnpm run over the stale packages: it orders them by dependency (core first) and builds
   // independent ones side by side. Its output is read for progress (`packages/<name> build$ …`

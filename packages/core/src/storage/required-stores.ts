@@ -37,7 +37,10 @@ export function missingStores(stores: object): { name: string; misspelt?: string
 export function requireAllStores(stores: object, what: string): void {
   refuseRetiredStores(stores, what);
   const missing = missingStores(stores);
-  if (missing.length === 0) return requireStoreMethods(stores as InstanceStorage, what);
+  if (missing.length === 0) {
+    requireStoreMethods(stores as InstanceStorage, what);
+    return;
+  }
   const names = missing.map(({ name, misspelt }) =>
     misspelt === undefined ? name : `${name} (given "${misspelt}": misspelt?)`,
   );
