@@ -190,7 +190,9 @@ describe.skipIf(skip !== undefined)('OpenID Connect with openid-client in a real
     await page.fill('input[name="username"]', 'demo');
     await page.fill('input[name="password"]', 'demo-password');
     await Promise.all([page.waitForLoadState('load'), page.click('button[type="submit"]')]);
-    const items = await page.$$eval('ul.scopes li', (lis) => lis.map((li) => [li.title, li.textContent]));
+    const items = await page.$$eval('ul.scopes li', (lis) =>
+      lis.map((li) => [li.getAttribute('title'), li.textContent]),
+    );
     expect(items).toEqual([
       ['openid', 'Know who you are: an identifier of your account'],
       ['tickets:read', 'Read your support tickets'],
