@@ -2,12 +2,15 @@
  * Builds the packages whose sources changed since their last build, and nothing else: `pnpm start`
  * runs it, so a second start on an unchanged checkout begins serving in seconds. A package's build is
  * keyed by a digest of its sources, manifest and build configuration (`dist/.build-digest`); a
- * missing or different digest rebuilds that package with its own `build` script.
+ * missing or different digest rebuilds that package with its own `build` script. While it builds,
+ * it reports each package started and done, and every 15 s what is still building, so that a first
+ * start on a slow or busy machine is not taken for a hang.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -61,20 +64,51 @@ if (stale.length === 0) {
 } else {
   const first = stale.every((p) => p.first);
   console.log(
-    `gatehouse: building ${stale.map((p) => p.name).join(', ')}${first ? ' (first start: every package once, about half a minute; later starts build only what changed)' : ' (sources changed)'}`,
+    `gatehouse: building ${stale.map((p) => p.name).join(', ')}${first ? ' (first start: every package once; how long depends on the cores and how busy they are, the core package taking the longest; later starts build only what changed)' : ' (sources changed)'}`,
   );
   // One pnpm run over the stale packages: it orders them by dependency (core first) and builds
-  // independent ones side by side.
+  // independent ones side by side. Its output is read for progress (`packages/<name> build$ …`
+  // when one starts, `packages/<name> build: Done` when it ends) and kept to show on failure.
   const started = Date.now();
+  const seconds = (since) => ((Date.now() - since) / 1000).toFixed(1);
   const filters = stale.flatMap((pkg) => ['--filter', `./packages/${pkg.name}`]);
-  const result = spawnSync('pnpm', ['-r', ...filters, 'run', 'build'], {
+  const child = spawn('pnpm', ['-r', ...filters, 'run', 'build'], {
     cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  if (result.status !== 0) {
-    console.error(`gatehouse: the build failed (exit ${result.status}); see the errors above`);
-    process.exit(result.status ?? 1);
+  const building = new Map();
+  const lastLines = [];
+  let built = 0;
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    lastLines.push(line);
+    if (lastLines.length > 200) lastLines.shift();
+    const step = /^packages\/([\w.-]+) build(\$|: Done)/.exec(line);
+    if (!step) return;
+    const [, name, what] = step;
+    if (what === '$') {
+      building.set(name, Date.now());
+      console.log(`gatehouse: building ${name}…`);
+    } else {
+      built += 1;
+      console.log(
+        `gatehouse: [${built}/${stale.length}] ${name} built in ${seconds(building.get(name) ?? started)} s`,
+      );
+      building.delete(name);
+    }
+  });
+  const heartbeat = setInterval(() => {
+    if (building.size > 0)
+      console.log(
+        `gatehouse: still building ${[...building.keys()].join(', ')} (${seconds(started)} s so far)`,
+      );
+  }, 15_000);
+  const status = await new Promise((resolve) => child.on('close', (code) => resolve(code)));
+  clearInterval(heartbeat);
+  if (status !== 0) {
+    console.error(lastLines.join('\n'));
+    console.error(`gatehouse: the build failed (exit ${status}); see the errors above`);
+    process.exit(status ?? 1);
   }
   for (const pkg of stale) writeFileSync(pkg.stampFile, pkg.digest);
-  console.log(`gatehouse: built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`gatehouse: built in ${seconds(started)} s`);
 }

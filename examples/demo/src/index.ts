@@ -25,9 +25,11 @@ import {
   type TrustedIssuerOptions,
 } from '@gatehousejs/core';
 import { createPortal, PORTAL, type Portal } from './portal.js';
+import { DEMO_SCOPE_DESCRIPTIONS } from './scopes.js';
 import { engineFromEnv, storageFromEnv } from './storage.js';
 
 export { createPortal, PORTAL, type Portal, type PortalOptions } from './portal.js';
+export { DEMO_SCOPE_DESCRIPTIONS } from './scopes.js';
 
 export {
   type DemoEngine,
@@ -63,6 +65,12 @@ export const DEMO = {
   postClient: { id: 'demo-post', secret: 'demo-post-secret' },
   /** A backend acting for itself: `client_credentials` only, Basic authentication, `tickets:read`. */
   serviceClient: { id: 'demo-service', secret: 'demo-service-secret', scope: 'tickets:read' },
+  /**
+   * A resource server's own client (RFC 7662 token introspection): `client_secret_basic`, no grant
+   * of its own, and `introspects` the instance's API audience (`{issuer}/api/v1`), so that an API
+   * in another service asks the instance about the tokens presented to it.
+   */
+  resourceServerClient: { id: 'demo-rs', secret: 'demo-rs-secret' },
   /**
    * A command-line tool signing in with the device authorization grant (RFC 8628): public
    * (`token_endpoint_auth_method: none`), device code and refresh token grants (`examples/cli`).
@@ -205,6 +213,8 @@ interface SeedOptions {
   readonly postLogoutRedirectUri: string;
   readonly keys: GatehouseOptions['keys'];
   readonly userId: string;
+  /** The instance's own API audience (`{issuer}/api/v1`), which `demo-rs` may introspect tokens for. */
+  readonly apiAudience: string;
   readonly allowedOrigins?: readonly string[];
   /** Resources (RFC 8707) besides the instance's API that clients may request tokens for. */
   readonly resources?: readonly string[];
@@ -303,6 +313,16 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
         redirectUris: [],
       },
       {
+        id: DEMO.resourceServerClient.id,
+        name: 'Demo Resource Server (introspection)',
+        type: 'confidential',
+        secretHash: await hashClientSecret(DEMO.resourceServerClient.secret),
+        tokenEndpointAuthMethod: 'client_secret_basic',
+        grantTypes: [],
+        introspects: [seed.apiAudience],
+        redirectUris: [],
+      },
+      {
         id: DEMO.jwtClient.id,
         name: 'Demo Client (private_key_jwt)',
         type: 'confidential',
@@ -367,6 +387,8 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
       { hasher },
     ),
     scopes: [...DEMO.scopes],
+    // `tickets:read` in words on the consent and device pages, like the OpenID Connect scopes.
+    ui: { scopeDescriptions: DEMO_SCOPE_DESCRIPTIONS },
     ...(seed.resources === undefined ? {} : { resources: seed.resources }),
     cors: { allowedOrigins: seed.allowedOrigins ?? [] },
     tokenExchange: demoTokenExchange(seed),
@@ -416,6 +438,8 @@ export async function createDemo(options: DemoOptions): Promise<Demo> {
       postLogoutRedirectUri,
       keys,
       userId: DEMO.user.id,
+      // The instance's default audience (`audience` option): its own API.
+      apiAudience: `${issuer}/api/v1`,
       allowedOrigins: options.allowedOrigins,
       resources: [origin + DEMO.mcp.path],
     })),
@@ -496,6 +520,8 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
       postLogoutRedirectUri: `${origin}/logged-out`,
       keys: keys[name],
       userId: name === 'demo' ? DEMO.user.id : ACME.user.id,
+      // The instance's default audience (`audience` option): its own API.
+      apiAudience: `${issuerOf(name)}/api/v1`,
       allowedOrigins: options.allowedOrigins,
       // The MCP server at {origin}/mcp is protected by `demo` only, which redeems the ID-JAGs
       // `acme` (the enterprise identity provider) issues for it.
@@ -573,6 +599,7 @@ export function describeDemoHost(demo: DemoHost): string {
     `  token exchange: ${DEMO.agentClient.id} / ${DEMO.agentClient.secret} (RFC 8693: a demo user's token → one for ${demo.origin}${DEMO.mcp.path}, act.sub = ${DEMO.agentClient.id})`,
     `  ID-JAG:         ${DEMO.enterpriseClient.id} / ${DEMO.enterpriseClient.secret} (acme's ID token → ID-JAG at acme → MCP token at demo, JWT bearer grant)`,
     `  PAR client:     ${DEMO.parClient.id} / ${DEMO.parClient.secret} (client_secret_basic, must push its requests: RFC 9126), on both`,
+    `  introspection:  ${DEMO.resourceServerClient.id} / ${DEMO.resourceServerClient.secret} (client_secret_basic, a resource server: may introspect the tokens for ${demo.origin}/{demo,acme}/api/v1, RFC 7662), on both`,
     `  redirect URI:   ${demo.redirectUri}`,
     `  user:           ${DEMO.user.username} / ${DEMO.user.password} (user id ${DEMO.user.id} on demo, ${ACME.user.id} on acme)`,
     `  tickets API:    POST ${demo.origin}/{demo,acme}/api/v1/tickets (bearer or session)`,
@@ -600,6 +627,7 @@ export function describeDemo(demo: Demo): string {
     `  device flow:    ${DEMO.cliClient.id} (public, device code + refresh token, ${DEMO.cliClient.scope}); verification page ${demo.issuer}/device`,
     `  token exchange: ${DEMO.agentClient.id} / ${DEMO.agentClient.secret} (RFC 8693: a demo user's token → one for ${demo.origin}${DEMO.mcp.path}, act.sub = ${DEMO.agentClient.id})`,
     `  PAR client:     ${DEMO.parClient.id} / ${DEMO.parClient.secret} (client_secret_basic, must push its requests: RFC 9126)`,
+    `  introspection:  ${DEMO.resourceServerClient.id} / ${DEMO.resourceServerClient.secret} (client_secret_basic, a resource server: may introspect the tokens for ${demo.issuer}/api/v1, RFC 7662)`,
     `  redirect URI:   ${demo.redirectUri} (after sign-out: ${demo.postLogoutRedirectUri})`,
     `  scopes:         ${DEMO.scopes.join(' ')}`,
     `  user:           ${DEMO.user.username} / ${DEMO.user.password}`,

@@ -17,7 +17,21 @@ import {
   memoryClientStore,
   pbkdf2Hasher,
 } from '@gatehousejs/core';
-import { escapeHtml, type HostUser, type InteractionDetails, InteractionError } from '@gatehousejs/core/ui';
+import {
+  BUILT_IN_SCOPE_DESCRIPTIONS,
+  BUILT_IN_STYLESHEET,
+  escapeHtml,
+  type HostUser,
+  type InteractionDetails,
+  InteractionError,
+} from '@gatehousejs/core/ui';
+import { DEMO_SCOPE_DESCRIPTIONS } from './scopes.js';
+
+/** What the portal's consent page says of each scope: the built-in pages' words, and the demo's. */
+const SCOPE_WORDS: Readonly<Record<string, string>> = {
+  ...BUILT_IN_SCOPE_DESCRIPTIONS,
+  ...DEMO_SCOPE_DESCRIPTIONS,
+};
 
 /** The portal's seed (exact: third-party clients are run against it). */
 export const PORTAL = {
@@ -141,6 +155,7 @@ export async function createPortal(options: PortalOptions): Promise<Portal> {
       },
     },
     scopes: [...PORTAL.scopes],
+    ui: { scopeDescriptions: DEMO_SCOPE_DESCRIPTIONS },
     authApi: { enabled: false },
     cors: { allowedOrigins: options.allowedOrigins ?? [] },
     interactions: {
@@ -161,7 +176,7 @@ export async function createPortal(options: PortalOptions): Promise<Portal> {
     page(
       status,
       'Portal',
-      `<h1>Portal</h1><p role="alert">${escapeHtml(message)}</p><p><a href="${PORTAL.path}/">Portal home</a></p>`,
+      `<h1>Portal</h1><p role="alert" class="alert">${escapeHtml(message)}</p><p class="muted"><a href="${PORTAL.path}/">Portal home</a></p>`,
     );
 
   async function loginPage(request: Request, url: URL, error?: string, email?: string): Promise<Response> {
@@ -185,7 +200,7 @@ export async function createPortal(options: PortalOptions): Promise<Portal> {
       error ? 400 : 200,
       'Sign in to the portal',
       `<h1>Sign in to the portal</h1>${asking}
-${error ? `<p role="alert">${escapeHtml(error)}</p>` : ''}
+${error ? `<p role="alert" class="alert">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="${escapeHtml(action)}">
 <label>Email <input type="email" name="email" autocomplete="username" value="${escapeHtml(prefill)}" required></label>
 <label>Password <input type="password" name="password" autocomplete="current-password" required></label>
@@ -196,14 +211,23 @@ ${error ? `<p role="alert">${escapeHtml(error)}</p>` : ''}
 
   function consentPage(details: InteractionDetails): Response {
     const action = `${PORTAL.path}/consent?interaction=${encodeURIComponent(details.id)}`;
-    const scopes = details.scopes.map((s) => `<li>${escapeHtml(s)}</li>`).join('');
+    // Each scope in words where there are some (the scope string as its tooltip), else its name.
+    const scopes = details.scopes
+      .map((s) =>
+        Object.hasOwn(SCOPE_WORDS, s)
+          ? `<li title="${escapeHtml(s)}">${escapeHtml(SCOPE_WORDS[s]!)}</li>`
+          : `<li><code>${escapeHtml(s)}</code></li>`,
+      )
+      .join('');
     return page(
       200,
       'Allow access?',
-      `<h1>Allow ${escapeHtml(details.client.name)} (${escapeHtml(details.redirectHost)}) access?</h1><ul>${scopes}</ul>
+      `<h1>Allow ${escapeHtml(details.client.name)} (${escapeHtml(details.redirectHost)}) access?</h1><ul class="scopes">${scopes}</ul>
 <form method="post" action="${escapeHtml(action)}">
+<div class="row">
 <button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny">Deny</button>
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</div>
 </form>`,
     );
   }
@@ -383,9 +407,10 @@ const SECURITY_HEADERS = {
   'Referrer-Policy': 'same-origin',
 };
 
+/** A portal page, in the built-in pages' look (their stylesheet, the content in a card). */
 function page(status: number, title: string, body: string): Response {
   return new Response(
-    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>${body}</body></html>\n`,
+    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>${BUILT_IN_STYLESHEET}</style></head><body><main>\n${body}\n</main></body></html>\n`,
     { status, headers: SECURITY_HEADERS },
   );
 }

@@ -6,7 +6,9 @@
  * - `interactions.url: '/login'`: an authorization request that needs the user lands on the app's own
  *   login page, which finishes the interaction after passport has signed the user in;
  * - `interactions.currentUser`: reads the app's own express-session, so a signed-in user gets codes
- *   without a second login, and signing out of the app signs out of the authorization server.
+ *   without a second login, and signing out of the app signs out of the authorization server;
+ * - the same page answers the consent step (`prompt=consent`, which clients asking for
+ *   `offline_access` often send): the signed-in user allows or denies the client its scopes.
  *
  * Demo only: users and sessions live in memory, the credentials and the session secret are public.
  */
@@ -19,7 +21,7 @@ import {
   pbkdf2Hasher,
   type UserRecord,
 } from '@gatehousejs/core';
-import { escapeHtml, type HostUser, InteractionError } from '@gatehousejs/core/ui';
+import { escapeHtml, type HostUser, type InteractionDetails, InteractionError } from '@gatehousejs/core/ui';
 import { gatehouse as mountGatehouse, toRequest } from '@gatehousejs/express';
 import { unsign } from 'cookie-signature';
 import express from 'express';
@@ -156,6 +158,8 @@ export async function createApp(options: PassportAppOptions): Promise<PassportAp
         type: 'confidential',
         secretHash: await hashClientSecret(SEED.client.secret),
         redirectUris: [`${origin}/callback`],
+        // RP-initiated logout (`{issuer}/oauth2/v1/end-session`) sends the browser back here.
+        postLogoutRedirectUris: [`${origin}/logged-out`],
         firstParty: true,
       },
     ]),
@@ -175,19 +179,23 @@ export async function createApp(options: PassportAppOptions): Promise<PassportAp
   await gatehouse.ready();
   app.use(mountGatehouse(gatehouse));
 
-  /** Whether the interaction of a request asks for the second factor (`acr_values`). */
-  async function wantsMfa(req: express.Request, res: express.Response): Promise<boolean> {
-    if (typeof req.query.interaction !== 'string') return false;
-    return (await gatehouse.interactions.details(toRequest(req, res))).acrValues.includes(MFA_ACR);
-  }
-  const otpUrl = (interaction: unknown) =>
-    `/login/otp${typeof interaction === 'string' ? `?interaction=${encodeURIComponent(interaction)}` : ''}`;
+  // `toRequest(req, res)`: with `res`, the Web request's `signal` aborts when the browser goes away
+  // before the answer is sent (Node does not report it on `req` once the body is read). The
+  // interaction calls work with `toRequest(req)` as well; the signal is for whatever else the page
+  // would await for the request.
+  const withInteraction = (path: string, interaction: unknown) =>
+    `${path}${typeof interaction === 'string' ? `?interaction=${encodeURIComponent(interaction)}` : ''}`;
+  const otpUrl = (interaction: unknown) => withInteraction('/login/otp', interaction);
 
   app.get('/login', async (req, res) => {
     let asking = '';
     if (typeof req.query.interaction === 'string') {
       try {
         const details = await gatehouse.interactions.details(toRequest(req, res));
+        // The user is signed in (the app's session, through currentUser) and must allow the client.
+        if (details.step === 'consent') {
+          return void res.type('html').send(consentPage(details, req.query.interaction));
+        }
         // Signed in with the password already, and the client asks for more: only the TOTP is missing.
         const fresh = !details.prompt.includes('login') && details.maxAge === undefined;
         if (req.user && fresh && details.acrValues.includes(MFA_ACR))
@@ -235,8 +243,12 @@ export async function createApp(options: PassportAppOptions): Promise<PassportAp
       delete req.session.acr;
       if (typeof req.query.interaction !== 'string') return void res.redirect(303, '/account');
       try {
+        const details = await gatehouse.interactions.details(toRequest(req, res));
+        // A consent step (the form was posted from an older page): the consent page, now signed in.
+        if (details.step === 'consent')
+          return void res.redirect(303, withInteraction('/login', req.query.interaction));
         // The client asks for a second factor (acr_values): the TOTP step next.
-        if (await wantsMfa(req, res)) return void res.redirect(303, otpUrl(req.query.interaction));
+        if (details.acrValues.includes(MFA_ACR)) return void res.redirect(303, otpUrl(req.query.interaction));
         const { location } = await gatehouse.interactions.finish(toRequest(req, res), {
           login: { sub: (req.user as AppUser).id, authTime: req.session.authTime, amr: req.session.amr },
         });
@@ -248,6 +260,27 @@ export async function createApp(options: PassportAppOptions): Promise<PassportAp
       }
     },
   );
+
+  // The consent step's answer: Allow or Deny, by the signed-in user the interaction is bound to.
+  app.post('/login/consent', express.urlencoded({ extended: false }), async (req, res, next) => {
+    const from = req.get('origin');
+    if (from !== undefined && from !== origin)
+      return void res.status(403).send('Cross-site request refused.');
+    if (!req.user) return void res.redirect(303, withInteraction('/login', req.query.interaction));
+    try {
+      const allowed = req.body?.decision === 'allow';
+      // `consent: {}` allows the scopes and resources asked for (and remembers it for a year);
+      // `{ denied: true }` sends the client `access_denied`.
+      const { location } = await gatehouse.interactions.finish(toRequest(req, res), {
+        consent: allowed ? {} : { denied: true },
+      });
+      res.redirect(303, location);
+    } catch (error) {
+      if (error instanceof InteractionError)
+        return void res.status(error.status).send(escapeHtml(error.message));
+      next(error);
+    }
+  });
 
   // The second factor: a TOTP (RFC 6238) after the password, for clients whose acr_values ask for it.
   app.get('/login/otp', (req, res) => {
@@ -319,7 +352,25 @@ export async function createApp(options: PassportAppOptions): Promise<PassportAp
     res.type('text').send(`code=${String(req.query.code ?? '')} error=${String(req.query.error ?? '')}`);
   });
 
+  // Where the demo client lands after RP-initiated logout.
+  app.get('/logged-out', (req, res) => {
+    res.type('text').send(`signed out of the authorization server state=${String(req.query.state ?? '')}`);
+  });
+
   return { app, gatehouse, issuer };
+}
+
+/** The consent page: who asks for what, and Allow / Deny posted to `/login/consent`. */
+function consentPage(details: InteractionDetails, interaction: unknown): string {
+  const action = `/login/consent?interaction=${encodeURIComponent(String(interaction))}`;
+  const scopes = details.scopes.map((scope) => `<li>${escapeHtml(scope)}</li>`).join('');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Allow access</title></head><body>
+<h1>Allow ${escapeHtml(details.client.name)} to access your account?</h1>
+<ul id="scopes">${scopes}</ul>
+<form method="post" action="${escapeHtml(action)}">
+<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form></body></html>`;
 }
 
 function cookieValue(request: Request, name: string): string | undefined {

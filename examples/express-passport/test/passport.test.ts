@@ -120,6 +120,61 @@ describe.skipIf(!existsSync(CHROMIUM))(
       await context.close();
     });
 
+    it('logs out RP-initiated (id_token_hint, both cookies) behind express-session: back to the client with state', async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const request = authorize();
+      await page.goto(request.url);
+      await page.fill('input[name=email]', SEED.user.email);
+      await page.fill('input[name=password]', SEED.user.password);
+      await Promise.all([page.waitForURL(/\/callback\?/), page.click('button[type=submit]')]);
+      const tokens = await redeem(page.url(), request.verifier);
+      const cookies = (await context.cookies()).map((cookie) => cookie.name);
+      expect(cookies).toEqual(expect.arrayContaining(['connect.sid', 'gatehouse_session']));
+
+      // The answer is a 303 with no body, written through express-session's res.end wrapper.
+      const logout = new URLSearchParams({
+        id_token_hint: tokens.id_token,
+        post_logout_redirect_uri: `${origin}/logged-out`,
+        state: 'bye',
+      });
+      const answer = await page.goto(`${origin}/oauth/oauth2/v1/end-session?${logout}`);
+      expect(answer?.status()).toBe(200);
+      expect(page.url()).toBe(`${origin}/logged-out?state=bye`);
+      expect(await page.textContent('body')).toContain('state=bye');
+      expect((await context.cookies()).map((cookie) => cookie.name)).not.toContain('gatehouse_session');
+      await context.close();
+    });
+
+    it('answers the consent step of prompt=consent on the app’s own page: Allow gives a code, Deny access_denied', async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      // Not signed in: the login step first, then the consent step, both on the app's page.
+      const first = authorize({ prompt: 'consent', scope: 'openid profile email' });
+      await page.goto(first.url);
+      expect(new URL(page.url()).pathname).toBe('/login');
+      await page.fill('input[name=email]', SEED.user.email);
+      await page.fill('input[name=password]', SEED.user.password);
+      await Promise.all([page.waitForURL(/\/login\?interaction=/), page.click('button[type=submit]')]);
+      expect(await page.textContent('h1')).toBe('Allow Passport Demo Client to access your account?');
+      expect(await page.$$eval('#scopes li', (items) => items.map((item) => item.textContent))).toEqual([
+        'openid',
+        'profile',
+        'email',
+      ]);
+      await Promise.all([page.waitForURL(/\/callback\?/), page.click('button[value=allow]')]);
+      const tokens = await redeem(page.url(), first.verifier);
+      expect(decodeJwt(tokens.id_token).sub).toBe('u-1001');
+
+      // Signed in: prompt=consent asks again, with no sign-in; Deny sends the client access_denied.
+      const second = authorize({ prompt: 'consent' });
+      await page.goto(second.url);
+      expect(await page.textContent('h1')).toBe('Allow Passport Demo Client to access your account?');
+      await Promise.all([page.waitForURL(/\/callback\?/), page.click('button[value=deny]')]);
+      expect(new URL(page.url()).searchParams.get('error')).toBe('access_denied');
+      await context.close();
+    });
+
     it('signs a user in directly on the app (no OAuth) and then an authorization request needs no second login', async () => {
       const context = await browser.newContext();
       const page = await context.newPage();

@@ -183,6 +183,23 @@ describe.skipIf(skip !== undefined)('OpenID Connect with openid-client in a real
     await context.close();
   });
 
+  it('says on the consent page what each scope allows, tickets:read included, in words', async () => {
+    const { context, page } = await userAgent();
+    const { url } = await authorizationRequest({ scope: 'openid tickets:read' });
+    await page.goto(url.href);
+    await page.fill('input[name="username"]', 'demo');
+    await page.fill('input[name="password"]', 'demo-password');
+    await Promise.all([page.waitForLoadState('load'), page.click('button[type="submit"]')]);
+    const items = await page.$$eval('ul.scopes li', (lis) =>
+      lis.map((li) => [li.getAttribute('title'), li.textContent]),
+    );
+    expect(items).toEqual([
+      ['openid', 'Know who you are: an identifier of your account'],
+      ['tickets:read', 'Read your support tickets'],
+    ]);
+    await context.close();
+  });
+
   it('the consent form of demo-third-party requires its CSRF token and the issuer origin', async () => {
     const { context, page } = await userAgent();
     const request = await authorizationRequest({ scope: 'openid email offline_access' });

@@ -4,6 +4,7 @@
  * {origin}/portal) never shows a login page of its own and hands sign-in to the portal.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { BUILT_IN_STYLESHEET } from '@gatehousejs/core/ui';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoServer, startDemoServer } from './support/demo-server';
@@ -162,6 +163,30 @@ describe('the portal: a host app whose own sign-in the OpenID Provider uses', ()
     });
     const home = await visit(jar, portal('/'));
     expect(await home.text()).toContain('alice@example.com');
+  });
+
+  it('shows its pages in the built-in pages’ look, and its consent page says what each scope allows', async () => {
+    const browser = new Jar();
+    const loginPage = await (
+      await visit(browser, location(await visit(browser, authorizeRequest().url)))
+    ).text();
+    // The portal's login page carries the built-in pages' stylesheet, its content in their card.
+    expect(loginPage).toContain(`<style>${BUILT_IN_STYLESHEET}</style>`);
+    expect(loginPage).toMatch(/<main>[\s\S]*<h1>Sign in to the portal<\/h1>[\s\S]*<\/main>/);
+    const home = await (await visit(new Jar(), portal('/'))).text();
+    expect(home).toContain(`<style>${BUILT_IN_STYLESHEET}</style>`);
+
+    // Signed in, prompt=consent: the portal's consent page, in words, with the same fields.
+    const { jar } = await signInThroughPortal();
+    const consentUrl = location(await visit(jar, authorizeRequest({ prompt: 'consent' }).url));
+    const consentPage = await (await visit(jar, consentUrl)).text();
+    expect(consentPage).toContain(`<style>${BUILT_IN_STYLESHEET}</style>`);
+    expect(consentPage).toContain('<li title="tickets:read">Read your support tickets</li>');
+    expect(consentPage).toContain('<li title="openid">Know who you are: an identifier of your account</li>');
+    expect(consentPage).toContain('<button type="submit" name="decision" value="allow">Allow</button>');
+    expect(consentPage).toContain(
+      '<button type="submit" name="decision" value="deny" class="secondary">Deny</button>',
+    );
   });
 
   it('never shows a login page of its own: a wrong password stays on the portal’s form', async () => {

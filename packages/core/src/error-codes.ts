@@ -35,6 +35,11 @@ export const ERROR_CODES = {
     meaning:
       'The storage lacks a method the requested feature needs (e.g. `revokeUser` without `revokeSubject`).',
   },
+  ERR_CONFIG_STORE_METHOD: {
+    thrownAs: 'ConfigurationError',
+    meaning:
+      "A store of `storage` (or of an engine's view) lacks a method of its interface, or has a member of a method's name that is not a function; `option` names the first (`storage.grants.isRevoked`), the message every one.",
+  },
   ERR_CONFIG_WEAK_KEY_ENCRYPTION_KEY: {
     thrownAs: 'ConfigurationError',
     meaning: 'A key-encryption key of `keyRotation` is not 128, 192 or 256 bits (16, 24 or 32 random bytes).',

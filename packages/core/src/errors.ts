@@ -224,14 +224,26 @@ export function errorAnswer(
  * {@link MAX_LOGGED_REASON}, so that one request's line stays bounded whatever it sent.
  */
 function logRefusal(debug: NonNullable<Logger['debug']>, error: ProtocolError, request?: Request): void {
+  logRefusedRequest(debug, request, `${error.status} ${error.code}`, error.reason ?? error.description);
+}
+
+/**
+ * The debug log's line for a request refused by an answer that is no error (introspection's
+ * `{"active":false}`), bounded the same way: `outcome` says what was answered.
+ */
+export function logRefusedRequest(
+  debug: NonNullable<Logger['debug']>,
+  request: Request | undefined,
+  outcome: string,
+  why: string,
+): void {
   let where = '';
   if (request) {
     try {
       where = ` ${recordedText(request.method)} ${recordedText(new URL(request.url).pathname)}`;
     } catch {}
   }
-  const reason = recordedText(error.reason ?? error.description, MAX_LOGGED_REASON);
-  debug(`gatehouse: refused${where}: ${error.status} ${error.code}: ${reason}`);
+  debug(`gatehouse: refused${where}: ${outcome}: ${recordedText(why, MAX_LOGGED_REASON)}`);
 }
 
 /** Longest reason in a debug log line (a backstop: the values it quotes are cut to 256 already). */

@@ -223,7 +223,7 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     } catch {
       throw oauthError('invalid_request', 'The request URL is not valid.');
     }
-    if (!deployment.originChecked) deployment.checkOrigin(url);
+    deployment.checkOrigin(request.url);
     // Once the keys are in, no promise waits for them (a turn of the microtask queue per request).
     const ctx = readyContext;
     if (ctx === undefined) return contextPromise.then((ready) => routeIn(ready, request, url));
@@ -269,16 +269,20 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     options: AuthenticateOptions,
   ): Awaitable<AuthenticationResult> => {
     const accepted = acceptedSchemes(options); // a programming error throws rather than becoming a 500 response
-    if (!deployment.originChecked) deployment.checkOrigin(request.url);
     const ctx = readyContext;
     if (ctx === undefined) return contextPromise.then(() => authenticateNow(request, options), refused);
     let caller: Awaitable<Caller>;
     try {
       caller = authenticateRequest(ctx, resolved.dpop, request, options, accepted);
     } catch (error) {
+      deployment.checkOrigin(request.url);
       return refused(error, request);
     }
     if (!(caller instanceof Promise)) return { ok: true, caller };
+    // The origin is compared off the fast path only: a token verified before and answered at once
+    // had its origin compared on its first check, and reading the URL of an adapter's light
+    // request would build it, which the bearer check never needs.
+    deployment.checkOrigin(request.url);
     // The debug log names the request; without it, no closure on the bearer check's path.
     return caller.then(
       authenticated,

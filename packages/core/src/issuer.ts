@@ -30,11 +30,23 @@ export function parseIssuer(issuer: string, allowInsecure: boolean): URL {
   return url;
 }
 
-/** The issuer of `url` (no trailing slash) and where it is: origin, path, https or not. */
-export function issuerOf(url: URL): { readonly issuer: string; readonly site: IssuerSite } {
+/**
+ * The issuer of `url` (no trailing slash) and where it is: origin, path, https or not. `given` is
+ * the `issuer` option as written, which must be exactly that identifier.
+ */
+export function issuerOf(url: URL, given: string): { readonly issuer: string; readonly site: IssuerSite } {
   const basePath = url.pathname.replace(/\/+$/, '');
+  const issuer = url.origin + basePath;
+  // The issuer is an identifier compared byte for byte (RFC 8414 §3.3, OpenID Connect Discovery
+  // §4.3, every ID token's `iss`): written otherwise than it is used (a trailing slash, an upper-case
+  // host, a default port), relying parties configured as written would fail discovery.
+  if (issuer !== given)
+    throw new ConfigurationError(
+      `issuer: "${given}" is not written as the issuer identifier it stands for, "${issuer}" (without a trailing slash, host in lower case, no default port): give "${issuer}", and configure relying parties with exactly that.`,
+      { code: 'ERR_CONFIG_INVALID_OPTION', option: 'issuer' },
+    );
   return {
-    issuer: url.origin + basePath,
+    issuer,
     site: { origin: url.origin, basePath, secure: url.protocol === 'https:' },
   };
 }

@@ -18,10 +18,30 @@ async function base() {
 }
 
 describe('createGatehouse options', () => {
-  it('derives the base path from the issuer and strips a trailing slash', async () => {
-    const gatehouse = createGatehouse({ ...(await base()), issuer: 'https://auth.example.com/tenant/' });
+  it('derives the base path from the issuer', async () => {
+    const gatehouse = createGatehouse(await base());
     expect(gatehouse.issuer).toBe('https://auth.example.com/tenant');
     expect(gatehouse.basePath).toBe('/tenant');
+    expect(createGatehouse({ ...(await base()), issuer: 'https://auth.example.com' }).basePath).toBe('');
+  });
+
+  it('refuses an issuer written otherwise than it is used (trailing slash, upper case, default port), naming the form to give', async () => {
+    const options = await base();
+    for (const [given, used] of [
+      ['https://auth.example.com/tenant/', 'https://auth.example.com/tenant'],
+      ['https://auth.example.com/', 'https://auth.example.com'],
+      ['https://Auth.Example.com/tenant', 'https://auth.example.com/tenant'],
+      ['https://auth.example.com:443/tenant', 'https://auth.example.com/tenant'],
+    ]) {
+      expect(() => createGatehouse({ ...options, issuer: given! })).toThrow(
+        expect.objectContaining({
+          name: 'ConfigurationError',
+          code: 'ERR_CONFIG_INVALID_OPTION',
+          option: 'issuer',
+          message: `issuer: "${given}" is not written as the issuer identifier it stands for, "${used}" (without a trailing slash, host in lower case, no default port): give "${used}", and configure relying parties with exactly that.`,
+        }),
+      );
+    }
   });
 
   it.each([

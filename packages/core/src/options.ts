@@ -25,6 +25,9 @@ export interface GatehouseOptions {
    * The instance's base URL, `{base_url}`: origin plus instance path, e.g.
    * `https://example.com/demo`. It is the `iss` of every token (RFC 8414 §2) and the prefix of
    * every route. Must be https, except for `localhost`/loopback or with {@link allowInsecureIssuer}.
+   * Written exactly as it is used, since relying parties compare it byte for byte: no trailing
+   * slash (`https://example.com`, not `https://example.com/`), host in lower case, no default
+   * port; anything else is refused at creation, naming the form to give.
    */
   readonly issuer: string;
   /** Allows an `http:` issuer on a non-loopback host (never in production). Default `false`. */
@@ -285,10 +288,11 @@ export interface GatehouseOptions {
   /** Receives diagnostics (store failures, configuration warnings). Default: `console`. */
   readonly logger?: Logger;
   /**
-   * The debug log: one line per refused request (4xx) through `logger.debug` (else
-   * `console.debug`), with the method, path, status, code and the reason the answer does not say
-   * (which client authentication method is registered and which was used, an unknown client, an
-   * expired or revoked token, …). Never a secret, token or query string. Default: on when the
+   * The debug log: one line per refused request (4xx, and every introspection answered
+   * `{"active":false}`) through `logger.debug` (else `console.debug`), with the method, path,
+   * status, code and the reason the answer does not say (which client authentication method is
+   * registered and which was used, an unknown client, an expired or revoked token, a resource
+   * server whose `introspects` does not name the token's audience, …). Never a secret, token or query string. Default: on when the
    * environment has `GATEHOUSE_DEBUG=1`, else off.
    */
   readonly debug?: boolean;

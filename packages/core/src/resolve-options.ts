@@ -76,7 +76,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     });
   refuseUnknownOptions(options);
   const url = parseIssuer(options.issuer, options.allowInsecureIssuer ?? false);
-  const { issuer, site } = issuerOf(url);
+  const { issuer, site } = issuerOf(url, options.issuer);
   const algorithm = signingAlgorithm(options);
   checkHostStores(options);
   const timeoutMs = count('storageTimeoutMs', options.storageTimeoutMs, 5000);

@@ -18,6 +18,11 @@ import {
 } from '../../core/test/adapter-kit';
 import { ISSUER, issueTokens, testInstance } from '../../core/test/fixtures';
 import { API, API_CLIENT, introspectingIssuer, WORKER } from '../../core/test/introspecting-issuer';
+import {
+  bodyShapes,
+  expectAnswersBehindResponseWrappers,
+  responseWrappers,
+} from '../../core/test/response-wrappers';
 
 const servers = serverRegistry();
 afterEach(() => servers.closeAll());
@@ -260,6 +265,18 @@ describe('gatehouse() with a real instance', () => {
       await expectCodeExchangedAndRepeatRefused(t, (init) => fetch(`${base}/demo/oauth2/v1/token`, init));
     });
   }
+});
+
+describe('behind middleware wrapping res.write/res.end', () => {
+  it('answers whole behind express-session, compression and a hand-written wrapper', async () => {
+    const t = await testInstance();
+    const wrappers = responseWrappers();
+    const app = express();
+    app.use(wrappers.use);
+    app.use(gatehouse(t.gatehouse));
+    app.use(operations(bodyShapes));
+    await expectAnswersBehindResponseWrappers(await listen(app), wrappers.calls);
+  });
 });
 
 describe('gatehouse() mounted at a path other than the issuer path', () => {

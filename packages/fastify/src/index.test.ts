@@ -20,6 +20,11 @@ import {
 } from '../../core/test/adapter-kit';
 import { issueTokens, testInstance } from '../../core/test/fixtures';
 import { protectInstance } from '../../core/test/protect-fixtures';
+import {
+  bodyShapes,
+  expectAnswersBehindResponseWrappers,
+  responseWrappers,
+} from '../../core/test/response-wrappers';
 
 const apps: FastifyInstance[] = [];
 afterEach(async () => {
@@ -235,6 +240,17 @@ describe.each(versions)('on %s', (_version, Fastify, formbody) => {
         ],
         { path: '/demo/nothing', status: 404 },
       );
+    });
+  });
+
+  describe('behind middleware wrapping res.write/res.end', () => {
+    it('answers whole behind express-session, compression and a hand-written wrapper (run on the raw request)', async () => {
+      const t = await testInstance();
+      const wrappers = responseWrappers();
+      const app = Fastify();
+      app.addHook('onRequest', (request, reply, done) => wrappers.use(request.raw, reply.raw, done as never));
+      await app.register(gatehouse, { instance: t.gatehouse, operations: bodyShapes });
+      await expectAnswersBehindResponseWrappers(await listen(app), wrappers.calls);
     });
   });
 

@@ -20,6 +20,11 @@ import {
   serverRegistry,
 } from '../../core/test/adapter-kit';
 import { issueTokens, testInstance } from '../../core/test/fixtures';
+import {
+  bodyShapes,
+  expectAnswersBehindResponseWrappers,
+  responseWrappers,
+} from '../../core/test/response-wrappers';
 
 const servers = serverRegistry();
 afterEach(() => servers.closeAll());
@@ -213,6 +218,23 @@ describe.each(versions)('on %s', (_version, Koa) => {
       app.use(gatehouse(t.gatehouse));
       const base = await listen(app);
       await expectCodeExchangedAndRepeatRefused(t, (init) => fetch(`${base}/demo/oauth2/v1/token`, init));
+    });
+  });
+
+  describe('behind middleware wrapping res.write/res.end', () => {
+    it('answers whole behind express-session, compression and a hand-written wrapper (run on ctx.req/ctx.res)', async () => {
+      const t = await testInstance();
+      const wrappers = responseWrappers();
+      const app = new Koa();
+      app.use(
+        (ctx, next) =>
+          new Promise<void>((resolve, reject) =>
+            wrappers.use(ctx.req, ctx.res, (error) => (error ? reject(error) : resolve(next()))),
+          ),
+      );
+      app.use(gatehouse(t.gatehouse));
+      app.use(operations(bodyShapes));
+      await expectAnswersBehindResponseWrappers(await listen(app), wrappers.calls);
     });
   });
 

@@ -177,3 +177,25 @@ describe('POST /auth/v1/token/introspect', () => {
     expect((await response.json()).error).toBe('invalid_request');
   });
 });
+
+describe('POST /auth/v1/token/introspect, inactive answers explained (debug log)', () => {
+  it('writes why for a revoked bearer and for a client asking about an OAuth 2.0 token', async () => {
+    const lines: string[] = [];
+    const t = await testInstance({
+      debug: true,
+      logger: { warn() {}, error() {}, debug: (line: string) => lines.push(line) },
+    });
+    const token = await authApiToken(t);
+    await t.gatehouse.fetch(bearerPost('/auth/v1/token/revoke', token));
+    expect(await (await t.gatehouse.fetch(bearerPost(PATH, token))).text()).toBe('{"active":false}');
+    const { access_token } = await issueTokens(t);
+    const asked = await t.gatehouse.fetch(
+      post(PATH, { token: access_token }, { Authorization: basic('demo-client', 'demo-secret') }),
+    );
+    expect(await asked.text()).toBe('{"active":false}');
+    expect(lines).toEqual([
+      'gatehouse: refused POST /demo/auth/v1/token/introspect: 200 {"active":false}: asked about a revoked access token (the token, its grant or its user)',
+      'gatehouse: refused POST /demo/auth/v1/token/introspect: 200 {"active":false}: a client asked about an OAuth 2.0 access token: clients introspect those at /oauth2/v1/introspect',
+    ]);
+  });
+});

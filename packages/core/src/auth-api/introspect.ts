@@ -1,7 +1,7 @@
 import type { AccessTokenCheck, ClientRequest, Context } from '../context.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
-import { INACTIVE, introspectAccessToken, userExists } from '../oauth2/introspect.js';
+import { inactive, introspectAccessToken, NOT_VERIFIED, userExists } from '../oauth2/introspect.js';
 import { checkAccessToken } from '../tokens/access-token.js';
 import { readTokenCaller } from './token-caller.js';
 
@@ -23,12 +23,18 @@ import { readTokenCaller } from './token-caller.js';
  */
 export async function authApiIntrospectEndpoint(
   request: Request,
-  ctx: ClientRequest & AccessTokenCheck & Pick<Context, 'users'>,
+  ctx: ClientRequest & AccessTokenCheck & Pick<Context, 'users' | 'logger'>,
 ): Promise<Answer> {
   const caller = await readTokenCaller(request, ctx);
   const claims = await checkAccessToken(ctx, caller.token);
-  if (typeof claims === 'string' || (caller.kind === 'client' && claims.family !== 'auth_api'))
-    return noStoreJson(INACTIVE);
-  if (!(await userExists(ctx, claims.sub))) return noStoreJson(INACTIVE);
+  if (typeof claims === 'string') return inactive(ctx, request, `asked about ${NOT_VERIFIED[claims]}`);
+  if (caller.kind === 'client' && claims.family !== 'auth_api')
+    return inactive(
+      ctx,
+      request,
+      'a client asked about an OAuth 2.0 access token: clients introspect those at /oauth2/v1/introspect',
+    );
+  if (!(await userExists(ctx, claims.sub)))
+    return inactive(ctx, request, 'asked about an access token whose user no longer exists');
   return noStoreJson(introspectAccessToken(ctx, claims));
 }

@@ -37,6 +37,57 @@ describe('a request at an origin other than the issuer', () => {
     expect(warnings).toEqual([expect.stringContaining('a request arrived at https://api.example.com')]);
   });
 
+  it('warns on the first request at another origin whenever it comes, once per origin', async () => {
+    const { gatehouse, warnings } = await watched();
+    const metadata = (origin: string) =>
+      gatehouse.fetch(new Request(`${origin}/demo/.well-known/openid-configuration`));
+    // A health check at the issuer's origin comes first: it does not hide what comes later.
+    expect((await metadata('http://localhost:3000')).status).toBe(200);
+    expect(warnings).toEqual([]);
+    await metadata('http://localhost:4000');
+    await metadata('http://localhost:4000');
+    await metadata('http://localhost:3000');
+    await metadata('https://auth.example.com');
+    expect(warnings).toEqual([
+      expect.stringContaining('a request arrived at http://localhost:4000, but the issuer is'),
+      expect.stringContaining('a request arrived at https://auth.example.com, but the issuer is'),
+    ]);
+    // Not taken for the issuer's origin: a port that begins like it.
+    await metadata('http://localhost:30000');
+    expect(warnings[2]).toContain('a request arrived at http://localhost:30000,');
+  });
+
+  it('remembers at most 16 other origins, and says so on the last warning', async () => {
+    const { gatehouse, warnings } = await watched();
+    for (let i = 0; i < 20; i++) {
+      for (let repeat = 0; repeat < 2; repeat++) {
+        const response = await gatehouse.fetch(
+          new Request(`http://host-${i}.example/demo/.well-known/openid-configuration`),
+        );
+        expect(response.status).toBe(200);
+      }
+    }
+    expect(warnings).toHaveLength(16);
+    expect(warnings[15]).toContain('http://host-15.example');
+    expect(warnings[15]).toContain(
+      "16 origins other than the issuer's were warned about: further ones are not.",
+    );
+    expect(warnings.slice(0, 15).join('\n')).not.toContain('further ones');
+  });
+
+  it('warns on a bearer check at another origin after checks at the issuer origin', async () => {
+    const t = await watched();
+    const at = async (origin: string) => {
+      const token = await authApiToken(t);
+      const me = new Request(`${origin}/me`, { headers: { authorization: `Bearer ${token}` } });
+      return (await t.gatehouse.authenticate(me, { schemes: ['bearer'] })).ok;
+    };
+    expect(await at('http://localhost:3000')).toBe(true);
+    expect(t.warnings).toEqual([]);
+    expect(await at('https://api.example.com')).toBe(true);
+    expect(t.warnings).toEqual([expect.stringContaining('a request arrived at https://api.example.com')]);
+  });
+
   it('logs nothing when requests come to the issuer origin', async () => {
     const t = await watched();
     const token = await authApiToken(t);

@@ -11,14 +11,21 @@ import { recordedText } from '../recorded-text.js';
  * - an instance reached at a path none of its routes lies under: mounted (or routed to) at a path
  *   other than its issuer path, every request falls through to the framework's own 404.
  *
- * Only the first request's origin is compared (then a boolean: the bearer check's cost is
- * unchanged); a mount path is compared on each request through an adapter, until one warning.
+ * The origin of every request to the instance's routes is compared, as text (a prefix test), and
+ * of every bearer check but those answered at once from the verified-token cache (whose URL is
+ * never built); each other origin is warned about once, whenever its first request comes (a
+ * health check at the issuer's origin does not hide a later mistake), and at most
+ * {@link MAX_WARNED_ORIGINS} of them are remembered, since anyone can send any `Host`. A mount path
+ * is compared on each request through an adapter, until one warning.
  */
+
+/** Origins other than the issuer's warned about, per instance (docs/security.md); then no more. */
+export const MAX_WARNED_ORIGINS = 16;
 
 /** The warnings of one instance. */
 export class DeploymentWarnings {
-  /** Whether a request's origin was compared to the issuer's (only the first one is). */
-  originChecked = false;
+  /** The other origins warned about so far (at most {@link MAX_WARNED_ORIGINS}). */
+  readonly #warnedOrigins = new Set<string>();
   #strayWarned = false;
   /** The last mount path found to reach a route (adapters pass the same string on every request). */
   #mountFits = '';
@@ -32,24 +39,32 @@ export class DeploymentWarnings {
     private readonly reaches: (prefix: string) => boolean,
   ) {}
 
-  /** Compares the first request's origin to the issuer's; warns when they differ. */
-  checkOrigin(requestUrl: URL | string): void {
-    if (this.originChecked) return;
-    this.originChecked = true;
-    let origin: string;
-    try {
-      origin = (typeof requestUrl === 'string' ? new URL(requestUrl) : requestUrl).origin;
-    } catch {
-      return; // the request itself is refused for its URL
-    }
-    if (origin === this.issuerOrigin) return;
+  /**
+   * Compares a request's origin to the issuer's; warns the first time each other origin comes.
+   * `requestUrl` is a request's URL as serialized (`Request.url`): its origin is the text before
+   * the path (a `Request` has no user info in its URL).
+   */
+  checkOrigin(requestUrl: string): void {
+    const issuerOrigin = this.issuerOrigin;
+    // The common case, a request at the issuer's origin: one prefix test, nothing parsed.
+    if (requestUrl.startsWith(issuerOrigin) && requestUrl.charCodeAt(issuerOrigin.length) === 47) return;
+    const warned = this.#warnedOrigins;
+    if (warned.size >= MAX_WARNED_ORIGINS) return;
+    const pathStart = requestUrl.indexOf('/', requestUrl.indexOf('//') + 2);
+    const origin = pathStart < 0 ? requestUrl : requestUrl.slice(0, pathStart);
+    if (origin === issuerOrigin || warned.has(origin)) return;
+    warned.add(origin);
+    const last =
+      warned.size === MAX_WARNED_ORIGINS
+        ? ` (${MAX_WARNED_ORIGINS} origins other than the issuer's were warned about: further ones are not.)`
+        : '';
     this.logger.warn(
-      `gatehouse: a request arrived at ${origin}, but the issuer is ${this.issuer}: the metadata, ` +
-        `redirects and tokens point at ${this.issuerOrigin}, which clients may not reach. Set the ` +
+      `gatehouse: a request arrived at ${recordedText(origin)}, but the issuer is ${this.issuer}: the metadata, ` +
+        `redirects and tokens point at ${issuerOrigin}, which clients may not reach. Set the ` +
         'issuer to the public URL clients use. Behind a proxy (TLS termination, another host or ' +
         'port), let the framework trust it so the request URL is the public one (Express: ' +
         "app.set('trust proxy', …); Koa: app.proxy = true; Fastify: trustProxy), or pass the " +
-        'public origin to the adapter.',
+        `public origin to the adapter.${last}`,
     );
   }
 

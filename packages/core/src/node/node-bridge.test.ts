@@ -7,9 +7,10 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { type AddressInfo, Socket } from 'node:net';
-import { clientAddressOf } from '@gatehousejs/core/adapter';
+import { answerOf, clientAddressOf } from '@gatehousejs/core/adapter';
 import {
   encodePreParsedBody,
+  readGatehouseRequest,
   readWebRequest,
   sendWebResponse,
   type ToWebRequestOptions,
@@ -27,6 +28,11 @@ import {
   sendResettable,
 } from '../../test/adapter-kit';
 import { ISSUER, issueTokens, testInstance } from '../../test/fixtures';
+import {
+  bodyShapes,
+  expectAnswersBehindResponseWrappers,
+  responseWrappers,
+} from '../../test/response-wrappers';
 
 type App = (request: Request, req: IncomingMessage) => Promise<Response> | Response;
 
@@ -611,6 +617,31 @@ describe('the bridge in front of a Gatehouse instance', () => {
     );
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ error: 'payload_too_large' });
+  });
+});
+
+describe('sendWebResponse behind the host’s res.write/res.end wrappers', () => {
+  it('answers every shape whole through express-session, compression and a hand-written wrapper, resolving once sent', async () => {
+    const t = await testInstance();
+    const wrappers = responseWrappers();
+    const unfinished: string[] = [];
+    const server = createServer((req, res) =>
+      wrappers.use(req, res, async () => {
+        const request = await readGatehouseRequest(req, { response: res });
+        const shape = await bodyShapes(request);
+        await sendWebResponse(res, shape ?? (await answerOf(t.gatehouse, request)));
+        // The hand-written wrapper ends a moment later: a Response's promise waits for it (a
+        // Reply's text is handed over whole, and its promise is settled at once).
+        if (shape && !res.writableFinished) unfinished.push(`${req.method} ${req.url}`);
+      }),
+    );
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await expectAnswersBehindResponseWrappers(
+      `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      wrappers.calls,
+    );
+    expect(unfinished).toEqual([]);
   });
 });
 

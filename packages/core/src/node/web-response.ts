@@ -91,7 +91,7 @@ async function sendResponse(
     }
     writeHead(res, response, fields);
     for (const chunk of [first.value!, second.value]) {
-      if (!res.write(chunk)) {
+      if (!res.write(asBuffer(chunk))) {
         await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
       }
     }
@@ -102,7 +102,7 @@ async function sendResponse(
         return;
       }
       if (next.done) break;
-      if (!res.write(next.value)) {
+      if (!res.write(asBuffer(next.value))) {
         await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
       }
     }
@@ -160,11 +160,33 @@ function writeHead(res: ServerResponse, response: Answer, fields: (string | stri
   else res.writeHead(response.status, fields);
 }
 
+/**
+ * Ends the response with its last chunk and resolves when Node has handed it over (`finish`) or the
+ * connection is gone (`close`). `end` gets the chunk only, never a callback: middleware wraps
+ * `res.end(chunk, encoding)` (express-session, compression, loggers) and would take a function for
+ * the chunk or the encoding, and a wrapper that ends later (express-session saves the session
+ * first) would drop it.
+ */
 function endResponse(res: ServerResponse, chunk?: Uint8Array): Promise<void> {
-  return new Promise((resolve) => {
-    if (res.destroyed) return resolve();
-    if (chunk) res.end(chunk, () => resolve());
-    else res.end(() => resolve());
-    res.once('close', () => resolve());
+  if (res.destroyed || res.writableFinished) return SENT;
+  const ended = new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('finish', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('finish', done);
+    res.once('close', done);
   });
+  if (chunk) res.end(asBuffer(chunk));
+  else res.end();
+  return ended;
+}
+
+/**
+ * The same bytes as a `Buffer` (no copy): what `res.write`/`res.end` wrappers of the host's
+ * middleware expect besides strings (compression's `Buffer.isBuffer`, express-session's).
+ */
+function asBuffer(chunk: Uint8Array): Buffer {
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 }

@@ -107,3 +107,82 @@ describe('introspection endpoint (RFC 7662)', () => {
     expect((await publicClient.json()).error).toBe('invalid_client');
   });
 });
+
+describe('inactive answers, explained to the operator (debug log)', () => {
+  async function debugged(debug = true) {
+    const lines: string[] = [];
+    const resourceServer = {
+      id: 'rs',
+      type: 'confidential' as const,
+      secretHash: await hashClientSecret('rs-secret'),
+      grantTypes: [],
+      redirectUris: [],
+    };
+    const t = await testInstance({
+      debug,
+      logger: { warn() {}, error() {}, debug: (line: string) => lines.push(line) },
+      clients: memoryClientStore([...(await testClients()), resourceServer]),
+    });
+    const ask = async (token: string, client = 'demo-client', secret = 'demo-secret') =>
+      (
+        await t.gatehouse.fetch(
+          post('/oauth2/v1/introspect', { token }, { Authorization: basic(client, secret) }),
+        )
+      ).text();
+    return { t, lines, ask };
+  }
+
+  it('says why a resource server registered without introspects is answered {"active":false} for a valid token', async () => {
+    const { t, lines, ask } = await debugged();
+    const { access_token } = await issueTokens(t);
+    expect(await ask(access_token, 'rs', 'rs-secret')).toBe('{"active":false}');
+    expect(lines).toEqual([
+      `gatehouse: refused POST /demo/oauth2/v1/introspect: 200 {"active":false}: client "rs" may not introspect this access token: it is not the token's client (client "demo-client"), and its introspects (none) names none of the token's audiences ("${ISSUER}/api/v1"); a resource server lists its audience in introspects`,
+    ]);
+
+    const quiet = await debugged(false);
+    expect(await quiet.ask((await issueTokens(quiet.t)).access_token, 'rs', 'rs-secret')).toBe(
+      '{"active":false}',
+    );
+    expect(quiet.lines).toEqual([]);
+  });
+
+  it('writes one line for every other inactive answer, naming why and never the token', async () => {
+    const { t, lines, ask } = await debugged();
+    const { access_token, refresh_token } = await issueTokens(t);
+    const reasons: string[] = [];
+    const expectInactive = async (token: string, reason: RegExp, client?: string) => {
+      lines.length = 0;
+      expect(await ask(token, client, client && `${client}-secret`)).toBe('{"active":false}');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        /^gatehouse: refused POST \/demo\/oauth2\/v1\/introspect: 200 \{"active":false\}: /,
+      );
+      expect(lines[0]).toMatch(reason);
+      expect(lines[0]).not.toContain(token);
+      reasons.push(lines[0]!);
+    };
+
+    await expectInactive(
+      'garbage',
+      /no valid access token of this issuer .*no live refresh token has that value/,
+    );
+    await expectInactive(refresh_token, /a refresh token of client "demo-client": only its holder may/, 'rs');
+    await t.gatehouse.fetch(post('/oauth2/v1/revoke', { token: access_token }, DEMO_BASIC));
+    await expectInactive(access_token, /a revoked access token/);
+
+    const fresh = await issueTokens(t);
+    const rotated = await t.gatehouse.fetch(
+      post(
+        '/oauth2/v1/token',
+        { grant_type: 'refresh_token', refresh_token: fresh.refresh_token },
+        DEMO_BASIC,
+      ),
+    );
+    expect(rotated.status).toBe(200);
+    await expectInactive(fresh.refresh_token, /a refresh token that was rotated/);
+    t.clock.advance(3600 + 6);
+    await expectInactive(fresh.access_token, /an expired access token/);
+    expect(new Set(reasons).size).toBe(reasons.length);
+  });
+});

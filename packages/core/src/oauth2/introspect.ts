@@ -1,13 +1,16 @@
 import type { ClientRequest, Context, RevocationCheck, TokenVerifying } from '../context.js';
-import { invalidClient } from '../errors.js';
+import { invalidClient, logRefusedRequest } from '../errors.js';
 import { readForm } from '../http/form.js';
 import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
+import { recordedText } from '../recorded-text.js';
+import { clientNamed } from '../records/record-problems.js';
 import { toEpochSeconds } from '../time.js';
 import {
   type AccessTokenClaims,
   isAccessTokenRevoked,
-  verifyAccessTokenSignature,
+  type TokenRejection,
+  verifyAccessTokenOrSayWhy,
 } from '../tokens/access-token.js';
 import { hashSecret } from '../tokens/secrets.js';
 import { subjectId } from '../tokens/subject.js';
@@ -61,7 +64,7 @@ export async function userExists(ctx: Pick<Context, 'users'>, userId: string): P
  */
 export async function introspectEndpoint(
   request: Request,
-  ctx: ClientRequest & TokenVerifying & RevocationCheck & Pick<Context, 'tokens' | 'users'>,
+  ctx: ClientRequest & TokenVerifying & RevocationCheck & Pick<Context, 'tokens' | 'users' | 'logger'>,
 ): Promise<Answer> {
   const params = await readForm(request, ctx.limits.maxBodyBytes);
   const { client, method } = await authenticateClient(ctx, request, params);
@@ -70,42 +73,88 @@ export async function introspectEndpoint(
   const token = params.require('token');
   params.get('token_type_hint');
   const now = ctx.clock.now();
+  const caller = clientNamed(client.id);
 
   // A token for any of the instance's resources (RFC 8707: the MCP server's, an exchanged token's
   // target), not only its own API: introspection serves every resource server of this issuer.
-  const signed = await verifyAccessTokenSignature(ctx, token);
-  const access =
-    signed?.audience.some((audience) => ctx.tokens.resources.has(audience)) &&
-    !(await isAccessTokenRevoked(ctx, signed))
-      ? signed
-      : null;
-  if (access) {
+  const signed = await verifyAccessTokenOrSayWhy(ctx, token);
+  let notAccess: string;
+  if (typeof signed === 'string') notAccess = NOT_VERIFIED[signed];
+  else if (!signed.audience.some((audience) => ctx.tokens.resources.has(audience)))
+    notAccess = `an access token for ${audiencesOf(signed)}, none of them a resource of this instance`;
+  else if (await isAccessTokenRevoked(ctx, signed))
+    notAccess = 'a revoked access token (the token, its grant or its user)';
+  else {
     // RFC 7662 §4: the holder's client, or a resource server the token is meant for.
     const mayAsk =
-      access.clientId === client.id ||
-      access.audience.some((audience) => client.introspects?.includes(audience) === true);
-    const active = mayAsk && (access.subject.kind === 'client' || (await userExists(ctx, access.sub)));
-    return noStoreJson(active ? introspectAccessToken(ctx, access) : INACTIVE);
+      signed.clientId === client.id ||
+      signed.audience.some((audience) => client.introspects?.includes(audience) === true);
+    if (!mayAsk)
+      return inactive(
+        ctx,
+        request,
+        `${caller} may not introspect this access token: it is not the token's client (${signed.clientId === undefined ? 'none' : clientNamed(signed.clientId)}), and its introspects (${client.introspects?.length ? client.introspects.map(quoted).join(', ') : 'none'}) names none of the token's audiences (${audiencesOf(signed)}); a resource server lists its audience in introspects`,
+      );
+    if (signed.subject.kind === 'user' && !(await userExists(ctx, signed.sub)))
+      return inactive(ctx, request, `${caller} asked about an access token whose user no longer exists`);
+    return noStoreJson(introspectAccessToken(ctx, signed));
   }
   const refresh = await ctx.storage.grants.findRefreshToken(await hashSecret(token), now);
+  if (!refresh)
+    return inactive(
+      ctx,
+      request,
+      `${caller} asked about ${notAccess}, and no live refresh token has that value`,
+    );
+  if (refresh.rotatedAt !== undefined)
+    return inactive(
+      ctx,
+      request,
+      `${caller} asked about a refresh token that was rotated (replaced by a newer one)`,
+    );
+  if (refresh.clientId !== client.id)
+    return inactive(
+      ctx,
+      request,
+      `${caller} asked about a refresh token of ${clientNamed(refresh.clientId)}: only its holder may`,
+    );
   if (
-    refresh &&
-    refresh.rotatedAt === undefined &&
-    refresh.clientId === client.id &&
-    refresh.subject !== undefined &&
-    (refresh.subject.kind === 'client' || (await userExists(ctx, refresh.subject.userId)))
-  ) {
-    return noStoreJson({
-      active: true,
-      token_type: 'refresh_token',
-      scope: refresh.scope,
-      client_id: refresh.clientId,
-      sub: subjectId(refresh.subject),
-      ...(refresh.audience?.length ? { aud: refresh.audience } : {}),
-      iss: ctx.issuer,
-      exp: toEpochSeconds(refresh.expiresAt),
-      iat: toEpochSeconds(refresh.issuedAt),
-    });
-  }
+    refresh.subject === undefined ||
+    (refresh.subject.kind === 'user' && !(await userExists(ctx, refresh.subject.userId)))
+  )
+    return inactive(ctx, request, `${caller} asked about a refresh token whose user no longer exists`);
+  return noStoreJson({
+    active: true,
+    token_type: 'refresh_token',
+    scope: refresh.scope,
+    client_id: refresh.clientId,
+    sub: subjectId(refresh.subject),
+    ...(refresh.audience?.length ? { aud: refresh.audience } : {}),
+    iss: ctx.issuer,
+    exp: toEpochSeconds(refresh.expiresAt),
+    iat: toEpochSeconds(refresh.issuedAt),
+  });
+}
+
+/**
+ * `{"active": false}`, all RFC 7662 §2.2 lets the caller learn, and the debug log's line saying
+ * why (with `debug: true`), so that a resource server refused for its registration can be told
+ * from one shown a bad token.
+ */
+export function inactive(ctx: Pick<Context, 'logger'>, request: Request, why: string): Answer {
+  if (ctx.logger.debug) logRefusedRequest(ctx.logger.debug, request, '200 {"active":false}', why);
   return noStoreJson(INACTIVE);
 }
+
+/** The debug log's words for a token that is no access token of this instance, by rejection. */
+export const NOT_VERIFIED: Readonly<Record<TokenRejection | 'malformed', string>> = {
+  malformed: 'a token that is not even of the bearer token syntax',
+  invalid: 'no valid access token of this issuer (malformed, unknown key, bad signature, type or claims)',
+  expired: 'an expired access token',
+  revoked: 'a revoked access token (the token, its grant or its user)',
+  issuer: 'an access token of another issuer',
+  audience: 'an access token for another audience',
+};
+
+const quoted = (value: string) => JSON.stringify(recordedText(value));
+const audiencesOf = (claims: AccessTokenClaims) => claims.audience.map(quoted).join(', ');

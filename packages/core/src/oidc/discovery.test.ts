@@ -53,7 +53,7 @@ describe('OpenID Provider metadata (Discovery section 3)', () => {
     expect(doc.scopes_supported).toEqual(['openid', 'profile', 'tickets:read']);
     expect(doc.subject_types_supported).toEqual(['public']);
     expect(doc.claims_supported).toEqual(
-      expect.arrayContaining(['sub', 'name', 'email', 'email_verified', 'auth_time']),
+      expect.arrayContaining(['sub', 'name', 'email', 'email_verified', 'auth_time', 'acr', 'amr']),
     );
     expect(doc).toMatchObject({
       claims_parameter_supported: false,

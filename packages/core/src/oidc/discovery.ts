@@ -52,6 +52,10 @@ export function openIdProviderMetadata(
       'exp',
       'iat',
       'auth_time',
+      // Core §2: what the sign-in reached and how (the built-in login page: amr ["pwd"]; the host's
+      // sign-in: whatever its result says), in ID tokens when known.
+      'acr',
+      'amr',
       'nonce',
       'at_hash',
       'sid',

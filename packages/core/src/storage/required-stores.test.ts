@@ -94,6 +94,61 @@ describe('storage: no silent fallback to memory', () => {
   });
 });
 
+describe('storage: every method of every store, checked at creation', () => {
+  /** The ConfigurationError `createGatehouse` throws for `storage`. */
+  async function refused(storage: unknown): Promise<ConfigurationError> {
+    const error = await create(storage).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(ConfigurationError);
+    return error as ConfigurationError;
+  }
+
+  it('refuses a grant store without isRevoked and redeemCode, naming the store and each method', async () => {
+    const { isRevoked: _, redeemCode: __, ...grants } = memoryGrantStore();
+    const error = await refused(withMemoryFallback({ grants: grants as never }));
+    expect(error).toMatchObject({ code: 'ERR_CONFIG_STORE_METHOD', option: 'storage.grants.redeemCode' });
+    expect(error.message).toBe(
+      'storage: grants.redeemCode is missing (GrantStore); grants.isRevoked is missing (GrantStore). Every store implements its whole interface (docs/storage.md, "How many methods"); a partial store would fail with a TypeError at its first use.',
+    );
+  });
+
+  it('checks the client registry and kv too, and an engine’s view, naming the instance', async () => {
+    const { increment: _, ...kv } = memoryStorage().kv as unknown as Record<string, unknown>;
+    expect(await refused({ ...memoryStorage(), kv })).toMatchObject({
+      code: 'ERR_CONFIG_STORE_METHOD',
+      option: 'storage.kv.increment',
+      message: expect.stringMatching(/^storage: kv\.increment is missing \(KeyValueStore\)\. /),
+    });
+    const stores = memoryStorage();
+    const engine: StorageEngine = {
+      instance: () => ({ ...stores, clients: { ...stores.clients, touchClient: 'later' } as never }),
+    };
+    expect((await refused(engine)).message).toMatch(
+      /^storage: the engine's view of instance "https:\/\/auth\.example\.com": clients\.touchClient is a string, not a function \(ClientRegistry\)\. /,
+    );
+  });
+
+  it('refuses an optional method given as something other than a function, and accepts it left out', async () => {
+    const grants = { ...memoryGrantStore(), watchRevocations: true };
+    expect(await refused(withMemoryFallback({ grants: grants as never }))).toMatchObject({
+      option: 'storage.grants.watchRevocations',
+      message: expect.stringContaining(
+        'grants.watchRevocations is a boolean, not a function (GrantStore, optional)',
+      ),
+    });
+    const {
+      revokeSubject: _,
+      subjectRevokedAt: __,
+      listUserRefreshTokens: ___,
+      watchRevocations: ____,
+      ...required
+    } = memoryGrantStore();
+    await (await create(withMemoryFallback({ grants: required }))).ready();
+  });
+});
+
 describe('withMemoryFallback', () => {
   it('keeps the given stores and completes the rest in memory, for Gatehouse to use', async () => {
     const grants = memoryGrantStore();

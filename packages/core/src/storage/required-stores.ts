@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../errors.js';
 import { editDistance } from '../unknown-options.js';
-import type { GatehouseStorage } from './types.js';
+import type { ClientRegistry, GatehouseStorage, GrantStore, KeyValueStore } from './types.js';
 
 /** The stores of one instance (every key of {@link GatehouseStorage} but `clear`), in contract order. */
 export const STORE_NAMES = ['grants', 'clients', 'kv'] as const;
@@ -29,14 +29,18 @@ export function missingStores(stores: object): { name: string; misspelt?: string
 }
 
 /**
- * Refuses stores with a missing or misspelt member: a missing store silently kept in this process's
- * memory is how replay ids, revocations and sessions end up per process in production (issue 28).
- * `what` names the stores in the message (`storage`, or an engine's view).
+ * Refuses stores with a missing or misspelt member (a missing store silently kept in this
+ * process's memory is how replay ids, revocations and sessions end up per process in production),
+ * and stores that lack a method ({@link requireStoreMethods}). `what` names the stores in the
+ * message (`storage`, or an engine's view).
  */
 export function requireAllStores(stores: object, what: string): void {
   refuseRetiredStores(stores, what);
   const missing = missingStores(stores);
-  if (missing.length === 0) return;
+  if (missing.length === 0) {
+    requireStoreMethods(stores as InstanceStorage, what);
+    return;
+  }
   const names = missing.map(({ name, misspelt }) =>
     misspelt === undefined ? name : `${name} (given "${misspelt}": misspelt?)`,
   );
@@ -58,6 +62,98 @@ export function refuseRetiredStores(stores: object, what: string): void {
     `${what}: ${retired.join(', ')} ${retired.length === 1 ? 'is no longer a store of its own' : 'are no longer stores of their own'} (host contract v3): Gatehouse keeps sessions, consents, rate limits and replay ids in \`kv\`. Remove ${retired.length === 1 ? 'it' : 'them'}, and move existing records with the migration of docs/storage.md ("Upgrading from contract v2").`,
     { code: 'ERR_CONFIG_UNKNOWN_OPTION', option: 'storage' },
   );
+}
+
+/**
+ * Every method of each store of the host contract (`storage/types.ts`), required and optional.
+ * {@link methodsOf} fails to compile when a list leaves out a method of its interface.
+ */
+const STORE_METHODS = {
+  grants: methodsOf<GrantStore>()(
+    [
+      'saveCode',
+      'findCode',
+      'redeemCode',
+      'saveRefreshToken',
+      'findRefreshToken',
+      'rotateRefreshToken',
+      'revokeGrant',
+      'revokeAccessToken',
+      'isRevoked',
+    ],
+    ['revokeSubject', 'subjectRevokedAt', 'listUserRefreshTokens', 'watchRevocations'],
+  ),
+  clients: methodsOf<ClientRegistry>()(['saveClient', 'findClient', 'touchClient', 'deleteClient'], []),
+  kv: methodsOf<KeyValueStore>()(['get', 'set', 'add', 'take', 'swap', 'delete', 'increment'], []),
+} as const;
+
+/** The interface each store implements, for the messages. */
+const INTERFACES = { grants: 'GrantStore', clients: 'ClientRegistry', kv: 'KeyValueStore' } as const;
+
+/**
+ * Refuses stores that lack a required method of their interface, or have a member of a method's
+ * name that is not a function (a required one, or an optional one given): caught here, it would
+ * otherwise be a `TypeError` and a 500 at the first request that calls it. Every such member is
+ * named in the message; `option` is the first (`storage.grants.isRevoked`).
+ */
+function requireStoreMethods(stores: InstanceStorage, what: string): void {
+  const problems: { path: string; text: string }[] = [];
+  for (const name of STORE_NAMES) {
+    const store = stores[name] as unknown as Record<string, unknown>;
+    const { required, optional } = STORE_METHODS[name];
+    for (const method of [...required, ...optional]) {
+      const member = store[method];
+      if (typeof member === 'function') continue;
+      const isRequired = (required as readonly string[]).includes(method);
+      if (member === undefined && !isRequired) continue;
+      problems.push({
+        path: `storage.${name}.${method}`,
+        text: `${name}.${method} ${member === undefined ? 'is missing' : `is a ${member === null ? 'null' : typeof member}, not a function`} (${INTERFACES[name]}${isRequired ? '' : ', optional'})`,
+      });
+    }
+  }
+  if (problems.length === 0) return;
+  throw new ConfigurationError(
+    `${what}: ${problems.map((problem) => problem.text).join('; ')}. Every store implements its whole interface (docs/storage.md, "How many methods"); a partial store would fail with a TypeError at its first use.`,
+    { code: 'ERR_CONFIG_STORE_METHOD', option: problems[0]!.path },
+  );
+}
+
+/** The names of `T`'s methods that are not optional. */
+type RequiredMethodOf<T> = {
+  [K in keyof T]-?: object extends Pick<T, K>
+    ? never
+    : T[K] extends (...args: never[]) => unknown
+      ? K
+      : never;
+}[keyof T] &
+  string;
+
+/** The names of `T`'s optional methods. */
+type OptionalMethodOf<T> = {
+  [K in keyof T]-?: object extends Pick<T, K>
+    ? NonNullable<T[K]> extends (...args: never[]) => unknown
+      ? K
+      : never
+    : never;
+}[keyof T] &
+  string;
+
+/**
+ * `T`'s required and optional methods as two lists, which must name every one of them: a method
+ * left out is a compile error (`missing` names it).
+ */
+function methodsOf<T>() {
+  return <const R extends readonly RequiredMethodOf<T>[], const O extends readonly OptionalMethodOf<T>[]>(
+    required: R &
+      ([Exclude<RequiredMethodOf<T>, R[number]>] extends [never]
+        ? unknown
+        : { missing: Exclude<RequiredMethodOf<T>, R[number]> }),
+    optional: O &
+      ([Exclude<OptionalMethodOf<T>, O[number]>] extends [never]
+        ? unknown
+        : { missing: Exclude<OptionalMethodOf<T>, O[number]> }),
+  ) => ({ required: required as R, optional: optional as O });
 }
 
 function isStore(value: unknown): boolean {

@@ -220,8 +220,16 @@ export async function verifyAccessTokenSignature(
   ctx: TokenVerifying,
   token: string,
 ): Promise<AccessTokenClaims | null> {
-  const verified = cachedAccessTokenClaims(ctx, token) ?? (await verifySignature(ctx, token));
+  const verified = await verifyAccessTokenOrSayWhy(ctx, token);
   return typeof verified === 'string' ? null : verified;
+}
+
+/** {@link verifyAccessTokenSignature}, with why it refused the token (for introspection's debug log). */
+export async function verifyAccessTokenOrSayWhy(
+  ctx: TokenVerifying,
+  token: string,
+): Promise<AccessTokenClaims | TokenRejection> {
+  return cachedAccessTokenClaims(ctx, token) ?? (await verifySignature(ctx, token));
 }
 
 /** Step 3 of {@link checkAccessToken}: a token not in the cache, verified, and cached if valid. */

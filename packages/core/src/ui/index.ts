@@ -28,9 +28,11 @@ export { defaultConsentPage } from './consent-page.js';
 export { defaultEndSessionPage } from './end-session-page.js';
 export { defaultErrorPage } from './error-page.js';
 export { escapeHtml } from './escape.js';
+export { BUILT_IN_STYLESHEET } from './layout.js';
 export { defaultLoginPage } from './login-page.js';
 export { defaultLogoutPage } from './logout-page.js';
 export { BUILT_IN_MESSAGES, type LoginErrorCode } from './messages.js';
+export { SCOPE_DESCRIPTIONS as BUILT_IN_SCOPE_DESCRIPTIONS } from './texts.js';
 export type {
   ConsentPageModel,
   ConsentPageRenderer,

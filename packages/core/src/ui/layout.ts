@@ -1,8 +1,14 @@
 import { escapeHtml } from './escape.js';
 import type { PageTexts } from './types.js';
 
-/** Inline CSS of the built-in pages: system fonts, a centred card, readable on a phone. */
-const STYLE = `
+/**
+ * The CSS of the built-in pages (inline in their `<style>`): system fonts, a centred card (`main`),
+ * labels above their inputs, full-width buttons (`.row` side by side, `.secondary` for the lesser
+ * choice), `.alert`, `ul.scopes`, `.muted`, readable on a phone. A host's own pages (its sign-in
+ * and consent, beside Gatehouse's) use it to look the same: `<style>${BUILT_IN_STYLESHEET}</style>`
+ * and the content in a `<main>` (a `style-src 'unsafe-inline'` CSP, as the built-in pages send).
+ */
+export const BUILT_IN_STYLESHEET = `
 *,*::before,*::after{box-sizing:border-box}
 body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;padding:16px;
 font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2933;background:#eef1f5}
@@ -11,7 +17,7 @@ box-shadow:0 1px 3px rgba(0,0,0,.08),0 8px 24px rgba(0,0,0,.06)}
 h1{font-size:1.35rem;margin:0 0 4px}
 p{margin:0 0 16px;color:#52606d}
 label{display:block;font-weight:600;font-size:.9rem;margin:14px 0 6px}
-input[type=text],input[type=password]{width:100%;padding:10px 12px;font:inherit;border:1px solid #cbd2d9;border-radius:8px}
+input[type=text],input[type=password],input[type=email]{width:100%;padding:10px 12px;font:inherit;border:1px solid #cbd2d9;border-radius:8px}
 input:focus,button:focus{outline:3px solid #9ec5fe;outline-offset:1px}
 button{width:100%;margin-top:20px;padding:11px;font:inherit;font-weight:600;border:0;border-radius:8px;
 background:#2563eb;color:#fff;cursor:pointer}
@@ -51,7 +57,7 @@ export function documentShell(title: string, body: string, texts?: PageTexts, lo
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${escapeHtml(fullTitle)}</title>
-<style>${STYLE}</style>
+<style>${BUILT_IN_STYLESHEET}</style>
 </head>
 <body>
 <main>

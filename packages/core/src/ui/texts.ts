@@ -6,16 +6,18 @@ import type { PageTexts } from './types.js';
 
 /**
  * What granting each scope value reveals, in words for the consent page (Core §5.4 for the standard
- * ones, §11 for `offline_access`). Scopes of the host's API have no entry: the page shows their name.
+ * ones, §11 for `offline_access`). Scopes of the host's API have no entry: the page shows their
+ * name, unless `ui.scopeDescriptions` describes them. `@gatehousejs/core/ui` exports it as
+ * `BUILT_IN_SCOPE_DESCRIPTIONS`, for a host's own consent page.
  */
-export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
+export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = Object.freeze({
   openid: 'Know who you are: an identifier of your account',
   profile: 'Your profile: name, username, picture and similar details',
   email: 'Your email address, and whether it is verified',
   address: 'Your postal address',
   phone: 'Your phone number, and whether it is verified',
   offline_access: 'Stay connected: access while you are not signed in',
-};
+});
 
 /** The built-in wording of the pages, in English. */
 export const DEFAULT_PAGE_TEXTS: PageTexts = BUILT_IN_MESSAGES[DEFAULT_LOCALE]!;
