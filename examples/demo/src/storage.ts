@@ -4,6 +4,9 @@
  * - `GATEHOUSE_STORE=memory` (default): every store in memory (`memoryStorage()`, one process).
  * - `GATEHOUSE_STORE=redis` + `REDIS_URL=redis://…`: `@gatehousejs/redis`.
  * - `GATEHOUSE_STORE=postgres` + `DATABASE_URL=postgres://…`: `@gatehousejs/postgres` (migrated on start).
+ *   `DATABASE_URL` may list hosts (`postgres://u@db1,db2/app?target_session_attrs=read-write`). Behind
+ *   PgBouncer in transaction mode, `DATABASE_DIRECT_URL` names PostgreSQL itself, where the engine
+ *   keeps its `LISTEN` connection (pushed revocations).
  *
  * `GATEHOUSE_STORE_NAMESPACE` (default `gatehouse_demo`) is the Redis key prefix or the PostgreSQL
  * schema, so several demos can share one server. Engines are imported only when selected.
@@ -39,7 +42,7 @@ export async function storageFromEnv(env: Env = process.env): Promise<DemoStorag
     case 'postgres': {
       const connectionString = required(env, 'DATABASE_URL', engine);
       const { migrate, postgresStorage } = await import('@gatehousejs/postgres');
-      const storage = postgresStorage({ connectionString, schema: namespace });
+      const storage = postgresStorage({ ...postgresConnection(env, connectionString), schema: namespace });
       await closeOnFailure(storage, () => migrate(storage.pool, { schema: namespace }));
       return { ...stores(storage), engine, close: () => storage.close() };
     }
@@ -76,13 +79,19 @@ export async function engineFromEnv(env: Env = process.env): Promise<DemoEngine>
     case 'postgres': {
       const connectionString = required(env, 'DATABASE_URL', kind);
       const { migrate, postgresEngine } = await import('@gatehousejs/postgres');
-      const engine = postgresEngine({ connectionString, schema: namespace });
+      const engine = postgresEngine({ ...postgresConnection(env, connectionString), schema: namespace });
       await closeOnFailure(engine, () => migrate(engine.pool, { schema: namespace }));
       return { kind, engine, close: () => engine.close() };
     }
     default:
       throw new Error(`GATEHOUSE_STORE must be memory, redis or postgres (got "${kind}").`);
   }
+}
+
+/** The PostgreSQL engine's connection options: the pooled URL, and the direct one for `LISTEN` if given. */
+function postgresConnection(env: Env, connectionString: string) {
+  const direct = env.DATABASE_DIRECT_URL?.trim();
+  return direct ? { connectionString, listenConnectionString: direct } : { connectionString };
 }
 
 function required(env: Env, name: string, engine: string): string {

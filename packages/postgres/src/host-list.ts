@@ -109,7 +109,9 @@ export function hostListClient(list: HostList): typeof pg.Client {
   const findHost = async (config: pg.ClientConfig): Promise<number> => {
     const failures: string[] = [];
     for (const [index, target] of list.hosts.entries()) {
-      const probe = new pg.Client({ ...config, host: target.host, port: target.port });
+      // Aimed after construction: `pg` lets the connection string's host win over a `host` option.
+      const probe = new pg.Client(config);
+      aim(probe, target);
       probe.on('error', () => {});
       try {
         await probe.connect();
