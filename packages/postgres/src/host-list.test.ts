@@ -8,14 +8,19 @@ import { hashSecret } from '@gatehousejs/core/engine';
 import { failFastPoolConfig, migrate, postgresEngine } from '@gatehousejs/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresServerProblem } from '../../../tests/support/engines/postgres-server.js';
-import { type PostgresPair, startPrimaryAndStandby } from '../../../tests/support/engines/postgres-standby.js';
+import {
+  type PostgresPair,
+  startPrimaryAndStandby,
+} from '../../../tests/support/engines/postgres-standby.js';
 import { waitFor } from '../../../tests/support/engines/processes.js';
 import { parseHostList } from './host-list.js';
 
 describe('connection strings listing hosts', () => {
   it('reads every host with its port (5432 when none), IPv6 in brackets, and keeps the other parameters', () => {
     expect(
-      parseHostList('postgres://u:p%40ss@db1:5433,db2,[::1]:6000/app?sslmode=disable&target_session_attrs=read-write'),
+      parseHostList(
+        'postgres://u:p%40ss@db1:5433,db2,[::1]:6000/app?sslmode=disable&target_session_attrs=read-write',
+      ),
     ).toEqual({
       connectionString: 'postgres://u:p%40ss@db1:5433/app?sslmode=disable',
       hosts: [
@@ -40,7 +45,9 @@ describe('connection strings listing hosts', () => {
     expect(() => parseHostList('postgres://db1,db2/app?target_session_attrs=prefer-standby')).toThrow(
       /target_session_attrs=prefer-standby is not supported/,
     );
-    expect(() => failFastPoolConfig('postgres://db1,db2/app?target_session_attrs=standby')).toThrow(TypeError);
+    expect(() => failFastPoolConfig('postgres://db1,db2/app?target_session_attrs=standby')).toThrow(
+      TypeError,
+    );
   });
 });
 

@@ -149,9 +149,12 @@ export interface Balancer {
   close(): Promise<void>;
 }
 
+/** A request header naming the backend (its origin) a request must go to: session affinity, for tests. */
+export const BACKEND_HEADER = 'x-test-backend';
+
 /**
  * Starts a balancer that sends each request to the next backend in turn (a new connection each, so
- * a refused connection means nothing was sent). A backend refusing the connection is skipped for
+ * a refused connection means nothing was sent), or to the one its {@link BACKEND_HEADER} names. A backend refusing the connection is skipped for
  * that request (the next one gets it, as HAProxy's `retries` / `option redispatch` do); a backend
  * that dies with the request sent gets it answered `503` with `Retry-After: 1`, since its effect is
  * unknown: the same answer Gatehouse gives for a storage call that timed out.
@@ -162,11 +165,12 @@ export async function startBalancer(): Promise<Balancer> {
   const counts = { forwarded: 0, redirected: 0, lostInFlight: 0 };
 
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, tries: number) => {
-    if (backends.length === 0 || tries >= backends.length) {
+    const pinned = req.headers[BACKEND_HEADER];
+    if (backends.length === 0 || tries >= (pinned ? 1 : backends.length)) {
       res.writeHead(503, { 'Retry-After': '1', 'Content-Type': 'text/plain' }).end('no backend');
       return;
     }
-    const backend = new URL(backends[next++ % backends.length]!);
+    const backend = new URL(typeof pinned === 'string' ? pinned : backends[next++ % backends.length]!);
     let sent = false;
     const upstream = httpRequest(
       {
@@ -249,8 +253,8 @@ export interface Fleet {
 
 /**
  * Starts `members` (or that many processes) with `env`, behind a new balancer whose origin is
- * their public origin (`PUBLIC_ORIGIN`), one after another (each migrates the engine at start, the
- * first alone).
+ * their public origin (`PUBLIC_ORIGIN`): the first alone, then the others together (each runs the
+ * engine's migrations at start).
  */
 export async function startFleet(
   env: Readonly<Record<string, string>>,
@@ -266,10 +270,13 @@ export async function startFleet(
   const apps: AppProcess[] = [];
   const publish = () => balancer.setBackends(apps.filter((app) => !app.hasExited()).map((app) => app.origin));
   try {
-    for (const member of list) {
-      apps.push(await start(member));
-      publish();
-    }
+    // The first alone (it creates the schema), then the others at once (their migrations find it done).
+    apps.push(await start(list[0]!));
+    const others = await Promise.allSettled(list.slice(1).map(start));
+    for (const other of others) if (other.status === 'fulfilled') apps.push(other.value);
+    const failed = others.find((other) => other.status === 'rejected');
+    if (failed) throw failed.reason;
+    publish();
   } catch (error) {
     await Promise.all(apps.map((app) => app.stop()));
     await balancer.close();

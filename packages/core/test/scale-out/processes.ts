@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 
 const SERVER_SCRIPT = fileURLToPath(new URL('./server.ts', import.meta.url));
 // @gatehousejs/* resolve to the sources in the child process, as under vitest.
-const TSCONFIG = fileURLToPath(new URL('../../../../tests/support/engines/sources.tsconfig.json', import.meta.url));
+const TSCONFIG = fileURLToPath(
+  new URL('../../../../tests/support/engines/sources.tsconfig.json', import.meta.url),
+);
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
 /** A running Gatehouse server process. */
