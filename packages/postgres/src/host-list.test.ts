@@ -52,6 +52,8 @@ describe('connection strings listing hosts', () => {
 });
 
 const problem = postgresServerProblem();
+if (problem && process.env.GATEHOUSE_FAULTS_REQUIRED === '1')
+  throw new Error(`@gatehousejs/postgres: the failover test cannot run: ${problem}.`);
 if (problem) console.warn(`@gatehousejs/postgres: the failover test is skipped: ${problem}.`);
 
 describe.skipIf(problem)('a failover under a connection string listing both hosts', () => {

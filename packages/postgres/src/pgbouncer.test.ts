@@ -19,6 +19,8 @@ import {
 
 const url = process.env.DATABASE_URL;
 const problem = url ? pgbouncerProblem() : 'DATABASE_URL is not set';
+if (problem && url && process.env.GATEHOUSE_FAULTS_REQUIRED === '1')
+  throw new Error(`@gatehousejs/postgres: the PgBouncer tests cannot run: ${problem}.`);
 if (problem) console.warn(`@gatehousejs/postgres: the PgBouncer tests are skipped: ${problem}.`);
 
 describe.skipIf(problem)('postgres engine behind PgBouncer in transaction mode', () => {
