@@ -59,8 +59,11 @@ export interface EngineSetup {
   start(): Promise<RunningSetup>;
 }
 
-/** How long a pause or a cut lasts: longer than the processes' storage timeout (1 s). */
-const HOLD_MS = 3000;
+/**
+ * How long a pause or a cut lasts: longer than the processes' storage timeout (1 s), and than the
+ * Redis client's command timeout (2 s). `FAULTS_HOLD_MS` holds them longer, for a run by hand.
+ */
+const HOLD_MS = Number(process.env.FAULTS_HOLD_MS ?? 3000);
 
 /** The faults of a server that can be killed and paused, reached through a proxy. */
 function serverFaults(what: string): FaultSpec[] {

@@ -16,7 +16,8 @@
  *   rotated the token when the engine got to it; the client's retry with the token it holds is
  *   then a reuse, and reuse ends the grant (RFC 9700 §4.14.2): the user signs in again;
  * - **revoked accepted after the lag**: a token whose revocation was acknowledged passing a bearer
- *   check `lagMs` or more after the acknowledgement (or a revoked grant's refresh token refreshing);
+ *   check `lagMs` or more after the acknowledgement, checked three times after the lag and once
+ *   more at the end (or a revoked grant's refresh token refreshing);
  * - **valid refused**: a 401 at the bearer check for a token of a clean grant nobody revoked.
  */
 import { createHash } from 'node:crypto';
@@ -45,7 +46,7 @@ export interface LoadOptions {
   readonly users?: number;
   /** Pause between a user's steps, ms. Default 25. */
   readonly thinkMs?: number;
-  /** Grants parked untouched until the end, to check they survived. Default 24. */
+  /** Grants parked untouched until the end, to check they survived. Default 32. */
   readonly parkedGrants?: number;
 }
 
@@ -108,7 +109,7 @@ const digest = (token: string) => createHash('sha256').update(token).digest('hex
 export function startLoad(target: LoadTarget, options: LoadOptions = {}): Load {
   const users = options.users ?? 8;
   const thinkMs = options.thinkMs ?? 25;
-  const maxParked = options.parkedGrants ?? 24;
+  const maxParked = options.parkedGrants ?? 32;
   let running = true;
 
   const counts = {
@@ -419,6 +420,19 @@ export function startLoad(target: LoadTarget, options: LoadOptions = {}): Load {
     async stop() {
       running = false;
       await Promise.all(running$);
+      // Every acknowledged revocation still holds at the end (an engine that forgot it would not).
+      for (const entry of revoked) {
+        counts.revokedChecks++;
+        const answer = await bearerCheck(entry.token, false);
+        if (answer?.status === 200) revokedAccepted.push(`${digest(entry.token)} accepted again at the end`);
+        if (!entry.refresh) continue;
+        const refreshed = await tokenRequest('revoked-refresh', {
+          grant_type: 'refresh_token',
+          refresh_token: entry.refresh,
+        });
+        if (refreshed?.status === 200)
+          revokedAccepted.push(`${digest(entry.refresh)} refreshed at the end after its grant was revoked`);
+      }
       // Every grant held with a 200 and nothing unanswered since must still refresh.
       const held = [...parked, ...[...current].filter((grant) => !grant.ambiguous)];
       for (const grant of held) {
