@@ -7,6 +7,6 @@ export default gatehouseProject('deployment', {
   include: ['*.test.ts'],
   testTimeout: 60_000,
   hookTimeout: 180_000,
-  fileParallelism: false,
+  poolOptions: { forks: { singleFork: true } },
   sequence: { groupOrder: 1 },
 });

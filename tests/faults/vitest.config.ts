@@ -7,6 +7,6 @@ export default gatehouseProject('faults', {
   include: ['*.test.ts'],
   testTimeout: 90_000,
   hookTimeout: 120_000,
-  fileParallelism: false,
+  poolOptions: { forks: { singleFork: true } },
   sequence: { groupOrder: 2 },
 });

@@ -9,7 +9,6 @@
 import { DEMO, DEMO_INSTANCES } from '@gatehousejs/demo';
 import { postgresEngine } from '@gatehousejs/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropNamespace } from '../../../tests/support/engines/namespaces.js';
 import {
   type PgBouncer,
   pgbouncerProblem,
@@ -46,7 +45,9 @@ describe.skipIf(problem)('the demo on PostgreSQL through PgBouncer (transaction 
     });
   }, 30_000);
   afterAll(async () => {
-    await dropNamespace('postgres', url!, namespace);
+    const engine = postgresEngine({ connectionString: url!, sweepIntervalMs: 0 });
+    await engine.pool.query(`DROP SCHEMA IF EXISTS "${namespace}" CASCADE`);
+    await engine.close();
     await bouncer?.stop();
   });
 
