@@ -63,6 +63,11 @@ export async function previousReleaseRef(): Promise<{ ref: string; why: string }
   return { ref: LAST_UNTAGGED_RELEASE, why: 'no release tag yet: the last commit of the previous round' };
 }
 
+/** Whether this checkout is a shallow clone (its history cut: older commits missing). */
+export async function isShallowClone(): Promise<boolean> {
+  return (await git('rev-parse', '--is-shallow-repository').catch(() => 'false')) === 'true';
+}
+
 /** Extracts `ref`; rejects (with the reason) when git or the commit is missing (a shallow clone). */
 export async function extractRelease(ref: string): Promise<PreviousRelease> {
   const commit = await git('rev-parse', '--verify', `${ref}^{commit}`);
