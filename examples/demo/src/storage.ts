@@ -8,6 +8,9 @@
  *   default `mymaster`), instead of `REDIS_URL`. `REDIS_WAIT_FOR_REPLICAS=<n>` (not on a Cluster):
  *   a write counts once `n` replicas have it (`waitForReplicas`, Redis `WAIT`).
  * - `GATEHOUSE_STORE=postgres` + `DATABASE_URL=postgres://…`: `@gatehousejs/postgres` (migrated on start).
+ *   `DATABASE_URL` may list hosts (`postgres://u@db1,db2/app?target_session_attrs=read-write`). Behind
+ *   PgBouncer in transaction mode, `DATABASE_DIRECT_URL` names PostgreSQL itself, where the engine
+ *   keeps its `LISTEN` connection (pushed revocations).
  *
  * `GATEHOUSE_STORE_NAMESPACE` (default `gatehouse_demo`) is the Redis key prefix or the PostgreSQL
  * schema, so several demos can share one server. Engines are imported only when selected.
@@ -43,7 +46,7 @@ export async function storageFromEnv(env: Env = process.env): Promise<DemoStorag
     case 'postgres': {
       const connectionString = required(env, 'DATABASE_URL', engine);
       const { migrate, postgresStorage } = await import('@gatehousejs/postgres');
-      const storage = postgresStorage({ connectionString, schema: namespace });
+      const storage = postgresStorage({ ...postgresConnection(env, connectionString), schema: namespace });
       await closeOnFailure(storage, () => migrate(storage.pool, { schema: namespace }));
       return { ...stores(storage), engine, close: () => storage.close() };
     }
@@ -79,7 +82,7 @@ export async function engineFromEnv(env: Env = process.env): Promise<DemoEngine>
     case 'postgres': {
       const connectionString = required(env, 'DATABASE_URL', kind);
       const { migrate, postgresEngine } = await import('@gatehousejs/postgres');
-      const engine = postgresEngine({ connectionString, schema: namespace });
+      const engine = postgresEngine({ ...postgresConnection(env, connectionString), schema: namespace });
       await closeOnFailure(engine, () => migrate(engine.pool, { schema: namespace }));
       return { kind, engine, close: () => engine.close() };
     }
@@ -110,6 +113,12 @@ function redisServers(env: Env): Omit<RedisEngineOptions, 'prefix'> {
   if (!env.REDIS_URL)
     throw new Error('GATEHOUSE_STORE=redis needs REDIS_URL (or REDIS_CLUSTER_NODES, or REDIS_SENTINELS).');
   return { url: env.REDIS_URL, ...wait };
+}
+
+/** The PostgreSQL engine's connection options: the pooled URL, and the direct one for `LISTEN` if given. */
+function postgresConnection(env: Env, connectionString: string) {
+  const direct = env.DATABASE_DIRECT_URL?.trim();
+  return direct ? { connectionString, listenConnectionString: direct } : { connectionString };
 }
 
 function required(env: Env, name: string, engine: string): string {

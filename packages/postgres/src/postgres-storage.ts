@@ -2,6 +2,7 @@ import type { GatehouseStorage, StorageEngine } from '@gatehousejs/core';
 import { checkInstanceId, DEFAULT_INSTANCE_ID } from '@gatehousejs/core/engine';
 import pg from 'pg';
 import { postgresGrantStore } from './grant-store.js';
+import { hostListClient, parseHostList } from './host-list.js';
 import { postgresKeyValueStore } from './key-value.js';
 import { postgresClientRegistry } from './registry-stores.js';
 import { type RevocationHub, revocationHub } from './revocation-channel.js';
@@ -16,8 +17,20 @@ export interface PostgresEngineOptions {
    * listen to its `error` event, and close it yourself.
    */
   readonly pool?: pg.Pool;
-  /** `postgres://…`: the engine creates (and {@link PostgresEngine.close}s) a pool with bounded timeouts. */
+  /**
+   * `postgres://…`: the engine creates (and {@link PostgresEngine.close}s) a pool with bounded
+   * timeouts. It may list several hosts with libpq's `target_session_attrs` (`read-write`,
+   * `primary` or `any`): `postgres://u@db1:5432,db2:5432/app?target_session_attrs=read-write`, and
+   * each new connection goes to the first host that accepts that kind of session, so the pool
+   * follows a failover (see {@link failFastPoolConfig}).
+   */
   readonly connectionString?: string;
+  /**
+   * PostgreSQL itself, for the one connection that `LISTEN`s (pushed revocations), when
+   * `connectionString` or `pool` goes through a pooler in transaction mode (PgBouncer), where
+   * `LISTEN` does not hold. May list hosts like `connectionString`. Default: the pool's settings.
+   */
+  readonly listenConnectionString?: string;
   /** Schema holding the tables of every instance (see `migrate`). Default `gatehouse`. */
   readonly schema?: string;
   /** How often expired rows are swept, in ms; `0` disables the timer (call `sweepExpired` yourself). Default 60000. */
@@ -59,11 +72,16 @@ export interface PostgresStorage extends GatehouseStorage, PostgresHousekeeping 
 
 /**
  * Pool settings under which an unreachable or stuck server fails a request within bounded time:
- * connection attempts, statements and queries all time out.
+ * connection attempts, statements and queries all time out. A connection string listing several
+ * hosts (`postgres://u@db1,db2:5433/app?target_session_attrs=read-write`, as libpq reads it) gets a
+ * `Client` class that connects to the first host accepting that kind of session and looks again
+ * after a connection to it breaks: spread these settings into your own `pg.Pool` to keep that.
  */
 export function failFastPoolConfig(connectionString: string, statementTimeoutMs = 5000): pg.PoolConfig {
+  const list = parseHostList(connectionString);
   return {
-    connectionString,
+    connectionString: list?.connectionString ?? connectionString,
+    ...(list ? { Client: hostListClient(list) as unknown as pg.PoolConfig['Client'] } : {}),
     max: 10,
     connectionTimeoutMillis: 2000,
     idleTimeoutMillis: 30_000,
@@ -103,7 +121,13 @@ export function postgresEngine(options: PostgresEngineOptions): PostgresEngine {
     interval > 0 ? scheduleSweeps(sweep, interval, options.onSweepError ?? (() => {})) : () => {};
   const views = new Map<string, GatehouseStorage>();
   // Pushed revocations: one listening connection, opened when a Gatehouse instance first asks.
-  const hub = revocationHub(pool, t);
+  const hub = revocationHub(
+    pool,
+    t,
+    options.listenConnectionString === undefined
+      ? undefined
+      : failFastPoolConfig(options.listenConnectionString, options.statementTimeoutMs),
+  );
   const run = statements(pool, options.preparedStatements ?? true);
 
   return {

@@ -32,7 +32,11 @@ export function revocationChannel(t: Tables): string {
   return `gatehouse_revocations:${t.schema.slice(1, -1)}`.slice(0, 63);
 }
 
-export function revocationHub(pool: pg.Pool, t: Tables): RevocationHub {
+/**
+ * @param listenConfig Where the listening connection goes, when not where the pool's do (a pool
+ *   behind PgBouncer in transaction mode): its settings, `Client` class included.
+ */
+export function revocationHub(pool: pg.Pool, t: Tables, listenConfig?: pg.PoolConfig): RevocationHub {
   const channel = revocationChannel(t);
   const fanout = revocationFanout();
   let client: pg.Client | undefined;
@@ -43,8 +47,11 @@ export function revocationHub(pool: pg.Pool, t: Tables): RevocationHub {
 
   const open = async () => {
     if (closed) return;
-    // The pool's own settings (connection string, timeouts, application name), one dedicated client.
-    const listening = new pg.Client((pool as unknown as { options: pg.ClientConfig }).options);
+    // The pool's own settings (connection string, timeouts, application name, and the Client class
+    // that picks a host of a list), one dedicated client; or those given for listening.
+    const config = listenConfig ?? (pool as unknown as { options: pg.PoolConfig }).options;
+    const Client = (config.Client ?? pg.Client) as unknown as typeof pg.Client;
+    const listening = new Client(config);
     client = listening;
     const broken = () => {
       if (client !== listening) return;

@@ -20,12 +20,14 @@ export interface Statements {
  * host, or with a second engine on another schema, never sees one name for two texts. The set of
  * texts is fixed by the code, so the names are bounded.
  *
- * Two errors mean that a prepared statement cannot be used, and both are raised before the
+ * Three errors mean that a prepared statement cannot be used, and all are raised before the
  * statement runs, so it is safe to send it again unnamed, which the engine then does for that text
  * from then on:
- * - `26000` (no such prepared statement): a pooler that hands each transaction another server
- *   connection (PgBouncer in transaction mode before 1.21 without `max_prepared_statements`) lost
- *   it; set `preparedStatements: false` there to skip the failed first try;
+ * - `26000` (no such prepared statement) and `42P05` (a prepared statement of that name exists
+ *   already): a pooler that hands each transaction another server connection (PgBouncer in
+ *   transaction mode before 1.21, or without `max_prepared_statements`) sent the execution to a
+ *   server connection that never prepared it, or the preparation to one where another client of
+ *   the pool had; set `preparedStatements: false` there to skip the failed first tries;
  * - `0A000` "cached plan must not change result type": a migration changed a table under a
  *   statement prepared before it (a rolling upgrade).
  */
@@ -55,6 +57,7 @@ function cannotUsePrepared(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   return (
     code === '26000' ||
+    code === '42P05' ||
     (code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change'))
   );
 }

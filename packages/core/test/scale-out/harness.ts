@@ -6,7 +6,8 @@
 import { type GatehouseStorage, generateKeys } from '@gatehousejs/core';
 import { hashSecret } from '@gatehousejs/core/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, startProxy, startServer, type TcpProxy } from './processes.js';
+import { startTcpFaultProxy, type TcpFaultProxy } from '../../../../tests/support/engines/tcp-fault-proxy.js';
+import { type ServerProcess, startServer } from './processes.js';
 
 /** The engine under test. */
 export interface ScaleOutEngine {
@@ -175,7 +176,7 @@ export function scaleOutSuite(engine: ScaleOutEngine): void {
 
   describe(`pushed revocations on ${engine.store}`, () => {
     const namespace = namespaceFor(engine);
-    let proxy: TcpProxy;
+    let proxy: TcpFaultProxy;
     let a: ServerProcess;
     let b: ServerProcess;
     let direct: Awaited<ReturnType<ScaleOutEngine['open']>>;
@@ -194,7 +195,7 @@ export function scaleOutSuite(engine: ScaleOutEngine): void {
     beforeAll(async () => {
       // B reaches the engine through a proxy the test cuts: its channel and its queries alike.
       const target = new URL(engine.url);
-      proxy = await startProxy({ host: target.hostname, port: Number(target.port) });
+      proxy = await startTcpFaultProxy({ host: target.hostname, port: Number(target.port) });
       const proxied = new URL(engine.url);
       proxied.hostname = '127.0.0.1';
       proxied.port = String(proxy.port);
@@ -245,14 +246,14 @@ export function scaleOutSuite(engine: ScaleOutEngine): void {
 
   describe(`${engine.store} unreachable`, () => {
     const namespace = namespaceFor(engine);
-    let proxy: TcpProxy;
+    let proxy: TcpFaultProxy;
     let server: ServerProcess;
     let direct: Awaited<ReturnType<ScaleOutEngine['open']>>;
 
     beforeAll(async () => {
       // Read inside the hook: the suite is collected (and skipped) even when the engine is absent.
       const target = new URL(engine.url);
-      proxy = await startProxy({ host: target.hostname, port: Number(target.port) });
+      proxy = await startTcpFaultProxy({ host: target.hostname, port: Number(target.port) });
       const proxied = new URL(engine.url);
       proxied.hostname = '127.0.0.1';
       proxied.port = String(proxy.port);

@@ -1,12 +1,15 @@
 /**
- * Child processes and a TCP proxy for the scale-out tests of the storage engines.
+ * Child processes for the scale-out tests of the storage engines (their TCP proxy is
+ * tests/support/engines/tcp-fault-proxy.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const SERVER_SCRIPT = fileURLToPath(new URL('./server.ts', import.meta.url));
-const TSCONFIG = fileURLToPath(new URL('./tsconfig.json', import.meta.url));
+// @gatehousejs/* resolve to the sources in the child process, as under vitest.
+const TSCONFIG = fileURLToPath(
+  new URL('../../../../tests/support/engines/sources.tsconfig.json', import.meta.url),
+);
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
 /** A running Gatehouse server process. */
@@ -50,53 +53,4 @@ function stopChild(child: ChildProcess): Promise<void> {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
   });
-}
-
-/** A TCP proxy to `target` that the test can cut (every connection dropped, port closed) and restore. */
-export interface TcpProxy {
-  readonly port: number;
-  cut(): Promise<void>;
-  restore(): Promise<void>;
-  close(): Promise<void>;
-}
-
-/** Opens a proxy on a free loopback port to `host:port`. */
-export async function startProxy(target: { host: string; port: number }): Promise<TcpProxy> {
-  const sockets = new Set<Socket>();
-  const makeServer = () =>
-    createServer((client) => {
-      const upstream = connect(target.port, target.host);
-      for (const socket of [client, upstream]) {
-        sockets.add(socket);
-        socket.once('close', () => sockets.delete(socket));
-        socket.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream).pipe(client);
-    });
-  const listen = (server: Server, port: number) =>
-    new Promise<number>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
-    });
-  let server: Server | undefined = makeServer();
-  const port = await listen(server, 0);
-
-  const cut = async () => {
-    const closing = server;
-    server = undefined;
-    for (const socket of sockets) socket.destroy();
-    if (closing) await new Promise<void>((resolve) => closing.close(() => resolve()));
-  };
-  return {
-    port,
-    cut,
-    async restore() {
-      server = makeServer();
-      await listen(server, port);
-    },
-    close: cut,
-  };
 }
