@@ -96,6 +96,7 @@ declare global {
   const form: FormData;
   const passwordCheckedAt: number;
   function loginForm(action: string): string;
+  function consentForm(details: import('@gatehousejs/core/ui').InteractionDetails, action: string): string;
   function showOtpForm(): Response;
   function clientsOf(instance: string): Core.ClientStore;
   function usersOf(instance: string): Core.UserStore;
