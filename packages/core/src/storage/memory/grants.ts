@@ -1,6 +1,15 @@
+import {
+  codeRefusal,
+  offlineAccessGranted,
+  refreshTokenFromCode,
+  refreshTokenRefusal,
+  rotatedRefreshToken,
+} from '../grant-exchange.js';
 import { markTrusted } from '../guard.js';
 import type {
   AuthorizationCodeRecord,
+  ExchangeCodeResult,
+  ExchangeRefreshTokenResult,
   GrantStore,
   RedeemCodeResult,
   RefreshTokenRecord,
@@ -10,6 +19,8 @@ import type {
 } from '../types.js';
 import type { Clearable } from './clearable.js';
 import { ExpiringMap } from './expiring-map.js';
+
+const INVALID = { status: 'invalid' } as const;
 
 interface Revocation {
   readonly expiresAt: number;
@@ -22,8 +33,8 @@ interface SubjectRevocation extends Revocation {
 
 /**
  * In-memory {@link GrantStore}: the embedded default, for one process. JavaScript runs each
- * synchronous block to completion, so the check-and-set of `redeemCode` and `rotateRefreshToken`
- * (no `await` between check and write) is atomic.
+ * synchronous block to completion, so the check-and-set of `redeemCode`, `rotateRefreshToken` and the
+ * exchanges (no `await` between check and write) is atomic.
  */
 export function memoryGrantStore(): GrantStore & Clearable {
   const codes = new ExpiringMap<AuthorizationCodeRecord>();
@@ -50,6 +61,26 @@ export function memoryGrantStore(): GrantStore & Clearable {
     grantRevoked(token.grantId, now) ||
     (token.subject.kind === 'user' && subjectRevoked(token.subject.userId, token.issuedAt, now));
 
+  /** Marks a live code consumed, keeping it until `keepUntil` (see redeemCode), and stores `refreshToken`. */
+  const consume = (
+    codeHash: string,
+    code: AuthorizationCodeRecord,
+    refreshToken: RefreshTokenRecord | null,
+    now: number,
+    keepUntil: number,
+  ) => {
+    // Kept past the code's own expiry so that a late replay still revokes the grant (RFC 6749 §4.1.2).
+    const consumed = { ...code, consumedAt: now, expiresAt: Math.max(code.expiresAt, keepUntil) };
+    codes.set(codeHash, consumed, now, consumed.expiresAt);
+    if (refreshToken) refreshTokens.set(refreshToken.tokenHash, refreshToken, now, refreshToken.expiresAt);
+    return consumed;
+  };
+  /** Marks a live token rotated (kept until it expires, for reuse detection) and stores `next`. */
+  const rotate = (tokenHash: string, previous: RefreshTokenRecord, next: RefreshTokenRecord, now: number) => {
+    refreshTokens.set(tokenHash, { ...previous, rotatedAt: now }, now, previous.expiresAt);
+    refreshTokens.set(next.tokenHash, next, now, next.expiresAt);
+  };
+
   return markTrusted({
     clear() {
       codes.clear();
@@ -67,13 +98,23 @@ export function memoryGrantStore(): GrantStore & Clearable {
     },
     async redeemCode(codeHash, refreshToken, now, keepUntil): Promise<RedeemCodeResult> {
       const code = codes.get(codeHash, now);
-      if (!code || codeRevoked(code, now)) return { status: 'invalid' };
+      if (!code || codeRevoked(code, now)) return INVALID;
       if (code.consumedAt !== undefined) return { status: 'replayed', code };
-      // Kept past the code's own expiry so that a late replay still revokes the grant (RFC 6749 §4.1.2).
-      const consumed = { ...code, consumedAt: now, expiresAt: Math.max(code.expiresAt, keepUntil) };
-      codes.set(codeHash, consumed, now, consumed.expiresAt);
-      if (refreshToken) refreshTokens.set(refreshToken.tokenHash, refreshToken, now, refreshToken.expiresAt);
-      return { status: 'redeemed', code: consumed };
+      return { status: 'redeemed', code: consume(codeHash, code, refreshToken, now, keepUntil) };
+    },
+    // The exchanges run their checks and their write in one synchronous block: atomic, like the rest.
+    async exchangeCode(codeHash, exchange, now): Promise<ExchangeCodeResult> {
+      const code = codes.get(codeHash, now);
+      if (!code || codeRevoked(code, now)) return INVALID;
+      const reason = codeRefusal(code, exchange);
+      if (reason !== undefined) return { status: 'refused', reason };
+      if (code.consumedAt !== undefined) return { status: 'replayed', code };
+      const refreshToken =
+        exchange.refreshToken !== undefined && offlineAccessGranted(code.scope)
+          ? refreshTokenFromCode(code, exchange.refreshToken, now)
+          : null;
+      const consumed = consume(codeHash, code, refreshToken, now, exchange.keepUntil);
+      return { status: 'redeemed', code: consumed, refreshTokenStored: refreshToken !== null };
     },
     async saveRefreshToken(record) {
       refreshTokens.set(record.tokenHash, record, record.issuedAt);
@@ -84,10 +125,18 @@ export function memoryGrantStore(): GrantStore & Clearable {
     },
     async rotateRefreshToken(tokenHash, next, now): Promise<RotateRefreshTokenResult> {
       const previous = refreshTokens.get(tokenHash, now);
-      if (!previous || refreshRevoked(previous, now)) return { status: 'invalid' };
+      if (!previous || refreshRevoked(previous, now)) return INVALID;
       if (previous.rotatedAt !== undefined) return { status: 'reused', previous };
-      refreshTokens.set(tokenHash, { ...previous, rotatedAt: now }, now, previous.expiresAt);
-      refreshTokens.set(next.tokenHash, next, now, next.expiresAt);
+      rotate(tokenHash, previous, next, now);
+      return { status: 'rotated', previous };
+    },
+    async exchangeRefreshToken(tokenHash, exchange, now): Promise<ExchangeRefreshTokenResult> {
+      const previous = refreshTokens.get(tokenHash, now);
+      if (!previous || refreshRevoked(previous, now)) return INVALID;
+      const reason = refreshTokenRefusal(previous, exchange);
+      if (reason !== undefined) return { status: 'refused', reason };
+      if (previous.rotatedAt !== undefined) return { status: 'reused', previous };
+      rotate(tokenHash, previous, rotatedRefreshToken(previous, exchange.next, now), now);
       return { status: 'rotated', previous };
     },
     async revokeGrant(grantId, expiresAt) {
