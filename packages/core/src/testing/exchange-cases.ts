@@ -1,10 +1,5 @@
 import { exchangeCodeIn, exchangeRefreshTokenIn } from '../storage/grant-exchange.js';
-import type {
-  AuthorizationCodeRecord,
-  CodeExchange,
-  GrantStore,
-  RefreshTokenRecord,
-} from '../storage/types.js';
+import type { AuthorizationCodeRecord, CodeExchange, RefreshTokenRecord } from '../storage/types.js';
 import type { CaseContext } from './conformance-api.js';
 import { baseTime, codeRecord, freshHash, freshId, KEEP_CONSUMED_CODE_MS, refreshRecord } from './records.js';
 
@@ -47,10 +42,6 @@ function matching(
  */
 export function exchangeCases({ api, storage, concurrency }: CaseContext): void {
   const { describe, it, expect } = api;
-
-  /** Whether the code can still be redeemed by a matching exchange (nothing was written). */
-  const stillRedeemable = async (grants: GrantStore, code: AuthorizationCodeRecord, now: number) =>
-    (await exchangeCodeIn(grants, code.codeHash, matching(code, now), now)).status === 'redeemed';
 
   describe('code exchange (exchangeCode)', () => {
     it('redeems a matching code and stores the refresh token it derives from the code', async () => {
