@@ -49,6 +49,112 @@ describe.skipIf(!url)('postgres engine specifics', () => {
     ]);
   });
 
+  it('exchanges a code and then its refresh token in one statement each, refusals and reuse included', async () => {
+    // A schema of its own: the consumed code stays (for replays), which the sweep case does not expect.
+    const own = `gatehouse_test_${crypto.randomUUID().replaceAll('-', '')}`;
+    const pool = new pg.Pool({ connectionString: url!, max: 2 });
+    await migrate(pool, { schema: own });
+    const texts: string[] = [];
+    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+    (pool as unknown as { query: unknown }).query = (...args: unknown[]) => {
+      texts.push(typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text);
+      return query(...args);
+    };
+    const counted = postgresStorage({ pool, schema: own, sweepIntervalMs: 0 });
+    const statements = async <T>(call: () => Promise<T>) => {
+      texts.length = 0;
+      const result = await call();
+      return { result, statements: texts.length };
+    };
+    try {
+      const now = Date.now();
+      const code = {
+        codeHash: await hashSecret(crypto.randomUUID()),
+        clientId: 'c',
+        userId: crypto.randomUUID(),
+        grantId: crypto.randomUUID(),
+        redirectUri: 'https://app.example/cb',
+        scope: 'read offline_access openid',
+        authTime: now,
+        expiresAt: now + 60_000,
+        ext: { dpopJkt: 'k', kept: [1, { a: [] }] },
+      };
+      await counted.grants.saveCode(code);
+      const issued = { tokenHash: await hashSecret(crypto.randomUUID()), expiresAt: now + 3_600_000 };
+      const exchange = {
+        clientId: 'c',
+        redirectUri: code.redirectUri,
+        redirectUriFitsDefault: false,
+        dpopJkt: 'k',
+        keepUntil: now + 600_000,
+        refreshToken: issued,
+      };
+      expect(
+        await statements(() =>
+          counted.grants.exchangeCode!(code.codeHash, { ...exchange, clientId: 'x' }, now),
+        ),
+      ).toEqual({ result: { status: 'refused', reason: 'client' }, statements: 1 });
+      const redeemed = await statements(() => counted.grants.exchangeCode!(code.codeHash, exchange, now));
+      expect(redeemed.statements).toBe(1);
+      expect(redeemed.result.status === 'redeemed' && redeemed.result.refreshTokenStored).toBe(true);
+      expect(
+        (await statements(() => counted.grants.exchangeCode!(code.codeHash, exchange, now))).result.status,
+      ).toBe('replayed');
+      expect(await counted.grants.findRefreshToken(issued.tokenHash, now)).toEqual({
+        tokenHash: issued.tokenHash,
+        grantId: code.grantId,
+        clientId: 'c',
+        subject: { kind: 'user', userId: code.userId },
+        scope: code.scope,
+        authTime: now,
+        grantedAt: now,
+        issuedAt: now,
+        expiresAt: issued.expiresAt,
+        ext: { kept: [1, { a: [] }] },
+      });
+      const next = {
+        tokenHash: await hashSecret(crypto.randomUUID()),
+        expiresAt: now + 7_200_000,
+        dpopJkt: 'k2',
+      };
+      const rotated = await statements(() =>
+        counted.grants.exchangeRefreshToken!(
+          issued.tokenHash,
+          { clientId: 'c', dpopJkt: 'k2', next },
+          now + 1,
+        ),
+      );
+      expect(rotated.statements).toBe(1);
+      expect(rotated.result.status).toBe('rotated');
+      expect((await counted.grants.findRefreshToken(next.tokenHash, now + 1))?.ext).toEqual({
+        kept: [1, { a: [] }],
+        dpopJkt: 'k2',
+      });
+      const reused = await statements(() =>
+        counted.grants.exchangeRefreshToken!(
+          issued.tokenHash,
+          { clientId: 'c', dpopJkt: 'k2', next },
+          now + 2,
+        ),
+      );
+      expect(reused.statements).toBe(1);
+      expect(reused.result.status).toBe('reused');
+      expect(
+        await statements(() =>
+          counted.grants.exchangeRefreshToken!(
+            next.tokenHash,
+            { clientId: 'c', dpopJkt: 'k', next: issued },
+            now + 2,
+          ),
+        ),
+      ).toEqual({ result: { status: 'refused', reason: 'dpop_key' }, statements: 1 });
+    } finally {
+      await pool.query(`DROP SCHEMA IF EXISTS "${own}" CASCADE`);
+      await counted.close();
+      await pool.end();
+    }
+  });
+
   it('keeps password-attempt counters few, fixed-size and expiring, and writes none for refusals', async () => {
     await migrate(storage.pool, { schema });
     const flood = await failPasswordAttempts(storage.kv, 200);
