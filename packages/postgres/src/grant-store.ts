@@ -409,7 +409,8 @@ export function postgresGrantStore(
     },
 
     async listUserRefreshTokens(userId, now) {
-      // The partial index refresh_tokens_user_live (migration 004) serves exactly this filter.
+      // The partial index refresh_tokens_user (migration 008) finds the user's tokens; rotated ones
+      // are filtered here (no index names rotated_at, so that a rotation is a HOT update).
       const { rows } = await pool.query<RefreshRow>(
         `SELECT r.* FROM ${t.refreshTokens} r
          WHERE r.instance_id = $1 AND r.subject_kind = 'user' AND r.subject_id = $3

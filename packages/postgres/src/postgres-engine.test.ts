@@ -33,6 +33,7 @@ describe.skipIf(!url)('postgres engine specifics', () => {
       '005_key_values',
       '006_kv_state',
       '007_client_partitions',
+      '008_hot_rotation',
     ]);
     expect(await migrate(storage.pool, { schema })).toEqual([]);
     const { rows } = await storage.pool.query(
@@ -46,6 +47,7 @@ describe.skipIf(!url)('postgres engine specifics', () => {
       { version: '005_key_values' },
       { version: '006_kv_state' },
       { version: '007_client_partitions' },
+      { version: '008_hot_rotation' },
     ]);
   });
 
@@ -151,6 +153,55 @@ describe.skipIf(!url)('postgres engine specifics', () => {
     } finally {
       await pool.query(`DROP SCHEMA IF EXISTS "${own}" CASCADE`);
       await counted.close();
+      await pool.end();
+    }
+  });
+
+  it('rotates with a heap-only update: no index names the column a rotation writes', async () => {
+    const own = `gatehouse_test_${crypto.randomUUID().replaceAll('-', '')}`;
+    const pool = new pg.Pool({ connectionString: url!, max: 1 });
+    await migrate(pool, { schema: own });
+    const engine = postgresStorage({ pool, schema: own, sweepIntervalMs: 0 });
+    const updates = async () =>
+      (
+        await pool.query<{ upd: string; hot: string }>(
+          `SELECT n_tup_upd AS upd, n_tup_hot_upd AS hot FROM pg_stat_user_tables
+           WHERE schemaname = $1 AND relname = 'refresh_tokens'`,
+          [own],
+        )
+      ).rows[0]!;
+    try {
+      const now = Date.now();
+      const hashes = await Promise.all(Array.from({ length: 21 }, (_, i) => hashSecret(`${own}-${i}`)));
+      await engine.grants.saveRefreshToken({
+        tokenHash: hashes[0]!,
+        grantId: 'g',
+        clientId: 'c',
+        subject: { kind: 'user', userId: 'u' },
+        scope: 'read',
+        issuedAt: now,
+        expiresAt: now + 3_600_000,
+      });
+      for (let i = 0; i < 20; i++) {
+        const next = { tokenHash: hashes[i + 1]!, expiresAt: now + 3_600_000 };
+        const result = await engine.grants.exchangeRefreshToken!(
+          hashes[i]!,
+          { clientId: 'c', next },
+          now + i,
+        );
+        expect(result.status).toBe('rotated');
+      }
+      // Statistics reach the view within a second or so of the backend going idle.
+      let counted = await updates();
+      for (let wait = 0; Number(counted.upd) < 20 && wait < 50; wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        counted = await updates();
+      }
+      expect({ upd: Number(counted.upd), hot: Number(counted.hot) }).toEqual({ upd: 20, hot: 20 });
+      expect(await engine.grants.listUserRefreshTokens!('u', now + 20)).toHaveLength(1);
+    } finally {
+      await pool.query(`DROP SCHEMA IF EXISTS "${own}" CASCADE`);
+      await engine.close();
       await pool.end();
     }
   });

@@ -7,6 +7,7 @@ import {
 } from '@gatehousejs/core/engine';
 import pg from 'pg';
 import type { Tables } from './schema.js';
+import type { Statements } from './statements.js';
 
 /**
  * Pushed revocations on PostgreSQL `LISTEN/NOTIFY`: one channel per schema, one listening
@@ -32,7 +33,11 @@ export function revocationChannel(t: Tables): string {
   return `gatehouse_revocations:${t.schema.slice(1, -1)}`.slice(0, 63);
 }
 
-export function revocationHub(pool: pg.Pool, t: Tables): RevocationHub {
+/**
+ * The hub of a schema: `pool` gives the listening connection its settings, `run` sends the probes
+ * and snapshots (as prepared statements, like every statement of the engine).
+ */
+export function revocationHub(pool: pg.Pool, run: Statements, t: Tables): RevocationHub {
   const channel = revocationChannel(t);
   const fanout = revocationFanout();
   let client: pg.Client | undefined;
@@ -82,9 +87,9 @@ export function revocationHub(pool: pg.Pool, t: Tables): RevocationHub {
       }
       return {
         async probe(probeId) {
-          await pool.query('SELECT pg_notify($1, $2)', [channel, revocationProbeMessage(probeId)]);
+          await run.query('SELECT pg_notify($1, $2)', [channel, revocationProbeMessage(probeId)]);
         },
-        snapshot: (now) => snapshot(pool, t, instanceId, now),
+        snapshot: (now) => snapshot(run, t, instanceId, now),
         unsubscribe: remove,
       };
     },
@@ -101,7 +106,7 @@ export function revocationHub(pool: pg.Pool, t: Tables): RevocationHub {
 
 /** Every revocation of the instance in force at `now`: one query over the three tables. */
 async function snapshot(
-  pool: pg.Pool,
+  pool: Statements,
   t: Tables,
   instanceId: string,
   now: number,
