@@ -50,7 +50,10 @@ export function offlineAccessGranted(scope: string): boolean {
  * The first check of {@link CodeExchange} that `code` fails, or `undefined`. The PKCE comparison is
  * of the verifier's digest with the public challenge (RFC 7636 §4.6), so it needs no constant time.
  */
-export function codeRefusal(code: AuthorizationCodeRecord, exchange: CodeExchange): GrantRefusal | undefined {
+export function codeRefusal(
+  code: Pick<AuthorizationCodeRecord, 'clientId' | 'redirectUri' | 'codeChallenge' | 'ext'>,
+  exchange: CodeExchange,
+): GrantRefusal | undefined {
   if (code.clientId !== exchange.clientId) return 'client';
   // RFC 6749 §4.1.3: identical to the authorization request's, when that one named it.
   if (code.redirectUri === '' ? !exchange.redirectUriFitsDefault : exchange.redirectUri !== code.redirectUri)
@@ -66,7 +69,7 @@ export function codeRefusal(code: AuthorizationCodeRecord, exchange: CodeExchang
 
 /** The first check of {@link RefreshTokenExchange} that `token` fails, or `undefined`. */
 export function refreshTokenRefusal(
-  token: RefreshTokenRecord,
+  token: Pick<RefreshTokenRecord, 'clientId' | 'ext'>,
   exchange: Pick<RefreshTokenExchange, 'clientId' | 'dpopJkt'>,
 ): GrantRefusal | undefined {
   if (token.clientId !== exchange.clientId) return 'client';
