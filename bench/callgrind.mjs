@@ -4,13 +4,13 @@
  * fixed number of requests of each workload, after a warm-up that lets V8 optimise the path. The
  * figure is the main thread's (see `--separate-threads` below); every thread's is printed too.
  *
- *   node bench/callgrind.mjs [express|koa|hono|fastify] [W0,W1,F1,W1h,W2,W2o,W3,W3a] [requests] [warm-up requests] [tree]
+ *   node bench/callgrind.mjs [express|koa|hono|fastify] [W0,W1,F1,W1h,W2,W2o,W3,W3o] [requests] [warm-up requests] [tree]
  *
  * `CALLGRIND_ENGINE=redis|postgres` runs the server on that engine (default memory). W1h is Hono's
  * `requireAuth` handler form (Hono only).
  *
- * W2 (refresh with rotation), W2o (the same with `openid`: a new ID token), W3 (code + PKCE with
- * `openid`: an RS256 ID token by default) and W3a (code + PKCE without `openid`) spend one credential
+ * W2 (refresh with rotation), W2o (the same with `openid`: a new ID token), W3 (code + PKCE without
+ * `openid`) and W3o (code + PKCE with `openid`: an RS256 ID token by default) spend one credential
  * per request: all of them (warm-up and both passes) are minted before the warm-up, through the
  * bench server's `/bench/mint`, as bench/harness.mjs does. BENCH_ID_TOKEN_ALG=ES256 starts the
  * server with an ES256 key only, so that its ID tokens are ES256 (see bench/server.mjs).
@@ -133,8 +133,8 @@ const SETTLE = 200;
 const FRESH = {
   W2: () => fresh('refresh', refresh),
   W2o: () => fresh('refresh-openid', refresh),
-  W3: () => fresh('code', exchange),
-  W3a: () => fresh('code-api', exchange),
+  W3: () => fresh('code-api', exchange),
+  W3o: () => fresh('code', exchange),
 };
 const get = (target, headers = {}) => ({ method: 'GET', target, headers: () => headers });
 const ROUTES = {

@@ -5,9 +5,9 @@
  * request is taken per batch. Alternating batches, a loaded machine slows every checkout alike,
  * which is what makes the comparison usable where throughput figures are noise.
  *
- *   node bench/cpu-ab.mjs [express|koa|hono|fastify] [W0|W1|W2|W3|W3a] [batch] [batches] tree …
+ *   node bench/cpu-ab.mjs [express|koa|hono|fastify] [W0|W1|W2|W3|W3o] [batch] [batches] tree …
  *
- * Fresh-credential workloads (W2, W3, W3a) mint every credential before the first batch.
+ * Fresh-credential workloads (W2, W3, W3o) mint every credential before the first batch.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -80,7 +80,7 @@ async function prepare(server) {
       body: () => undefined,
     };
   }
-  const kind = { W2: 'refresh', W3: 'code', W3a: 'code-api' }[id];
+  const kind = { W2: 'refresh', W3: 'code-api', W3o: 'code' }[id];
   if (!kind) throw new Error(`unknown workload ${id}`);
   const minted = await request(
     server,

@@ -99,17 +99,18 @@ export const WORKLOADS = [
       ),
   },
   {
+    // The code exchange of an API client: no openid, so no ID token (issue 46's method).
     id: 'W3',
-    name: 'token endpoint, authorization_code + PKCE, scope openid (ID token, RS256)',
-    fresh: true,
-    prepare: async (server, budget, lifetime) => codeExchanges(server, 'code', budget, lifetime),
-  },
-  {
-    // Not in the default set: W3 without openid (no ID token), the code exchange of an API client.
-    id: 'W3a',
     name: 'token endpoint, authorization_code + PKCE, no openid',
     fresh: true,
     prepare: async (server, budget, lifetime) => codeExchanges(server, 'code-api', budget, lifetime),
+  },
+  {
+    // Not in the default set: an OpenID Connect sign-in's code exchange (W3 before issue 46).
+    id: 'W3o',
+    name: 'token endpoint, authorization_code + PKCE, scope openid (ID token, RS256)',
+    fresh: true,
+    prepare: async (server, budget, lifetime) => codeExchanges(server, 'code', budget, lifetime),
   },
   {
     id: 'W4',
@@ -232,12 +233,22 @@ function freshBodies(path, credentials, body) {
 /**
  * Starts bench/server.mjs for an adapter on an engine (`memory`, `redis`: REDIS_URL, `postgres`:
  * DATABASE_URL) and returns a handle once it listens. `adapter` of the handle names both
- * (`express`, `express+redis`).
+ * (`express`, `express+redis`). `bare`: the framework alone (`express bare`), W0's process.
  */
-export function startServer(adapter, nodeOptions = [], engine = 'memory') {
+export function startServer(adapter, nodeOptions = [], engine = 'memory', bare = false) {
   const child = spawn(
     process.execPath,
-    [...nodeOptions, '--import', 'tsx', 'bench/server.mjs', '--adapter', adapter, '--engine', engine],
+    [
+      ...nodeOptions,
+      '--import',
+      'tsx',
+      'bench/server.mjs',
+      '--adapter',
+      adapter,
+      '--engine',
+      engine,
+      ...(bare ? ['--bare'] : []),
+    ],
     {
       cwd: root,
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -254,7 +265,7 @@ export function startServer(adapter, nodeOptions = [], engine = 'memory') {
       child.stdout.resume();
       const url = `http://127.0.0.1:${match[1]}`;
       const server = {
-        adapter: engine === 'memory' ? adapter : `${adapter}+${engine}`,
+        adapter: bare ? `${adapter} bare` : engine === 'memory' ? adapter : `${adapter}+${engine}`,
         url,
         child,
         redirectUri: '',

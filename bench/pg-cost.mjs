@@ -6,7 +6,9 @@
  *     and how many were parsed again (a named statement is parsed once per connection);
  *   - round trips (`Sync` or `Query` messages);
  *   - commits (`pg_stat_database.xact_commit` of the database) and the tables' row counters
- *     (`pg_stat_user_tables`: inserts, updates, HOT updates, deletes);
+ *     (`pg_stat_user_tables`: inserts, updates, HOT updates, deletes) and buffer accesses
+ *     (`pg_statio_user_tables`: heap and index blocks hit or read, the bench schema's tables only,
+ *     so other clients of the server do not count: a count of work, not a time);
  *   - the CPU time of the database's backends (/proc, user + system), and of the server process.
  * Requests are sent `concurrency` at a time after `warm` warm-up requests.
  *
@@ -138,9 +140,12 @@ async function counters() {
   ).rows;
   const tables = (
     await admin.query(
-      `SELECT relname, n_tup_ins::bigint AS ins, n_tup_upd::bigint AS upd, n_tup_hot_upd::bigint AS hot,
-              n_tup_del::bigint AS del, coalesce(idx_scan, 0)::bigint AS idx, seq_scan::bigint AS seq
-       FROM pg_stat_user_tables WHERE schemaname LIKE 'gatehouse_bench_%'`,
+      `SELECT t.relname, n_tup_ins::bigint AS ins, n_tup_upd::bigint AS upd, n_tup_hot_upd::bigint AS hot,
+              n_tup_del::bigint AS del, coalesce(idx_scan, 0)::bigint AS idx, seq_scan::bigint AS seq,
+              (coalesce(heap_blks_hit, 0) + coalesce(heap_blks_read, 0))::bigint AS heapblks,
+              (coalesce(idx_blks_hit, 0) + coalesce(idx_blks_read, 0))::bigint AS idxblks
+       FROM pg_stat_user_tables t JOIN pg_statio_user_tables s USING (relid)
+       WHERE t.schemaname LIKE 'gatehouse_bench_%'`,
     )
   ).rows;
   // The whole cluster's WAL (other databases' writes count too: use a quiet server).
@@ -207,7 +212,8 @@ try {
       const d = (k) => Number(table[k]) - Number(old[k] ?? 0);
       if (d('ins') || d('upd') || d('del') || d('idx') || d('seq'))
         console.log(
-          `  ${table.relname}: ins ${per(d('ins'))} upd ${per(d('upd'))} hot ${per(d('hot'))} del ${per(d('del'))} idx scans ${per(d('idx'))} seq scans ${per(d('seq'))}`,
+          `  ${table.relname}: ins ${per(d('ins'))} upd ${per(d('upd'))} hot ${per(d('hot'))} del ${per(d('del'))} idx scans ${per(d('idx'))} seq scans ${per(d('seq'))}` +
+            ` | buffer accesses: heap ${per(d('heapblks'))} index ${per(d('idxblks'))}`,
         );
     }
   }

@@ -1,15 +1,22 @@
 /**
- * `pnpm bench`: HTTP benchmark of the demo instance on the Express, Hono and Fastify adapters.
+ * `pnpm bench`: HTTP benchmark of the demo instance on the Express, Hono and Fastify adapters, as
+ * issue 46 measured it: two processes per pair, the Gatehouse target (bench/server.mjs: the demo
+ * instance, and `GET /bench/api` behind `requireAuth({ schemes: ['bearer'], scope: 'api:read' })`
+ * answering `{ ok, sub, scope }`, the instance mounted after that route) and the bare target of
+ * the same framework (`--bare`: a fresh app whose `GET /bench/ping` answers `{ ok: true }`, nothing
+ * else loaded). W1 reuses one ES256 access token; W2 and W3 spend a fresh refresh token or PKCE
+ * code per request (minted through the grant store before the window), `client_secret_basic`, no
+ * `openid` (no ID token); W4 introspects W1's token.
  *
- * Each adapter runs in its own server process (bench/server.mjs); this process drives them over
- * loopback with autocannon. Every workload gets a warm-up, then BENCH_ROUNDS rounds, interleaved
- * (round 1 of every workload on every adapter, then round 2, …), and the median is reported. Each
- * run is paired with a W0 run measured right before or after it (alternating by round), and its
- * ratio is taken to that W0. A run with more than 1 % failed requests (non-2xx, errors, timeouts)
- * is reported INVALID, never hidden.
+ * This process drives them over loopback with autocannon. Every workload gets a warm-up, then
+ * BENCH_ROUNDS rounds, interleaved (round 1 of every workload on every adapter, then round 2, …),
+ * and the median is reported. Each run is paired with a W0 run of the bare process measured right
+ * before or after it (alternating by round), and its ratio is taken to that W0. A run with more
+ * than 1 % failed requests (non-2xx, errors, timeouts) is reported INVALID, never hidden.
  *
- * Environment: BENCH_DURATION (s per run, default 10), BENCH_ROUNDS (3), BENCH_WARMUP (s, 3),
- * BENCH_CONNECTIONS (32), BENCH_ADAPTERS (express,hono,fastify; koa on request), BENCH_WORKLOADS (W0,W1,W2,W3,W4,W5,W6; F1, W2o, W3a, W1h (Hono) on request),
+ * Environment: BENCH_DURATION (s per run, default 5), BENCH_ROUNDS (3), BENCH_WARMUP (s, 1),
+ * BENCH_CONNECTIONS (32), BENCH_ADAPTERS (express,hono,fastify; koa on request), BENCH_WORKLOADS
+ * (W0,W1,W2,W3,W4; W5, W6, F1, W2o, W3o, W1d, W1h (Hono) on request),
  * BENCH_JSON (a file to write the raw results to), BENCH_SKIP_MICRO (skip the memory and micro
  * benchmarks that run first), BENCH_ENGINES (memory,redis,postgres; default memory: redis needs
  * REDIS_URL, postgres DATABASE_URL; both run with pushed revocations unless BENCH_PUSHED=0). The
@@ -22,12 +29,12 @@ import { fileURLToPath } from 'node:url';
 import { WORKLOADS as ALL_WORKLOADS, engineCpu, measure, startServer } from './harness.mjs';
 
 const env = (name, fallback) => process.env[name] ?? fallback;
-const DURATION = Number(env('BENCH_DURATION', 10));
+const DURATION = Number(env('BENCH_DURATION', 5));
 const ROUNDS = Number(env('BENCH_ROUNDS', 3));
-const WARMUP = Number(env('BENCH_WARMUP', 3));
+const WARMUP = Number(env('BENCH_WARMUP', 1));
 const CONNECTIONS = Number(env('BENCH_CONNECTIONS', 32));
 const ADAPTERS = env('BENCH_ADAPTERS', 'express,hono,fastify').split(',');
-const SELECTED = env('BENCH_WORKLOADS', 'W0,W1,W2,W3,W4,W5,W6').split(',');
+const SELECTED = env('BENCH_WORKLOADS', 'W0,W1,W2,W3,W4').split(',');
 const ENGINES = env('BENCH_ENGINES', 'memory').split(',');
 const root = fileURLToPath(new URL('../', import.meta.url));
 const WORKLOADS = ALL_WORKLOADS.filter((w) => SELECTED.includes(w.id));
@@ -61,9 +68,13 @@ async function main() {
   const servers = [];
   for (const engine of ENGINES)
     for (const adapter of ADAPTERS) servers.push(await startServer(adapter, [], engine));
+  // Each framework's bare target, in a process of its own: W0 of every pair.
+  const bare = {};
+  for (const adapter of ADAPTERS) bare[adapter] = await startServer(adapter, [], 'memory', true);
+  const bareOf = (server) => bare[server.adapter.split('+')[0]];
   const engineCpuBefore = engineCpu();
   const stop = () => {
-    for (const server of servers) server.child.kill('SIGTERM');
+    for (const server of [...servers, ...Object.values(bare)]) server.child.kill('SIGTERM');
   };
   process.once('SIGINT', () => {
     stop();
@@ -74,16 +85,18 @@ async function main() {
     console.log(
       `warm-up: ${WARMUP} s per workload; then ${ROUNDS} rounds × ${DURATION} s, ${CONNECTIONS} connections\n`,
     );
+    const w0 = ALL_WORKLOADS.find((w) => w.id === 'W0');
+    for (const server of Object.values(bare)) await measure(server, w0, WARMUP, CONNECTIONS);
     for (const server of servers) {
       for (const workload of WORKLOADS) {
-        if (!runsOn(server, workload)) continue;
+        if (workload === w0 || !runsOn(server, workload)) continue;
         await measure(server, workload, WARMUP, CONNECTIONS);
       }
     }
-    // Each workload is measured right next to a W0 run of its own (W0 first in odd rounds, second in
-    // even ones) and its ratio is taken to that W0: on a VM whose speed drifts by tens of percent
-    // within seconds, a W0 measured 20 s earlier in the round made the ratios swing by ±0.2.
-    const w0 = ALL_WORKLOADS.find((w) => w.id === 'W0');
+    // Each workload is measured right next to a W0 run of its own on the framework's bare process
+    // (W0 first in odd rounds, second in even ones) and its ratio is taken to that W0: on a VM whose
+    // speed drifts by tens of percent within seconds, a W0 measured 20 s earlier in the round made
+    // the ratios swing by ±0.2.
     const record = (server, workload, run, round) => {
       results[server.adapter] ??= {};
       results[server.adapter][workload.id] ??= [];
@@ -113,11 +126,11 @@ async function main() {
           let ceilingRun;
           let run;
           if (round % 2 === 1) {
-            ceilingRun = await measure(server, w0, DURATION, CONNECTIONS);
+            ceilingRun = await measure(bareOf(server), w0, DURATION, CONNECTIONS);
             run = await measure(server, workload, DURATION, CONNECTIONS);
           } else {
             run = await measure(server, workload, DURATION, CONNECTIONS);
-            ceilingRun = await measure(server, w0, DURATION, CONNECTIONS);
+            ceilingRun = await measure(bareOf(server), w0, DURATION, CONNECTIONS);
           }
           ceilingRun.ratio = 1;
           run.ratio = run.rps / ceilingRun.rps;
@@ -137,7 +150,7 @@ async function main() {
     }
     // Unused pre-minted credentials (and consumed ones, kept for reuse detection) stay in the
     // servers' memory: show how much, so a pool that grew too large is seen, not guessed.
-    for (const server of servers)
+    for (const server of [...servers, ...Object.values(bare)])
       console.log(`${server.adapter} server RSS at the end: ${serverRss(server)}`);
     const engineCpuAfter = engineCpu();
     for (const [name, seconds] of Object.entries(engineCpuAfter))
@@ -187,7 +200,7 @@ function report(results) {
   const m = machine();
   console.log(`\nNode ${m.node}, ${m.cpu}, ${m.memory}, ${m.os}, ${m.date}`);
   console.log(
-    `${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s, medians; ratio = median of the ratios to the W0 run measured next to each run.`,
+    `${CONNECTIONS} connections, ${WARMUP} s warm-up, ${ROUNDS} rounds × ${DURATION} s, medians; ratio = median of the ratios to the W0 run of the framework's bare process measured next to each run.`,
   );
   console.log(
     "k instr/req: instructions the server process executed per request (perf stat); × W0 (instr) = W0 instructions per request ÷ the workload's, paired the same way (– where perf cannot count). µs CPU/req and × W0 (CPU): the same with the server's CPU time (Linux /proc), for machines where perf cannot count.\n",

@@ -3,7 +3,8 @@
  * adapter with @hono/node-server, the Fastify adapter, or the Koa adapter (not in `pnpm bench`'s
  * default set: BENCH_ADAPTERS=koa), plus these bench-only routes on the same app:
  *   GET  /bench/ping   W0, unprotected: the framework's own ceiling (a bare route of the framework);
- *   GET  /bench/api    W1, behind the adapter's `requireAuth({ schemes: ['bearer'] })`;
+ *   GET  /bench/api    W1, behind the adapter's `requireAuth({ schemes: ['bearer'], scope: 'api:read' })`,
+ *                      answering `{ ok, sub, scope }`;
  *   GET  /bench/floor  F1 (optional), behind a middleware that only reads the Authorization header:
  *                      what any middleware costs on this framework, the floor under W1;
  *   POST /bench/mint   mints credentials for the load generator through public APIs only: refresh
@@ -11,15 +12,71 @@
  *                      `saveCode`, with `hashSecret`), access tokens through the real token endpoint.
  * Run by bench/run.mjs as `node --import tsx bench/server.mjs --adapter express|koa|hono|fastify` (tsx loads the
  * TypeScript demo; Gatehouse itself runs from the built dist). Prints `LISTENING <port>` when ready.
+ * With `--bare`, the framework alone (a fresh app with `GET /bench/ping` answering `{ ok: true }`):
+ * the bare target each Gatehouse target is paired with, in a process of its own.
  */
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 
 const { values: args } = parseArgs({
-  options: { adapter: { type: 'string', default: 'express' }, engine: { type: 'string', default: 'memory' } },
+  options: {
+    adapter: { type: 'string', default: 'express' },
+    engine: { type: 'string', default: 'memory' },
+    bare: { type: 'boolean', default: false },
+  },
 });
 const root = new URL('../', import.meta.url);
+const requireFrom = (pkg) => createRequire(new URL(`packages/${pkg}/package.json`, root));
+
+// --bare: the framework alone, in a process of its own (W0, the ceiling each target is paired
+// with): a fresh app whose one route answers `{ ok: true }`, nothing of Gatehouse loaded.
+if (args.bare) {
+  const bare = createServer();
+  if (args.adapter === 'express') {
+    const app = requireFrom('express')('express')();
+    app.disable('x-powered-by');
+    app.get('/bench/ping', (_req, res) => {
+      res.json({ ok: true });
+    });
+    bare.on('request', app);
+  } else if (args.adapter === 'hono') {
+    const { Hono } = requireFrom('hono')('hono');
+    const { getRequestListener } = requireFrom('hono')('@hono/node-server');
+    const app = new Hono();
+    app.get('/bench/ping', (c) => c.json({ ok: true }));
+    bare.on('request', getRequestListener(app.fetch));
+  } else if (args.adapter === 'fastify') {
+    const app = requireFrom('fastify')('fastify')({
+      serverFactory: (handler) => bare.on('request', handler),
+    });
+    app.get('/bench/ping', (_request, reply) => {
+      reply.send({ ok: true });
+    });
+    await app.ready();
+  } else if (args.adapter === 'koa') {
+    const Koa = requireFrom('koa')('koa');
+    const app = new Koa();
+    app.use((ctx, next) => {
+      if (ctx.method !== 'GET' || ctx.path !== '/bench/ping') return next();
+      ctx.body = { ok: true };
+      return undefined;
+    });
+    bare.on('request', app.callback());
+  } else {
+    throw new Error(`--adapter must be express, koa, hono or fastify, not ${args.adapter}`);
+  }
+  await new Promise((resolve) => bare.listen(0, '127.0.0.1', resolve));
+  for (const signal of ['SIGTERM', 'SIGINT']) {
+    process.once(signal, () => {
+      bare.closeAllConnections();
+      bare.close(() => process.exit(0));
+    });
+  }
+  console.log(`LISTENING ${bare.address().port}`);
+  await new Promise(() => {});
+}
+
 const core = await import(new URL('packages/core/dist/index.js', root).href);
 const engine = await import(new URL('packages/core/dist/engine.js', root).href);
 const { createDemo, DEMO } = await import(new URL('examples/demo/src/index.ts', root).href);
@@ -30,12 +87,13 @@ const PKCE = {
   challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
 };
 /**
- * Scopes of minted credentials: W3's codes are OpenID Connect sign-ins (their exchange signs an ID
- * token, RS256), W2's refresh tokens those of an API client (no ID token, the work W2 has always
- * measured); W2o refreshes an OpenID Connect grant (a new ID token each time).
+ * Scopes of minted credentials: W2's refresh tokens and W3's codes are those of an API client (no
+ * `openid`, so no ID token: issue 46's method), with `api:read`, the scope W1's route asks for (the
+ * access token of W1 and W4 comes from such a code). W3o's codes are OpenID Connect sign-ins (their
+ * exchange signs an ID token, RS256); W2o refreshes an OpenID Connect grant (a new ID token each time).
  */
 const SCOPE = 'openid tickets:read';
-const API_SCOPE = 'tickets:read offline_access';
+const API_SCOPE = 'api:read tickets:read offline_access';
 
 // Listen first (port 0 = any free port), then build the demo for that port: its issuer names it.
 const server = createServer();
@@ -79,7 +137,7 @@ async function benchStorage(engine) {
 }
 const { storage, drop } = await benchStorage(args.engine);
 const grants = storage.grants;
-const pushed = args.engine !== 'memory' && process.env.BENCH_PUSHED !== '0';
+const pushed = process.env.BENCH_PUSHED !== '0';
 // The limiter charges each attempt before the password check (so concurrent guesses cannot slip
 // through), so 32 concurrent logins of the one demo user would be refused with 429 by design. And
 // when autocannon stops, the logins still in flight belong to clients that left: each is charged
@@ -99,8 +157,9 @@ const demo = await createDemo({
   overrides: {
     storage,
     rateLimit: { maxFailuresPerUsername: 1_000_000, maxFailuresPerAddress: 1_000_000 },
-    // Explicit both ways: the Redis and PostgreSQL engines default to on, BENCH_PUSHED=0 measures off.
-    pushedRevocations: pushed,
+    scopes: [...DEMO.scopes, 'api:read'],
+    // The engines' default (on for Redis and PostgreSQL); BENCH_PUSHED=0 measures off.
+    ...(pushed ? {} : { pushedRevocations: false }),
     ...(idTokenAlg === 'ES256' ? { keys: [await core.generateKeys('ES256')] } : {}),
   },
 });
@@ -186,7 +245,10 @@ async function mintAnswer(searchParams) {
   });
 }
 
-const requireFrom = (pkg) => createRequire(new URL(`packages/${pkg}/package.json`, root));
+/** W1's protection: a bearer token with the scope `api:read` (the access tokens minted below carry it). */
+const PROTECTION = { schemes: ['bearer'], scope: 'api:read' };
+/** W1's answer: the route's own `{ ok: true }`, with the caller. */
+const apiAnswer = (auth) => ({ ok: true, sub: auth.sub, scope: auth.scope });
 
 if (args.adapter === 'express') {
   const express = requireFrom('express')('express');
@@ -196,8 +258,8 @@ if (args.adapter === 'express') {
   app.get('/bench/ping', (_req, res) => {
     res.json({ ok: true });
   });
-  app.get('/bench/api', adapter.requireAuth(instance, { schemes: ['bearer'] }), (_req, res) => {
-    res.json({ sub: res.locals.auth.sub });
+  app.get('/bench/api', adapter.requireAuth(instance, PROTECTION), (_req, res) => {
+    res.json(apiAnswer(res.locals.auth));
   });
   app.get(
     '/bench/floor',
@@ -219,13 +281,11 @@ if (args.adapter === 'express') {
   const adapter = await import(new URL('packages/hono/dist/index.js', root).href);
   const app = new Hono();
   app.get('/bench/ping', (c) => c.json({ ok: true }));
-  app.get('/bench/api', adapter.requireAuth(instance, { schemes: ['bearer'] }), (c) =>
-    c.json({ sub: c.get('auth').sub }),
-  );
+  app.get('/bench/api', adapter.requireAuth(instance, PROTECTION), (c) => c.json(apiAnswer(c.get('auth'))));
   // W1h: the same check in requireAuth's handler form (a one-handler route, no middleware chain).
   app.get(
     '/bench/api-handler',
-    adapter.requireAuth(instance, { schemes: ['bearer'] }, (c) => c.json({ sub: c.get('auth').sub })),
+    adapter.requireAuth(instance, PROTECTION, (c) => c.json(apiAnswer(c.get('auth')))),
   );
   app.get(
     '/bench/floor',
@@ -253,13 +313,9 @@ if (args.adapter === 'express') {
   app.get('/bench/ping', (_request, reply) => {
     reply.send({ ok: true });
   });
-  app.get(
-    '/bench/api',
-    { preHandler: adapter.requireAuth(instance, { schemes: ['bearer'] }) },
-    (request, reply) => {
-      reply.send({ sub: request.auth.sub });
-    },
-  );
+  app.get('/bench/api', { preHandler: adapter.requireAuth(instance, PROTECTION) }, (request, reply) => {
+    reply.send(apiAnswer(request.auth));
+  });
   app.get(
     '/bench/floor',
     {
@@ -285,9 +341,9 @@ if (args.adapter === 'express') {
   const mount = requireFrom('koa')('koa-mount');
   const adapter = await import(new URL('packages/koa/dist/index.js', root).href);
   const app = new Koa();
-  const protect = adapter.requireAuth(instance, { schemes: ['bearer'] });
+  const protect = adapter.requireAuth(instance, PROTECTION);
   const api = (ctx) => {
-    ctx.body = { sub: ctx.state.auth.sub };
+    ctx.body = apiAnswer(ctx.state.auth);
   };
   app.use((ctx, next) => {
     if (ctx.method === 'GET' && ctx.path === '/bench/ping') {

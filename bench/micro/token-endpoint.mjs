@@ -1,14 +1,14 @@
 /**
  * CPU per token request in process (no HTTP, no framework), for one or more checkouts side by side:
  * each checkout's demo instance answers W2 (refresh with rotation, `demo-client` with Basic), W3
- * (code + PKCE with `openid`: an ID token) or W3a (code + PKCE, no `openid`) requests as the Node
+ * (code + PKCE, no `openid`) or W3o (code + PKCE with `openid`: an ID token) requests as the Node
  * adapters hand them over (a `BufferedRequest`, answered with `answerOf`: no `Response` built).
  * Credentials are minted through the memory GrantStore before each batch. The checkouts' batches
  * alternate, so a loaded machine slows them alike; printed per checkout: the median CPU µs per
  * request of the batches (process.cpuUsage: every thread, the thread pool's signatures included)
  * and the main thread's (Linux /proc: the event loop's work alone), plus the memory kv calls.
  *
- *   node --import tsx bench/micro/token-endpoint.mjs [W2|W3|W3a] [batch] [batches] [tree …]
+ *   node --import tsx bench/micro/token-endpoint.mjs [W2|W3|W3o] [batch] [batches] [tree …]
  *
  * `tree` defaults to this checkout; give an older worktree first to compare (its packages built).
  * BENCH_ID_TOKEN_ALG=ES256: instances with an ES256 key only, so their ID tokens are ES256.
@@ -95,7 +95,7 @@ async function setup(spec) {
           userId: DEMO.user.id,
           grantId: crypto.randomUUID(),
           redirectUri: demo.redirectUri,
-          scope: id === 'W3' ? 'openid tickets:read' : 'tickets:read offline_access',
+          scope: id === 'W3o' ? 'openid tickets:read' : 'tickets:read offline_access',
           codeChallenge: challenge,
           authTime: now,
           expiresAt: now + 3_600_000,

@@ -1,10 +1,15 @@
 import type { Subject } from '@gatehousejs/core/engine';
 import {
   type AuthorizationCodeRecord,
+  codeRefusal,
+  type ExchangeCodeResult,
+  type ExchangeRefreshTokenResult,
   type GrantStore,
+  offlineAccessGranted,
   type RedeemCodeResult,
   type RefreshTokenRecord,
   type RotateRefreshTokenResult,
+  refreshTokenRefusal,
   subjectId,
   wholeExpiry,
   wholeInstant,
@@ -126,7 +131,67 @@ export function postgresGrantStore(
          ), stored AS (${insertRefreshFromWinner})
          SELECT * FROM won`;
 
-  return {
+  // The exchanges (exchangeCode, exchangeRefreshToken): one statement each. The conditional UPDATE
+  // carries every check of the exchange, so it wins only when all pass; the refresh token it
+  // stores is built from the row it updated (`won`). When it does not win, the same statement
+  // returns the row as its snapshot saw it (one-time filter: not read at all when it won), and the
+  // store names the refusal with the contract's own rules (codeRefusal, refreshTokenRefusal).
+  // `$ext #> '{dpopJkt}'` is the record's DPoP binding when it is a string (boundJkt).
+  const notBoundElsewhere = (jkt: string) =>
+    `(jsonb_typeof(r.attrs #> '{ext,dpopJkt}') IS DISTINCT FROM 'string' OR r.attrs #>> '{ext,dpopJkt}' = ${jkt})`;
+  const exchangeCodeText = `WITH won AS (
+           UPDATE ${t.codes} r SET consumed_at = $2, expires_at = GREATEST(r.expires_at, $4::bigint)
+           WHERE r.instance_id = $1 AND r.code_hash = $3 AND r.consumed_at IS NULL AND r.expires_at > $2
+             AND r.client_id = $5
+             AND CASE WHEN r.redirect_uri = '' THEN $7::boolean ELSE r.redirect_uri = $6::text END
+             AND r.code_challenge IS NOT DISTINCT FROM $8::text
+             AND ${notBoundElsewhere('$9::text')}
+             AND ${codeNotRevoked}
+           RETURNING r.*
+         ), stored AS (
+           INSERT INTO ${t.refreshTokens}
+             (instance_id, token_hash, grant_id, client_id, subject_kind, subject_id, scope, issued_at, expires_at, attrs)
+           SELECT $1, $10::text, w.grant_id, w.client_id, 'user', w.user_id, w.scope, $2, $11::bigint,
+                  (w.attrs - 'nonce' - 'ext')
+                    || jsonb_build_object('authTime', w.auth_time, 'grantedAt', $2::bigint)
+                    || CASE WHEN e.ext = '{}'::jsonb THEN '{}'::jsonb ELSE jsonb_build_object('ext', e.ext) END
+           FROM won w,
+                LATERAL (SELECT (coalesce(w.attrs -> 'ext', '{}'::jsonb) - 'dpopJkt')
+                                || CASE WHEN $12::text IS NULL THEN '{}'::jsonb
+                                        ELSE jsonb_build_object('dpopJkt', $12::text) END AS ext) e
+           WHERE $10::text IS NOT NULL
+             -- OpenID Connect Core §11 (offlineAccessGranted): no refresh token for openid without offline_access.
+             AND (position(' openid ' IN ' ' || w.scope || ' ') = 0
+                  OR position(' offline_access ' IN ' ' || w.scope || ' ') > 0)
+         )
+         SELECT true AS won, w.* FROM won w
+         UNION ALL
+         SELECT false, r.* FROM ${t.codes} r
+         WHERE NOT EXISTS (SELECT 1 FROM won)
+           AND r.instance_id = $1 AND r.code_hash = $3 AND r.expires_at > $2 AND ${codeNotRevoked}`;
+  const exchangeRefreshText = `WITH won AS (
+           UPDATE ${t.refreshTokens} r SET rotated_at = $2
+           WHERE r.instance_id = $1 AND r.token_hash = $3 AND r.rotated_at IS NULL AND r.expires_at > $2
+             AND r.client_id = $4
+             AND ${notBoundElsewhere('$5::text')}
+             AND ${refreshNotRevoked}
+           RETURNING r.*
+         ), stored AS (
+           INSERT INTO ${t.refreshTokens}
+             (instance_id, token_hash, grant_id, client_id, subject_kind, subject_id, scope, issued_at, expires_at, attrs)
+           SELECT $1, $6::text, w.grant_id, w.client_id, w.subject_kind, w.subject_id, w.scope, $2, $7::bigint,
+                  CASE WHEN $8::text IS NULL THEN w.attrs
+                       ELSE w.attrs || jsonb_build_object('ext',
+                              coalesce(w.attrs -> 'ext', '{}'::jsonb) || jsonb_build_object('dpopJkt', $8::text)) END
+           FROM won w
+         )
+         SELECT true AS won, w.* FROM won w
+         UNION ALL
+         SELECT false, r.* FROM ${t.refreshTokens} r
+         WHERE NOT EXISTS (SELECT 1 FROM won)
+           AND r.instance_id = $1 AND r.token_hash = $3 AND r.expires_at > $2 AND ${refreshNotRevoked}`;
+
+  const store: GrantStore = {
     async saveCode(record) {
       await pool.query(
         `INSERT INTO ${t.codes}
@@ -175,6 +240,66 @@ export function postgresGrantStore(
       const current = await findCodeRow(codeHash, now);
       return current?.consumed_at != null
         ? { status: 'replayed', code: toCode(current) }
+        : { status: 'invalid' };
+    },
+
+    async exchangeCode(codeHash, exchange, now): Promise<ExchangeCodeResult> {
+      const mint = exchange.refreshToken;
+      const { rows } = await pool.query<CodeRow & { won: boolean }>(exchangeCodeText, [
+        instanceId,
+        wholeInstant(now),
+        codeHash,
+        wholeExpiry(exchange.keepUntil),
+        exchange.clientId,
+        exchange.redirectUri ?? null,
+        exchange.redirectUriFitsDefault,
+        exchange.verifierChallenge ?? null,
+        exchange.dpopJkt ?? null,
+        mint?.tokenHash ?? null,
+        mint === undefined ? null : wholeExpiry(mint.expiresAt),
+        mint?.dpopJkt ?? null,
+      ]);
+      const row = rows[0];
+      if (!row) return { status: 'invalid' };
+      const code = toCode(row);
+      if (row.won)
+        return {
+          status: 'redeemed',
+          code,
+          refreshTokenStored: mint !== undefined && offlineAccessGranted(code.scope),
+        };
+      const reason = codeRefusal(code, exchange);
+      if (reason !== undefined) return { status: 'refused', reason };
+      if (code.consumedAt !== undefined) return { status: 'replayed', code };
+      // Every check passed on the snapshot, yet the update did not win: it waited for a concurrent
+      // exchange and found the row changed. A fresh read tells a replay from a revocation.
+      const current = await findCodeRow(codeHash, now);
+      return current?.consumed_at != null
+        ? { status: 'replayed', code: toCode(current) }
+        : { status: 'invalid' };
+    },
+
+    async exchangeRefreshToken(tokenHash, exchange, now): Promise<ExchangeRefreshTokenResult> {
+      const { rows } = await pool.query<RefreshRow & { won: boolean }>(exchangeRefreshText, [
+        instanceId,
+        wholeInstant(now),
+        tokenHash,
+        exchange.clientId,
+        exchange.dpopJkt ?? null,
+        exchange.next.tokenHash,
+        wholeExpiry(exchange.next.expiresAt),
+        exchange.next.dpopJkt ?? null,
+      ]);
+      const row = rows[0];
+      if (!row) return { status: 'invalid' };
+      if (row.won) return { status: 'rotated', previous: toRefresh({ ...row, rotated_at: null }) };
+      const previous = toRefresh(row);
+      const reason = refreshTokenRefusal(previous, exchange);
+      if (reason !== undefined) return { status: 'refused', reason };
+      if (previous.rotatedAt !== undefined) return { status: 'reused', previous };
+      const current = await findRefreshRow(tokenHash, now);
+      return current?.rotated_at != null
+        ? { status: 'reused', previous: toRefresh(current) }
         : { status: 'invalid' };
     },
 
@@ -284,7 +409,8 @@ export function postgresGrantStore(
     },
 
     async listUserRefreshTokens(userId, now) {
-      // The partial index refresh_tokens_user_live (migration 004) serves exactly this filter.
+      // The partial index refresh_tokens_user (migration 008) finds the user's tokens; rotated ones
+      // are filtered here (no index names rotated_at, so that a rotation is a HOT update).
       const { rows } = await pool.query<RefreshRow>(
         `SELECT r.* FROM ${t.refreshTokens} r
          WHERE r.instance_id = $1 AND r.subject_kind = 'user' AND r.subject_id = $3
@@ -302,6 +428,7 @@ export function postgresGrantStore(
       return rows[0] ? Number(rows[0].revoked_at) : null;
     },
   };
+  return store;
 }
 
 function toCode(row: CodeRow): AuthorizationCodeRecord {

@@ -33,6 +33,7 @@ describe.skipIf(!url)('postgres engine specifics', () => {
       '005_key_values',
       '006_kv_state',
       '007_client_partitions',
+      '008_hot_rotation',
     ]);
     expect(await migrate(storage.pool, { schema })).toEqual([]);
     const { rows } = await storage.pool.query(
@@ -46,7 +47,163 @@ describe.skipIf(!url)('postgres engine specifics', () => {
       { version: '005_key_values' },
       { version: '006_kv_state' },
       { version: '007_client_partitions' },
+      { version: '008_hot_rotation' },
     ]);
+  });
+
+  it('exchanges a code and then its refresh token in one statement each, refusals and reuse included', async () => {
+    // A schema of its own: the consumed code stays (for replays), which the sweep case does not expect.
+    const own = `gatehouse_test_${crypto.randomUUID().replaceAll('-', '')}`;
+    const pool = new pg.Pool({ connectionString: url!, max: 2 });
+    await migrate(pool, { schema: own });
+    const texts: string[] = [];
+    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+    (pool as unknown as { query: unknown }).query = (...args: unknown[]) => {
+      texts.push(typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text);
+      return query(...args);
+    };
+    const counted = postgresStorage({ pool, schema: own, sweepIntervalMs: 0 });
+    const statements = async <T>(call: () => Promise<T>) => {
+      texts.length = 0;
+      const result = await call();
+      return { result, statements: texts.length };
+    };
+    try {
+      const now = Date.now();
+      const code = {
+        codeHash: await hashSecret(crypto.randomUUID()),
+        clientId: 'c',
+        userId: crypto.randomUUID(),
+        grantId: crypto.randomUUID(),
+        redirectUri: 'https://app.example/cb',
+        scope: 'read offline_access openid',
+        authTime: now,
+        expiresAt: now + 60_000,
+        ext: { dpopJkt: 'k', kept: [1, { a: [] }] },
+      };
+      await counted.grants.saveCode(code);
+      const issued = { tokenHash: await hashSecret(crypto.randomUUID()), expiresAt: now + 3_600_000 };
+      const exchange = {
+        clientId: 'c',
+        redirectUri: code.redirectUri,
+        redirectUriFitsDefault: false,
+        dpopJkt: 'k',
+        keepUntil: now + 600_000,
+        refreshToken: issued,
+      };
+      expect(
+        await statements(() =>
+          counted.grants.exchangeCode!(code.codeHash, { ...exchange, clientId: 'x' }, now),
+        ),
+      ).toEqual({ result: { status: 'refused', reason: 'client' }, statements: 1 });
+      const redeemed = await statements(() => counted.grants.exchangeCode!(code.codeHash, exchange, now));
+      expect(redeemed.statements).toBe(1);
+      expect(redeemed.result.status === 'redeemed' && redeemed.result.refreshTokenStored).toBe(true);
+      expect(
+        (await statements(() => counted.grants.exchangeCode!(code.codeHash, exchange, now))).result.status,
+      ).toBe('replayed');
+      expect(await counted.grants.findRefreshToken(issued.tokenHash, now)).toEqual({
+        tokenHash: issued.tokenHash,
+        grantId: code.grantId,
+        clientId: 'c',
+        subject: { kind: 'user', userId: code.userId },
+        scope: code.scope,
+        authTime: now,
+        grantedAt: now,
+        issuedAt: now,
+        expiresAt: issued.expiresAt,
+        ext: { kept: [1, { a: [] }] },
+      });
+      const next = {
+        tokenHash: await hashSecret(crypto.randomUUID()),
+        expiresAt: now + 7_200_000,
+        dpopJkt: 'k2',
+      };
+      const rotated = await statements(() =>
+        counted.grants.exchangeRefreshToken!(
+          issued.tokenHash,
+          { clientId: 'c', dpopJkt: 'k2', next },
+          now + 1,
+        ),
+      );
+      expect(rotated.statements).toBe(1);
+      expect(rotated.result.status).toBe('rotated');
+      expect((await counted.grants.findRefreshToken(next.tokenHash, now + 1))?.ext).toEqual({
+        kept: [1, { a: [] }],
+        dpopJkt: 'k2',
+      });
+      const reused = await statements(() =>
+        counted.grants.exchangeRefreshToken!(
+          issued.tokenHash,
+          { clientId: 'c', dpopJkt: 'k2', next },
+          now + 2,
+        ),
+      );
+      expect(reused.statements).toBe(1);
+      expect(reused.result.status).toBe('reused');
+      expect(
+        await statements(() =>
+          counted.grants.exchangeRefreshToken!(
+            next.tokenHash,
+            { clientId: 'c', dpopJkt: 'k', next: issued },
+            now + 2,
+          ),
+        ),
+      ).toEqual({ result: { status: 'refused', reason: 'dpop_key' }, statements: 1 });
+    } finally {
+      await pool.query(`DROP SCHEMA IF EXISTS "${own}" CASCADE`);
+      await counted.close();
+      await pool.end();
+    }
+  });
+
+  it('rotates with a heap-only update: no index names the column a rotation writes', async () => {
+    const own = `gatehouse_test_${crypto.randomUUID().replaceAll('-', '')}`;
+    const pool = new pg.Pool({ connectionString: url!, max: 1 });
+    await migrate(pool, { schema: own });
+    const engine = postgresStorage({ pool, schema: own, sweepIntervalMs: 0 });
+    const updates = async () =>
+      (
+        await pool.query<{ upd: string; hot: string }>(
+          `SELECT n_tup_upd AS upd, n_tup_hot_upd AS hot FROM pg_stat_user_tables
+           WHERE schemaname = $1 AND relname = 'refresh_tokens'`,
+          [own],
+        )
+      ).rows[0]!;
+    try {
+      const now = Date.now();
+      const hashes = await Promise.all(Array.from({ length: 21 }, (_, i) => hashSecret(`${own}-${i}`)));
+      await engine.grants.saveRefreshToken({
+        tokenHash: hashes[0]!,
+        grantId: 'g',
+        clientId: 'c',
+        subject: { kind: 'user', userId: 'u' },
+        scope: 'read',
+        issuedAt: now,
+        expiresAt: now + 3_600_000,
+      });
+      for (let i = 0; i < 20; i++) {
+        const next = { tokenHash: hashes[i + 1]!, expiresAt: now + 3_600_000 };
+        const result = await engine.grants.exchangeRefreshToken!(
+          hashes[i]!,
+          { clientId: 'c', next },
+          now + i,
+        );
+        expect(result.status).toBe('rotated');
+      }
+      // Statistics reach the view within a second or so of the backend going idle.
+      let counted = await updates();
+      for (let wait = 0; Number(counted.upd) < 20 && wait < 50; wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        counted = await updates();
+      }
+      expect({ upd: Number(counted.upd), hot: Number(counted.hot) }).toEqual({ upd: 20, hot: 20 });
+      expect(await engine.grants.listUserRefreshTokens!('u', now + 20)).toHaveLength(1);
+    } finally {
+      await pool.query(`DROP SCHEMA IF EXISTS "${own}" CASCADE`);
+      await engine.close();
+      await pool.end();
+    }
   });
 
   it('keeps password-attempt counters few, fixed-size and expiring, and writes none for refusals', async () => {

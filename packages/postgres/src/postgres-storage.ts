@@ -115,7 +115,8 @@ export function postgresEngine(options: PostgresEngineOptions): PostgresEngine {
     options.pool ?? new pg.Pool(failFastPoolConfig(options.connectionString!, options.statementTimeoutMs));
   // An idle client losing its connection emits `error` on the pool; unhandled, it would crash the process.
   if (owned) pool.on('error', () => {});
-  const sweep = (sweepOptions?: SweepOptions) => sweepExpired(pool, t, sweepOptions);
+  const run = statements(pool, options.preparedStatements ?? true);
+  const sweep = (sweepOptions?: SweepOptions) => sweepExpired(run, t, sweepOptions);
   const interval = options.sweepIntervalMs ?? 60_000;
   const stopSweeps =
     interval > 0 ? scheduleSweeps(sweep, interval, options.onSweepError ?? (() => {})) : () => {};
@@ -123,12 +124,12 @@ export function postgresEngine(options: PostgresEngineOptions): PostgresEngine {
   // Pushed revocations: one listening connection, opened when a Gatehouse instance first asks.
   const hub = revocationHub(
     pool,
+    run,
     t,
     options.listenConnectionString === undefined
       ? undefined
       : failFastPoolConfig(options.listenConnectionString, options.statementTimeoutMs),
   );
-  const run = statements(pool, options.preparedStatements ?? true);
 
   return {
     pool,

@@ -7,6 +7,7 @@ import {
 } from '@gatehousejs/core/engine';
 import pg from 'pg';
 import type { Tables } from './schema.js';
+import type { Statements } from './statements.js';
 
 /**
  * Pushed revocations on PostgreSQL `LISTEN/NOTIFY`: one channel per schema, one listening
@@ -33,10 +34,19 @@ export function revocationChannel(t: Tables): string {
 }
 
 /**
+ * The hub of a schema: `pool` gives the listening connection its settings unless `listenConfig`
+ * does, `run` sends the probes and snapshots (as prepared statements, like every statement of the
+ * engine).
+ *
  * @param listenConfig Where the listening connection goes, when not where the pool's do (a pool
  *   behind PgBouncer in transaction mode): its settings, `Client` class included.
  */
-export function revocationHub(pool: pg.Pool, t: Tables, listenConfig?: pg.PoolConfig): RevocationHub {
+export function revocationHub(
+  pool: pg.Pool,
+  run: Statements,
+  t: Tables,
+  listenConfig?: pg.PoolConfig,
+): RevocationHub {
   const channel = revocationChannel(t);
   const fanout = revocationFanout();
   let client: pg.Client | undefined;
@@ -89,9 +99,9 @@ export function revocationHub(pool: pg.Pool, t: Tables, listenConfig?: pg.PoolCo
       }
       return {
         async probe(probeId) {
-          await pool.query('SELECT pg_notify($1, $2)', [channel, revocationProbeMessage(probeId)]);
+          await run.query('SELECT pg_notify($1, $2)', [channel, revocationProbeMessage(probeId)]);
         },
-        snapshot: (now) => snapshot(pool, t, instanceId, now),
+        snapshot: (now) => snapshot(run, t, instanceId, now),
         unsubscribe: remove,
       };
     },
@@ -108,7 +118,7 @@ export function revocationHub(pool: pg.Pool, t: Tables, listenConfig?: pg.PoolCo
 
 /** Every revocation of the instance in force at `now`: one query over the three tables. */
 async function snapshot(
-  pool: pg.Pool,
+  pool: Statements,
   t: Tables,
   instanceId: string,
   now: number,

@@ -1,6 +1,6 @@
 import { wholeInstant } from '@gatehousejs/core/engine';
-import type { Pool } from 'pg';
 import { instanceTables, type Tables } from './schema.js';
+import type { Statements } from './statements.js';
 
 /** Options of a sweep. */
 export interface SweepOptions {
@@ -18,7 +18,7 @@ export interface SweepOptions {
  * LOCKED` lets it step around rows a request is working on, and concurrent sweepers (one per
  * process) around each other, so it never blocks a request. Returns the number of rows deleted.
  */
-export async function sweepExpired(pool: Pool, t: Tables, options: SweepOptions = {}): Promise<number> {
+export async function sweepExpired(pool: Statements, t: Tables, options: SweepOptions = {}): Promise<number> {
   const now = wholeInstant(options.now ?? Date.now());
   const batchSize = options.batchSize ?? 1000;
   const maxBatches = options.maxBatches ?? 50;

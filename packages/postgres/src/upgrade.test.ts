@@ -68,6 +68,7 @@ describe.skipIf(!url)('postgres upgrade from schema version 1', () => {
       '005_key_values',
       '006_kv_state',
       '007_client_partitions',
+      '008_hot_rotation',
     ]);
     const { rows } = await pool.query(
       `SELECT instance_id, subject_kind, subject_id, attrs FROM ${q('refresh_tokens')} ORDER BY grant_id`,
@@ -224,7 +225,11 @@ describe.skipIf(!url)(
     });
 
     it('moves the live rows of every instance into key_values and drops the old tables', async () => {
-      expect(await migrate(pool, { schema })).toEqual(['006_kv_state', '007_client_partitions']);
+      expect(await migrate(pool, { schema })).toEqual([
+        '006_kv_state',
+        '007_client_partitions',
+        '008_hot_rotation',
+      ]);
       expect(await migrate(pool, { schema })).toEqual([]);
       const { rows } = await pool.query<{ instance_id: string; n: number }>(
         `SELECT instance_id, count(*)::int AS n FROM ${q('key_values')} GROUP BY instance_id ORDER BY instance_id`,

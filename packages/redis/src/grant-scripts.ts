@@ -137,6 +137,8 @@ if tonumber(ARGV[5]) > tonumber(exp) then
 else
   redis.call('HSET', KEYS[1], 'used', ARGV[1], 'by', ARGV[3])
 end
+-- A code's refresh template (exchangeCode) is needed only until the code is consumed.
+redis.call('HDEL', KEYS[1], 't', 'x')
 if #KEYS >= 3 then
 ${storeRefreshToken(6)}
 end
@@ -157,6 +159,162 @@ ${CHECK_RECORD}
 redis.call('HSET', KEYS[1], 'rot', ARGV[1], 'by', ARGV[3])
 ${storeRefreshToken(5, [['prev', 'ARGV[8]']])}
 return {'rotated', f[1]}
+`;
+
+/**
+ * The start of a one-step exchange (single server only: like findRecordScript, it reads and writes
+ * keys it learns from the pointer, which a Cluster refuses). KEYS[1]: the pointer. ARGV[1] now,
+ * ARGV[2] the instance's key base, ARGV[3] the record key's part after its grant tag. Reads the
+ * record with `FIELDS` (`r`, `exp`, `grant`, marker, `by`, more), its grant's revocation marker
+ * and its user's mark, and answers `invalid` for a missing, expired or revoked record, as
+ * CHECK_RECORD does; `rebuild` for a pointer with bytes past ASCII (its length prefix counts
+ * UTF-16 units, not bytes: the store then takes the two-call path, which parses it in JavaScript).
+ * Leaves `p` (the pointer), `grantId`, `userId`, `tag`, `key`, `f` and `record` (the decoded JSON).
+ */
+const EXCHANGE_LOOKUP = `
+${LUA_KEYS}
+${VALIDATE}
+local now = tonumber(ARGV[1])
+local p = redis.call('GET', KEYS[1])
+if not p then return {'invalid'} end
+if string.find(p, '[\\128-\\255]') then return {'rebuild'} end
+local colon = string.find(p, ':', 1, true)
+local length = tonumber(string.sub(p, 1, colon - 1))
+local grantId = string.sub(p, colon + 1, colon + length)
+local userId = string.sub(p, colon + 1 + length)
+local tag = grantTag(ARGV[2], grantId)
+local key = tag .. ARGV[3]
+local f = redis.call('HMGET', key, unpack(FIELDS))
+if not f[1] or tonumber(f[2]) <= now or f[3] ~= grantId then return {'invalid'} end
+local revoked = redis.call('GET', tag .. ':revoked')
+if revoked and tonumber(revoked) > now then return {'invalid'} end
+local record = cjson.decode(f[1])
+if userId ~= '' then
+  local mark = redis.call('GET', userMark(ARGV[2], userId))
+  if mark then
+    local a, e = string.match(mark, '^(%-?%d+) (%-?%d+)$')
+    if a and tonumber(e) > now and tonumber(record[ISSUED]) <= tonumber(a) then return {'invalid'} end
+  end
+end
+`;
+
+/** The DPoP key a decoded record is bound to (`ext.dpopJkt`, a string), or nil. */
+const BOUND_JKT = `
+local bound = nil
+if type(record.ext) == 'table' and type(record.ext.dpopJkt) == 'string' then bound = record.ext.dpopJkt end
+`;
+
+/**
+ * Writes the new refresh token `json` at `tag .. ':rt:' .. hash`, its pointer KEYS[2] (value:
+ * the consumed record's pointer, same grant and user) and its user's index entry (dropping
+ * `dropped`, a member known to be rotated, or ''), all until `exp`. `prev`, when not nil, is the
+ * hash of the token it replaces (see storeRefreshToken).
+ */
+const writeExchanged = (hash: string, exp: string, json: string, prev: string, dropped: string) => `
+do
+  redis.call('SET', KEYS[2], p, 'PXAT', ${exp})
+  if userId ~= '' then
+    local index = userIndex(ARGV[2], userId)
+    local member = string.sub(p, 1, colon + length) .. ${hash}
+${indexUserToken('index', 'member', exp, 'ARGV[1]', dropped)}
+  end
+  local nextKey = tag .. ':rt:' .. ${hash}
+  local fields = {'r', ${json}, 'exp', ${exp}, 'grant', grantId}
+  if ${prev} then
+    fields[7] = 'prev'
+    fields[8] = ${prev}
+  end
+  if redis.call('HSET', nextKey, unpack(fields)) < #fields / 2 then
+    redis.call('DEL', nextKey)
+    redis.call('HSET', nextKey, unpack(fields))
+  end
+  redis.call('PEXPIREAT', nextKey, ${exp})
+end
+`;
+
+/**
+ * The refresh grant's exchange in one step (GrantStore.exchangeRefreshToken). KEYS: the presented
+ * token's pointer, the next token's pointer. ARGV: now, key base, `:rt:<hash>`, client id, the
+ * request's DPoP key ('' none), the next token's hash (also the call's nonce), its expiry, the key
+ * to bind it to ('' none). Checks as `refreshTokenRefusal` (core), then rotates and stores the
+ * successor: the rotated record's JSON with the new hash, issue time and expiry in place of the
+ * first three members (the store writes refresh tokens in that layout, refreshJson). Replies
+ * `{'rotated', json}`, `{'reused', json, rotatedAt}`, `{'refused', reason}`, `{'invalid'}`, or
+ * `{'rebuild'}` (nothing written) for a record of another layout or a successor to bind anew: the
+ * store then takes the two-call path.
+ */
+const exchangeRefreshTokenSource = (expireGt: string) => `
+${expireGt}
+local FIELDS, ISSUED, INTS = {'r', 'exp', 'grant', 'rot', 'by', 'prev'}, 'issuedAt', {1, 7}
+${EXCHANGE_LOOKUP}
+if f[4] and f[5] == ARGV[6] then return {'rotated', f[1]} end
+if record.clientId ~= ARGV[4] then return {'refused', 'client'} end
+${BOUND_JKT}
+if bound and bound ~= ARGV[5] then return {'refused', 'dpop_key'} end
+if f[4] then return {'reused', f[1], f[4]} end
+if ARGV[8] ~= '' and ARGV[8] ~= bound then return {'rebuild'} end
+local body = string.match(f[1], '^{"tokenHash":"[%w_%-]*","issuedAt":[^,]+,"expiresAt":[^,]+,(.+)$')
+if not body then return {'rebuild'} end
+redis.call('HSET', key, 'rot', ARGV[1], 'by', ARGV[6])
+local json = '{"tokenHash":"' .. ARGV[6] .. '","issuedAt":' .. ARGV[1] .. ',"expiresAt":' .. ARGV[7] .. ',' .. body
+local own = string.sub(p, 1, colon + length) .. string.sub(ARGV[3], 5)
+${writeExchanged('ARGV[6]', 'ARGV[7]', 'json', 'string.sub(ARGV[3], 5)', 'own')}
+return {'rotated', f[1]}
+`;
+
+/**
+ * The code grant's exchange in one step (GrantStore.exchangeCode). KEYS: the code's pointer, [the
+ * refresh token's pointer]. ARGV: now, key base, `:code:<hash>`, nonce, keepUntil, client id, the
+ * request's redirect_uri ('' none, else '=' and the URI), '1' when it fits a code without one, the
+ * verifier's challenge ('' none), the request's DPoP key ('' none), the refresh token's hash (''
+ * none), its expiry, the key to bind it to as a JSON string ('' none). Checks as `codeRefusal`
+ * (core), then consumes the code (as redeemCode) and stores the refresh token unless the code's
+ * scope has `openid` without `offline_access`: `{"tokenHash","issuedAt","expiresAt",` then the
+ * code's refresh template `t` (written by saveCode: grant, client, subject, scope, resources and
+ * authentication, as JSON members), `"grantedAt"` and the code's `ext` without `dpopJkt` (`x`,
+ * JSON or '') bound to the given key. Replies `{'redeemed', json, exp, stored}`,
+ * `{'replayed', json, consumedAt, exp}`, `{'refused', reason}`, `{'invalid'}`, or `{'rebuild'}`
+ * (nothing written) for a code saved without a template (by an earlier version).
+ */
+const exchangeCodeSource = (expireGt: string) => `
+${expireGt}
+local FIELDS, ISSUED, INTS = {'r', 'exp', 'grant', 'used', 'by', 't', 'x'}, 'authTime', {1, 5, 12}
+${EXCHANGE_LOOKUP}
+local scope = ' ' .. tostring(record.scope) .. ' '
+local offline = not string.find(scope, ' openid ', 1, true) or string.find(scope, ' offline_access ', 1, true)
+local store = ARGV[11] ~= '' and offline and true or false
+if f[4] and f[5] == ARGV[4] then return {'redeemed', f[1], f[2], store and '1' or '0'} end
+if record.clientId ~= ARGV[6] then return {'refused', 'client'} end
+if record.redirectUri == '' then
+  if ARGV[8] ~= '1' then return {'refused', 'redirect_uri'} end
+elseif ARGV[7] ~= '=' .. tostring(record.redirectUri) then return {'refused', 'redirect_uri'} end
+local challenge = record.codeChallenge
+if type(challenge) ~= 'string' then
+  if ARGV[9] ~= '' then return {'refused', 'code_verifier_unexpected'} end
+elseif ARGV[9] == '' then return {'refused', 'code_verifier_missing'}
+elseif ARGV[9] ~= challenge then return {'refused', 'code_verifier_mismatch'} end
+${BOUND_JKT}
+if bound and bound ~= ARGV[10] then return {'refused', 'dpop_key'} end
+if f[4] then return {'replayed', f[1], f[4], f[2]} end
+if store and not f[6] then return {'rebuild'} end
+local exp = f[2]
+if tonumber(ARGV[5]) > tonumber(exp) then exp = ARGV[5] end
+-- The template is needed only until the code is consumed.
+if f[6] then redis.call('HDEL', key, 't', 'x') end
+redis.call('HSET', key, 'used', ARGV[1], 'by', ARGV[4], 'exp', exp)
+redis.call('PEXPIREAT', key, exp)
+if store then
+  local ext = f[7] or ''
+  if ARGV[13] ~= '' then
+    if ext == '' then ext = '{"dpopJkt":' .. ARGV[13] .. '}'
+    else ext = string.sub(ext, 1, -2) .. ',"dpopJkt":' .. ARGV[13] .. '}' end
+  end
+  if ext ~= '' then ext = ',"ext":' .. ext end
+  local json = '{"tokenHash":"' .. ARGV[11] .. '","issuedAt":' .. ARGV[1] .. ',"expiresAt":' .. ARGV[12] .. ','
+    .. f[6] .. ',"grantedAt":' .. ARGV[1] .. ext .. '}'
+${writeExchanged('ARGV[11]', 'ARGV[12]', 'json', 'nil', "''")}
+end
+return {'redeemed', f[1], exp, store and '1' or '0'}
 `;
 
 /**
@@ -220,6 +378,8 @@ export interface GrantScripts {
   readonly redeemCode: LuaScript;
   readonly rotateRefreshToken: LuaScript;
   readonly indexUserToken: LuaScript;
+  readonly exchangeCode: LuaScript;
+  readonly exchangeRefreshToken: LuaScript;
 }
 
 /**
@@ -232,6 +392,8 @@ export function grantScripts(expireGt: 'auto' | 'never' = 'auto'): GrantScripts 
     redeemCode: new LuaScript(redeemCodeSource(flag)),
     rotateRefreshToken: new LuaScript(rotateRefreshTokenSource(flag)),
     indexUserToken: new LuaScript(indexUserTokenSource(flag)),
+    exchangeCode: new LuaScript(exchangeCodeSource(flag)),
+    exchangeRefreshToken: new LuaScript(exchangeRefreshTokenSource(flag)),
   };
 }
 

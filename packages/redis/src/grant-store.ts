@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import {
   type AuthorizationCodeRecord,
+  type ExchangeCodeResult,
+  type ExchangeRefreshTokenResult,
+  exchangeCodeByLookup,
+  exchangeRefreshTokenByLookup,
+  type GrantRefusal,
   type GrantStore,
   type RedeemCodeResult,
   type RefreshTokenRecord,
   type RotateRefreshTokenResult,
+  refreshTokenFromCode,
   wholeExpiry,
   wholeInstant,
 } from '@gatehousejs/core/engine';
@@ -180,6 +186,7 @@ export function redisGrantStore(
     grantId: string,
     userId: string | undefined,
     marker?: [Marker, number],
+    extra: string[] = [],
   ) => {
     const fields = [
       'r',
@@ -189,6 +196,7 @@ export function redisGrantStore(
       'grant',
       grantId,
       ...(marker ? [marker[0], String(wholeInstant(marker[1]))] : []),
+      ...extra,
     ];
     const writePointer = () =>
       client.set(pointer, pointerValue(grantId, userId), 'PXAT', expireAt(expiresAt));
@@ -312,7 +320,26 @@ export function redisGrantStore(
     return writesFirst ? run(read, false) : finish(read);
   };
 
-  return {
+  /**
+   * Runs a one-step exchange script (grant-scripts.ts) where the server allows it: a single server
+   * that lets scripts reach keys they learn from a pointer. Resolves to its reply, or `undefined`
+   * when the exchange must take the two-call path: on a Cluster, on a server that refuses the
+   * script (from then on), or when the script answered `rebuild` (nothing written).
+   */
+  const inOneStep = async (script: LuaScript, scriptKeys: string[], args: string[]) => {
+    if (!lookupInOneStep || !consumeInOneStep) return undefined;
+    try {
+      const reply = (await script.run(client, scriptKeys, args)) as (string | null)[];
+      return reply[0] === 'rebuild' ? undefined : reply;
+    } catch (error) {
+      if (!(error instanceof Error) || !/undeclared|non-declared|not declared|CROSSSLOT/i.test(error.message))
+        throw error;
+      lookupInOneStep = false;
+      return undefined;
+    }
+  };
+
+  const store: GrantStore = {
     async saveCode(record) {
       const { consumedAt, ...rest } = record;
       const marker: [Marker, number] | undefined =
@@ -325,6 +352,8 @@ export function redisGrantStore(
         record.grantId,
         record.userId,
         marker,
+        // What the one-step exchange builds the code's refresh token from (exchangeCodeSource).
+        consumedAt === undefined ? refreshTemplate(record) : [],
       );
     },
 
@@ -363,11 +392,7 @@ export function redisGrantStore(
         [
           expireAt(keepUntil),
           ...(refreshToken
-            ? [
-                JSON.stringify(withoutRotation(refreshToken)),
-                expireAt(refreshToken.expiresAt),
-                refreshToken.grantId,
-              ]
+            ? [refreshJson(refreshToken), expireAt(refreshToken.expiresAt), refreshToken.grantId]
             : []),
         ],
         now,
@@ -382,6 +407,78 @@ export function redisGrantStore(
       return { status: 'redeemed', code: { ...code, expiresAt: Number(reply[2]), consumedAt } };
     },
 
+    async exchangeCode(codeHash, exchange, now): Promise<ExchangeCodeResult> {
+      const mint = exchange.refreshToken;
+      const reply = await inOneStep(
+        scripts.exchangeCode,
+        mint
+          ? [keys.codePointer(codeHash), keys.refreshTokenPointer(mint.tokenHash)]
+          : [keys.codePointer(codeHash)],
+        [
+          String(wholeInstant(now)),
+          keys.base,
+          keys.code('', codeHash).slice(emptyGrantTagLength),
+          mint?.tokenHash ?? randomUUID(),
+          expireAt(exchange.keepUntil),
+          exchange.clientId,
+          exchange.redirectUri === undefined ? '' : `=${exchange.redirectUri}`,
+          exchange.redirectUriFitsDefault ? '1' : '0',
+          exchange.verifierChallenge ?? '',
+          exchange.dpopJkt ?? '',
+          mint?.tokenHash ?? '',
+          mint ? expireAt(mint.expiresAt) : '0',
+          mint?.dpopJkt === undefined ? '' : JSON.stringify(mint.dpopJkt),
+        ],
+      );
+      if (reply === undefined) return exchangeCodeByLookup(store, codeHash, exchange, now);
+      switch (reply[0]) {
+        case 'redeemed':
+          return {
+            status: 'redeemed',
+            code: { ...JSON.parse(reply[1]!), expiresAt: Number(reply[2]), consumedAt: wholeInstant(now) },
+            refreshTokenStored: reply[3] === '1',
+          };
+        case 'replayed':
+          return {
+            status: 'replayed',
+            code: { ...JSON.parse(reply[1]!), expiresAt: Number(reply[3]), consumedAt: Number(reply[2]) },
+          };
+        case 'refused':
+          return { status: 'refused', reason: reply[1] as GrantRefusal };
+        default:
+          return { status: 'invalid' };
+      }
+    },
+
+    async exchangeRefreshToken(tokenHash, exchange, now): Promise<ExchangeRefreshTokenResult> {
+      const { next } = exchange;
+      const reply = await inOneStep(
+        scripts.exchangeRefreshToken,
+        [keys.refreshTokenPointer(tokenHash), keys.refreshTokenPointer(next.tokenHash)],
+        [
+          String(wholeInstant(now)),
+          keys.base,
+          keys.refreshToken('', tokenHash).slice(emptyGrantTagLength),
+          exchange.clientId,
+          exchange.dpopJkt ?? '',
+          next.tokenHash,
+          expireAt(next.expiresAt),
+          next.dpopJkt ?? '',
+        ],
+      );
+      if (reply === undefined) return exchangeRefreshTokenByLookup(store, tokenHash, exchange, now);
+      switch (reply[0]) {
+        case 'rotated':
+          return { status: 'rotated', previous: JSON.parse(reply[1]!) };
+        case 'reused':
+          return { status: 'reused', previous: { ...JSON.parse(reply[1]!), rotatedAt: Number(reply[2]) } };
+        case 'refused':
+          return { status: 'refused', reason: reply[1] as GrantRefusal };
+        default:
+          return { status: 'invalid' };
+      }
+    },
+
     async saveRefreshToken(record) {
       const marker: [Marker, number] | undefined =
         record.rotatedAt === undefined ? undefined : ['rot', record.rotatedAt];
@@ -394,7 +491,7 @@ export function redisGrantStore(
           saveHash(
             keys.refreshTokenPointer(record.tokenHash),
             keys.refreshToken(record.grantId, record.tokenHash),
-            JSON.stringify(withoutRotation(record)),
+            refreshJson(record),
             record.expiresAt,
             record.grantId,
             userOf(record),
@@ -431,7 +528,7 @@ export function redisGrantStore(
         next.tokenHash,
         // The token's own hash becomes the next one's `prev`: the next rotation, knowing this token
         // rotated, drops its index entry in its own write (no command of its own after the script).
-        [JSON.stringify(withoutRotation(next)), expireAt(next.expiresAt), next.grantId, tokenHash],
+        [refreshJson(next), expireAt(next.expiresAt), next.grantId, tokenHash],
         now,
       );
       if (!reply || reply[0] === 'invalid' || reply[0] === 'retry') return { status: 'invalid' };
@@ -532,6 +629,7 @@ export function redisGrantStore(
       return mark && mark.expiresAt > wholeInstant(now) ? mark.at : null;
     },
   };
+  return store;
 }
 
 /**
@@ -599,9 +697,31 @@ function markCovers(mark: string | null | undefined, issuedAt: number, now: numb
   return parsed !== null && parsed.expiresAt > wholeInstant(now) && issuedAt <= parsed.at;
 }
 
-function withoutRotation(record: RefreshTokenRecord): Omit<RefreshTokenRecord, 'rotatedAt'> {
-  const { rotatedAt: _, ...rest } = record;
-  return rest;
+/**
+ * A refresh token's JSON as the store writes it: its hash, issue time and expiry first (the
+ * one-step rotation writes its successor by replacing these three in place,
+ * exchangeRefreshTokenSource), without `rotatedAt` (a field of the hash).
+ */
+export function refreshJson(record: RefreshTokenRecord): string {
+  const { tokenHash, issuedAt, expiresAt, rotatedAt: _, ...rest } = record;
+  return JSON.stringify({ tokenHash, issuedAt, expiresAt, ...rest });
+}
+
+/**
+ * The fields `t` and `x` of an unconsumed code (exchangeCodeSource): the members of the refresh
+ * token its exchange stores that come from the code (`refreshTokenFromCode`), as JSON members, and
+ * the code's `ext` without its binding (JSON, or '').
+ */
+function refreshTemplate(code: AuthorizationCodeRecord): string[] {
+  const {
+    tokenHash: _h,
+    issuedAt: _i,
+    expiresAt: _e,
+    grantedAt: _g,
+    ext,
+    ...grant
+  } = refreshTokenFromCode(code, { tokenHash: '', expiresAt: 0 }, 0);
+  return ['t', JSON.stringify(grant).slice(1, -1), 'x', ext === undefined ? '' : JSON.stringify(ext)];
 }
 
 /** `exec()` reports per-command errors in its result instead of rejecting. */

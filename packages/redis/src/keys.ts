@@ -170,8 +170,9 @@ export function keyLayout(prefix: string, instanceId: string): KeyLayout {
 }
 
 /**
- * The layout above in Lua, for a script that learns a grant or user id from a pointer: `grantTag`
- * and `userMark` build what `grant(…)` and {@link KeyLayout.revokedSubject} build, from
+ * The layout above in Lua, for a script that learns a grant or user id from a pointer: `grantTag`,
+ * `userMark` and `userIndex` build what `grant(…)`, {@link KeyLayout.revokedSubject} and
+ * {@link KeyLayout.userRefreshTokens} build, from
  * {@link KeyLayout.base} (braces and `%` of a grant id percent-encoded, upper-case hex, as
  * `percentEncode`). `redis-engine.test.ts` checks the two agree.
  */
@@ -184,6 +185,7 @@ local function grantTag(base, grantId)
   return base .. 'g:' .. grantId .. '}'
 end
 local function userMark(base, userId) return base .. 'user:' .. userId .. '}' end
+local function userIndex(base, userId) return base .. 'grants:' .. userId .. '}' end
 `;
 
 const NEEDS_ENCODING = /[{}%]/;

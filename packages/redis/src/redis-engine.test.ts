@@ -13,6 +13,7 @@ import { failPasswordAttempts } from '../../core/test/password-attempts.js';
 import { expectRegistrationsShared } from '../../core/test/registration-across-processes.js';
 import { dropPrefix } from '../test/drop-prefix.js';
 import {
+  defaultGrantScripts,
   type GrantScripts,
   grantScripts,
   redeemCodeScript,
@@ -351,6 +352,178 @@ describe.skipIf(!url)('redis engine specifics', () => {
       await viaProxy.close();
       await proxy.close();
     }
+  });
+
+  it('exchanges a code and then its refresh token in one round trip each, on a single server', async () => {
+    const proxy = await roundTripCountingProxy(new URL(url!));
+    const viaProxy = redisStorage({ url: `redis://127.0.0.1:${proxy.port}`, prefix });
+    try {
+      await viaProxy.ready();
+      const now = Date.now();
+      const userId = crypto.randomUUID();
+      // Braces and % in the grant id: the script builds the grant's keys as keyLayout does.
+      const code = { ...(await codeOf(now)), userId, grantId: `g{%}${crypto.randomUUID()}`, scope: 'read' };
+      await viaProxy.grants.saveCode(code);
+      const counted = async <T>(call: () => Promise<T>) => {
+        proxy.take();
+        const result = await call();
+        return { result, roundTrips: proxy.take() };
+      };
+      const issued = { tokenHash: await hashSecret(crypto.randomUUID()), expiresAt: now + 3_600_000 };
+      const exchange = {
+        clientId: code.clientId,
+        redirectUri: code.redirectUri,
+        redirectUriFitsDefault: false,
+        keepUntil: now + 600_000,
+        refreshToken: issued,
+      };
+      const redeemed = await counted(() => viaProxy.grants.exchangeCode!(code.codeHash, exchange, now));
+      expect(redeemed).toEqual({
+        result: {
+          status: 'redeemed',
+          code: { ...code, consumedAt: now, expiresAt: now + 600_000 },
+          refreshTokenStored: true,
+        },
+        roundTrips: 1,
+      });
+      const next = { tokenHash: await hashSecret(crypto.randomUUID()), expiresAt: now + 7_200_000 };
+      const rotated = await counted(() =>
+        viaProxy.grants.exchangeRefreshToken!(issued.tokenHash, { clientId: code.clientId, next }, now + 1),
+      );
+      expect(rotated.roundTrips).toBe(1);
+      expect(rotated.result.status).toBe('rotated');
+      const successor = {
+        tokenHash: next.tokenHash,
+        issuedAt: now + 1,
+        expiresAt: next.expiresAt,
+        grantId: code.grantId,
+        clientId: code.clientId,
+        subject: { kind: 'user', userId },
+        scope: 'read',
+        authTime: now,
+        grantedAt: now,
+      };
+      // The user's index follows: the rotated token's entry left with the rotation.
+      expect(await viaProxy.grants.listUserRefreshTokens!(userId, now + 2)).toEqual([successor]);
+      const index = await viaProxy.client.zrange(
+        keyLayout(prefix, 'default').userRefreshTokens(userId),
+        0,
+        -1,
+      );
+      expect(index).toEqual([pointerValue(code.grantId, next.tokenHash)]);
+      // Refusals and reuse cost one round trip too, and write nothing.
+      const refused = await counted(() =>
+        viaProxy.grants.exchangeRefreshToken!(next.tokenHash, { clientId: 'other', next: issued }, now + 2),
+      );
+      expect(refused).toEqual({ result: { status: 'refused', reason: 'client' }, roundTrips: 1 });
+      const reused = await counted(() =>
+        viaProxy.grants.exchangeRefreshToken!(
+          issued.tokenHash,
+          { clientId: code.clientId, next: issued },
+          now + 2,
+        ),
+      );
+      expect(reused.result.status).toBe('reused');
+      expect(reused.roundTrips).toBe(1);
+      // The consumed code no longer holds its refresh template.
+      const codeKey = keyLayout(prefix, 'default').code(code.grantId, code.codeHash);
+      expect(await viaProxy.client.hexists(codeKey, 't')).toBe(0);
+    } finally {
+      await viaProxy.close();
+      await proxy.close();
+    }
+  });
+
+  it('exchanges records an earlier version wrote, and binds a successor anew, in two calls', async () => {
+    const now = Date.now();
+    const userId = crypto.randomUUID();
+    // A code without the refresh template, and a refresh token whose JSON starts with its grant id.
+    const code = { ...(await codeOf(now)), userId, scope: 'read', ext: { note: [] } };
+    await storage.grants.saveCode(code);
+    await storage.client.hdel(grantKey(code.grantId, `code:${code.codeHash}`), 't', 'x');
+    const issued = { tokenHash: await hashSecret(crypto.randomUUID()), expiresAt: now + 3_600_000 };
+    const redeemed = await storage.grants.exchangeCode!(
+      code.codeHash,
+      {
+        clientId: code.clientId,
+        redirectUri: code.redirectUri,
+        redirectUriFitsDefault: false,
+        keepUntil: now + 600_000,
+        refreshToken: issued,
+      },
+      now,
+    );
+    expect(redeemed.status === 'redeemed' && redeemed.refreshTokenStored).toBe(true);
+    const stored = (await storage.grants.findRefreshToken(issued.tokenHash, now))!;
+    expect(stored.ext).toEqual({ note: [] });
+    const { tokenHash, ...rest } = stored;
+    await storage.client.hset(
+      grantKey(code.grantId, `rt:${tokenHash}`),
+      'r',
+      JSON.stringify({ ...rest, tokenHash }),
+    );
+    const next = { tokenHash: await hashSecret(crypto.randomUUID()), expiresAt: now + 7_200_000 };
+    expect(
+      await storage.grants.exchangeRefreshToken!(
+        issued.tokenHash,
+        { clientId: code.clientId, next },
+        now + 1,
+      ),
+    ).toEqual({ status: 'rotated', previous: stored });
+    // A public client's first proof binds the successor: the one-step script leaves it to the store.
+    const bound = {
+      tokenHash: await hashSecret(crypto.randomUUID()),
+      expiresAt: now + 7_200_000,
+      dpopJkt: 'k',
+    };
+    expect(
+      (
+        await storage.grants.exchangeRefreshToken!(
+          next.tokenHash,
+          { clientId: code.clientId, dpopJkt: 'k', next: bound },
+          now + 2,
+        )
+      ).status,
+    ).toBe('rotated');
+    expect((await storage.grants.findRefreshToken(bound.tokenHash, now + 2))?.ext).toEqual({
+      note: [],
+      dpopJkt: 'k',
+    });
+  });
+
+  it('answers a re-run of the same exchange like the first run, writing nothing more', async () => {
+    const now = Date.now();
+    const token = await userRefresh(now, crypto.randomUUID(), crypto.randomUUID());
+    await storage.grants.saveRefreshToken(token);
+    const keys = keyLayout(prefix, 'default');
+    const next = await hashSecret(crypto.randomUUID());
+    const run = () =>
+      defaultGrantScripts.exchangeRefreshToken.run(
+        storage.client,
+        [keys.refreshTokenPointer(token.tokenHash), keys.refreshTokenPointer(next)],
+        [
+          String(now),
+          keys.base,
+          `:rt:${token.tokenHash}`,
+          token.clientId,
+          '',
+          next,
+          String(now + 3_600_000),
+          '',
+        ],
+      );
+    const first = (await run()) as string[];
+    expect(first[0]).toBe('rotated');
+    expect(await run()).toEqual(first);
+    expect(
+      (
+        await storage.grants.exchangeRefreshToken!(
+          token.tokenHash,
+          { clientId: token.clientId, next: { tokenHash: await hashSecret('x'), expiresAt: now + 1000 } },
+          now,
+        )
+      ).status,
+    ).toBe('reused');
   });
 
   it('finds the records of a grant id with braces and % in one step, as the key layout places them', async () => {

@@ -5,7 +5,9 @@
  * by one (to compose or wrap), the stores Gatehouse builds on the key-value store (sessions,
  * consents, rate limits, replay ids, and the keys they are kept under, for upgrade migrations), and the helpers every engine shares so that none keeps its own copy:
  * instance ids, the full-store error, the rounding rule for stored instants, the digest under which
- * codes and tokens are stored, subjects, and the revocation channel's message format.
+ * codes and tokens are stored, subjects, the revocation channel's message format, and the rules of
+ * the grant store's one-step exchanges (their checks, the records they store, and the exchange in
+ * two calls for a store without them).
  *
  * The conformance kit that proves an engine keeps the contract is `@gatehousejs/core/testing`, kept
  * apart so that an engine's runtime import never loads the kit.
@@ -20,6 +22,15 @@ export {
   revocationFanout,
   revocationProbeMessage,
 } from '../revocation/revocation-channel.js';
+export {
+  codeRefusal,
+  exchangeCodeByLookup,
+  exchangeRefreshTokenByLookup,
+  offlineAccessGranted,
+  refreshTokenFromCode,
+  refreshTokenRefusal,
+  rotatedRefreshToken,
+} from '../storage/grant-exchange.js';
 export { checkInstanceId, DEFAULT_INSTANCE_ID } from '../storage/instance-id.js';
 export { kvConsentStore } from '../storage/kv/consents.js';
 export { STATE_KEYS, type StateKeys } from '../storage/kv/keys.js';

@@ -12,7 +12,6 @@ import {
 } from '../dpop/proof.js';
 import { invalidRequest, oauthError, type ProtocolError } from '../errors.js';
 import { clientWritePartition } from '../http/address-rate-limit.js';
-import type { RecordExtensions } from '../storage/types.js';
 import type { AuthenticatedClient } from './client-auth/authenticate-client.js';
 import { CLIENT_AUTH_METHODS } from './client-auth/methods.js';
 
@@ -77,20 +76,4 @@ async function tokenEndpointRefusal(ctx: ProofContext, refusal: DpopRefusal): Pr
     refusal.description,
     refusal.error === 'use_dpop_nonce' ? { dpopNonce: await currentNonce(ctx) } : {},
   );
-}
-
-/** The DPoP key a code or refresh token is bound to (its `ext.dpopJkt`), if any. */
-export function boundJkt(ext: RecordExtensions | undefined): string | undefined {
-  const jkt = ext?.dpopJkt;
-  return typeof jkt === 'string' ? jkt : undefined;
-}
-
-/** `ext` bound to `jkt` (or to no key when `undefined`), the rest unchanged. */
-export function withBinding(
-  ext: RecordExtensions | undefined,
-  jkt: string | undefined,
-): RecordExtensions | undefined {
-  const { dpopJkt: _previous, ...rest } = ext ?? {};
-  if (jkt !== undefined) return { ...rest, dpopJkt: jkt };
-  return Object.keys(rest).length === 0 ? undefined : rest;
 }

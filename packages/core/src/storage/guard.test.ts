@@ -10,14 +10,23 @@ import {
   testInstance,
 } from '../../test/fixtures';
 
-/** A grant store whose chosen methods fail (or hang) until `heal()`. */
+/**
+ * A grant store whose chosen methods fail (or hang) until `heal()`. `oneStep: false` leaves out the
+ * exchanges, as a host's store written before them does (Gatehouse then finds, checks and consumes
+ * in two calls).
+ */
 function faultyGrantStore(
   inner: GrantStore,
   failing: (keyof GrantStore)[],
   mode: 'reject' | 'hang' = 'reject',
+  oneStep = true,
 ) {
   let broken = true;
   const store = { ...inner } as GrantStore;
+  if (!oneStep) {
+    delete store.exchangeCode;
+    delete store.exchangeRefreshToken;
+  }
   for (const name of failing) {
     const original = inner[name] as (...args: unknown[]) => Promise<unknown>;
     (store as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
@@ -30,10 +39,18 @@ function faultyGrantStore(
   return { store, heal: () => (broken = false) };
 }
 
-describe('a failing store', () => {
+describe.each([
+  { oneStep: true, kind: 'with the one-step exchanges' },
+  { oneStep: false, kind: 'without the exchanges' },
+])('a failing store $kind', ({ oneStep }) => {
   it('answers 503 temporarily_unavailable, leaks nothing, and consumes nothing', async () => {
     const inner = memoryGrantStore();
-    const { store, heal } = faultyGrantStore(inner, ['redeemCode']);
+    const { store, heal } = faultyGrantStore(
+      inner,
+      [oneStep ? 'exchangeCode' : 'redeemCode'],
+      'reject',
+      oneStep,
+    );
     const t = await testInstance({ storage: { grants: store } });
     // mintCode writes through t.grants, which the instance wraps: use the healthy inner store.
     const code = await mintCode({ ...t, grants: inner });
@@ -56,7 +73,7 @@ describe('a failing store', () => {
 
   it('bounds a hanging store call by storageTimeoutMs', async () => {
     const inner = memoryGrantStore();
-    const { store } = faultyGrantStore(inner, ['isRevoked', 'findRefreshToken'], 'hang');
+    const { store } = faultyGrantStore(inner, ['isRevoked', 'findRefreshToken'], 'hang', oneStep);
     const t = await testInstance({ storage: { grants: store }, storageTimeoutMs: 50 });
     const response = await t.gatehouse.fetch(
       post(
@@ -70,7 +87,12 @@ describe('a failing store', () => {
 
   it('leaves the refresh token usable when rotation fails midway', async () => {
     const inner = memoryGrantStore();
-    const { store, heal } = faultyGrantStore(inner, ['rotateRefreshToken']);
+    const { store, heal } = faultyGrantStore(
+      inner,
+      [oneStep ? 'exchangeRefreshToken' : 'rotateRefreshToken'],
+      'reject',
+      oneStep,
+    );
     const t = await testInstance({ storage: { grants: store } });
     const { refresh_token } = await issueTokens({ ...t, grants: inner });
     const refresh = () =>

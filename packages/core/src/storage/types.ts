@@ -390,6 +390,123 @@ export type RotateRefreshTokenResult =
   | { readonly status: 'invalid' };
 
 /**
+ * A refresh token that an exchange ({@link GrantStore.exchangeCode},
+ * {@link GrantStore.exchangeRefreshToken}) stores: its hash and expiry. Everything else of it comes
+ * from the record it is exchanged for, inside the atomic step, so the caller needs no read first.
+ */
+export interface RefreshTokenMint {
+  /** `hashSecret(refreshToken)`. */
+  readonly tokenHash: string;
+  readonly expiresAt: EpochMs;
+  /**
+   * The DPoP key (JWK SHA-256 thumbprint) to bind the new token to, as `ext.dpopJkt` (RFC 9449 §5:
+   * a public client's refresh tokens are bound to the key of its proof). Absent: a code's refresh
+   * token is unbound, a rotated token's successor keeps the binding it had.
+   */
+  readonly dpopJkt?: string;
+}
+
+/**
+ * What {@link GrantStore.exchangeCode} checks in its atomic step before it redeems the code (RFC 6749
+ * §4.1.3, RFC 7636 §4.6, RFC 9449 §10), in this order: the first that fails is the refusal.
+ */
+export interface CodeExchange {
+  /** The authenticated client: the code's `clientId` must be it (`client`). */
+  readonly clientId: string;
+  /**
+   * The token request's `redirect_uri`, absent when it sent none. A code with a `redirectUri` is
+   * redeemed only with exactly that one (`redirect_uri`).
+   */
+  readonly redirectUri?: string;
+  /**
+   * Whether the request's `redirect_uri` fits a code whose authorization request named none (stored
+   * as `''`): it sent none, or the client's only registered URI. `false` refuses such a code
+   * (`redirect_uri`).
+   */
+  readonly redirectUriFitsDefault: boolean;
+  /**
+   * BASE64URL(SHA-256(code_verifier)) of the request's verifier (RFC 7636 §4.6), absent when it
+   * sent none. Must equal the code's `codeChallenge`: a code without one refuses a verifier
+   * (`code_verifier_unexpected`, RFC 9700 §2.1.1: a PKCE downgrade), a code with one refuses its
+   * absence (`code_verifier_missing`) and any other value (`code_verifier_mismatch`).
+   */
+  readonly verifierChallenge?: string;
+  /**
+   * The JWK thumbprint of the request's DPoP proof, absent without one. A code bound to a key
+   * (`ext.dpopJkt`, a string) is redeemed with a proof of that key only (`dpop_key`).
+   */
+  readonly dpopJkt?: string;
+  /**
+   * The refresh token to store with the redemption (none for a client without the `refresh_token`
+   * grant). It is stored unless the code's scope includes `openid` without `offline_access`
+   * (OpenID Connect Core §11), as `refreshTokenFromCode` (`@gatehousejs/core/engine`) builds it: the code's
+   * grant, user, scope, resources and authentication, `grantedAt` and `issuedAt` the exchange's
+   * `now`, and the code's `ext` without its `dpopJkt`, bound to `dpopJkt` when given.
+   */
+  readonly refreshToken?: RefreshTokenMint;
+  /** How long to keep the consumed code, as {@link GrantStore.redeemCode}'s `keepUntil`. */
+  readonly keepUntil: EpochMs;
+}
+
+/** Why an exchange refused a code or refresh token it found (see {@link CodeExchange}). Nothing was written. */
+export type GrantRefusal =
+  | 'client'
+  | 'redirect_uri'
+  | 'code_verifier_missing'
+  | 'code_verifier_mismatch'
+  | 'code_verifier_unexpected'
+  | 'dpop_key';
+
+/** Outcome of {@link GrantStore.exchangeCode}. */
+export type ExchangeCodeResult =
+  /**
+   * Every check passed and this caller won: the code is consumed, as {@link GrantStore.redeemCode}
+   * leaves it, and the refresh token stored when `refreshTokenStored`.
+   */
+  | {
+      readonly status: 'redeemed';
+      readonly code: AuthorizationCodeRecord;
+      readonly refreshTokenStored: boolean;
+    }
+  /** Every check passed but the code had been consumed: a replay (RFC 6749 §4.1.2). Nothing was written. */
+  | { readonly status: 'replayed'; readonly code: AuthorizationCodeRecord }
+  /** A check failed (before replay is considered). Nothing was written. */
+  | { readonly status: 'refused'; readonly reason: GrantRefusal }
+  /** Unknown, expired or revoked code. Nothing was written. */
+  | { readonly status: 'invalid' };
+
+/**
+ * What {@link GrantStore.exchangeRefreshToken} checks in its atomic step before it rotates the token
+ * (RFC 6749 §6, RFC 9449 §5), in this order, and the token it stores.
+ */
+export interface RefreshTokenExchange {
+  /** The authenticated client: the token's `clientId` must be it (`client`). */
+  readonly clientId: string;
+  /**
+   * The JWK thumbprint of the request's DPoP proof, absent without one. A token bound to a key
+   * (`ext.dpopJkt`, a string) is used with a proof of that key only (`dpop_key`).
+   */
+  readonly dpopJkt?: string;
+  /**
+   * The successor to store: the rotated token's record with this hash and expiry, `issuedAt` the
+   * exchange's `now`, no `rotatedAt`, and `ext.dpopJkt` set to `next.dpopJkt` when given (as
+   * `rotatedRefreshToken` builds it).
+   */
+  readonly next: RefreshTokenMint;
+}
+
+/** Outcome of {@link GrantStore.exchangeRefreshToken}. */
+export type ExchangeRefreshTokenResult =
+  /** Every check passed and this caller won: the token is rotated and its successor stored. */
+  | { readonly status: 'rotated'; readonly previous: RefreshTokenRecord }
+  /** Every check passed but the token had been rotated: reuse (RFC 9700 §4.14.2). Nothing was written. */
+  | { readonly status: 'reused'; readonly previous: RefreshTokenRecord }
+  /** A check failed (before reuse is considered). Nothing was written. */
+  | { readonly status: 'refused'; readonly reason: GrantRefusal }
+  /** Unknown, expired or revoked token. Nothing was written. */
+  | { readonly status: 'invalid' };
+
+/**
  * Codes, refresh tokens and revocations. The two atomic operations are the heart of the contract:
  * an engine must guarantee that, among any number of concurrent callers (in any number of
  * processes), at most one gets `redeemed` for a code and at most one gets `rotated` for a refresh
@@ -440,6 +557,34 @@ export interface GrantStore {
     next: RefreshTokenRecord,
     now: EpochMs,
   ): Promise<RotateRefreshTokenResult>;
+
+  /**
+   * Optional, with {@link exchangeRefreshToken}: the token endpoint's code redemption in one round
+   * trip. In one atomic step, like {@link redeemCode}: finds the code (unexpired, grant not revoked,
+   * not covered by its user's mark), makes the checks of {@link CodeExchange} (`refused` with the
+   * first that fails), reports a consumed code as `replayed`, and otherwise consumes it and stores
+   * the refresh token it derives from the code. At most one caller ever gets `redeemed`.
+   *
+   * Without it, Gatehouse does the same in two calls ({@link findCode}, then {@link redeemCode}, as
+   * `exchangeCodeByLookup` of `@gatehousejs/core/engine`), which the atomic `redeemCode` keeps
+   * correct under concurrency: the one-step form saves a round trip per grant.
+   */
+  exchangeCode?(codeHash: string, exchange: CodeExchange, now: EpochMs): Promise<ExchangeCodeResult>;
+  /**
+   * Optional, with {@link exchangeCode}: the token endpoint's refresh in one round trip. In one
+   * atomic step, like {@link rotateRefreshToken}: finds the token (unexpired, grant not revoked, not
+   * covered by its user's mark), makes the checks of {@link RefreshTokenExchange} (`refused` with
+   * the first that fails), reports a rotated token as `reused`, and otherwise rotates it and stores
+   * its successor. At most one caller gets `rotated`.
+   *
+   * Without it, Gatehouse calls {@link findRefreshToken}, then {@link rotateRefreshToken}
+   * (`exchangeRefreshTokenByLookup`).
+   */
+  exchangeRefreshToken?(
+    tokenHash: string,
+    exchange: RefreshTokenExchange,
+    now: EpochMs,
+  ): Promise<ExchangeRefreshTokenResult>;
 
   /**
    * Revokes a whole grant: its refresh tokens and codes stop working, and {@link isRevoked} reports

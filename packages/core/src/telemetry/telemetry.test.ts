@@ -177,7 +177,7 @@ describe('OpenTelemetry', () => {
     expect(server.attributes['gatehouse.client_id']).toBe('demo-client');
     expect(server.attributes['http.response.status_code']).toBe(200);
     const storage = spans.getFinishedSpans().filter((s) => s.name.startsWith('gatehouse.storage '));
-    expect(storage.map((s) => s.name)).toContain('gatehouse.storage grants.redeemCode');
+    expect(storage.map((s) => s.name)).toContain('gatehouse.storage grants.exchangeCode');
     for (const span of storage) {
       expect(span.spanContext().traceId).toBe(server.spanContext().traceId);
       expect(span.parentSpanContext?.spanId).toBe(server.spanContext().spanId);
@@ -219,7 +219,8 @@ describe('OpenTelemetry', () => {
     expect(refusals).toContain('invalid_client');
     const storage = of('gatehouse.storage.duration').find(
       (p) =>
-        p.attributes['gatehouse.store'] === 'grants' && p.attributes['gatehouse.operation'] === 'redeemCode',
+        p.attributes['gatehouse.store'] === 'grants' &&
+        p.attributes['gatehouse.operation'] === 'exchangeCode',
     );
     expect((storage!.value as { count: number }).count).toBeGreaterThanOrEqual(1);
   });

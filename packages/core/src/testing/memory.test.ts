@@ -141,6 +141,42 @@ describe('the conformance suite', () => {
     );
   });
 
+  it('passes a store without the one-step exchanges through the two-call fallback', async () => {
+    const { exchangeCode: _c, exchangeRefreshToken: _r, ...twoCalls } = memoryGrantStore();
+    expect((await runCases(memoryStorage(twoCalls))).failed).toEqual([]);
+  });
+
+  it('fails an exchange that writes when a check fails, or skips one', async () => {
+    const inner = memoryGrantStore();
+    const careless: GrantStore = {
+      ...inner,
+      // Consumes the code even when a check failed: a wrong verifier burns it.
+      async exchangeCode(codeHash, exchange, now) {
+        const result = await inner.exchangeCode!(codeHash, exchange, now);
+        if (result.status === 'refused') await inner.redeemCode(codeHash, null, now, exchange.keepUntil);
+        return result;
+      },
+      // Ignores the DPoP binding of the token it rotates.
+      exchangeRefreshToken: (tokenHash, exchange, now) =>
+        inner
+          .findRefreshToken(tokenHash, now)
+          .then((token) =>
+            inner.exchangeRefreshToken!(
+              tokenHash,
+              { ...exchange, dpopJkt: token?.ext?.dpopJkt as string | undefined },
+              now,
+            ),
+          ),
+    };
+    const failed = await failingCases(memoryStorage(careless));
+    expect(failed).toContain(
+      'refuses a failed check by name, writes nothing, and leaves the code redeemable',
+    );
+    expect(failed).toContain(
+      'refuses another client or another key by name, writes nothing, and reports reuse only after the checks',
+    );
+  });
+
   it('fails an engine whose check-and-set is not atomic', async () => {
     const inner = memoryGrantStore();
     const racy: GrantStore = {

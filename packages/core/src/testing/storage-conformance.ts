@@ -10,6 +10,7 @@ import type {
   KitStorage,
   StorageConformanceTarget,
 } from './conformance-api.js';
+import { exchangeCases } from './exchange-cases.js';
 import { grantStoreCases } from './grant-store-cases.js';
 import { isolationCases } from './isolation-cases.js';
 import { keyValueCases, keyValueIsolationCases } from './kv-cases.js';
@@ -39,7 +40,8 @@ function withStateStores(view: GatehouseStorage): KitStorage {
  * idempotency, fractional times and repeated saves, lossless optional fields (subjects, audience,
  * OpenID Connect attributes, `ext`), the client registry and the replay store, atomicity under
  * concurrency (by default 200 parallel redemptions of one code, 200 parallel rotations of one
- * refresh token and 200 parallel uses of one replay id, each with exactly one winner), the
+ * refresh token and 200 parallel uses of one replay id, each with exactly one winner), the token
+ * endpoint's one-step exchanges (their checks, refusals, stored records and single winner), the
  * key-value store (expiry, set-if-absent, single-use take and compare-and-set swap, each raced by
  * 200 callers with exactly one winner), and
  * isolation: two instances of one engine, with the same client and user ids, never see each
@@ -94,6 +96,7 @@ export function runStorageConformance(target: StorageConformanceTarget, api: Con
     subjectRevocationCases(context);
     userGrantCases(context);
     atomicityCases(context);
+    exchangeCases(context);
     sessionStoreCases(context);
     boundaryCases(context);
     recordFieldCases(context);

@@ -1,30 +1,32 @@
 import type { TokenIssuing } from '../../context.js';
+import { sha256Base64url } from '../../crypto/sha256.js';
 import type { DpopProof } from '../../dpop/proof.js';
-import { invalidGrant, invalidRequest, oauthError } from '../../errors.js';
+import { invalidGrant, invalidRequest, oauthError, type ProtocolError } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { grantIdToken } from '../../oidc/grant-id-token.js';
+import { exchangeCodeIn } from '../../storage/grant-exchange.js';
+import type { GrantRefusal } from '../../storage/types.js';
 import { secretHash } from '../../tokens/secrets.js';
 import { userSubject } from '../../tokens/subject.js';
 import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';
-import { isValidCodeVerifier, verifyS256 } from '../pkce.js';
+import { isValidCodeVerifier } from '../pkce.js';
 import { requestedResources, tokenAudience } from '../resource-indicators.js';
-import { boundJkt, withBinding } from '../token-request-proof.js';
 import { tokenResponse } from '../token-response.js';
 import {
+  clientMayUse,
   type Grant,
   grantAccessToken,
   grantLifetimeMs,
-  issuesRefreshToken,
-  newRefreshToken,
+  newRefreshSecret,
   revokeGrant,
   tokenIssued,
 } from './grant-tokens.js';
 
 /**
- * `grant_type=authorization_code` (RFC 6749 §4.1.3, RFC 7636 §4.5). Every check happens before the
- * code is consumed, so that a request with a wrong verifier or redirect_uri cannot burn a code.
- * The consumption and the refresh token's storage are one atomic store call.
+ * `grant_type=authorization_code` (RFC 6749 §4.1.3, RFC 7636 §4.5). The checks, the consumption and
+ * the refresh token's storage are one atomic store call (`exchangeCode`: one round trip on the
+ * engines), which answers with the code, so access and ID tokens are signed once it is spent.
  */
 export async function authorizationCodeGrant(
   ctx: TokenIssuing,
@@ -41,27 +43,40 @@ export async function authorizationCodeGrant(
   const resources = requestedResources(params);
   const now = ctx.clock.now();
   const codeHash = await secretHash(code);
-  const record = await ctx.storage.grants.findCode(codeHash, now);
-  // Wrong client, redirect_uri or verifier: the same answer as an unknown code, and nothing revoked.
-  if (!record || record.clientId !== client.id)
-    throw invalidGrant('The authorization code is invalid or expired.');
-  if (!redirectUriMatches(redirectUri, record.redirectUri, client.redirectUris)) {
-    throw invalidGrant('The redirect_uri does not match the one of the authorization request.');
+  // RFC 8707 §2.2: `resource` here picks among the authorized resources, never adds one. A request
+  // naming one reads the code first, so that a refused resource leaves the code unspent.
+  if (resources.length > 0) {
+    const known = await ctx.storage.grants.findCode(codeHash, now);
+    if (known?.clientId === client.id) tokenAudience(ctx, known.audience, resources);
   }
-  if (record.codeChallenge === undefined) {
-    // RFC 9700 §2.1.1: a verifier without a challenge is a PKCE downgrade attempt.
-    if (verifier !== undefined)
-      throw invalidGrant('A code_verifier was sent but the authorization request had no code_challenge.');
-  } else {
-    if (verifier === undefined) throw invalidGrant('The code_verifier is missing.');
-    if (!(await verifyS256(verifier, record.codeChallenge)))
-      throw invalidGrant('The code_verifier does not match the code_challenge.');
-  }
-  // RFC 9449 §10: a code requested with dpop_jkt is redeemed with a proof of that key only.
-  const codeJkt = boundJkt(record.ext);
-  if (codeJkt !== undefined && dpop?.jkt !== codeJkt)
-    throw invalidGrant('The authorization code is bound to another DPoP key (dpop_jkt).');
-  if (record.consumedAt !== undefined) return replayed(ctx, record.grantId, client.id);
+  const refresh = clientMayUse(client, 'refresh_token')
+    ? // RFC 9449 §5: a public client's refresh tokens are bound to the key of its proof; a
+      // confidential client's are bound to its authentication already.
+      await newRefreshSecret(ctx, now, client.type === 'public' ? dpop?.jkt : undefined)
+    : undefined;
+  // Every check (client, redirect_uri, PKCE, DPoP key) is made in the store's atomic step, before
+  // the code is consumed, so that a request with a wrong verifier or redirect_uri cannot burn it.
+  // The consumed code outlives its 60 s so that a late replay still revokes the grant (§4.1.2).
+  const result = await exchangeCodeIn(
+    ctx.storage.grants,
+    codeHash,
+    {
+      clientId: client.id,
+      redirectUri,
+      redirectUriFitsDefault:
+        redirectUri === undefined ||
+        (client.redirectUris.length === 1 && redirectUri === client.redirectUris[0]),
+      verifierChallenge: verifier === undefined ? undefined : await sha256Base64url(verifier),
+      dpopJkt: dpop?.jkt,
+      refreshToken: refresh?.mint,
+      keepUntil: now + grantLifetimeMs(ctx),
+    },
+    now,
+  );
+  if (result.status === 'replayed') return replayed(ctx, result.code.grantId, client.id);
+  if (result.status !== 'redeemed')
+    throw codeRefused(result.status === 'refused' ? result.reason : undefined);
+  const record = result.code;
 
   const grant: Grant = {
     grantId: record.grantId,
@@ -73,13 +88,7 @@ export async function authorizationCodeGrant(
     sessionId: record.sessionId,
     acr: record.acr,
     amr: record.amr,
-    // RFC 9449 §5: a public client's refresh tokens are bound to the key of its proof; a
-    // confidential client's are bound to its authentication already.
-    ext: withBinding(record.ext, client.type === 'public' ? dpop?.jkt : undefined),
-    // The grant starts now: its refresh tokens carry this through every rotation (listGrants).
-    grantedAt: now,
   };
-  // RFC 8707 §2.2: `resource` here picks among the authorized resources, never adds one.
   const access = await grantAccessToken(
     ctx,
     grant,
@@ -93,41 +102,39 @@ export async function authorizationCodeGrant(
     record.nonce === undefined ? grant : { ...grant, nonce: record.nonce },
     access.token,
   );
-  const refresh = issuesRefreshToken(client, grant.scope)
-    ? await newRefreshToken(ctx, grant, now)
-    : undefined;
-  // The consumed code outlives its 60 s so that a late replay still revokes the grant (§4.1.2).
-  const result = await ctx.storage.grants.redeemCode(
-    codeHash,
-    refresh?.record ?? null,
-    now,
-    now + grantLifetimeMs(ctx),
-  );
-  if (result.status === 'replayed') return replayed(ctx, record.grantId, client.id);
-  if (result.status === 'invalid') throw invalidGrant('The authorization code is invalid or expired.');
   ctx.emit(tokenIssued(client.id, grant.subject, 'authorization_code'));
   return tokenResponse({
     accessToken: access.token,
     tokenType: dpop ? 'DPoP' : 'Bearer',
     expiresIn: ctx.tokens.accessTokenTtl,
-    refreshToken: refresh?.token,
+    refreshToken: result.refreshTokenStored ? refresh?.token : undefined,
     scope: record.scope,
     idToken,
   });
 }
 
 /**
- * RFC 6749 §4.1.3: `redirect_uri` must be identical to the authorization request's when that one
- * included it. When it did not (stored as `''`: the client's only registered URI was used), the
- * parameter may be omitted or name that URI.
+ * The answer to a code the store refused or did not find: `invalid_grant` (RFC 6749 §5.2) whatever
+ * the reason, a wrong client's like an unknown code's, and nothing is revoked.
  */
-function redirectUriMatches(
-  sent: string | undefined,
-  stored: string,
-  registered: readonly string[],
-): boolean {
-  if (stored !== '') return sent === stored;
-  return sent === undefined || (registered.length === 1 && sent === registered[0]);
+function codeRefused(reason: GrantRefusal | undefined): ProtocolError {
+  switch (reason) {
+    case 'redirect_uri':
+      // RFC 6749 §4.1.3.
+      return invalidGrant('The redirect_uri does not match the one of the authorization request.');
+    case 'code_verifier_unexpected':
+      // RFC 9700 §2.1.1: a verifier without a challenge is a PKCE downgrade attempt.
+      return invalidGrant('A code_verifier was sent but the authorization request had no code_challenge.');
+    case 'code_verifier_missing':
+      return invalidGrant('The code_verifier is missing.');
+    case 'code_verifier_mismatch':
+      return invalidGrant('The code_verifier does not match the code_challenge.');
+    case 'dpop_key':
+      // RFC 9449 §10: a code requested with dpop_jkt is redeemed with a proof of that key only.
+      return invalidGrant('The authorization code is bound to another DPoP key (dpop_jkt).');
+    default:
+      return invalidGrant('The authorization code is invalid or expired.');
+  }
 }
 
 /** RFC 6749 §4.1.2: a code used twice revokes every token issued from it. */

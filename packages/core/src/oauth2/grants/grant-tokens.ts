@@ -1,11 +1,16 @@
 import type { Context, TokenIssuing } from '../../context.js';
 import type { GatehouseEvent } from '../../events.js';
-import type { ClientRecord, GrantType, RefreshTokenRecord, Subject } from '../../storage/types.js';
+import type {
+  ClientRecord,
+  GrantType,
+  RefreshTokenMint,
+  RefreshTokenRecord,
+  Subject,
+} from '../../storage/types.js';
 import { addSeconds, type EpochMs, type Milliseconds, secondsToMs } from '../../time.js';
 import { type AccessTokenGrant, type SignedAccessToken, signAccessToken } from '../../tokens/access-token.js';
 import { randomSecret, secretHash } from '../../tokens/secrets.js';
 import type { Writable } from '../../writable.js';
-import { scopeIncludes } from '../scope.js';
 
 /**
  * The grant tokens are issued from: one subject's authorization of one client, for a scope and
@@ -32,18 +37,6 @@ export function clientMayUse(client: ClientRecord, grantType: GrantType): boolea
 }
 
 const DEFAULT_GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token'];
-
-/**
- * Whether a code redemption of `scope` issues a refresh token: the client must be allowed the
- * `refresh_token` grant, and an OpenID Connect request (scope `openid`) must have been granted
- * `offline_access` (OpenID Connect Core §11: a refresh token is access "while the End-User is not
- * present", which the user consents to through that scope; as node-oidc-provider does). A plain
- * OAuth request (no `openid`) gets one as before.
- */
-export function issuesRefreshToken(client: ClientRecord, scope: string): boolean {
-  if (!clientMayUse(client, 'refresh_token')) return false;
-  return !scopeIncludes(scope, 'openid') || scopeIncludes(scope, 'offline_access');
-}
 
 /** How long a grant revocation must be remembered: as long as anything of the grant can live. */
 export function grantLifetimeMs(ctx: Pick<Context, 'tokens'>): Milliseconds {
@@ -96,6 +89,24 @@ export async function newRefreshToken(
 ): Promise<{ token: string; record: RefreshTokenRecord }> {
   const token = randomSecret(ctx.randomBytes);
   return { token, record: refreshTokenRecord(ctx, grant, now, await secretHash(token)) };
+}
+
+/**
+ * A new refresh token and what a grant store's exchange stores of it: its hash and expiry, bound to
+ * `dpopJkt` when given (the store takes the rest from the code or token it is exchanged for).
+ */
+export async function newRefreshSecret(
+  ctx: Pick<Context, 'randomBytes' | 'tokens'>,
+  now: EpochMs,
+  dpopJkt: string | undefined,
+): Promise<{ token: string; mint: RefreshTokenMint }> {
+  const token = randomSecret(ctx.randomBytes);
+  const mint: Writable<RefreshTokenMint> = {
+    tokenHash: await secretHash(token),
+    expiresAt: addSeconds(now, ctx.tokens.refreshTokenTtl),
+  };
+  if (dpopJkt !== undefined) mint.dpopJkt = dpopJkt;
+  return { token, mint };
 }
 
 /** The record of {@link newRefreshToken}: the grant's members that are set, written one by one. */

@@ -1,6 +1,15 @@
+import {
+  boundJkt,
+  codeRefusal,
+  offlineAccessGranted,
+  refreshTokenFromCode,
+  refreshTokenRefusal,
+  rotatedRefreshToken,
+} from '../grant-exchange.js';
 import { markTrusted } from '../guard.js';
 import type {
-  AuthorizationCodeRecord,
+  ExchangeCodeResult,
+  ExchangeRefreshTokenResult,
   GrantStore,
   RedeemCodeResult,
   RefreshTokenRecord,
@@ -9,7 +18,10 @@ import type {
   RotateRefreshTokenResult,
 } from '../types.js';
 import type { Clearable } from './clearable.js';
-import { ExpiringMap } from './expiring-map.js';
+import { Interner, StoredCode, StoredToken, storedToken, type Token } from './compact-records.js';
+import { ExpiringMap, ExpiringStore } from './expiring-map.js';
+
+const INVALID = { status: 'invalid' } as const;
 
 interface Revocation {
   readonly expiresAt: number;
@@ -22,12 +34,14 @@ interface SubjectRevocation extends Revocation {
 
 /**
  * In-memory {@link GrantStore}: the embedded default, for one process. JavaScript runs each
- * synchronous block to completion, so the check-and-set of `redeemCode` and `rotateRefreshToken`
- * (no `await` between check and write) is atomic.
+ * synchronous block to completion, so the check-and-set of `redeemCode`, `rotateRefreshToken` and the
+ * exchanges (no `await` between check and write) is atomic.
  */
 export function memoryGrantStore(): GrantStore & Clearable {
-  const codes = new ExpiringMap<AuthorizationCodeRecord>();
-  const refreshTokens = new ExpiringMap<RefreshTokenRecord>();
+  // Codes and refresh tokens in compact form (compact-records.ts), rebuilt as records when read.
+  const interner = new Interner();
+  const codes = new ExpiringStore<StoredCode>();
+  const refreshTokens = new ExpiringStore<Token>();
   const revokedGrants = new ExpiringMap<Revocation>();
   const revokedTokens = new ExpiringMap<Revocation>();
   const revokedSubjects = new ExpiringMap<SubjectRevocation>();
@@ -44,11 +58,40 @@ export function memoryGrantStore(): GrantStore & Clearable {
     const mark = revokedSubjects.get(userId, now);
     return mark !== undefined && issuedAt <= mark.at;
   };
-  const codeRevoked = (code: AuthorizationCodeRecord, now: number) =>
+  const codeRevoked = (code: StoredCode, now: number) =>
     grantRevoked(code.grantId, now) || subjectRevoked(code.userId, code.authTime, now);
-  const refreshRevoked = (token: RefreshTokenRecord, now: number) =>
-    grantRevoked(token.grantId, now) ||
-    (token.subject.kind === 'user' && subjectRevoked(token.subject.userId, token.issuedAt, now));
+  const refreshRevoked = ({ grant, issuedAt }: Token, now: number) =>
+    grantRevoked(grant.grantId, now) ||
+    (grant.subject.kind === 'user' && subjectRevoked(grant.subject.userId, issuedAt, now));
+  /** The live code of `codeHash` (unexpired, not revoked), consumed or not. */
+  const liveCode = (codeHash: string, now: number) => {
+    const code = codes.get(codeHash, now);
+    return code && !codeRevoked(code, now) ? code : undefined;
+  };
+  /** The live refresh token of `tokenHash` (unexpired, not revoked), rotated or not. */
+  const liveToken = (tokenHash: string, now: number) => {
+    const token = refreshTokens.get(tokenHash, now);
+    return token && !refreshRevoked(token, now) ? token : undefined;
+  };
+
+  /** Marks a live code consumed, keeping it until `keepUntil` (see redeemCode), and stores `refreshToken`. */
+  const consume = (
+    code: StoredCode,
+    refreshToken: RefreshTokenRecord | null,
+    now: number,
+    keepUntil: number,
+  ) => {
+    // Kept past the code's own expiry so that a late replay still revokes the grant (RFC 6749 §4.1.2).
+    const consumed = code.consumed(now, keepUntil);
+    codes.put(consumed, now);
+    if (refreshToken) refreshTokens.put(storedToken(refreshToken, interner), now);
+    return consumed.record();
+  };
+  /** Marks a live token rotated (kept until it expires, for reuse detection) and stores `next`. */
+  const rotate = (previous: Token, next: Token, now: number) => {
+    refreshTokens.put(previous.rotated(now), now);
+    refreshTokens.put(next, now);
+  };
 
   return markTrusted({
     clear() {
@@ -57,37 +100,63 @@ export function memoryGrantStore(): GrantStore & Clearable {
       revokedGrants.clear();
       revokedTokens.clear();
       revokedSubjects.clear();
+      interner.clear();
     },
     async saveCode(record) {
-      codes.set(record.codeHash, record, record.authTime);
+      codes.put(StoredCode.of(record, interner), record.authTime);
     },
     async findCode(codeHash, now) {
-      const code = codes.get(codeHash, now);
-      return code && !codeRevoked(code, now) ? code : null;
+      return liveCode(codeHash, now)?.record() ?? null;
     },
     async redeemCode(codeHash, refreshToken, now, keepUntil): Promise<RedeemCodeResult> {
-      const code = codes.get(codeHash, now);
-      if (!code || codeRevoked(code, now)) return { status: 'invalid' };
-      if (code.consumedAt !== undefined) return { status: 'replayed', code };
-      // Kept past the code's own expiry so that a late replay still revokes the grant (RFC 6749 §4.1.2).
-      const consumed = { ...code, consumedAt: now, expiresAt: Math.max(code.expiresAt, keepUntil) };
-      codes.set(codeHash, consumed, now, consumed.expiresAt);
-      if (refreshToken) refreshTokens.set(refreshToken.tokenHash, refreshToken, now, refreshToken.expiresAt);
-      return { status: 'redeemed', code: consumed };
+      const code = liveCode(codeHash, now);
+      if (!code) return INVALID;
+      if (code.consumedAt !== undefined) return { status: 'replayed', code: code.record() };
+      return { status: 'redeemed', code: consume(code, refreshToken, now, keepUntil) };
+    },
+    // The exchanges run their checks and their write in one synchronous block: atomic, like the rest.
+    async exchangeCode(codeHash, exchange, now): Promise<ExchangeCodeResult> {
+      const code = liveCode(codeHash, now);
+      if (!code) return INVALID;
+      const reason = codeRefusal(code, exchange);
+      if (reason !== undefined) return { status: 'refused', reason };
+      const record = code.record();
+      if (code.consumedAt !== undefined) return { status: 'replayed', code: record };
+      const refreshToken =
+        exchange.refreshToken !== undefined && offlineAccessGranted(code.scope)
+          ? refreshTokenFromCode(record, exchange.refreshToken, now)
+          : null;
+      const consumed = consume(code, refreshToken, now, exchange.keepUntil);
+      return { status: 'redeemed', code: consumed, refreshTokenStored: refreshToken !== null };
     },
     async saveRefreshToken(record) {
-      refreshTokens.set(record.tokenHash, record, record.issuedAt);
+      refreshTokens.put(storedToken(record, interner), record.issuedAt);
     },
     async findRefreshToken(tokenHash, now) {
-      const token = refreshTokens.get(tokenHash, now);
-      return token && !refreshRevoked(token, now) ? token : null;
+      return liveToken(tokenHash, now)?.record() ?? null;
     },
     async rotateRefreshToken(tokenHash, next, now): Promise<RotateRefreshTokenResult> {
-      const previous = refreshTokens.get(tokenHash, now);
-      if (!previous || refreshRevoked(previous, now)) return { status: 'invalid' };
-      if (previous.rotatedAt !== undefined) return { status: 'reused', previous };
-      refreshTokens.set(tokenHash, { ...previous, rotatedAt: now }, now, previous.expiresAt);
-      refreshTokens.set(next.tokenHash, next, now, next.expiresAt);
+      const token = liveToken(tokenHash, now);
+      if (!token) return INVALID;
+      const previous = token.record();
+      if (token.rotatedAt !== undefined) return { status: 'reused', previous };
+      rotate(token, storedToken(next, interner, token.grant), now);
+      return { status: 'rotated', previous };
+    },
+    async exchangeRefreshToken(tokenHash, exchange, now): Promise<ExchangeRefreshTokenResult> {
+      const token = liveToken(tokenHash, now);
+      if (!token) return INVALID;
+      const reason = refreshTokenRefusal(token.grant, exchange);
+      if (reason !== undefined) return { status: 'refused', reason };
+      const previous = token.record();
+      if (token.rotatedAt !== undefined) return { status: 'reused', previous };
+      const { next } = exchange;
+      // The successor shares its grant's members, unless it is bound to a key anew.
+      const successor =
+        next.dpopJkt === undefined || next.dpopJkt === boundJkt(token.grant.ext)
+          ? new StoredToken(next.tokenHash, token.grant, now, next.expiresAt)
+          : storedToken(rotatedRefreshToken(previous, next, now), interner);
+      rotate(token, successor, now);
       return { status: 'rotated', previous };
     },
     async revokeGrant(grantId, expiresAt) {
@@ -126,9 +195,10 @@ export function memoryGrantStore(): GrantStore & Clearable {
     async listUserRefreshTokens(userId, now) {
       const live: RefreshTokenRecord[] = [];
       for (const token of refreshTokens.values()) {
-        if (token.subject.kind !== 'user' || token.subject.userId !== userId) continue;
+        const { subject } = token.grant;
+        if (subject.kind !== 'user' || subject.userId !== userId) continue;
         if (token.expiresAt <= now || token.rotatedAt !== undefined || refreshRevoked(token, now)) continue;
-        live.push(token);
+        live.push(token.record());
       }
       return live;
     },

@@ -2,7 +2,7 @@ import { markTrusted } from '../guard.js';
 import { StoreFullError } from '../store-full.js';
 import type { KeyValueStore, KeyValueWriteOptions } from '../types.js';
 import type { Clearable } from './clearable.js';
-import { ExpiringMap } from './expiring-map.js';
+import { ExpiringStore } from './expiring-map.js';
 import { PartitionLedger } from './partition-ledger.js';
 
 /** Options of {@link memoryKeyValueStore}. */
@@ -21,11 +21,15 @@ export interface MemoryKeyValueStoreOptions {
   readonly maxEntries?: number;
 }
 
-interface Entry {
-  readonly value: string;
-  readonly expiresAt: number;
-  /** Who pays for it ({@link KeyValueWriteOptions.partition}); absent: never evicted. */
-  readonly partition: string | undefined;
+/** A key-value entry, its own item of the namespace's store (one object per entry). */
+class Entry {
+  constructor(
+    readonly key: string,
+    readonly value: string,
+    readonly expiresAt: number,
+    /** Who pays for it ({@link KeyValueWriteOptions.partition}); absent: never evicted. */
+    readonly partition: string | undefined,
+  ) {}
 }
 
 /** The counters' namespaces (`storage/kv/keys.ts`), split by the kind of limit that follows them. */
@@ -49,11 +53,11 @@ function namespaceName(key: string): string {
 /** One namespace: its entries and who holds them. */
 class Namespace {
   readonly ledger: PartitionLedger;
-  readonly entries: ExpiringMap<Entry>;
+  readonly entries: ExpiringStore<Entry>;
   constructor(maxEntries: number) {
     this.ledger = new PartitionLedger(maxEntries);
-    this.entries = new ExpiringMap<Entry>((key, entry) => {
-      if (entry.partition !== undefined) this.ledger.remove(entry.partition, key);
+    this.entries = new ExpiringStore<Entry>((entry) => {
+      if (entry.partition !== undefined) this.ledger.remove(entry.partition, entry.key);
     });
   }
 
@@ -113,7 +117,8 @@ export function memoryKeyValueStore(options: MemoryKeyValueStoreOptions = {}): K
     namespace.remove(victim, entry);
   };
   /** Stores `entry`; `now` is the caller's, or absent (`set`): then nothing else is swept. */
-  const put = (key: string, entry: Entry, now: number | undefined) => {
+  const put = (entry: Entry, now: number | undefined) => {
+    const { key } = entry;
     const namespace = namespaceOf(key);
     const { entries, ledger } = namespace;
     const at = now ?? latest;
@@ -127,8 +132,8 @@ export function memoryKeyValueStore(options: MemoryKeyValueStoreOptions = {}): K
     } else if (current.partition !== undefined && current.partition !== entry.partition) {
       ledger.remove(current.partition, key);
     }
-    if (now === undefined) entries.replace(key, entry);
-    else entries.set(key, entry, now);
+    if (now === undefined) entries.replace(entry);
+    else entries.put(entry, now);
     if (entry.partition !== undefined) ledger.add(entry.partition, key);
   };
   return markTrusted({
@@ -142,13 +147,13 @@ export function memoryKeyValueStore(options: MemoryKeyValueStoreOptions = {}): K
     async set(key, value, expiresAt, options) {
       // `set` is given no `now`: the entry is judged expired by the `now` of whoever reads it, and
       // the others are swept by the calls that give one (the instance clock, never Date.now()).
-      put(key, { value, expiresAt, partition: options?.partition }, undefined);
+      put(new Entry(key, value, expiresAt, options?.partition), undefined);
     },
     async add(key, value, expiresAt, now, options) {
       seen(now);
       if (namespaceOf(key).entries.get(key, now) !== undefined) return false;
       if (expiresAt <= now) return true;
-      put(key, { value, expiresAt, partition: options?.partition }, now);
+      put(new Entry(key, value, expiresAt, options?.partition), now);
       return true;
     },
     async take(key, now) {
@@ -165,7 +170,7 @@ export function memoryKeyValueStore(options: MemoryKeyValueStoreOptions = {}): K
       const entry = namespace.entries.get(key, now);
       if (entry === undefined || entry.value !== expected) return false;
       if (expiresAt <= now) namespace.remove(key, entry);
-      else put(key, { value, expiresAt, partition: options?.partition }, now);
+      else put(new Entry(key, value, expiresAt, options?.partition), now);
       return true;
     },
     async increment(key, by, expiresAt, now, options) {
@@ -174,8 +179,7 @@ export function memoryKeyValueStore(options: MemoryKeyValueStoreOptions = {}): K
       const count = (current === undefined ? 0 : Number(current.value)) + by;
       const until = current?.expiresAt ?? expiresAt;
       // A counter that would already have ended is counted but not kept.
-      if (until > now)
-        put(key, { value: String(count), expiresAt: until, partition: options?.partition }, now);
+      if (until > now) put(new Entry(key, String(count), until, options?.partition), now);
       return count;
     },
     async delete(key) {
