@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { RedisClient } from './script.js';
 
-/** Options of {@link waitingForReplicas} (the engine's `waitForReplicas`). */
+/** Options of the engine's `waitForReplicas`: a write counts once this many replicas have it (Redis `WAIT`). */
 export interface WaitForReplicasOptions {
   /** Replicas that must have a write before it counts as done. */
   readonly replicas: number;

@@ -44,6 +44,7 @@ export { type MemoryClientRegistryOptions, memoryClientRegistry } from '../stora
 export { memoryGrantStore } from '../storage/memory/grants.js';
 export { type MemoryKeyValueStoreOptions, memoryKeyValueStore } from '../storage/memory/key-value.js';
 export { isStoreFull, StoreFullError } from '../storage/store-full.js';
+export { clientSubject, subjectId, userSubject } from '../storage/subject.js';
 export type * from '../storage/types.js';
 export {
   addSeconds,
@@ -59,4 +60,3 @@ export {
   wholeInstant,
 } from '../time.js';
 export { hashSecret } from '../tokens/secrets.js';
-export { clientSubject, subjectId, userSubject } from '../tokens/subject.js';

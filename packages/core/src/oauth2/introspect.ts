@@ -5,6 +5,7 @@ import type { Answer } from '../http/reply.js';
 import { noStoreJson } from '../http/responses.js';
 import { recordedText } from '../recorded-text.js';
 import { clientNamed } from '../records/record-problems.js';
+import { subjectId } from '../storage/subject.js';
 import { toEpochSeconds } from '../time.js';
 import {
   type AccessTokenClaims,
@@ -13,7 +14,6 @@ import {
   verifyAccessTokenOrSayWhy,
 } from '../tokens/access-token.js';
 import { hashSecret } from '../tokens/secrets.js';
-import { subjectId } from '../tokens/subject.js';
 import { authenticateClient } from './client-auth/authenticate-client.js';
 import { CLIENT_AUTH_METHODS } from './client-auth/methods.js';
 

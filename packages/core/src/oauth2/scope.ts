@@ -1,6 +1,9 @@
 import type { TokenPolicy } from '../context.js';
 import { invalidScope } from '../errors.js';
+import { scopeIncludes } from '../scope-syntax.js';
 import type { ClientRecord } from '../storage/types.js';
+
+export { scopeIncludes };
 
 /** RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ). */
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
@@ -11,26 +14,6 @@ export function parseScope(scope: string): string[] {
   for (const token of tokens)
     if (!SCOPE_TOKEN.test(token)) throw invalidScope('The scope contains an invalid character.');
   return [...new Set(tokens)];
-}
-
-/**
- * Whether `token` is one of the scope's tokens, refusing a malformed scope as {@link parseScope}
- * does, without splitting it: the token endpoint asks this of every grant's scope (`openid`,
- * `offline_access`), where a split, a filter, a set and their arrays were a measurable share.
- */
-export function scopeIncludes(scope: string, token: string): boolean {
-  let found = false;
-  let start = 0;
-  for (let i = 0; i <= scope.length; i++) {
-    const code = i < scope.length ? scope.charCodeAt(i) : 0x20;
-    if (code === 0x20) {
-      if (!found && i - start === token.length && scope.startsWith(token, start)) found = true;
-      start = i + 1;
-    } else if (code < 0x21 || code === 0x22 || code === 0x5c || code > 0x7e) {
-      throw invalidScope('The scope contains an invalid character.');
-    }
-  }
-  return found;
 }
 
 /** The instance's scope settings (`scopes`, `defaultScope` options). */

@@ -18,11 +18,11 @@ import { ENDPOINTS } from '../oauth2/metadata.js';
 import type { DpopOptions } from '../options.js';
 import { kvReplayStore } from '../storage/kv/replay.js';
 import { memoryKeyValueStore } from '../storage/memory/key-value.js';
+import { clientSubject, userSubject } from '../storage/subject.js';
 import type { KeyValueStore } from '../storage/types.js';
 import type { TokenRejection } from '../tokens/access-token.js';
 import { parseAct } from '../tokens/act.js';
 import { webRandomBytes } from '../tokens/secrets.js';
-import { clientSubject, userSubject } from '../tokens/subject.js';
 import {
   bearerChallenge,
   credentialsRequired,

@@ -2,8 +2,8 @@ import type { Context } from '../context.js';
 import { isAllowedOrigin } from '../http/origin.js';
 import { sessionCookieValue } from '../session/session-cookie.js';
 import { sessionUser } from '../session/session-user.js';
+import { userSubject } from '../storage/subject.js';
 import { toEpochSeconds } from '../time.js';
-import { userSubject } from '../tokens/subject.js';
 import { crossSiteSessionRefused, sessionEnded } from './challenge.js';
 import type { Caller } from './types.js';
 

@@ -1,6 +1,6 @@
-import { scopeIncludes } from '../oauth2/scope.js';
-import { userSubject } from '../tokens/subject.js';
+import { scopeIncludes } from '../scope-syntax.js';
 import type { Writable } from '../writable.js';
+import { userSubject } from './subject.js';
 import type {
   AuthorizationCodeRecord,
   CodeExchange,

@@ -3,6 +3,7 @@ import type { Awaitable } from '../awaitable.js';
 import type { AccessTokenCheck, RevocationCheck, TokenSigning, TokenVerifying } from '../context.js';
 import { base64url, utf8 } from '../crypto/encoding.js';
 import { isB64Token } from '../http/bearer.js';
+import { clientSubject, subjectId, userSubject } from '../storage/subject.js';
 import type { Subject } from '../storage/types.js';
 import { fromEpochSeconds, type Seconds, toEpochSeconds } from '../time.js';
 import type { Writable } from '../writable.js';
@@ -11,7 +12,6 @@ import { type ActClaim, parseAct } from './act.js';
 import { hostClaims } from './host-claims.js';
 import { jsonString } from './json-string.js';
 import { freshKeySet, verificationKeyOf } from './keys.js';
-import { clientSubject, subjectId, userSubject } from './subject.js';
 
 export type { AccessTokenClaims, TokenFamily } from './access-token-claims.js';
 

@@ -4,8 +4,8 @@ import { invalidGrant, oauthError } from '../../errors.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { grantIdToken } from '../../oidc/grant-id-token.js';
+import { userSubject } from '../../storage/subject.js';
 import { hashSecret } from '../../tokens/secrets.js';
-import { userSubject } from '../../tokens/subject.js';
 import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';
 import {
   clientMayUse,

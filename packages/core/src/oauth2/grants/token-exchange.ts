@@ -6,11 +6,11 @@ import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { noStoreJson } from '../../http/responses.js';
 import type { TokenExchangeDecision } from '../../options.js';
+import { userSubject } from '../../storage/subject.js';
 import type { Subject } from '../../storage/types.js';
 import { toEpochSeconds } from '../../time.js';
 import { signAccessToken } from '../../tokens/access-token.js';
 import { type ActClaim, actDepth, MAX_ACT_DEPTH } from '../../tokens/act.js';
-import { userSubject } from '../../tokens/subject.js';
 import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';
 import { CLIENT_AUTH_METHODS } from '../client-auth/methods.js';
 import {

@@ -3,11 +3,11 @@ import type { Context, RevocationCheck, TokenVerifying, TrustedJwtVerifying } fr
 
 import { invalidRequest } from '../../errors.js';
 import { verifyIdTokenHint } from '../../oidc/id-token.js';
+import { userSubject } from '../../storage/subject.js';
 import type { ClientRecord } from '../../storage/types.js';
 import { toEpochSeconds } from '../../time.js';
 import { isAccessTokenRevoked, verifyAccessTokenSignature } from '../../tokens/access-token.js';
 import { parseAct } from '../../tokens/act.js';
-import { userSubject } from '../../tokens/subject.js';
 import { MAX_ASSERTION_LENGTH } from '../jwt-assertion.js';
 import { claimedIssuer, normalizedTyp, verifyTrustedJwt } from '../trusted-issuers.js';
 import { type ExchangedToken, TOKEN_TYPES } from './exchanged-token.js';

@@ -1,5 +1,5 @@
-import { clientSubject, userSubject } from '../../tokens/subject.js';
 import type { Writable } from '../../writable.js';
+import { clientSubject, userSubject } from '../subject.js';
 import type { AuthorizationCodeRecord, RecordExtensions, RefreshTokenRecord, Subject } from '../types.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Subject } from '../storage/types.js';
+import type { Subject } from './types.js';
 
 /**
  * The subject of a user. Subjects are compared and rebuilt often (every token, caller and event),
