@@ -1,8 +1,9 @@
 /**
  * Bytes per stored record, by kind (refresh token, authorization code, session), on each engine:
  *   - memory: the V8 heap a record adds (heap used after a full collection, before and after
- *     `count` records of one kind, each in a store of its own), and the RSS of the process at the
- *     end, through the public API of the built package;
+ *     `count` records of one kind, each in a store of its own), and what the process's RSS grew by
+ *     meanwhile (heap slack and fragmentation included: the figure of run R's line), through the
+ *     public API of the built package;
  *   - redis (REDIS_URL): `INFO memory` `used_memory` before and after (the keys, their values, the
  *     expiry and index entries: everything the records cost the server), and `MEMORY USAGE` of one
  *     record's keys. Give it a server of its own: `used_memory` is the whole server's;
@@ -62,7 +63,9 @@ async function records(i) {
       scope,
       codeChallenge: await hashSecret(random()),
       authTime: now - 5000,
-      expiresAt: now + 60_000,
+      // A code lives 60 s, a consumed one as long as its grant: long enough here not to expire
+      // while a million are written.
+      expiresAt: now + 3_600_000,
       nonce: id(12),
       sessionId,
     }),
@@ -95,6 +98,7 @@ if (ENGINES.includes('memory')) {
     globalThis.gc?.();
     return process.memoryUsage().heapUsed;
   };
+  const rss = () => process.memoryUsage().rss;
   const keep = [];
   for (const kind of KINDS) {
     const grants = memoryGrantStore();
@@ -105,7 +109,10 @@ if (ENGINES.includes('memory')) {
       code: (record) => grants.saveCode(record),
       session: (record) => sessions.createSession(record),
     }[kind];
-    results.push({ engine: 'memory', kind, bytes: await fill(kind, COUNT, save, heap) });
+    const rssBefore = rss();
+    const bytes = await fill(kind, COUNT, save, heap);
+    const rssPerRecord = (rss() - rssBefore) / COUNT;
+    results.push({ engine: 'memory', kind, bytes, note: `RSS grew ${rssPerRecord.toFixed(0)} B per record` });
   }
   if (!globalThis.gc) console.warn('run with --expose-gc for settled heap figures');
   console.log(

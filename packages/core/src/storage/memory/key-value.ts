@@ -2,6 +2,7 @@ import { markTrusted } from '../guard.js';
 import { StoreFullError } from '../store-full.js';
 import type { KeyValueStore, KeyValueWriteOptions } from '../types.js';
 import type { Clearable } from './clearable.js';
+import { flat } from './compact-records.js';
 import { ExpiringStore } from './expiring-map.js';
 import { PartitionLedger } from './partition-ledger.js';
 
@@ -23,13 +24,19 @@ export interface MemoryKeyValueStoreOptions {
 
 /** A key-value entry, its own item of the namespace's store (one object per entry). */
 class Entry {
+  readonly key: string;
+  readonly value: string;
   constructor(
-    readonly key: string,
-    readonly value: string,
+    key: string,
+    value: string,
     readonly expiresAt: number,
     /** Who pays for it ({@link KeyValueWriteOptions.partition}); absent: never evicted. */
     readonly partition: string | undefined,
-  ) {}
+  ) {
+    // Keys and values are often concatenated (`session:` + a hash): kept flat (see `flat`).
+    this.key = flat(key);
+    this.value = flat(value);
+  }
 }
 
 /** The counters' namespaces (`storage/kv/keys.ts`), split by the kind of limit that follows them. */
