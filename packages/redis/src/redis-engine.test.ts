@@ -554,7 +554,8 @@ describe.skipIf(!url)('redis engine specifics', () => {
         const value = Reflect.get(target, property);
         if (property === 'evalsha' || property === 'eval')
           return (...args: unknown[]) =>
-            args.includes('rot')
+            // The lookup script (marker `rot`) and the one-step exchange (`:rt:<hash>`).
+            args.includes('rot') || args.some((arg) => typeof arg === 'string' && arg.startsWith(':rt:'))
               ? Promise.reject(new Error('ERR script tried accessing undeclared key'))
               : (value as (...a: unknown[]) => unknown).apply(target, args);
         return typeof value === 'function' ? value.bind(target) : value;
@@ -566,6 +567,14 @@ describe.skipIf(!url)('redis engine specifics', () => {
     await store.grants.saveRefreshToken(token);
     expect(await store.grants.findRefreshToken(token.tokenHash, now)).toEqual(token);
     expect(await store.grants.findRefreshToken(token.tokenHash, now)).toEqual(token);
+    // The exchange takes the two-call path there too.
+    const next = { tokenHash: await hashSecret(crypto.randomUUID()), expiresAt: now + 3_600_000 };
+    const fresh = redisStorage({ client: refusing, prefix });
+    expect(
+      await fresh.grants.exchangeRefreshToken!(token.tokenHash, { clientId: token.clientId, next }, now),
+    ).toEqual({ status: 'rotated', previous: token });
+    expect((await fresh.grants.findRefreshToken(next.tokenHash, now))?.issuedAt).toBe(now);
+    await fresh.close();
     await store.close();
   });
 
