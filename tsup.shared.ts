@@ -11,6 +11,10 @@ export function packageBuild(entry: Record<string, string>, platform: Options['p
     format: ['esm', 'cjs'],
     dts: true,
     clean: true,
+    // Shared code in chunks for CJS too (ESM splits by default): every entry of a package then
+    // shares one copy of each module, so module state (an instance's internals, kept in a map
+    // keyed by the instance) is the same whichever entry an adapter or host loads.
+    splitting: true,
     // No source maps: the output is not minified (names, structure and comments' places stay), so
     // a stack trace is readable as it is, and maps embedding the TypeScript sources made up more than
     // half of the core tarball (`tests/packaging/tarballs.test.ts` holds every tarball to that).

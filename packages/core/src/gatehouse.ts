@@ -14,7 +14,7 @@ import { authorizationServerMetadata } from './oauth2/metadata.js';
 import { oauth2Routes } from './oauth2/routes.js';
 import { oidcRoutes } from './oidc/routes.js';
 import type { GatehouseOptions } from './options.js';
-import { acceptedSchemes, authenticateRequest } from './protect/authenticate.js';
+import { authenticateRequest, authenticationPlan } from './protect/authenticate.js';
 import { attachInternals } from './protect/instance-internals.js';
 import type { AuthenticateOptions, AuthenticationResult, Caller } from './protect/types.js';
 import { type ResolvedOptions, resolveOptions, type SharedResources, toContext } from './resolve-options.js';
@@ -268,12 +268,12 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     request: Request,
     options: AuthenticateOptions,
   ): Awaitable<AuthenticationResult> => {
-    const accepted = acceptedSchemes(options); // a programming error throws rather than becoming a 500 response
+    const plan = authenticationPlan(options); // a programming error throws rather than becoming a 500 response
     const ctx = readyContext;
     if (ctx === undefined) return contextPromise.then(() => authenticateNow(request, options), refused);
     let caller: Awaitable<Caller>;
     try {
-      caller = authenticateRequest(ctx, resolved.dpop, request, options, accepted);
+      caller = authenticateRequest(ctx, resolved.dpop, request, plan);
     } catch (error) {
       deployment.checkOrigin(request.url);
       return refused(error, request);

@@ -48,8 +48,6 @@ import { refuseUnknownOptions } from './unknown-options.js';
  * features (`FEATURES`), whose parts it assembles once.
  */
 
-export { parseIssuer };
-
 /** Everything of the context that does not need the imported keys; validated synchronously. */
 export type ResolvedOptions = Omit<Context, 'keys'> &
   InstanceSettings & {
@@ -70,11 +68,8 @@ export interface SharedResources {
 
 /** Validates options and fills in defaults; throws {@link ConfigurationError} with a precise message. */
 export function resolveOptions(options: GatehouseOptions, shared: SharedResources = {}): ResolvedOptions {
-  if (!options || typeof options !== 'object')
-    throw new ConfigurationError('createGatehouse: options are required.', {
-      code: 'ERR_CONFIG_MISSING_OPTION',
-    });
   refuseUnknownOptions(options);
+  const onlyConfidential = confidentialClientsOnly(options);
   const url = parseIssuer(options.issuer, options.allowInsecureIssuer ?? false);
   const { issuer, site } = issuerOf(url, options.issuer);
   const algorithm = signingAlgorithm(options);
@@ -86,17 +81,15 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   const cors = corsSettings(options.cors);
   const { scopes } = scopePolicy(options);
   const fapi2 = fapi2Profile(options);
-  const onlyConfidential = confidentialClientsOnly(options);
   const authApi = authApiSettings(options, scopes, fapi2);
   const tokenExchange = tokenExchangeSettings(options.tokenExchange);
-  // What a retired key signed lives this long at most: access tokens of both families, ID tokens
-  // (as long as access tokens, oidc/id-token.ts) and ID-JAGs.
-  const maxTokenLifetime = Math.max(
+  // What a retired key signed: access tokens of both families, ID tokens (as long as access
+  // tokens, oidc/id-token.ts) and ID-JAGs.
+  const keyRotation = keyRotationSettings(options.keyRotation, algorithm, [
     accessTokenLifetime(options),
     authApi.enabled ? authApi.tokenTtl : 0,
     tokenExchange?.idJagTtl ?? 0,
-  );
-  const keyRotation = keyRotationSettings(options.keyRotation, algorithm, maxTokenLifetime);
+  ]);
   const logger = instanceLogger(options);
   const session = sessionSettings(options.session, site.basePath);
   const problems = new RecordProblems(logger);

@@ -10,7 +10,8 @@
  * and a brand would force a cast on every record it builds. What must not vary is the rounding, so
  * it has one rule, used by the core and by every engine: instants round down, expiries round up,
  * so that rounding never extends what the caller granted by more than 1 ms (or 1 s), and never
- * ends it early.
+ * ends it early. The bearer check's repeated path (tokens/verified-token-cache.ts and
+ * `isAccessTokenRevoked`) applies two of these rules inline, saying which: it runs on every API call.
  */
 
 /** Milliseconds since the Unix epoch (instance clock, storage records). */

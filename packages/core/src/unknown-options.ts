@@ -4,13 +4,17 @@ import { KNOWN_OPTIONS } from './known-options.generated.js';
 type OptionTree = { readonly [name: string]: true | OptionTree };
 
 /**
- * Refuses option names `createGatehouse` does not know, with the nearest known name when there is
+ * Refuses options that are no object, and option names `createGatehouse` does not know, with the nearest known name when there is
  * one (`scope` → "did you mean scopes?"): a misspelt option silently falling back to its default is
  * how security settings get lost. The known names are generated from `options.ts`, so they cannot
  * drift from the documented ones. Values are checked elsewhere; only option groups declared in
  * `options.ts` (`session`, `rateLimit`…) are walked, never host objects such as stores.
  */
-export function refuseUnknownOptions(options: object): void {
+export function refuseUnknownOptions(options: unknown): asserts options is object {
+  if (!options || typeof options !== 'object')
+    throw new ConfigurationError('createGatehouse: options are required.', {
+      code: 'ERR_CONFIG_MISSING_OPTION',
+    });
   check(options, KNOWN_OPTIONS as OptionTree, '');
 }
 

@@ -4,10 +4,11 @@ import type { Gatehouse } from '../gatehouse.js';
 
 /*
  * What `defineOperations` needs of a host beyond its public interface: the instance a request is
- * for. Under a registered symbol, like the instance internals (protect/instance-internals.ts).
+ * for. Kept in this module's map, keyed by the host, like the instance internals
+ * (protect/instance-internals.ts says why that is enough across the build's entries).
  */
 
-const HOST_INTERNALS: unique symbol = Symbol.for('gatehouse.host.internals') as never;
+const internalsByHost = new WeakMap<object, HostInternals>();
 
 /** The internals of a host made by `createGatehouseHost`. */
 export interface HostInternals {
@@ -20,13 +21,13 @@ export interface HostInternals {
   readonly logger: Logger;
 }
 
-/** Puts `internals` on `host`, not enumerable, not writable. */
+/** Records `internals` as those of `host`. */
 export function attachHostInternals<T extends object>(host: T, internals: HostInternals): T {
-  Object.defineProperty(host, HOST_INTERNALS, { value: internals });
+  internalsByHost.set(host, internals);
   return host;
 }
 
 /** The internals of a host made by `createGatehouseHost`, `undefined` for anything else. */
 export function hostInternalsOf(host: object): HostInternals | undefined {
-  return (host as { [HOST_INTERNALS]?: HostInternals })[HOST_INTERNALS];
+  return internalsByHost.get(host);
 }

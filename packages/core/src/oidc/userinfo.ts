@@ -2,11 +2,14 @@ import type { Context } from '../context.js';
 import type { DpopChecks } from '../dpop/proof.js';
 import { noStoreJson } from '../http/responses.js';
 import type { Handler } from '../http/router.js';
-import { authenticateRequest } from '../protect/authenticate.js';
+import { authenticateRequest, authenticationPlan } from '../protect/authenticate.js';
 import { invalidToken, sessionEnded } from '../protect/challenge.js';
 import { dpopInvalidToken } from '../protect/dpop-challenge.js';
 import { hostClaims } from '../tokens/host-claims.js';
 import { claimsForScope } from './standard-claims.js';
+
+/** Who may ask: a bearer token granted `openid`, or the session (see below). */
+const USERINFO_CALLERS = authenticationPlan({ schemes: ['bearer', 'session'], scope: 'openid' });
 
 /**
  * `GET` and `POST {base}/oauth2/v1/userinfo` (OpenID Connect Core §5.3): who is logged in.
@@ -42,10 +45,7 @@ export const userinfoEndpoint =
     // Core §5.3: the access token is one "obtained through an OpenID Connect Authentication
     // Request", i.e. granted `openid`; any other is 403 insufficient_scope (RFC 6750 §3.1). The
     // session is the user asking about themself and carries no scope.
-    const caller = await authenticateRequest(ctx, dpop, request, {
-      schemes: ['bearer', 'session'],
-      scope: 'openid',
-    });
+    const caller = await authenticateRequest(ctx, dpop, request, USERINFO_CALLERS);
     const user = await ctx.users.findUser(caller.sub);
     // A token whose user is gone is as good as revoked (and says so: it was validly signed).
     if (!user) {

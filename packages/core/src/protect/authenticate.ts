@@ -39,61 +39,38 @@ export function authenticateRequest(
   >,
   dpop: DpopChecks,
   request: Request,
-  options: AuthenticateOptions,
-  accepted: Accepted = acceptedSchemes(options),
+  plan: AuthenticationPlan,
 ): Awaitable<Caller> {
-  const { acceptsBearer, acceptsSession } = accepted;
-  const scopes = requiredScopes(options.scope);
-  const resource = declaredResource(options, scopes);
+  const { acceptsBearer, scopes, resource } = plan;
   if (acceptsBearer) {
     const credentials = bearerCredentials(request);
     if (credentials !== null) {
       const caller = bearerCaller(ctx, dpop, request, credentials, scopes, resource);
-      // Not `andThen`: its callback would be a closure made on every request.
-      return caller instanceof Promise
-        ? caller.then((known) => withAcceptedSubject(ctx, known, options.subjects))
-        : withAcceptedSubject(ctx, caller, options.subjects);
+      if (caller instanceof Promise) return caller.then((known) => withAcceptedSubject(ctx, known, plan));
+      // The common case inline: a user, where the operation accepts users.
+      return plan.acceptsUsers && caller.subject.kind === 'user'
+        ? caller
+        : withAcceptedSubject(ctx, caller, plan);
     }
     // RFC 9449 §7: a DPoP-bound token with its proof (looked for only when there is no bearer token).
     const dpopToken = dpopCredentials(request);
     if (dpopToken !== null) {
       return dpopCaller(ctx, dpop, request, dpopToken, scopes, resource).then((known) =>
-        withAcceptedSubject(ctx, known, options.subjects),
+        withAcceptedSubject(ctx, known, plan),
       );
     }
   }
-  if (options.subjects !== undefined && !options.subjects.includes('user')) {
+  if (!plan.acceptsUsers) {
     // Sessions are users: a clients-only operation accepts bearer tokens alone.
     throw credentialsRequired(ctx, acceptsBearer, undefined, resource?.challenge);
   }
-  return sessionOrNothing(ctx, request, acceptsBearer, acceptsSession, resource?.challenge);
-}
-
-/**
- * The protected resource the options declare (RFC 8707 / RFC 9728), or `undefined` for the
- * instance's own API without metadata: the common case builds nothing.
- */
-function declaredResource(
-  options: AuthenticateOptions,
-  scopes: readonly string[],
-): BearerResource | undefined {
-  const { resource, resourceMetadata } = options;
-  if (resource === undefined && resourceMetadata === undefined) return undefined;
-  return {
-    ...(resource === undefined ? {} : { audience: resource }),
-    challenge: { scope: scopes, ...(resourceMetadata === undefined ? {} : { resourceMetadata }) },
-  };
+  return sessionOrNothing(ctx, request, acceptsBearer, plan.acceptsSession, resource?.challenge);
 }
 
 /** `caller` if the operation accepts its kind of subject (`subjects`, default users only). */
-function withAcceptedSubject(
-  ctx: Pick<Context, 'issuer'>,
-  caller: Caller,
-  subjects: AuthenticateOptions['subjects'],
-): Caller {
+function withAcceptedSubject(ctx: Pick<Context, 'issuer'>, caller: Caller, plan: AuthenticationPlan): Caller {
   const kind = caller.subject.kind;
-  if (subjects === undefined ? kind !== 'user' : !subjects.includes(kind))
-    throw subjectNotAccepted(ctx, kind);
+  if (kind === 'user' ? !plan.acceptsUsers : !plan.acceptsClients) throw subjectNotAccepted(ctx, kind);
   return caller;
 }
 
@@ -139,34 +116,66 @@ function outsideCookiePath(
   return credentialsRequired(ctx, acceptsBearer, `Authentication is required for this operation. ${advice}`);
 }
 
-/** What a `schemes` list accepts, once validated (hosts pass the same list on every request). */
-export interface Accepted {
+/**
+ * What an operation's {@link AuthenticateOptions} ask, worked out once per options object: hosts
+ * and adapters pass the same object on every request (`requireAuth` closes over it), so the
+ * schemes are validated, the scopes split and the declared resource built on its first request
+ * only. A member replaced afterwards, or the schemes list changed in place, is noticed and the
+ * options planned anew.
+ */
+export interface AuthenticationPlan {
   readonly acceptsBearer: boolean;
   readonly acceptsSession: boolean;
-  /** The list as validated, to notice a list changed in place afterwards. */
-  readonly schemes: readonly AuthScheme[];
+  /** `subjects` (default: users only) allows users; sessions are always users. */
+  readonly acceptsUsers: boolean;
+  /** `subjects` allows clients acting for themselves. */
+  readonly acceptsClients: boolean;
+  /** The scopes a token must hold (`scope`, split). */
+  readonly scopes: readonly string[];
+  /**
+   * The protected resource the options declare (RFC 8707 / RFC 9728), or `undefined` for the
+   * instance's own API without metadata.
+   */
+  readonly resource: BearerResource | undefined;
+  /** The options it was made from, member by member, and the schemes as they were then. */
+  readonly madeFrom: {
+    readonly schemes: readonly AuthScheme[];
+    readonly schemeList: readonly AuthScheme[];
+    readonly scope: AuthenticateOptions['scope'];
+    readonly resource: AuthenticateOptions['resource'];
+    readonly resourceMetadata: AuthenticateOptions['resourceMetadata'];
+    readonly subjects: AuthenticateOptions['subjects'];
+  };
 }
 
-const validated = new WeakMap<readonly AuthScheme[], Accepted>();
+const plans = new WeakMap<AuthenticateOptions, AuthenticationPlan>();
 
-/** Validates the declared schemes; throws `UsageError` (a `TypeError`) for none or unknown ones. */
-export function acceptedSchemes(options: AuthenticateOptions): Accepted {
+/**
+ * The plan of `options`; throws `UsageError` (a `TypeError`) for options that name no or unknown
+ * schemes (a programming error).
+ */
+export function authenticationPlan(options: AuthenticateOptions): AuthenticationPlan {
+  const plan = typeof options === 'object' && options !== null ? plans.get(options) : undefined;
+  if (plan !== undefined) {
+    // Compared here rather than in a helper: this runs on every protected request.
+    const made = plan.madeFrom;
+    let same =
+      options.schemes === made.schemes &&
+      options.scope === made.scope &&
+      options.resource === made.resource &&
+      options.resourceMetadata === made.resourceMetadata &&
+      options.subjects === made.subjects &&
+      made.schemes.length === made.schemeList.length;
+    for (let i = 0; same && i < made.schemeList.length; i++) same = made.schemes[i] === made.schemeList[i];
+    if (same) return plan;
+  }
+  const made = newPlan(options);
+  plans.set(options, made);
+  return made;
+}
+
+function newPlan(options: AuthenticateOptions): AuthenticationPlan {
   const schemes = options?.schemes;
-  const known = Array.isArray(schemes) ? validated.get(schemes) : undefined;
-  if (known && sameList(known.schemes, schemes)) return known;
-  const accepted = validateSchemes(schemes);
-  validated.set(schemes, accepted);
-  return accepted;
-}
-
-/** Whether two lists hold the same entries in the same order (no callback: this runs per request). */
-function sameList(a: readonly AuthScheme[], b: readonly AuthScheme[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function validateSchemes(schemes: readonly AuthScheme[]): Accepted {
   if (!Array.isArray(schemes) || schemes.length === 0) {
     throw new UsageError(
       'authenticate: `schemes` must list at least one of "bearer", "session".',
@@ -182,17 +191,24 @@ function validateSchemes(schemes: readonly AuthScheme[]): Accepted {
         'schemes',
       );
   }
+  const { scope, resource, resourceMetadata, subjects } = options;
+  const scopes =
+    scope === undefined ? NO_SCOPES : typeof scope === 'string' ? scope.split(' ').filter(Boolean) : scope;
   return {
     acceptsBearer: schemes.includes('bearer'),
     acceptsSession: schemes.includes('session'),
-    schemes: [...schemes],
+    acceptsUsers: subjects === undefined || subjects.includes('user'),
+    acceptsClients: subjects?.includes('client') === true,
+    scopes,
+    resource:
+      resource === undefined && resourceMetadata === undefined
+        ? undefined
+        : {
+            ...(resource === undefined ? {} : { audience: resource }),
+            challenge: { scope: scopes, ...(resourceMetadata === undefined ? {} : { resourceMetadata }) },
+          },
+    madeFrom: { schemes, schemeList: [...schemes], scope, resource, resourceMetadata, subjects },
   };
 }
 
 const NO_SCOPES: readonly string[] = [];
-
-function requiredScopes(scope: AuthenticateOptions['scope']): readonly string[] {
-  if (scope === undefined) return NO_SCOPES;
-  if (typeof scope === 'string') return scope.split(' ').filter(Boolean);
-  return scope;
-}

@@ -47,8 +47,10 @@ export function bearerCaller(
   const challenge = resource?.challenge;
   // The resource's identifier when the operation declares one (RFC 8707), else the instance's API.
   const audience = resource?.audience ?? ctx.tokens.audience;
-  // Only a form body can carry a second copy: the common case (no form) waits for nothing.
-  if (mayCarryBodyToken(request)) {
+  // Only a form body can carry a second copy: the common case (no form) waits for nothing, and
+  // GET and HEAD (no body, see `mayCarryBodyToken`) are told apart here, without a call.
+  const method = request.method;
+  if (method !== 'GET' && method !== 'HEAD' && mayCarryBodyToken(request)) {
     return refuseSecondTransmission(ctx, request, challenge)
       .then(() => checkAccessToken(ctx, credentials, audience))
       .then((checked) => permittedCaller(ctx, dpop, checked, requiredScopes, challenge));
@@ -78,7 +80,8 @@ function permittedCaller(
   // RFC 9449 §7.2: a DPoP-bound token is no bearer token.
   if (checked.jkt !== undefined)
     throw boundTokenAsBearer(dpop, bearerChallenge(ctx, {}, challenge), challenge);
-  const caller = callerOf(checked);
+  // The caller made for these claims before (the cached token's common case), else a new one.
+  const caller = callers.get(checked) ?? callerOf(checked);
   for (const needed of requiredScopes) {
     if (!caller.scope.includes(needed)) throw insufficientScope(ctx, requiredScopes, challenge);
   }

@@ -5,12 +5,14 @@ import type { AuthenticateOptions, AuthenticationResult } from './types.js';
 
 /*
  * What an instance offers its adapters and `defineOperations` beyond the public `Gatehouse`
- * interface: the fast paths and the resolved context. Kept on the instance under a registered
- * symbol rather than in the interface, so that the public surface stays what an application uses;
- * `Symbol.for` so that an adapter loading the ESM build finds it on an instance of the CJS build.
+ * interface: the fast paths. Kept in this module's map, keyed by the instance, rather than in the
+ * interface, so that the public surface stays what an application uses. Every entry of the build
+ * shares this one module (ESM and CJS builds both split shared code into chunks); an instance of
+ * the other build (a host mixing `import` and `require`) has no entry here, and its adapters use
+ * the public `fetch` and `authenticate` instead: slower, never wrong.
  */
 
-const INTERNALS: unique symbol = Symbol.for('gatehouse.instance.internals') as never;
+const internalsByInstance = new WeakMap<object, InstanceInternals>();
 
 /** The internals of one instance. */
 export interface InstanceInternals {
@@ -37,13 +39,13 @@ export interface InstanceInternals {
   mountedAt(mountPath: string): void;
 }
 
-/** Puts `internals` on `instance`, not enumerable, not writable. */
+/** Records `internals` as those of `instance` (once: an instance's internals never change). */
 export function attachInternals<T extends object>(instance: T, internals: InstanceInternals): T {
-  Object.defineProperty(instance, INTERNALS, { value: internals });
+  internalsByInstance.set(instance, internals);
   return instance;
 }
 
 /** The internals of an instance made by `createGatehouse`, `undefined` for anything else. */
 export function internalsOf(instance: object): InstanceInternals | undefined {
-  return (instance as { [INTERNALS]?: InstanceInternals })[INTERNALS];
+  return internalsByInstance.get(instance);
 }

@@ -6,7 +6,7 @@ import { isPreflight } from '../http/cors.js';
 import { hostRequest } from '../http/host-request.js';
 import { type Answer, toResponse, withoutBody } from '../http/reply.js';
 import { methodHandler, type RoutePattern, Router } from '../http/router.js';
-import { acceptedSchemes } from './authenticate.js';
+import { authenticationPlan } from './authenticate.js';
 import { internalsOf } from './instance-internals.js';
 import { type ProtectedResourceOptions, protectedResource } from './resource-metadata.js';
 import type { AuthenticateOptions, Caller } from './types.js';
@@ -219,7 +219,7 @@ function compile(table: OperationTable): OperationRoute[] {
         'ERR_INVALID_ARGUMENT',
         'operations',
       );
-    acceptedSchemes(operation);
+    authenticationPlan(operation);
     const pattern = match[2]!;
     let methods = byPattern.get(pattern);
     if (!methods) {

@@ -120,10 +120,10 @@ describe('VerifiedTokenCache', () => {
   it('serves nothing expired or not yet valid, with the tolerance rule of jwtVerify', () => {
     const cache = new VerifiedTokenCache();
     cache.set('t', claims('t', 100), 50);
-    expect(cache.get('t', 44, 5)).toBeUndefined(); // nbf 50 > 44 + 5
-    expect(cache.get('t', 45, 5)?.jti).toBe('t');
-    expect(cache.get('t', 104, 5)?.jti).toBe('t');
-    expect(cache.get('t', 105, 5)).toBeUndefined(); // exp 100 <= 105 - 5
+    expect(cache.get('t', 44_000, 5)).toBeUndefined(); // nbf 50 > 44 + 5
+    expect(cache.get('t', 45_000, 5)?.jti).toBe('t');
+    expect(cache.get('t', 104_999, 5)?.jti).toBe('t');
+    expect(cache.get('t', 105_000, 5)).toBeUndefined(); // exp 100 <= 105 - 5
     expect(cache.size).toBe(0);
   });
 

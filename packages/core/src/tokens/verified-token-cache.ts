@@ -1,3 +1,4 @@
+import type { EpochMs } from '../time.js';
 import type { AccessTokenClaims } from './access-token-claims.js';
 
 /** Default bound of {@link VerifiedTokenCache}: enough for the live tokens of a busy API, a few MB. */
@@ -53,13 +54,16 @@ export class VerifiedTokenCache {
   }
 
   /**
-   * The cached claims of `token` if it was verified before and its lifetime still passes at
-   * `nowSeconds` with `toleranceSeconds` (the rule of jose's `jwtVerify`: expired when
-   * `exp <= now - tolerance`, premature when `nbf > now + tolerance`); otherwise `undefined`.
+   * The cached claims of `token` if it was verified before and its lifetime still passes at `now`
+   * (the instance clock) with `toleranceSeconds` (the rule of jose's `jwtVerify`: expired when
+   * `exp <= now - tolerance`, premature when `nbf > now + tolerance`, `now` in whole seconds);
+   * otherwise `undefined`.
    */
-  get(token: string, nowSeconds: number, toleranceSeconds: number): AccessTokenClaims | undefined {
+  get(token: string, now: EpochMs, toleranceSeconds: number): AccessTokenClaims | undefined {
     const entry = this.#entries.get(keyOf(token));
     if (entry === undefined || entry.token !== token || entry.owner !== this) return undefined;
+    // `toEpochSeconds` of time.ts, inline: this is every repeated API call.
+    const nowSeconds = Math.floor(now / 1000);
     if (entry.claims.exp <= nowSeconds - toleranceSeconds) {
       this.#entries.delete(keyOf(token));
       return undefined;

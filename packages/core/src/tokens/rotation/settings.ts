@@ -30,15 +30,17 @@ function seconds(option: string, value: number | undefined, fallback: Seconds, m
 }
 
 /**
- * Checks `keyRotation`. `algorithm` is the access tokens' one; `maxTokenLifetime` the longest
- * lifetime (seconds) of anything the instance signs, the least `retainFor` accepted.
+ * Checks `keyRotation`. `algorithm` is the access tokens' one; `signedLifetimes` the lifetimes
+ * (seconds) of what the instance signs: a retired key must verify the longest of them, the least
+ * `retainFor` accepted.
  */
 export function keyRotationSettings(
   given: KeyRotationOptions | undefined,
   algorithm: SigningAlgorithm,
-  maxTokenLifetime: Seconds,
+  signedLifetimes: readonly Seconds[],
 ): KeyRotationSettings | undefined {
   if (given === undefined) return undefined;
+  const maxTokenLifetime = Math.max(0, ...signedLifetimes);
   if (typeof given !== 'object' || given === null)
     throw new ConfigurationError('keyRotation: expected an object ({ keyEncryptionKey, … }).', {
       code: 'ERR_CONFIG_INVALID_OPTION',
