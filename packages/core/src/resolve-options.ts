@@ -175,7 +175,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
 export function everyFeature(): AssembledFeatures {
   return assembleFeatures(
     FEATURES,
-    { dynamicRegistration: {}, admin: { authorize: () => false } } as GatehouseOptions,
+    { dynamicRegistration: {}, admin: { authorize: () => false } } as unknown as GatehouseOptions,
     { tokens: { trustedIssuers: new Map() }, admin: {} } as unknown as FeatureShared,
   );
 }

@@ -189,7 +189,7 @@ export function adminOperations(deps: AdminDependencies): readonly AdminOperatio
           typeof listing === 'function'
             ? await listing.call(ctx.storage.clients, ctx.clock.now(), MAX_LISTED_CLIENTS)
             : [];
-        const clients = own.map(registeredClient);
+        const clients: Record<string, unknown>[] = own.map(registeredClient);
         if (registered === undefined)
           for (const client of hostClients ?? []) {
             if (clients.length >= MAX_LISTED_CLIENTS) break;
