@@ -248,7 +248,9 @@ interface SeedOptions {
 export const DEMO_ADMIN_OPTIONS: NonNullable<GatehouseOptions['admin']> = {
   scope: DEMO.admin.scope,
   authorize: ({ subject }) =>
-    subject.kind === 'user' ? subject.userId === DEMO.admin.user.id : subject.clientId === DEMO.admin.client.id,
+    subject.kind === 'user'
+      ? subject.userId === DEMO.admin.user.id
+      : subject.clientId === DEMO.admin.client.id,
 };
 
 /**

@@ -54,11 +54,11 @@ export {
   type TokenExchangeRequest,
 } from './oauth2/token-exchange/exchanged-token.js';
 export type {
+  AdminCaller,
+  AdminOptions,
   AuthApiOptions,
   ClientJwksOptions,
   ClientMetadataDocumentOptions,
-  AdminCaller,
-  AdminOptions,
   CorsOptions,
   DeviceAuthorizationOptions,
   DpopOptions,

@@ -72,7 +72,8 @@ export const REVOKED_KEYS_TTL_MS = 30 * 86_400_000;
 
 type KeysContext = Pick<Context, 'clock' | 'keys' | 'storage' | 'logger'>;
 
-const iso = (at: EpochMs | undefined): string | null => (at === undefined ? null : new Date(at).toISOString());
+const iso = (at: EpochMs | undefined): string | null =>
+  at === undefined ? null : new Date(at).toISOString();
 
 async function revokedKeys(ctx: Pick<Context, 'clock' | 'storage'>): Promise<RevokedKey[]> {
   const now = ctx.clock.now();
@@ -103,10 +104,14 @@ async function rememberRevocation(ctx: KeysContext, revoked: RevokedKey): Promis
       const value = JSON.stringify([revoked, ...kept].slice(0, MAX_REVOKED_KEYS));
       const expiresAt = now + REVOKED_KEYS_TTL_MS;
       const written =
-        raw === null ? await kv.add(REVOKED_KEYS_KEY, value, expiresAt, now) : await kv.swap(REVOKED_KEYS_KEY, raw, value, expiresAt, now);
+        raw === null
+          ? await kv.add(REVOKED_KEYS_KEY, value, expiresAt, now)
+          : await kv.swap(REVOKED_KEYS_KEY, raw, value, expiresAt, now);
       if (written) return;
     }
-    ctx.logger.warn('gatehouse: the admin API could not record a key revocation (too many concurrent writes)');
+    ctx.logger.warn(
+      'gatehouse: the admin API could not record a key revocation (too many concurrent writes)',
+    );
   } catch (error) {
     ctx.logger.warn('gatehouse: the admin API could not record a key revocation', error);
   }
@@ -197,7 +202,15 @@ function storedKey(key: SigningKeyInfo): AdminKey {
 
 function optionKey(ctx: Pick<Context, 'keys'>, kid: string, alg: SigningAlgorithm): AdminKey {
   const signs = ctx.keys.signers.get(alg)?.kid === kid;
-  return { kid, alg, state: signs ? 'signing' : 'retired', since: null, until: null, publishedAt: null, source: 'option' };
+  return {
+    kid,
+    alg,
+    state: signs ? 'signing' : 'retired',
+    since: null,
+    until: null,
+    publishedAt: null,
+    source: 'option',
+  };
 }
 
 function optionWhy(kid: string, alg: string): string {
@@ -258,7 +271,10 @@ export function storedWhy(
     parts.push(
       `it was made to sign at once ${ago(now - signing.signsFrom)}, when the instance had no key to sign with (no relying party could have cached it)`,
     );
-  } else if (previous !== undefined && signing.signsFrom - previous.signsFrom < rotation.rotateEveryMs - 1000) {
+  } else if (
+    previous !== undefined &&
+    signing.signsFrom - previous.signsFrom < rotation.rotateEveryMs - 1000
+  ) {
     parts.push(
       `a rotation on demand made it sign ${ago(now - signing.signsFrom)}, ${duration(signing.signsFrom - signing.publishedAt)} after it was published`,
     );
