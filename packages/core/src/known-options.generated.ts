@@ -175,6 +175,11 @@ export const KNOWN_OPTIONS = {
     "fetchWindowSeconds": true,
     "maxCacheBytes": true
   },
+  "admin": {
+    "scope": true,
+    "authorize": true,
+    "findUsers": true
+  },
   "tokenExchange": {
     "policy": true,
     "idJagAudiences": true,
