@@ -3,9 +3,8 @@ import type { DpopChecks } from '../dpop/proof.js';
 import { oauthError } from '../errors.js';
 import type { AdminActor } from '../events.js';
 import { isForeignBrowserRequest } from '../http/origin.js';
-import { authenticateRequest } from '../protect/authenticate.js';
+import { type AuthenticationPlan, authenticateRequest, authenticationPlan } from '../protect/authenticate.js';
 import { bearerChallenge } from '../protect/challenge.js';
-import type { AuthenticateOptions } from '../protect/types.js';
 import type { AdminSettings } from './settings.js';
 
 /** What {@link adminCaller} reads of the instance: what the bearer and DPoP checks read. */
@@ -40,12 +39,12 @@ export async function adminCaller(
   ctx: AdminCallerContext,
   dpop: DpopChecks,
   settings: Pick<AdminSettings, 'scope' | 'authorize'>,
-  options: AuthenticateOptions,
+  plan: AuthenticationPlan,
   request: Request,
 ): Promise<AdminActor> {
   if (isForeignBrowserRequest(ctx, request))
     throw oauthError('forbidden', 'The admin API refuses cross-site requests.');
-  const caller = await authenticateRequest(ctx, dpop, request, options);
+  const caller = await authenticateRequest(ctx, dpop, request, plan);
   let allowed: unknown;
   try {
     allowed = await settings.authorize({
@@ -76,6 +75,6 @@ export async function adminCaller(
 }
 
 /** The options of the admin API's token check: bearer (and DPoP) tokens of users and clients. */
-export function adminAuthentication(scope: string): AuthenticateOptions {
-  return { schemes: ['bearer'], scope, subjects: ['user', 'client'] };
+export function adminAuthentication(scope: string): AuthenticationPlan {
+  return authenticationPlan({ schemes: ['bearer'], scope, subjects: ['user', 'client'] });
 }
