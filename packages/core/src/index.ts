@@ -55,6 +55,7 @@ export {
 } from './oauth2/token-exchange/exchanged-token.js';
 export type {
   AuthApiOptions,
+  BackchannelLogoutOptions,
   ClientJwksOptions,
   ClientMetadataDocumentOptions,
   CorsOptions,

@@ -4,7 +4,8 @@ import { queryParams, readForm } from '../http/form.js';
 import type { Answer } from '../http/reply.js';
 import type { Handler } from '../http/router.js';
 import { checkFormPost, pageCsrfToken } from '../session/csrf.js';
-import { endSession } from '../session/session-cookie.js';
+import { signOut } from '../session/ending.js';
+import type { SessionLifecycle } from '../session/lifecycle.js';
 import { sessionUser } from '../session/session-user.js';
 import { clientDisplay } from '../ui/display-text.js';
 import { formTargetSource } from '../ui/page-response.js';
@@ -22,9 +23,10 @@ import {
  * comes from the session's own relying party (no `id_token_hint` naming the session's user and
  * session), the user confirms on a page whose form posts back with its CSRF token, from this
  * origin only. Then the session ends (its cookie and `sid` are dead everywhere) and the browser
- * goes to the registered `post_logout_redirect_uri` with `state`, or sees the signed-out page.
+ * goes to the registered `post_logout_redirect_uri` with `state`, or sees the signed-out page; the
+ * session's relying parties are told through the session lifecycle (back-channel logout).
  */
-export const endSessionEndpoint: Handler = async (
+export const endSessionEndpoint = (sessions: SessionLifecycle): Handler => async (
   request,
   ctx: Pick<
     Context,
@@ -81,8 +83,7 @@ export const endSessionEndpoint: Handler = async (
       },
     );
   }
-  const expired = await endSession(ctx, request);
-  if (current) ctx.emit({ type: 'session.ended', userId: current.user.id });
+  const expired = await signOut(ctx, sessions, request, current);
   if (logout.postLogoutRedirectUri !== undefined) return postLogoutRedirect(logout, expired);
   return endSessionPage(
     ctx,
