@@ -322,7 +322,7 @@ async function setup(options: TestOptions = {}, extraClients: (rp: RelyingPartie
     return { idToken: tokens.id_token!, claims, sid: claims.sid as string };
   }
 
-  return { t, rp, events, as, signIn, browser: () => new FakeBrowser(t.gatehouse) };
+  return { t, clock, rp, events, as, signIn, browser: () => new FakeBrowser(t.gatehouse) };
 }
 
 type Setup = Awaited<ReturnType<typeof setup>>;
@@ -480,6 +480,8 @@ describe('OpenID Connect Back-Channel Logout 1.0', () => {
     await s.t.gatehouse.revokeUser('user-1');
     await logoutPage(browser);
     await s.events.until('backchannel_logout.delivered');
+    // A sign-in after the user's mark (`revokeUser` ends what was issued up to its millisecond).
+    s.clock.advance(1);
     // A later session's token reaches the relying party after everything above was processed.
     const later = s.browser();
     await s.signIn(later, 'rp-app');
