@@ -158,13 +158,20 @@ export function backchannelLogoutFlows(issuer: () => string, userId: string): vo
         const consent = pageForm(await response!.text());
         const decided = await browser.fetch(new URL(consent.action, url).href, {
           method: 'POST',
-          headers: { 'Content-Type': FORM, Origin: origin, 'Sec-Fetch-Site': 'same-origin', Accept: 'text/html' },
+          headers: {
+            'Content-Type': FORM,
+            Origin: origin,
+            'Sec-Fetch-Site': 'same-origin',
+            Accept: 'text/html',
+          },
           body: new URLSearchParams({ ...consent.fields, decision: 'allow' }),
         });
         expect(decided.status).toBe(303);
         url = new URL(decided.headers.get('location')!, url);
         for (let hop = 0; !atCallback(url) && hop < 5; hop++) {
-          const next = await browser.fetch(url.href, { headers: { ...NAVIGATION, 'Sec-Fetch-Site': 'same-origin' } });
+          const next = await browser.fetch(url.href, {
+            headers: { ...NAVIGATION, 'Sec-Fetch-Site': 'same-origin' },
+          });
           url = new URL(next.headers.get('location')!, url);
         }
       }

@@ -175,6 +175,19 @@ export const KNOWN_OPTIONS = {
     "fetchWindowSeconds": true,
     "maxCacheBytes": true
   },
+  "backchannelLogout": {
+    "fetch": true,
+    "allowLoopback": true,
+    "timeoutMs": true,
+    "maxAttempts": true,
+    "retryDelayMs": true,
+    "maxConcurrentDeliveries": true,
+    "maxQueuedPerClient": true,
+    "maxQueued": true,
+    "logoutTokenTtl": true,
+    "maxClientsPerSession": true,
+    "waitUntil": true
+  },
   "tokenExchange": {
     "policy": true,
     "idJagAudiences": true,

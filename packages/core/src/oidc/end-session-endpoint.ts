@@ -26,72 +26,74 @@ import {
  * goes to the registered `post_logout_redirect_uri` with `state`, or sees the signed-out page; the
  * session's relying parties are told through the session lifecycle (back-channel logout).
  */
-export const endSessionEndpoint = (sessions: SessionLifecycle): Handler => async (
-  request,
-  ctx: Pick<
-    Context,
-    | 'issuer'
-    | 'site'
-    | 'clock'
-    | 'randomBytes'
-    | 'emit'
-    | 'logger'
-    | 'storage'
-    | 'clients'
-    | 'users'
-    | 'keys'
-    | 'limits'
-    | 'ui'
-    | 'session'
-  >,
-  url,
-) => {
-  const params =
-    request.method === 'POST' ? await readForm(request, ctx.limits.maxBodyBytes) : queryParams(url);
-  let logout: EndSessionRequest;
-  try {
-    logout = await validateEndSessionRequest(ctx, params, request);
-    // The confirmation form posts back with its token; a relying party's own POST has none.
-    if (request.method === 'POST' && params.has('csrf_token')) await checkFormPost(ctx, request, params);
-  } catch (error) {
-    if (error instanceof ProtocolError && error.status < 500)
-      return errorPage(ctx, error, undefined, request);
-    throw error;
-  }
-  const current = await sessionUser(ctx, request);
-  const confirmed = request.method === 'POST' && params.has('csrf_token');
-  const target = logout.postLogoutRedirectUri && formTargetSource(logout.postLogoutRedirectUri);
-  if (
-    !confirmed &&
-    endSessionNeedsConfirmation(logout, current && { userId: current.user.id, ...sidOf(current) })
-  ) {
-    const csrf = pageCsrfToken(ctx, request);
+export const endSessionEndpoint =
+  (sessions: SessionLifecycle): Handler =>
+  async (
+    request,
+    ctx: Pick<
+      Context,
+      | 'issuer'
+      | 'site'
+      | 'clock'
+      | 'randomBytes'
+      | 'emit'
+      | 'logger'
+      | 'storage'
+      | 'clients'
+      | 'users'
+      | 'keys'
+      | 'limits'
+      | 'ui'
+      | 'session'
+    >,
+    url,
+  ) => {
+    const params =
+      request.method === 'POST' ? await readForm(request, ctx.limits.maxBodyBytes) : queryParams(url);
+    let logout: EndSessionRequest;
+    try {
+      logout = await validateEndSessionRequest(ctx, params, request);
+      // The confirmation form posts back with its token; a relying party's own POST has none.
+      if (request.method === 'POST' && params.has('csrf_token')) await checkFormPost(ctx, request, params);
+    } catch (error) {
+      if (error instanceof ProtocolError && error.status < 500)
+        return errorPage(ctx, error, undefined, request);
+      throw error;
+    }
+    const current = await sessionUser(ctx, request);
+    const confirmed = request.method === 'POST' && params.has('csrf_token');
+    const target = logout.postLogoutRedirectUri && formTargetSource(logout.postLogoutRedirectUri);
+    if (
+      !confirmed &&
+      endSessionNeedsConfirmation(logout, current && { userId: current.user.id, ...sidOf(current) })
+    ) {
+      const csrf = pageCsrfToken(ctx, request);
+      return endSessionPage(
+        ctx,
+        request,
+        {
+          action: ctx.site.basePath + OIDC_ENDPOINTS.endSession,
+          csrfToken: csrf.token,
+          hiddenFields: logout.parameters,
+          state: 'confirm',
+          ...(logout.client ? { clientName: clientDisplay(logout.client).clientName } : {}),
+          ...(current?.user.username === undefined ? {} : { username: current.user.username }),
+        },
+        {
+          headers: csrf.setCookie ? { 'Set-Cookie': csrf.setCookie } : {},
+          formTargets: target ? [target] : [],
+        },
+      );
+    }
+    const expired = await signOut(ctx, sessions, request, current);
+    if (logout.postLogoutRedirectUri !== undefined) return postLogoutRedirect(logout, expired);
     return endSessionPage(
       ctx,
       request,
-      {
-        action: ctx.site.basePath + OIDC_ENDPOINTS.endSession,
-        csrfToken: csrf.token,
-        hiddenFields: logout.parameters,
-        state: 'confirm',
-        ...(logout.client ? { clientName: clientDisplay(logout.client).clientName } : {}),
-        ...(current?.user.username === undefined ? {} : { username: current.user.username }),
-      },
-      {
-        headers: csrf.setCookie ? { 'Set-Cookie': csrf.setCookie } : {},
-        formTargets: target ? [target] : [],
-      },
+      { action: '', csrfToken: '', hiddenFields: {}, state: 'signed-out' },
+      { headers: { 'Set-Cookie': expired } },
     );
-  }
-  const expired = await signOut(ctx, sessions, request, current);
-  if (logout.postLogoutRedirectUri !== undefined) return postLogoutRedirect(logout, expired);
-  return endSessionPage(
-    ctx,
-    request,
-    { action: '', csrfToken: '', hiddenFields: {}, state: 'signed-out' },
-    { headers: { 'Set-Cookie': expired } },
-  );
-};
+  };
 
 function sidOf(current: { readonly session: { readonly record: { readonly sid?: string } } }) {
   const { sid } = current.session.record;

@@ -58,7 +58,10 @@ const CLIENT_FIELDS = fieldSpellings({
   idTokenSignedResponseAlg: ['id_token_signed_response_alg'],
   postLogoutRedirectUris: ['post_logout_redirect_uris', 'postLogoutRedirectUri', 'post_logout_redirect_uri'],
   backchannelLogoutUri: ['backchannel_logout_uri', 'backchannelLogoutUrl', 'backChannelLogoutUri'],
-  backchannelLogoutSessionRequired: ['backchannel_logout_session_required', 'backChannelLogoutSessionRequired'],
+  backchannelLogoutSessionRequired: [
+    'backchannel_logout_session_required',
+    'backChannelLogoutSessionRequired',
+  ],
 });
 
 /**
@@ -169,7 +172,10 @@ function fieldProblems(record: Record<string, unknown>): string[] {
     const problem = backchannelLogoutUriProblem(record.backchannelLogoutUri);
     if (problem) fail('backchannelLogoutUri', problem);
   }
-  if (given('backchannelLogoutSessionRequired') && typeof record.backchannelLogoutSessionRequired !== 'boolean')
+  if (
+    given('backchannelLogoutSessionRequired') &&
+    typeof record.backchannelLogoutSessionRequired !== 'boolean'
+  )
     fail(
       'backchannelLogoutSessionRequired',
       `expected a boolean, got ${shownValue(record.backchannelLogoutSessionRequired)}`,

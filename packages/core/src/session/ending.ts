@@ -1,7 +1,11 @@
 import type { Awaitable } from '../awaitable.js';
 import type { Context } from '../context.js';
 import type { InstanceSettings } from '../feature.js';
-import { checkRevokedUserId, markUserRevoked, type RevokeUserOptions } from '../revocation/user-revocation.js';
+import {
+  checkRevokedUserId,
+  markUserRevoked,
+  type RevokeUserOptions,
+} from '../revocation/user-revocation.js';
 import type { SessionLifecycle } from './lifecycle.js';
 import { endSession } from './session-cookie.js';
 import type { SessionUser } from './session-user.js';

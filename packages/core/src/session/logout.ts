@@ -37,27 +37,29 @@ export const logoutPageEndpoint: Handler = async (
  * session lifecycle). Cross-site → 403. Answers the "signed out" page to a form post, 204 to a
  * script. Idempotent: without a session it answers the same.
  */
-export const logoutEndpoint = (sessions: SessionLifecycle): Handler => async (
-  request,
-  ctx: Pick<
-    Context,
-    'issuer' | 'site' | 'clock' | 'emit' | 'logger' | 'storage' | 'users' | 'limits' | 'ui' | 'session'
-  >,
-) => {
-  const params = await readForm(request, ctx.limits.maxBodyBytes);
-  try {
-    await checkSameOriginOrToken(ctx, request, params);
-  } catch (error) {
-    if (error instanceof ProtocolError) return errorPageOrJson(ctx, request, error);
-    throw error;
-  }
-  const expired = await signOut(ctx, sessions, request, await sessionUser(ctx, request));
-  const headers = { 'Set-Cookie': expired };
-  if (!wantsHtml(request)) return noStoreEmpty(204, headers);
-  return logoutPage(
-    ctx,
+export const logoutEndpoint =
+  (sessions: SessionLifecycle): Handler =>
+  async (
     request,
-    { action: ctx.site.basePath + PAGE_PATHS.logout, csrfToken: '', state: 'signed-out' },
-    { headers },
-  );
-};
+    ctx: Pick<
+      Context,
+      'issuer' | 'site' | 'clock' | 'emit' | 'logger' | 'storage' | 'users' | 'limits' | 'ui' | 'session'
+    >,
+  ) => {
+    const params = await readForm(request, ctx.limits.maxBodyBytes);
+    try {
+      await checkSameOriginOrToken(ctx, request, params);
+    } catch (error) {
+      if (error instanceof ProtocolError) return errorPageOrJson(ctx, request, error);
+      throw error;
+    }
+    const expired = await signOut(ctx, sessions, request, await sessionUser(ctx, request));
+    const headers = { 'Set-Cookie': expired };
+    if (!wantsHtml(request)) return noStoreEmpty(204, headers);
+    return logoutPage(
+      ctx,
+      request,
+      { action: ctx.site.basePath + PAGE_PATHS.logout, csrfToken: '', state: 'signed-out' },
+      { headers },
+    );
+  };

@@ -160,7 +160,8 @@ export async function listSessions(
  * `FeatureShared` (what an admin API has).
  */
 export async function revokeSession(
-  ctx: Pick<Context, 'clock' | 'emit' | 'logger' | 'storage' | 'session'> & Pick<InstanceSettings, 'sessions'>,
+  ctx: Pick<Context, 'clock' | 'emit' | 'logger' | 'storage' | 'session'> &
+    Pick<InstanceSettings, 'sessions'>,
   userId: string,
   sessionId: string,
 ): Promise<boolean> {

@@ -17,7 +17,13 @@ import {
   type PrivateJwk,
 } from '@gatehousejs/core';
 import { addressCheckingFetch } from '@gatehousejs/core/node';
-import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, type JWTPayload, jwtVerify } from 'jose';
+import {
+  createLocalJWKSet,
+  decodeProtectedHeader,
+  type JSONWebKeySet,
+  type JWTPayload,
+  jwtVerify,
+} from 'jose';
 import * as oauth from 'oauth4webapi';
 import { afterEach, describe, expect, it } from 'vitest';
 import { authorizeUrl, FakeBrowser, ORIGIN } from '../../../test/browser-flow';
@@ -152,10 +158,7 @@ class RelyingParties {
   }
 
   /** Back-Channel Logout 1.0 §2.6, step by step. */
-  async #validate(
-    clientId: string,
-    token: string,
-  ): Promise<Pick<Received, 'verdict' | 'claims' | 'header'>> {
+  async #validate(clientId: string, token: string): Promise<Pick<Received, 'verdict' | 'claims' | 'header'>> {
     // 1. Not encrypted: no ID token encryption was negotiated, so a JWE would be refused.
     if (token.split('.').length !== 3) return { verdict: 'not a compact JWS' };
     try {
@@ -171,7 +174,8 @@ class RelyingParties {
       });
       const result = { claims: payload, header: protectedHeader as Record<string, unknown> };
       // 5. A `sub`, a `sid`, or both.
-      if (payload.sub === undefined && payload.sid === undefined) return { ...result, verdict: 'no sub, no sid' };
+      if (payload.sub === undefined && payload.sid === undefined)
+        return { ...result, verdict: 'no sub, no sid' };
       // 6. `events` names the back-channel logout event, whose value is an object.
       const events = payload.events as Record<string, unknown> | undefined;
       const member = events?.[EVENT];
@@ -209,7 +213,10 @@ class Events {
   }
 
   /** Resolves once `count` events of `type` were emitted. */
-  until<T extends GatehouseEvent['type']>(type: T, count = 1): Promise<Extract<GatehouseEvent, { type: T }>[]> {
+  until<T extends GatehouseEvent['type']>(
+    type: T,
+    count = 1,
+  ): Promise<Extract<GatehouseEvent, { type: T }>[]> {
     const done = () => this.of(type).length >= count;
     if (done()) return Promise.resolve(this.of(type));
     return new Promise((resolve) => {
@@ -246,7 +253,10 @@ afterEach(async () => {
  * `rp-two` (confidential, first-party, each with its back-channel logout URI on the listener), and
  * the fixtures' clients (without one); a relying party signs in with oauth4webapi.
  */
-async function setup(options: TestOptions = {}, extraClients: (rp: RelyingParties) => ClientRecord[] = () => []) {
+async function setup(
+  options: TestOptions = {},
+  extraClients: (rp: RelyingParties) => ClientRecord[] = () => [],
+) {
   const clock = testClock(Date.now());
   const events = new Events();
   let jwks: JSONWebKeySet | undefined;
@@ -336,45 +346,47 @@ function logoutPage(browser: FakeBrowser): Promise<Response> {
 }
 
 /** The ways a session ends, each ending `browser`'s session (signed in to rp-app, `idToken`). */
-const TRIGGERS: readonly [string, (s: Setup, browser: FakeBrowser, idToken: string, sid: string) => Promise<void>][] =
+const TRIGGERS: readonly [
+  string,
+  (s: Setup, browser: FakeBrowser, idToken: string, sid: string) => Promise<void>,
+][] = [
   [
-    [
-      'the logout page',
-      async (_s, browser) => {
-        expect((await logoutPage(browser)).status).toBe(204);
-      },
-    ],
-    [
-      'RP-initiated logout (end-session with id_token_hint)',
-      async (_s, browser, idToken) => {
-        const response = await browser.get(
-          `${ISSUER}/oauth2/v1/end-session?${new URLSearchParams({ id_token_hint: idToken })}`,
-        );
-        expect(response.status).toBe(200);
-        expect(response.headers.get('set-cookie')).toContain('Max-Age=0');
-      },
-    ],
-    [
-      'gatehouse.endSession',
-      async (s, browser) => {
-        const cookie = `gatehouse_session=${browser.session()}`;
-        const expired = await s.t.gatehouse.endSession(new Request(`${ISSUER}/`, { headers: { cookie } }));
-        expect(expired).toContain('Max-Age=0');
-      },
-    ],
-    [
-      'gatehouse.revokeSession',
-      async (s, _browser, _idToken, sid) => {
-        expect(await s.t.gatehouse.revokeSession('user-1', sid)).toBe(true);
-      },
-    ],
-    [
-      'gatehouse.revokeUser',
-      async (s) => {
-        await s.t.gatehouse.revokeUser('user-1');
-      },
-    ],
-  ];
+    'the logout page',
+    async (_s, browser) => {
+      expect((await logoutPage(browser)).status).toBe(204);
+    },
+  ],
+  [
+    'RP-initiated logout (end-session with id_token_hint)',
+    async (_s, browser, idToken) => {
+      const response = await browser.get(
+        `${ISSUER}/oauth2/v1/end-session?${new URLSearchParams({ id_token_hint: idToken })}`,
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get('set-cookie')).toContain('Max-Age=0');
+    },
+  ],
+  [
+    'gatehouse.endSession',
+    async (s, browser) => {
+      const cookie = `gatehouse_session=${browser.session()}`;
+      const expired = await s.t.gatehouse.endSession(new Request(`${ISSUER}/`, { headers: { cookie } }));
+      expect(expired).toContain('Max-Age=0');
+    },
+  ],
+  [
+    'gatehouse.revokeSession',
+    async (s, _browser, _idToken, sid) => {
+      expect(await s.t.gatehouse.revokeSession('user-1', sid)).toBe(true);
+    },
+  ],
+  [
+    'gatehouse.revokeUser',
+    async (s) => {
+      await s.t.gatehouse.revokeUser('user-1');
+    },
+  ],
+];
 
 describe('OpenID Connect Back-Channel Logout 1.0', () => {
   it('is announced in discovery when on (§2.1), and says false when off', async () => {
@@ -382,7 +394,9 @@ describe('OpenID Connect Back-Channel Logout 1.0', () => {
     expect(s.as.backchannel_logout_supported).toBe(true);
     expect(s.as.backchannel_logout_session_supported).toBe(true);
     const oauthDocument = (await (
-      await s.t.gatehouse.fetch(new Request('http://localhost:3000/.well-known/oauth-authorization-server/demo'))
+      await s.t.gatehouse.fetch(
+        new Request('http://localhost:3000/.well-known/oauth-authorization-server/demo'),
+      )
     ).json()) as Record<string, unknown>;
     expect(oauthDocument.backchannel_logout_supported).toBe(true);
     const off = await testInstance();
@@ -416,46 +430,55 @@ describe('OpenID Connect Back-Channel Logout 1.0', () => {
     expect((await s.signIn(browser, 'rp-app')).sid).not.toBe(first.sid);
   });
 
-  it.each(TRIGGERS)('%s sends each relying party of the session a logout token valid under §2.6', async (name, end) => {
-    const s = await setup();
-    const browser = s.browser();
-    const { idToken, sid } = await s.signIn(browser, 'rp-app');
-    await s.signIn(browser, 'rp-two');
-    // demo-client takes part too, without a back-channel logout URI: it is not told.
-    await s.signIn(browser, 'demo-client', 'demo-secret');
-    // Another session of the same user, with rp-app: ending the first does not end it.
-    const other = s.browser();
-    const otherSid = (await s.signIn(other, 'rp-app')).sid;
-    const everyone = name === 'gatehouse.revokeUser';
-    await end(s, browser, idToken, sid);
-    // The other session ends later (its own sign-out), unless revokeUser ended it already.
-    if (!everyone) {
-      await s.events.until('backchannel_logout.delivered', 2);
-      expect((await logoutPage(other)).status).toBe(204);
-    }
-    await s.events.until('backchannel_logout.delivered', 3);
-    const received = await s.rp.until(3);
-    expect(received.map((r) => r.verdict)).toEqual(received.map(() => 'ok'));
-    for (const request of received) {
-      expect(request.contentType).toBe('application/x-www-form-urlencoded');
-      expect(request.header).toMatchObject({ typ: 'logout+jwt', alg: 'RS256' });
-      expect(request.claims).toMatchObject({
-        iss: ISSUER,
-        sub: 'user-1',
-        aud: request.clientId,
-        events: { [EVENT]: {} },
-      });
-      expect(request.claims).not.toHaveProperty('nonce');
-      expect(request.claims!.exp! - request.claims!.iat!).toBe(120);
-    }
-    expect(received.filter((r) => r.claims!.sid === sid).map((r) => r.clientId).sort()).toEqual([
-      'rp-app',
-      'rp-two',
-    ]);
-    expect(received.filter((r) => r.claims!.sid === otherSid).map((r) => r.clientId)).toEqual(['rp-app']);
-    expect(received).toHaveLength(3);
-    expect(s.events.outcomes().sort()).toEqual(['delivered rp-app 1', 'delivered rp-app 1', 'delivered rp-two 1']);
-  });
+  it.each(TRIGGERS)(
+    '%s sends each relying party of the session a logout token valid under §2.6',
+    async (name, end) => {
+      const s = await setup();
+      const browser = s.browser();
+      const { idToken, sid } = await s.signIn(browser, 'rp-app');
+      await s.signIn(browser, 'rp-two');
+      // demo-client takes part too, without a back-channel logout URI: it is not told.
+      await s.signIn(browser, 'demo-client', 'demo-secret');
+      // Another session of the same user, with rp-app: ending the first does not end it.
+      const other = s.browser();
+      const otherSid = (await s.signIn(other, 'rp-app')).sid;
+      const everyone = name === 'gatehouse.revokeUser';
+      await end(s, browser, idToken, sid);
+      // The other session ends later (its own sign-out), unless revokeUser ended it already.
+      if (!everyone) {
+        await s.events.until('backchannel_logout.delivered', 2);
+        expect((await logoutPage(other)).status).toBe(204);
+      }
+      await s.events.until('backchannel_logout.delivered', 3);
+      const received = await s.rp.until(3);
+      expect(received.map((r) => r.verdict)).toEqual(received.map(() => 'ok'));
+      for (const request of received) {
+        expect(request.contentType).toBe('application/x-www-form-urlencoded');
+        expect(request.header).toMatchObject({ typ: 'logout+jwt', alg: 'RS256' });
+        expect(request.claims).toMatchObject({
+          iss: ISSUER,
+          sub: 'user-1',
+          aud: request.clientId,
+          events: { [EVENT]: {} },
+        });
+        expect(request.claims).not.toHaveProperty('nonce');
+        expect(request.claims!.exp! - request.claims!.iat!).toBe(120);
+      }
+      expect(
+        received
+          .filter((r) => r.claims!.sid === sid)
+          .map((r) => r.clientId)
+          .sort(),
+      ).toEqual(['rp-app', 'rp-two']);
+      expect(received.filter((r) => r.claims!.sid === otherSid).map((r) => r.clientId)).toEqual(['rp-app']);
+      expect(received).toHaveLength(3);
+      expect(s.events.outcomes().sort()).toEqual([
+        'delivered rp-app 1',
+        'delivered rp-app 1',
+        'delivered rp-two 1',
+      ]);
+    },
+  );
 
   it('answers the user before any relying party has answered (the logout page)', async () => {
     const s = await setup();
@@ -518,7 +541,10 @@ describe('OpenID Connect Back-Channel Logout 1.0', () => {
         subject: 'user-1',
         details: expect.objectContaining({ status: '500', attempt: '1', retryInMs: '10' }),
       }),
-      expect.objectContaining({ type: 'backchannel_logout.failed', details: expect.objectContaining({ status: '503' }) }),
+      expect.objectContaining({
+        type: 'backchannel_logout.failed',
+        details: expect.objectContaining({ status: '503' }),
+      }),
       expect.objectContaining({
         type: 'backchannel_logout.delivered',
         outcome: 'success',

@@ -129,7 +129,8 @@ export class LogoutDeliveries {
       return undefined;
     }
     const retryInMs = this.#settings.retryDelayMs * 2 ** (job.attempt - 1);
-    const reason = outcome.reason === 'timeout' || outcome.reason === 'status' ? outcome.reason : 'unreachable';
+    const reason =
+      outcome.reason === 'timeout' || outcome.reason === 'status' ? outcome.reason : 'unreachable';
     ctx.emit({
       type: 'backchannel_logout.failed',
       clientId: client.id,

@@ -59,7 +59,9 @@ async function tellParticipants(
         client = await ctx.clients.findClient(clientId);
       } catch {
         // A host record refused as it entered was logged, naming the client and the field.
-        ctx.logger.warn(`gatehouse: no logout token for client ${JSON.stringify(clientId)}: it could not be read`);
+        ctx.logger.warn(
+          `gatehouse: no logout token for client ${JSON.stringify(clientId)}: it could not be read`,
+        );
         return;
       }
       // A client deleted since, or whose URI was removed, is not told.

@@ -14,18 +14,46 @@ async function base() {
 describe('the backchannelLogout option', () => {
   it.each([
     ['no object', { backchannelLogout: true }, /^backchannelLogout: expected an object/],
-    ['a transport that is no function', { backchannelLogout: { fetch: 'fetch' } }, /^backchannelLogout\.fetch: expected a function/],
-    ['a waitUntil that is no function', { backchannelLogout: { waitUntil: {} } }, /^backchannelLogout\.waitUntil: expected a function/],
-    ['a loopback flag that is no boolean', { backchannelLogout: { allowLoopback: 'yes' } }, /^backchannelLogout\.allowLoopback: expected a boolean/],
-    ['a deadline below 100 ms', { backchannelLogout: { timeoutMs: 10 } }, /^backchannelLogout\.timeoutMs: expected a whole number from 100 to 30000/],
-    ['no attempt at all', { backchannelLogout: { maxAttempts: 0 } }, /^backchannelLogout\.maxAttempts: expected a whole number from 1 to 10/],
-    ['a logout token living over 10 minutes', { backchannelLogout: { logoutTokenTtl: 3600 } }, /^backchannelLogout\.logoutTokenTtl: expected a whole number from 10 to 600/],
+    [
+      'a transport that is no function',
+      { backchannelLogout: { fetch: 'fetch' } },
+      /^backchannelLogout\.fetch: expected a function/,
+    ],
+    [
+      'a waitUntil that is no function',
+      { backchannelLogout: { waitUntil: {} } },
+      /^backchannelLogout\.waitUntil: expected a function/,
+    ],
+    [
+      'a loopback flag that is no boolean',
+      { backchannelLogout: { allowLoopback: 'yes' } },
+      /^backchannelLogout\.allowLoopback: expected a boolean/,
+    ],
+    [
+      'a deadline below 100 ms',
+      { backchannelLogout: { timeoutMs: 10 } },
+      /^backchannelLogout\.timeoutMs: expected a whole number from 100 to 30000/,
+    ],
+    [
+      'no attempt at all',
+      { backchannelLogout: { maxAttempts: 0 } },
+      /^backchannelLogout\.maxAttempts: expected a whole number from 1 to 10/,
+    ],
+    [
+      'a logout token living over 10 minutes',
+      { backchannelLogout: { logoutTokenTtl: 3600 } },
+      /^backchannelLogout\.logoutTokenTtl: expected a whole number from 10 to 600/,
+    ],
     [
       'an instance queue smaller than one client’s',
       { backchannelLogout: { maxQueuedPerClient: 500, maxQueued: 100 } },
       /^backchannelLogout\.maxQueued: expected a whole number from 500 to 1000000/,
     ],
-    ['a misspelt option', { backchannelLogout: { timeout: 100 } }, /^backchannelLogout\.timeout: unknown option/],
+    [
+      'a misspelt option',
+      { backchannelLogout: { timeout: 100 } },
+      /^backchannelLogout\.timeout: unknown option/,
+    ],
   ])('refuses %s with a precise message', async (_name, override, message) => {
     const options = { ...(await base()), ...(override as object) } as Parameters<typeof createGatehouse>[0];
     expect(() => createGatehouse(options)).toThrow(ConfigurationError);

@@ -36,9 +36,12 @@ export function backchannelLogoutSettings(
 ): BackchannelLogoutSettings | undefined {
   if (given === undefined) return undefined;
   if (typeof given !== 'object' || given === null || Array.isArray(given))
-    throw new ConfigurationError('backchannelLogout: expected an object ({} turns it on with the defaults).', {
-      option: 'backchannelLogout',
-    });
+    throw new ConfigurationError(
+      'backchannelLogout: expected an object ({} turns it on with the defaults).',
+      {
+        option: 'backchannelLogout',
+      },
+    );
   for (const name of ['fetch', 'waitUntil'] as const)
     if (given[name] !== undefined && typeof given[name] !== 'function')
       throw new ConfigurationError(`backchannelLogout.${name}: expected a function.`, {
