@@ -179,7 +179,7 @@ describe('client records from the host store', () => {
       's3cret',
       [
         'backchannelLogoutUri: missing, but the record has "backchannel_logout_uri"',
-        'backchannelLogoutSessionRequired: expected a boolean, got "yes"',
+        'backchannelLogoutSessionRequired: expected a boolean, got the string "yes"',
       ],
     ],
     [
