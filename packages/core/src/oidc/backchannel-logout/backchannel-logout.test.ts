@@ -16,6 +16,7 @@ import {
   memoryClientStore,
   type PrivateJwk,
 } from '@gatehousejs/core';
+import { type KeyValueStore, memoryKeyValueStore } from '@gatehousejs/core/engine';
 import { addressCheckingFetch } from '@gatehousejs/core/node';
 import {
   createLocalJWKSet,
@@ -619,6 +620,46 @@ describe('OpenID Connect Back-Channel Logout 1.0', () => {
     await s.events.until('backchannel_logout.delivered');
     const received = await s.rp.until(1);
     expect(received.map((r) => r.clientId)).toEqual(['rp-two']);
+  });
+
+  it('costs a client without a back-channel logout URI nothing, and one with it a read (and a write when new)', async () => {
+    const calls: string[] = [];
+    const inner = memoryKeyValueStore();
+    const record = (operation: string, key: string) => {
+      if (key.startsWith('bcl-')) calls.push(operation);
+    };
+    const kv: KeyValueStore = {
+      ...inner,
+      get(key, now) {
+        record('get', key);
+        return inner.get(key, now);
+      },
+      add(key, value, expiresAt, now) {
+        record('add', key);
+        return inner.add(key, value, expiresAt, now);
+      },
+      swap(key, expected, value, expiresAt, now) {
+        record('swap', key);
+        return inner.swap(key, expected, value, expiresAt, now);
+      },
+      take(key, now) {
+        record('take', key);
+        return inner.take(key, now);
+      },
+    };
+    const s = await setup({ storage: { kv } });
+    const browser = s.browser();
+    await s.signIn(browser, 'demo-client', 'demo-secret');
+    expect(calls).toEqual([]);
+    await s.signIn(browser, 'rp-app');
+    expect(calls).toEqual(['get', 'add']);
+    await s.signIn(browser, 'rp-app');
+    expect(calls).toEqual(['get', 'add', 'get']);
+    await s.signIn(browser, 'rp-two');
+    expect(calls).toEqual(['get', 'add', 'get', 'get', 'swap']);
+    await logoutPage(browser);
+    await s.events.until('backchannel_logout.delivered', 2);
+    expect(calls.slice(5)).toEqual(['take']);
   });
 
   it('signs with the client’s ID token algorithm', async () => {
