@@ -39,6 +39,12 @@ const FEATURES: Readonly<Record<string, readonly string[]>> = {
     'client-id-url.ts',
     'metadata-documents.ts',
   ],
+  'oidc/backchannel-logout/': [
+    'feature.ts',
+    // Resolved with the instance's settings: dynamic registration reads them for
+    // `backchannel_logout_uri` (`FeatureShared.backchannelLogout`).
+    'settings.ts',
+  ],
   'oauth2/par/': [
     'feature.ts',
     // The authorization endpoint resolves a pushed `request_uri` and ends its flight when the code

@@ -461,17 +461,22 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
  * production instance leaves it off (https documents on public addresses only). On Node.js the
  * fetches check the addresses a host name resolves to by default; on Bun, Deno and workerd the
  * demo uses the runtime's `fetch`, and `createGatehouse` warns that names are not checked.
+ * Back-channel logout (OpenID Connect Back-Channel Logout 1.0) is on, with the same development
+ * setting: a client may register `backchannel_logout_uri: "http://127.0.0.1:PORT/…"` (or
+ * `http://localhost…`) and is sent its logout tokens there; production leaves `allowLoopback` off
+ * (https URIs on public addresses only).
  */
 export const DEMO_REGISTRATION = {
   dynamicRegistration: { maxPerAddress: 20 },
   clientMetadataDocuments: { allowLoopback: true },
+  backchannelLogout: { allowLoopback: true },
   // Every browser and client of a demo on one machine comes from one address (loopback): its share
   // of pending sign-ins is 600 per ten minutes, not the library's 30 per address, so that test
   // suites run against `pnpm start` are not told to wait (a development setting, like the above).
   interactions: { maxPerNetwork: 600 },
 } as const satisfies Pick<
   GatehouseOptions,
-  'dynamicRegistration' | 'clientMetadataDocuments' | 'interactions'
+  'dynamicRegistration' | 'clientMetadataDocuments' | 'backchannelLogout' | 'interactions'
 >;
 
 /** Creates the demo instance with its seeded client, public client and user. */

@@ -88,7 +88,8 @@ export const ERROR_CODES = {
   },
   ERR_FETCH_STATUS: {
     thrownAs: 'OutboundFetchError',
-    meaning: 'The answer had another status than 200.',
+    meaning:
+      'The answer had another status than expected (200; 200 or 204 for a back-channel logout request).',
   },
   ERR_FETCH_TOO_LARGE: {
     thrownAs: 'OutboundFetchError',

@@ -41,9 +41,64 @@ export type GatehouseEvent =
     }
   | { readonly type: 'code.replayed'; readonly clientId: string; readonly grantId: string }
   | { readonly type: 'refresh_token.reused'; readonly clientId: string; readonly grantId: string }
-  | { readonly type: 'session.ended'; readonly userId: string }
+  /**
+   * The user signed out (the logout page, RP-initiated logout, `gatehouse.endSession`);
+   * `sessionId` is the session's public id (the OIDC `sid`), when it has one.
+   */
+  | { readonly type: 'session.ended'; readonly userId: string; readonly sessionId?: string }
   /** `gatehouse.revokeSession` ended one of the user's sessions (`sessionId` is its public id, the OIDC `sid`). */
   | { readonly type: 'session.revoked'; readonly userId: string; readonly sessionId: string }
+  /**
+   * A relying party took the logout token of an ended session (OpenID Connect Back-Channel Logout
+   * 1.0 §2.8: it answered 200 or 204) at its `attempt`-th request: the session (`sessionId`, its
+   * `sid`) ended there too.
+   */
+  | {
+      readonly type: 'backchannel_logout.delivered';
+      readonly clientId: string;
+      readonly userId: string;
+      readonly sessionId: string;
+      readonly attempt: number;
+    }
+  /**
+   * A logout request failed and is retried in `retryInMs`: `reason` is `timeout`, `unreachable`
+   * (no connection, or the connection failed) or `status` (the relying party answered `status`:
+   * a 5xx or 429).
+   */
+  | {
+      readonly type: 'backchannel_logout.failed';
+      readonly clientId: string;
+      readonly userId: string;
+      readonly sessionId: string;
+      readonly attempt: number;
+      readonly reason: 'timeout' | 'unreachable' | 'status';
+      readonly status?: number;
+      readonly retryInMs: number;
+    }
+  /**
+   * A logout token was given up: its last attempt failed (`reason` as for `failed`), or at once
+   * when retrying cannot help: `status` (another answer than 200, 204, 5xx or 429, e.g. 400: the
+   * relying party refused the token), `redirect` (redirects are not followed), `refused_url` (the
+   * URI or the address its host resolves to may not be reached: no SSRF), `queue_full` (the
+   * client's share of queued logout requests, `backchannelLogout.maxQueuedPerClient`, or the
+   * instance's is used up), `unsigned` (no key to sign it with).
+   */
+  | {
+      readonly type: 'backchannel_logout.abandoned';
+      readonly clientId: string;
+      readonly userId: string;
+      readonly sessionId: string;
+      readonly attempt: number;
+      readonly reason:
+        | 'timeout'
+        | 'unreachable'
+        | 'status'
+        | 'redirect'
+        | 'refused_url'
+        | 'queue_full'
+        | 'unsigned';
+      readonly status?: number;
+    }
   /** The user allowed a client on the consent page; `scope` is what the consent now covers. */
   | {
       readonly type: 'consent.granted';

@@ -12,7 +12,9 @@ import type { AuthenticatedClient } from './oauth2/client-auth/authenticate-clie
 import type { InteractionSettings } from './oauth2/interaction/settings.js';
 import type { MetadataDocumentSettings } from './oauth2/registration/settings.js';
 import type { TokenExchangeSettings } from './oauth2/token-exchange/settings.js';
+import type { BackchannelLogoutSettings } from './oidc/backchannel-logout/settings.js';
 import type { ConsentOptions, GatehouseOptions } from './options.js';
+import type { SessionLifecycle, SessionObserver } from './session/lifecycle.js';
 import type { KeyRotationSettings } from './tokens/rotation/settings.js';
 import type { PendingSigningKeys } from './tokens/rotation/signing-keys.js';
 
@@ -66,6 +68,17 @@ export interface InstanceSettings extends DispatchSettings {
   readonly dpop: DpopChecks;
   /** The host's consent memory policy (`consent.remember`), if any. */
   readonly rememberConsent: ConsentOptions['remember'];
+  /**
+   * OpenID Connect Back-Channel Logout 1.0 (`backchannelLogout`), when on: dynamic registration
+   * accepts `backchannel_logout_uri` by its rules.
+   */
+  readonly backchannelLogout: BackchannelLogoutSettings | undefined;
+  /**
+   * The instance's session lifecycle: every code path that ends a session reports it here, the
+   * grants report the clients that take part in sessions, and the features observe it
+   * (`FeatureParts.sessions`).
+   */
+  readonly sessions: SessionLifecycle;
 }
 
 /**
@@ -85,6 +98,8 @@ export interface FeatureParts {
    * given the absolute URL of a path below the issuer.
    */
   readonly metadata?: (endpoint: (path: string) => string) => Readonly<Record<string, unknown>>;
+  /** What the feature does when clients take part in sessions and sessions end. */
+  readonly sessions?: SessionObserver;
 }
 
 /** A feature: its name, and how it turns the instance's options into its parts. */
@@ -146,6 +161,7 @@ export function assembleFeatures(
       grants.set(type, grant);
     }
     if (parts.metadata) metadata.push(parts.metadata);
+    if (parts.sessions) shared.sessions.observe(parts.sessions);
   }
   return {
     routes,

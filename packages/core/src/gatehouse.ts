@@ -24,9 +24,9 @@ import {
   revokeUserGrant,
   type UserGrant,
 } from './revocation/user-grants.js';
-import { deleteUser, type RevokeUserOptions, revokeUser } from './revocation/user-revocation.js';
+import type { RevokeUserOptions } from './revocation/user-revocation.js';
+import { deleteUser, revokeUser, signOut } from './session/ending.js';
 import { sessionRoutes } from './session/routes.js';
-import { endSession } from './session/session-cookie.js';
 import { sessionUser } from './session/session-user.js';
 import { listSessions, revokeSession, type UserSession } from './session/user-sessions.js';
 import { importKeyMaterial, keySetOf } from './tokens/keys.js';
@@ -86,6 +86,8 @@ export interface Gatehouse {
    * Access tokens carry their issue time in whole seconds, so one issued in the same second as the
    * mark counts as revoked even if it was issued just after the call (a client retrying a second
    * later gets a working token); refresh tokens, codes and sessions are compared to the millisecond.
+   * With `backchannelLogout`, the user's live sessions (those `listSessions` shows) are reported as
+   * ended: their relying parties get logout tokens, after this resolves.
    * Emits `user.revoked`. Rejects with `ConfigurationError` when the grant store has no
    * `revokeSubject` (see the storage contract), with `TypeError` for an empty `userId`, and with
    * `StorageUnavailableError` when the store fails (nothing was revoked: retry).
@@ -126,7 +128,8 @@ export interface Gatehouse {
   /**
    * Ends one session of a user, by its `sessionId` from {@link listSessions}: its cookie stops
    * working at once (the next request is signed out). Resolves `false` (nothing changed) for an
-   * unknown id, another user's session or one already ended. Emits `session.revoked`. To end every
+   * unknown id, another user's session or one already ended. Emits `session.revoked`; with
+   * `backchannelLogout`, the session's relying parties get logout tokens. To end every
    * session (and token) of the user, use {@link revokeUser}.
    */
   revokeSession(userId: string, sessionId: string): Promise<boolean>;
@@ -140,7 +143,8 @@ export interface Gatehouse {
    * Ends Gatehouse's own session of the browser that sent `request` (if any) and resolves to the
    * `Set-Cookie` header value that expires its cookie: call it when the user signs out of the host,
    * so that nothing signed in survives (the host's session is the source of truth). Emits
-   * `session.ended` when there was a session. Never rejects for a request without a session.
+   * `session.ended` when there was a session (with `backchannelLogout`, its relying parties get
+   * logout tokens, after the answer). Never rejects for a request without a session.
    */
   endSession(request: Request): Promise<string>;
   /**
@@ -155,7 +159,7 @@ export interface Gatehouse {
 export function instanceRoutes(resolved: ResolvedOptions): Route[] {
   return [
     ...oauth2Routes(resolved),
-    ...oidcRoutes(resolved.features.discovery, resolved.dpop),
+    ...oidcRoutes(resolved.features.discovery, resolved.dpop, resolved.sessions),
     ...authApiRoutes(resolved.authApi),
     ...sessionRoutes(resolved),
     ...interactionRoutes(resolved),
@@ -198,6 +202,8 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     return toContext(resolved, () => stored.current);
   })();
   contextPromise.catch((error) => resolved.logger.error('gatehouse: keys could not be imported', error));
+  // What observes session ends (back-channel logout) signs with the keys: it runs once they are in.
+  resolved.sessions.start(contextPromise);
   resolved.storedKeys.settle(contextPromise.then(() => keyring));
   // Once the keys are in, requests take the context without an await (a tick on every request).
   let readyContext: Context | undefined;
@@ -348,14 +354,12 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
       return listSessions(readyContext ?? (await contextPromise), userId);
     },
     async revokeSession(userId, sessionId) {
-      return revokeSession(readyContext ?? (await contextPromise), userId, sessionId);
+      await (readyContext ?? contextPromise);
+      return revokeSession(resolved, userId, sessionId);
     },
     async endSession(request) {
       const ctx = readyContext ?? (await contextPromise);
-      const current = await sessionUser(ctx, request);
-      const expired = await endSession(ctx, request);
-      if (current) ctx.emit({ type: 'session.ended', userId: current.user.id });
-      return expired;
+      return signOut(ctx, resolved.sessions, request, await sessionUser(ctx, request));
     },
     keys: {
       async rotate(options) {

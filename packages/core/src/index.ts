@@ -57,6 +57,7 @@ export type {
   AdminCaller,
   AdminOptions,
   AuthApiOptions,
+  BackchannelLogoutOptions,
   ClientJwksOptions,
   ClientMetadataDocumentOptions,
   CorsOptions,

@@ -175,10 +175,18 @@ export const KNOWN_OPTIONS = {
     "fetchWindowSeconds": true,
     "maxCacheBytes": true
   },
-  "admin": {
-    "scope": true,
-    "authorize": true,
-    "findUsers": true
+  "backchannelLogout": {
+    "fetch": true,
+    "allowLoopback": true,
+    "timeoutMs": true,
+    "maxAttempts": true,
+    "retryDelayMs": true,
+    "maxConcurrentDeliveries": true,
+    "maxQueuedPerClient": true,
+    "maxQueued": true,
+    "logoutTokenTtl": true,
+    "maxClientsPerSession": true,
+    "waitUntil": true
   },
   "tokenExchange": {
     "policy": true,

@@ -243,6 +243,14 @@ export interface GatehouseOptions {
    * given.
    */
   readonly admin?: AdminOptions;
+  /**
+   * OpenID Connect Back-Channel Logout 1.0: when a session ends (the logout page, RP-initiated
+   * logout, `endSession`, `revokeSession`, `revokeUser`), every client that received tokens in it
+   * and registered a `backchannelLogoutUri` (RFC 7591: `backchannel_logout_uri`) is sent a signed
+   * logout token, after the user's answer, retried with backoff, through the guarded outbound
+   * fetch. Off unless given: `backchannelLogout: {}` turns it on. See `docs/backchannel-logout.md`.
+   */
+  readonly backchannelLogout?: BackchannelLogoutOptions;
 
   /**
    * OAuth 2.0 Token Exchange (RFC 8693) at the token endpoint: a client trades a token of a subject
@@ -875,6 +883,72 @@ export interface ClientMetadataDocumentOptions extends FetchBudgetOptions {
   readonly minCacheSeconds?: number;
   /** Longest time a fetched document is kept (its `max-age` or `Expires`, at most this). Default 86,400. */
   readonly maxCacheSeconds?: number;
+}
+
+/**
+ * Options of OpenID Connect Back-Channel Logout 1.0. Each logout request goes through the guarded
+ * outbound fetch (`http/guarded-fetch.ts`): https only, no redirects, a deadline; a self-registered
+ * client's URI must reach a public address (a host's client may name any address, the host chose
+ * it). The bounds are in `docs/security.md` ("Back-channel logout").
+ */
+export interface BackchannelLogoutOptions {
+  /**
+   * Carries each logout request. Default on Node.js: the address-checking transport (what
+   * `addressCheckingFetch()` of `@gatehousejs/core/node` returns), which refuses host names
+   * resolving to private addresses, checked at connection time. On other runtimes: the runtime's
+   * `fetch`, which refuses IP-literal private targets but trusts the platform's resolver and
+   * egress rules for names.
+   */
+  readonly fetch?: OutboundFetch;
+  /**
+   * Lets self-registered clients (RFC 7591) register `http://` back-channel logout URIs on a
+   * loopback host (`localhost`, `127.0.0.1`, `[::1]`) and lets the logout requests reach loopback
+   * addresses. A development setting, for relying parties on the same machine; never in
+   * production. Default `false`.
+   */
+  readonly allowLoopback?: boolean;
+  /** Deadline of one logout request (connection, answer), in milliseconds, 100 to 30,000. Default 5000. */
+  readonly timeoutMs?: number;
+  /**
+   * Attempts of one logout request, the first included, 1 to 10: a network failure, a timeout, a
+   * 5xx or a 429 is retried; any other answer but 200 and 204 is final. Default 5.
+   */
+  readonly maxAttempts?: number;
+  /**
+   * Wait before the first retry, in milliseconds (10 to 600,000); each further retry waits twice as
+   * long as the one before. Default 2000 (then 4, 8 and 16 s).
+   */
+  readonly retryDelayMs?: number;
+  /** Logout requests in flight at once on this instance (one outbound connection each), 1 to 1024. Default 8. */
+  readonly maxConcurrentDeliveries?: number;
+  /**
+   * Logout requests waiting or in flight for one client, 1 to 100,000: beyond it, new ones for that
+   * client are dropped (audited `backchannel_logout.abandoned`, reason `queue_full`), others are
+   * not affected. Default 100.
+   */
+  readonly maxQueuedPerClient?: number;
+  /**
+   * Logout requests waiting or in flight on this instance, all clients together, from
+   * `maxQueuedPerClient` to 1,000,000. Default 10,000.
+   */
+  readonly maxQueued?: number;
+  /**
+   * Lifetime of a logout token (`exp` - `iat`), in seconds, 10 to 600. Default 120 (the
+   * specification's §4 advice: at most two minutes). Each attempt signs a new token.
+   */
+  readonly logoutTokenTtl?: number;
+  /**
+   * Clients remembered per session, 1 to 256: past it, the client that received tokens longest ago
+   * is forgotten (it gets no logout token). Default 32.
+   */
+  readonly maxClientsPerSession?: number;
+  /**
+   * Keeps the logout requests alive after the user's answer was sent, on runtimes that stop a
+   * request's work then (Cloudflare Workers: `waitUntil` of `cloudflare:workers`; Vercel:
+   * `waitUntil` of `@vercel/functions`). Called with the work of each ended session. Default: none
+   * (a long-running server needs none).
+   */
+  readonly waitUntil?: (work: Promise<unknown>) => void;
 }
 
 /**

@@ -28,12 +28,15 @@ import { pushedAuthorizationRequestsFeature } from './oauth2/par/feature.js';
 import { clientMetadataDocumentsFeature, dynamicRegistrationFeature } from './oauth2/registration/feature.js';
 import { tokenExchangeSettings } from './oauth2/token-exchange/settings.js';
 import { accessTokenLifetime, scopePolicy, tokenPolicy } from './oauth2/token-policy.js';
+import { backchannelLogoutFeature } from './oidc/backchannel-logout/feature.js';
+import { backchannelLogoutSettings } from './oidc/backchannel-logout/settings.js';
 import { count } from './option-values.js';
 import type { GatehouseOptions } from './options.js';
 import { requestLimits } from './passwords/settings.js';
 import { checkedUserStore } from './records/checked-user-store.js';
 import { checkHostStores } from './records/host-stores.js';
 import { RecordProblems } from './records/record-problems.js';
+import { SessionLifecycle } from './session/lifecycle.js';
 import { sessionSettings } from './session/settings.js';
 import { telemetrySettings } from './telemetry/settings.js';
 import { signingAlgorithm } from './tokens/key-settings.js';
@@ -156,6 +159,8 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     storedKeys: new PendingSigningKeys(),
     admin,
     dpop: { issuer, clock, settings: dpopSettings(options.dpop, randomBytes, fapi2), storage },
+    backchannelLogout: backchannelLogoutSettings(options.backchannelLogout),
+    sessions: new SessionLifecycle(),
   };
   const instance = { ...core, ...settings };
   return { ...instance, core, features: assembleFeatures(FEATURES, options, instance) };
@@ -188,6 +193,7 @@ const FEATURES: readonly Feature[] = [
   jwtBearerFeature,
   extensionGrantsFeature,
   adminFeature,
+  backchannelLogoutFeature,
 ];
 
 /**

@@ -22,6 +22,7 @@ export const adminFeature: Feature = {
       keyRotation: shared.keyRotation,
       storedKeys: shared.storedKeys,
       hostClients: options.clients === undefined ? undefined : hostClientRecords(options.clients),
+      sessions: shared.sessions,
     });
     return { routes: adminRoutes(operations, settings, shared.dpop) };
   },

@@ -1,7 +1,8 @@
 import type { Context } from '../context.js';
 import { oauthError } from '../errors.js';
 import { listGrants, revokeUserGrant } from '../revocation/user-grants.js';
-import { revokeUser } from '../revocation/user-revocation.js';
+import { revokeUser } from '../session/ending.js';
+import type { SessionLifecycle } from '../session/lifecycle.js';
 import { listSessions, revokeSession } from '../session/user-sessions.js';
 import type { ClientRecord, RegisteredClient, UserRecord } from '../storage/types.js';
 import type { KeyRotationSettings } from '../tokens/rotation/settings.js';
@@ -71,6 +72,8 @@ export interface AdminDependencies {
   readonly storedKeys: PendingSigningKeys;
   /** The host's clients, when its store can list them (`memoryClientStore`). */
   readonly hostClients: readonly ClientRecord[] | undefined;
+  /** The instance's session lifecycle: sessions the admin API ends are reported to it (back-channel logout). */
+  readonly sessions: SessionLifecycle;
 }
 
 /** Most clients `listClients` answers. */
@@ -105,7 +108,7 @@ const textParameter = (name: string, description: string, required = false): Que
 
 /** Every operation of the admin API, in the order the document lists them. */
 export function adminOperations(deps: AdminDependencies): readonly AdminOperation[] {
-  const { settings, keyRotation, storedKeys, hostClients } = deps;
+  const { settings, keyRotation, storedKeys, hostClients, sessions } = deps;
   const keys = () => storedKeys.ready;
   return [
     {
@@ -293,7 +296,8 @@ export function adminOperations(deps: AdminDependencies): readonly AdminOperatio
       errors: [404],
       handle: async ({ ctx, params }) => {
         const parsed = parseUserScopedId(params.sessionId!);
-        if (!parsed || !(await revokeSession(ctx, parsed.userId, parsed.id))) throw notFound('session');
+        if (!parsed || !(await revokeSession({ ...ctx, sessions }, parsed.userId, parsed.id)))
+          throw notFound('session');
         return { status: 204, action: { target: parsed.id, userId: parsed.userId } };
       },
     },
@@ -353,13 +357,13 @@ export function adminOperations(deps: AdminDependencies): readonly AdminOperatio
       }),
       handle: async ({ ctx, params }) => {
         const userId = params.userId!;
-        const sessions = (await listSessions(ctx, userId)).length;
+        const liveSessions = (await listSessions(ctx, userId)).length;
         const grants =
           typeof ctx.storage.grants.listUserRefreshTokens === 'function'
             ? (await listGrants(ctx, userId)).length
             : 0;
-        await revokeUser(ctx, userId, { reason: 'admin' });
-        return ok({ sessions, grants }, { target: userId, userId });
+        await revokeUser({ ...ctx, sessions }, userId, { reason: 'admin' });
+        return ok({ sessions: liveSessions, grants }, { target: userId, userId });
       },
     },
     {

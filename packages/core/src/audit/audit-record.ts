@@ -31,7 +31,8 @@ export interface AuditRecord {
   readonly actor?: AdminActor;
   /**
    * The rest of the event, by type: `grantType`, `kind` (of a revoked token), `method` and
-   * `registeredMethod` (client authentication), `via`, `username` (as typed, cut), `grantId`, `scope`.
+   * `registeredMethod` (client authentication), `via`, `username` (as typed, cut), `grantId`, `scope`,
+   * `sessionId`, `attempt`, `status` and `retryInMs` (back-channel logout; numbers as decimal text).
    */
   readonly details?: Readonly<Record<string, string>>;
 }
@@ -47,7 +48,9 @@ export function auditRecord(event: GatehouseEvent, context: EventContext): Audit
   const who = subjectOf(event);
   const details: Record<string, string> = {};
   for (const [name, value] of Object.entries(event)) {
-    if (typeof value === 'string' && !SHARED_FIELDS.has(name)) details[name] = recordedText(value);
+    if (SHARED_FIELDS.has(name)) continue;
+    if (typeof value === 'string') details[name] = recordedText(value);
+    else if (typeof value === 'number') details[name] = String(value);
   }
   return {
     time: new Date(context.time).toISOString(),
@@ -93,6 +96,9 @@ function outcomeOf(event: GatehouseEvent): { outcome: 'success' | 'failure'; rea
       return { outcome: 'failure', reason: event.reason };
     case 'consent.denied':
       return { outcome: 'failure', reason: 'access_denied' };
+    case 'backchannel_logout.failed':
+    case 'backchannel_logout.abandoned':
+      return { outcome: 'failure', reason: event.reason };
     case 'quota.reached':
       return { outcome: 'failure', reason: 'quota_reached' };
     case 'user.revoked':

@@ -69,6 +69,11 @@ export interface GuardedFetchOptions {
    * fields (`Authorization`).
    */
   readonly post?: { readonly form: URLSearchParams; readonly headers?: Readonly<Record<string, string>> };
+  /**
+   * The statuses that count as an answer (its body is read); any other is `ERR_FETCH_STATUS`.
+   * Default `[200]`. (A back-channel logout request is answered 200 or 204.)
+   */
+  readonly statuses?: readonly number[];
 }
 
 /** A fetched 200 answer, its body read whole. */
@@ -154,11 +159,14 @@ export async function guardedFetch(target: URL, options: GuardedFetchOptions): P
         'ERR_FETCH_REDIRECT',
       );
     }
-    if (response.status !== 200) {
+    const statuses = options.statuses ?? OK;
+    if (!statuses.includes(response.status)) {
       await response.body?.cancel().catch(() => {});
-      throw new OutboundFetchError(`it answered HTTP ${response.status} instead of 200`, 'ERR_FETCH_STATUS', {
-        status: response.status,
-      });
+      throw new OutboundFetchError(
+        `it answered HTTP ${response.status} instead of ${statuses.join(' or ')}`,
+        'ERR_FETCH_STATUS',
+        { status: response.status },
+      );
     }
     const body = await readCapped(response, options.maxBytes, deadline.signal, options.timeoutMs);
     return { headers: response.headers, body };
@@ -166,6 +174,8 @@ export async function guardedFetch(target: URL, options: GuardedFetchOptions): P
     clearTimeout(timer);
   }
 }
+
+const OK: readonly number[] = [200];
 
 function timedOut(timeoutMs: number): OutboundFetchError {
   return new OutboundFetchError(`it did not answer within ${timeoutMs} ms`, 'ERR_FETCH_TIMEOUT');

@@ -41,6 +41,8 @@ export function openIdProviderMetadata(
     ? [...new Set(['openid', ...ctx.tokens.scopes])]
     : ['openid', ...Object.keys(SCOPE_CLAIMS), 'offline_access'];
   return {
+    // Back-channel logout says otherwise when it is on (its feature's members, in `oauth`).
+    backchannel_logout_supported: false,
     ...oauth,
     scopes_supported: scopes,
     end_session_endpoint: ctx.issuer + OIDC_ENDPOINTS.endSession,
@@ -67,6 +69,5 @@ export function openIdProviderMetadata(
     request_uri_parameter_supported: false,
     prompt_values_supported: [...SUPPORTED_PROMPTS],
     frontchannel_logout_supported: false,
-    backchannel_logout_supported: false,
   };
 }

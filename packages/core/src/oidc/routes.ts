@@ -3,6 +3,7 @@ import type { DpopChecks } from '../dpop/proof.js';
 import { jsonResponse } from '../http/responses.js';
 import type { Route } from '../http/router.js';
 import { ENDPOINTS, type FeatureDiscovery } from '../oauth2/metadata.js';
+import type { SessionLifecycle } from '../session/lifecycle.js';
 import { OIDC_ENDPOINTS, OPENID_CONFIGURATION_PATH, openIdProviderMetadata } from './discovery.js';
 import { endSessionEndpoint } from './end-session-endpoint.js';
 import { userinfoEndpoint } from './userinfo.js';
@@ -13,8 +14,13 @@ import { userinfoEndpoint } from './userinfo.js';
  * end-session endpoint, whose GET ends a session
  * (so HEAD is not answered by it).
  */
-export function oidcRoutes(features: FeatureDiscovery, dpop: DpopChecks): Route[] {
+export function oidcRoutes(
+  features: FeatureDiscovery,
+  dpop: DpopChecks,
+  sessions: SessionLifecycle,
+): Route[] {
   const userinfo = userinfoEndpoint(dpop);
+  const endSession = endSessionEndpoint(sessions);
   return [
     { path: ENDPOINTS.userinfo, methods: { GET: userinfo, POST: userinfo }, cors: true },
     {
@@ -33,7 +39,7 @@ export function oidcRoutes(features: FeatureDiscovery, dpop: DpopChecks): Route[
     },
     {
       path: OIDC_ENDPOINTS.endSession,
-      methods: { GET: endSessionEndpoint, POST: endSessionEndpoint },
+      methods: { GET: endSession, POST: endSession },
       unsafeGet: true,
     },
   ];

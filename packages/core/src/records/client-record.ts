@@ -1,4 +1,5 @@
 import { ProtocolError } from '../errors.js';
+import { isLoopbackHost } from '../http/ip-address.js';
 import { recordedText } from '../recorded-text.js';
 import { SIGNING_ALGORITHMS } from '../tokens/keys.js';
 import { fieldSpellings, isAbsoluteUri, isPlainObject, misspeltFields, shownValue } from './record-shape.js';
@@ -56,6 +57,11 @@ const CLIENT_FIELDS = fieldSpellings({
   firstParty: ['first_party'],
   idTokenSignedResponseAlg: ['id_token_signed_response_alg'],
   postLogoutRedirectUris: ['post_logout_redirect_uris', 'postLogoutRedirectUri', 'post_logout_redirect_uri'],
+  backchannelLogoutUri: ['backchannel_logout_uri', 'backchannelLogoutUrl', 'backChannelLogoutUri'],
+  backchannelLogoutSessionRequired: [
+    'backchannel_logout_session_required',
+    'backChannelLogoutSessionRequired',
+  ],
 });
 
 /**
@@ -162,6 +168,18 @@ function fieldProblems(record: Record<string, unknown>): string[] {
     );
   if (given('firstParty') && typeof record.firstParty !== 'boolean')
     fail('firstParty', `expected a boolean, got ${shownValue(record.firstParty)}`);
+  if (given('backchannelLogoutUri')) {
+    const problem = backchannelLogoutUriProblem(record.backchannelLogoutUri);
+    if (problem) fail('backchannelLogoutUri', problem);
+  }
+  if (
+    given('backchannelLogoutSessionRequired') &&
+    typeof record.backchannelLogoutSessionRequired !== 'boolean'
+  )
+    fail(
+      'backchannelLogoutSessionRequired',
+      `expected a boolean, got ${shownValue(record.backchannelLogoutSessionRequired)}`,
+    );
   if (
     given('idTokenSignedResponseAlg') &&
     !SIGNING_ALGORITHMS.includes(record.idTokenSignedResponseAlg as never)
@@ -218,6 +236,25 @@ function checkUriList(
     if (field !== 'resources' && uri.includes('#')) return `"${uri}" has a fragment (RFC 6749 section 3.1.2)`;
     return true;
   });
+}
+
+/**
+ * What is wrong with a host client's back-channel logout URI (OpenID Connect Back-Channel Logout
+ * 1.0 §2.2: an absolute URI without a fragment): it must be https, or http to a loopback host, as
+ * every URL Gatehouse sends credentials or tokens to (`http/guarded-fetch.ts`).
+ */
+function backchannelLogoutUriProblem(uri: unknown): string | undefined {
+  if (typeof uri !== 'string') return `expected an absolute https URI, got ${shownValue(uri)}`;
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return `"${uri}" is not an absolute URI`;
+  }
+  if (uri.includes('#')) return `"${uri}" has a fragment (Back-Channel Logout 1.0 section 2.2)`;
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
+  return `"${uri}" is not https (http only to a loopback host: localhost, 127.0.0.1, [::1])`;
 }
 
 /** The authentication method against the credentials it needs (RFC 7591 §2). */

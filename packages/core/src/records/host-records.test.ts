@@ -139,6 +139,50 @@ describe('client records from the host store', () => {
       ['did you mean tokenEndpointAuthMethod: "private_key_jwt"?'],
     ],
     [
+      'a back-channel logout URI over plain http to another host',
+      async () => ({
+        id: 'bcl-http',
+        type: 'confidential',
+        redirectUris: [],
+        secretHash: await hashClientSecret('s3cret'),
+        backchannelLogoutUri: 'http://rp.example.com/logout',
+      }),
+      's3cret',
+      [
+        'backchannelLogoutUri: "http://rp.example.com/logout" is not https (http only to a loopback host: localhost, 127.0.0.1, [::1])',
+      ],
+    ],
+    [
+      'a back-channel logout URI with a fragment',
+      async () => ({
+        id: 'bcl-fragment',
+        type: 'confidential',
+        redirectUris: [],
+        secretHash: await hashClientSecret('s3cret'),
+        backchannelLogoutUri: 'https://rp.example.com/logout#now',
+      }),
+      's3cret',
+      [
+        'backchannelLogoutUri: "https://rp.example.com/logout#now" has a fragment (Back-Channel Logout 1.0 section 2.2)',
+      ],
+    ],
+    [
+      'a snake_case back-channel logout URI and a string flag',
+      async () => ({
+        id: 'bcl-snake',
+        type: 'confidential',
+        redirectUris: [],
+        secretHash: await hashClientSecret('s3cret'),
+        backchannel_logout_uri: 'https://rp.example.com/logout',
+        backchannelLogoutSessionRequired: 'yes',
+      }),
+      's3cret',
+      [
+        'backchannelLogoutUri: missing, but the record has "backchannel_logout_uri"',
+        'backchannelLogoutSessionRequired: expected a boolean, got the string "yes"',
+      ],
+    ],
+    [
       'a public client registered for a secret',
       async () => ({
         id: 'pub',

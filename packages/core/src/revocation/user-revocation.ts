@@ -31,20 +31,15 @@ export function userRevocationLifetimeMs(ctx: Pick<Context, 'tokens' | 'clock'>)
  * every check of the user's access tokens, refresh tokens, codes and sessions issued at or before the
  * mark fails (access tokens by their `iat`, in whole seconds: see `isAccessTokenRevoked`). Rejects with
  * `ConfigurationError` when the grant store has no `revokeSubject` (a host engine written before it),
- * rather than pretending to revoke.
+ * rather than pretending to revoke. The mark alone: `revokeUser` of `session/ending.ts` also reports
+ * the user's sessions as ended (back-channel logout), and is what hosts and operators call.
  */
-export async function revokeUser(
+export async function markUserRevoked(
   ctx: Omit<Context, 'keys'>,
   userId: string,
   options: RevokeUserOptions = {},
 ): Promise<void> {
-  if (typeof userId !== 'string' || userId === '') {
-    throw new UsageError(
-      'revokeUser: userId must be a non-empty string (the user id, the `sub` claim).',
-      'ERR_INVALID_ARGUMENT',
-      'userId',
-    );
-  }
+  checkRevokedUserId(userId);
   const { grants } = ctx.storage;
   if (typeof grants.revokeSubject !== 'function') {
     throw new ConfigurationError(
@@ -61,25 +56,15 @@ export async function revokeUser(
   });
 }
 
-/**
- * The safe order of deleting a user: first {@link revokeUser} (reason `deleted`), so that nothing
- * issued to the user works any more, on every instance sharing the grant store, not even an access
- * token at the bearer check, which never looks the user up; then `remove`, the host's own deletion
- * from its user store. If the revocation fails, nothing was removed (retry); if `remove` fails, the
- * user still exists but must sign in again (retry the deletion). Emits `user.revoked` then, once
- * `remove` resolved, `user.deleted`.
- */
-export async function deleteUser(
-  ctx: Omit<Context, 'keys'>,
-  userId: string,
-  remove?: () => Awaitable<unknown>,
-): Promise<void> {
-  if (remove !== undefined && typeof remove !== 'function') {
-    throw new TypeError('deleteUser: remove must be a function that deletes the user from your user store.');
+/** `revokeUser`'s check of its argument (a `UsageError` naming it). */
+export function checkRevokedUserId(userId: unknown): asserts userId is string {
+  if (typeof userId !== 'string' || userId === '') {
+    throw new UsageError(
+      'revokeUser: userId must be a non-empty string (the user id, the `sub` claim).',
+      'ERR_INVALID_ARGUMENT',
+      'userId',
+    );
   }
-  await revokeUser(ctx, userId, { reason: 'deleted' });
-  await remove?.();
-  ctx.emit({ type: 'user.deleted', userId });
 }
 
 /**

@@ -63,7 +63,11 @@ describe('logout', () => {
     const after = await userinfo(browser, oldCookie);
     expect(after.status).toBe(401);
     expect(after.headers.get('www-authenticate')).toMatch(/^Bearer realm=/);
-    expect(events).toContainEqual({ type: 'session.ended', userId: 'user-1' });
+    expect(events).toContainEqual({
+      type: 'session.ended',
+      userId: 'user-1',
+      sessionId: expect.any(String),
+    });
   });
 
   it('POST from a same-origin fetch needs no token', async () => {

@@ -6,7 +6,8 @@ import type { Handler } from '../http/router.js';
 import { errorPageOrJson, logoutPage, wantsHtml } from '../ui/pages.js';
 import { PAGE_PATHS } from '../ui/paths.js';
 import { checkSameOriginOrToken, pageCsrfToken } from './csrf.js';
-import { endSession } from './session-cookie.js';
+import { signOut } from './ending.js';
+import type { SessionLifecycle } from './lifecycle.js';
 import { sessionUser } from './session-user.js';
 
 /** `GET {base}/logout`: a confirmation form (POST with its CSRF token), or "signed out" without a session. */
@@ -32,32 +33,33 @@ export const logoutPageEndpoint: Handler = async (
 /**
  * `POST {base}/logout`: with the confirmation form's token, or from a same-origin script (`Origin`
  * or `Sec-Fetch-Site: same-origin`), deletes the session and expires the cookie; the old cookie
- * value is dead everywhere from then on. Cross-site → 403. Answers the "signed out" page to a form
- * post, 204 to a script. Idempotent: without a session it answers the same.
+ * value is dead everywhere from then on (and the session's relying parties are told, through the
+ * session lifecycle). Cross-site → 403. Answers the "signed out" page to a form post, 204 to a
+ * script. Idempotent: without a session it answers the same.
  */
-export const logoutEndpoint: Handler = async (
-  request,
-  ctx: Pick<
-    Context,
-    'issuer' | 'site' | 'clock' | 'emit' | 'logger' | 'storage' | 'users' | 'limits' | 'ui' | 'session'
-  >,
-) => {
-  const params = await readForm(request, ctx.limits.maxBodyBytes);
-  try {
-    await checkSameOriginOrToken(ctx, request, params);
-  } catch (error) {
-    if (error instanceof ProtocolError) return errorPageOrJson(ctx, request, error);
-    throw error;
-  }
-  const current = await sessionUser(ctx, request);
-  const expired = await endSession(ctx, request);
-  if (current) ctx.emit({ type: 'session.ended', userId: current.user.id });
-  const headers = { 'Set-Cookie': expired };
-  if (!wantsHtml(request)) return noStoreEmpty(204, headers);
-  return logoutPage(
-    ctx,
+export const logoutEndpoint =
+  (sessions: SessionLifecycle): Handler =>
+  async (
     request,
-    { action: ctx.site.basePath + PAGE_PATHS.logout, csrfToken: '', state: 'signed-out' },
-    { headers },
-  );
-};
+    ctx: Pick<
+      Context,
+      'issuer' | 'site' | 'clock' | 'emit' | 'logger' | 'storage' | 'users' | 'limits' | 'ui' | 'session'
+    >,
+  ) => {
+    const params = await readForm(request, ctx.limits.maxBodyBytes);
+    try {
+      await checkSameOriginOrToken(ctx, request, params);
+    } catch (error) {
+      if (error instanceof ProtocolError) return errorPageOrJson(ctx, request, error);
+      throw error;
+    }
+    const expired = await signOut(ctx, sessions, request, await sessionUser(ctx, request));
+    const headers = { 'Set-Cookie': expired };
+    if (!wantsHtml(request)) return noStoreEmpty(204, headers);
+    return logoutPage(
+      ctx,
+      request,
+      { action: ctx.site.basePath + PAGE_PATHS.logout, csrfToken: '', state: 'signed-out' },
+      { headers },
+    );
+  };

@@ -4,6 +4,11 @@ import { PAGE_PATHS } from '../ui/paths.js';
 import { logoutEndpoint, logoutPageEndpoint } from './logout.js';
 
 /** The session routes under `{base}/`: logout (login is a step of the authorization request). */
-export function sessionRoutes(_options: ResolvedOptions): Route[] {
-  return [{ path: PAGE_PATHS.logout, methods: { GET: logoutPageEndpoint, POST: logoutEndpoint } }];
+export function sessionRoutes(options: ResolvedOptions): Route[] {
+  return [
+    {
+      path: PAGE_PATHS.logout,
+      methods: { GET: logoutPageEndpoint, POST: logoutEndpoint(options.sessions) },
+    },
+  ];
 }

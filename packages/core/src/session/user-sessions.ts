@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import type { InstanceSettings } from '../feature.js';
 import { checkUserId } from '../revocation/user-grants.js';
 import { sessionRevoked } from '../revocation/user-revocation.js';
 import type { SessionRecord } from '../storage/types.js';
@@ -153,10 +154,14 @@ export async function listSessions(
 
 /**
  * Ends one session of `userId`, by the `sessionId` {@link listSessions} gave: `true` when a live
- * session of that user was ended, `false` (nothing changed) for an unknown id or another user's.
+ * session of that user was ended (emits `session.revoked` and reports it to the instance's session
+ * lifecycle, so back-channel logout tells its relying parties), `false` (nothing changed) for an
+ * unknown id or another user's. `ctx` may be the instance's resolved options or a feature's
+ * `FeatureShared` (what an admin API has).
  */
 export async function revokeSession(
-  ctx: Pick<Context, 'clock' | 'emit' | 'logger' | 'storage' | 'session'>,
+  ctx: Pick<Context, 'clock' | 'emit' | 'logger' | 'storage' | 'session'> &
+    Pick<InstanceSettings, 'sessions'>,
   userId: string,
   sessionId: string,
 ): Promise<boolean> {
@@ -172,6 +177,9 @@ export async function revokeSession(
   const live = record !== null && record.userId === userId && (await liveSession(ctx, entry, now)) !== null;
   if (record !== null && record.userId === userId) await ctx.storage.sessions.deleteSession(entry.h);
   await updateIndex(ctx, key, (current) => current.filter((e) => e.s !== sessionId));
-  if (live) ctx.emit({ type: 'session.revoked', userId, sessionId });
+  if (live) {
+    ctx.emit({ type: 'session.revoked', userId, sessionId });
+    ctx.sessions.ended([{ userId, sid: sessionId }]);
+  }
   return live;
 }

@@ -177,6 +177,19 @@ export interface ClientRecord {
    * token request of it without a DPoP proof is refused with `invalid_request`. Default `false`.
    */
   readonly dpopBoundAccessTokens?: boolean;
+  /**
+   * Where the client is told that a session it took part in ended (OpenID Connect Back-Channel
+   * Logout 1.0 §2.2 `backchannel_logout_uri`): an absolute https URI (or `http://` to a loopback
+   * host), no fragment. Used when the instance's `backchannelLogout` option is on: it POSTs a
+   * signed logout token there.
+   */
+  readonly backchannelLogoutUri?: string;
+  /**
+   * The client needs the `sid` claim in its logout tokens (Back-Channel Logout 1.0 §2.2
+   * `backchannel_logout_session_required`). Gatehouse always sends it for a session that has one.
+   * Default `false`.
+   */
+  readonly backchannelLogoutSessionRequired?: boolean;
 }
 
 /**

@@ -15,6 +15,9 @@ export function registeredClient(now: number, overrides: Partial<RegisteredClien
       redirectUris: ['https://app.example/callback', 'http://127.0.0.1/cb'],
       grantTypes: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:jwt-bearer'],
       scopes: ['read'],
+      // OpenID Connect Back-Channel Logout 1.0 §2.2: kept as registered, like every client field.
+      backchannelLogoutUri: 'https://app.example/backchannel-logout?tenant=a',
+      backchannelLogoutSessionRequired: true,
     },
     registeredAt: now,
     ext: { software_id: 'example', contacts: ['ops@app.example'] },

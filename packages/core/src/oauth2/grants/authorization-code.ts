@@ -1,10 +1,12 @@
-import type { TokenIssuing } from '../../context.js';
+import type { Context, TokenIssuing } from '../../context.js';
 import { sha256Base64url } from '../../crypto/sha256.js';
 import type { DpopProof } from '../../dpop/proof.js';
 import { invalidGrant, invalidRequest, oauthError, type ProtocolError } from '../../errors.js';
+import type { GrantHandler } from '../../feature.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { grantIdToken } from '../../oidc/grant-id-token.js';
+import type { SessionLifecycle } from '../../session/lifecycle.js';
 import { exchangeCodeIn } from '../../storage/grant-exchange.js';
 import { userSubject } from '../../storage/subject.js';
 import type { GrantRefusal } from '../../storage/types.js';
@@ -26,10 +28,17 @@ import {
 /**
  * `grant_type=authorization_code` (RFC 6749 §4.1.3, RFC 7636 §4.5). The checks, the consumption and
  * the refresh token's storage are one atomic store call (`exchangeCode`: one round trip on the
- * engines), which answers with the code, so access and ID tokens are signed once it is spent.
+ * engines), which answers with the code, so access and ID tokens are signed once it is spent. A
+ * code issued in a browser session makes its client a participant of that session (the session
+ * lifecycle records it when a feature observes it: OpenID Connect Back-Channel Logout §2.3).
  */
-export async function authorizationCodeGrant(
-  ctx: TokenIssuing,
+export function authorizationCodeGrant(sessions: SessionLifecycle): GrantHandler {
+  return (ctx: Context, params, client, dpop) => redeemCode(ctx, sessions, params, client, dpop);
+}
+
+async function redeemCode(
+  ctx: Context,
+  sessions: SessionLifecycle,
   params: Params,
   { client }: AuthenticatedClient,
   dpop?: DpopProof,
@@ -102,6 +111,8 @@ export async function authorizationCodeGrant(
     record.nonce === undefined ? grant : { ...grant, nonce: record.nonce },
     access.token,
   );
+  if (record.sessionId !== undefined && sessions.observesParticipants)
+    await sessions.joined(ctx, { userId: record.userId, sid: record.sessionId, client });
   ctx.emit(tokenIssued(client.id, grant.subject, 'authorization_code'));
   return tokenResponse({
     accessToken: access.token,

@@ -11,9 +11,9 @@ import { tokenExchangeGrant } from './token-exchange.js';
 /** The grant types of RFC 6749 every instance serves: authorization code, refresh token, client credentials. */
 export const coreGrantsFeature: Feature = {
   name: 'core grants',
-  setup: () => ({
+  setup: (_options, shared) => ({
     grants: {
-      authorization_code: authorizationCodeGrant,
+      authorization_code: authorizationCodeGrant(shared.sessions),
       refresh_token: refreshTokenGrant,
       client_credentials: clientCredentialsGrant,
     },

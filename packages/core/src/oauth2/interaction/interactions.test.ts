@@ -541,7 +541,11 @@ describe('gatehouse.endSession', () => {
     );
     expect(expired).toMatch(/^gatehouse_session=; Max-Age=0;/);
     expect((await userinfo()).status).toBe(401);
-    expect(t.events).toContainEqual({ type: 'session.ended', userId: 'alice' });
+    expect(t.events).toContainEqual({
+      type: 'session.ended',
+      userId: 'alice',
+      sessionId: expect.any(String),
+    });
     // Without a session: only the expiry.
     expect(await t.gatehouse.endSession(new Request(`${ORIGIN}/logout`))).toMatch(/^gatehouse_session=;/);
   });

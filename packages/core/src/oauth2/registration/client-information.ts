@@ -33,6 +33,12 @@ export function clientInformation(
     ...(client.scopes === undefined ? {} : { scope: client.scopes.join(' ') }),
     ...(client.requirePushedAuthorizationRequests ? { require_pushed_authorization_requests: true } : {}),
     ...(client.dpopBoundAccessTokens ? { dpop_bound_access_tokens: true } : {}),
+    ...(client.backchannelLogoutUri === undefined
+      ? {}
+      : {
+          backchannel_logout_uri: client.backchannelLogoutUri,
+          backchannel_logout_session_required: client.backchannelLogoutSessionRequired === true,
+        }),
     ...metadata,
   };
 }

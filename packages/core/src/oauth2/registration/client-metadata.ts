@@ -1,4 +1,5 @@
 import { oauthError, type ProtocolError } from '../../errors.js';
+import { refusedUrlReason } from '../../http/guarded-fetch.js';
 import { unstorableJsonString } from '../../http/storable-text.js';
 import type { ClientRecord, GrantType, TokenEndpointAuthMethod } from '../../storage/types.js';
 import { refusedRedirectUriReason } from './redirect-uri.js';
@@ -28,6 +29,10 @@ export interface ClientMetadata {
   readonly requirePushedAuthorizationRequests: boolean;
   /** RFC 9449 §5.2 `dpop_bound_access_tokens`. Default `false`. */
   readonly dpopBoundAccessTokens: boolean;
+  /** Back-Channel Logout 1.0 §2.2 `backchannel_logout_uri`, when registered. */
+  readonly backchannelLogoutUri?: string;
+  /** Back-Channel Logout 1.0 §2.2 `backchannel_logout_session_required`. Default `false`. */
+  readonly backchannelLogoutSessionRequired: boolean;
 }
 
 /** What a source of metadata may register. */
@@ -38,6 +43,12 @@ export interface ClientMetadataRules {
   readonly refuseSecrets: boolean;
   /** The instance's scopes, when it restricts them. */
   readonly scopes: ReadonlySet<string> | undefined;
+  /**
+   * Back-channel logout is on (`backchannelLogout`): `backchannel_logout_uri` is accepted, https to
+   * a public host, or `http://` to a loopback host with `allowLoopback` (a development setting).
+   * Absent: the back-channel metadata is ignored (RFC 7591 §2, metadata the server does not use).
+   */
+  readonly backchannelLogout?: { readonly allowLoopback: boolean };
 }
 
 /** Grant types a registered client may name: those of the redirect-based flow. */
@@ -104,6 +115,7 @@ export function parseClientMetadata(input: unknown, rules: ClientMetadataRules):
 
   const clientName = optionalText(given, 'client_name');
   const scopes = scopeList(given.scope, rules.scopes);
+  const backchannel = rules.backchannelLogout && backchannelLogoutMetadata(given, rules.backchannelLogout);
   const metadata: ClientMetadata = {
     ...(clientName === undefined ? {} : { clientName }),
     redirectUris: redirectUris as string[],
@@ -115,10 +127,39 @@ export function parseClientMetadata(input: unknown, rules: ClientMetadataRules):
     informational: informational(given, method === 'private_key_jwt'),
     requirePushedAuthorizationRequests: flag(given, 'require_pushed_authorization_requests'),
     dpopBoundAccessTokens: flag(given, 'dpop_bound_access_tokens'),
+    ...(backchannel?.uri === undefined ? {} : { backchannelLogoutUri: backchannel.uri }),
+    backchannelLogoutSessionRequired: backchannel?.sessionRequired ?? false,
   };
   if (new TextEncoder().encode(JSON.stringify(metadata)).byteLength > MAX_METADATA_BYTES)
     throw invalidMetadata(`The client metadata kept must not exceed ${MAX_METADATA_BYTES} bytes as JSON.`);
   return metadata;
+}
+
+/**
+ * `backchannel_logout_uri` and `backchannel_logout_session_required` (OpenID Connect Back-Channel
+ * Logout 1.0 §2.2): an absolute URI without a fragment, https (the logout token must not cross a
+ * network in the clear), whose host is not a private, loopback or link-local address literal
+ * (anyone may register, and the server POSTs there: RFC 9700 §4.13), or `http://` to a loopback
+ * host with `allowLoopback`. Names resolving to such addresses are refused at delivery
+ * (`http/guarded-fetch.ts`).
+ */
+function backchannelLogoutMetadata(
+  given: Record<string, unknown>,
+  policy: { readonly allowLoopback: boolean },
+): { readonly uri?: string; readonly sessionRequired: boolean } {
+  const sessionRequired = flag(given, 'backchannel_logout_session_required');
+  const uri = optionalText(given, 'backchannel_logout_uri', MAX_URI);
+  if (uri === undefined) return { sessionRequired };
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw invalidMetadata('backchannel_logout_uri must be an absolute URI.');
+  }
+  if (uri.includes('#')) throw invalidMetadata('backchannel_logout_uri must not have a fragment.');
+  const refused = refusedUrlReason(url, { allowLoopback: policy.allowLoopback });
+  if (refused) throw invalidMetadata(`backchannel_logout_uri cannot be used: ${refused}.`);
+  return { uri, sessionRequired };
 }
 
 /** An optional boolean metadata field (default `false`). */
@@ -144,6 +185,10 @@ export function clientRecordOf(id: string, metadata: ClientMetadata, secretHash?
     ...keysOf(metadata),
     ...(metadata.requirePushedAuthorizationRequests ? { requirePushedAuthorizationRequests: true } : {}),
     ...(metadata.dpopBoundAccessTokens ? { dpopBoundAccessTokens: true } : {}),
+    ...(metadata.backchannelLogoutUri === undefined
+      ? {}
+      : { backchannelLogoutUri: metadata.backchannelLogoutUri }),
+    ...(metadata.backchannelLogoutSessionRequired ? { backchannelLogoutSessionRequired: true } : {}),
   };
 }
 

@@ -15,11 +15,11 @@ import { slideUnusedDeadline } from './unused-registrations.js';
  */
 export const dynamicRegistrationFeature: Feature = {
   name: 'dynamic registration',
-  setup(options) {
+  setup(options, shared) {
     const settings = dynamicRegistrationSettings(options.dynamicRegistration);
     if (!settings) return {};
     return {
-      routes: registrationRoutes(settings),
+      routes: registrationRoutes(settings, shared.backchannelLogout),
       metadata: (endpoint) => ({ registration_endpoint: endpoint(ENDPOINTS.registration) }),
     };
   },

@@ -38,7 +38,10 @@ const FAPI2_STRICT: readonly TokenEndpointAuthMethod[] = ['private_key_jwt'];
  * `client_secret_basic`: §3.2.1 lets the server choose and report the values it registered, and a
  * self-registered client is usually a native or browser app that cannot keep a secret.
  */
-export function registerEndpoint(settings: DynamicRegistrationSettings): Handler {
+export function registerEndpoint(
+  settings: DynamicRegistrationSettings,
+  backchannelLogout?: { readonly allowLoopback: boolean },
+): Handler {
   return async (
     request,
     ctx: Pick<
@@ -68,6 +71,9 @@ export function registerEndpoint(settings: DynamicRegistrationSettings): Handler
           : PUBLIC_ONLY,
       refuseSecrets: false,
       scopes: ctx.tokens.scopes,
+      ...(backchannelLogout === undefined
+        ? {}
+        : { backchannelLogout: { allowLoopback: backchannelLogout.allowLoopback } }),
     });
     const clientId = randomSecret(ctx.randomBytes, 16);
     const secret = metadata.tokenEndpointAuthMethod === 'none' ? undefined : randomSecret(ctx.randomBytes);

@@ -7,12 +7,20 @@ import type { DynamicRegistrationSettings } from './settings.js';
 /**
  * The dynamic registration routes, when `dynamicRegistration` is on: RFC 7591's registration
  * endpoint (browser apps may register themselves, so it answers CORS for allowed origins) and
- * RFC 7592's client configuration endpoint (read and delete; updates are not offered).
+ * RFC 7592's client configuration endpoint (read and delete; updates are not offered). With
+ * `backchannelLogout`, registrations may name a `backchannel_logout_uri` by its rules.
  */
-export function registrationRoutes(settings: DynamicRegistrationSettings | undefined): Route[] {
+export function registrationRoutes(
+  settings: DynamicRegistrationSettings | undefined,
+  backchannelLogout?: { readonly allowLoopback: boolean },
+): Route[] {
   if (!settings) return [];
   return [
-    { path: ENDPOINTS.registration, methods: { POST: registerEndpoint(settings) }, cors: true },
+    {
+      path: ENDPOINTS.registration,
+      methods: { POST: registerEndpoint(settings, backchannelLogout) },
+      cors: true,
+    },
     {
       path: `${ENDPOINTS.registration}/:client_id`,
       methods: { GET: readRegistrationEndpoint, DELETE: deleteRegistrationEndpoint },
