@@ -88,6 +88,7 @@ export {
 export { type Pbkdf2HasherOptions, pbkdf2Hasher } from './passwords/pbkdf2.js';
 export type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
 export type { RevokeGrantOptions, UserGrant } from './revocation/user-grants.js';
+export type { ConnectedApp } from './account/connected-apps.js';
 export type { RevokeUserOptions } from './revocation/user-revocation.js';
 export type { UserSession } from './session/user-sessions.js';
 export { memoryClientStore } from './storage/memory/clients.js';

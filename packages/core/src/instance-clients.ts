@@ -1,6 +1,7 @@
 import type { ClientDirectory } from './context.js';
 import { ConfigurationError } from './errors.js';
 import type { Logger } from './events.js';
+import { consoleClients } from './console/internal-client.js';
 import { chargeClientNetwork } from './http/address-rate-limit.js';
 import type { FetchCaller } from './http/bounded-fetch-cache.js';
 import { defaultTransport } from './http/default-transport.js';
@@ -41,6 +42,8 @@ export interface ClientSources {
   readonly allowedOrigins: readonly string[];
   readonly scopes: ReadonlySet<string> | undefined;
   readonly logger: Logger;
+  /** `{base_url}`: the operations console's client redirects below it. */
+  readonly issuer: string;
 }
 
 /**
@@ -80,6 +83,7 @@ export function instanceClients(
   const documents = settings && new ClientMetadataDocuments(settings, scopes, now);
   const documentCaller = settings && fetchCaller('cimd', settings, 'client metadata documents were');
   const jwksPolicy = clientJwksPolicy(options);
+  const internal = consoleClients(options, sources.issuer);
   warnWithoutAddressChecks(options, sources.logger);
   const clients = clientDirectory(
     sources.host,
@@ -89,6 +93,7 @@ export function instanceClients(
     new ClientJwksCache(jwksPolicy, fetchCaller('jwks', jwksPolicy, 'client key sets were')),
     sources.allowedOrigins,
     {
+      ...(internal ? { internal } : {}),
       ...(registrationFound ? { found: registrationFound } : {}),
       ...(documents && documentCaller
         ? {

@@ -1,3 +1,4 @@
+import { connectedAppsFeature } from './account/feature.js';
 import { auditSinks, eventEmitter } from './audit/emitter.js';
 import { authApiSettings } from './auth-api/settings.js';
 import type { Context } from './context.js';
@@ -11,6 +12,7 @@ import {
   type FeatureShared,
   type InstanceSettings,
 } from './feature.js';
+import { operationsConsoleFeature } from './console/feature.js';
 import { clientAddressLookup } from './http/client-address.js';
 import { corsSettings } from './http/cors.js';
 import { instanceClients } from './instance-clients.js';
@@ -120,6 +122,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     allowedOrigins: cors.allowedOrigins,
     scopes,
     logger,
+    issuer,
   });
   const tokens = tokenPolicy(options, {
     issuer,
@@ -187,6 +190,8 @@ const FEATURES: readonly Feature[] = [
   tokenExchangeFeature,
   jwtBearerFeature,
   extensionGrantsFeature,
+  connectedAppsFeature,
+  operationsConsoleFeature,
 ];
 
 /**
