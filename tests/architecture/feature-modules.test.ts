@@ -17,6 +17,12 @@ const inCore = (file: string) => relative(core, file).replaceAll('\\', '/');
 
 /** The feature folders (below packages/core/src), each with the files others may import. */
 const FEATURES: Readonly<Record<string, readonly string[]>> = {
+  'admin/': [
+    'feature.ts',
+    // Its recorder is an audit sink of the instance's emitter, which the composition root builds
+    // before the features: the root resolves the admin settings (and the recorder) with the rest.
+    'settings.ts',
+  ],
   'oauth2/device/': [
     'feature.ts',
     // The device sign-in of the interaction module looks up the authorization it is for (to be a

@@ -126,6 +126,21 @@ export const DEMO = {
   },
   scopes: ['openid', 'profile', 'email', 'offline_access', 'tickets:read'],
   /**
+   * The admin API of the `demo` instance (`{issuer}/admin/v1/`, docs/admin-api.md): its scope, the
+   * one user allowed it (`admin`; the `demo` user is refused) and a client acting for itself with
+   * it (`demo-admin`, client credentials). `demo` only: `acme` has no admin API.
+   */
+  admin: {
+    scope: 'gatehouse:admin',
+    user: {
+      id: 'user-admin',
+      username: 'admin',
+      password: 'admin-password',
+      claims: { name: 'Demo Admin', preferred_username: 'admin' },
+    },
+    client: { id: 'demo-admin', secret: 'demo-admin-secret' },
+  },
+  /**
    * The MCP server of the demo host (`examples/mcp`): `{origin}/mcp`, a resource (RFC 8707) of the
    * `demo` instance, whose tool requires `tickets:read`.
    */
@@ -222,7 +237,19 @@ interface SeedOptions {
   readonly idJagAudience?: string;
   /** The identity provider whose ID-JAGs this instance redeems (`demo` ← `acme`). */
   readonly trustedIssuer?: TrustedIssuerOptions;
+  /** The admin API with its user and client (`DEMO.admin`): on `demo`. */
+  readonly admin?: boolean;
 }
+
+/**
+ * Who may call the demo's admin API: the `admin` user (through any client of the instance), and
+ * the `demo-admin` client acting for itself; everyone else, the `demo` user included, is refused.
+ */
+export const DEMO_ADMIN_OPTIONS: NonNullable<GatehouseOptions['admin']> = {
+  scope: DEMO.admin.scope,
+  authorize: ({ subject }) =>
+    subject.kind === 'user' ? subject.userId === DEMO.admin.user.id : subject.clientId === DEMO.admin.client.id,
+};
 
 /**
  * The demo's token exchange policy (RFC 8693 §5: the server decides what each exchange may
@@ -365,6 +392,20 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
         postLogoutRedirectUris: [seed.postLogoutRedirectUri],
         firstParty: true,
       },
+      ...(seed.admin
+        ? [
+            {
+              id: DEMO.admin.client.id,
+              name: 'Demo Admin (admin API, client credentials)',
+              type: 'confidential' as const,
+              secretHash: await hashClientSecret(DEMO.admin.client.secret),
+              tokenEndpointAuthMethod: 'client_secret_basic' as const,
+              grantTypes: ['client_credentials' as const],
+              scopes: [DEMO.admin.scope],
+              redirectUris: [],
+            },
+          ]
+        : []),
       {
         id: DEMO.publicClient.id,
         name: 'Demo SPA',
@@ -383,10 +424,21 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
           passwordHash: await hasher.hash(DEMO.user.password),
           claims: DEMO.user.claims,
         },
+        ...(seed.admin
+          ? [
+              {
+                id: DEMO.admin.user.id,
+                username: DEMO.admin.user.username,
+                passwordHash: await hasher.hash(DEMO.admin.user.password),
+                claims: DEMO.admin.user.claims,
+              },
+            ]
+          : []),
       ],
       { hasher },
     ),
-    scopes: [...DEMO.scopes],
+    scopes: seed.admin ? [...DEMO.scopes, DEMO.admin.scope] : [...DEMO.scopes],
+    ...(seed.admin ? { admin: DEMO_ADMIN_OPTIONS } : {}),
     // `tickets:read` in words on the consent and device pages, like the OpenID Connect scopes.
     ui: { scopeDescriptions: DEMO_SCOPE_DESCRIPTIONS },
     ...(seed.resources === undefined ? {} : { resources: seed.resources }),
@@ -442,6 +494,7 @@ export async function createDemo(options: DemoOptions): Promise<Demo> {
       apiAudience: `${issuer}/api/v1`,
       allowedOrigins: options.allowedOrigins,
       resources: [origin + DEMO.mcp.path],
+      admin: true,
     })),
     storage,
     ...options.overrides,
@@ -529,6 +582,7 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
         ? {
             resources: [origin + DEMO.mcp.path],
             trustedIssuer: acmeAsIdentityProvider(issuerOf('acme'), keys.acme),
+            admin: true,
           }
         : { idJagAudience: issuerOf('demo') }),
     }).then((seeded) => ({ ...seeded, ...options.overrides }));
@@ -603,6 +657,7 @@ export function describeDemoHost(demo: DemoHost): string {
     `  redirect URI:   ${demo.redirectUri}`,
     `  user:           ${DEMO.user.username} / ${DEMO.user.password} (user id ${DEMO.user.id} on demo, ${ACME.user.id} on acme)`,
     `  tickets API:    POST ${demo.origin}/{demo,acme}/api/v1/tickets (bearer or session)`,
+    `  admin API:      ${demo.issuers.demo}/admin/v1/ (OpenAPI: …/admin/v1/openapi.json), demo only: user ${DEMO.admin.user.username} / ${DEMO.admin.user.password}, client ${DEMO.admin.client.id} / ${DEMO.admin.client.secret} (client_credentials, scope ${DEMO.admin.scope})`,
     `  registration:   POST ${demo.origin}/{demo,acme}/oauth2/v1/register (RFC 7591), or a client ID metadata document URL as client_id (loopback http allowed: development setting)`,
     ...(demo.portal === undefined
       ? []
@@ -632,6 +687,7 @@ export function describeDemo(demo: Demo): string {
     `  scopes:         ${DEMO.scopes.join(' ')}`,
     `  user:           ${DEMO.user.username} / ${DEMO.user.password}`,
     `  tickets API:    POST ${demo.issuer}/api/v1/tickets (bearer or session; client tokens with ${DEMO.serviceClient.scope})`,
+    `  admin API:      ${demo.issuer}/admin/v1/ (OpenAPI: ${demo.issuer}/admin/v1/openapi.json): user ${DEMO.admin.user.username} / ${DEMO.admin.user.password}, client ${DEMO.admin.client.id} / ${DEMO.admin.client.secret} (client_credentials, scope ${DEMO.admin.scope})`,
     `  registration:   POST ${demo.issuer}/oauth2/v1/register (RFC 7591), or a client ID metadata document URL as client_id (loopback http allowed: development setting)`,
   ].join('\n');
 }

@@ -58,6 +58,10 @@ export const ERROR_TABLE = {
   unauthorized: { status: 401, challenge: true },
   forbidden: { status: 403 },
   not_found: { status: 404 },
+  /** The admin API: a client the host registered, which only the host can remove. */
+  not_deletable: { status: 409 },
+  /** The admin API: the instance's keys are the `keys` option's, rotated by configuration. */
+  not_rotatable: { status: 409 },
   method_not_allowed: { status: 405 },
   payload_too_large: { status: 413 },
   too_many_requests: { status: 429 },

@@ -125,6 +125,18 @@ export type GatehouseEvent =
       readonly generation?: string;
     }
   /**
+   * A call of the admin API changed something (docs/admin-api.md): `operation` is its
+   * `operationId` (`rotateKeys`, `revokeGrant`, …), `target` what it acted on (a `kid`, a client
+   * id, a session or grant id), `userId` the user concerned, if any, and `actor` who called.
+   */
+  | {
+      readonly type: 'admin.action';
+      readonly operation: string;
+      readonly target?: string;
+      readonly userId?: string;
+      readonly actor: AdminActor;
+    }
+  /**
    * A client failed to authenticate at the token, revocation, introspection or another endpoint
    * that authenticates clients. `clientId` is as presented (the client may not exist).
    */
@@ -137,6 +149,13 @@ export type GatehouseEvent =
       readonly reason: 'unknown_client' | 'method_not_registered' | 'invalid_credentials';
       readonly registeredMethod?: string;
     };
+
+/** Who called the admin API: the token's client, and its subject (a user id, or the client's id). */
+export interface AdminActor {
+  readonly clientId?: string;
+  readonly subject: string;
+  readonly subjectType: 'user' | 'client';
+}
 
 /**
  * Where and when an event happened, added to every event by the instance (the second argument of

@@ -1,3 +1,4 @@
+import type { AdminSettings } from './admin/settings.js';
 import type { AuthApiSettings } from './auth-api/settings.js';
 import type { Context } from './context.js';
 import type { DpopChecks, DpopProof } from './dpop/proof.js';
@@ -13,6 +14,7 @@ import type { MetadataDocumentSettings } from './oauth2/registration/settings.js
 import type { TokenExchangeSettings } from './oauth2/token-exchange/settings.js';
 import type { ConsentOptions, GatehouseOptions } from './options.js';
 import type { KeyRotationSettings } from './tokens/rotation/settings.js';
+import type { PendingSigningKeys } from './tokens/rotation/signing-keys.js';
 
 /*
  * Feature modules (issue 42). A feature is a folder that owns its options (a key of
@@ -48,6 +50,10 @@ export interface InstanceSettings extends DispatchSettings {
   readonly clientMetadataDocuments: MetadataDocumentSettings | undefined;
   /** Stored, rotated signing keys (`keyRotation`), when on. */
   readonly keyRotation: KeyRotationSettings | undefined;
+  /** The stored signing keys themselves, once imported (after the features are set up). */
+  readonly storedKeys: PendingSigningKeys;
+  /** The admin API (`admin`), when on: its settings and the recorder the instance's events feed. */
+  readonly admin: AdminSettings | undefined;
   /** Token exchange (RFC 8693), when `tokenExchange` is on. */
   readonly tokenExchange: TokenExchangeSettings | undefined;
   /**

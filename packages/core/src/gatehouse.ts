@@ -215,6 +215,7 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     return toContext(resolved, () => stored.current);
   })();
   contextPromise.catch((error) => resolved.logger.error('gatehouse: keys could not be imported', error));
+  resolved.storedKeys.settle(contextPromise.then(() => keyring));
   // Once the keys are in, requests take the context without an await (a tick on every request).
   let readyContext: Context | undefined;
   contextPromise
@@ -382,8 +383,8 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
       return expired;
     },
     keys: {
-      async rotate() {
-        return (await storedKeys()).rotate();
+      async rotate(options) {
+        return (await storedKeys()).rotate(options);
       },
       async revoke(kid) {
         if (typeof kid !== 'string' || kid === '')

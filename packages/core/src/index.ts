@@ -30,7 +30,7 @@ export {
   StorageUnavailableError,
   UsageError,
 } from './errors.js';
-export type { EventContext, GatehouseEvent, Logger } from './events.js';
+export type { AdminActor, EventContext, GatehouseEvent, Logger } from './events.js';
 export { createGatehouse, type Gatehouse } from './gatehouse.js';
 export {
   createGatehouseHost,
@@ -57,6 +57,8 @@ export type {
   AuthApiOptions,
   ClientJwksOptions,
   ClientMetadataDocumentOptions,
+  AdminCaller,
+  AdminOptions,
   CorsOptions,
   DeviceAuthorizationOptions,
   DpopOptions,
@@ -110,5 +112,5 @@ export type {
 export type { ClaimsHook, ClaimsRequest, ClaimsTarget } from './tokens/host-claims.js';
 export type { KeySigner } from './tokens/key-signer.js';
 export { generateKeys, type PrivateJwk, type SigningAlgorithm } from './tokens/keys.js';
-export type { SigningKeyInfo, SigningKeys } from './tokens/rotation/signing-keys.js';
+export type { RotateOptions, SigningKeyInfo, SigningKeys } from './tokens/rotation/signing-keys.js';
 export { generateClientSecret, hashClientSecret, type RandomBytes } from './tokens/secrets.js';

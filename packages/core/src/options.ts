@@ -6,7 +6,15 @@ import type { HostUser } from './oauth2/interaction/types.js';
 import type { TokenExchangeRequest } from './oauth2/token-exchange/exchanged-token.js';
 import type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
 import type { InstanceStorage } from './storage/required-stores.js';
-import type { ClientRecord, ClientStore, StorageEngine, UserLookup, UserStore } from './storage/types.js';
+import type {
+  ClientRecord,
+  ClientStore,
+  StorageEngine,
+  Subject,
+  UserLookup,
+  UserRecord,
+  UserStore,
+} from './storage/types.js';
 import type { ClaimsHook } from './tokens/claims-hook.js';
 import type { KeySigner } from './tokens/key-signer.js';
 import type { PrivateJwk, SigningAlgorithm } from './tokens/keys.js';
@@ -246,6 +254,14 @@ export interface GatehouseOptions {
    * `docs/client-registration.md`.
    */
   readonly clientMetadataDocuments?: ClientMetadataDocumentOptions;
+  /**
+   * The admin API at `{base}/admin/v1/` (docs/admin-api.md): keys and their rotation, clients,
+   * users' sessions and grants, the audit trail, health and metrics, described by an OpenAPI 3.1
+   * document at `{base}/admin/v1/openapi.json`. Every call needs an access token of this instance
+   * carrying {@link AdminOptions.scope} whose caller the host's `authorize` hook allows. Off unless
+   * given.
+   */
+  readonly admin?: AdminOptions;
 
   /**
    * OAuth 2.0 Token Exchange (RFC 8693) at the token endpoint: a client trades a token of a subject
@@ -891,6 +907,38 @@ export interface UiTexts {
   readonly consoleSignedInAs?: string;
   /** Operations console: the empty choice of a filter. Default `'all'`. */
   readonly consoleAll?: string;
+}
+
+/**
+ * Options of the admin API (`admin`). Its tokens are the instance's own access tokens (Bearer or
+ * DPoP-bound), checked as every protected operation checks them; the scope says what the token may
+ * do, the hook who may hold it.
+ */
+export interface AdminOptions {
+  /** The scope an access token must carry to call the admin API. Default `'gatehouse:admin'`. */
+  readonly scope?: string;
+  /**
+   * Whether this caller (a user signed in through a client, or a client acting for itself) may
+   * administer the instance: `({ subject, clientId, scope }) => boolean`. Asked on every call,
+   * after the token and its scope were checked; a throw or rejection refuses (and is logged).
+   * Required: there is no default caller.
+   */
+  readonly authorize: (caller: AdminCaller) => Awaitable<boolean>;
+  /**
+   * Finds users for the admin API's user search (`GET /users?q=`), e.g. by username or e-mail, at
+   * most 50 of them. Default: the user whose id is `q` (`users.findUser`).
+   */
+  readonly findUsers?: (query: string) => Awaitable<readonly UserRecord[]>;
+}
+
+/** Who calls the admin API, as its `authorize` hook sees them. */
+export interface AdminCaller {
+  /** A user (through the client {@link clientId}), or a client acting for itself. */
+  readonly subject: Subject;
+  /** The client the token was issued to. */
+  readonly clientId: string | undefined;
+  /** The token's scopes (the admin scope among them). */
+  readonly scope: readonly string[];
 }
 
 /**

@@ -1,3 +1,5 @@
+import { adminFeature } from './admin/feature.js';
+import { adminSettings } from './admin/settings.js';
 import { connectedAppsFeature } from './account/feature.js';
 import { auditSinks, eventEmitter } from './audit/emitter.js';
 import { authApiSettings } from './auth-api/settings.js';
@@ -39,6 +41,7 @@ import { telemetrySettings } from './telemetry/settings.js';
 import { signingAlgorithm } from './tokens/key-settings.js';
 import type { KeySet } from './tokens/keys.js';
 import { keyRotationSettings } from './tokens/rotation/settings.js';
+import { PendingSigningKeys } from './tokens/rotation/signing-keys.js';
 import { webRandomBytes } from './tokens/secrets.js';
 import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';
 import { resolveUi } from './ui/texts.js';
@@ -104,7 +107,9 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
   const problems = new RecordProblems(logger);
   const now = options.now ?? Date.now;
   const clientAddress = clientAddressLookup(options.rateLimit?.clientAddress);
-  const audit = auditSinks(options.audit);
+  const admin = adminSettings(options.admin, scopes);
+  // The admin API's recorder hears every event, whatever the host's own sinks are.
+  const audit = auditSinks(options.audit, admin?.recorder);
   const { emit, emitFor } = eventEmitter({
     onEvent: options.onEvent,
     audit,
@@ -158,6 +163,8 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     clientMetadataDocuments: metadataDocuments,
     tokenExchange,
     keyRotation,
+    storedKeys: new PendingSigningKeys(),
+    admin,
     dpop: { issuer, clock, settings: dpopSettings(options.dpop, randomBytes, fapi2), storage },
   };
   const instance = { ...core, ...settings };
@@ -171,8 +178,8 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
 export function everyFeature(): AssembledFeatures {
   return assembleFeatures(
     FEATURES,
-    { dynamicRegistration: {} } as GatehouseOptions,
-    { tokens: { trustedIssuers: new Map() } } as unknown as FeatureShared,
+    { dynamicRegistration: {}, admin: { authorize: () => false } } as GatehouseOptions,
+    { tokens: { trustedIssuers: new Map() }, admin: {} } as unknown as FeatureShared,
   );
 }
 
@@ -190,6 +197,7 @@ const FEATURES: readonly Feature[] = [
   tokenExchangeFeature,
   jwtBearerFeature,
   extensionGrantsFeature,
+  adminFeature,
   connectedAppsFeature,
   operationsConsoleFeature,
 ];

@@ -91,15 +91,7 @@ export function postgresClientRegistry(pool: Statements, t: Tables, instanceId: 
         [instanceId, clientId, wholeInstant(now)],
       );
       const row = rows[0];
-      if (!row) return null;
-      const registration: RegisteredClient = {
-        client: row.client,
-        registeredAt: Number(row.registered_at),
-        ...(row.expires_at === null ? {} : { expiresAt: Number(row.expires_at) }),
-        ...(row.ext === null ? {} : { ext: row.ext }),
-        ...(row.used_at === null ? {} : { usedAt: Number(row.used_at) }),
-      };
-      return registration;
+      return row ? registrationOf(row) : null;
     },
     async touchClient(clientId, expiresAt, now) {
       const { rowCount } = await pool.query(
@@ -109,11 +101,30 @@ export function postgresClientRegistry(pool: Statements, t: Tables, instanceId: 
       );
       return (rowCount ?? 0) > 0;
     },
+    async listClients(now, limit) {
+      const { rows } = await pool.query<ClientRow>(
+        `SELECT client, registered_at, expires_at, ext, used_at FROM ${t.registeredClients}
+         WHERE instance_id = $1 AND (expires_at IS NULL OR expires_at > $2)
+         ORDER BY registered_at DESC, client_id LIMIT $3`,
+        [instanceId, wholeInstant(now), limit],
+      );
+      return rows.map(registrationOf);
+    },
     async deleteClient(clientId) {
       await pool.query(`DELETE FROM ${t.registeredClients} WHERE instance_id = $1 AND client_id = $2`, [
         instanceId,
         clientId,
       ]);
     },
+  };
+}
+
+function registrationOf(row: ClientRow): RegisteredClient {
+  return {
+    client: row.client,
+    registeredAt: Number(row.registered_at),
+    ...(row.expires_at === null ? {} : { expiresAt: Number(row.expires_at) }),
+    ...(row.ext === null ? {} : { ext: row.ext }),
+    ...(row.used_at === null ? {} : { usedAt: Number(row.used_at) }),
   };
 }

@@ -77,6 +77,27 @@ export function redisClientRegistry(client: RedisClient, keys: KeyLayout): Clien
       await client.zadd(keys.registeredClients, 'XX', indexScore(expiresAt), clientId);
       return true;
     },
+    async listClients(now, limit) {
+      // The index holds every live registration's id (legacy ones too), scored by expiry.
+      const ids = await client.zrangebyscore(
+        keys.registeredClients,
+        `(${wholeInstant(now)}`,
+        '+inf',
+        'LIMIT',
+        0,
+        limit,
+      );
+      const found = await Promise.all(
+        ids.map(
+          async (id) =>
+            (await registrationAt(client, keys.registeredClient(id), now)) ??
+            registrationAt(client, keys.legacyRegisteredClient(id), now),
+        ),
+      );
+      return found
+        .filter((registration): registration is RegisteredClient => registration !== null)
+        .sort((a, b) => b.registeredAt - a.registeredAt);
+    },
     async deleteClient(clientId) {
       await deleteClientScript.run(
         client,

@@ -1,4 +1,4 @@
-import type { EventContext, GatehouseEvent } from '../events.js';
+import type { AdminActor, EventContext, GatehouseEvent } from '../events.js';
 import { recordedText } from '../recorded-text.js';
 
 /**
@@ -27,6 +27,8 @@ export interface AuditRecord {
   readonly subjectType?: 'user' | 'client';
   /** The client's network address, when the event comes from a request and the adapter recorded one. */
   readonly clientAddress?: string;
+  /** Who did it, for an admin API action (`admin.action`), its text fields cut like the others. */
+  readonly actor?: AdminActor;
   /**
    * The rest of the event, by type: `grantType`, `kind` (of a revoked token), `method` and
    * `registeredMethod` (client authentication), `via`, `username` (as typed, cut), `grantId`, `scope`.
@@ -61,6 +63,15 @@ export function auditRecord(event: GatehouseEvent, context: EventContext): Audit
       : { subject: recordedText(who.subject), subjectType: who.subjectType }),
     ...(context.clientAddress === undefined ? {} : { clientAddress: recordedText(context.clientAddress) }),
     ...(Object.keys(details).length > 0 ? { details } : {}),
+    ...(event.type === 'admin.action' ? { actor: recordedActor(event.actor) } : {}),
+  };
+}
+
+function recordedActor(actor: AdminActor): AdminActor {
+  return {
+    ...(actor.clientId === undefined ? {} : { clientId: recordedText(actor.clientId) }),
+    subject: recordedText(actor.subject),
+    subjectType: actor.subjectType,
   };
 }
 

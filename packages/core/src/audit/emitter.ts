@@ -62,9 +62,15 @@ export function eventEmitter(settings: EmitterSettings): Emitter {
   };
 }
 
-/** The `audit` option as a list of sinks; throws `ConfigurationError` for anything else. */
-export function auditSinks(given: AuditSink | readonly AuditSink[] | undefined): readonly AuditSink[] {
-  if (given === undefined) return [];
+/**
+ * The `audit` option as a list of sinks, then `own`, a sink of the instance itself (the admin
+ * API's recorder) if any; throws `ConfigurationError` for anything else.
+ */
+export function auditSinks(
+  given: AuditSink | readonly AuditSink[] | undefined,
+  own?: AuditSink,
+): readonly AuditSink[] {
+  if (given === undefined) return own === undefined ? [] : [own];
   const list = Array.isArray(given) ? (given as readonly AuditSink[]) : [given as AuditSink];
   list.forEach((sink, index) => {
     if (!sink || typeof sink.write !== 'function') {
@@ -75,5 +81,5 @@ export function auditSinks(given: AuditSink | readonly AuditSink[] | undefined):
       );
     }
   });
-  return list;
+  return own === undefined ? list : [...list, own];
 }

@@ -73,6 +73,7 @@ export class RevocationMirror {
   readonly #probes = new Map<string, number>();
   /** When a snapshot failed on a channel still connected (monotonic ms): retried after the lag. */
   #snapshotFailedAt: number | undefined;
+  #lastLagMs: number | undefined;
   /** Told the round trip of each probe of this process, in ms: the channel's lag (telemetry). */
   onLag: ((ms: number) => void) | undefined;
 
@@ -93,6 +94,11 @@ export class RevocationMirror {
     this.#clock = clock;
     const bytes = crypto.getRandomValues(new Uint8Array(9));
     this.#id = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  }
+
+  /** The round trip of the latest probe echoed in this process, in ms (`undefined` before the first). */
+  get lagMs(): number | undefined {
+    return this.#lastLagMs;
   }
 
   /** Whether the mirror answers now (connected, caught up, and a recent probe came back). */
@@ -151,7 +157,8 @@ export class RevocationMirror {
         if (sentAt === undefined) return; // another process's probe, or one forgotten
         this.#probes.delete(probeId);
         if (sentAt > this.#echoSentAt) this.#echoSentAt = sentAt;
-        this.onLag?.(this.#clock() - sentAt);
+        this.#lastLagMs = this.#clock() - sentAt;
+        this.onLag?.(this.#lastLagMs);
       },
       lost: () => {
         if (this.#state !== 'overflowed') this.#reset('connecting');

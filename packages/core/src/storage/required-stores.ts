@@ -90,7 +90,10 @@ const STORE_METHODS = {
       'exchangeRefreshToken',
     ],
   ),
-  clients: methodsOf<ClientRegistry>()(['saveClient', 'findClient', 'touchClient', 'deleteClient'], []),
+  clients: methodsOf<ClientRegistry>()(
+    ['saveClient', 'findClient', 'touchClient', 'deleteClient'],
+    ['listClients'],
+  ),
   kv: methodsOf<KeyValueStore>()(['get', 'set', 'add', 'take', 'swap', 'delete', 'increment'], []),
 } as const;
 

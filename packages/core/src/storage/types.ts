@@ -268,6 +268,12 @@ export interface ClientRegistry {
   touchClient(clientId: string, expiresAt: EpochMs | undefined, now: EpochMs): Promise<boolean>;
   /** Removes a registration. Idempotent. */
   deleteClient(clientId: string): Promise<void>;
+  /**
+   * Optional: the live registrations (not lapsed at `now`), newest first (by `registeredAt`), at
+   * most `limit` of them: what the admin API lists as self-registered clients. Without it the
+   * admin API lists none (the memory, Redis and PostgreSQL engines have it).
+   */
+  listClients?(now: EpochMs, limit: number): Promise<readonly RegisteredClient[]>;
 }
 
 /** A user as Gatehouse sees it. */

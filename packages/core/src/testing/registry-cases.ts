@@ -1,6 +1,7 @@
 import { isStoreFull } from '../storage/store-full.js';
 import type { ClientRegistry, RegisteredClient } from '../storage/types.js';
 import type { CaseContext } from './conformance-api.js';
+import { optionalCase } from './skip.js';
 import { baseTime, freshId } from './records.js';
 
 /** A registration of a fresh public client, registered at `now`. */
@@ -118,6 +119,32 @@ export function registryCases({ api, storage, engine, concurrency }: CaseContext
       expect(await clients.findClient(registration.client.id, now + 5)).toBeNull();
       expect(await clients.findClient(other.client.id, now + 5)).toEqual(other);
     });
+  });
+
+  describe('client registry listing (listClients, optional)', () => {
+    optionalCase(
+      api,
+      'lists the live registrations newest first, without lapsed or deleted ones, at most limit',
+      async (skip) => {
+        // A fresh instance of the engine when there is one, so that limit counts this case's only.
+        const target = await engine().catch(() => undefined);
+        const clients = target?.instance(freshId('listed')).clients ?? (await storage()).clients;
+        if (typeof clients.listClients !== 'function')
+          skip('the registry has no listClients (the admin API listing, optional)');
+        const list = clients.listClients!.bind(clients);
+        const now = baseTime();
+        const older = registeredClient(now - 2_000);
+        const newer = registeredClient(now - 1_000, { expiresAt: now + 60_000 });
+        const lapsed = registeredClient(now - 500, { expiresAt: now + 10 });
+        const deleted = registeredClient(now - 100);
+        const saved = [older, newer, lapsed, deleted];
+        for (const registration of saved) await clients.saveClient(registration);
+        await clients.deleteClient(deleted.client.id);
+        const listed = (await list(now + 10, 100)).filter((r) => saved.some((s) => s.client.id === r.client.id));
+        expect(listed).toEqual([newer, older]);
+        if (target) expect((await list(now + 10, 1)).length).toBe(1);
+      },
+    );
   });
 
   describe('client registry bound (maxClients)', () => {

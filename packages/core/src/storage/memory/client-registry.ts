@@ -112,6 +112,13 @@ export function memoryClientRegistry(options: MemoryClientRegistryOptions = {}):
       if (current.partition !== undefined) unused.remove(current.partition, clientId);
       return true;
     },
+    async listClients(now, limit) {
+      const live: RegisteredClient[] = [];
+      for (const { registration, expiresAt } of clients.values()) if (expiresAt > now) live.push(registration);
+      return live
+        .sort((a, b) => b.registeredAt - a.registeredAt || (a.client.id < b.client.id ? -1 : 1))
+        .slice(0, limit);
+    },
     async deleteClient(clientId) {
       const current = clients.get(clientId, Number.NEGATIVE_INFINITY);
       if (current !== undefined) forget(clientId, current);

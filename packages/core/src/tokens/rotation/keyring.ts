@@ -24,7 +24,7 @@ import {
   seal,
 } from './key-encryption.js';
 import type { KeyRotationSettings } from './settings.js';
-import type { SigningKeyInfo, SigningKeys } from './signing-keys.js';
+import type { RotateOptions, SigningKeyInfo, SigningKeys } from './signing-keys.js';
 import {
   dropTime,
   earliestStart,
@@ -176,7 +176,7 @@ export class StoredKeyring implements SigningKeys {
     return this.#snapshot!;
   }
 
-  async rotate(): Promise<SigningKeyInfo[]> {
+  async rotate(options: RotateOptions = {}): Promise<SigningKeyInfo[]> {
     const rotated = new Set<string>();
     await this.#sync((record, now, events) => {
       rotated.clear();
@@ -184,7 +184,10 @@ export class StoredKeyring implements SigningKeys {
         if (!this.#deps.settings.algorithms.includes(key.alg)) return key;
         const next = keysOf(record, key.alg).find((candidate) => candidate.signsFrom > now);
         if (next?.kid !== key.kid) return key;
-        const signsFrom = Math.max(now, earliestStart(key.publishedAt, this.#deps.settings));
+        // `now: true` skips what is left of the lead time (its cost: docs/keys-and-rotation.md).
+        const signsFrom = options.now
+          ? now
+          : Math.max(now, earliestStart(key.publishedAt, this.#deps.settings));
         rotated.add(key.kid);
         events.push({
           type: 'signing_key.rotated',
