@@ -44,6 +44,8 @@ export interface ClientSources {
   readonly logger: Logger;
   /** `{base_url}`: the operations console's client redirects below it. */
   readonly issuer: string;
+  /** The admin API's scope when it is on (the operations console's client asks for it). */
+  readonly adminScope: string | undefined;
 }
 
 /**
@@ -83,7 +85,7 @@ export function instanceClients(
   const documents = settings && new ClientMetadataDocuments(settings, scopes, now);
   const documentCaller = settings && fetchCaller('cimd', settings, 'client metadata documents were');
   const jwksPolicy = clientJwksPolicy(options);
-  const internal = consoleClients(options, sources.issuer);
+  const internal = consoleClients(options, sources.issuer, sources.adminScope);
   warnWithoutAddressChecks(options, sources.logger);
   const clients = clientDirectory(
     sources.host,

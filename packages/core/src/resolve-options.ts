@@ -128,6 +128,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     scopes,
     logger,
     issuer,
+    adminScope: admin?.scope,
   });
   const tokens = tokenPolicy(options, {
     issuer,
@@ -179,7 +180,7 @@ export function everyFeature(): AssembledFeatures {
   return assembleFeatures(
     FEATURES,
     { dynamicRegistration: {}, admin: { authorize: () => false } } as GatehouseOptions,
-    { tokens: { trustedIssuers: new Map() }, admin: {} } as unknown as FeatureShared,
+    { tokens: { trustedIssuers: new Map() }, admin: { scope: 'gatehouse:admin' } } as unknown as FeatureShared,
   );
 }
 

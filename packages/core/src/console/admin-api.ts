@@ -22,12 +22,16 @@ export interface AdminKey {
   readonly since?: number | string;
   readonly until?: number | string | null;
   readonly publishedAt?: number | string | null;
+  /** `stored` (`keyRotation`) or `option` (the `keys` option: changed by configuration only). */
+  readonly source?: string;
 }
 
 /** What `listKeys`, `rotateKeys` and `revokeKey` answer. */
 export interface AdminKeys {
   readonly keys?: readonly AdminKey[];
   readonly signing?: { readonly kid?: string; readonly why?: string };
+  /** The signing key of every algorithm the instance signs with, and why. */
+  readonly signingKeys?: readonly { readonly kid?: string; readonly alg?: string; readonly why?: string }[];
   readonly cost?: string;
 }
 

@@ -14,7 +14,7 @@ export { CONSOLE_CLIENT_ID } from './settings.js';
 export const operationsConsoleFeature: Feature = {
   name: 'operations console',
   setup(options, shared) {
-    const settings = consoleSettings(options, shared.issuer);
+    const settings = consoleSettings(options, shared.issuer, shared.admin?.scope);
     if (settings === undefined) return {};
     let bound: InstanceAnswer | undefined;
     const runtime = {

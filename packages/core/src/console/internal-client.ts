@@ -12,8 +12,9 @@ import { CONSOLE_CLIENT_ID, consoleSettings } from './settings.js';
 export function consoleClients(
   options: GatehouseOptions,
   issuer: string,
+  adminScope: string | undefined,
 ): ReadonlyMap<string, ClientRecord> | undefined {
-  const settings = consoleSettings(options, issuer);
+  const settings = consoleSettings(options, issuer, adminScope);
   if (settings === undefined) return undefined;
   const client: ClientRecord = {
     id: CONSOLE_CLIENT_ID,

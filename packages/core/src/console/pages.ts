@@ -255,13 +255,15 @@ function keysView(body: AdminKeys | undefined, now: number): KeysView {
       return {
         kid: text(key.kid),
         state: text(key.state),
+        revocable: key.source !== 'option' && key.state !== 'revoked',
         ...(key.alg === undefined ? {} : { alg: text(key.alg) }),
         ...(since === undefined ? {} : { since }),
         ...(until === undefined ? {} : { until }),
       };
     }),
-    ...(body?.signing?.kid === undefined ? {} : { signingKid: body.signing.kid }),
-    ...(body?.signing?.why === undefined ? {} : { why: text(body.signing.why) }),
+    why: (body?.signingKeys ?? (body?.signing ? [body.signing] : []))
+      .filter((key) => key.why !== undefined)
+      .map((key) => ({ kid: text(key.kid), alg: text((key as { alg?: unknown }).alg), why: text(key.why) })),
     ...(body?.cost === undefined ? {} : { cost: text(body.cost) }),
     now,
   };

@@ -29,26 +29,22 @@ export interface ConsoleSettings {
   readonly redirectUri: string;
 }
 
-/** The admin API's scope when the API is on (`admin` option), else `undefined`. */
-function adminScope(options: GatehouseOptions): string | undefined {
-  const admin = (options as { admin?: unknown }).admin;
-  if (admin === undefined || admin === false || admin === null) return undefined;
-  const scope = typeof admin === 'object' ? (admin as { scope?: unknown }).scope : undefined;
-  return typeof scope === 'string' && scope !== '' ? scope : 'gatehouse:admin';
-}
-
 /**
  * The console's settings (`adminConsole`), or `undefined` when it is off: explicitly, or because
- * the admin API it calls is.
+ * the admin API it calls is (`adminScope`: the admin API's scope when it is on, `admin.scope`).
  */
-export function consoleSettings(options: GatehouseOptions, issuer: string): ConsoleSettings | undefined {
+export function consoleSettings(
+  options: GatehouseOptions,
+  issuer: string,
+  adminScope: string | undefined,
+): ConsoleSettings | undefined {
   const enabled = options.adminConsole;
   if (enabled !== undefined && typeof enabled !== 'boolean')
     throw new ConfigurationError('adminConsole: expected true or false.', {
       code: 'ERR_CONFIG_INVALID_OPTION',
       option: 'adminConsole',
     });
-  const scope = adminScope(options);
+  const scope = adminScope;
   if (enabled === true && scope === undefined)
     throw new ConfigurationError('adminConsole: the console calls the admin API; turn it on with the admin option.', {
       code: 'ERR_CONFIG_MISSING_OPTION',

@@ -185,6 +185,8 @@ export interface KeyView {
   readonly kid: string;
   readonly alg?: string;
   readonly state: string;
+  /** A stored key not revoked yet (a key of the `keys` option changes by configuration only). */
+  readonly revocable: boolean;
   readonly since?: number;
   readonly until?: number;
 }
@@ -192,8 +194,8 @@ export interface KeyView {
 /** What the keys section shows. */
 export interface KeysView {
   readonly keys: readonly KeyView[];
-  readonly signingKid?: string;
-  readonly why?: string;
+  /** Why each algorithm's signing key is the one it is. */
+  readonly why: readonly { readonly kid: string; readonly alg: string; readonly why: string }[];
   readonly cost?: string;
   readonly now: number;
 }
@@ -213,9 +215,12 @@ function stateLabel(texts: PageTexts, state: string): string {
 /** The keys: why the signing key signs, the timeline, the table with revoke buttons, rotation. */
 export function keysBody(frame: ConsoleFrame, view: KeysView): string {
   const { texts, locale } = frame;
-  const why = view.why
-    ? `<p><strong>${esc(texts.consoleWhy)}</strong> ${esc(view.why)}</p>`
-    : '';
+  const why =
+    view.why.length === 0
+      ? ''
+      : `<p><strong>${esc(texts.consoleWhy)}</strong></p><ul>${view.why
+          .map((w) => `<li>${esc(w.alg)} <code>${esc(w.kid)}</code>: ${esc(w.why)}</li>`)
+          .join('')}</ul>`;
   const cost = view.cost ? `<p class="muted">${esc(view.cost)}</p>` : '';
   const timelineKeys = view.keys.map((key) => ({
     kid: key.kid,
@@ -234,7 +239,7 @@ export function keysBody(frame: ConsoleFrame, view: KeysView): string {
 <td>${timeElement(key.since, locale)}</td>
 <td>${timeElement(key.until, locale)}</td>
 <td>${
-        key.state === 'revoked'
+        !key.revocable
           ? ''
           : actionForm(frame, '/keys/revoke', { kid: key.kid }, texts.consoleRevoke, {
               target: key.kid,
