@@ -179,7 +179,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
 export function everyFeature(): AssembledFeatures {
   return assembleFeatures(
     FEATURES,
-    { dynamicRegistration: {}, admin: { authorize: () => false } } as GatehouseOptions,
+    { dynamicRegistration: {}, admin: { authorize: () => false } } as unknown as GatehouseOptions,
     { tokens: { trustedIssuers: new Map() }, admin: { scope: 'gatehouse:admin' } } as unknown as FeatureShared,
   );
 }

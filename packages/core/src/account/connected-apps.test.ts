@@ -1,4 +1,4 @@
-import type { GatehouseEvent } from '@gatehousejs/core';
+import { type GatehouseEvent, memoryUserStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { FakeBrowser, ORIGIN } from '../../test/browser-flow';
 import {
@@ -10,6 +10,7 @@ import {
   post,
   REDIRECT_URI,
   type TestInstance,
+  testHasher,
   testInstance,
 } from '../../test/fixtures';
 
@@ -98,7 +99,7 @@ describe('connected apps (the page at {base}/account/apps and the host API)', ()
 
   it('signs a browser without a session in first, then lists its applications with a revoke button each', async () => {
     const t = await testInstance();
-    await issueTokens(t, 'openid read');
+    await issueTokens(t, 'openid offline_access read');
     await otherClientTokens(t);
     const { page, html } = await signedInAtApps(t);
     expect(page.status).toBe(200);
@@ -147,7 +148,15 @@ describe('connected apps (the page at {base}/account/apps and the host API)', ()
   });
 
   it("revokes only the signed-in user's own grants, whatever client the form names", async () => {
-    const t = await testInstance();
+    const t = await testInstance({
+      users: memoryUserStore(
+        [
+          { id: 'user-1', username: 'demo', passwordHash: await testHasher.hash('demo-password') },
+          { id: 'user-2', username: 'other', passwordHash: await testHasher.hash('other-password') },
+        ],
+        { hasher: testHasher },
+      ),
+    });
     await issueTokens(t, 'read');
     const someoneElse = await issueTokens(t, 'read', 'user-2');
     const { browser, html } = await signedInAtApps(t);

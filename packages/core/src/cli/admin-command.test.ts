@@ -7,7 +7,7 @@ import { ADMIN_COMMANDS } from './admin/commands.js';
 /** An instance with the admin API, stored keys, and `ops` (client credentials, the admin scope) designated. */
 async function adminInstance() {
   const t = await testInstance({
-    keyRotation: {},
+    keyRotation: { keyEncryptionKey: new Uint8Array(32).fill(7) },
     admin: { authorize: ({ clientId, subject }) => subject.kind === 'client' && clientId === 'ops' },
     clients: memoryClientStore([
       ...(await testClients()),

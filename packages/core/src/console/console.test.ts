@@ -8,7 +8,7 @@ const CONSOLE = `${ISSUER}/admin/`;
 /** An instance with the admin API (only `user-1`, "demo", designated), stored keys and two users. */
 async function consoleInstance(overrides: Parameters<typeof testInstance>[0] = {}) {
   return testInstance({
-    keyRotation: {},
+    keyRotation: { keyEncryptionKey: new Uint8Array(32).fill(7) },
     admin: {
       authorize: ({ subject }) => subject.kind === 'user' && subject.userId === 'user-1',
     },
