@@ -14,10 +14,10 @@ import {
   type HostedInstanceOptions,
   hashClientSecret,
   JWT_BEARER_GRANT,
+  type KeyRotationOptions,
   memoryClientStore,
   memoryUserStore,
   type PrivateJwk,
-  type KeyRotationOptions,
   pbkdf2Hasher,
   type StorageEngine,
   TOKEN_EXCHANGE_GRANT,
@@ -251,7 +251,9 @@ interface SeedOptions {
  * key-encryption key made at start. Off on Redis and PostgreSQL without it: a key made at start
  * could not read the keys a previous run stored.
  */
-export function demoKeyRotation(env: Readonly<Record<string, string | undefined>>): KeyRotationOptions | undefined {
+export function demoKeyRotation(
+  env: Readonly<Record<string, string | undefined>>,
+): KeyRotationOptions | undefined {
   const given = env.GATEHOUSE_KEY_ENCRYPTION_KEY;
   if (given) return { keyEncryptionKey: given };
   const engine = (env.GATEHOUSE_STORE ?? 'memory').trim().toLowerCase() || 'memory';
@@ -265,7 +267,9 @@ export function demoKeyRotation(env: Readonly<Record<string, string | undefined>
 export const DEMO_ADMIN_OPTIONS: NonNullable<GatehouseOptions['admin']> = {
   scope: DEMO.admin.scope,
   authorize: ({ subject }) =>
-    subject.kind === 'user' ? subject.userId === DEMO.admin.user.id : subject.clientId === DEMO.admin.client.id,
+    subject.kind === 'user'
+      ? subject.userId === DEMO.admin.user.id
+      : subject.clientId === DEMO.admin.client.id,
 };
 
 /**

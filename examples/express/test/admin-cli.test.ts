@@ -11,7 +11,10 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoServer, freePort, startDemoServer } from './support/demo-server';
 
-const bin = join(dirname(createRequire(import.meta.url).resolve('@gatehousejs/core/package.json')), 'bin/gatehouse.js');
+const bin = join(
+  dirname(createRequire(import.meta.url).resolve('@gatehousejs/core/package.json')),
+  'bin/gatehouse.js',
+);
 
 interface Run {
   readonly code: number;
@@ -132,7 +135,9 @@ describe('gatehouse admin against the demo', () => {
     await demoGrant(server);
     const sessions = JSON.parse((await admin('sessions', 'list', 'user-demo', '--json')).stdout).sessions;
     expect(sessions.length).toBeGreaterThanOrEqual(2);
-    expect((await admin('sessions', 'revoke', sessions[0].id)).stdout).toBe(`Revoked session ${sessions[0].id}.\n`);
+    expect((await admin('sessions', 'revoke', sessions[0].id)).stdout).toBe(
+      `Revoked session ${sessions[0].id}.\n`,
+    );
     const grants = await admin('grants', 'list', 'user-demo');
     expect(grants.stdout).toMatch(/^ID\s+CLIENT ID\s+SCOPE/);
     const ids = [...grants.stdout.matchAll(/^(\S+)\s+demo-client\s/gm)].map((m) => m[1]!);
@@ -151,15 +156,42 @@ describe('gatehouse admin against the demo', () => {
   });
 
   it('exits 1 when refused, 2 for a wrong command line, 3 when the instance is not reached', async () => {
-    const wrong = await gatehouse(['admin', 'health', '--issuer', server.issuer, '--client-id', 'demo-admin', '--client-secret', 'nope']);
+    const wrong = await gatehouse([
+      'admin',
+      'health',
+      '--issuer',
+      server.issuer,
+      '--client-id',
+      'demo-admin',
+      '--client-secret',
+      'nope',
+    ]);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('invalid_client');
     // demo-service holds no admin scope.
-    const service = await gatehouse(['admin', 'health', '--issuer', server.issuer, '--client-id', 'demo-service', '--client-secret', 'demo-service-secret']);
+    const service = await gatehouse([
+      'admin',
+      'health',
+      '--issuer',
+      server.issuer,
+      '--client-id',
+      'demo-service',
+      '--client-secret',
+      'demo-service-secret',
+    ]);
     expect(service.code).toBe(1);
-    expect((await gatehouse(['admin', 'keys', 'explode', '--issuer', server.issuer, '--token', 'x'])).code).toBe(2);
+    expect(
+      (await gatehouse(['admin', 'keys', 'explode', '--issuer', server.issuer, '--token', 'x'])).code,
+    ).toBe(2);
     const port = await freePort();
-    const down = await gatehouse(['admin', 'health', '--issuer', `http://127.0.0.1:${port}/demo`, '--token', 'x']);
+    const down = await gatehouse([
+      'admin',
+      'health',
+      '--issuer',
+      `http://127.0.0.1:${port}/demo`,
+      '--token',
+      'x',
+    ]);
     expect(down.code).toBe(3);
   });
 });

@@ -34,7 +34,10 @@ async function logIn(page: Page, username: string, password: string): Promise<vo
  * `demo` signs in to `demo-client` in `context` (the code flow with PKCE, through the login page
  * when the context has no session yet) and the test redeems the code: the refresh token.
  */
-async function demoClientTokens(server: DemoServer, context: BrowserContext): Promise<{ refresh_token: string }> {
+async function demoClientTokens(
+  server: DemoServer,
+  context: BrowserContext,
+): Promise<{ refresh_token: string }> {
   const issuer = new URL(server.issuer);
   const as = await oauth.processDiscoveryResponse(
     issuer,
@@ -81,7 +84,10 @@ async function demoClientTokens(server: DemoServer, context: BrowserContext): Pr
 }
 
 /** A refresh of `demo-client` over HTTP: its status and error. */
-async function refresh(server: DemoServer, refreshToken: string): Promise<{ status: number; error?: string }> {
+async function refresh(
+  server: DemoServer,
+  refreshToken: string,
+): Promise<{ status: number; error?: string }> {
   const response = await fetch(`${server.issuer}/oauth2/v1/token`, {
     method: 'POST',
     headers: {
@@ -170,7 +176,9 @@ describe.skipIf(skip !== undefined)('the operations console and connected apps i
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByRole('link', { name: /demo/ }).first().click();
     await page.waitForURL(/user=user-demo/);
-    expect(await page.getByRole('table', { name: 'Sessions' }).locator('tbody tr').count()).toBeGreaterThan(0);
+    expect(await page.getByRole('table', { name: 'Sessions' }).locator('tbody tr').count()).toBeGreaterThan(
+      0,
+    );
     const grants = page.getByRole('table', { name: 'Grants' });
     expect(await grants.locator('tbody tr').count()).toBeGreaterThanOrEqual(2);
     await screenshot(page, 'console-user.png');
@@ -179,7 +187,10 @@ describe.skipIf(skip !== undefined)('the operations console and connected apps i
     await page.waitForURL(/notice=grant-revoked/);
     expect(await page.getByRole('status').textContent()).toContain('Grant revoked');
     // One of demo's two grants is gone; its refresh token is refused over HTTP, the other works.
-    const outcomes = await Promise.all([refresh(server, refresh_token), refresh(server, current.refresh_token)]);
+    const outcomes = await Promise.all([
+      refresh(server, refresh_token),
+      refresh(server, current.refresh_token),
+    ]);
     expect(outcomes.map((o) => o.status).sort()).toEqual([200, 400]);
     expect(outcomes.find((o) => o.status === 400)?.error).toBe('invalid_grant');
 
@@ -214,12 +225,16 @@ describe.skipIf(skip !== undefined)('the operations console and connected apps i
     const page = await context.newPage();
     await page.goto(`${server.issuer}/account/apps`);
     expect(await page.textContent('h1')).toBe('Connected apps');
-    const app = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Demo Client' }) });
+    const app = page
+      .getByRole('listitem')
+      .filter({ has: page.getByRole('heading', { name: 'Demo Client' }) });
     expect(await app.count()).toBe(1);
     await screenshot(page, 'account-apps.png');
     await app.getByRole('button', { name: 'Revoke access — Demo Client' }).click();
     await page.waitForLoadState('load');
-    expect(await page.getByRole('status').textContent()).toBe('Demo Client no longer has access to your account.');
+    expect(await page.getByRole('status').textContent()).toBe(
+      'Demo Client no longer has access to your account.',
+    );
     expect(await page.getByRole('heading', { name: 'Demo Client' }).count()).toBe(0);
     await screenshot(page, 'account-apps-revoked.png');
     expect(await refresh(server, refresh_token)).toEqual({ status: 400, error: 'invalid_grant' });
@@ -233,7 +248,10 @@ describe.skipIf(skip !== undefined)('the operations console and connected apps i
     expect(new URL(page.url()).pathname).toBe('/demo/login');
     await page.getByLabel("Nom d'utilisateur").fill('demo');
     await page.getByLabel('Mot de passe').fill('demo-password');
-    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Se connecter' }).click()]);
+    await Promise.all([
+      page.waitForLoadState('load'),
+      page.getByRole('button', { name: 'Se connecter' }).click(),
+    ]);
     expect(page.url()).toBe(`${server.issuer}/account/apps`);
     expect(await page.textContent('h1')).toBe('Applications connectées');
     await screenshot(page, 'account-apps-fr.png');

@@ -9,6 +9,7 @@
  * @packageDocumentation
  */
 
+export type { ConnectedApp } from './account/connected-apps.js';
 export type { AuditRecord, AuditSink } from './audit/audit-record.js';
 export { jsonLinesAuditSink } from './audit/json-lines-sink.js';
 export {
@@ -54,11 +55,11 @@ export {
   type TokenExchangeRequest,
 } from './oauth2/token-exchange/exchanged-token.js';
 export type {
+  AdminCaller,
+  AdminOptions,
   AuthApiOptions,
   ClientJwksOptions,
   ClientMetadataDocumentOptions,
-  AdminCaller,
-  AdminOptions,
   CorsOptions,
   DeviceAuthorizationOptions,
   DpopOptions,
@@ -90,7 +91,6 @@ export {
 export { type Pbkdf2HasherOptions, pbkdf2Hasher } from './passwords/pbkdf2.js';
 export type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
 export type { RevokeGrantOptions, UserGrant } from './revocation/user-grants.js';
-export type { ConnectedApp } from './account/connected-apps.js';
 export type { RevokeUserOptions } from './revocation/user-revocation.js';
 export type { UserSession } from './session/user-sessions.js';
 export { memoryClientStore } from './storage/memory/clients.js';

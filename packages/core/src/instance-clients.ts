@@ -1,7 +1,7 @@
+import { consoleClients } from './console/internal-client.js';
 import type { ClientDirectory } from './context.js';
 import { ConfigurationError } from './errors.js';
 import type { Logger } from './events.js';
-import { consoleClients } from './console/internal-client.js';
 import { chargeClientNetwork } from './http/address-rate-limit.js';
 import type { FetchCaller } from './http/bounded-fetch-cache.js';
 import { defaultTransport } from './http/default-transport.js';

@@ -1,8 +1,9 @@
+import { connectedAppsFeature } from './account/feature.js';
 import { adminFeature } from './admin/feature.js';
 import { adminSettings } from './admin/settings.js';
-import { connectedAppsFeature } from './account/feature.js';
 import { auditSinks, eventEmitter } from './audit/emitter.js';
 import { authApiSettings } from './auth-api/settings.js';
+import { operationsConsoleFeature } from './console/feature.js';
 import type { Context } from './context.js';
 import { dpopFeature } from './dpop/feature.js';
 import { dpopSettings } from './dpop/settings.js';
@@ -14,7 +15,6 @@ import {
   type FeatureShared,
   type InstanceSettings,
 } from './feature.js';
-import { operationsConsoleFeature } from './console/feature.js';
 import { clientAddressLookup } from './http/client-address.js';
 import { corsSettings } from './http/cors.js';
 import { instanceClients } from './instance-clients.js';
@@ -180,7 +180,10 @@ export function everyFeature(): AssembledFeatures {
   return assembleFeatures(
     FEATURES,
     { dynamicRegistration: {}, admin: { authorize: () => false } } as unknown as GatehouseOptions,
-    { tokens: { trustedIssuers: new Map() }, admin: { scope: 'gatehouse:admin' } } as unknown as FeatureShared,
+    {
+      tokens: { trustedIssuers: new Map() },
+      admin: { scope: 'gatehouse:admin' },
+    } as unknown as FeatureShared,
   );
 }
 

@@ -58,7 +58,8 @@ async function asPage(ctx: PageContext, request: Request, run: () => Promise<Ans
   try {
     return await run();
   } catch (error) {
-    if (error instanceof ProtocolError && error.status < 500) return errorPage(ctx, error, undefined, request);
+    if (error instanceof ProtocolError && error.status < 500)
+      return errorPage(ctx, error, undefined, request);
     throw error;
   }
 }

@@ -210,4 +210,3 @@ describe('connected apps (the page at {base}/account/apps and the host API)', ()
     });
   });
 });
-

@@ -1,8 +1,8 @@
 import { hashClientSecret, memoryClientStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { ISSUER, issueTokens, REDIRECT_URI, testClients, testInstance } from '../../test/fixtures';
-import { ADMIN_EXIT_CODES, ADMIN_USAGE, runAdminCommand } from './admin-command.js';
 import { ADMIN_COMMANDS } from './admin/commands.js';
+import { ADMIN_EXIT_CODES, ADMIN_USAGE, runAdminCommand } from './admin-command.js';
 
 /** An instance with the admin API, stored keys, and `ops` (client credentials, the admin scope) designated. */
 async function adminInstance() {
@@ -65,7 +65,9 @@ describe('gatehouse admin', () => {
     expect(grants).toHaveLength(1);
     expect((await run('grants', 'revoke', grants[0].id)).stdout).toBe(`Revoked grant ${grants[0].id}.\n`);
     expect((await run('grants', 'list', 'user-1')).stdout).toBe('(none)\n');
-    expect((await run('user', 'revoke', 'user-1')).stdout).toMatch(/^Revoked user user-1: \d+ session\(s\), \d+ grant\(s\)\.\n$/);
+    expect((await run('user', 'revoke', 'user-1')).stdout).toMatch(
+      /^Revoked user user-1: \d+ session\(s\), \d+ grant\(s\)\.\n$/,
+    );
     const audit = await run('audit', '--type', 'admin.action', '--limit', '5');
     expect(audit.exitCode).toBe(0);
     expect(audit.stdout).toContain('admin.action');

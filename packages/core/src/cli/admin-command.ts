@@ -15,7 +15,9 @@ export const ADMIN_EXIT_CODES = {
   network: 3,
 } as const;
 
-const width = Math.max(...ADMIN_COMMANDS.map((c) => [c.name, c.operand, c.options].filter(Boolean).join(' ').length));
+const width = Math.max(
+  ...ADMIN_COMMANDS.map((c) => [c.name, c.operand, c.options].filter(Boolean).join(' ').length),
+);
 
 /** The usage text of `gatehouse admin`. */
 export const ADMIN_USAGE = `Usage: gatehouse admin <command> --issuer <url> (--client-id <id> --client-secret <secret> | --token <token>) [--json]
@@ -70,7 +72,7 @@ export async function runAdminCommand(
   }
   const { options, flags } = parsed;
   const issuer = (options.issuer ?? env.GATEHOUSE_ISSUER ?? '').replace(/\/+$/, '');
-  if (!/^https?:\/\/[^/]/.test(issuer)) return usage('--issuer is required (the instance\'s issuer URL).');
+  if (!/^https?:\/\/[^/]/.test(issuer)) return usage("--issuer is required (the instance's issuer URL).");
   const token = options.token ?? env.GATEHOUSE_ADMIN_TOKEN;
   const clientId = options['client-id'] ?? env.GATEHOUSE_CLIENT_ID;
   const clientSecret = options['client-secret'] ?? env.GATEHOUSE_CLIENT_SECRET;
@@ -86,7 +88,9 @@ export async function runAdminCommand(
     const bearer = await accessToken(fetch, credentials);
     const request = command.request(operand, parsed);
     const answer = await callAdmin(fetch, issuer, bearer, request.method, request.path, request.body);
-    const stdout = flags.has('json') ? `${JSON.stringify(answer.body, null, 2)}\n` : command.show(answer.body, operand);
+    const stdout = flags.has('json')
+      ? `${JSON.stringify(answer.body, null, 2)}\n`
+      : command.show(answer.body, operand);
     return { stdout, stderr: '', exitCode: ADMIN_EXIT_CODES.ok };
   } catch (error) {
     if (error instanceof Refused)
@@ -96,7 +100,11 @@ export async function runAdminCommand(
         exitCode: ADMIN_EXIT_CODES.refused,
       };
     if (error instanceof Unreachable)
-      return { stdout: '', stderr: `gatehouse admin ${command.name}: ${error.message}\n`, exitCode: ADMIN_EXIT_CODES.network };
+      return {
+        stdout: '',
+        stderr: `gatehouse admin ${command.name}: ${error.message}\n`,
+        exitCode: ADMIN_EXIT_CODES.network,
+      };
     return {
       stdout: '',
       stderr: `gatehouse admin ${command.name}: ${error instanceof Error ? error.message : String(error)}\n`,

@@ -1,7 +1,15 @@
 import { memoryUserStore } from '@gatehousejs/core';
 import { describe, expect, it } from 'vitest';
 import { FakeBrowser } from '../../test/browser-flow';
-import { basic, ISSUER, issueTokens, post, type TestInstance, testHasher, testInstance } from '../../test/fixtures';
+import {
+  basic,
+  ISSUER,
+  issueTokens,
+  post,
+  type TestInstance,
+  testHasher,
+  testInstance,
+} from '../../test/fixtures';
 
 const CONSOLE = `${ISSUER}/admin/`;
 
@@ -79,7 +87,9 @@ describe('the operations console ({base}/admin/)', () => {
     expect(html).toContain('Signed in as demo');
     expect(html).toContain('Everything is working.');
     // Tokens were issued: a picture with a text alternative.
-    expect(html).toMatch(/<svg class="chart"[^>]*role="img"[^>]*aria-labelledby="tokens-chart-title tokens-chart-desc"/);
+    expect(html).toMatch(
+      /<svg class="chart"[^>]*role="img"[^>]*aria-labelledby="tokens-chart-title tokens-chart-desc"/,
+    );
     expect(html).toMatch(/<desc id="tokens-chart-desc">\d+ in the last hour: .*authorization_code \d+/);
     // The console's cookie is HttpOnly, SameSite, scoped to the console; it holds no refresh token.
     const cookies = [...browser.cookies.keys()];
@@ -96,7 +106,10 @@ describe('the operations console ({base}/admin/)', () => {
     expect(before).toContain('<svg class="chart"');
     const rowsBefore = before.match(/<tr>\n<td><code>/g)?.length ?? 0;
     // Signing with the new key at once (`now`): without it the next key waits for its lead time.
-    const rotated = await follow(browser, await browser.submit(formWith(before, 'Rotate keys'), { now: 'true' }));
+    const rotated = await follow(
+      browser,
+      await browser.submit(formWith(before, 'Rotate keys'), { now: 'true' }),
+    );
     expect(rotated.html).toContain('Keys rotated.');
     // One new next key per rotated algorithm (ES256 and RS256 here).
     expect(rotated.html.match(/<tr>\n<td><code>/g)?.length).toBeGreaterThan(rowsBefore);
@@ -110,7 +123,7 @@ describe('the operations console ({base}/admin/)', () => {
     expect(revoked.html).toContain('<span class="badge revoked">revoked</span>');
   });
 
-  it("finds a user, lists their sessions and grants, and revokes a grant: its refresh token is refused", async () => {
+  it('finds a user, lists their sessions and grants, and revokes a grant: its refresh token is refused', async () => {
     const t = await consoleInstance();
     const tokens = await issueTokens(t, 'read');
     const { browser } = await signInToConsole(t);
@@ -168,7 +181,8 @@ describe('the operations console ({base}/admin/)', () => {
     const form = formWith(keys, 'Rotate keys');
     expect((await browser.submit(form, { csrf_token: 'x'.repeat(43) })).status).toBe(403);
     expect(
-      (await browser.submit(form, {}, { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' })).status,
+      (await browser.submit(form, {}, { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' }))
+        .status,
     ).toBe(403);
     const after = await (await browser.get(`${ISSUER}/admin/keys`)).text();
     expect(after.match(/<tr>\n<td><code>/g)?.length).toBe(keys.match(/<tr>\n<td><code>/g)?.length);

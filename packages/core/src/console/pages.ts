@@ -39,8 +39,8 @@ import {
   type AdminUser,
   segment,
 } from './admin-api.js';
-import { consoleToken, finishSignIn, signedOutCookies, startSignIn } from './sign-in.js';
 import { CONSOLE_PATHS, type ConsoleSettings } from './settings.js';
+import { consoleToken, finishSignIn, signedOutCookies, startSignIn } from './sign-in.js';
 
 /*
  * The console's routes. Every page reads the admin API with the browser's console token (none: the
@@ -151,7 +151,8 @@ function consoleRoute(runtime: ConsoleRuntime, run: (call: ConsoleCall) => Promi
       return await run({ ctx, request, url, api, token });
     } catch (error) {
       if (error instanceof Interrupted) return interrupted(ctx, runtime, request, error);
-      if (error instanceof ProtocolError && error.status < 500) return errorPage(ctx, error, undefined, request);
+      if (error instanceof ProtocolError && error.status < 500)
+        return errorPage(ctx, error, undefined, request);
       throw error;
     }
   };
@@ -206,7 +207,10 @@ async function page(
     ...(notice === undefined ? {} : { notice }),
   };
   const html = consoleDocument(frame, title(frame), body(frame));
-  return htmlPage(html, withSources(ctx, { headers: csrf.setCookie ? { 'Set-Cookie': csrf.setCookie } : {} }));
+  return htmlPage(
+    html,
+    withSources(ctx, { headers: csrf.setCookie ? { 'Set-Cookie': csrf.setCookie } : {} }),
+  );
 }
 
 function series(values: Readonly<Record<string, readonly number[]>> | undefined) {
@@ -318,7 +322,12 @@ const users = (runtime: ConsoleRuntime) =>
     const found =
       query === ''
         ? undefined
-        : ok(await call.api.call<{ users?: AdminUser[] }>('GET', `/users?${new URLSearchParams({ q: query })}`));
+        : ok(
+            await call.api.call<{ users?: AdminUser[] }>(
+              'GET',
+              `/users?${new URLSearchParams({ q: query })}`,
+            ),
+          );
     let selected: UsersView['selected'];
     if (userId !== '') {
       const [sessions, grants] = await Promise.all([
@@ -370,7 +379,10 @@ const audit = (runtime: ConsoleRuntime) =>
     ) as Record<(typeof AUDIT_FILTERS)[number], string>;
     const query = new URLSearchParams(Object.entries(filters).filter(([, value]) => value !== ''));
     const answer = ok(
-      await call.api.call<{ records?: AdminAuditRecord[] }>('GET', `/audit${query.toString() === '' ? '' : `?${query}`}`),
+      await call.api.call<{ records?: AdminAuditRecord[] }>(
+        'GET',
+        `/audit${query.toString() === '' ? '' : `?${query}`}`,
+      ),
     );
     const records: AuditView['records'] = (answer?.records ?? []).map((record) => {
       const time = toMs(record.time);
@@ -431,8 +443,7 @@ function errorCode(answer: AdminAnswer): string {
 
 function required(params: Params, name: string): string {
   const value = params.get(name);
-  if (value === undefined || value.length > 512)
-    throw invalidRequest(`The form has no valid "${name}".`);
+  if (value === undefined || value.length > 512) throw invalidRequest(`The form has no valid "${name}".`);
   return value;
 }
 
@@ -498,7 +509,8 @@ const signOut: Handler = async (request, ctx) => {
   try {
     await checkFormPost(ctx, request, await readForm(request, ctx.limits.maxBodyBytes));
   } catch (error) {
-    if (error instanceof ProtocolError && error.status < 500) return errorPage(ctx, error, undefined, request);
+    if (error instanceof ProtocolError && error.status < 500)
+      return errorPage(ctx, error, undefined, request);
     throw error;
   }
   const headers = new Headers({ Location: ctx.site.basePath + PAGE_PATHS.logout });
@@ -513,7 +525,8 @@ const callback =
     try {
       return await finishSignIn(ctx, runtime.settings, runtime.answer(), request, url);
     } catch (error) {
-      if (error instanceof ProtocolError && error.status < 500) return errorPage(ctx, error, undefined, request);
+      if (error instanceof ProtocolError && error.status < 500)
+        return errorPage(ctx, error, undefined, request);
       throw error;
     }
   };

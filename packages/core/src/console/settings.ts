@@ -46,10 +46,13 @@ export function consoleSettings(
     });
   const scope = adminScope;
   if (enabled === true && scope === undefined)
-    throw new ConfigurationError('adminConsole: the console calls the admin API; turn it on with the admin option.', {
-      code: 'ERR_CONFIG_MISSING_OPTION',
-      option: 'adminConsole',
-    });
+    throw new ConfigurationError(
+      'adminConsole: the console calls the admin API; turn it on with the admin option.',
+      {
+        code: 'ERR_CONFIG_MISSING_OPTION',
+        option: 'adminConsole',
+      },
+    );
   if (enabled === false || scope === undefined) return undefined;
   return { scope, redirectUri: issuer + CONSOLE_PATHS.callback };
 }

@@ -106,7 +106,9 @@ export function consoleDocument(frame: ConsoleFrame, title: string, body: string
     (s) =>
       `<li><a href="${esc(frame.base + s.path)}"${s.section === frame.section ? ' aria-current="page"' : ''}>${esc(texts[s.text] as string)}</a></li>`,
   ).join('');
-  const who = frame.username ? `<p class="muted">${fill(texts.consoleSignedInAs, { user: frame.username })}</p>` : '';
+  const who = frame.username
+    ? `<p class="muted">${fill(texts.consoleSignedInAs, { user: frame.username })}</p>`
+    : '';
   const notice = frame.notice
     ? frame.notice.error
       ? `<div class="alert" role="alert">${fill(texts[frame.notice.text] as string, frame.notice.values)}</div>`
@@ -169,7 +171,9 @@ export function overviewBody(frame: ConsoleFrame, view: OverviewView): string {
             : esc(texts.consoleUnreachable)
         }</dd>
 <dt>${esc(texts.consoleRevocationLag)}</dt><dd>${
-          health.lagMs === null || health.lagMs === undefined ? esc(texts.consoleNotUsed) : `${esc(health.lagMs)} ms`
+          health.lagMs === null || health.lagMs === undefined
+            ? esc(texts.consoleNotUsed)
+            : `${esc(health.lagMs)} ms`
         }</dd>
 <dt>${esc(texts.consoleSigningKey)}</dt><dd><code>${esc(health.signingKid ?? '?')}</code></dd>
 </dl>`;
@@ -364,7 +368,8 @@ export function usersBody(frame: ConsoleFrame, view: UsersView): string {
 <tbody>
 ${selected.sessions
   .map(
-    (session) => `<tr><td><code>${esc(session.id)}</code></td><td>${timeElement(session.createdAt, locale)}</td><td>${timeElement(session.lastSeenAt, locale)}</td><td>${timeElement(session.expiresAt, locale)}</td><td>${esc(session.clients.join(', '))}</td><td>${actionForm(frame, '/sessions/revoke', { session_id: session.id, ...back }, texts.consoleRevoke, { target: session.id, danger: true })}</td></tr>`,
+    (session) =>
+      `<tr><td><code>${esc(session.id)}</code></td><td>${timeElement(session.createdAt, locale)}</td><td>${timeElement(session.lastSeenAt, locale)}</td><td>${timeElement(session.expiresAt, locale)}</td><td>${esc(session.clients.join(', '))}</td><td>${actionForm(frame, '/sessions/revoke', { session_id: session.id, ...back }, texts.consoleRevoke, { target: session.id, danger: true })}</td></tr>`,
   )
   .join('\n')}
 </tbody>
@@ -378,7 +383,8 @@ ${selected.sessions
 <tbody>
 ${selected.grants
   .map(
-    (grant) => `<tr><td><code>${esc(grant.id)}</code></td><td><code>${esc(grant.clientId)}</code></td><td>${esc(grant.scope)}</td><td>${timeElement(grant.createdAt, locale)}</td><td>${timeElement(grant.lastUsedAt, locale)}</td><td>${timeElement(grant.expiresAt, locale)}</td><td>${actionForm(frame, '/grants/revoke', { grant_id: grant.id, ...back }, texts.consoleRevoke, { target: `${grant.clientId} ${grant.id}`, danger: true })}</td></tr>`,
+    (grant) =>
+      `<tr><td><code>${esc(grant.id)}</code></td><td><code>${esc(grant.clientId)}</code></td><td>${esc(grant.scope)}</td><td>${timeElement(grant.createdAt, locale)}</td><td>${timeElement(grant.lastUsedAt, locale)}</td><td>${timeElement(grant.expiresAt, locale)}</td><td>${actionForm(frame, '/grants/revoke', { grant_id: grant.id, ...back }, texts.consoleRevoke, { target: `${grant.clientId} ${grant.id}`, danger: true })}</td></tr>`,
   )
   .join('\n')}
 </tbody>

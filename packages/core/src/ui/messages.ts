@@ -68,7 +68,8 @@ export const BUILT_IN_MESSAGES: Readonly<Record<string, PageTexts>> = {
     consoleSignOut: 'Sign out of the console',
     consoleRefused: 'Your account is not allowed to use the operations console.',
     consoleApiError: 'The admin API refused the request: {error}.',
-    consoleSignInExpired: 'The sign-in to the console has expired or was started elsewhere. Open the console again.',
+    consoleSignInExpired:
+      'The sign-in to the console has expired or was started elsewhere. Open the console again.',
     consoleHealth: 'Health',
     consoleStatusOk: 'Everything is working.',
     consoleStatusDegraded: 'Degraded: check the storage engine and the revocation channel.',
@@ -94,7 +95,8 @@ export const BUILT_IN_MESSAGES: Readonly<Record<string, PageTexts>> = {
     consoleWhy: 'Why this key signs:',
     consoleTimeline: 'Key timeline',
     consoleRotate: 'Rotate keys',
-    consoleRotateNow: 'Sign with the new key at once (relying parties that cached the key set refuse its tokens until they fetch it again)',
+    consoleRotateNow:
+      'Sign with the new key at once (relying parties that cached the key set refuse its tokens until they fetch it again)',
     consoleRevoke: 'Revoke',
     consoleRotated: 'Keys rotated.',
     consoleKeyRevoked: 'Key {kid} revoked.',
@@ -199,7 +201,8 @@ export const BUILT_IN_MESSAGES: Readonly<Record<string, PageTexts>> = {
     consoleSignOut: 'Quitter la console',
     consoleRefused: "Votre compte n'est pas autorisé à utiliser la console d'exploitation.",
     consoleApiError: "L'API d'administration a refusé la demande : {error}.",
-    consoleSignInExpired: 'La connexion à la console a expiré ou a été commencée ailleurs. Ouvrez de nouveau la console.',
+    consoleSignInExpired:
+      'La connexion à la console a expiré ou a été commencée ailleurs. Ouvrez de nouveau la console.',
     consoleHealth: 'Santé',
     consoleStatusOk: 'Tout fonctionne.',
     consoleStatusDegraded: 'Dégradé : vérifiez le moteur de stockage et le canal de révocation.',
@@ -225,7 +228,8 @@ export const BUILT_IN_MESSAGES: Readonly<Record<string, PageTexts>> = {
     consoleWhy: 'Pourquoi cette clé signe :',
     consoleTimeline: 'Chronologie des clés',
     consoleRotate: 'Renouveler les clés',
-    consoleRotateNow: "Signer tout de suite avec la nouvelle clé (les parties utilisatrices qui ont mis en cache le jeu de clés refusent ses jetons jusqu'à ce qu'elles le relisent)",
+    consoleRotateNow:
+      "Signer tout de suite avec la nouvelle clé (les parties utilisatrices qui ont mis en cache le jeu de clés refusent ses jetons jusqu'à ce qu'elles le relisent)",
     consoleRevoke: 'Révoquer',
     consoleRotated: 'Clés renouvelées.',
     consoleKeyRevoked: 'Clé {kid} révoquée.',
@@ -251,7 +255,8 @@ export const BUILT_IN_MESSAGES: Readonly<Record<string, PageTexts>> = {
     consoleLastUsed: 'Dernière utilisation',
     consoleRevokeUser: 'Révoquer toutes les sessions et tous les jetons de cet utilisateur',
     consoleSessionRevoked: 'Session révoquée.',
-    consoleGrantRevoked: "Autorisation révoquée : ses jetons de rafraîchissement et d'accès ne fonctionnent plus.",
+    consoleGrantRevoked:
+      "Autorisation révoquée : ses jetons de rafraîchissement et d'accès ne fonctionnent plus.",
     consoleUserRevoked: "Tout ce qui a été émis pour l'utilisateur est révoqué.",
     consoleFilter: 'Filtrer',
     consoleEventType: "Type d'événement",

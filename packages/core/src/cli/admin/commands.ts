@@ -49,7 +49,9 @@ function showKeys(body: unknown): string {
   const { signing, cost } = (body ?? {}) as { signing?: { kid?: unknown; why?: unknown }; cost?: unknown };
   return (
     table(list(body, 'keys'), KEY_COLUMNS) +
-    (signing ? `\nsigning: ${String(signing.kid ?? '-')}${signing.why ? ` (${String(signing.why)})` : ''}\n` : '') +
+    (signing
+      ? `\nsigning: ${String(signing.kid ?? '-')}${signing.why ? ` (${String(signing.why)})` : ''}\n`
+      : '') +
     (typeof cost === 'string' ? `cost: ${cost}\n` : '')
   );
 }
@@ -92,9 +94,14 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     operationId: 'metrics',
     request: () => ({ method: 'GET', path: '/metrics' }),
     show: (body) => {
-      const series = ((body ?? {}) as { series?: { tokensIssued?: unknown; refusals?: unknown } }).series ?? {};
+      const series =
+        ((body ?? {}) as { series?: { tokensIssued?: unknown; refusals?: unknown } }).series ?? {};
       const rows = [
-        ...seriesTotals(series.tokensIssued).map(([name, total]) => ({ counter: 'tokens issued', name, total })),
+        ...seriesTotals(series.tokensIssued).map(([name, total]) => ({
+          counter: 'tokens issued',
+          name,
+          total,
+        })),
         ...seriesTotals(series.refusals).map(([name, total]) => ({ counter: 'refusals', name, total })),
       ];
       return table(rows, [column('counter'), column('name'), column('total', { header: 'last hour' })]);
@@ -128,12 +135,18 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     options: '[--self]',
     summary: 'clients (--self: only the self-registered ones), with their origin',
     operationId: 'listClients',
-    request: (_, args) => ({ method: 'GET', path: args.flags.has('self') ? '/clients?registered=self' : '/clients' }),
+    request: (_, args) => ({
+      method: 'GET',
+      path: args.flags.has('self') ? '/clients?registered=self' : '/clients',
+    }),
     show: (body) =>
       table(list(body, 'clients'), [
         column('clientId', { header: 'client id' }),
         column('name'),
-        { header: 'registered', value: (row) => (row.selfRegistered ? `self (${String(row.origin ?? '?')})` : 'host') },
+        {
+          header: 'registered',
+          value: (row) => (row.selfRegistered ? `self (${String(row.origin ?? '?')})` : 'host'),
+        },
         column('grantTypes', { header: 'grant types' }),
         column('createdAt', { header: 'created', time: true }),
       ]),
@@ -152,7 +165,8 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     summary: 'find users by id or username',
     operationId: 'findUsers',
     request: (q) => ({ method: 'GET', path: `/users?${new URLSearchParams({ q })}` }),
-    show: (body) => table(list(body, 'users'), [column('id'), column('username'), column('name')], '(no user found)'),
+    show: (body) =>
+      table(list(body, 'users'), [column('id'), column('username'), column('name')], '(no user found)'),
   },
   {
     name: 'sessions list',
@@ -219,7 +233,13 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
     operationId: 'readAudit',
     request: (_, args) => {
       const query = new URLSearchParams();
-      const filters = { type: 'type', subject: 'subject', client: 'clientId', since: 'since', limit: 'limit' } as const;
+      const filters = {
+        type: 'type',
+        subject: 'subject',
+        client: 'clientId',
+        since: 'since',
+        limit: 'limit',
+      } as const;
       for (const [option, parameter] of Object.entries(filters)) {
         const value = args.options[option];
         if (value !== undefined) query.set(parameter, value);
@@ -227,17 +247,24 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
       return { method: 'GET', path: `/audit${query.toString() === '' ? '' : `?${query}`}` };
     },
     show: (body) =>
-      table(list(body, 'records'), [
-        column('time'),
-        column('type'),
-        { header: 'outcome', value: (row) => [row.outcome, row.reason].filter(Boolean).join(': ') },
-        column('subject'),
-        column('clientId', { header: 'client id' }),
-        { header: 'actor', value: (row) => {
-          const actor = row.actor as { clientId?: unknown; subject?: unknown } | undefined;
-          return actor ? [actor.subject, actor.clientId].filter(Boolean).join('@') : undefined;
-        } },
-      ], '(no record)'),
+      table(
+        list(body, 'records'),
+        [
+          column('time'),
+          column('type'),
+          { header: 'outcome', value: (row) => [row.outcome, row.reason].filter(Boolean).join(': ') },
+          column('subject'),
+          column('clientId', { header: 'client id' }),
+          {
+            header: 'actor',
+            value: (row) => {
+              const actor = row.actor as { clientId?: unknown; subject?: unknown } | undefined;
+              return actor ? [actor.subject, actor.clientId].filter(Boolean).join('@') : undefined;
+            },
+          },
+        ],
+        '(no record)',
+      ),
   },
 ];
 
@@ -248,7 +275,8 @@ export function findCommand(words: readonly string[]): { command: AdminCommand; 
     if (parts.some((part, i) => words[i] !== part)) continue;
     const rest = words.slice(parts.length);
     if (command.operand === undefined) {
-      if (rest.length > 0) throw new UsageProblem(`${command.name} takes no operand (got ${rest.join(' ')}).`);
+      if (rest.length > 0)
+        throw new UsageProblem(`${command.name} takes no operand (got ${rest.join(' ')}).`);
       return { command, operand: '' };
     }
     if (rest.length !== 1 || rest[0] === '')

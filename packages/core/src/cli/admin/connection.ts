@@ -35,7 +35,12 @@ async function send(fetch: Fetch, url: string, init: RequestInit): Promise<Respo
   try {
     return await fetch(url, { ...init, redirect: 'manual' });
   } catch (error) {
-    const cause = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+    const cause =
+      error instanceof Error
+        ? error.cause instanceof Error
+          ? error.cause.message
+          : error.message
+        : String(error);
     throw new Unreachable(`Could not reach ${new URL(url).origin}: ${cause}`);
   }
 }
@@ -95,7 +100,11 @@ export async function accessToken(fetch: Fetch, credentials: Credentials): Promi
   });
   const body = (await json(response)) as { access_token?: unknown };
   if (response.status !== 200 || typeof body.access_token !== 'string')
-    throw new Refused(`The token endpoint refused the client: ${describeError(response.status, body)}`, response.status, body);
+    throw new Refused(
+      `The token endpoint refused the client: ${describeError(response.status, body)}`,
+      response.status,
+      body,
+    );
   return body.access_token;
 }
 

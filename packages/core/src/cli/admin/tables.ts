@@ -12,7 +12,8 @@ export function cell(value: unknown, time = false): string {
   if (typeof value === 'object') return JSON.stringify(value);
   // One line per row: control characters (a newline in a self-chosen client name) are shown escaped.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: escaping control characters is the point.
-  return String(value).replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const controls = /[\u0000-\u001f\u007f]/g;
+  return String(value).replace(controls, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
 /** A column: its header and how a row's cell is read. */
@@ -24,7 +25,11 @@ export interface Column {
 
 /** A column of the row member `name`. */
 export function column(name: string, options: { header?: string; time?: boolean } = {}): Column {
-  return { header: options.header ?? name, value: (row) => row[name], ...(options.time ? { time: true } : {}) };
+  return {
+    header: options.header ?? name,
+    value: (row) => row[name],
+    ...(options.time ? { time: true } : {}),
+  };
 }
 
 /** `rows` as an aligned table with a header line; `empty` when there are none. */

@@ -310,7 +310,7 @@ function checkResult(
   let consent: StoredResult['consent'];
   if (result.consent !== undefined && auth.device)
     invalid(
-      'A sign-in for a device or an account page takes no consent: the user confirms on the instance\'s own page.',
+      "A sign-in for a device or an account page takes no consent: the user confirms on the instance's own page.",
     );
   if (result.consent !== undefined) {
     const given = result.consent;
