@@ -201,7 +201,7 @@ describe.skipIf(skip !== undefined)('the operations console and connected apps i
     expect(await page.locator('table').textContent()).toContain('admin.action');
     await screenshot(page, 'console-audit.png');
     await Promise.all([context.close(), demoContext.close()]);
-  });
+  }, 120_000);
 
   it('refuses demo the console', async () => {
     const context = await browser.newContext();
@@ -217,7 +217,7 @@ describe.skipIf(skip !== undefined)('the operations console and connected apps i
     expect(again?.status()).toBe(403);
     await screenshot(page, 'console-refused.png');
     await context.close();
-  });
+  }, 60_000);
 
   it('lets demo revoke an application on the connected apps page; its refresh token is then refused', async () => {
     const context = await browser.newContext({ viewport: { width: 600, height: 900 } });
@@ -239,7 +239,7 @@ describe.skipIf(skip !== undefined)('the operations console and connected apps i
     await screenshot(page, 'account-apps-revoked.png');
     expect(await refresh(server, refresh_token)).toEqual({ status: 400, error: 'invalid_grant' });
     await context.close();
-  });
+  }, 60_000);
 
   it('signs a browser without a session in first, then shows the connected apps page', async () => {
     const context = await browser.newContext({ locale: 'fr-FR' });
@@ -256,5 +256,5 @@ describe.skipIf(skip !== undefined)('the operations console and connected apps i
     expect(await page.textContent('h1')).toBe('Applications connectées');
     await screenshot(page, 'account-apps-fr.png');
     await context.close();
-  });
+  }, 60_000);
 });
