@@ -117,7 +117,7 @@ describe('gatehouse admin against the demo', () => {
     const audit = await admin('audit', '--type', 'token.issued', '--limit', '3', '--json');
     expect(audit.code).toBe(0);
     expect(Array.isArray(JSON.parse(audit.stdout).records)).toBe(true);
-  });
+  }, 60_000);
 
   it('rotates a key, revokes it, and lists the keys with why the signing key signs', async () => {
     const rotated = JSON.parse((await admin('keys', 'rotate', '--json')).stdout);
@@ -128,7 +128,7 @@ describe('gatehouse admin against the demo', () => {
     const listed = await admin('keys', 'list');
     expect(listed.stdout).toMatch(new RegExp(`${next.kid}\\s+\\S+\\s+revoked`));
     expect(listed.stdout).toMatch(/\nsigning: \S+ \(.+\)\n/);
-  });
+  }, 60_000);
 
   it("lists and revokes a user's sessions and grants, then everything of the user", async () => {
     await demoGrant(server);
@@ -153,7 +153,7 @@ describe('gatehouse admin against the demo', () => {
     const revoked = await admin('user', 'revoke', 'user-demo');
     expect(revoked).toMatchObject({ code: 0 });
     expect(revoked.stdout).toMatch(/^Revoked user user-demo: \d+ session\(s\), \d+ grant\(s\)\.\n$/);
-  });
+  }, 60_000);
 
   it('exits 1 when refused, 2 for a wrong command line, 3 when the instance is not reached', async () => {
     const wrong = await gatehouse([
@@ -193,5 +193,5 @@ describe('gatehouse admin against the demo', () => {
       'x',
     ]);
     expect(down.code).toBe(3);
-  });
+  }, 60_000);
 });
