@@ -620,7 +620,9 @@ export interface UiOptions {
    * built-in ones of that language (`en` and `fr` are built in) or add a language. A page is shown in
    * the first language of the request's `ui_locales`, then of the browser's `Accept-Language`, that
    * the catalog has; texts a language lacks come from English. `{client}`, `{host}`, `{user}`,
-   * `{allow}` and `{deny}` are filled in. The device verification pages follow `Accept-Language`.
+   * `{date}`, `{allow}` and `{deny}` are filled in (the console's texts also `{kid}`, `{ms}`,
+   * `{error}`, `{total}` and `{parts}`). The device verification, connected apps and console pages
+   * follow `Accept-Language`.
    */
   readonly messages?: Readonly<Record<string, UiTexts>>;
   /**
