@@ -17,7 +17,9 @@ describe('the demo admin API seeds', () => {
     const demo = await createDemo({ port: 3000, warn: () => {} });
     const { gatehouse, issuer } = demo;
     const admin = (path: string, token: string) =>
-      gatehouse.fetch(new Request(`${issuer}/admin/v1${path}`, { headers: { Authorization: `Bearer ${token}` } }));
+      gatehouse.fetch(
+        new Request(`${issuer}/admin/v1${path}`, { headers: { Authorization: `Bearer ${token}` } }),
+      );
 
     const response = await gatehouse.fetch(
       new Request(`${issuer}/oauth2/v1/token`, {
@@ -39,7 +41,12 @@ describe('the demo admin API seeds', () => {
     /** A user's access token for demo-client with the admin scope, through the login page. */
     const userToken = async (username: string, password: string) => {
       const browser = new FakeBrowser(gatehouse);
-      const resumed = await signIn(browser, authorizeUrl({ scope: `openid ${DEMO.admin.scope}` }), username, password);
+      const resumed = await signIn(
+        browser,
+        authorizeUrl({ scope: `openid ${DEMO.admin.scope}` }),
+        username,
+        password,
+      );
       const code = callbackParams(resumed).get('code')!;
       const tokens = await gatehouse.fetch(
         new Request(`${issuer}/oauth2/v1/token`, {
@@ -59,8 +66,12 @@ describe('the demo admin API seeds', () => {
       return body.access_token;
     };
     const adminToken = await userToken(DEMO.admin.user.username, DEMO.admin.user.password);
-    const users = (await (await admin(`/users?q=${DEMO.user.id}`, adminToken)).json()) as { users: unknown[] };
-    expect(users.users).toEqual([{ id: DEMO.user.id, username: DEMO.user.username, name: DEMO.user.claims.name }]);
+    const users = (await (await admin(`/users?q=${DEMO.user.id}`, adminToken)).json()) as {
+      users: unknown[];
+    };
+    expect(users.users).toEqual([
+      { id: DEMO.user.id, username: DEMO.user.username, name: DEMO.user.claims.name },
+    ]);
     const demoToken = await userToken(DEMO.user.username, DEMO.user.password);
     const refused = await admin('/keys', demoToken);
     expect(refused.status).toBe(403);

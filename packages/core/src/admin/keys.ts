@@ -5,7 +5,7 @@ import type { SigningAlgorithm } from '../tokens/keys.js';
 import type { KeyRotationSettings } from '../tokens/rotation/settings.js';
 import type { SigningKeyInfo, SigningKeys } from '../tokens/rotation/signing-keys.js';
 import { earliestStart } from '../tokens/rotation/stored-keys.js';
-import { duration } from './wording.js';
+import { ago, duration } from './wording.js';
 
 /*
  * The keys as the admin API shows them: each key's state with since and until when, and why the
@@ -72,7 +72,8 @@ export const REVOKED_KEYS_TTL_MS = 30 * 86_400_000;
 
 type KeysContext = Pick<Context, 'clock' | 'keys' | 'storage' | 'logger'>;
 
-const iso = (at: EpochMs | undefined): string | null => (at === undefined ? null : new Date(at).toISOString());
+const iso = (at: EpochMs | undefined): string | null =>
+  at === undefined ? null : new Date(at).toISOString();
 
 async function revokedKeys(ctx: Pick<Context, 'clock' | 'storage'>): Promise<RevokedKey[]> {
   const now = ctx.clock.now();
@@ -103,10 +104,14 @@ async function rememberRevocation(ctx: KeysContext, revoked: RevokedKey): Promis
       const value = JSON.stringify([revoked, ...kept].slice(0, MAX_REVOKED_KEYS));
       const expiresAt = now + REVOKED_KEYS_TTL_MS;
       const written =
-        raw === null ? await kv.add(REVOKED_KEYS_KEY, value, expiresAt, now) : await kv.swap(REVOKED_KEYS_KEY, raw, value, expiresAt, now);
+        raw === null
+          ? await kv.add(REVOKED_KEYS_KEY, value, expiresAt, now)
+          : await kv.swap(REVOKED_KEYS_KEY, raw, value, expiresAt, now);
       if (written) return;
     }
-    ctx.logger.warn('gatehouse: the admin API could not record a key revocation (too many concurrent writes)');
+    ctx.logger.warn(
+      'gatehouse: the admin API could not record a key revocation (too many concurrent writes)',
+    );
   } catch (error) {
     ctx.logger.warn('gatehouse: the admin API could not record a key revocation', error);
   }
@@ -138,16 +143,20 @@ export async function keysView(
     });
   }
   // Keys of the `keys` option still verify (and sign the algorithms not rotated).
+  const revokedKids = new Set(revoked.map((entry) => entry.kid));
   for (const [kid, alg] of keySet.keyAlgorithms) {
-    if (storedKids.has(kid)) continue;
+    if (storedKids.has(kid) || revokedKids.has(kid)) continue;
     keys.push(optionKey(ctx, kid, alg));
   }
+  // A rotated algorithm's signing key is the stored one signing now (read from storage above: the
+  // request's key set may predate a rotation this request made); the others, the `keys` option's.
   const signingKeys = [...keySet.signers.values()].map((signer): SigningExplanation => {
-    if (!rotation.algorithms.includes(signer.algorithm))
-      return { kid: signer.kid, alg: signer.algorithm, why: optionWhy(signer.kid, signer.algorithm) };
     const ofAlgorithm = stored.filter((key) => key.algorithm === signer.algorithm);
+    const signing = ofAlgorithm.find((key) => key.state === 'signing');
+    if (!rotation.algorithms.includes(signer.algorithm) || signing === undefined)
+      return { kid: signer.kid, alg: signer.algorithm, why: optionWhy(signer.kid, signer.algorithm) };
     return {
-      kid: signer.kid,
+      kid: signing.kid,
       alg: signer.algorithm,
       why: storedWhy(
         ofAlgorithm,
@@ -193,7 +202,15 @@ function storedKey(key: SigningKeyInfo): AdminKey {
 
 function optionKey(ctx: Pick<Context, 'keys'>, kid: string, alg: SigningAlgorithm): AdminKey {
   const signs = ctx.keys.signers.get(alg)?.kid === kid;
-  return { kid, alg, state: signs ? 'signing' : 'retired', since: null, until: null, publishedAt: null, source: 'option' };
+  return {
+    kid,
+    alg,
+    state: signs ? 'signing' : 'retired',
+    since: null,
+    until: null,
+    publishedAt: null,
+    source: 'option',
+  };
 }
 
 function optionWhy(kid: string, alg: string): string {
@@ -244,23 +261,26 @@ export function storedWhy(
   if (lastRevoked !== undefined && signing.signsFrom < lastRevoked.revokedAt - 1000) {
     // signingKeyAt: with the signing key gone, the latest key already started signs again.
     parts.push(
-      `revoking the signing key ${lastRevoked.kid} ${duration(now - lastRevoked.revokedAt)} ago brought back the previous one`,
+      `revoking the signing key ${lastRevoked.kid} ${ago(now - lastRevoked.revokedAt)} brought back the previous one`,
     );
   } else if (lastRevoked !== undefined && Math.abs(signing.signsFrom - lastRevoked.revokedAt) <= 1000) {
     parts.push(
-      `revoking the signing key ${lastRevoked.kid} ${duration(now - lastRevoked.revokedAt)} ago made the next key sign at once`,
+      `revoking the signing key ${lastRevoked.kid} ${ago(now - lastRevoked.revokedAt)} made the next key sign at once`,
     );
   } else if (signing.signsFrom === signing.publishedAt) {
     parts.push(
-      `it was made to sign at once ${duration(now - signing.signsFrom)} ago, when the instance had no key to sign with (no relying party could have cached it)`,
+      `it was made to sign at once ${ago(now - signing.signsFrom)}, when the instance had no key to sign with (no relying party could have cached it)`,
     );
-  } else if (previous !== undefined && signing.signsFrom - previous.signsFrom < rotation.rotateEveryMs - 1000) {
+  } else if (
+    previous !== undefined &&
+    signing.signsFrom - previous.signsFrom < rotation.rotateEveryMs - 1000
+  ) {
     parts.push(
-      `a rotation on demand made it sign ${duration(now - signing.signsFrom)} ago, ${duration(signing.signsFrom - signing.publishedAt)} after it was published`,
+      `a rotation on demand made it sign ${ago(now - signing.signsFrom)}, ${duration(signing.signsFrom - signing.publishedAt)} after it was published`,
     );
   } else {
     parts.push(
-      `it took over on schedule ${duration(now - signing.signsFrom)} ago (every ${duration(rotation.rotateEveryMs)})`,
+      `it took over on schedule ${ago(now - signing.signsFrom)} (every ${duration(rotation.rotateEveryMs)})`,
     );
   }
   if (next !== undefined) {
@@ -291,10 +311,10 @@ export async function rotateKeys(
     const published = at - key.publishedAt;
     const lead = duration(rotation.leadTimeMs);
     if (key.signsFrom > at)
-      return `No cost: ${key.kid} signs in ${duration(key.signsFrom - at)}, once it has been published for its ${lead} lead time; relying parties that cached the key set have time to fetch it.`;
+      return `No cost: the ${key.algorithm} key ${key.kid} signs in ${duration(key.signsFrom - at)}, once it has been published for its ${lead} lead time; relying parties that cached the key set have time to fetch it.`;
     if (published < rotation.leadTimeMs + rotation.refreshMs)
-      return `${key.kid} signs now, ${duration(published)} into its ${lead} lead time: relying parties that cached the key set before it was published (they may keep it ${maxAge}) refuse its tokens until they fetch the key set again, and other processes of this issuer learn it within ${duration(rotation.refreshMs)} (at once on its first token).`;
-    return `No cost: ${key.kid} signs now, after its whole ${lead} lead time in the key set.`;
+      return `The ${key.algorithm} key ${key.kid} signs now, ${duration(published)} into its ${lead} lead time: relying parties that cached the key set before it was published (they may keep it ${maxAge}) refuse its tokens until they fetch the key set again, and other processes of this issuer learn it within ${duration(rotation.refreshMs)} (at once on its first token).`;
+    return `No cost: the ${key.algorithm} key ${key.kid} signs now, after its whole ${lead} lead time in the key set.`;
   });
   return {
     ...view,

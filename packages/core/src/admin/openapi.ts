@@ -60,7 +60,12 @@ export function openApiDocument(
     const success = operation.response
       ? { 200: { description: 'OK', content: { 'application/json': { schema: operation.response } } } }
       : { 204: { description: 'Done (no content).' } };
-    const responses: Record<string, unknown> = { ...success, 400: ERRORS[400], 401: ERRORS[401], 403: ERRORS[403] };
+    const responses: Record<string, unknown> = {
+      ...success,
+      400: ERRORS[400],
+      401: ERRORS[401],
+      403: ERRORS[403],
+    };
     for (const status of operation.errors ?? []) responses[status] = ERRORS[status];
     paths[operation.path] ??= {};
     paths[operation.path]![operation.method.toLowerCase()] = {
@@ -97,7 +102,10 @@ export function openApiDocument(
           description:
             'Access tokens of this instance. DPoP-bound tokens (RFC 9449) are presented with `Authorization: DPoP` and a `DPoP` proof.',
           flows: {
-            clientCredentials: { tokenUrl: `${issuer}${ENDPOINTS.token}`, scopes: { [scope]: 'Administer the instance' } },
+            clientCredentials: {
+              tokenUrl: `${issuer}${ENDPOINTS.token}`,
+              scopes: { [scope]: 'Administer the instance' },
+            },
             authorizationCode: {
               authorizationUrl: `${issuer}${ENDPOINTS.authorization}`,
               tokenUrl: `${issuer}${ENDPOINTS.token}`,

@@ -1,17 +1,17 @@
 import type { Context } from '../context.js';
 import { oauthError } from '../errors.js';
-import type { ClientRecord, RegisteredClient, UserRecord } from '../storage/types.js';
 import { listGrants, revokeUserGrant } from '../revocation/user-grants.js';
 import { revokeUser } from '../revocation/user-revocation.js';
 import { listSessions, revokeSession } from '../session/user-sessions.js';
+import type { ClientRecord, RegisteredClient, UserRecord } from '../storage/types.js';
 import type { KeyRotationSettings } from '../tokens/rotation/settings.js';
 import type { PendingSigningKeys } from '../tokens/rotation/signing-keys.js';
+import { instanceHealth } from './health.js';
 import { parseUserScopedId, userScopedId } from './ids.js';
 import { keysView, revokeKey, rotateKeys } from './keys.js';
 import { AUDIT_RECORDS } from './recorder.js';
 import { list, object, ref, type Schema } from './schemas.js';
 import type { AdminSettings } from './settings.js';
-import { instanceHealth } from './health.js';
 
 /*
  * The admin API's one route table: every operation's method, path, parameters, answer schema and
@@ -151,7 +151,9 @@ export function adminOperations(deps: AdminDependencies): readonly AdminOperatio
       handle: async ({ ctx, body }) => {
         const now = body.now ?? false;
         if (typeof now !== 'boolean') throw oauthError('invalid_request', 'now: expected a boolean.');
-        return ok(await rotateKeys(ctx, await keys(), keyRotation, now), { target: now ? 'now' : 'scheduled' });
+        return ok(await rotateKeys(ctx, await keys(), keyRotation, now), {
+          target: now ? 'now' : 'scheduled',
+        });
       },
     },
     {
@@ -189,7 +191,7 @@ export function adminOperations(deps: AdminDependencies): readonly AdminOperatio
           typeof listing === 'function'
             ? await listing.call(ctx.storage.clients, ctx.clock.now(), MAX_LISTED_CLIENTS)
             : [];
-        const clients = own.map(registeredClient);
+        const clients: Record<string, unknown>[] = own.map(registeredClient);
         if (registered === undefined)
           for (const client of hostClients ?? []) {
             if (clients.length >= MAX_LISTED_CLIENTS) break;
@@ -211,7 +213,10 @@ export function adminOperations(deps: AdminDependencies): readonly AdminOperatio
         const registration = await ctx.storage.clients.findClient(clientId, ctx.clock.now());
         if (registration === null) {
           if (hostClients?.some((client) => client.id === clientId))
-            throw oauthError('not_deletable', "This client is the host's: remove it from the host's client store.");
+            throw oauthError(
+              'not_deletable',
+              "This client is the host's: remove it from the host's client store.",
+            );
           throw notFound('self-registered client');
         }
         await ctx.storage.clients.deleteClient(clientId);
@@ -269,7 +274,9 @@ export function adminOperations(deps: AdminDependencies): readonly AdminOperatio
             expiresAt: iso(session.expiresAt),
             clients: [
               ...new Set(
-                tokens.filter((token) => token.sessionId === session.sessionId).map((token) => token.clientId),
+                tokens
+                  .filter((token) => token.sessionId === session.sessionId)
+                  .map((token) => token.clientId),
               ),
             ],
           })),
@@ -327,7 +334,8 @@ export function adminOperations(deps: AdminDependencies): readonly AdminOperatio
       errors: [404],
       handle: async ({ ctx, params }) => {
         const parsed = parseUserScopedId(params.grantId!);
-        if (!parsed || typeof ctx.storage.grants.listUserRefreshTokens !== 'function') throw notFound('grant');
+        if (!parsed || typeof ctx.storage.grants.listUserRefreshTokens !== 'function')
+          throw notFound('grant');
         if (!(await revokeUserGrant(ctx, parsed.userId, parsed.id))) throw notFound('grant');
         return { status: 204, action: { target: parsed.id, userId: parsed.userId } };
       },
@@ -339,12 +347,17 @@ export function adminOperations(deps: AdminDependencies): readonly AdminOperatio
       summary: 'Revoke everything of a user',
       description:
         'As `gatehouse.revokeUser(userId, { reason: "admin" })`: every token, code, session and consent issued to the user so far stops working, on every instance sharing the store. Answers how many sessions and grants were live.',
-      response: object({ sessions: { type: 'integer', minimum: 0 }, grants: { type: 'integer', minimum: 0 } }),
+      response: object({
+        sessions: { type: 'integer', minimum: 0 },
+        grants: { type: 'integer', minimum: 0 },
+      }),
       handle: async ({ ctx, params }) => {
         const userId = params.userId!;
         const sessions = (await listSessions(ctx, userId)).length;
         const grants =
-          typeof ctx.storage.grants.listUserRefreshTokens === 'function' ? (await listGrants(ctx, userId)).length : 0;
+          typeof ctx.storage.grants.listUserRefreshTokens === 'function'
+            ? (await listGrants(ctx, userId)).length
+            : 0;
         await revokeUser(ctx, userId, { reason: 'admin' });
         return ok({ sessions, grants }, { target: userId, userId });
       },
@@ -377,7 +390,12 @@ export function adminOperations(deps: AdminDependencies): readonly AdminOperatio
         if (!/^\d+$/.test(limitText) || limit < 1 || limit > MAX_AUDIT_LIMIT)
           throw oauthError('invalid_request', `limit: expected a whole number from 1 to ${MAX_AUDIT_LIMIT}.`);
         const sinceText = queryValue(query, 'since');
-        const since = sinceText === undefined ? undefined : /^\d+$/.test(sinceText) ? Number(sinceText) : Date.parse(sinceText);
+        const since =
+          sinceText === undefined
+            ? undefined
+            : /^\d+$/.test(sinceText)
+              ? Number(sinceText)
+              : Date.parse(sinceText);
         if (since !== undefined && !Number.isFinite(since))
           throw oauthError('invalid_request', 'since: expected an ISO 8601 instant or epoch milliseconds.');
         const type = queryValue(query, 'type');

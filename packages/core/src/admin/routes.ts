@@ -52,7 +52,10 @@ function operationHandler(
   const pattern = operation.path.split('/').slice(1);
   return async (request: Request, ctx: Context, url: URL) => {
     const actor = await adminCaller(ctx, dpop, settings, authentication, request);
-    const params = pathParameters(pattern, url.pathname.slice(ctx.site.basePath.length + ADMIN_PREFIX.length));
+    const params = pathParameters(
+      pattern,
+      url.pathname.slice(ctx.site.basePath.length + ADMIN_PREFIX.length),
+    );
     if (params === undefined) throw oauthError('not_found', 'No such resource.');
     const body = operation.method === 'POST' ? await jsonBody(request, ctx) : {};
     const answer = await operation.handle({ ctx, params, query: url.searchParams, body });
@@ -79,7 +82,8 @@ function pathParameters(pattern: readonly string[], path: string): Record<string
     } catch {
       return undefined;
     }
-    if (value === '' || value.length > MAX_PARAMETER_LENGTH || unstorableText(value) !== undefined) return undefined;
+    if (value === '' || value.length > MAX_PARAMETER_LENGTH || unstorableText(value) !== undefined)
+      return undefined;
     params[name] = value;
   }
   return params;

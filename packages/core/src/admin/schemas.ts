@@ -8,7 +8,10 @@ type Schema = Readonly<Record<string, unknown>>;
 const text: Schema = { type: 'string' };
 const time: Schema = { type: 'string', format: 'date-time' };
 const nullable = (schema: Schema): Schema => ({ oneOf: [schema, { type: 'null' }] });
-const object = (properties: Record<string, Schema>, required: readonly string[] = Object.keys(properties)): Schema => ({
+const object = (
+  properties: Record<string, Schema>,
+  required: readonly string[] = Object.keys(properties),
+): Schema => ({
   type: 'object',
   properties,
   required: [...required],
@@ -22,21 +25,16 @@ const counters: Schema = {
 };
 
 export const SCHEMAS = {
-  Error: object(
-    { error: text, error_description: text },
-    ['error'],
-  ),
-  Key: object(
-    {
-      kid: text,
-      alg: text,
-      state: { type: 'string', enum: ['next', 'signing', 'retired', 'revoked'] },
-      since: nullable(time),
-      until: nullable(time),
-      publishedAt: nullable(time),
-      source: { type: 'string', enum: ['stored', 'option'] },
-    },
-  ),
+  Error: object({ error: text, error_description: text }, ['error']),
+  Key: object({
+    kid: text,
+    alg: text,
+    state: { type: 'string', enum: ['next', 'signing', 'retired', 'revoked'] },
+    since: nullable(time),
+    until: nullable(time),
+    publishedAt: nullable(time),
+    source: { type: 'string', enum: ['stored', 'option'] },
+  }),
   SigningKey: object({ kid: text, alg: text, why: text }),
   Keys: object(
     {
@@ -108,20 +106,18 @@ export const SCHEMAS = {
     },
     required: ['time', 'type', 'instance', 'outcome'],
   },
-  Health: object(
-    {
-      status: { type: 'string', enum: ['ok', 'degraded'] },
-      engine: object({ reachable: { type: 'boolean' }, latencyMs: nullable({ type: 'number' }) }),
-      revocations: object(
-        { pushed: { type: 'boolean' }, live: { type: 'boolean' }, lagMs: nullable({ type: 'number' }) },
-        ['pushed', 'lagMs'],
-      ),
-      keys: object(
-        { signing: text, states: { type: 'object', additionalProperties: text } },
-        ['signing', 'states'],
-      ),
-    },
-  ),
+  Health: object({
+    status: { type: 'string', enum: ['ok', 'degraded'] },
+    engine: object({ reachable: { type: 'boolean' }, latencyMs: nullable({ type: 'number' }) }),
+    revocations: object(
+      { pushed: { type: 'boolean' }, live: { type: 'boolean' }, lagMs: nullable({ type: 'number' }) },
+      ['pushed', 'lagMs'],
+    ),
+    keys: object({ signing: text, states: { type: 'object', additionalProperties: text } }, [
+      'signing',
+      'states',
+    ]),
+  }),
   Metrics: object({
     since: time,
     until: time,
@@ -130,5 +126,5 @@ export const SCHEMAS = {
   }),
 } as const satisfies Record<string, Schema>;
 
-export { list, object, ref };
 export type { Schema };
+export { list, object, ref };

@@ -9,3 +9,8 @@ export function duration(ms: number): string {
   const days = Math.round(hours / 24);
   return `${days} days`;
 }
+
+/** How long ago, in words: `just now` under a second, else `3 s ago`, `2 days ago`. */
+export function ago(ms: number): string {
+  return ms < 1000 ? 'just now' : `${duration(ms)} ago`;
+}

@@ -1,8 +1,8 @@
 import { isStoreFull } from '../storage/store-full.js';
 import type { ClientRegistry, RegisteredClient } from '../storage/types.js';
 import type { CaseContext } from './conformance-api.js';
-import { optionalCase } from './skip.js';
 import { baseTime, freshId } from './records.js';
+import { optionalCase } from './skip.js';
 
 /** A registration of a fresh public client, registered at `now`. */
 export function registeredClient(now: number, overrides: Partial<RegisteredClient> = {}): RegisteredClient {
@@ -140,7 +140,9 @@ export function registryCases({ api, storage, engine, concurrency }: CaseContext
         const saved = [older, newer, lapsed, deleted];
         for (const registration of saved) await clients.saveClient(registration);
         await clients.deleteClient(deleted.client.id);
-        const listed = (await list(now + 10, 100)).filter((r) => saved.some((s) => s.client.id === r.client.id));
+        const listed = (await list(now + 10, 100)).filter((r) =>
+          saved.some((s) => s.client.id === r.client.id),
+        );
         expect(listed).toEqual([newer, older]);
         if (target) expect((await list(now + 10, 1)).length).toBe(1);
       },

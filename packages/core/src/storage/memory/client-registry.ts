@@ -114,7 +114,8 @@ export function memoryClientRegistry(options: MemoryClientRegistryOptions = {}):
     },
     async listClients(now, limit) {
       const live: RegisteredClient[] = [];
-      for (const { registration, expiresAt } of clients.values()) if (expiresAt > now) live.push(registration);
+      for (const { registration, expiresAt } of clients.values())
+        if (expiresAt > now) live.push(registration);
       return live
         .sort((a, b) => b.registeredAt - a.registeredAt || (a.client.id < b.client.id ? -1 : 1))
         .slice(0, limit);
