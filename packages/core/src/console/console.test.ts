@@ -132,8 +132,8 @@ describe('the operations console ({base}/admin/)', () => {
     expect(found).toContain('<a href="/demo/admin/users?q=user-1&amp;user=user-1">');
     const user = await browser.get(`${ISSUER}/admin/users?q=user-1&user=user-1`);
     const html = await user.text();
-    expect(html).toContain('<caption>Sessions</caption>');
-    expect(html).toContain('<caption>Grants</caption>');
+    expect(html).toContain('<caption class="vh">Sessions</caption>');
+    expect(html).toContain('<caption class="vh">Grants</caption>');
     const grantForm = formWith(html, 'name="grant_id"');
     const done = await follow(browser, await browser.submit(grantForm));
     expect(done.html).toContain('Grant revoked');

@@ -363,7 +363,7 @@ export function usersBody(frame: ConsoleFrame, view: UsersView): string {
     selected.sessions.length === 0
       ? `<p>${esc(texts.consoleNoSessions)}</p>`
       : `<table>
-<caption>${esc(texts.consoleSessions)}</caption>
+<caption class="vh">${esc(texts.consoleSessions)}</caption>
 <thead><tr><th scope="col">id</th><th scope="col">${esc(texts.consoleCreated)}</th><th scope="col">${esc(texts.consoleLastSeen)}</th><th scope="col">${esc(texts.consoleEnds)}</th><th scope="col">${esc(texts.consoleClients)}</th><th scope="col">${esc(texts.consoleActions)}</th></tr></thead>
 <tbody>
 ${selected.sessions
@@ -378,7 +378,7 @@ ${selected.sessions
     selected.grants.length === 0
       ? `<p>${esc(texts.consoleNoGrants)}</p>`
       : `<table>
-<caption>${esc(texts.consoleGrants)}</caption>
+<caption class="vh">${esc(texts.consoleGrants)}</caption>
 <thead><tr><th scope="col">id</th><th scope="col">${esc(texts.consoleClientId)}</th><th scope="col">${esc(texts.consoleScope)}</th><th scope="col">${esc(texts.consoleCreated)}</th><th scope="col">${esc(texts.consoleLastUsed)}</th><th scope="col">${esc(texts.consoleEnds)}</th><th scope="col">${esc(texts.consoleActions)}</th></tr></thead>
 <tbody>
 ${selected.grants
