@@ -472,6 +472,27 @@ describe('admin actions', () => {
     expect((await t.call('GET', '/users', token)).status).toBe(400);
   });
 
+  it('keeps the newest 1,000 audit records of the process: older ones leave the ring', async () => {
+    const t = await adminInstance();
+    const token = await clientToken(t.gatehouse, 'ops', SCOPE);
+    const refused = (clientId: string) =>
+      t.gatehouse.fetch(
+        post(
+          '/oauth2/v1/token',
+          { grant_type: 'client_credentials' },
+          { Authorization: basic(clientId, 'wrong') },
+        ),
+      );
+    await refused('first');
+    const found = async (clientId: string) =>
+      ((await (await t.call('GET', `/audit?clientId=${clientId}`, token)).json()) as { records: unknown[] })
+        .records;
+    expect(await found('first')).toHaveLength(1);
+    for (let i = 0; i < 1000; i++) await refused('later');
+    expect(await found('first')).toEqual([]);
+    expect(await found('later')).toHaveLength(50);
+  });
+
   it('revokeGrant ends the grant: its refresh token is then refused over HTTP', async () => {
     const t = await adminInstance();
     const token = await clientToken(t.gatehouse, 'ops', SCOPE);

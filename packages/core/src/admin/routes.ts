@@ -2,7 +2,7 @@ import type { Context } from '../context.js';
 import type { DpopChecks } from '../dpop/proof.js';
 import { oauthError } from '../errors.js';
 import { bodyText } from '../http/body.js';
-import { noStoreEmpty, noStoreJson } from '../http/responses.js';
+import { noStoreEmpty, noStoreJson, noStoreJsonText } from '../http/responses.js';
 import type { Handler, Route } from '../http/router.js';
 import { unstorableText } from '../http/storable-text.js';
 import { adminAuthentication, adminCaller } from './caller.js';
@@ -31,11 +31,15 @@ export function adminRoutes(
     methods[operation.method] = operationHandler(operation, settings, authentication, dpop);
     byPath.set(path, methods);
   }
-  let document: { readonly issuer: string; readonly text: unknown } | undefined;
+  // Serialised once per issuer (27 KB): the document is configuration, the same on every call.
+  let document: { readonly issuer: string; readonly text: string } | undefined;
   const openapi: Handler = async (_request, ctx) => {
     if (document?.issuer !== ctx.issuer)
-      document = { issuer: ctx.issuer, text: openApiDocument(operations, ctx.issuer, settings.scope) };
-    return noStoreJson(document.text);
+      document = {
+        issuer: ctx.issuer,
+        text: JSON.stringify(openApiDocument(operations, ctx.issuer, settings.scope)),
+      };
+    return noStoreJsonText(document.text);
   };
   return [
     { path: `${ADMIN_PREFIX}/openapi.json`, methods: { GET: openapi } },
