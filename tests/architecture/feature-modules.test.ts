@@ -17,11 +17,23 @@ const inCore = (file: string) => relative(core, file).replaceAll('\\', '/');
 
 /** The feature folders (below packages/core/src), each with the files others may import. */
 const FEATURES: Readonly<Record<string, readonly string[]>> = {
+  'account/': [
+    'feature.ts',
+    // The instance's host API (`gatehouse.connectedApps`, `gatehouse.revokeApp`) serves a host's
+    // own account page whether or not the built-in page is on.
+    'connected-apps.ts',
+  ],
   'admin/': [
     'feature.ts',
     // Its recorder is an audit sink of the instance's emitter, which the composition root builds
     // before the features: the root resolves the admin settings (and the recorder) with the rest.
     'settings.ts',
+  ],
+  'console/': [
+    'feature.ts',
+    // The console's own client is in the client directory, which the composition root builds
+    // before the features (the authorization endpoint must find it like any client).
+    'internal-client.ts',
   ],
   'oauth2/device/': [
     'feature.ts',

@@ -14,6 +14,7 @@ import {
   type HostedInstanceOptions,
   hashClientSecret,
   JWT_BEARER_GRANT,
+  type KeyRotationOptions,
   memoryClientStore,
   memoryUserStore,
   type PrivateJwk,
@@ -239,6 +240,24 @@ interface SeedOptions {
   readonly trustedIssuer?: TrustedIssuerOptions;
   /** The admin API with its user and client (`DEMO.admin`): on `demo`. */
   readonly admin?: boolean;
+  /** Stored, rotated signing keys (`demoKeyRotation`), which the admin API and console rotate and revoke. */
+  readonly keyRotation?: KeyRotationOptions;
+}
+
+/**
+ * Stored, rotated signing keys for `demo`, so that the admin API, the console and the CLI can
+ * rotate and revoke them: encrypted with `GATEHOUSE_KEY_ENCRYPTION_KEY` (base64url, 16 to 32 bytes)
+ * when it is set; else, on the in-memory engine (whose stored keys end with the process), with a
+ * key-encryption key made at start. Off on Redis and PostgreSQL without it: a key made at start
+ * could not read the keys a previous run stored.
+ */
+export function demoKeyRotation(
+  env: Readonly<Record<string, string | undefined>>,
+): KeyRotationOptions | undefined {
+  const given = env.GATEHOUSE_KEY_ENCRYPTION_KEY;
+  if (given) return { keyEncryptionKey: given };
+  const engine = (env.GATEHOUSE_STORE ?? 'memory').trim().toLowerCase() || 'memory';
+  return engine === 'memory' ? { keyEncryptionKey: crypto.getRandomValues(new Uint8Array(32)) } : undefined;
 }
 
 /**
@@ -441,6 +460,7 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
     ),
     scopes: seed.admin ? [...DEMO.scopes, DEMO.admin.scope] : [...DEMO.scopes],
     ...(seed.admin ? { admin: DEMO_ADMIN_OPTIONS } : {}),
+    ...(seed.keyRotation === undefined ? {} : { keyRotation: seed.keyRotation }),
     // `tickets:read` in words on the consent and device pages, like the OpenID Connect scopes.
     ui: { scopeDescriptions: DEMO_SCOPE_DESCRIPTIONS },
     ...(seed.resources === undefined ? {} : { resources: seed.resources }),
@@ -570,6 +590,8 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
         : [await generateKeys()]),
   };
   const engine = options.storage ? undefined : await engineFromEnv(env);
+  // With the caller's engine (a test's), the in-memory rule of `demoKeyRotation` does not apply.
+  const keyRotation = options.storage ? undefined : demoKeyRotation(env);
   const seeds = new Map<string, Promise<HostedInstanceOptions>>();
   const issuerOf = (name: 'demo' | 'acme') =>
     origin + (name === 'demo' ? DEMO.instancePath : ACME.instancePath);
@@ -590,6 +612,7 @@ export async function createDemoHost(options: DemoHostOptions): Promise<DemoHost
             resources: [origin + DEMO.mcp.path],
             trustedIssuer: acmeAsIdentityProvider(issuerOf('acme'), keys.acme),
             admin: true,
+            ...(keyRotation === undefined ? {} : { keyRotation }),
           }
         : { idJagAudience: issuerOf('demo') }),
     }).then((seeded) => ({ ...seeded, ...options.overrides }));
@@ -665,6 +688,7 @@ export function describeDemoHost(demo: DemoHost): string {
     `  user:           ${DEMO.user.username} / ${DEMO.user.password} (user id ${DEMO.user.id} on demo, ${ACME.user.id} on acme)`,
     `  tickets API:    POST ${demo.origin}/{demo,acme}/api/v1/tickets (bearer or session)`,
     `  admin API:      ${demo.issuers.demo}/admin/v1/ (OpenAPI: …/admin/v1/openapi.json), demo only: user ${DEMO.admin.user.username} / ${DEMO.admin.user.password}, client ${DEMO.admin.client.id} / ${DEMO.admin.client.secret} (client_credentials, scope ${DEMO.admin.scope})`,
+    `  console:        ${demo.issuers.demo}/admin/ (${DEMO.admin.user.username} / ${DEMO.admin.user.password}; \`npx gatehouse admin --help\` for the CLI); connected apps: ${demo.origin}/{demo,acme}/account/apps`,
     `  registration:   POST ${demo.origin}/{demo,acme}/oauth2/v1/register (RFC 7591), or a client ID metadata document URL as client_id (loopback http allowed: development setting)`,
     ...(demo.portal === undefined
       ? []

@@ -100,7 +100,17 @@ export interface FeatureParts {
   readonly metadata?: (endpoint: (path: string) => string) => Readonly<Record<string, unknown>>;
   /** What the feature does when clients take part in sessions and sessions end. */
   readonly sessions?: SessionObserver;
+  /**
+   * Receives the instance's own request handler once the instance exists (it never rejects: a
+   * refusal is its answer): for a feature that calls the instance's other routes in-process, as any
+   * client would, through their handlers and checks (the operations console calls the token
+   * endpoint and the admin API).
+   */
+  readonly bind?: (answer: InstanceAnswer) => void;
 }
+
+/** The instance's own handler: any request in, its answer out (never rejects). */
+export type InstanceAnswer = (request: Request) => Promise<Answer>;
 
 /** A feature: its name, and how it turns the instance's options into its parts. */
 export interface Feature {
@@ -124,6 +134,8 @@ export interface AssembledFeatures {
   readonly grants: ReadonlyMap<string, GrantHandler>;
   /** What the features add to the discovery documents. */
   readonly discovery: DiscoveryContributions;
+  /** Hands the instance's own handler to the features that call it (`FeatureParts.bind`). */
+  readonly bind: (answer: InstanceAnswer) => void;
 }
 
 /** The features' part of the authorization server metadata (RFC 8414) and the OpenID discovery document. */
@@ -147,6 +159,7 @@ export function assembleFeatures(
   const grants = new Map<string, GrantHandler>();
   const owners = new Map<string, string>();
   const metadata: NonNullable<FeatureParts['metadata']>[] = [];
+  const binds: NonNullable<FeatureParts['bind']>[] = [];
   for (const feature of features) {
     const parts = feature.setup(options, shared);
     routes.push(...(parts.routes ?? []));
@@ -162,6 +175,7 @@ export function assembleFeatures(
     }
     if (parts.metadata) metadata.push(parts.metadata);
     if (parts.sessions) shared.sessions.observe(parts.sessions);
+    if (parts.bind) binds.push(parts.bind);
   }
   return {
     routes,
@@ -169,6 +183,9 @@ export function assembleFeatures(
     discovery: {
       grantTypes: [...grants.keys()],
       members: (endpoint) => Object.assign({}, ...metadata.map((members) => members(endpoint))),
+    },
+    bind: (answer) => {
+      for (const bind of binds) bind(answer);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { type ConnectedApp, connectedApps, revokeApp } from './account/connected-apps.js';
 import { authApiRoutes } from './auth-api/routes.js';
 import type { Awaitable } from './awaitable.js';
 import type { Context } from './context.js';
@@ -134,6 +135,22 @@ export interface Gatehouse {
    */
   revokeSession(userId: string, sessionId: string): Promise<boolean>;
   /**
+   * The applications that hold access for a user ("connected apps"), one per client, most recently
+   * used first: client id and name, the scopes its grants hold, since when, when it last got
+   * tokens. What the built-in page at `{base}/account/apps` shows, for a host that renders its own.
+   * Requires a grant store with `listUserRefreshTokens` (the memory, Redis and PostgreSQL engines);
+   * rejects with `ConfigurationError` otherwise, with `TypeError` for an empty `userId`.
+   */
+  connectedApps(userId: string): Promise<ConnectedApp[]>;
+  /**
+   * Revokes a user's access given to one application (every grant of the user to `clientId`): its
+   * refresh tokens and codes get `invalid_grant` at once, its access tokens fail the bearer check
+   * (at once with pushed revocations, on every instance sharing the store), and the user's consent
+   * to it is forgotten, so it must ask again. Resolves the number of grants revoked (0: it held no
+   * access, nothing changed). Emits `grant.revoked` per grant and `consent.withdrawn`.
+   */
+  revokeApp(userId: string, clientId: string): Promise<number>;
+  /**
    * The host's side of sign-in and consent (`interactions` options, docs/own-sign-in.md): read what
    * an authorization request asks of the user on the host's page (`details`), and hand back the
    * sign-in and consent (`finish`), after which the browser resumes and the client gets its code.
@@ -255,6 +272,8 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     }
   };
 
+  resolved.features.bind(answer);
+
   /** The keyring of `keyRotation`, once the keys are in; rejects without the option. */
   const storedKeys = async (): Promise<StoredKeyring> => {
     await contextPromise;
@@ -349,6 +368,12 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     },
     revokeGrant(userId, grantId, options) {
       return revokeUserGrant(resolved, userId, grantId, options);
+    },
+    connectedApps(userId) {
+      return connectedApps(resolved, userId);
+    },
+    revokeApp(userId, clientId) {
+      return revokeApp(resolved, userId, clientId);
     },
     async listSessions(userId) {
       return listSessions(readyContext ?? (await contextPromise), userId);

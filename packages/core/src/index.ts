@@ -9,6 +9,7 @@
  * @packageDocumentation
  */
 
+export type { ConnectedApp } from './account/connected-apps.js';
 export type { AuditRecord, AuditSink } from './audit/audit-record.js';
 export { jsonLinesAuditSink } from './audit/json-lines-sink.js';
 export {

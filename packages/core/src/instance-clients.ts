@@ -1,3 +1,4 @@
+import { consoleClients } from './console/internal-client.js';
 import type { ClientDirectory } from './context.js';
 import { ConfigurationError } from './errors.js';
 import type { Logger } from './events.js';
@@ -41,6 +42,10 @@ export interface ClientSources {
   readonly allowedOrigins: readonly string[];
   readonly scopes: ReadonlySet<string> | undefined;
   readonly logger: Logger;
+  /** `{base_url}`: the operations console's client redirects below it. */
+  readonly issuer: string;
+  /** The admin API's scope when it is on (the operations console's client asks for it). */
+  readonly adminScope: string | undefined;
 }
 
 /**
@@ -80,6 +85,7 @@ export function instanceClients(
   const documents = settings && new ClientMetadataDocuments(settings, scopes, now);
   const documentCaller = settings && fetchCaller('cimd', settings, 'client metadata documents were');
   const jwksPolicy = clientJwksPolicy(options);
+  const internal = consoleClients(options, sources.issuer, sources.adminScope);
   warnWithoutAddressChecks(options, sources.logger);
   const clients = clientDirectory(
     sources.host,
@@ -89,6 +95,7 @@ export function instanceClients(
     new ClientJwksCache(jwksPolicy, fetchCaller('jwks', jwksPolicy, 'client key sets were')),
     sources.allowedOrigins,
     {
+      ...(internal ? { internal } : {}),
       ...(registrationFound ? { found: registrationFound } : {}),
       ...(documents && documentCaller
         ? {

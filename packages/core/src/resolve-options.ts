@@ -1,7 +1,9 @@
+import { connectedAppsFeature } from './account/feature.js';
 import { adminFeature } from './admin/feature.js';
 import { adminSettings } from './admin/settings.js';
 import { auditSinks, eventEmitter } from './audit/emitter.js';
 import { authApiSettings } from './auth-api/settings.js';
+import { operationsConsoleFeature } from './console/feature.js';
 import type { Context } from './context.js';
 import { dpopFeature } from './dpop/feature.js';
 import { dpopSettings } from './dpop/settings.js';
@@ -121,6 +123,8 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
     allowedOrigins: cors.allowedOrigins,
     scopes,
     logger,
+    issuer,
+    adminScope: admin?.scope,
   });
   const tokens = tokenPolicy(options, {
     issuer,
@@ -174,7 +178,10 @@ export function everyFeature(): AssembledFeatures {
   return assembleFeatures(
     FEATURES,
     { dynamicRegistration: {}, admin: { authorize: () => false } } as unknown as GatehouseOptions,
-    { tokens: { trustedIssuers: new Map() }, admin: {} } as unknown as FeatureShared,
+    {
+      tokens: { trustedIssuers: new Map() },
+      admin: { scope: 'gatehouse:admin' },
+    } as unknown as FeatureShared,
   );
 }
 
@@ -194,6 +201,8 @@ const FEATURES: readonly Feature[] = [
   extensionGrantsFeature,
   adminFeature,
   backchannelLogoutFeature,
+  connectedAppsFeature,
+  operationsConsoleFeature,
 ];
 
 /**

@@ -22,6 +22,8 @@ Generates signing keys for createGatehouse({ keys: [...] }).
 
 The private JWK is a secret: store it like a password, never in source control. Keep an old key
 after the new one in \`keys\` for as long as tokens it signed may still be alive.
+
+The admin API's commands: gatehouse admin --help
 `;
 
 /**

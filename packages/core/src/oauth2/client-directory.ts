@@ -9,6 +9,11 @@ import type { ClientJwksCache } from './client-auth/client-jwks.js';
 /** What registration features add to the directory (`oauth2/registration/`). */
 export interface ClientDirectoryExtensions {
   /**
+   * The instance's own clients (the operations console's), asked first: their ids are reserved, so
+   * neither a host record nor a registration can stand in for them.
+   */
+  readonly internal?: ReadonlyMap<string, ClientRecord>;
+  /**
    * Called with each live registration a lookup finds, before it is answered (dynamic registration
    * moves the deadline of unused registrations from here).
    */
@@ -52,6 +57,8 @@ export function clientDirectory(
     jwks,
     problems,
     async findClient(clientId: string, request?: Request): Promise<ClientRecord | null> {
+      const internal = extensions.internal?.get(clientId);
+      if (internal) return internal;
       const configured = await host.findClient(clientId);
       if (configured) {
         const found = clientRecordProblems(configured, clientId);

@@ -31,6 +31,7 @@ code{font-size:.9em;background:#f0f4f8;padding:1px 4px;border-radius:4px}
 .muted{font-size:.85rem;color:#7b8794;margin-top:16px}
 .brand{display:flex;align-items:center;gap:10px;margin:0 0 18px;font-weight:600;color:#1f2933}
 .brand img{max-height:40px;max-width:160px}
+.vh{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;
 
 /** The logo and product name above a page's content, when the `ui` options give them. */
@@ -44,11 +45,25 @@ function brand(texts: PageTexts | undefined): string {
   return `<header class="brand">${logo}${name}</header>\n`;
 }
 
+/** Options of {@link documentShell} for pages wider than a card (the operations console). */
+export interface ShellOptions {
+  /** CSS added after the built-in stylesheet. */
+  readonly style?: string;
+  /** The `class` of `<main>`. */
+  readonly mainClass?: string;
+}
+
 /**
  * A complete HTML document around `body` (already escaped HTML), with the product's logo and name
  * from `texts` (and the product name in the title).
  */
-export function documentShell(title: string, body: string, texts?: PageTexts, locale = 'en'): string {
+export function documentShell(
+  title: string,
+  body: string,
+  texts?: PageTexts,
+  locale = 'en',
+  options: ShellOptions = {},
+): string {
   const fullTitle = texts?.productName ? `${title} · ${texts.productName}` : title;
   return `<!doctype html>
 <html lang="${escapeHtml(locale)}">
@@ -57,10 +72,10 @@ export function documentShell(title: string, body: string, texts?: PageTexts, lo
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${escapeHtml(fullTitle)}</title>
-<style>${BUILT_IN_STYLESHEET}</style>
+<style>${BUILT_IN_STYLESHEET}${options.style ?? ''}</style>
 </head>
 <body>
-<main>
+<main${options.mainClass ? ` class="${escapeHtml(options.mainClass)}"` : ''}>
 ${brand(texts)}${body}
 </main>
 </body>

@@ -10,4 +10,6 @@ export const PAGE_PATHS = {
   device: '/device',
   /** `GET` (after the sign-in) and `POST` (the decision): the device confirmation page. */
   deviceConfirm: '/device/confirm',
+  /** `GET`: the signed-in user's connected apps (a sign-in first without a session); `POST`: revokes one. */
+  connectedApps: '/account/apps',
 } as const;

@@ -93,6 +93,178 @@ export interface PageTexts {
   readonly deviceDeniedTitle: string;
   /** Page after the device was denied. Default "The device was not given access. You can close this page.". */
   readonly deviceDeniedText: string;
+  /** Heading (and title) of the connected apps page. Default "Connected apps". */
+  readonly appsTitle: string;
+  /** Connected apps page, above the list. Default "These applications can access your account. Revoke access for any you no longer use.". */
+  readonly appsIntro: string;
+  /** Connected apps page without any. Default "No application holds access to your account.". */
+  readonly appsNone: string;
+  /** Connected apps page, before an application's scopes. Default "Access:". */
+  readonly appsAccess: string;
+  /** Connected apps page ({date}: when the user first allowed it). Default "Connected since {date}". */
+  readonly appsSince: string;
+  /** Connected apps page ({date}: when it last got tokens). Default "Last used {date}". */
+  readonly appsLastUsed: string;
+  /** The button that revokes an application's access. Default "Revoke access". */
+  readonly appsRevokeButton: string;
+  /** After a revocation ({client}: the application). Default "{client} no longer has access to your account.". */
+  readonly appsRevoked: string;
+  /** After a revocation of an application that held no access any more. Default "That application no longer had access.". */
+  readonly appsNothingToRevoke: string;
+  /** Operations console: its name, in every page's title. Default "Operations console". */
+  readonly consoleTitle: string;
+  /** Operations console: the label of its navigation. Default "Console sections". */
+  readonly consoleNav: string;
+  /** Operations console: the overview section (health, charts). Default "Overview". */
+  readonly consoleOverview: string;
+  /** Operations console: the signing keys section. Default "Signing keys". */
+  readonly consoleKeys: string;
+  /** Operations console: the clients section. Default "Clients". */
+  readonly consoleClients: string;
+  /** Operations console: the users section. Default "Users". */
+  readonly consoleUsers: string;
+  /** Operations console: the audit trail section. Default "Audit trail". */
+  readonly consoleAudit: string;
+  /** Operations console: the sign-out button. Default "Sign out of the console". */
+  readonly consoleSignOut: string;
+  /** Operations console: a signed-in user the host does not designate. Default "Your account is not allowed to use the operations console.". */
+  readonly consoleRefused: string;
+  /** Operations console: the admin API refused an action ({error}: its error code). Default "The admin API refused the request: {error}.". */
+  readonly consoleApiError: string;
+  /** Operations console: a sign-in callback without its pending sign-in. Default "The sign-in to the console has expired or was started elsewhere. Open the console again.". */
+  readonly consoleSignInExpired: string;
+  /** Operations console: the health heading. Default "Health". */
+  readonly consoleHealth: string;
+  /** Operations console: health `ok`. Default "Everything is working.". */
+  readonly consoleStatusOk: string;
+  /** Operations console: health `degraded`. Default "Degraded: check the storage engine and the revocation channel.". */
+  readonly consoleStatusDegraded: string;
+  /** Operations console: the storage engine's line of the health. Default "Storage engine". */
+  readonly consoleEngine: string;
+  /** Operations console: the engine answers ({ms}: its latency). Default "reachable, {ms} ms". */
+  readonly consoleReachable: string;
+  /** Operations console: the engine does not answer. Default "unreachable". */
+  readonly consoleUnreachable: string;
+  /** Operations console: the pushed revocations channel's lag. Default "Revocation channel lag". */
+  readonly consoleRevocationLag: string;
+  /** Operations console: a part that is off (no pushed revocations). Default "not used". */
+  readonly consoleNotUsed: string;
+  /** Operations console: the key that signs now. Default "Signing key". */
+  readonly consoleSigningKey: string;
+  /** Operations console: the chart of tokens issued per grant type. Default "Tokens issued per grant type, last hour". */
+  readonly consoleTokensChart: string;
+  /** Operations console: the chart of refusals by reason. Default "Refusals by reason, last hour". */
+  readonly consoleRefusalsChart: string;
+  /** Operations console: a chart's text alternative ({total}: the hour's total; {parts}: per series). Default "{total} in the last hour: {parts}.". */
+  readonly consoleChartTotal: string;
+  /** Operations console: an empty chart. Default "Nothing in the last hour.". */
+  readonly consoleNoData: string;
+  /** Operations console: keys table, the key id column. Default "Key id". */
+  readonly consoleKid: string;
+  /** Operations console: keys table, the algorithm column. Default "Algorithm". */
+  readonly consoleAlgorithm: string;
+  /** Operations console: keys table, the state column. Default "State". */
+  readonly consoleState: string;
+  /** Operations console: a since-when column. Default "Since". */
+  readonly consoleSince: string;
+  /** Operations console: an until-when column. Default "Until". */
+  readonly consoleUntil: string;
+  /** Operations console: key state `next`. Default "next". */
+  readonly consoleStateNext: string;
+  /** Operations console: key state `signing`. Default "signing". */
+  readonly consoleStateSigning: string;
+  /** Operations console: key state `retired`. Default "retired". */
+  readonly consoleStateRetired: string;
+  /** Operations console: key state `revoked`. Default "revoked". */
+  readonly consoleStateRevoked: string;
+  /** Operations console: before the sentence saying why the signing key signs. Default "Why this key signs:". */
+  readonly consoleWhy: string;
+  /** Operations console: the keys' timeline. Default "Key timeline". */
+  readonly consoleTimeline: string;
+  /** Operations console: the rotate button. Default "Rotate keys". */
+  readonly consoleRotate: string;
+  /** Operations console: the rotate form's checkbox (what signing at once costs). Default "Sign with the new key at once (relying parties that cached the key set refuse its tokens until they fetch it again)". */
+  readonly consoleRotateNow: string;
+  /** Operations console: a revoke button. Default "Revoke". */
+  readonly consoleRevoke: string;
+  /** Operations console: after a rotation. Default "Keys rotated.". */
+  readonly consoleRotated: string;
+  /** Operations console: after a key's revocation ({kid}). Default "Key {kid} revoked.". */
+  readonly consoleKeyRevoked: string;
+  /** Operations console: clients table, the id column. Default "Client id". */
+  readonly consoleClientId: string;
+  /** Operations console: a name column. Default "Name". */
+  readonly consoleName: string;
+  /** Operations console: clients table, where a client comes from. Default "Origin". */
+  readonly consoleOrigin: string;
+  /** Operations console: clients table, the grant types column. Default "Grant types". */
+  readonly consoleGrantTypes: string;
+  /** Operations console: a creation time column. Default "Created". */
+  readonly consoleCreated: string;
+  /** Operations console: the mark of a self-registered client. Default "self-registered". */
+  readonly consoleSelfRegistered: string;
+  /** Operations console: a client the host configured. Default "configured by the host". */
+  readonly consoleHostClient: string;
+  /** Operations console: the delete button of a self-registered client. Default "Delete". */
+  readonly consoleDelete: string;
+  /** Operations console: after a client's deletion ({client}). Default "Client {client} deleted.". */
+  readonly consoleClientDeleted: string;
+  /** Operations console: the user search field. Default "User id or username". */
+  readonly consoleSearchLabel: string;
+  /** Operations console: the user search button. Default "Search". */
+  readonly consoleSearch: string;
+  /** Operations console: a search without results. Default "No user found.". */
+  readonly consoleNoUsers: string;
+  /** Operations console: a user's sessions. Default "Sessions". */
+  readonly consoleSessions: string;
+  /** Operations console: a user's grants. Default "Grants". */
+  readonly consoleGrants: string;
+  /** Operations console: a user without sessions. Default "No live session.". */
+  readonly consoleNoSessions: string;
+  /** Operations console: a user without grants. Default "No live grant.". */
+  readonly consoleNoGrants: string;
+  /** Operations console: sessions table, the last activity column. Default "Last seen". */
+  readonly consoleLastSeen: string;
+  /** Operations console: an expiry column. Default "Ends". */
+  readonly consoleEnds: string;
+  /** Operations console: grants table, the scope column. Default "Scope". */
+  readonly consoleScope: string;
+  /** Operations console: grants table, the last use column. Default "Last used". */
+  readonly consoleLastUsed: string;
+  /** Operations console: the button that revokes everything of a user. Default "Revoke all of this user's sessions and tokens". */
+  readonly consoleRevokeUser: string;
+  /** Operations console: after a session's revocation. Default "Session revoked.". */
+  readonly consoleSessionRevoked: string;
+  /** Operations console: after a grant's revocation. Default "Grant revoked: its refresh tokens and access tokens no longer work.". */
+  readonly consoleGrantRevoked: string;
+  /** Operations console: after a user's revocation. Default "Everything issued to the user so far is revoked.". */
+  readonly consoleUserRevoked: string;
+  /** Operations console: the audit filter button. Default "Filter". */
+  readonly consoleFilter: string;
+  /** Operations console: audit filter and column, the event type. Default "Event type". */
+  readonly consoleEventType: string;
+  /** Operations console: audit filter and column, the subject. Default "Subject". */
+  readonly consoleSubject: string;
+  /** Operations console: audit filter, how many records. Default "At most". */
+  readonly consoleLimit: string;
+  /** Operations console: audit column, the time. Default "Time". */
+  readonly consoleTime: string;
+  /** Operations console: audit column, success or failure (and why). Default "Outcome". */
+  readonly consoleOutcome: string;
+  /** Operations console: audit column, the rest of the record. Default "Details". */
+  readonly consoleDetails: string;
+  /** Operations console: an audit trail without matching records. Default "No record matches.". */
+  readonly consoleNoRecords: string;
+  /** Operations console: a table's actions column. Default "Actions". */
+  readonly consoleActions: string;
+  /** Operations console: the present on the charts' time axes. Default "now". */
+  readonly consoleNow: string;
+  /** Operations console: a user's details heading ({user}). Default "User {user}". */
+  readonly consoleUser: string;
+  /** Operations console: who is signed in ({user}). Default "Signed in as {user}". */
+  readonly consoleSignedInAs: string;
+  /** Operations console: the empty choice of a filter. Default "all". */
+  readonly consoleAll: string;
 }
 
 /** What every renderer receives besides its model. */

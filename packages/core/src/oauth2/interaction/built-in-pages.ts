@@ -62,6 +62,7 @@ async function pendingAt(
   if (record.step !== step)
     throw new InteractionError('interaction_not_found', `This sign-in request does not ask for ${step}.`);
   if (record.flow === 'device') return { reference, record, ...(await storedDevice(ctx, record)) };
+  if (record.flow === 'account') return { reference, record };
   const auth = await storedRequest(ctx, flow, record);
   return { reference, record, client: auth.client, auth };
 }

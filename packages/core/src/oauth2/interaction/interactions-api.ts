@@ -147,6 +147,22 @@ export async function interactionDetails(
   const request = typeof requestOrId === 'string' ? undefined : requestOrId;
   const reference = typeof requestOrId === 'string' ? requestOrId : referenceOf(requestOrId, id);
   const { record } = await pendingInteraction(ctx, flow, reference, request);
+  if (record.flow === 'account') {
+    // The sign-in is for the instance's own page (connected apps): no client, nothing asked.
+    return {
+      id: reference,
+      step: record.step,
+      flow: 'account',
+      client: { id: ctx.issuer, name: new URL(ctx.issuer).host, firstParty: true },
+      redirectHost: new URL(ctx.issuer).host,
+      scopes: [],
+      resources: [],
+      prompt: [],
+      uiLocales: [],
+      acrValues: [],
+      expiresAt: record.expiresAt,
+    };
+  }
   if (record.flow === 'device') {
     const { device, client } = await storedDevice(ctx, record);
     return {
@@ -205,9 +221,11 @@ export async function finishInteraction(
   const reference = referenceOf(request, id);
   const { record, stored, key } = await pendingInteraction(ctx, flow, reference, request);
   const asked: Asked =
-    record.flow === 'device'
-      ? { prompt: new Set(), device: true, ...scopeOf(await storedDevice(ctx, record)) }
-      : askedBy(await storedRequest(ctx, flow, record));
+    record.flow === 'account'
+      ? { prompt: new Set(), device: true, scope: '' }
+      : record.flow === 'device'
+        ? { prompt: new Set(), device: true, ...scopeOf(await storedDevice(ctx, record)) }
+        : askedBy(await storedRequest(ctx, flow, record));
   const checked = checkResult(ctx, record, asked, result);
   const storedResult = via === undefined ? checked : { ...checked, via };
   const finished = JSON.stringify({ ...record, result: storedResult } satisfies InteractionRecord);
@@ -229,7 +247,10 @@ interface Asked {
   readonly maxAge?: number;
   readonly scope: string;
   readonly resources?: readonly string[];
-  /** A device sign-in: the user confirms on the verification page, so a result has no consent. */
+  /**
+   * A sign-in for one of the instance's own pages (device verification, connected apps): nothing
+   * is consented to there, so a result has no consent.
+   */
   readonly device?: true;
 }
 
@@ -288,7 +309,9 @@ function checkResult(
   }
   let consent: StoredResult['consent'];
   if (result.consent !== undefined && auth.device)
-    invalid('A device sign-in takes no consent: the user confirms the device on the verification page.');
+    invalid(
+      "A sign-in for a device or an account page takes no consent: the user confirms on the instance's own page.",
+    );
   if (result.consent !== undefined) {
     const given = result.consent;
     if (typeof given !== 'object' || given === null) invalid('The consent result must be an object.');

@@ -12,8 +12,12 @@ import type { InteractionStep } from './types.js';
 export interface InteractionRecord {
   readonly v: 1;
   readonly step: InteractionStep;
-  /** `device`: the sign-in of the device verification page (`params` is `{ user_code }`); absent: authorize. */
-  readonly flow?: 'device';
+  /**
+   * `device`: the sign-in of the device verification page (`params` is `{ user_code }`);
+   * `account`: the sign-in of the connected apps page (`params` is empty: the resume goes there);
+   * absent: authorize.
+   */
+  readonly flow?: 'device' | 'account';
   /**
    * A device sign-in started before its typed code was looked up (anonymous lookups were over
    * their limits, `oauth2/device/guess-limit.ts`): the code is looked up after the sign-in, charged
@@ -74,7 +78,11 @@ export function decodeRecord(value: string | null): InteractionRecord | null {
     const record = JSON.parse(value) as InteractionRecord;
     if (record?.v !== 1 || (record.step !== 'login' && record.step !== 'consent')) return null;
     if (typeof record.params !== 'object' || typeof record.binding !== 'string') return null;
-    if (record.flow !== undefined && (record.flow !== 'device' || record.step !== 'login')) return null;
+    if (
+      record.flow !== undefined &&
+      ((record.flow !== 'device' && record.flow !== 'account') || record.step !== 'login')
+    )
+      return null;
     if (record.unchecked !== undefined && (record.unchecked !== true || record.flow !== 'device'))
       return null;
     return record;

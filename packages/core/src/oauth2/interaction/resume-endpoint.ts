@@ -86,7 +86,8 @@ export const interactionResumeEndpoint =
     // Single use: of concurrent resumes, one takes the record; the others find it gone.
     if ((await ctx.storage.kv.take(key, ctx.clock.now())) !== stored)
       return refused(ctx, request, expired, 'interaction_not_found');
-    if (record.flow === 'device') return resumeDeviceSignIn(ctx, flow, request, record, result);
+    if (record.flow === 'device' || record.flow === 'account')
+      return resumeSignIn(ctx, flow, request, record, result);
     return authorizationStep(ctx, flow, new Params(new URLSearchParams(record.params)), async (auth) => {
       if (result.consent !== undefined && 'denied' in result.consent) {
         if (record.subject !== undefined)
@@ -136,10 +137,11 @@ export const interactionResumeEndpoint =
   };
 
 /**
- * A device sign-in, resumed: the new session, then the verification page's confirmation of the
- * code (RFC 8628 §3.3: the user always confirms), which checks the code is still pending.
+ * A sign-in for one of the instance's own pages, resumed: the new session, then, for a device, the
+ * verification page's confirmation of the code (RFC 8628 §3.3: the user always confirms), which
+ * checks the code is still pending; for an account page, the connected apps page.
  */
-async function resumeDeviceSignIn(
+async function resumeSignIn(
   ctx: Pick<
     Context,
     'issuer' | 'site' | 'clock' | 'randomBytes' | 'emit' | 'logger' | 'storage' | 'users' | 'ui' | 'session'
@@ -152,8 +154,9 @@ async function resumeDeviceSignIn(
   const signedIn = await resumedAuthentication(ctx, flow, request, record, result);
   if ('error' in signedIn) return refused(ctx, request, signedIn.error, 'interaction_wrong_user');
   const query = new URLSearchParams({ user_code: record.params.user_code ?? '' });
+  const page = record.flow === 'account' ? PAGE_PATHS.connectedApps : `${PAGE_PATHS.deviceConfirm}?${query}`;
   const headers = new Headers({
-    Location: `${ctx.site.basePath}${PAGE_PATHS.deviceConfirm}?${query}`,
+    Location: `${ctx.site.basePath}${page}`,
     'Referrer-Policy': 'same-origin',
   });
   for (const cookie of signedIn.setCookies) headers.append('Set-Cookie', cookie);

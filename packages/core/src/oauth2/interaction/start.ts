@@ -78,6 +78,19 @@ export function startDeviceInteraction(
   });
 }
 
+/**
+ * The sign-in of the connected apps page (`{base}/account/apps`) for a browser without a session:
+ * a login interaction handled by the same page as any sign-in (the host's or the built-in one),
+ * for no client; the resume then goes back to the page, signed in.
+ */
+export function startAccountInteraction(
+  ctx: Pick<Context, 'site' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'limits'>,
+  flow: AuthorizationFlow,
+  request: Request,
+): Promise<Answer> {
+  return storeInteraction(ctx, flow, request, { step: 'login', flow: 'account', params: {}, clientId: '' });
+}
+
 async function storeInteraction(
   ctx: Pick<Context, 'site' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'limits'>,
   flow: AuthorizationFlow,

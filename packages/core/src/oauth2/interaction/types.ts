@@ -45,9 +45,11 @@ export interface InteractionDetails {
   /**
    * What the sign-in is for: `authorize`, an authorization request (the browser then goes back to
    * the client); `device`, a device authorization (RFC 8628): the user signs in on the verification
-   * page's behalf, then confirms the device there (only a `login` step, no consent in the result).
+   * page's behalf, then confirms the device there (only a `login` step, no consent in the result);
+   * `account`, the connected apps page (`{base}/account/apps`): the user signs in to see and revoke
+   * the applications that hold access (only a `login` step, no client: `client` is the instance).
    */
-  readonly flow: 'authorize' | 'device';
+  readonly flow: 'authorize' | 'device' | 'account';
   /** The client asking. `name` defaults to the id; a first-party client never needs consent. */
   readonly client: { readonly id: string; readonly name: string; readonly firstParty: boolean };
   /**
