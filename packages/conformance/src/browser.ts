@@ -88,32 +88,38 @@ export class UserAgent {
     const page = await context.newPage();
     const agent = new UserAgent(context, page, config, clientUris);
     agent.watchStatuses();
-    // Fonts, images and media play no part in the flows; left out, a page that pulls them from the
-    // internet (a web font) does not hold the run up where there is no network.
-    await context.route(
-      () => true,
-      (route) => {
-        const type = route.request().resourceType();
-        return type === 'font' || type === 'image' || type === 'media' ? route.abort() : route.fallback();
-      },
-    );
-    await context.route(
-      (url) => agent.isClientUri(url),
-      async (route) => {
-        const request = route.request();
-        const body = request.postData();
-        agent.captured = {
-          url: new URL(request.url()),
-          method: request.method(),
-          ...(body !== null && request.method() === 'POST' ? { form: new URLSearchParams(body) } : {}),
-        };
-        await route.fulfill({
-          status: 200,
-          contentType: 'text/html',
-          body: '<!doctype html><title>client</title>',
-        });
-      },
-    );
+    // The client's URIs are caught with the DevTools protocol's Fetch domain, which (unlike
+    // Playwright's routes) also pauses a request reached by a redirect: the server's 302 to the
+    // redirect URI is where the response is read. Fonts, images and media play no part in the flows;
+    // left out, a page that pulls them from the internet does not hold the run up without network.
+    const cdp = await context.newCDPSession(page);
+    cdp.on('Fetch.requestPaused', (event) => {
+      const { requestId, request, resourceType } = event;
+      const answer = async () => {
+        if (agent.isClientUri(new URL(request.url))) {
+          agent.captured = {
+            url: new URL(request.url),
+            method: request.method,
+            ...(request.method === 'POST' && request.postData
+              ? { form: new URLSearchParams(request.postData) }
+              : {}),
+          };
+          await cdp.send('Fetch.fulfillRequest', {
+            requestId,
+            responseCode: 200,
+            responseHeaders: [{ name: 'content-type', value: 'text/html' }],
+            body: Buffer.from('<!doctype html><title>client</title>').toString('base64'),
+          });
+        } else if (resourceType === 'Font' || resourceType === 'Image' || resourceType === 'Media') {
+          await cdp.send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' });
+        } else {
+          await cdp.send('Fetch.continueRequest', { requestId });
+        }
+      };
+      // A page closed while a request was paused: nothing left to answer.
+      answer().catch(() => undefined);
+    });
+    await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
     return agent;
   }
 
