@@ -35,6 +35,12 @@ export class PlanEnv {
     this.clientUris.add(uri);
   }
 
+  /** Starts the browser now (a module whose server-side state is short-lived opens pages at once). */
+  async ready(): Promise<void> {
+    this.browser ??= launchBrowser(this.config);
+    await this.browser;
+  }
+
   /** A fresh browser profile for the module, closed when the module ends. */
   async userAgent(t: ModuleContext): Promise<UserAgent> {
     this.browser ??= launchBrowser(this.config);

@@ -321,7 +321,7 @@ export async function startGatehouseFapi2(breakage?: Breakage): Promise<TestServ
       keys: [await generateKeys('ES256')],
       clients: memoryClientStore([client('fapi-one', one.publicJwk), client('fapi-two', two.publicJwk)]),
       authorizationCodeTtl: 5,
-      pushedAuthorizationRequests: { required: true, requestUriTtl: 5 },
+      pushedAuthorizationRequests: { required: true, requestUriTtl: 10 },
     },
     false,
     breakage,
