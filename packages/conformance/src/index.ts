@@ -4,9 +4,10 @@
  * authorization server over HTTP. The `gatehouse-conformance` command uses these; a test suite may
  * call {@link runPlan} directly. Not an OpenID Foundation certification.
  */
+export type { GoOptions, Landing, UserAgent } from './browser.js';
 export type { BrowserSelectors, ClientConfig, ConformanceConfig, McpConfig } from './config.js';
 export { loadConfig } from './config.js';
-export type { ModuleContext } from './context.js';
+export type { HttpAnswer, ModuleContext, RequestOptions } from './context.js';
 export type { PlanEnv } from './env.js';
 export { findPlan, PLANS } from './plans/index.js';
 export { counts, describeExchange, junit, summary } from './report.js';

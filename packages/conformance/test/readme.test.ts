@@ -10,3 +10,26 @@ describe('README', () => {
     expect(readme).toBe(withTable(readme));
   });
 });
+
+describe('configs/gatehouse-demo.json (the config of the README command, for `pnpm start`)', () => {
+  it("names the demo's seeded clients, user and pages, as the tests drive them", async () => {
+    const { gatehouseConfig } = await import('./servers.js');
+    const file = JSON.parse(
+      readFileSync(fileURLToPath(new URL('../configs/gatehouse-demo.json', import.meta.url)), 'utf8'),
+    );
+    const {
+      code_reuse_wait_seconds: _wait,
+      browser_timeout_ms: _timeout,
+      chromium: _chromium,
+      ...tested
+    } = gatehouseConfig('http://localhost:3000', 'http://localhost:3000/demo');
+    expect(file).toEqual({
+      ...tested,
+      mcp: {
+        resource: 'http://localhost:3000/mcp',
+        scope: 'tickets:read',
+        client: { client_id: 'demo-spa', redirect_uri: 'http://localhost:3000/callback' },
+      },
+    });
+  });
+});
