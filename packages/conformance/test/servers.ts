@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { sendWebResponse, toWebRequest } from '@gatehousejs/core/node';
-import { createDemo, DEMO, type DemoOptions } from '@gatehousejs/demo';
+import { createDemo, DEMO, type DemoOptions, type DemoStoreEngine, storageFromEnv } from '@gatehousejs/demo';
 import type { ConformanceConfig } from '../src/index.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -102,6 +102,34 @@ export function gatehouseConfig(origin: string, issuer: string): ConformanceConf
 /** Starts the Gatehouse demo instance (`createDemo`: issuer `{origin}/demo`) in this process. */
 export async function startGatehouse(overrides?: DemoOptions['overrides']): Promise<TestServer> {
   return startGatehouseAt(await freePort(), overrides);
+}
+
+/**
+ * Why the demo cannot run on `engine` here (`REDIS_URL` / `DATABASE_URL` unset), or `undefined`.
+ */
+export function engineSkipReason(engine: Exclude<DemoStoreEngine, 'memory'>): string | undefined {
+  const variable = engine === 'redis' ? 'REDIS_URL' : 'DATABASE_URL';
+  return process.env[variable] ? undefined : `${variable} is not set`;
+}
+
+/**
+ * The demo instance on Redis or PostgreSQL (`storageFromEnv`, as `GATEHOUSE_STORE` picks it for
+ * `pnpm start`), in a namespace of its own; the connections close with the server.
+ */
+export async function startGatehouseOn(engine: Exclude<DemoStoreEngine, 'memory'>): Promise<TestServer> {
+  const storage = await storageFromEnv({
+    ...process.env,
+    GATEHOUSE_STORE: engine,
+    GATEHOUSE_STORE_NAMESPACE: `conformance_${process.pid}_${Date.now().toString(36)}`,
+  });
+  const server = await startGatehouseAt(await freePort(), { storage });
+  return {
+    ...server,
+    close: async () => {
+      await server.close();
+      await storage.close();
+    },
+  };
 }
 
 /** oidc-provider's clients for the plans (static registration, as the Foundation's plan configs name them). */
