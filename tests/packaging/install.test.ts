@@ -114,6 +114,10 @@ describe.skipIf(!packagesBuilt)('the packed packages, installed outside the work
       // The key generator the README tells new users to run.
       const { stdout } = await run(join(project, 'node_modules/.bin/gatehouse'), ['keys', 'generate']);
       expect(JSON.parse(stdout).privateJwk).toMatchObject({ kty: 'EC', alg: 'ES256' });
+      // The conformance command (`npx gatehouse-conformance --help`): the plans it runs.
+      const help = await run(join(project, 'node_modules/.bin/gatehouse-conformance'), ['--help']);
+      expect(help.stdout).toContain('oidcc-basic-certification-test-plan');
+      expect(help.stdout).toContain('mcp-authorization-server');
     });
   }
 });

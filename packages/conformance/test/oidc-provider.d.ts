@@ -1,0 +1,2 @@
+// oidc-provider ships no types; the tests use it through a few calls (`new Provider`, `callback()`).
+declare module 'oidc-provider';
