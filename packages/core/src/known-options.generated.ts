@@ -263,6 +263,11 @@ export const KNOWN_OPTIONS = {
     "fetchWindowSeconds": true,
     "maxCacheBytes": true
   },
+  "admin": {
+    "scope": true,
+    "authorize": true,
+    "findUsers": true
+  },
   "backchannelLogout": {
     "fetch": true,
     "allowLoopback": true,
