@@ -25,21 +25,10 @@ describe.skipIf(skip !== undefined)('fapi2-security-profile-final-test-plan', ()
     expect(
       result.modules.filter((m) => m.outcome === 'failed').map((m) => m.module),
       text,
-    ).toEqual(FAPI2_KNOWN_FAILURES);
+    ).toEqual([]);
     expect(
       result.modules.filter((m) => m.outcome === 'skipped').map((m) => m.module),
       text,
     ).toEqual([]);
   });
 });
-
-/**
- * Modules Gatehouse fails today, reported for a fix in the core (the summary prints each failure's
- * section, request and response): a client assertion whose `iat`/`nbf` is 8 s ahead is refused
- * (FAPI 2.0 §5.3.2.1 asks servers to accept up to 10 s of clock offset), and an assertion whose
- * `aud` is an array holding the issuer is accepted (§5.3.2.1: the issuer as a string only).
- */
-const FAPI2_KNOWN_FAILURES: string[] = [
-  'fapi2-security-profile-final-par-ensure-jwt-client-assertions-nbf-8-seconds-in-the-future-is-accepted',
-  'fapi2-security-profile-final-par-test-array-as-audience-fails',
-];

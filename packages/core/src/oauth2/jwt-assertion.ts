@@ -52,6 +52,13 @@ export interface AssertionExpectations {
   readonly subject?: string;
   /** Accepted `aud` values (one must be present). */
   readonly audience: readonly string[];
+  /** `aud` must be one string, not an array (FAPI 2.0 Security Profile §5.3.2.1). */
+  readonly audienceAsString?: boolean;
+  /**
+   * How far ahead of the clock `nbf` and `iat` may be, in seconds, when more than the instance's
+   * clock tolerance (FAPI 2.0 Security Profile §5.3.2.1: accept up to 10 s ahead).
+   */
+  readonly aheadSeconds?: number;
   /** The `typ` header it must carry (RFC 8725 §3.11), when fixed. */
   readonly typ?: string;
   /** Claims that must be present besides `exp` (`jti` for anything replay-protected). */
@@ -82,9 +89,10 @@ export async function verifyAssertion(
       ...(expected.typ === undefined ? {} : { typ: expected.typ }),
       requiredClaims: ['exp', ...(expected.requiredClaims ?? [])],
       currentDate: new Date(ctx.clock.now()),
-      clockTolerance: ctx.clock.toleranceSeconds,
+      clockTolerance: Math.max(ctx.clock.toleranceSeconds, expected.aheadSeconds ?? 0),
     });
     if (typeof payload.exp !== 'number') return 'invalid';
+    if (expected.audienceAsString && typeof payload.aud !== 'string') return 'invalid';
     return payload;
   } catch (error) {
     return (error as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY' ? 'no-key' : 'invalid';
@@ -94,7 +102,7 @@ export async function verifyAssertion(
 /**
  * Whether a verified assertion may be used now, once: its `exp` at most
  * {@link MAX_ASSERTION_LIFETIME_SECONDS} ahead (RFC 7523 §3 item 4), no `iat` in the future beyond
- * the clock tolerance, a string `jti` of at most 256 characters, never seen before from this
+ * the clock tolerance (or `aheadSeconds`, when more), a string `jti` of at most 256 characters, never seen before from this
  * `issuer` (item 7: remembered in the replay store under a digest of `namespace`, issuer and `jti`,
  * so that two issuers' ids never collide and keys stay short). `false` for a replay.
  *
@@ -112,11 +120,12 @@ export async function useAssertionOnce(
   issuer: string,
   claims: JWTPayload,
   share: { readonly payer?: string | undefined; readonly quota?: number | undefined } = {},
+  aheadSeconds = 0,
 ): Promise<boolean> {
   const { jti } = claims;
   if (typeof claims.exp !== 'number' || typeof jti !== 'string' || jti.length > MAX_JTI_LENGTH) return false;
   const now = ctx.clock.now();
-  const tolerance = ctx.clock.toleranceSeconds * 1000;
+  const tolerance = Math.max(ctx.clock.toleranceSeconds, aheadSeconds) * 1000;
   const exp = claims.exp * 1000;
   if (exp > now + MAX_ASSERTION_LIFETIME_SECONDS * 1000 + tolerance) return false;
   // RFC 7519 §4.1.6 leaves `iat` unchecked; one in the future is a clock that cannot be trusted,

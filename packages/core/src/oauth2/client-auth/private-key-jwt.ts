@@ -9,6 +9,12 @@ import { TOKEN_ENDPOINT_PATH } from '../token-endpoint-path.js';
 import { inlineKeySet } from './client-jwks.js';
 import type { ClientAuthMethod, PresentedClient } from './method.js';
 
+/**
+ * How far ahead of this server's clock a client assertion's `iat` and `nbf` may be under the FAPI
+ * 2.0 profile (Security Profile §5.3.2.1: accept 0–10 s in the future, refuse more than 60 s).
+ */
+const FAPI2_ASSERTION_AHEAD_SECONDS = 10;
+
 /** RFC 7523 §2.2: the `client_assertion_type` of a JWT client assertion. */
 export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
@@ -98,10 +104,14 @@ export const privateKeyJwt: ClientAuthMethod<PresentedAssertion> = {
     const payer = isSelfRegistered(client)
       ? await clientWritePartition(ctx, presented.request, client, false)
       : undefined;
-    return useAssertionOnce(ctx, 'client-assertion', client.id, claims, {
-      payer,
-      quota: assertionQuota(client),
-    });
+    return useAssertionOnce(
+      ctx,
+      'client-assertion',
+      client.id,
+      claims,
+      { payer, quota: assertionQuota(client) },
+      ctx.profile.securityProfile === 'fapi2' ? FAPI2_ASSERTION_AHEAD_SECONDS : 0,
+    );
   },
 };
 
@@ -128,12 +138,12 @@ function verifyClientAssertion(
   return verifyAssertion(ctx, presented.assertion, key, {
     issuer: presented.clientId,
     subject: presented.clientId,
-    // FAPI 2.0 §5.3.2.1: under the profile, the issuer identifier only.
-    audience:
-      ctx.profile.securityProfile === 'fapi2'
-        ? [ctx.issuer]
-        : [ctx.issuer, presented.endpoint, ctx.issuer + TOKEN_ENDPOINT_PATH],
     requiredClaims: ['jti'],
+    // FAPI 2.0 Security Profile §5.3.2.1: under the profile, `aud` is the issuer identifier only,
+    // as a string, and `iat`/`nbf` up to 10 s ahead are accepted (clocks drift).
+    ...(ctx.profile.securityProfile === 'fapi2'
+      ? { audience: [ctx.issuer], audienceAsString: true, aheadSeconds: FAPI2_ASSERTION_AHEAD_SECONDS }
+      : { audience: [ctx.issuer, presented.endpoint, ctx.issuer + TOKEN_ENDPOINT_PATH] }),
   });
 }
 

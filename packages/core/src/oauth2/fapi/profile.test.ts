@@ -48,18 +48,20 @@ async function fapiInstance(options: TestOptions = FAPI, others?: ClientRecord[]
       },
     ]),
   });
-  const assertion = (audience: string) =>
-    new SignJWT({ jti: crypto.randomUUID() })
+  const assertion = (audience: string | string[], aheadSeconds: number) => {
+    const issuedAt = Math.floor(t.clock.now() / 1000) + aheadSeconds;
+    return new SignJWT({ jti: crypto.randomUUID(), nbf: issuedAt })
       .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
       .setIssuer('fapi-client')
       .setSubject('fapi-client')
       .setAudience(audience)
-      .setIssuedAt(Math.floor(t.clock.now() / 1000))
-      .setExpirationTime(Math.floor(t.clock.now() / 1000) + 60)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + 60)
       .sign(privateKey);
-  const clientAuth = async (audience = ISSUER) => ({
+  };
+  const clientAuth = async (audience: string | string[] = ISSUER, aheadSeconds = 0) => ({
     client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
-    client_assertion: await assertion(audience),
+    client_assertion: await assertion(audience, aheadSeconds),
   });
   return { ...t, clientAuth, jwk };
 }
@@ -150,6 +152,16 @@ describe('the FAPI 2.0 security profile switch (securityProfile: "fapi2")', () =
       ),
     );
     expect(((await response.json()) as { token_type: string }).token_type).toBe('DPoP');
+  });
+
+  it('takes client assertions whose iat and nbf are up to 10 s ahead, and refuses an array as their aud (§5.3.2.1)', async () => {
+    const t = await fapiInstance();
+    const push = async (auth: Record<string, string>) =>
+      (await t.gatehouse.fetch(post('/oauth2/v1/par', { ...REQUEST, ...auth }))).status;
+    expect(await push(await t.clientAuth(ISSUER, 8))).toBe(201);
+    expect(await push(await t.clientAuth(ISSUER, 10))).toBe(201);
+    expect(await push(await t.clientAuth(ISSUER, 20))).toBe(401);
+    expect(await push(await t.clientAuth([ISSUER]))).toBe(401);
   });
 
   it('takes client assertions for the issuer only, the redirect_uri always, no Auth API, no rotation', async () => {
