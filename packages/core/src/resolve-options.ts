@@ -17,6 +17,7 @@ import { instanceClients } from './instance-clients.js';
 import { hostStoreGuard, instanceStorage } from './instance-storage.js';
 import { issuerOf, parseIssuer } from './issuer.js';
 import { instanceLogger } from './logger.js';
+import { authorizationDetailsFeature } from './oauth2/authorization-details/feature.js';
 import { authorizationFlow } from './oauth2/authorize/flow.js';
 import { deviceAuthorizationFeature } from './oauth2/device/feature.js';
 import { confidentialClientsOnly, fapi2Profile } from './oauth2/fapi/profile.js';
@@ -181,6 +182,7 @@ const FEATURES: readonly Feature[] = [
   coreGrantsFeature,
   deviceAuthorizationFeature,
   pushedAuthorizationRequestsFeature,
+  authorizationDetailsFeature,
   dynamicRegistrationFeature,
   clientMetadataDocumentsFeature,
   dpopFeature,

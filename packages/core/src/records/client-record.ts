@@ -56,6 +56,7 @@ const CLIENT_FIELDS = fieldSpellings({
   firstParty: ['first_party'],
   idTokenSignedResponseAlg: ['id_token_signed_response_alg'],
   postLogoutRedirectUris: ['post_logout_redirect_uris', 'postLogoutRedirectUri', 'post_logout_redirect_uri'],
+  authorizationDetailsTypes: ['authorization_details_types', 'authorizationDetailTypes'],
 });
 
 /**
@@ -170,6 +171,7 @@ function fieldProblems(record: Record<string, unknown>): string[] {
       'idTokenSignedResponseAlg',
       `expected one of ${SIGNING_ALGORITHMS.join(', ')}, got ${shownValue(record.idTokenSignedResponseAlg)}`,
     );
+  checkStringList(record, 'authorizationDetailsTypes', fail, (type) => type !== '' || 'is empty');
   checkCredentials(record, fail);
   return problems;
 }

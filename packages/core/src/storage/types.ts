@@ -177,6 +177,12 @@ export interface ClientRecord {
    * token request of it without a DPoP proof is refused with `invalid_request`. Default `false`.
    */
   readonly dpopBoundAccessTokens?: boolean;
+  /**
+   * The RFC 9396 authorization detail types the client may ask for (RFC 9396 §10
+   * `authorization_details_types`), each one of the instance's `authorizationDetails.types`. When
+   * absent, any type the instance accepts.
+   */
+  readonly authorizationDetailsTypes?: readonly string[];
 }
 
 /**
