@@ -1,10 +1,11 @@
 /**
- * Conformance flows of rich authorization requests (RFC 9396), over real HTTP against one
- * instance, with oauth4webapi as the client and raw requests for what a client library never sends
- * (broken details). The demo's
+ * Conformance flows of rich authorization requests (RFC 9396) and signed request objects
+ * (RFC 9101), over real HTTP against one instance, with oauth4webapi as the client (it supports
+ * both) and raw requests for what a client library never sends (broken objects, replays). The demo's
  * `ticket_access` type (actions `read`, `write`) is enforced by its tickets API. Registered by the
  * flows of `flows.ts`, inside their describe block.
  */
+import { readFileSync } from 'node:fs';
 import { DEMO } from '@gatehousejs/demo';
 import * as oauth from 'oauth4webapi';
 import { expect, it } from 'vitest';
@@ -17,7 +18,23 @@ const READ_WRITE = [{ type: 'ticket_access', actions: ['read', 'write'] }];
 const options = { [oauth.allowInsecureRequests]: true } as const;
 const credentials = { username: DEMO.user.username, password: DEMO.user.password };
 
-/** Registers the RAR flows against the instance of `client()`. */
+/** The committed demo key of demo-jwt (a demo key, public to everyone). */
+const JWT_CLIENT_KEY = JSON.parse(
+  readFileSync(new URL('../../demo/keys/demo-jwt.private.jwk.json', import.meta.url), 'utf8'),
+) as JsonWebKey & { kid: string };
+
+async function demoJwtKey(): Promise<oauth.PrivateKey> {
+  const key = await crypto.subtle.importKey(
+    'jwk',
+    JWT_CLIENT_KEY,
+    { name: 'ECDSA', namedCurve: 'P-256' },
+    false,
+    ['sign'],
+  );
+  return { key, kid: JWT_CLIENT_KEY.kid };
+}
+
+/** Registers the RAR and JAR flows against the instance of `client()`. */
 export function richAndSignedRequestFlows(client: () => InstanceClient): void {
   const discover = async (c: InstanceClient) => {
     const issuer = new URL(c.issuer);
@@ -132,6 +149,99 @@ export function richAndSignedRequestFlows(client: () => InstanceClient): void {
         'invalid_authorization_details',
       ]);
       expect(location.searchParams.get('state')).toBe('rar');
+    }
+  });
+
+  it('JAR: demo-jwt pushes a signed request object (with details) and signs in with its request_uri', async () => {
+    const c = client();
+    const as = await discover(c);
+    expect(as.request_object_signing_alg_values_supported).toContain('ES256');
+    const key = await demoJwtKey();
+    const rp: oauth.Client = { client_id: DEMO.jwtClient.id };
+    const auth = oauth.PrivateKeyJwt(key);
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const request = await oauth.issueRequestObject(
+      as,
+      rp,
+      {
+        response_type: 'code',
+        redirect_uri: c.redirectUri,
+        scope: 'openid tickets:read',
+        state,
+        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        authorization_details: JSON.stringify(READ),
+      },
+      key,
+    );
+    const pushed = await oauth.processPushedAuthorizationResponse(
+      as,
+      rp,
+      await oauth.pushedAuthorizationRequest(as, rp, auth, { request }, options),
+    );
+    const { url: callback } = await navigateSigningIn(
+      new CookieClient(),
+      `${c.at('/oauth2/v1/authorize')}?${new URLSearchParams({ client_id: rp.client_id, request_uri: pushed.request_uri })}`,
+      credentials,
+      (at) => at.href.startsWith(c.redirectUri),
+    );
+    const params = oauth.validateAuthResponse(as, rp, callback, state);
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      rp,
+      await oauth.authorizationCodeGrantRequest(as, rp, auth, params, c.redirectUri, verifier, options),
+    );
+    expect(tokens.authorization_details).toEqual(READ);
+    expect((await c.tickets({ Authorization: `Bearer ${tokens.access_token}` })).status).toBe(200);
+  });
+
+  it('JAR: takes a signed object by value at the authorization endpoint, once; refuses unsigned and foreign ones on a page', async () => {
+    const c = client();
+    const as = await discover(c);
+    const key = await demoJwtKey();
+    const rp: oauth.Client = { client_id: DEMO.jwtClient.id };
+    const object = (claims: Record<string, string> = {}) =>
+      oauth.issueRequestObject(
+        as,
+        rp,
+        { response_type: 'code', redirect_uri: c.redirectUri, scope: 'openid', state: 'by-value', ...claims },
+        key,
+      );
+    const request = await object();
+    const authorize = (clientId: string, jwt: string) =>
+      `${c.at('/oauth2/v1/authorize')}?${new URLSearchParams({ client_id: clientId, request: jwt })}`;
+    const { url: callback } = await navigateSigningIn(
+      new CookieClient(),
+      authorize(rp.client_id, request),
+      credentials,
+      (at) => at.href.startsWith(c.redirectUri),
+    );
+    expect(callback.searchParams.get('state')).toBe('by-value');
+    expect(callback.searchParams.get('code')).toBeTruthy();
+    const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const now = Math.floor(Date.now() / 1000);
+    const unsigned = `${b64({ alg: 'none', typ: 'oauth-authz-req+jwt' })}.${b64({
+      iss: rp.client_id,
+      aud: c.issuer,
+      exp: now + 60,
+      jti: `u-${now}-${Math.random()}`,
+      response_type: 'code',
+      redirect_uri: c.redirectUri,
+    })}.`;
+    // A replay of the used object, an unsigned one, and demo-jwt's object presented for demo-client.
+    for (const url of [
+      authorize(rp.client_id, request),
+      authorize(rp.client_id, unsigned),
+      authorize(DEMO.client.id, await object()),
+    ]) {
+      const response = await fetch(url, { redirect: 'manual', headers: NAVIGATION });
+      expect({ url, status: response.status, location: response.headers.get('location') }).toEqual({
+        url,
+        status: 400,
+        location: null,
+      });
+      expect(await response.text()).toContain('invalid_request_object');
     }
   });
 }

@@ -84,7 +84,8 @@ export const DEMO = {
    */
   cliClient: { id: 'demo-cli', scope: 'openid profile offline_access tickets:read' },
   /**
-   * A confidential client authenticating with `private_key_jwt` (ES256). Its private key is
+   * A confidential client authenticating with `private_key_jwt` (ES256), which may also send
+   * signed request objects (RFC 9101, `request` by value or pushed) signed with that key. Its private key is
    * committed at `examples/demo/keys/demo-jwt.private.jwk.json`: a demo key, public to everyone,
    * never a pattern (a real client keeps its private key to itself and registers the public one).
    */
@@ -335,6 +336,8 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
         type: 'confidential',
         tokenEndpointAuthMethod: 'private_key_jwt',
         jwks: { keys: [DEMO.jwtClient.publicJwk] },
+        // RFC 9101: it may send signed request objects (by value or pushed), with the same key.
+        requestObjectSigningAlg: 'ES256',
         grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'],
         scopes: [...DEMO.scopes],
         redirectUris: [seed.redirectUri],
@@ -633,7 +636,7 @@ export function describeDemo(demo: Demo): string {
     `  OpenID Connect: ${demo.issuer}/.well-known/openid-configuration`,
     `  OAuth client:   ${DEMO.client.id} / ${DEMO.client.secret} (confidential), ${DEMO.publicClient.id} (public, PKCE)`,
     `  third party:    ${DEMO.thirdPartyClient.id} / ${DEMO.thirdPartyClient.secret} (confidential, asks for consent)`,
-    `  more clients:   ${DEMO.postClient.id} / ${DEMO.postClient.secret} (client_secret_post), ${DEMO.serviceClient.id} / ${DEMO.serviceClient.secret} (client_credentials, ${DEMO.serviceClient.scope}), ${DEMO.jwtClient.id} (private_key_jwt, demo key ${DEMO.jwtClient.privateKeyPath})`,
+    `  more clients:   ${DEMO.postClient.id} / ${DEMO.postClient.secret} (client_secret_post), ${DEMO.serviceClient.id} / ${DEMO.serviceClient.secret} (client_credentials, ${DEMO.serviceClient.scope}), ${DEMO.jwtClient.id} (private_key_jwt and signed request objects, demo key ${DEMO.jwtClient.privateKeyPath})`,
     `  device flow:    ${DEMO.cliClient.id} (public, device code + refresh token, ${DEMO.cliClient.scope}); verification page ${demo.issuer}/device`,
     `  token exchange: ${DEMO.agentClient.id} / ${DEMO.agentClient.secret} (RFC 8693: a demo user's token → one for ${demo.origin}${DEMO.mcp.path}, act.sub = ${DEMO.agentClient.id})`,
     `  PAR client:     ${DEMO.parClient.id} / ${DEMO.parClient.secret} (client_secret_basic, must push its requests: RFC 9126)`,

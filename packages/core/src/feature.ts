@@ -11,6 +11,7 @@ import type { AuthorizationDetailsService } from './oauth2/authorization-details
 import type { AuthenticatedClient } from './oauth2/client-auth/authenticate-client.js';
 import type { InteractionSettings } from './oauth2/interaction/settings.js';
 import type { MetadataDocumentSettings } from './oauth2/registration/settings.js';
+import type { RequestObjectSettings } from './oauth2/request-objects/settings.js';
 import type { TokenExchangeSettings } from './oauth2/token-exchange/settings.js';
 import type { ConsentOptions, GatehouseOptions } from './options.js';
 import type { KeyRotationSettings } from './tokens/rotation/settings.js';
@@ -67,6 +68,11 @@ export interface InstanceSettings extends DispatchSettings {
    * when the feature is off.
    */
   readonly authorizationDetails: AuthorizationDetailsService | undefined;
+  /**
+   * Signed request objects (RFC 9101, `requestObjects`): what the authorization flow and the pushed
+   * authorization request endpoint verify `request` with.
+   */
+  readonly requestObjects: RequestObjectSettings;
 }
 
 /**

@@ -62,6 +62,10 @@ export const KNOWN_OPTIONS = {
     "maxDetails": true,
     "maxBytes": true
   },
+  "requestObjects": {
+    "required": true,
+    "allowUnsigned": true
+  },
   "authApi": {
     "enabled": true,
     "tokenTtl": true,

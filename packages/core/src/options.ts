@@ -186,6 +186,13 @@ export interface GatehouseOptions {
    * Off unless given (the parameter is then ignored, RFC 6749 §3.1).
    */
   readonly authorizationDetails?: AuthorizationDetailsOptions;
+  /**
+   * RFC 9101 signed request objects (JAR, see `docs/request-objects.md`): the `request` parameter
+   * of the authorization and pushed authorization request endpoints, a JWT signed with a key the
+   * client registered (`jwks` / `jwksUri`). Always accepted from clients with keys; these options
+   * require them of every client, or let a client registered for it send unsigned ones.
+   */
+  readonly requestObjects?: RequestObjectOptions;
 
   /** The credential-exchange Auth API under `{base}/auth/v1/`. */
   readonly authApi?: AuthApiOptions;
@@ -431,6 +438,24 @@ export interface AuthorizationDetailsOptions {
    * Default 2,048, from 64 to 4,096.
    */
   readonly maxBytes?: number;
+}
+
+/** Options of signed request objects (RFC 9101). */
+export interface RequestObjectOptions {
+  /**
+   * Every authorization request must be a signed request object (RFC 9101 §10.5
+   * `require_signed_request_object` in the metadata): sent by value as `request`, directly or
+   * pushed. Default `false`; a client can require it for itself with `requireSignedRequestObject`.
+   * FAPI 2.0 Message Signing asks it of every client: set it with `securityProfile: 'fapi2'`.
+   */
+  readonly required?: boolean;
+  /**
+   * Accept unsigned request objects (`alg: none`) from the clients registered for them
+   * (`requestObjectSigningAlg: 'none'`), and list `none` in
+   * `request_object_signing_alg_values_supported`. Default `false`: an unsigned object is refused
+   * whatever the client's registration. Not allowed with `securityProfile: 'fapi2'` or `required`.
+   */
+  readonly allowUnsigned?: boolean;
 }
 
 /** Options of DPoP (RFC 9449). */

@@ -25,6 +25,7 @@ import { extensionGrantsFeature } from './oauth2/grants/extension-grants.js';
 import { coreGrantsFeature, jwtBearerFeature, tokenExchangeFeature } from './oauth2/grants/feature.js';
 import { pushedAuthorizationRequestsFeature } from './oauth2/par/feature.js';
 import { clientMetadataDocumentsFeature, dynamicRegistrationFeature } from './oauth2/registration/feature.js';
+import { requestObjectsFeature } from './oauth2/request-objects/feature.js';
 import { tokenExchangeSettings } from './oauth2/token-exchange/settings.js';
 import { accessTokenLifetime, scopePolicy, tokenPolicy } from './oauth2/token-policy.js';
 import { count } from './option-values.js';
@@ -183,6 +184,7 @@ const FEATURES: readonly Feature[] = [
   deviceAuthorizationFeature,
   pushedAuthorizationRequestsFeature,
   authorizationDetailsFeature,
+  requestObjectsFeature,
   dynamicRegistrationFeature,
   clientMetadataDocumentsFeature,
   dpopFeature,

@@ -6,6 +6,7 @@ import {
 } from '../authorization-details/feature.js';
 import { type InteractionSettings, resolveInteractions } from '../interaction/settings.js';
 import { pushRequirement } from '../par/feature.js';
+import { type RequestObjectSettings, requestObjectSettings } from '../request-objects/feature.js';
 
 /**
  * The settings of the authorization flow (the authorization endpoint, the interactions that
@@ -27,6 +28,8 @@ export interface AuthorizationFlow {
    * and shows `authorization_details`; absent when the feature is off (the parameter is ignored).
    */
   readonly authorizationDetails: AuthorizationDetailsService | undefined;
+  /** Signed request objects (RFC 9101, `requestObjects` options): whether required, whether unsigned ones may be. */
+  readonly requestObjects: RequestObjectSettings;
 }
 
 /** The authorization flow's options (`interactions`, `consent`, `pushedAuthorizationRequests.required`), checked. */
@@ -42,6 +45,7 @@ export function authorizationFlow(
     rememberConsent: consentPolicy(options.consent),
     requirePushedRequests: pushRequirement(options.pushedAuthorizationRequests, fapi2),
     authorizationDetails: authorizationDetailsSettings(options.authorizationDetails),
+    requestObjects: requestObjectSettings(options.requestObjects, fapi2),
   };
 }
 /** The `consent` option's hook, checked. */

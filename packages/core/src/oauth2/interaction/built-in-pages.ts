@@ -52,7 +52,10 @@ interface Pending {
 type PendingRequest = Pending & { readonly auth: AuthorizationRequest };
 
 async function pendingAt(
-  ctx: Pick<Context, 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens'>,
+  ctx: Pick<
+    Context,
+    'issuer' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens' | 'limits'
+  >,
   flow: AuthorizationFlow,
   request: Request,
   reference: string,

@@ -78,14 +78,17 @@ export async function pendingInteraction(
  * since): a request that is no longer valid cannot be continued.
  */
 export async function storedRequest(
-  ctx: Pick<Context, 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens'>,
+  ctx: Pick<
+    Context,
+    'issuer' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens' | 'limits'
+  >,
   flow: AuthorizationFlow,
   record: InteractionRecord,
 ): Promise<AuthorizationRequest> {
   const params = new Params(new URLSearchParams(record.params));
   try {
-    const { target, pushed } = await authorizationTarget(ctx, params);
-    return validatedRequest(ctx, flow, target, params, pushed);
+    // Kept on the server since the request entered, where it was held to pushing and signing.
+    return validatedRequest(ctx, flow, await authorizationTarget(ctx, flow, params), 'stored');
   } catch (error) {
     if (!(error instanceof ProtocolError) || error.status >= 500) throw error;
     refuse(
@@ -143,7 +146,7 @@ export async function storedDevice(
 export async function interactionDetails(
   ctx: Pick<
     Context,
-    'issuer' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens' | 'ui'
+    'issuer' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens' | 'ui' | 'limits'
   >,
   flow: AuthorizationFlow,
   requestOrId: Request | string,
@@ -215,7 +218,10 @@ export async function interactionDetails(
  * `login.succeeded` event the resume emits.
  */
 export async function finishInteraction(
-  ctx: Pick<Context, 'issuer' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens'>,
+  ctx: Pick<
+    Context,
+    'issuer' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens' | 'limits'
+  >,
   flow: AuthorizationFlow,
   request: Request,
   result: InteractionResult,

@@ -17,9 +17,9 @@ import type { PushedRequestSettings } from './settings.js';
 
 /**
  * What other features check of a pushed request, as of a request at the authorization endpoint
- * (the instance settings): `authorization_details` (RFC 9396).
+ * (the instance settings): `authorization_details` (RFC 9396), request objects (RFC 9101).
  */
-export type PushedRequestChecks = Pick<InstanceSettings, 'authorizationDetails'>;
+export type PushedRequestChecks = Pick<InstanceSettings, 'authorizationDetails' | 'requestObjects'>;
 
 /**
  * `POST {base}/oauth2/v1/par`, the pushed authorization request endpoint (RFC 9126 §2): the client
@@ -73,7 +73,7 @@ async function pushAuthorizationRequest(
   >,
   settings: PushedRequestSettings,
   dpopChecks: ProofContext,
-  { authorizationDetails: details }: PushedRequestChecks,
+  { authorizationDetails: details, requestObjects }: PushedRequestChecks,
 ): Promise<Answer> {
   const params = await readForm(request, ctx.limits.maxBodyBytes);
   const authenticated = await authenticateClient(ctx, request, params);
@@ -97,17 +97,25 @@ async function pushAuthorizationRequest(
     throw invalidRequest(
       'A pushed authorization request must not contain a request_uri (RFC 9126 section 2.1).',
     );
+  // RFC 9126 §3 with RFC 9101 §6.3: a request object's parameters are the request (the body's
+  // others only authenticate the client), verified with the client's keys.
+  const object = params.get('request');
+  if (object === undefined && requestObjects.mustSign(client))
+    throw invalidRequest(
+      'This client must send its authorization requests as signed request objects (RFC 9101).',
+    );
+  const sent = object === undefined ? params : await requestObjects.parameters(ctx, client, object, request);
   // FAPI 2.0 §5.3.2.2: the redirect URI is always named in the pushed request.
-  if (ctx.profile.securityProfile === 'fapi2' && params.get('redirect_uri') === undefined)
+  if (ctx.profile.securityProfile === 'fapi2' && sent.get('redirect_uri') === undefined)
     throw invalidRequest('The redirect_uri parameter is required (FAPI 2.0 profile).');
   // The authenticated client is the request's client_id (authenticateClient refused another one).
-  let withClient = params.with('client_id', client.id);
+  let withClient = sent.with('client_id', client.id);
   // RFC 9449 §10.1: a DPoP proof here binds the code to its key, as dpop_jkt does.
   // A proof is optional here (dpop_jkt may bind instead), whatever the token endpoint requires.
   const dpop = await tokenRequestProof(ctx, dpopChecks, request, authenticated, false);
   if (dpop !== undefined) {
-    const sent = params.get('dpop_jkt');
-    if (sent !== undefined && sent !== dpop.jkt)
+    const named = sent.get('dpop_jkt');
+    if (named !== undefined && named !== dpop.jkt)
       throw invalidRequest('The dpop_jkt differs from the key of the DPoP proof.');
     withClient = withClient.with('dpop_jkt', dpop.jkt);
   }
