@@ -44,7 +44,11 @@ export function richAndSignedRequestFlows(client: () => InstanceClient): void {
     );
   };
 
-  /** authorize (with `extra`) → login → callback → code exchange, as demo-client, by oauth4webapi. */
+  /**
+   * authorize (with the details) → login → callback → code exchange, as demo-client, by oauth4webapi.
+   * No `openid`: ID tokens are not what these flows test (and `acme` signs them with ES256 only, which
+   * oauth4webapi's default RS256 expectation would refuse).
+   */
   async function detailedTokens(c: InstanceClient, as: oauth.AuthorizationServer, details: unknown) {
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
@@ -52,7 +56,7 @@ export function richAndSignedRequestFlows(client: () => InstanceClient): void {
       response_type: 'code',
       client_id: DEMO.client.id,
       redirect_uri: c.redirectUri,
-      scope: 'openid tickets:read offline_access',
+      scope: 'tickets:read',
       state,
       code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
@@ -167,7 +171,7 @@ export function richAndSignedRequestFlows(client: () => InstanceClient): void {
       {
         response_type: 'code',
         redirect_uri: c.redirectUri,
-        scope: 'openid tickets:read',
+        scope: 'tickets:read',
         state,
         code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
         code_challenge_method: 'S256',
@@ -205,7 +209,13 @@ export function richAndSignedRequestFlows(client: () => InstanceClient): void {
       oauth.issueRequestObject(
         as,
         rp,
-        { response_type: 'code', redirect_uri: c.redirectUri, scope: 'openid', state: 'by-value', ...claims },
+        {
+          response_type: 'code',
+          redirect_uri: c.redirectUri,
+          scope: 'tickets:read',
+          state: 'by-value',
+          ...claims,
+        },
         key,
       );
     const request = await object();
