@@ -33,6 +33,13 @@ export function clientInformation(
     ...(client.scopes === undefined ? {} : { scope: client.scopes.join(' ') }),
     ...(client.requirePushedAuthorizationRequests ? { require_pushed_authorization_requests: true } : {}),
     ...(client.dpopBoundAccessTokens ? { dpop_bound_access_tokens: true } : {}),
+    ...(client.requireSignedRequestObject ? { require_signed_request_object: true } : {}),
+    ...(client.requestObjectSigningAlg === undefined
+      ? {}
+      : { request_object_signing_alg: client.requestObjectSigningAlg }),
+    ...(client.authorizationDetailsTypes === undefined
+      ? {}
+      : { authorization_details_types: client.authorizationDetailsTypes }),
     ...metadata,
   };
 }

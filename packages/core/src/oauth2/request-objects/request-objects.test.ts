@@ -381,4 +381,41 @@ describe('signed request objects (RFC 9101): required, and pushed', () => {
       details,
     );
   });
+
+  it('lets a client registered by RFC 7591 require signed request objects for itself', async () => {
+    const key = await keyPair('k1');
+    const t = await jarInstance(key, { dynamicRegistration: {} });
+    // Open registration makes public clients (no keys of their own): the metadata is kept and enforced.
+    const registered = await t.gatehouse.fetch(
+      new Request(`${ISSUER}/oauth2/v1/register`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          redirect_uris: [REDIRECT_URI],
+          require_signed_request_object: true,
+          request_object_signing_alg: 'ES256',
+          authorization_details_types: ['ticket_access'],
+        }),
+      }),
+    );
+    expect(registered.status).toBe(201);
+    const client = (await registered.json()) as { client_id: string };
+    expect(client).toMatchObject({
+      require_signed_request_object: true,
+      request_object_signing_alg: 'ES256',
+      authorization_details_types: ['ticket_access'],
+    });
+    const plain = await t.gatehouse.fetch(authorize({ client_id: client.client_id, ...PARAMETERS }));
+    expect(plain.status).toBe(400); // a self-registered client's errors are shown, never redirected
+    expect(await plain.text()).toContain('signed request objects');
+    const refused = await t.gatehouse.fetch(
+      new Request(`${ISSUER}/oauth2/v1/register`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [REDIRECT_URI], request_object_signing_alg: 'HS256' }),
+      }),
+    );
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: string }).error).toBe('invalid_client_metadata');
+  });
 });
