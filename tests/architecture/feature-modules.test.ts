@@ -35,6 +35,11 @@ const FEATURES: Readonly<Record<string, readonly string[]>> = {
     // before the features (the authorization endpoint must find it like any client).
     'internal-client.ts',
   ],
+  // RFC 9396: its service is what the authorization flow, PAR and the grants check details with;
+  // the instance settings type it (`feature.ts` of the root, which the feature itself imports).
+  'oauth2/authorization-details/': ['feature.ts', 'settings.ts'],
+  // RFC 9101: the authorization flow and PAR verify `request` with it; the instance settings type it.
+  'oauth2/request-objects/': ['feature.ts', 'settings.ts'],
   'oauth2/device/': [
     'feature.ts',
     // The device sign-in of the interaction module looks up the authorization it is for (to be a

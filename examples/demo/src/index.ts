@@ -28,6 +28,7 @@ import {
 import { createPortal, PORTAL, type Portal } from './portal.js';
 import { DEMO_SCOPE_DESCRIPTIONS } from './scopes.js';
 import { engineFromEnv, storageFromEnv } from './storage.js';
+import { TICKET_ACCESS, TICKET_ACCESS_TYPE } from './tickets.js';
 
 export { createPortal, PORTAL, type Portal, type PortalOptions } from './portal.js';
 export { DEMO_SCOPE_DESCRIPTIONS } from './scopes.js';
@@ -41,12 +42,18 @@ export {
 } from './storage.js';
 
 export {
+  type CreatedTicket,
   demoApi,
   readTicketLimit,
+  readTicketTitle,
   SAMPLE_TICKETS_PER_CALLER,
   sampleTickets,
+  TICKET_ACCESS,
+  TICKET_ACCESS_TYPE,
+  TICKET_ACTIONS,
   TICKET_LIMIT,
   type Ticket,
+  type TicketAccess,
   type TicketList,
 } from './tickets.js';
 
@@ -78,7 +85,8 @@ export const DEMO = {
    */
   cliClient: { id: 'demo-cli', scope: 'openid profile offline_access tickets:read' },
   /**
-   * A confidential client authenticating with `private_key_jwt` (ES256). Its private key is
+   * A confidential client authenticating with `private_key_jwt` (ES256), which may also send
+   * signed request objects (RFC 9101, `request` by value or pushed) signed with that key. Its private key is
    * committed at `examples/demo/keys/demo-jwt.private.jwk.json`: a demo key, public to everyone,
    * never a pattern (a real client keeps its private key to itself and registers the public one).
    */
@@ -376,6 +384,8 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
         type: 'confidential',
         tokenEndpointAuthMethod: 'private_key_jwt',
         jwks: { keys: [DEMO.jwtClient.publicJwk] },
+        // RFC 9101: it may send signed request objects (by value or pushed), with the same key.
+        requestObjectSigningAlg: 'ES256',
         grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'],
         scopes: [...DEMO.scopes],
         redirectUris: [seed.redirectUri],
@@ -466,6 +476,8 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
     ...(seed.resources === undefined ? {} : { resources: seed.resources }),
     cors: { allowedOrigins: seed.allowedOrigins ?? [] },
     tokenExchange: demoTokenExchange(seed),
+    // RFC 9396: `ticket_access` details (actions "read" and/or "write"), enforced by the tickets API.
+    authorizationDetails: { types: { [TICKET_ACCESS]: TICKET_ACCESS_TYPE } },
     ...(seed.trustedIssuer === undefined ? {} : { trustedIssuers: [seed.trustedIssuer] }),
     ...DEMO_REGISTRATION,
   };
@@ -686,7 +698,8 @@ export function describeDemoHost(demo: DemoHost): string {
     `  introspection:  ${DEMO.resourceServerClient.id} / ${DEMO.resourceServerClient.secret} (client_secret_basic, a resource server: may introspect the tokens for ${demo.origin}/{demo,acme}/api/v1, RFC 7662), on both`,
     `  redirect URI:   ${demo.redirectUri}`,
     `  user:           ${DEMO.user.username} / ${DEMO.user.password} (user id ${DEMO.user.id} on demo, ${ACME.user.id} on acme)`,
-    `  tickets API:    POST ${demo.origin}/{demo,acme}/api/v1/tickets (bearer or session)`,
+    `  tickets API:    POST ${demo.origin}/{demo,acme}/api/v1/tickets (bearer or session), POST …/tickets/create (a token with a ${TICKET_ACCESS} detail allowing "write")`,
+    `  RAR:            authorization_details [{"type":"${TICKET_ACCESS}","actions":["read"]}] (actions: read, write; RFC 9396)`,
     `  admin API:      ${demo.issuers.demo}/admin/v1/ (OpenAPI: …/admin/v1/openapi.json), demo only: user ${DEMO.admin.user.username} / ${DEMO.admin.user.password}, client ${DEMO.admin.client.id} / ${DEMO.admin.client.secret} (client_credentials, scope ${DEMO.admin.scope})`,
     `  console:        ${demo.issuers.demo}/admin/ (${DEMO.admin.user.username} / ${DEMO.admin.user.password}; \`npx gatehouse admin --help\` for the CLI); connected apps: ${demo.origin}/{demo,acme}/account/apps`,
     `  registration:   POST ${demo.origin}/{demo,acme}/oauth2/v1/register (RFC 7591), or a client ID metadata document URL as client_id (loopback http allowed: development setting)`,
@@ -709,7 +722,7 @@ export function describeDemo(demo: Demo): string {
     `  OpenID Connect: ${demo.issuer}/.well-known/openid-configuration`,
     `  OAuth client:   ${DEMO.client.id} / ${DEMO.client.secret} (confidential), ${DEMO.publicClient.id} (public, PKCE)`,
     `  third party:    ${DEMO.thirdPartyClient.id} / ${DEMO.thirdPartyClient.secret} (confidential, asks for consent)`,
-    `  more clients:   ${DEMO.postClient.id} / ${DEMO.postClient.secret} (client_secret_post), ${DEMO.serviceClient.id} / ${DEMO.serviceClient.secret} (client_credentials, ${DEMO.serviceClient.scope}), ${DEMO.jwtClient.id} (private_key_jwt, demo key ${DEMO.jwtClient.privateKeyPath})`,
+    `  more clients:   ${DEMO.postClient.id} / ${DEMO.postClient.secret} (client_secret_post), ${DEMO.serviceClient.id} / ${DEMO.serviceClient.secret} (client_credentials, ${DEMO.serviceClient.scope}), ${DEMO.jwtClient.id} (private_key_jwt and signed request objects, demo key ${DEMO.jwtClient.privateKeyPath})`,
     `  device flow:    ${DEMO.cliClient.id} (public, device code + refresh token, ${DEMO.cliClient.scope}); verification page ${demo.issuer}/device`,
     `  token exchange: ${DEMO.agentClient.id} / ${DEMO.agentClient.secret} (RFC 8693: a demo user's token → one for ${demo.origin}${DEMO.mcp.path}, act.sub = ${DEMO.agentClient.id})`,
     `  PAR client:     ${DEMO.parClient.id} / ${DEMO.parClient.secret} (client_secret_basic, must push its requests: RFC 9126)`,
@@ -717,7 +730,8 @@ export function describeDemo(demo: Demo): string {
     `  redirect URI:   ${demo.redirectUri} (after sign-out: ${demo.postLogoutRedirectUri})`,
     `  scopes:         ${DEMO.scopes.join(' ')}`,
     `  user:           ${DEMO.user.username} / ${DEMO.user.password}`,
-    `  tickets API:    POST ${demo.issuer}/api/v1/tickets (bearer or session; client tokens with ${DEMO.serviceClient.scope})`,
+    `  tickets API:    POST ${demo.issuer}/api/v1/tickets (bearer or session; client tokens with ${DEMO.serviceClient.scope}), POST …/tickets/create (a token with a ${TICKET_ACCESS} detail allowing "write")`,
+    `  RAR:            authorization_details [{"type":"${TICKET_ACCESS}","actions":["read"]}] (actions: read, write; RFC 9396)`,
     `  admin API:      ${demo.issuer}/admin/v1/ (OpenAPI: ${demo.issuer}/admin/v1/openapi.json): user ${DEMO.admin.user.username} / ${DEMO.admin.user.password}, client ${DEMO.admin.client.id} / ${DEMO.admin.client.secret} (client_credentials, scope ${DEMO.admin.scope})`,
     `  registration:   POST ${demo.issuer}/oauth2/v1/register (RFC 7591), or a client ID metadata document URL as client_id (loopback http allowed: development setting)`,
   ].join('\n');

@@ -44,6 +44,10 @@ export const ERROR_TABLE = {
   unsupported_token_type: { status: 400 },
   // RFC 8707 §2
   invalid_target: { status: 400 },
+  // RFC 9396 §5 (authorization and token endpoints)
+  invalid_authorization_details: { status: 400 },
+  // RFC 9101 §6.3 with OpenID Connect Core §3.1.2.6 (a request object that cannot be used)
+  invalid_request_object: { status: 400 },
   // RFC 7591 §3.2.2 (dynamic client registration)
   invalid_redirect_uri: { status: 400 },
   invalid_client_metadata: { status: 400 },

@@ -8,9 +8,11 @@ import type { DispatchSettings } from './http/dispatch.js';
 import type { Params } from './http/form.js';
 import type { Answer } from './http/reply.js';
 import type { Route } from './http/router.js';
+import type { AuthorizationDetailsService } from './oauth2/authorization-details/settings.js';
 import type { AuthenticatedClient } from './oauth2/client-auth/authenticate-client.js';
 import type { InteractionSettings } from './oauth2/interaction/settings.js';
 import type { MetadataDocumentSettings } from './oauth2/registration/settings.js';
+import type { RequestObjectSettings } from './oauth2/request-objects/settings.js';
 import type { TokenExchangeSettings } from './oauth2/token-exchange/settings.js';
 import type { BackchannelLogoutSettings } from './oidc/backchannel-logout/settings.js';
 import type { ConsentOptions, GatehouseOptions } from './options.js';
@@ -79,6 +81,17 @@ export interface InstanceSettings extends DispatchSettings {
    * (`FeatureParts.sessions`).
    */
   readonly sessions: SessionLifecycle;
+  /**
+   * Rich authorization requests (RFC 9396, `authorizationDetails`): the service the authorization
+   * flow, the pushed authorization request endpoint and the grants check details with; absent
+   * when the feature is off.
+   */
+  readonly authorizationDetails: AuthorizationDetailsService | undefined;
+  /**
+   * Signed request objects (RFC 9101, `requestObjects`): what the authorization flow and the pushed
+   * authorization request endpoint verify `request` with.
+   */
+  readonly requestObjects: RequestObjectSettings;
 }
 
 /**

@@ -59,6 +59,8 @@ export type {
   AdminOptions,
   AuthApiOptions,
   BackchannelLogoutOptions,
+  AuthorizationDetailsOptions,
+  AuthorizationDetailType,
   ClientJwksOptions,
   ClientMetadataDocumentOptions,
   CorsOptions,
@@ -75,6 +77,7 @@ export type {
   PasswordCheckOptions,
   PushedAuthorizationRequestOptions,
   RateLimitOptions,
+  RequestObjectOptions,
   SessionOptions,
   TelemetryOptions,
   TokenExchangeDecision,
@@ -105,11 +108,13 @@ export type {
   ClientRecord,
   ClientStore,
   GatehouseStorage,
+  RequestObjectSigningAlgorithm,
   StorageEngine,
   UserLookup,
   UserRecord,
   UserStore,
 } from './storage/types.js';
+export type { AuthorizationDetail } from './tokens/authorization-details.js';
 export type { ClaimsHook, ClaimsRequest, ClaimsTarget } from './tokens/host-claims.js';
 export type { KeySigner } from './tokens/key-signer.js';
 export { generateKeys, type PrivateJwk, type SigningAlgorithm } from './tokens/keys.js';

@@ -15,6 +15,7 @@ import type {
   UserRecord,
   UserStore,
 } from './storage/types.js';
+import type { AuthorizationDetail } from './tokens/authorization-details.js';
 import type { ClaimsHook } from './tokens/claims-hook.js';
 import type { KeySigner } from './tokens/key-signer.js';
 import type { PrivateJwk, SigningAlgorithm } from './tokens/keys.js';
@@ -184,6 +185,22 @@ export interface GatehouseOptions {
    * the proof lifetime, and server nonces.
    */
   readonly dpop?: DpopOptions;
+
+  /**
+   * RFC 9396 rich authorization requests (see `docs/rich-authorization-requests.md`): the
+   * authorization detail types the instance accepts in `authorization_details` (at the
+   * authorization, pushed authorization request and token endpoints), each with the host's
+   * validator and the words the consent page shows, and the bounds on what a request may carry.
+   * Off unless given (the parameter is then ignored, RFC 6749 §3.1).
+   */
+  readonly authorizationDetails?: AuthorizationDetailsOptions;
+  /**
+   * RFC 9101 signed request objects (JAR, see `docs/request-objects.md`): the `request` parameter
+   * of the authorization and pushed authorization request endpoints, a JWT signed with a key the
+   * client registered (`jwks` / `jwksUri`). Always accepted from clients with keys; these options
+   * require them of every client, or let a client registered for it send unsigned ones.
+   */
+  readonly requestObjects?: RequestObjectOptions;
 
   /** The credential-exchange Auth API under `{base}/auth/v1/`. */
   readonly authApi?: AuthApiOptions;
@@ -410,6 +427,78 @@ export interface PushedAuthorizationRequestOptions {
    * Confidential clients are not counted. Default 30.
    */
   readonly maxPublicPushesPerAddress?: number;
+}
+
+/**
+ * One authorization detail type of RFC 9396 (`authorizationDetails.types`): how its details are
+ * checked, shown to the user, and compared when a token request narrows a grant.
+ */
+export interface AuthorizationDetailType {
+  /**
+   * Checks one detail of this type, as the client sent it, for this client: its common members
+   * (RFC 9396 §2.2) are already checked for their shape, the type's own members are not. Return
+   * nothing to accept it, or a sentence saying what is wrong: the request is then refused with
+   * `invalid_authorization_details` and the sentence as `error_description` (RFC 9396 §5).
+   * Synchronous: it checks the detail, not the user's rights (the user decides on the consent
+   * page). A throw is a 500.
+   */
+  readonly validate: (
+    detail: AuthorizationDetail,
+    context: { readonly client: ClientRecord },
+  ) => string | undefined;
+  /**
+   * The detail in words for the consent page and `interactions.details()` (plain text, escaped
+   * by the page), in the page's language (`locale`, a BCP 47 tag such as `en` or `fr`):
+   * e.g. "Read and write your support tickets". RFC 9396 §13: the user must be able to see what
+   * they grant.
+   */
+  readonly describe: (detail: AuthorizationDetail, locale: string) => string;
+  /**
+   * Whether a detail asked for at the token endpoint (`requested`) is within one the grant holds
+   * (`granted`): a token request may narrow the grant's details, never widen them (RFC 9396 §6.1).
+   * Default: every member of `requested` is in `granted`: the same value, or for the arrays
+   * (`actions`, `locations`, …) a subset.
+   */
+  readonly covers?: (granted: AuthorizationDetail, requested: AuthorizationDetail) => boolean;
+}
+
+/** Options of rich authorization requests (RFC 9396). */
+export interface AuthorizationDetailsOptions {
+  /**
+   * The types the instance accepts (`authorization_details_types_supported`), by type name: at
+   * least one. A client registered with `authorizationDetailsTypes` may use only those.
+   */
+  readonly types: Readonly<Record<string, AuthorizationDetailType>>;
+  /**
+   * Most details one `authorization_details` parameter may hold; more is
+   * `invalid_authorization_details`. Default 10, at most 100.
+   */
+  readonly maxDetails?: number;
+  /**
+   * Longest `authorization_details` parameter, in bytes of UTF-8 JSON; longer is
+   * `invalid_authorization_details`. It is unauthenticated input at the authorization endpoint,
+   * stored with the interaction and the code, and carried in every access token of the grant.
+   * Default 2,048, from 64 to 4,096.
+   */
+  readonly maxBytes?: number;
+}
+
+/** Options of signed request objects (RFC 9101). */
+export interface RequestObjectOptions {
+  /**
+   * Every authorization request must be a signed request object (RFC 9101 §10.5
+   * `require_signed_request_object` in the metadata): sent by value as `request`, directly or
+   * pushed. Default `false`; a client can require it for itself with `requireSignedRequestObject`.
+   * FAPI 2.0 Message Signing asks it of every client: set it with `securityProfile: 'fapi2'`.
+   */
+  readonly required?: boolean;
+  /**
+   * Accept unsigned request objects (`alg: none`) from the clients registered for them
+   * (`requestObjectSigningAlg: 'none'`), and list `none` in
+   * `request_object_signing_alg_values_supported`. Default `false`: an unsigned object is refused
+   * whatever the client's registration. Not allowed with `securityProfile: 'fapi2'` or `required`.
+   */
+  readonly allowUnsigned?: boolean;
 }
 
 /** Options of DPoP (RFC 9449). */
@@ -697,6 +786,8 @@ export interface UiTexts {
   readonly asksForAccount?: string;
   /** Consent page, before the resources. Default `'At:'`. */
   readonly resourcesAt?: string;
+  /** Consent page, before the authorization details (RFC 9396). Default `'In detail:'`. */
+  readonly detailsAsked?: string;
   /** Consent page. Default `'You will be sent back to {host}.'`. */
   readonly sentBackTo?: string;
   /** Consent page. Default `'Signed in as {user}.'`. */

@@ -21,6 +21,7 @@ import { instanceClients } from './instance-clients.js';
 import { hostStoreGuard, instanceStorage } from './instance-storage.js';
 import { issuerOf, parseIssuer } from './issuer.js';
 import { instanceLogger } from './logger.js';
+import { authorizationDetailsFeature } from './oauth2/authorization-details/feature.js';
 import { authorizationFlow } from './oauth2/authorize/flow.js';
 import { deviceAuthorizationFeature } from './oauth2/device/feature.js';
 import { confidentialClientsOnly, fapi2Profile } from './oauth2/fapi/profile.js';
@@ -28,6 +29,7 @@ import { extensionGrantsFeature } from './oauth2/grants/extension-grants.js';
 import { coreGrantsFeature, jwtBearerFeature, tokenExchangeFeature } from './oauth2/grants/feature.js';
 import { pushedAuthorizationRequestsFeature } from './oauth2/par/feature.js';
 import { clientMetadataDocumentsFeature, dynamicRegistrationFeature } from './oauth2/registration/feature.js';
+import { requestObjectsFeature } from './oauth2/request-objects/feature.js';
 import { tokenExchangeSettings } from './oauth2/token-exchange/settings.js';
 import { accessTokenLifetime, scopePolicy, tokenPolicy } from './oauth2/token-policy.js';
 import { backchannelLogoutFeature } from './oidc/backchannel-logout/feature.js';
@@ -193,6 +195,8 @@ const FEATURES: readonly Feature[] = [
   coreGrantsFeature,
   deviceAuthorizationFeature,
   pushedAuthorizationRequestsFeature,
+  authorizationDetailsFeature,
+  requestObjectsFeature,
   dynamicRegistrationFeature,
   clientMetadataDocumentsFeature,
   dpopFeature,

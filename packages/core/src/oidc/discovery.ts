@@ -65,7 +65,9 @@ export function openIdProviderMetadata(
     ],
     claim_types_supported: ['normal'],
     claims_parameter_supported: false,
-    request_parameter_supported: false,
+    // Request objects by value (RFC 9101) are the request objects feature's (`request_parameter_supported`
+    // among its members above); by reference, only pushed requests' own `request_uri` (RFC 9126).
+    request_parameter_supported: oauth.request_parameter_supported === true,
     request_uri_parameter_supported: false,
     prompt_values_supported: [...SUPPORTED_PROMPTS],
     frontchannel_logout_supported: false,

@@ -62,7 +62,25 @@ const CLIENT_FIELDS = fieldSpellings({
     'backchannel_logout_session_required',
     'backChannelLogoutSessionRequired',
   ],
+  authorizationDetailsTypes: ['authorization_details_types', 'authorizationDetailTypes'],
+  requireSignedRequestObject: ['require_signed_request_object'],
+  requestObjectSigningAlg: ['request_object_signing_alg'],
 });
+
+/** What a client record's `requestObjectSigningAlg` may name (RFC 9101 with OpenID Connect Registration §2). */
+export const REQUEST_OBJECT_ALGORITHMS = [
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'PS256',
+  'PS384',
+  'PS512',
+  'RS256',
+  'RS384',
+  'RS512',
+  'none',
+] as const;
 
 /**
  * Grant types by their RFC 6749 names (`implicit` and `password` are not served, but name real
@@ -187,6 +205,20 @@ function fieldProblems(record: Record<string, unknown>): string[] {
     fail(
       'idTokenSignedResponseAlg',
       `expected one of ${SIGNING_ALGORITHMS.join(', ')}, got ${shownValue(record.idTokenSignedResponseAlg)}`,
+    );
+  checkStringList(record, 'authorizationDetailsTypes', fail, (type) => type !== '' || 'is empty');
+  if (given('requireSignedRequestObject') && typeof record.requireSignedRequestObject !== 'boolean')
+    fail(
+      'requireSignedRequestObject',
+      `expected a boolean, got ${shownValue(record.requireSignedRequestObject)}`,
+    );
+  if (
+    given('requestObjectSigningAlg') &&
+    !REQUEST_OBJECT_ALGORITHMS.includes(record.requestObjectSigningAlg as never)
+  )
+    fail(
+      'requestObjectSigningAlg',
+      `expected one of ${REQUEST_OBJECT_ALGORITHMS.join(', ')}, got ${shownValue(record.requestObjectSigningAlg)}`,
     );
   checkCredentials(record, fail);
   return problems;

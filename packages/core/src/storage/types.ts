@@ -190,7 +190,44 @@ export interface ClientRecord {
    * Default `false`.
    */
   readonly backchannelLogoutSessionRequired?: boolean;
+  /**
+   * The RFC 9396 authorization detail types the client may ask for (RFC 9396 §10
+   * `authorization_details_types`), each one of the instance's `authorizationDetails.types`. When
+   * absent, any type the instance accepts.
+   */
+  readonly authorizationDetailsTypes?: readonly string[];
+  /**
+   * The client's authorization requests must be signed request objects (RFC 9101 §10.5
+   * `require_signed_request_object`): sent by value as `request`, directly or pushed; a plain one
+   * is refused with `invalid_request`. Default `false`.
+   */
+  readonly requireSignedRequestObject?: boolean;
+  /**
+   * The algorithm the client signs its request objects with (OpenID Connect Registration §2
+   * `request_object_signing_alg`): an object signed otherwise is refused. `none` lets the client
+   * send unsigned objects, and only where the instance allows them (`requestObjects.allowUnsigned`).
+   * When absent, any asymmetric algorithm of `request_object_signing_alg_values_supported`.
+   */
+  readonly requestObjectSigningAlg?: RequestObjectSigningAlgorithm;
 }
+
+/**
+ * The algorithms request objects may be signed with (RFC 9101 §10.5
+ * `request_object_signing_alg_values_supported`): asymmetric ones, and `none` for a client
+ * registered for unsigned objects where the instance allows them.
+ */
+export type RequestObjectSigningAlgorithm =
+  | 'ES256'
+  | 'ES384'
+  | 'ES512'
+  | 'EdDSA'
+  | 'PS256'
+  | 'PS384'
+  | 'PS512'
+  | 'RS256'
+  | 'RS384'
+  | 'RS512'
+  | 'none';
 
 /**
  * Looks up the host's clients. Read-only from Gatehouse's point of view; clients Gatehouse registers

@@ -1,7 +1,12 @@
 import { ConfigurationError } from '../../errors.js';
 import type { ConsentOptions, GatehouseOptions } from '../../options.js';
+import {
+  type AuthorizationDetailsService,
+  authorizationDetailsSettings,
+} from '../authorization-details/feature.js';
 import { type InteractionSettings, resolveInteractions } from '../interaction/settings.js';
 import { pushRequirement } from '../par/feature.js';
+import { type RequestObjectSettings, requestObjectSettings } from '../request-objects/feature.js';
 
 /**
  * The settings of the authorization flow (the authorization endpoint, the interactions that
@@ -18,6 +23,13 @@ export interface AuthorizationFlow {
    * `pushedAuthorizationRequests.required`).
    */
   readonly requirePushedRequests: boolean;
+  /**
+   * Rich authorization requests (RFC 9396, `authorizationDetails` options): the service that checks
+   * and shows `authorization_details`; absent when the feature is off (the parameter is ignored).
+   */
+  readonly authorizationDetails: AuthorizationDetailsService | undefined;
+  /** Signed request objects (RFC 9101, `requestObjects` options): whether required, whether unsigned ones may be. */
+  readonly requestObjects: RequestObjectSettings;
 }
 
 /** The authorization flow's options (`interactions`, `consent`, `pushedAuthorizationRequests.required`), checked. */
@@ -32,6 +44,8 @@ export function authorizationFlow(
     interactions: resolveInteractions(options.interactions, issuerUrl, basePath, sessionCookieName),
     rememberConsent: consentPolicy(options.consent),
     requirePushedRequests: pushRequirement(options.pushedAuthorizationRequests, fapi2),
+    authorizationDetails: authorizationDetailsSettings(options.authorizationDetails),
+    requestObjects: requestObjectSettings(options.requestObjects, fapi2),
   };
 }
 /** The `consent` option's hook, checked. */

@@ -25,6 +25,8 @@ const REDIRECTABLE: ReadonlySet<ProtocolErrorCode> = new Set([
   'invalid_scope',
   // RFC 8707 §2: an unknown or refused resource.
   'invalid_target',
+  // RFC 9396 §5: details of an unknown type, or refused by their type.
+  'invalid_authorization_details',
   'server_error',
   'temporarily_unavailable',
   // OpenID Connect Core §3.1.2.6.
@@ -33,6 +35,7 @@ const REDIRECTABLE: ReadonlySet<ProtocolErrorCode> = new Set([
   'interaction_required',
   'request_not_supported',
   'request_uri_not_supported',
+  'invalid_request_object',
 ]);
 
 /**
@@ -75,37 +78,99 @@ export function authorizationErrorRedirect(
   );
 }
 
-/**
- * The client and redirect URI of a request's parameters, and the pushed request (RFC 9126) it
- * names. Throws what must be shown, never redirected (`invalid_request` for an unknown client, an
- * unregistered redirect URI, an unknown or used `request_uri`).
- */
-export async function authorizationTarget(
-  ctx: Pick<Context, 'clock' | 'randomBytes' | 'storage' | 'clients'>,
-  params: Params,
-  request?: Request,
-): Promise<{ target: AuthorizationTarget; pushed: PushedRequest | undefined }> {
-  // RFC 9126 §4: a request_uri stands for the whole pushed request; nothing else is read.
-  const pushed = namesRequestUri(params) ? await resolvePushedRequest(ctx, params) : undefined;
-  return { target: await resolveAuthorizationTarget(ctx, pushed?.params ?? params, request), pushed };
+/** Where a request's parameters come from, which decides what was checked of them already. */
+export type RequestOrigin =
+  /** The browser's request to the authorization endpoint: checked in full. */
+  | 'endpoint'
+  /**
+   * Parameters kept on the server since the request entered (an interaction's): its entry checked
+   * how it was sent (pushed, signed); it is validated again, as the client may have changed.
+   */
+  | 'stored';
+
+/** The parameters to validate, where they go, and how they were sent. */
+export interface ResolvedTarget {
+  readonly target: AuthorizationTarget;
+  /** The pushed request (RFC 9126) the request names, if any. */
+  readonly pushed: PushedRequest | undefined;
+  /** The parameters to validate: a request object's (RFC 9101 §6.3), else the request's own. */
+  readonly params: Params;
+  /** The parameters came from a verified request object (RFC 9101). */
+  readonly signed: boolean;
 }
 
-/** The validated request of a target (throws a redirectable error for anything wrong in it). */
+/**
+ * The client and redirect URI of a request's parameters, the pushed request (RFC 9126) it names,
+ * and the parameters of its request object (RFC 9101 `request`), verified with the client's keys:
+ * only those are then read (§6.3). Throws what must be shown, never redirected (`invalid_request`
+ * for an unknown client, an unregistered redirect URI, an unknown or used `request_uri`;
+ * `invalid_request_object` for a request object that cannot be used: its redirect URI is not
+ * trusted). `request` pays for the client lookup and a key set fetch.
+ */
+export async function authorizationTarget(
+  ctx: Pick<Context, 'issuer' | 'clock' | 'randomBytes' | 'storage' | 'clients' | 'limits'>,
+  flow: Pick<AuthorizationFlow, 'requestObjects'>,
+  params: Params,
+  request?: Request,
+): Promise<ResolvedTarget> {
+  // RFC 9126 §4: a request_uri stands for the whole pushed request; nothing else is read.
+  if (namesRequestUri(params)) {
+    const pushed = await resolvePushedRequest(ctx, params);
+    return {
+      target: await resolveAuthorizationTarget(ctx, pushed.params, request),
+      pushed,
+      params,
+      signed: false,
+    };
+  }
+  const object = params.get('request');
+  if (object === undefined)
+    return {
+      target: await resolveAuthorizationTarget(ctx, params, request),
+      pushed: undefined,
+      params,
+      signed: false,
+    };
+  // RFC 9101 §5: client_id is sent beside the object, which is verified with that client's keys.
+  const clientId = params.get('client_id');
+  if (clientId === undefined) throw invalidRequest('The client_id parameter is missing.');
+  const client = await ctx.clients.findClient(clientId, request);
+  if (!client) throw invalidRequest('The client is unknown.');
+  const inner = await flow.requestObjects.parameters(ctx, client, object, request);
+  return {
+    target: await resolveAuthorizationTarget(ctx, inner, request),
+    pushed: undefined,
+    params: inner,
+    signed: true,
+  };
+}
+
+/**
+ * The validated request of a target (throws a redirectable error for anything wrong in it). A
+ * request entering at the endpoint (`origin`) must be pushed or signed when the instance or the
+ * client says so; parameters kept since their entry were held to that then.
+ */
 export function validatedRequest(
   ctx: Pick<Context, 'keys' | 'tokens'>,
   flow: AuthorizationFlow,
-  target: AuthorizationTarget,
-  params: Params,
-  pushed: PushedRequest | undefined,
+  resolved: ResolvedTarget,
+  origin: RequestOrigin = 'endpoint',
 ): AuthorizationRequest {
-  if (pushed === undefined && mustPush(flow, target.client)) {
+  const { target, pushed, params, signed } = resolved;
+  if (origin === 'endpoint' && pushed === undefined && mustPush(flow, target.client)) {
     throw invalidRequest(
       'This client must push its authorization requests to the pushed_authorization_request_endpoint (RFC 9126).',
     );
   }
-  if (pushed === undefined) return validateAuthorizationRequest(ctx, target, params);
+  // RFC 9101 §10.5: a plain request of a client that must sign them (a pushed one was checked when pushed).
+  if (origin === 'endpoint' && pushed === undefined && !signed && flow.requestObjects.mustSign(target.client))
+    throw invalidRequest(
+      'This client must send its authorization requests as signed request objects (RFC 9101).',
+    );
+  if (pushed === undefined)
+    return validateAuthorizationRequest(ctx, target, params, flow.authorizationDetails);
   // The forms and interactions carry the in-flight reference only: the pushed parameters cannot be altered.
-  const auth = validateAuthorizationRequest(ctx, target, pushed.params);
+  const auth = validateAuthorizationRequest(ctx, target, pushed.params, flow.authorizationDetails);
   return { ...auth, parameters: pushed.formParameters, pushed };
 }
 
@@ -123,22 +188,32 @@ export function validatedRequest(
 export async function authorizationStep(
   ctx: Pick<
     Context,
-    'issuer' | 'clock' | 'randomBytes' | 'logger' | 'storage' | 'clients' | 'keys' | 'tokens' | 'ui'
+    | 'issuer'
+    | 'clock'
+    | 'randomBytes'
+    | 'logger'
+    | 'storage'
+    | 'clients'
+    | 'keys'
+    | 'tokens'
+    | 'ui'
+    | 'limits'
   >,
   flow: AuthorizationFlow,
   params: Params,
   step: (auth: AuthorizationRequest) => Promise<Answer>,
   request?: Request,
+  origin: RequestOrigin = 'endpoint',
 ): Promise<Answer> {
-  let target: AuthorizationTarget;
-  let pushed: PushedRequest | undefined;
+  let resolved: ResolvedTarget;
   try {
-    ({ target, pushed } = await authorizationTarget(ctx, params, request));
+    resolved = await authorizationTarget(ctx, flow, params, request);
   } catch (error) {
     return unredirectableError(ctx, error);
   }
+  const { target } = resolved;
   try {
-    return await step(validatedRequest(ctx, flow, target, params, pushed));
+    return await step(validatedRequest(ctx, flow, resolved, origin));
   } catch (error) {
     if (error instanceof ProtocolError && REDIRECTABLE.has(error.code)) {
       if (error.status >= 500) ctx.logger.error(`gatehouse: ${error.description}`, error.cause);

@@ -53,7 +53,7 @@ describe('errors of self-registered clients (RFC 9700 §4.11.2)', () => {
     const requests: Record<string, string | null>[] = [
       { response_type: 'token' }, // unsupported_response_type
       { prompt: 'none' }, // login_required: no session
-      { request: 'eyJhbGciOiJub25lIn0.e30.' }, // request_not_supported
+      { request_uri: 'https://rp.example/request.jwt' }, // request_uri_not_supported
       { code_challenge: null }, // invalid_request: PKCE required of a public client
     ];
     for (const clientId of [registeredId, DOCUMENT_URL]) {
@@ -62,7 +62,7 @@ describe('errors of self-registered clients (RFC 9700 §4.11.2)', () => {
         expect(response.status).toBe(400);
         expect(response.headers.get('location')).toBeNull();
         expect(await response.text()).toMatch(
-          /unsupported_response_type|login_required|request_not_supported|invalid_request/,
+          /unsupported_response_type|login_required|request_uri_not_supported|invalid_request/,
         );
       }
     }
@@ -70,7 +70,7 @@ describe('errors of self-registered clients (RFC 9700 §4.11.2)', () => {
     for (const params of requests) {
       const response = await browser.get(authorizeUrl({ client_id: 'demo-spa', ...params }));
       expect(callbackParams(response).get('error')).toMatch(
-        /^(unsupported_response_type|login_required|request_not_supported|invalid_request)$/,
+        /^(unsupported_response_type|login_required|request_uri_not_supported|invalid_request)$/,
       );
     }
   });

@@ -11,6 +11,11 @@ import { exchangeCodeIn } from '../../storage/grant-exchange.js';
 import { userSubject } from '../../storage/subject.js';
 import type { GrantRefusal } from '../../storage/types.js';
 import { secretHash } from '../../tokens/secrets.js';
+import {
+  type AuthorizationDetailsService,
+  grantedDetails,
+  tokenDetails,
+} from '../authorization-details/feature.js';
 import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';
 import { isValidCodeVerifier } from '../pkce.js';
 import { requestedResources, tokenAudience } from '../resource-indicators.js';
@@ -32,8 +37,11 @@ import {
  * code issued in a browser session makes its client a participant of that session (the session
  * lifecycle records it when a feature observes it: OpenID Connect Back-Channel Logout §2.3).
  */
-export function authorizationCodeGrant(sessions: SessionLifecycle): GrantHandler {
-  return (ctx: Context, params, client, dpop) => redeemCode(ctx, sessions, params, client, dpop);
+export function authorizationCodeGrant(
+  sessions: SessionLifecycle,
+  details: AuthorizationDetailsService | undefined,
+): GrantHandler {
+  return (ctx: Context, params, client, dpop) => redeemCode(ctx, sessions, params, client, dpop, details);
 }
 
 async function redeemCode(
@@ -42,6 +50,7 @@ async function redeemCode(
   params: Params,
   { client }: AuthenticatedClient,
   dpop?: DpopProof,
+  details?: AuthorizationDetailsService,
 ): Promise<Answer> {
   const code = params.require('code');
   const redirectUri = params.get('redirect_uri');
@@ -54,9 +63,14 @@ async function redeemCode(
   const codeHash = await secretHash(code);
   // RFC 8707 §2.2: `resource` here picks among the authorized resources, never adds one. A request
   // naming one reads the code first, so that a refused resource leaves the code unspent.
-  if (resources.length > 0) {
+  // RFC 9396 §6.1 likewise: `authorization_details` here asks for some of the granted ones.
+  const narrowsDetails = details !== undefined && params.get('authorization_details') !== undefined;
+  if (resources.length > 0 || narrowsDetails) {
     const known = await ctx.storage.grants.findCode(codeHash, now);
-    if (known?.clientId === client.id) tokenAudience(ctx, known.audience, resources);
+    if (known?.clientId === client.id) {
+      tokenAudience(ctx, known.audience, resources);
+      tokenDetails(details, params, client, grantedDetails(known.ext));
+    }
   }
   const refresh = clientMayUse(client, 'refresh_token')
     ? // RFC 9449 §5: a public client's refresh tokens are bound to the key of its proof; a
@@ -98,12 +112,14 @@ async function redeemCode(
     acr: record.acr,
     amr: record.amr,
   };
+  const authorizationDetails = tokenDetails(details, params, client, grantedDetails(record.ext));
   const access = await grantAccessToken(
     ctx,
     grant,
     grant.scope,
     tokenAudience(ctx, record.audience, resources),
     dpop?.jkt,
+    authorizationDetails,
   );
   const idToken = await grantIdToken(
     ctx,
@@ -121,6 +137,7 @@ async function redeemCode(
     refreshToken: result.refreshTokenStored ? refresh?.token : undefined,
     scope: record.scope,
     idToken,
+    authorizationDetails,
   });
 }
 

@@ -4,6 +4,8 @@ import { Params } from '../../http/form.js';
 import { toResponse } from '../../http/reply.js';
 import { noStoreEmpty } from '../../http/responses.js';
 import type { ClientRecord } from '../../storage/types.js';
+import { resolveLocale } from '../../ui/locale.js';
+import { DEFAULT_LOCALE } from '../../ui/messages.js';
 import type { AuthorizationFlow } from '../authorize/flow.js';
 import type { AuthorizationRequest } from '../authorize/request.js';
 import { authorizationTarget, validatedRequest } from '../authorize/response.js';
@@ -76,14 +78,17 @@ export async function pendingInteraction(
  * since): a request that is no longer valid cannot be continued.
  */
 export async function storedRequest(
-  ctx: Pick<Context, 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens'>,
+  ctx: Pick<
+    Context,
+    'issuer' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens' | 'limits'
+  >,
   flow: AuthorizationFlow,
   record: InteractionRecord,
 ): Promise<AuthorizationRequest> {
   const params = new Params(new URLSearchParams(record.params));
   try {
-    const { target, pushed } = await authorizationTarget(ctx, params);
-    return validatedRequest(ctx, flow, target, params, pushed);
+    // Kept on the server since the request entered, where it was held to pushing and signing.
+    return validatedRequest(ctx, flow, await authorizationTarget(ctx, flow, params), 'stored');
   } catch (error) {
     if (!(error instanceof ProtocolError) || error.status >= 500) throw error;
     refuse(
@@ -139,7 +144,10 @@ export async function storedDevice(
 
 /** `gatehouse.interactions.details`. */
 export async function interactionDetails(
-  ctx: Pick<Context, 'issuer' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens'>,
+  ctx: Pick<
+    Context,
+    'issuer' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens' | 'ui' | 'limits'
+  >,
   flow: AuthorizationFlow,
   requestOrId: Request | string,
   id?: string,
@@ -179,6 +187,7 @@ export async function interactionDetails(
       prompt: [],
       uiLocales: [],
       acrValues: [],
+      authorizationDetails: [],
       expiresAt: record.expiresAt,
     };
   }
@@ -201,6 +210,20 @@ export async function interactionDetails(
     ...(oidc.loginHint === undefined ? {} : { loginHint: oidc.loginHint }),
     uiLocales: oidc.uiLocales,
     acrValues: oidc.acrValues,
+    // RFC 9396: the details asked for, in their types' words in the language the built-in pages
+    // would use (`ui_locales`, then the browser's), so a host's page shows what the built-in one does.
+    authorizationDetails:
+      auth.authorizationDetails && flow.authorizationDetails
+        ? flow.authorizationDetails.describe(
+            auth.authorizationDetails,
+            resolveLocale(
+              ctx.ui.locales,
+              DEFAULT_LOCALE,
+              oidc.uiLocales,
+              request?.headers.get('accept-language') ?? null,
+            ),
+          )
+        : [],
     ...(record.subject === undefined ? {} : { subject: record.subject }),
     expiresAt: record.expiresAt,
   };
@@ -211,7 +234,10 @@ export async function interactionDetails(
  * `login.succeeded` event the resume emits.
  */
 export async function finishInteraction(
-  ctx: Pick<Context, 'issuer' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens'>,
+  ctx: Pick<
+    Context,
+    'issuer' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens' | 'limits'
+  >,
   flow: AuthorizationFlow,
   request: Request,
   result: InteractionResult,

@@ -88,52 +88,64 @@ export const interactionResumeEndpoint =
       return refused(ctx, request, expired, 'interaction_not_found');
     if (record.flow === 'device' || record.flow === 'account')
       return resumeSignIn(ctx, flow, request, record, result);
-    return authorizationStep(ctx, flow, new Params(new URLSearchParams(record.params)), async (auth) => {
-      if (result.consent !== undefined && 'denied' in result.consent) {
-        if (record.subject !== undefined)
-          ctx.emit({ type: 'consent.denied', userId: record.subject, clientId: auth.client.id });
-        // The user's own choice, on a page naming where it leads: redirected for every client, the
-        // self-registered ones too (no open redirect without the user's doing, RFC 9700 §4.11.2).
-        const denied = oauthError(
-          'access_denied',
-          result.consent.description ?? 'The user denied the request.',
-        );
-        return authorizationErrorRedirect(ctx, auth, denied);
-      }
-      // OpenID Connect Core §3.1.2.1: the id_token_hint names the user the client expects (a login
-      // step's `subject`). A sign-in as anyone else gets that user no code and no session: the client
-      // gets `login_required` (an error page for a self-registered client, as every error here).
-      if (record.step === 'login' && record.subject !== undefined && result.login?.sub !== record.subject) {
-        ctx.emit({ type: 'interaction.refused', reason: 'interaction_wrong_user' });
-        throw oauthError('login_required', 'The user who signed in is not the one the id_token_hint names.');
-      }
-      const signedIn = await resumedAuthentication(ctx, flow, request, record, result);
-      if ('error' in signedIn) return refused(ctx, request, signedIn.error, 'interaction_wrong_user');
-      let continued = result.login === undefined ? auth : afterLogin(auth);
-      // A pushed request continues from its stored parameters: they lose what asked for this login.
-      if (result.login !== undefined && auth.pushed)
-        await updateFlight(ctx, auth.pushed, parametersAfterLogin(auth.pushed.parameters));
-      const consent = result.consent;
-      if (consent !== undefined) {
-        const { userId } = signedIn.authentication;
-        const scope = consent.remember
-          ? await rememberConsent(ctx, flow, userId, auth.client, consent.scope, consent.resources)
-          : consent.scope;
-        ctx.emit({ type: 'consent.granted', userId, clientId: auth.client.id, scope });
-        // The grant gets what the user allowed: all that was asked, or less.
-        const { resources: _asked, ...rest } = continued;
-        continued = {
-          ...rest,
-          scope: consent.scope,
-          ...(consent.resources === undefined ? {} : { resources: consent.resources }),
-        };
-      }
-      const answer = await continueRequest(ctx, flow, request, continued, signedIn.authentication, {
-        consented: consent !== undefined,
-      });
-      for (const cookie of signedIn.setCookies) fieldsOf(answer).append('Set-Cookie', cookie);
-      return answer;
-    });
+    const params = new Params(new URLSearchParams(record.params));
+    return authorizationStep(
+      ctx,
+      flow,
+      params,
+      async (auth) => {
+        if (result.consent !== undefined && 'denied' in result.consent) {
+          if (record.subject !== undefined)
+            ctx.emit({ type: 'consent.denied', userId: record.subject, clientId: auth.client.id });
+          // The user's own choice, on a page naming where it leads: redirected for every client, the
+          // self-registered ones too (no open redirect without the user's doing, RFC 9700 §4.11.2).
+          const denied = oauthError(
+            'access_denied',
+            result.consent.description ?? 'The user denied the request.',
+          );
+          return authorizationErrorRedirect(ctx, auth, denied);
+        }
+        // OpenID Connect Core §3.1.2.1: the id_token_hint names the user the client expects (a login
+        // step's `subject`). A sign-in as anyone else gets that user no code and no session: the client
+        // gets `login_required` (an error page for a self-registered client, as every error here).
+        if (record.step === 'login' && record.subject !== undefined && result.login?.sub !== record.subject) {
+          ctx.emit({ type: 'interaction.refused', reason: 'interaction_wrong_user' });
+          throw oauthError(
+            'login_required',
+            'The user who signed in is not the one the id_token_hint names.',
+          );
+        }
+        const signedIn = await resumedAuthentication(ctx, flow, request, record, result);
+        if ('error' in signedIn) return refused(ctx, request, signedIn.error, 'interaction_wrong_user');
+        let continued = result.login === undefined ? auth : afterLogin(auth);
+        // A pushed request continues from its stored parameters: they lose what asked for this login.
+        if (result.login !== undefined && auth.pushed)
+          await updateFlight(ctx, auth.pushed, parametersAfterLogin(auth.pushed.parameters));
+        const consent = result.consent;
+        if (consent !== undefined) {
+          const { userId } = signedIn.authentication;
+          const scope = consent.remember
+            ? await rememberConsent(ctx, flow, userId, auth.client, consent.scope, consent.resources)
+            : consent.scope;
+          ctx.emit({ type: 'consent.granted', userId, clientId: auth.client.id, scope });
+          // The grant gets what the user allowed: all that was asked, or less.
+          const { resources: _asked, ...rest } = continued;
+          continued = {
+            ...rest,
+            scope: consent.scope,
+            ...(consent.resources === undefined ? {} : { resources: consent.resources }),
+          };
+        }
+        const answer = await continueRequest(ctx, flow, request, continued, signedIn.authentication, {
+          consented: consent !== undefined,
+        });
+        for (const cookie of signedIn.setCookies) fieldsOf(answer).append('Set-Cookie', cookie);
+        return answer;
+        // Kept on the server since the request entered, where it was held to pushing and signing.
+      },
+      undefined,
+      'stored',
+    );
   };
 
 /**

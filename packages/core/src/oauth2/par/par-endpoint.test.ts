@@ -142,7 +142,8 @@ describe('pushed authorization requests (RFC 9126): the endpoint', () => {
       [{ scope: 'admin' }, 'invalid_scope'],
       [{ response_type: 'token' }, 'unsupported_response_type'],
       [{ code_challenge_method: 'plain' }, 'invalid_request'],
-      [{ request: 'eyJ' }, 'request_not_supported'],
+      // RFC 9101: not a request object of this client (it registered no keys).
+      [{ request: 'eyJ' }, 'invalid_request_object'],
       [{ request_uri: 'urn:ietf:params:oauth:request_uri:abc' }, 'invalid_request'],
     ];
     for (const [params, error] of cases) {

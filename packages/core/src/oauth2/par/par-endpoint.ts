@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import type { ProofContext } from '../../dpop/proof.js';
 import { invalidRequest } from '../../errors.js';
+import type { InstanceSettings } from '../../feature.js';
 import { chargeClientNetwork, clientWritePartition } from '../../http/address-rate-limit.js';
 import { readForm } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
@@ -15,6 +16,12 @@ import { savePushedRequest } from './pushed-requests.js';
 import type { PushedRequestSettings } from './settings.js';
 
 /**
+ * What other features check of a pushed request, as of a request at the authorization endpoint
+ * (the instance settings): `authorization_details` (RFC 9396), request objects (RFC 9101).
+ */
+export type PushedRequestChecks = Pick<InstanceSettings, 'authorizationDetails' | 'requestObjects'>;
+
+/**
  * `POST {base}/oauth2/v1/par`, the pushed authorization request endpoint (RFC 9126 §2): the client
  * authenticates exactly as at the token endpoint (public clients name themselves with
  * `client_id`), and the authorization parameters are validated by the same code as at the
@@ -27,6 +34,7 @@ import type { PushedRequestSettings } from './settings.js';
 export function pushedAuthorizationEndpoint(
   settings: PushedRequestSettings,
   dpopChecks: ProofContext,
+  checks: PushedRequestChecks,
 ): Handler {
   return (
     request,
@@ -44,7 +52,7 @@ export function pushedAuthorizationEndpoint(
       | 'limits'
       | 'profile'
     >,
-  ) => pushAuthorizationRequest(request, ctx, settings, dpopChecks);
+  ) => pushAuthorizationRequest(request, ctx, settings, dpopChecks, checks);
 }
 
 async function pushAuthorizationRequest(
@@ -65,6 +73,7 @@ async function pushAuthorizationRequest(
   >,
   settings: PushedRequestSettings,
   dpopChecks: ProofContext,
+  { authorizationDetails: details, requestObjects }: PushedRequestChecks,
 ): Promise<Answer> {
   const params = await readForm(request, ctx.limits.maxBodyBytes);
   const authenticated = await authenticateClient(ctx, request, params);
@@ -88,22 +97,30 @@ async function pushAuthorizationRequest(
     throw invalidRequest(
       'A pushed authorization request must not contain a request_uri (RFC 9126 section 2.1).',
     );
+  // RFC 9126 §3 with RFC 9101 §6.3: a request object's parameters are the request (the body's
+  // others only authenticate the client), verified with the client's keys.
+  const object = params.get('request');
+  if (object === undefined && requestObjects.mustSign(client))
+    throw invalidRequest(
+      'This client must send its authorization requests as signed request objects (RFC 9101).',
+    );
+  const sent = object === undefined ? params : await requestObjects.parameters(ctx, client, object, request);
   // FAPI 2.0 §5.3.2.2: the redirect URI is always named in the pushed request.
-  if (ctx.profile.securityProfile === 'fapi2' && params.get('redirect_uri') === undefined)
+  if (ctx.profile.securityProfile === 'fapi2' && sent.get('redirect_uri') === undefined)
     throw invalidRequest('The redirect_uri parameter is required (FAPI 2.0 profile).');
   // The authenticated client is the request's client_id (authenticateClient refused another one).
-  let withClient = params.with('client_id', client.id);
+  let withClient = sent.with('client_id', client.id);
   // RFC 9449 §10.1: a DPoP proof here binds the code to its key, as dpop_jkt does.
   // A proof is optional here (dpop_jkt may bind instead), whatever the token endpoint requires.
   const dpop = await tokenRequestProof(ctx, dpopChecks, request, authenticated, false);
   if (dpop !== undefined) {
-    const sent = params.get('dpop_jkt');
-    if (sent !== undefined && sent !== dpop.jkt)
+    const named = sent.get('dpop_jkt');
+    if (named !== undefined && named !== dpop.jkt)
       throw invalidRequest('The dpop_jkt differs from the key of the DPoP proof.');
     withClient = withClient.with('dpop_jkt', dpop.jkt);
   }
   const target = await resolveAuthorizationTarget(ctx, withClient);
-  const auth = validateAuthorizationRequest(ctx, target, withClient);
+  const auth = validateAuthorizationRequest(ctx, target, withClient, details);
   const requestUri = await savePushedRequest(ctx, settings.requestUriTtl, client.id, auth.parameters, write);
   return noStoreJson({ request_uri: requestUri, expires_in: settings.requestUriTtl }, { status: 201 });
 }

@@ -39,6 +39,13 @@ export function clientInformation(
           backchannel_logout_uri: client.backchannelLogoutUri,
           backchannel_logout_session_required: client.backchannelLogoutSessionRequired === true,
         }),
+    ...(client.requireSignedRequestObject ? { require_signed_request_object: true } : {}),
+    ...(client.requestObjectSigningAlg === undefined
+      ? {}
+      : { request_object_signing_alg: client.requestObjectSigningAlg }),
+    ...(client.authorizationDetailsTypes === undefined
+      ? {}
+      : { authorization_details_types: client.authorizationDetailsTypes }),
     ...metadata,
   };
 }

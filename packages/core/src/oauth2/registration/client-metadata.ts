@@ -1,7 +1,13 @@
 import { oauthError, type ProtocolError } from '../../errors.js';
 import { refusedUrlReason } from '../../http/guarded-fetch.js';
 import { unstorableJsonString } from '../../http/storable-text.js';
-import type { ClientRecord, GrantType, TokenEndpointAuthMethod } from '../../storage/types.js';
+import { REQUEST_OBJECT_ALGORITHMS } from '../../records/client-record.js';
+import type {
+  ClientRecord,
+  GrantType,
+  RequestObjectSigningAlgorithm,
+  TokenEndpointAuthMethod,
+} from '../../storage/types.js';
 import { refusedRedirectUriReason } from './redirect-uri.js';
 
 /**
@@ -33,6 +39,12 @@ export interface ClientMetadata {
   readonly backchannelLogoutUri?: string;
   /** Back-Channel Logout 1.0 §2.2 `backchannel_logout_session_required`. Default `false`. */
   readonly backchannelLogoutSessionRequired: boolean;
+  /** RFC 9101 §10.5 `require_signed_request_object`. Default `false`. */
+  readonly requireSignedRequestObject: boolean;
+  /** OpenID Connect Registration §2 `request_object_signing_alg`, when given. */
+  readonly requestObjectSigningAlg?: RequestObjectSigningAlgorithm;
+  /** RFC 9396 §10 `authorization_details_types`, when given. */
+  readonly authorizationDetailsTypes?: readonly string[];
 }
 
 /** What a source of metadata may register. */
@@ -129,6 +141,9 @@ export function parseClientMetadata(input: unknown, rules: ClientMetadataRules):
     dpopBoundAccessTokens: flag(given, 'dpop_bound_access_tokens'),
     ...(backchannel?.uri === undefined ? {} : { backchannelLogoutUri: backchannel.uri }),
     backchannelLogoutSessionRequired: backchannel?.sessionRequired ?? false,
+    requireSignedRequestObject: flag(given, 'require_signed_request_object'),
+    ...requestObjectAlgorithm(given),
+    ...detailTypes(given),
   };
   if (new TextEncoder().encode(JSON.stringify(metadata)).byteLength > MAX_METADATA_BYTES)
     throw invalidMetadata(`The client metadata kept must not exceed ${MAX_METADATA_BYTES} bytes as JSON.`);
@@ -162,6 +177,37 @@ function backchannelLogoutMetadata(
   return { uri, sessionRequired };
 }
 
+/** `request_object_signing_alg` (OpenID Connect Registration §2), one of the algorithms of RFC 9101 objects. */
+function requestObjectAlgorithm(
+  given: Record<string, unknown>,
+): Pick<ClientMetadata, 'requestObjectSigningAlg'> {
+  const value = given.request_object_signing_alg;
+  if (value === undefined) return {};
+  if (typeof value !== 'string' || !(REQUEST_OBJECT_ALGORITHMS as readonly string[]).includes(value))
+    throw invalidMetadata(
+      `request_object_signing_alg must be one of: ${REQUEST_OBJECT_ALGORITHMS.join(', ')}.`,
+    );
+  return { requestObjectSigningAlg: value as RequestObjectSigningAlgorithm };
+}
+
+/** Most `authorization_details_types` one registration may name. */
+const MAX_DETAIL_TYPES = 20;
+
+/** `authorization_details_types` (RFC 9396 §10): the RAR types the client may ask for, at most 20 names. */
+function detailTypes(given: Record<string, unknown>): Pick<ClientMetadata, 'authorizationDetailsTypes'> {
+  const value = given.authorization_details_types;
+  if (value === undefined) return {};
+  if (
+    !Array.isArray(value) ||
+    value.length > MAX_DETAIL_TYPES ||
+    !value.every((type) => typeof type === 'string' && type.length > 0 && type.length <= MAX_TEXT)
+  )
+    throw invalidMetadata(
+      `authorization_details_types must be an array of at most ${MAX_DETAIL_TYPES} type names.`,
+    );
+  return { authorizationDetailsTypes: [...new Set(value as string[])] };
+}
+
 /** An optional boolean metadata field (default `false`). */
 function flag(given: Record<string, unknown>, name: string): boolean {
   const value = given[name] ?? false;
@@ -189,6 +235,13 @@ export function clientRecordOf(id: string, metadata: ClientMetadata, secretHash?
       ? {}
       : { backchannelLogoutUri: metadata.backchannelLogoutUri }),
     ...(metadata.backchannelLogoutSessionRequired ? { backchannelLogoutSessionRequired: true } : {}),
+    ...(metadata.requireSignedRequestObject ? { requireSignedRequestObject: true } : {}),
+    ...(metadata.requestObjectSigningAlg === undefined
+      ? {}
+      : { requestObjectSigningAlg: metadata.requestObjectSigningAlg }),
+    ...(metadata.authorizationDetailsTypes === undefined
+      ? {}
+      : { authorizationDetailsTypes: metadata.authorizationDetailsTypes }),
   };
 }
 
