@@ -8,6 +8,7 @@ import { ACME, DEMO, type DEMO_INSTANCES } from '@gatehousejs/demo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientAuthenticationFlows } from './client-auth-flows.js';
 import { navigate, parseLoginForm } from './code-flow.js';
+import { cibaFlows } from './ciba-flows.js';
 import { deviceFlows } from './device-flows.js';
 import { dpopAndParFlows } from './dpop-par-flows.js';
 import { ALLOWED_ORIGIN, CookieClient, type RunningTarget, rawRequest, startTarget } from './harness.js';
@@ -216,6 +217,7 @@ function instanceFlows(target: Target, server: () => RunningTarget, instance: De
   clientAuthenticationFlows(() => client.issuer);
   dpopAndParFlows(() => client);
   deviceFlows(() => client.issuer, userId);
+  cibaFlows(() => client.issuer, userId);
 
   it('introspects for authenticated clients only', async () => {
     const { tokens } = await client.signedInTokens();

@@ -7,6 +7,7 @@ import type { DispatchSettings } from './http/dispatch.js';
 import type { Params } from './http/form.js';
 import type { Answer } from './http/reply.js';
 import type { Route } from './http/router.js';
+import type { CibaApi } from './oauth2/ciba/api.js';
 import type { AuthenticatedClient } from './oauth2/client-auth/authenticate-client.js';
 import type { InteractionSettings } from './oauth2/interaction/settings.js';
 import type { MetadataDocumentSettings } from './oauth2/registration/settings.js';
@@ -79,6 +80,8 @@ export interface FeatureParts {
    * given the absolute URL of a path below the issuer.
    */
   readonly metadata?: (endpoint: (path: string) => string) => Readonly<Record<string, unknown>>;
+  /** `gatehouse.ciba` (backchannel authentication), on the instance's ready context. */
+  readonly ciba?: (ctx: Context) => CibaApi;
 }
 
 /** A feature: its name, and how it turns the instance's options into its parts. */
@@ -103,6 +106,8 @@ export interface AssembledFeatures {
   readonly grants: ReadonlyMap<string, GrantHandler>;
   /** What the features add to the discovery documents. */
   readonly discovery: DiscoveryContributions;
+  /** `gatehouse.ciba`, when a feature offers it (the `ciba` option). */
+  readonly ciba?: (ctx: Context) => CibaApi;
 }
 
 /** The features' part of the authorization server metadata (RFC 8414) and the OpenID discovery document. */
@@ -126,6 +131,7 @@ export function assembleFeatures(
   const grants = new Map<string, GrantHandler>();
   const owners = new Map<string, string>();
   const metadata: NonNullable<FeatureParts['metadata']>[] = [];
+  let ciba: FeatureParts['ciba'];
   for (const feature of features) {
     const parts = feature.setup(options, shared);
     routes.push(...(parts.routes ?? []));
@@ -140,10 +146,12 @@ export function assembleFeatures(
       grants.set(type, grant);
     }
     if (parts.metadata) metadata.push(parts.metadata);
+    ciba ??= parts.ciba;
   }
   return {
     routes,
     grants,
+    ...(ciba === undefined ? {} : { ciba }),
     discovery: {
       grantTypes: [...grants.keys()],
       members: (endpoint) => Object.assign({}, ...metadata.map((members) => members(endpoint))),

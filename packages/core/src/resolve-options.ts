@@ -18,6 +18,7 @@ import { hostStoreGuard, instanceStorage } from './instance-storage.js';
 import { issuerOf, parseIssuer } from './issuer.js';
 import { instanceLogger } from './logger.js';
 import { authorizationFlow } from './oauth2/authorize/flow.js';
+import { cibaFeature } from './oauth2/ciba/feature.js';
 import { deviceAuthorizationFeature } from './oauth2/device/feature.js';
 import { confidentialClientsOnly, fapi2Profile } from './oauth2/fapi/profile.js';
 import { extensionGrantsFeature } from './oauth2/grants/extension-grants.js';
@@ -168,7 +169,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
 export function everyFeature(): AssembledFeatures {
   return assembleFeatures(
     FEATURES,
-    { dynamicRegistration: {} } as GatehouseOptions,
+    { dynamicRegistration: {}, ciba: {} } as GatehouseOptions,
     { tokens: { trustedIssuers: new Map() } } as unknown as FeatureShared,
   );
 }
@@ -180,6 +181,7 @@ export function everyFeature(): AssembledFeatures {
 const FEATURES: readonly Feature[] = [
   coreGrantsFeature,
   deviceAuthorizationFeature,
+  cibaFeature,
   pushedAuthorizationRequestsFeature,
   dynamicRegistrationFeature,
   clientMetadataDocumentsFeature,

@@ -1,4 +1,5 @@
 import { ProtocolError } from '../errors.js';
+import { backchannelRegistrationProblem } from './backchannel-client.js';
 import { recordedText } from '../recorded-text.js';
 import { SIGNING_ALGORITHMS } from '../tokens/keys.js';
 import { fieldSpellings, isAbsoluteUri, isPlainObject, misspeltFields, shownValue } from './record-shape.js';
@@ -56,6 +57,12 @@ const CLIENT_FIELDS = fieldSpellings({
   firstParty: ['first_party'],
   idTokenSignedResponseAlg: ['id_token_signed_response_alg'],
   postLogoutRedirectUris: ['post_logout_redirect_uris', 'postLogoutRedirectUri', 'post_logout_redirect_uri'],
+  backchannelTokenDeliveryMode: ['backchannel_token_delivery_mode', 'deliveryMode'],
+  backchannelClientNotificationEndpoint: [
+    'backchannel_client_notification_endpoint',
+    'clientNotificationEndpoint',
+    'notificationEndpoint',
+  ],
 });
 
 /**
@@ -169,6 +176,15 @@ function fieldProblems(record: Record<string, unknown>): string[] {
     fail(
       'idTokenSignedResponseAlg',
       `expected one of ${SIGNING_ALGORITHMS.join(', ')}, got ${shownValue(record.idTokenSignedResponseAlg)}`,
+    );
+  const backchannel = backchannelRegistrationProblem(
+    record.backchannelTokenDeliveryMode,
+    record.backchannelClientNotificationEndpoint,
+  );
+  if (backchannel)
+    fail(
+      backchannel.field === 'mode' ? 'backchannelTokenDeliveryMode' : 'backchannelClientNotificationEndpoint',
+      `${backchannel.problem}, got ${shownValue(backchannel.field === 'mode' ? record.backchannelTokenDeliveryMode : record.backchannelClientNotificationEndpoint)}`,
     );
   checkCredentials(record, fail);
   return problems;

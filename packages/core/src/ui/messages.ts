@@ -49,6 +49,14 @@ export const BUILT_IN_MESSAGES: Readonly<Record<string, PageTexts>> = {
     deviceApprovedText: 'The device is signed in. You can close this page and return to your device.',
     deviceDeniedTitle: 'Access denied',
     deviceDeniedText: 'The device was not given access. You can close this page.',
+    approvalsTitle: 'Requests awaiting your approval',
+    approvalsIntro:
+      'These applications ask to act on your behalf. Allow a request only if you started it and its message is the one the application shows.',
+    approvalsEmpty: 'No request is waiting for your approval.',
+    approvalsBindingMessage: 'Message:',
+    approvalsAllowed: 'The request was allowed.',
+    approvalsDenied: 'The request was denied.',
+    approvalsGone: 'That request has expired or was already decided.',
   },
   fr: {
     usernameLabel: "Nom d'utilisateur",
@@ -93,6 +101,14 @@ export const BUILT_IN_MESSAGES: Readonly<Record<string, PageTexts>> = {
     deviceApprovedText: "L'appareil est connecté. Vous pouvez fermer cette page et revenir à votre appareil.",
     deviceDeniedTitle: 'Accès refusé',
     deviceDeniedText: "L'appareil n'a pas reçu l'accès. Vous pouvez fermer cette page.",
+    approvalsTitle: 'Demandes en attente de votre accord',
+    approvalsIntro:
+      "Ces applications demandent à agir en votre nom. N'autorisez une demande que si vous l'avez faite et que son message est celui que l'application affiche.",
+    approvalsEmpty: "Aucune demande n'attend votre accord.",
+    approvalsBindingMessage: 'Message :',
+    approvalsAllowed: 'La demande a été autorisée.',
+    approvalsDenied: 'La demande a été refusée.',
+    approvalsGone: 'Cette demande a expiré ou a déjà été traitée.',
   },
 };
 

@@ -10,4 +10,9 @@ export const PAGE_PATHS = {
   device: '/device',
   /** `GET` (after the sign-in) and `POST` (the decision): the device confirmation page. */
   deviceConfirm: '/device/confirm',
+  /**
+   * `GET`: the signed-in user's pending backchannel authentication requests (CIBA); `POST`: a
+   * decision (Allow / Deny).
+   */
+  approvals: '/approvals',
 } as const;

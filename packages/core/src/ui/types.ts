@@ -93,6 +93,20 @@ export interface PageTexts {
   readonly deviceDeniedTitle: string;
   /** Page after the device was denied. Default "The device was not given access. You can close this page.". */
   readonly deviceDeniedText: string;
+  /** Title of the approval page (CIBA). Default "Requests awaiting your approval". */
+  readonly approvalsTitle: string;
+  /** Intro of the approval page. */
+  readonly approvalsIntro: string;
+  /** The approval page without a pending request. Default "No request is waiting for your approval.". */
+  readonly approvalsEmpty: string;
+  /** Label of a request's binding message. Default "Message:". */
+  readonly approvalsBindingMessage: string;
+  /** After "Allow". Default "The request was allowed.". */
+  readonly approvalsAllowed: string;
+  /** After "Deny". Default "The request was denied.". */
+  readonly approvalsDenied: string;
+  /** A request expired or decided meanwhile. */
+  readonly approvalsGone: string;
 }
 
 /** What every renderer receives besides its model. */

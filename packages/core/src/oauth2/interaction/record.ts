@@ -12,7 +12,11 @@ import type { InteractionStep } from './types.js';
 export interface InteractionRecord {
   readonly v: 1;
   readonly step: InteractionStep;
-  /** `device`: the sign-in of the device verification page (`params` is `{ user_code }`); absent: authorize. */
+  /**
+   * `device`: the sign-in of the device verification page (`params` is `{ user_code }`), or of the
+   * approval page of backchannel authentication (`params` is `{ next: 'approvals' }`); absent:
+   * authorize.
+   */
   readonly flow?: 'device';
   /**
    * A device sign-in started before its typed code was looked up (anonymous lookups were over

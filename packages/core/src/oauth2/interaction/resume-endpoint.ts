@@ -152,8 +152,13 @@ async function resumeDeviceSignIn(
   const signedIn = await resumedAuthentication(ctx, flow, request, record, result);
   if ('error' in signedIn) return refused(ctx, request, signedIn.error, 'interaction_wrong_user');
   const query = new URLSearchParams({ user_code: record.params.user_code ?? '' });
+  // The approval page's sign-in (`startApprovalsInteraction`) goes back to it.
+  const next =
+    record.params.next === 'approvals'
+      ? PAGE_PATHS.approvals
+      : `${PAGE_PATHS.deviceConfirm}?${query}`;
   const headers = new Headers({
-    Location: `${ctx.site.basePath}${PAGE_PATHS.deviceConfirm}?${query}`,
+    Location: `${ctx.site.basePath}${next}`,
     'Referrer-Policy': 'same-origin',
   });
   for (const cookie of signedIn.setCookies) headers.append('Set-Cookie', cookie);

@@ -33,6 +33,12 @@ export function clientInformation(
     ...(client.scopes === undefined ? {} : { scope: client.scopes.join(' ') }),
     ...(client.requirePushedAuthorizationRequests ? { require_pushed_authorization_requests: true } : {}),
     ...(client.dpopBoundAccessTokens ? { dpop_bound_access_tokens: true } : {}),
+    ...(client.backchannelTokenDeliveryMode === undefined
+      ? {}
+      : { backchannel_token_delivery_mode: client.backchannelTokenDeliveryMode }),
+    ...(client.backchannelClientNotificationEndpoint === undefined
+      ? {}
+      : { backchannel_client_notification_endpoint: client.backchannelClientNotificationEndpoint }),
     ...metadata,
   };
 }

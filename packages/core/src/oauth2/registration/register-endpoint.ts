@@ -1,3 +1,4 @@
+import type { CibaDeliveryMode } from '../../records/backchannel-client.js';
 import type { Context } from '../../context.js';
 import { invalidRequest, oauthError, quoteAuthParam } from '../../errors.js';
 import { bearerCredentials } from '../../http/bearer.js';
@@ -38,7 +39,10 @@ const FAPI2_STRICT: readonly TokenEndpointAuthMethod[] = ['private_key_jwt'];
  * `client_secret_basic`: §3.2.1 lets the server choose and report the values it registered, and a
  * self-registered client is usually a native or browser app that cannot keep a secret.
  */
-export function registerEndpoint(settings: DynamicRegistrationSettings): Handler {
+export function registerEndpoint(
+  settings: DynamicRegistrationSettings,
+  backchannelModes?: readonly CibaDeliveryMode[],
+): Handler {
   return async (
     request,
     ctx: Pick<
@@ -68,6 +72,7 @@ export function registerEndpoint(settings: DynamicRegistrationSettings): Handler
           : PUBLIC_ONLY,
       refuseSecrets: false,
       scopes: ctx.tokens.scopes,
+      ...(backchannelModes === undefined ? {} : { backchannelModes }),
     });
     const clientId = randomSecret(ctx.randomBytes, 16);
     const secret = metadata.tokenEndpointAuthMethod === 'none' ? undefined : randomSecret(ctx.randomBytes);

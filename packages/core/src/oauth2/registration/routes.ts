@@ -1,3 +1,4 @@
+import type { CibaDeliveryMode } from '../../records/backchannel-client.js';
 import type { Route } from '../../http/router.js';
 import { ENDPOINTS } from '../metadata.js';
 import { deleteRegistrationEndpoint, readRegistrationEndpoint } from './client-configuration-endpoint.js';
@@ -9,10 +10,13 @@ import type { DynamicRegistrationSettings } from './settings.js';
  * endpoint (browser apps may register themselves, so it answers CORS for allowed origins) and
  * RFC 7592's client configuration endpoint (read and delete; updates are not offered).
  */
-export function registrationRoutes(settings: DynamicRegistrationSettings | undefined): Route[] {
+export function registrationRoutes(
+  settings: DynamicRegistrationSettings | undefined,
+  backchannelModes?: readonly CibaDeliveryMode[],
+): Route[] {
   if (!settings) return [];
   return [
-    { path: ENDPOINTS.registration, methods: { POST: registerEndpoint(settings) }, cors: true },
+    { path: ENDPOINTS.registration, methods: { POST: registerEndpoint(settings, backchannelModes) }, cors: true },
     {
       path: `${ENDPOINTS.registration}/:client_id`,
       methods: { GET: readRegistrationEndpoint, DELETE: deleteRegistrationEndpoint },
