@@ -22,12 +22,14 @@ export type DecideContext = Pick<Context, 'clock' | 'emit' | 'logger' | 'storage
 /** The user's pending, unexpired requests (their index, each record read and checked). */
 export async function pendingRequests(ctx: DecideContext, userId: string): Promise<CibaPendingRequest[]> {
   const now = ctx.clock.now();
-  const index = parseUserIndex(await ctx.storage.kv.get(await userIndexKey(userId), now));
-  const found = await Promise.all(
-    index.filter((entry) => entry.expiresAt > now).map((entry) => readCibaRecord(ctx, entry.id, now)),
+  const index = parseUserIndex(await ctx.storage.kv.get(await userIndexKey(userId), now)).filter(
+    (entry) => entry.expiresAt > now,
   );
+  const found = await Promise.all(index.map((entry) => readCibaRecord(ctx, entry.id, now)));
   const live = found.flatMap((entry, i) =>
-    entry !== null && isLivePending(entry.record, userId, now) ? [{ id: index[i]!.id, record: entry.record }] : [],
+    entry !== null && isLivePending(entry.record, userId, now)
+      ? [{ id: index[i]!.id, record: entry.record }]
+      : [],
   );
   const names = new Map<string, string>();
   for (const { record } of live)
