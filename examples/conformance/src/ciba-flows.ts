@@ -83,7 +83,10 @@ export function cibaFlows(issuer: () => string, userId: string): void {
     expect(section).toMatch(/<button\b[^>]*\bvalue="deny"[^>]*>Deny<\/button>/);
     const action = /<form\b[^>]*\baction="([^"]*)"/.exec(section!)![1]!;
     const fields = Object.fromEntries(
-      [...section!.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]),
+      [...section!.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((m) => [
+        m[1]!,
+        m[2]!,
+      ]),
     );
     const done = await post(action, { ...fields, decision });
     expect(done.status).toBe(200);

@@ -6,9 +6,9 @@
  */
 import { ACME, DEMO, type DEMO_INSTANCES } from '@gatehousejs/demo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cibaFlows } from './ciba-flows.js';
 import { clientAuthenticationFlows } from './client-auth-flows.js';
 import { navigate, parseLoginForm } from './code-flow.js';
-import { cibaFlows } from './ciba-flows.js';
 import { deviceFlows } from './device-flows.js';
 import { dpopAndParFlows } from './dpop-par-flows.js';
 import { ALLOWED_ORIGIN, CookieClient, type RunningTarget, rawRequest, startTarget } from './harness.js';

@@ -124,7 +124,14 @@ export const KNOWN_OPTIONS = {
       "deviceApprovedTitle": true,
       "deviceApprovedText": true,
       "deviceDeniedTitle": true,
-      "deviceDeniedText": true
+      "deviceDeniedText": true,
+      "approvalsTitle": true,
+      "approvalsIntro": true,
+      "approvalsEmpty": true,
+      "approvalsBindingMessage": true,
+      "approvalsAllowed": true,
+      "approvalsDenied": true,
+      "approvalsGone": true
     },
     "messages": true,
     "contentSecurityPolicy": {
@@ -161,6 +168,24 @@ export const KNOWN_OPTIONS = {
     "maxLookupsPerAddress": true,
     "maxFailedLookups": true,
     "maxPublicRequestsPerAddress": true
+  },
+  "ciba": {
+    "notify": true,
+    "resolveLoginHint": true,
+    "deliveryModes": true,
+    "requestLifetimeSeconds": true,
+    "maxRequestLifetimeSeconds": true,
+    "pollIntervalSeconds": true,
+    "maxRequestsPerClient": true,
+    "maxPendingPerUser": true,
+    "maxNotificationsPerUser": true,
+    "notifyTimeoutMs": true,
+    "ping": {
+      "fetch": true,
+      "allowLoopback": true,
+      "timeoutMs": true,
+      "attempts": true
+    }
   },
   "clientMetadataDocuments": {
     "fetch": true,

@@ -1,7 +1,7 @@
 import { ProtocolError } from '../errors.js';
-import { backchannelRegistrationProblem } from './backchannel-client.js';
 import { recordedText } from '../recorded-text.js';
 import { SIGNING_ALGORITHMS } from '../tokens/keys.js';
+import { backchannelRegistrationProblem } from './backchannel-client.js';
 import { fieldSpellings, isAbsoluteUri, isPlainObject, misspeltFields, shownValue } from './record-shape.js';
 
 /**

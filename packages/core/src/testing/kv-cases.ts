@@ -233,13 +233,21 @@ export function keyValueCases({ api, storage, concurrency }: CaseContext): void 
       expect(await kv.add(key, pending, now + 60_000, now)).toBe(false);
       const decisions = await Promise.all(
         Array.from({ length: Math.min(concurrency, 20) }, (_, i) =>
-          kv.swap(key, pending, JSON.stringify({ status: i % 2 ? 'denied' : 'approved', by: i }), now + 60_000, now),
+          kv.swap(
+            key,
+            pending,
+            JSON.stringify({ status: i % 2 ? 'denied' : 'approved', by: i }),
+            now + 60_000,
+            now,
+          ),
         ),
       );
       expect(decisions.filter(Boolean).length).toBe(1);
       const decided = await kv.get(key, now);
       expect(JSON.parse(decided!).by).toBe(decisions.indexOf(true));
-      const polls = await Promise.all(Array.from({ length: Math.min(concurrency, 20) }, () => kv.take(key, now)));
+      const polls = await Promise.all(
+        Array.from({ length: Math.min(concurrency, 20) }, () => kv.take(key, now)),
+      );
       expect(polls.filter((value) => value !== null)).toEqual([decided]);
     });
   });

@@ -38,12 +38,7 @@ export interface ApprovalsPageModel {
   readonly username?: string;
 }
 
-function requestHtml(
-  item: ApprovalItem,
-  model: ApprovalsPageModel,
-  texts: PageTexts,
-  index: number,
-): string {
+function requestHtml(item: ApprovalItem, model: ApprovalsPageModel, texts: PageTexts, index: number): string {
   const described = model.scopeDescriptions;
   const client = `<strong>${escapeHtml(item.clientName)}</strong>`;
   const message =

@@ -49,7 +49,8 @@ function asPage(handler: Handler): Handler {
     try {
       return await handler(request, ctx, url);
     } catch (error) {
-      if (error instanceof ProtocolError && error.status < 500) return errorPage(ctx, error, undefined, request);
+      if (error instanceof ProtocolError && error.status < 500)
+        return errorPage(ctx, error, undefined, request);
       throw error;
     }
   };

@@ -202,7 +202,12 @@ describe('backchannel authentication endpoint (CIBA Core 1.0 §7)', () => {
     // The device hears the request's handle, never the client's credential for the token endpoint.
     expect(answer.auth_req_id.startsWith(notification!.requestId)).toBe(true);
     expect(JSON.stringify(notification)).not.toContain(answer.auth_req_id.slice(23));
-    expect(t.events).toContainEqual({ type: 'ciba.requested', clientId: 'agent', userId: 'user-1', mode: 'poll' });
+    expect(t.events).toContainEqual({
+      type: 'ciba.requested',
+      clientId: 'agent',
+      userId: 'user-1',
+      mode: 'poll',
+    });
   });
 
   it('caps requested_expiry at maxRequestLifetimeSeconds', async () => {
@@ -211,7 +216,9 @@ describe('backchannel authentication endpoint (CIBA Core 1.0 §7)', () => {
     expect(short.expires_in).toBe(120);
     const long = await ask(t, { scope: 'openid', login_hint: 'demo', requested_expiry: '86400' });
     expect(long.expires_in).toBe(600);
-    expect(await errorOf(await askRaw(t, { scope: 'openid', login_hint: 'demo', requested_expiry: '-5' }))).toEqual({
+    expect(
+      await errorOf(await askRaw(t, { scope: 'openid', login_hint: 'demo', requested_expiry: '-5' })),
+    ).toEqual({
       status: 400,
       error: 'invalid_request',
     });
@@ -226,7 +233,8 @@ describe('backchannel authentication endpoint (CIBA Core 1.0 §7)', () => {
       [{ scope: 'openid', login_hint_token: 'abc' }, 'invalid_request'],
       [{ scope: 'openid', login_hint: 'nobody' }, 'unknown_user_id'],
       [{ scope: 'openid', id_token_hint: 'not-a-token' }, 'invalid_request'],
-      [{ scope: 'openid', login_hint: 'demo', binding_message: 'a\nb' }, 'invalid_binding_message'],
+      [{ scope: 'openid', login_hint: 'demo', binding_message: '   ' }, 'invalid_binding_message'],
+      [{ scope: 'openid', login_hint: 'demo', binding_message: 'a\u2028b' }, 'invalid_binding_message'],
       [{ scope: 'openid', login_hint: 'demo', binding_message: 'x'.repeat(101) }, 'invalid_binding_message'],
       [{ scope: 'openid', login_hint: 'demo', request: 'eyJ.eyJ.sig' }, 'request_not_supported'],
       [{ scope: 'openid admin', login_hint: 'demo' }, 'invalid_scope'],
@@ -309,7 +317,11 @@ describe('the CIBA grant, poll mode (CIBA §10.1, §11)', () => {
 
   it('answers expired_token after expires_in, and the request leaves the page', async () => {
     const t = await cibaInstance();
-    const { auth_req_id, expires_in } = await ask(t, { scope: 'openid', login_hint: 'demo', requested_expiry: '60' });
+    const { auth_req_id, expires_in } = await ask(t, {
+      scope: 'openid',
+      login_hint: 'demo',
+      requested_expiry: '60',
+    });
     t.clock.advance(expires_in);
     expect(await pollError(t, auth_req_id)).toBe('expired_token');
     expect(await t.gatehouse.ciba.pending('user-1')).toEqual([]);
@@ -353,7 +365,12 @@ describe('gatehouse.ciba (host API)', () => {
     });
     expect(await t.gatehouse.ciba.pending('user-2')).toEqual([]);
     expect(await t.gatehouse.ciba.approve('user-2', pending!.requestId)).toBe(false);
-    expect(await t.gatehouse.ciba.approve('user-1', pending!.requestId, { acr: 'urn:mace:incommon:iap:silver', amr: ['hwk'] })).toBe(true);
+    expect(
+      await t.gatehouse.ciba.approve('user-1', pending!.requestId, {
+        acr: 'urn:mace:incommon:iap:silver',
+        amr: ['hwk'],
+      }),
+    ).toBe(true);
     expect(await t.gatehouse.ciba.deny('user-1', pending!.requestId)).toBe(false);
     t.clock.advance(6);
     const tokens = (await (await poll(t, auth_req_id)).json()) as { id_token: string };
@@ -414,7 +431,7 @@ describe('bounds (security.md, "Backchannel authentication")', () => {
 
 describe('ping mode (CIBA §10.2) with a real listener', () => {
   const received: { headers: IncomingMessage['headers']; body: string }[] = [];
-  let waiting: ((value: void) => void) | undefined;
+  let waiting: (() => void) | undefined;
   const server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => {
@@ -521,7 +538,11 @@ describe('client registration of CIBA (RFC 7591, CIBA §4)', () => {
       base,
       { ...base, backchannel_token_delivery_mode: 'push' },
       { ...base, backchannel_token_delivery_mode: 'ping' },
-      { ...base, backchannel_token_delivery_mode: 'ping', backchannel_client_notification_endpoint: 'http://agent.example.com/cb' },
+      {
+        ...base,
+        backchannel_token_delivery_mode: 'ping',
+        backchannel_client_notification_endpoint: 'http://agent.example.com/cb',
+      },
       { ...base, backchannel_token_delivery_mode: 'poll', token_endpoint_auth_method: 'none' },
       { ...base, backchannel_token_delivery_mode: 'poll', backchannel_user_code_parameter: true },
     ]) {
@@ -544,8 +565,14 @@ describe('client registration of CIBA (RFC 7591, CIBA §4)', () => {
 
 describe('ciba options', () => {
   it('are validated, naming the option', async () => {
-    await expect(cibaInstance({ ciba: { deliveryModes: ['push' as 'poll'] } })).rejects.toThrow(/ciba\.deliveryModes/);
-    await expect(cibaInstance({ ciba: { pollIntervalSeconds: 0 } })).rejects.toThrow(/ciba\.pollIntervalSeconds/);
-    await expect(cibaInstance({ ciba: { maxPendingPerUser: 1000 } })).rejects.toThrow(/ciba\.maxPendingPerUser/);
+    await expect(cibaInstance({ ciba: { deliveryModes: ['push' as 'poll'] } })).rejects.toThrow(
+      /ciba\.deliveryModes/,
+    );
+    await expect(cibaInstance({ ciba: { pollIntervalSeconds: 0 } })).rejects.toThrow(
+      /ciba\.pollIntervalSeconds/,
+    );
+    await expect(cibaInstance({ ciba: { maxPendingPerUser: 1000 } })).rejects.toThrow(
+      /ciba\.maxPendingPerUser/,
+    );
   });
 });

@@ -41,7 +41,9 @@ export async function pendingRequests(ctx: DecideContext, userId: string): Promi
     ...(record.bindingMessage === undefined ? {} : { bindingMessage: record.bindingMessage }),
     scopes: parseScope(record.scope),
     resources: record.resources ?? [],
-    ...(record.authorizationDetails === undefined ? {} : { authorizationDetails: record.authorizationDetails }),
+    ...(record.authorizationDetails === undefined
+      ? {}
+      : { authorizationDetails: record.authorizationDetails }),
     createdAt: record.createdAt,
     expiresAt: record.expiresAt,
   }));
@@ -132,7 +134,8 @@ function checkedApproval(approval: CibaApproval | undefined): CibaApproval {
   };
   if (typeof approval !== 'object' || approval === null) bad('approval');
   if (approval.authTime !== undefined && !Number.isSafeInteger(approval.authTime)) bad('authTime');
-  if (approval.acr !== undefined && (typeof approval.acr !== 'string' || approval.acr.length > 256)) bad('acr');
+  if (approval.acr !== undefined && (typeof approval.acr !== 'string' || approval.acr.length > 256))
+    bad('acr');
   if (
     approval.amr !== undefined &&
     (!Array.isArray(approval.amr) ||

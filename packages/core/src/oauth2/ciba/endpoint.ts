@@ -76,7 +76,10 @@ export const backchannelAuthenticationEndpoint =
     const params = await readForm(request, ctx.limits.maxBodyBytes);
     const { client, method } = await authenticateClient(ctx, request, params);
     if (!CLIENT_AUTH_METHODS[method]?.provesIdentity)
-      throw oauthError('unauthorized_client', 'Backchannel authentication needs a client that authenticates.');
+      throw oauthError(
+        'unauthorized_client',
+        'Backchannel authentication needs a client that authenticates.',
+      );
     if (!clientMayUse(client, CIBA_GRANT))
       throw oauthError('unauthorized_client', 'The client may not use backchannel authentication.');
     const mode = client.backchannelTokenDeliveryMode ?? 'poll';
@@ -87,7 +90,10 @@ export const backchannelAuthenticationEndpoint =
 
     const scope = resolveRequestedScope(ctx, client, params.get('scope'));
     if (!parseScope(scope).includes('openid'))
-      throw oauthError('invalid_scope', 'A backchannel authentication request must ask for openid (CIBA 7.1).');
+      throw oauthError(
+        'invalid_scope',
+        'A backchannel authentication request must ask for openid (CIBA 7.1).',
+      );
     if (!ctx.keys.signers.has(idTokenAlgorithm(ctx.keys, client)))
       throw oauthError(
         'unauthorized_client',
@@ -96,9 +102,13 @@ export const backchannelAuthenticationEndpoint =
     const resources = authorizedResources(ctx, client, requestedResources(params));
     const bindingMessage = checkedBindingMessage(params.get('binding_message'));
     const lifetime = requestedLifetime(settings, params.get('requested_expiry'));
-    const notificationToken = mode === 'ping' ? checkedNotificationToken(params.get('client_notification_token')) : undefined;
+    const notificationToken =
+      mode === 'ping' ? checkedNotificationToken(params.get('client_notification_token')) : undefined;
     if (mode === 'ping' && client.backchannelClientNotificationEndpoint === undefined)
-      throw oauthError('unauthorized_client', 'The client registered no backchannel_client_notification_endpoint.');
+      throw oauthError(
+        'unauthorized_client',
+        'The client registered no backchannel_client_notification_endpoint.',
+      );
     const userId = await hintedUser(ctx, settings, client, params);
 
     // Everything checked: the request is charged, then stored.
@@ -161,19 +171,29 @@ export const backchannelAuthenticationEndpoint =
       approvalUrl: ctx.issuer + PAGE_PATHS.approvals,
       expiresAt,
     });
-    return noStoreJson({ auth_req_id: authReqId, expires_in: lifetime, interval: settings.pollIntervalSeconds });
+    return noStoreJson({
+      auth_req_id: authReqId,
+      expires_in: lifetime,
+      interval: settings.pollIntervalSeconds,
+    });
   };
 
 /** CIBA §7.1 `binding_message`: at most {@link MAX_BINDING_MESSAGE} printable characters. */
 function checkedBindingMessage(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  const printable = value.trim() !== '' && !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(value);
+  const printable = value.trim() !== '' && ![...value].some(isControlCharacter);
   if (!printable || [...value].length > MAX_BINDING_MESSAGE)
     throw oauthError(
       'invalid_binding_message',
       `The binding_message must be 1 to ${MAX_BINDING_MESSAGE} printable characters.`,
     );
   return value;
+}
+
+/** C0 and C1 controls, DEL and the Unicode line and paragraph separators: they forge lines. */
+function isControlCharacter(character: string): boolean {
+  const code = character.codePointAt(0)!;
+  return code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029;
 }
 
 /** CIBA §7.1 `requested_expiry`: a positive whole number of seconds, capped at the longest lifetime. */
@@ -216,7 +236,7 @@ async function hintedUser(
   let userId: string | null;
   if (idTokenHint !== undefined) {
     const hint = await verifyIdTokenHint(ctx, idTokenHint);
-    if (!hint || !hint.audiences.includes(client.id))
+    if (!hint?.audiences.includes(client.id))
       throw invalidRequest('The id_token_hint is not an ID token this server issued to the client.');
     userId = hint.sub;
   } else {

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
+import { sha256Base64url } from '../../crypto/sha256.js';
 import { oauthError } from '../../errors.js';
 import { tooManyRequests } from '../../http/address-rate-limit.js';
-import { sha256Base64url } from '../../crypto/sha256.js';
 import { fairShareBudget, singlePayer } from '../../storage/kv/fair-share.js';
 import type { EpochMs } from '../../time.js';
 import { secondsToMs } from '../../time.js';
@@ -37,7 +37,11 @@ export async function chargeRequest(
   const requests = fairShareBudget(ctx.storage.rateLimits, 'ciba-request', windowMs);
   const byClient = await requests.charge(singlePayer(clientPartition, settings.maxRequestsPerClient), now);
   if (!byClient.charged)
-    throw tooManyRequests('Too many backchannel authentication requests from this client.', byClient.retryAt, now);
+    throw tooManyRequests(
+      'Too many backchannel authentication requests from this client.',
+      byClient.retryAt,
+      now,
+    );
   if (byClient.filled) ctx.emit({ type: 'quota.reached', quota: 'ciba-request', payer: 'client' });
   const notifications = fairShareBudget(ctx.storage.rateLimits, 'ciba-notify', windowMs);
   const user = singlePayer(`user:${await sha256Base64url(userId)}`, settings.maxNotificationsPerUser);
@@ -69,8 +73,14 @@ export async function reserveUserSlot(
   });
   if (reserved === null) {
     ctx.emit({ type: 'quota.reached', quota: 'ciba-pending', payer: 'user' });
-    throw tooManyRequests('Too many backchannel authentication requests are pending for this user.', full ?? now, now);
+    throw tooManyRequests(
+      'Too many backchannel authentication requests are pending for this user.',
+      full ?? now,
+      now,
+    );
   }
   if (reserved === undefined)
-    throw oauthError('temporarily_unavailable', 'The request could not be stored; try again.', { retryAfter: 1 });
+    throw oauthError('temporarily_unavailable', 'The request could not be stored; try again.', {
+      retryAfter: 1,
+    });
 }

@@ -98,7 +98,13 @@ export function cibaSettings(options: CibaOptions | undefined): CibaSettings | u
       1,
       1_000_000,
     ),
-    maxPendingPerUser: whole('ciba.maxPendingPerUser', options.maxPendingPerUser, d.maxPendingPerUser, 1, 100),
+    maxPendingPerUser: whole(
+      'ciba.maxPendingPerUser',
+      options.maxPendingPerUser,
+      d.maxPendingPerUser,
+      1,
+      100,
+    ),
     maxNotificationsPerUser: whole(
       'ciba.maxNotificationsPerUser',
       options.maxNotificationsPerUser,

@@ -154,9 +154,7 @@ async function resumeDeviceSignIn(
   const query = new URLSearchParams({ user_code: record.params.user_code ?? '' });
   // The approval page's sign-in (`startApprovalsInteraction`) goes back to it.
   const next =
-    record.params.next === 'approvals'
-      ? PAGE_PATHS.approvals
-      : `${PAGE_PATHS.deviceConfirm}?${query}`;
+    record.params.next === 'approvals' ? PAGE_PATHS.approvals : `${PAGE_PATHS.deviceConfirm}?${query}`;
   const headers = new Headers({
     Location: `${ctx.site.basePath}${next}`,
     'Referrer-Policy': 'same-origin',

@@ -1,6 +1,6 @@
 import type { Feature } from '../../feature.js';
-import { CIBA_DELIVERY_MODES } from '../../records/backchannel-client.js';
 import type { DynamicRegistrationOptions } from '../../options.js';
+import { CIBA_DELIVERY_MODES } from '../../records/backchannel-client.js';
 import type { ClientRegistry, RegisteredClient } from '../../storage/types.js';
 import type { EpochMs } from '../../time.js';
 import { ENDPOINTS } from '../metadata.js';

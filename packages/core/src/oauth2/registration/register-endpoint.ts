@@ -1,10 +1,10 @@
-import type { CibaDeliveryMode } from '../../records/backchannel-client.js';
 import type { Context } from '../../context.js';
 import { invalidRequest, oauthError, quoteAuthParam } from '../../errors.js';
 import { bearerCredentials } from '../../http/bearer.js';
 import { readBodyText } from '../../http/body.js';
 import { noStoreJson } from '../../http/responses.js';
 import type { Handler } from '../../http/router.js';
+import type { CibaDeliveryMode } from '../../records/backchannel-client.js';
 import type { TokenEndpointAuthMethod } from '../../storage/types.js';
 import { addSeconds } from '../../time.js';
 import { hashSecret, randomSecret, timingSafeEqual } from '../../tokens/secrets.js';

@@ -1,5 +1,5 @@
-import type { CibaDeliveryMode } from '../../records/backchannel-client.js';
 import type { Route } from '../../http/router.js';
+import type { CibaDeliveryMode } from '../../records/backchannel-client.js';
 import { ENDPOINTS } from '../metadata.js';
 import { deleteRegistrationEndpoint, readRegistrationEndpoint } from './client-configuration-endpoint.js';
 import { registerEndpoint } from './register-endpoint.js';
@@ -16,7 +16,11 @@ export function registrationRoutes(
 ): Route[] {
   if (!settings) return [];
   return [
-    { path: ENDPOINTS.registration, methods: { POST: registerEndpoint(settings, backchannelModes) }, cors: true },
+    {
+      path: ENDPOINTS.registration,
+      methods: { POST: registerEndpoint(settings, backchannelModes) },
+      cors: true,
+    },
     {
       path: `${ENDPOINTS.registration}/:client_id`,
       methods: { GET: readRegistrationEndpoint, DELETE: deleteRegistrationEndpoint },
