@@ -72,7 +72,7 @@ describe.skipIf(skip !== undefined)('CIBA with a real browser approving on the a
   }
 
   it('goes from pending and slow_down to tokens with an ID token once the user allows', async () => {
-    const metadata = client.getServerMetadata(config);
+    const metadata = config.serverMetadata();
     expect(metadata.backchannel_authentication_endpoint).toBe(
       `${server.issuer}/oauth2/v1/backchannel_authentication`,
     );
