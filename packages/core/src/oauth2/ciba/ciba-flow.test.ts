@@ -473,6 +473,62 @@ describe('ping mode (CIBA §10.2) with a real listener', () => {
     expect((await response.json()) as object).toHaveProperty('id_token');
   });
 
+  it('retries an endpoint that fails (5xx) with backoff, and gives up on one that never answers in time', async () => {
+    let failures = 1;
+    const answered: number[] = [];
+    const flaky = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        const status = failures-- > 0 ? 503 : 204;
+        answered.push(status);
+        response.writeHead(status).end();
+      });
+    });
+    const silent = createServer(() => {}); // accepts, never answers
+    await Promise.all([
+      new Promise<void>((done) => flaky.listen(0, '127.0.0.1', done)),
+      new Promise<void>((done) => silent.listen(0, '127.0.0.1', done)),
+    ]);
+    const url = (server: typeof flaky) => `http://127.0.0.1:${(server.address() as AddressInfo).port}/cb`;
+    const eventually = (t: CibaInstance, type: GatehouseEvent['type']) =>
+      new Promise<GatehouseEvent>((done) => {
+        const check = setInterval(() => {
+          const event = t.events.find((e) => e.type === type);
+          if (event) {
+            clearInterval(check);
+            done(event);
+          }
+        }, 5);
+      });
+    try {
+      const t = await cibaInstance({ ciba: { ping: { allowLoopback: true } } }, url(flaky));
+      await ask(t, { scope: 'openid', login_hint: 'demo', client_notification_token: 'tok' }, PINGER);
+      await t.gatehouse.ciba.approve('user-1', (await t.gatehouse.ciba.pending('user-1'))[0]!.requestId);
+      expect(await eventually(t, 'ciba.ping_sent')).toEqual({
+        type: 'ciba.ping_sent',
+        clientId: 'pinger',
+        attempts: 2,
+      });
+      expect(answered).toEqual([503, 204]);
+
+      const slow = await cibaInstance(
+        { ciba: { ping: { allowLoopback: true, timeoutMs: 100, attempts: 1 } } },
+        url(silent),
+      );
+      await ask(slow, { scope: 'openid', login_hint: 'demo', client_notification_token: 'tok' }, PINGER);
+      await slow.gatehouse.ciba.deny('user-1', (await slow.gatehouse.ciba.pending('user-1'))[0]!.requestId);
+      expect(await eventually(slow, 'ciba.ping_failed')).toEqual({
+        type: 'ciba.ping_failed',
+        clientId: 'pinger',
+        attempts: 1,
+      });
+    } finally {
+      flaky.close();
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+
   it('needs a client_notification_token, and refuses a loopback endpoint without allowLoopback', async () => {
     const t = await cibaInstance({}, endpoint);
     expect(await errorOf(await askRaw(t, { scope: 'openid', login_hint: 'demo' }, PINGER))).toEqual({
