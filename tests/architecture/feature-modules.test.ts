@@ -17,6 +17,9 @@ const inCore = (file: string) => relative(core, file).replaceAll('\\', '/');
 
 /** The feature folders (below packages/core/src), each with the files others may import. */
 const FEATURES: Readonly<Record<string, readonly string[]>> = {
+  // RFC 9396: its service is what the authorization flow, PAR and the grants check details with;
+  // the instance settings type it (`feature.ts` of the root, which the feature itself imports).
+  'oauth2/authorization-details/': ['feature.ts', 'settings.ts'],
   'oauth2/device/': [
     'feature.ts',
     // The device sign-in of the interaction module looks up the authorization it is for (to be a

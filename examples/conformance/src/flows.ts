@@ -25,6 +25,7 @@ import {
 } from './instance-client.js';
 import { instanceIsolationFlows } from './instance-isolation-flows.js';
 import { portalFlows } from './portal-flows.js';
+import { richAndSignedRequestFlows } from './rar-jar-flows.js';
 import type { Target } from './targets.js';
 
 const FOREIGN_ORIGIN = 'http://evil.conformance.test';
@@ -216,6 +217,7 @@ function instanceFlows(target: Target, server: () => RunningTarget, instance: De
 
   clientAuthenticationFlows(() => client.issuer);
   dpopAndParFlows(() => client);
+  richAndSignedRequestFlows(() => client);
   deviceFlows(() => client.issuer, userId);
   cibaFlows(() => client.issuer, userId);
 

@@ -28,6 +28,7 @@ import {
 import { createPortal, PORTAL, type Portal } from './portal.js';
 import { DEMO_SCOPE_DESCRIPTIONS } from './scopes.js';
 import { engineFromEnv, storageFromEnv } from './storage.js';
+import { TICKET_ACCESS, TICKET_ACCESS_TYPE } from './tickets.js';
 
 export { createPortal, PORTAL, type Portal, type PortalOptions } from './portal.js';
 export { DEMO_SCOPE_DESCRIPTIONS } from './scopes.js';
@@ -41,12 +42,18 @@ export {
 } from './storage.js';
 
 export {
+  type CreatedTicket,
   demoApi,
   readTicketLimit,
+  readTicketTitle,
   SAMPLE_TICKETS_PER_CALLER,
   sampleTickets,
+  TICKET_ACCESS,
+  TICKET_ACCESS_TYPE,
+  TICKET_ACTIONS,
   TICKET_LIMIT,
   type Ticket,
+  type TicketAccess,
   type TicketList,
 } from './tickets.js';
 
@@ -415,6 +422,8 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
       resolveLoginHint: (hint) => (hint === DEMO.user.username ? seed.userId : null),
       ...DEMO_CIBA,
     },
+    // RFC 9396: `ticket_access` details (actions "read" and/or "write"), enforced by the tickets API.
+    authorizationDetails: { types: { [TICKET_ACCESS]: TICKET_ACCESS_TYPE } },
     ...(seed.trustedIssuer === undefined ? {} : { trustedIssuers: [seed.trustedIssuer] }),
     ...DEMO_REGISTRATION,
   };
@@ -636,7 +645,8 @@ export function describeDemoHost(demo: DemoHost): string {
     `  introspection:  ${DEMO.resourceServerClient.id} / ${DEMO.resourceServerClient.secret} (client_secret_basic, a resource server: may introspect the tokens for ${demo.origin}/{demo,acme}/api/v1, RFC 7662), on both`,
     `  redirect URI:   ${demo.redirectUri}`,
     `  user:           ${DEMO.user.username} / ${DEMO.user.password} (user id ${DEMO.user.id} on demo, ${ACME.user.id} on acme)`,
-    `  tickets API:    POST ${demo.origin}/{demo,acme}/api/v1/tickets (bearer or session)`,
+    `  tickets API:    POST ${demo.origin}/{demo,acme}/api/v1/tickets (bearer or session), POST …/tickets/create (a token with a ${TICKET_ACCESS} detail allowing "write")`,
+    `  RAR:            authorization_details [{"type":"${TICKET_ACCESS}","actions":["read"]}] (actions: read, write; RFC 9396)`,
     `  registration:   POST ${demo.origin}/{demo,acme}/oauth2/v1/register (RFC 7591), or a client ID metadata document URL as client_id (loopback http allowed: development setting)`,
     ...(demo.portal === undefined
       ? []
@@ -666,7 +676,8 @@ export function describeDemo(demo: Demo): string {
     `  redirect URI:   ${demo.redirectUri} (after sign-out: ${demo.postLogoutRedirectUri})`,
     `  scopes:         ${DEMO.scopes.join(' ')}`,
     `  user:           ${DEMO.user.username} / ${DEMO.user.password}`,
-    `  tickets API:    POST ${demo.issuer}/api/v1/tickets (bearer or session; client tokens with ${DEMO.serviceClient.scope})`,
+    `  tickets API:    POST ${demo.issuer}/api/v1/tickets (bearer or session; client tokens with ${DEMO.serviceClient.scope}), POST …/tickets/create (a token with a ${TICKET_ACCESS} detail allowing "write")`,
+    `  RAR:            authorization_details [{"type":"${TICKET_ACCESS}","actions":["read"]}] (actions: read, write; RFC 9396)`,
     `  registration:   POST ${demo.issuer}/oauth2/v1/register (RFC 7591), or a client ID metadata document URL as client_id (loopback http allowed: development setting)`,
   ].join('\n');
 }

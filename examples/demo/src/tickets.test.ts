@@ -32,7 +32,7 @@ async function demoWithApi() {
     return ((await response.json()) as { access_token: string }).access_token;
   };
   /** An OAuth 2.0 token of the demo client: a code minted as the authorize endpoint would, then exchanged. */
-  const oauthToken = async (dpop?: Record<string, string>) => {
+  const oauthToken = async (dpop?: Record<string, string>, details?: unknown) => {
     const code = `code-${crypto.randomUUID()}${crypto.randomUUID()}`;
     await grants.saveCode({
       codeHash: await hashSecret(code),
@@ -41,6 +41,8 @@ async function demoWithApi() {
       grantId: crypto.randomUUID(),
       redirectUri: demo.redirectUri,
       scope: 'tickets:read',
+      // RFC 9396: the details a consent granted, as the authorization endpoint keeps them.
+      ...(details === undefined ? {} : { ext: { authorizationDetails: JSON.stringify(details) } }),
       authTime: Date.now(),
       expiresAt: Date.now() + 60_000,
     });
@@ -70,7 +72,15 @@ async function demoWithApi() {
     });
     return `gatehouse_session=${id}`;
   };
-  return { demo, api, url, call, json, authApiToken, oauthToken, sessionCookie };
+  const create = (headers: Record<string, string>, body: unknown = { title: 'Printer on fire' }) =>
+    api(
+      new Request(`${demo.issuer}/api/v1/tickets/create`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      }),
+    );
+  return { demo, api, url, call, json, authApiToken, oauthToken, sessionCookie, create };
 }
 
 describe('demo tickets API', () => {
@@ -218,6 +228,37 @@ describe('demo tickets API', () => {
     expect(preflight?.status).toBe(204);
     expect(preflight?.headers.get('access-control-allow-origin')).toBe(PARTNER);
     expect(preflight?.headers.get('access-control-allow-methods')).toBe('POST');
+  });
+
+  it('enforces ticket_access details: read lists but cannot open a ticket, write opens one (RFC 9396)', async () => {
+    const d = await demoWithApi();
+    const bearer = async (details?: unknown) => ({
+      Authorization: `Bearer ${await d.oauthToken(undefined, details)}`,
+    });
+    const readOnly = await bearer([{ type: 'ticket_access', actions: ['read'] }]);
+    expect((await d.json({ limit: 1 }, readOnly))?.status).toBe(200);
+    const refused = await d.create(readOnly);
+    expect(refused?.status).toBe(403);
+    expect(((await refused!.json()) as { error: string }).error).toBe('insufficient_scope');
+    const readWrite = await bearer([{ type: 'ticket_access', actions: ['read', 'write'] }]);
+    const created = await d.create(readWrite);
+    expect(created?.status).toBe(201);
+    expect(((await created!.json()) as { ticket: unknown }).ticket).toMatchObject({
+      title: 'Printer on fire',
+      status: 'open',
+      ownerSub: DEMO.user.id,
+    });
+    // Write only: opens tickets, lists none. A token of scopes alone lists (as before), never writes.
+    const writeOnly = await bearer([{ type: 'ticket_access', actions: ['write'] }]);
+    expect((await d.json({ limit: 1 }, writeOnly))?.status).toBe(403);
+    expect((await d.create(writeOnly))?.status).toBe(201);
+    const scopesOnly = await bearer();
+    expect((await d.json({ limit: 1 }, scopesOnly))?.status).toBe(200);
+    expect((await d.create(scopesOnly))?.status).toBe(403);
+    // The user's own session opens tickets; a bad title is a 400.
+    const session = { Cookie: await d.sessionCookie(), Origin: d.demo.origin };
+    expect((await d.create(session))?.status).toBe(201);
+    expect((await d.create(readWrite, { title: '' }))?.status).toBe(400);
   });
 
   it('leaves every other request to the host', async () => {

@@ -44,6 +44,8 @@ export const ERROR_TABLE = {
   unsupported_token_type: { status: 400 },
   // RFC 8707 §2
   invalid_target: { status: 400 },
+  // RFC 9396 §5 (authorization and token endpoints)
+  invalid_authorization_details: { status: 400 },
   // RFC 7591 §3.2.2 (dynamic client registration)
   invalid_redirect_uri: { status: 400 },
   invalid_client_metadata: { status: 400 },

@@ -7,6 +7,7 @@ import type { DispatchSettings } from './http/dispatch.js';
 import type { Params } from './http/form.js';
 import type { Answer } from './http/reply.js';
 import type { Route } from './http/router.js';
+import type { AuthorizationDetailsService } from './oauth2/authorization-details/settings.js';
 import type { CibaApi } from './oauth2/ciba/api.js';
 import type { AuthenticatedClient } from './oauth2/client-auth/authenticate-client.js';
 import type { InteractionSettings } from './oauth2/interaction/settings.js';
@@ -61,6 +62,12 @@ export interface InstanceSettings extends DispatchSettings {
   readonly dpop: DpopChecks;
   /** The host's consent memory policy (`consent.remember`), if any. */
   readonly rememberConsent: ConsentOptions['remember'];
+  /**
+   * Rich authorization requests (RFC 9396, `authorizationDetails`): the service the authorization
+   * flow, the pushed authorization request endpoint and the grants check details with; absent
+   * when the feature is off.
+   */
+  readonly authorizationDetails: AuthorizationDetailsService | undefined;
 }
 
 /**

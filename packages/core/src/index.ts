@@ -61,6 +61,8 @@ export {
 } from './oauth2/token-exchange/exchanged-token.js';
 export type {
   AuthApiOptions,
+  AuthorizationDetailsOptions,
+  AuthorizationDetailType,
   CibaNotification,
   CibaOptions,
   CibaPingOptions,
@@ -115,6 +117,7 @@ export type {
   UserRecord,
   UserStore,
 } from './storage/types.js';
+export type { AuthorizationDetail } from './tokens/authorization-details.js';
 export type { ClaimsHook, ClaimsRequest, ClaimsTarget } from './tokens/host-claims.js';
 export type { KeySigner } from './tokens/key-signer.js';
 export { generateKeys, type PrivateJwk, type SigningAlgorithm } from './tokens/keys.js';

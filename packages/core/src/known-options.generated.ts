@@ -57,6 +57,11 @@ export const KNOWN_OPTIONS = {
     "nonceLifetime": true,
     "nonceSecret": true
   },
+  "authorizationDetails": {
+    "types": true,
+    "maxDetails": true,
+    "maxBytes": true
+  },
   "authApi": {
     "enabled": true,
     "tokenTtl": true,
@@ -101,6 +106,7 @@ export const KNOWN_OPTIONS = {
       "asksFor": true,
       "asksForAccount": true,
       "resourcesAt": true,
+      "detailsAsked": true,
       "sentBackTo": true,
       "signedInAs": true,
       "loginInvalidCredentials": true,

@@ -7,6 +7,7 @@ import type { TokenExchangeRequest } from './oauth2/token-exchange/exchanged-tok
 import type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
 import type { InstanceStorage } from './storage/required-stores.js';
 import type { ClientRecord, ClientStore, StorageEngine, UserLookup, UserStore } from './storage/types.js';
+import type { AuthorizationDetail } from './tokens/authorization-details.js';
 import type { ClaimsHook } from './tokens/claims-hook.js';
 import type { KeySigner } from './tokens/key-signer.js';
 import type { PrivateJwk, SigningAlgorithm } from './tokens/keys.js';
@@ -176,6 +177,15 @@ export interface GatehouseOptions {
    * the proof lifetime, and server nonces.
    */
   readonly dpop?: DpopOptions;
+
+  /**
+   * RFC 9396 rich authorization requests (see `docs/rich-authorization-requests.md`): the
+   * authorization detail types the instance accepts in `authorization_details` (at the
+   * authorization, pushed authorization request and token endpoints), each with the host's
+   * validator and the words the consent page shows, and the bounds on what a request may carry.
+   * Off unless given (the parameter is then ignored, RFC 6749 §3.1).
+   */
+  readonly authorizationDetails?: AuthorizationDetailsOptions;
 
   /** The credential-exchange Auth API under `{base}/auth/v1/`. */
   readonly authApi?: AuthApiOptions;
@@ -376,6 +386,60 @@ export interface PushedAuthorizationRequestOptions {
    * Confidential clients are not counted. Default 30.
    */
   readonly maxPublicPushesPerAddress?: number;
+}
+
+/**
+ * One authorization detail type of RFC 9396 (`authorizationDetails.types`): how its details are
+ * checked, shown to the user, and compared when a token request narrows a grant.
+ */
+export interface AuthorizationDetailType {
+  /**
+   * Checks one detail of this type, as the client sent it, for this client: its common members
+   * (RFC 9396 §2.2) are already checked for their shape, the type's own members are not. Return
+   * nothing to accept it, or a sentence saying what is wrong: the request is then refused with
+   * `invalid_authorization_details` and the sentence as `error_description` (RFC 9396 §5).
+   * Synchronous: it checks the detail, not the user's rights (the user decides on the consent
+   * page). A throw is a 500.
+   */
+  readonly validate: (
+    detail: AuthorizationDetail,
+    context: { readonly client: ClientRecord },
+  ) => string | undefined;
+  /**
+   * The detail in words for the consent page and `interactions.details()` (plain text, escaped
+   * by the page), in the page's language (`locale`, a BCP 47 tag such as `en` or `fr`):
+   * e.g. "Read and write your support tickets". RFC 9396 §13: the user must be able to see what
+   * they grant.
+   */
+  readonly describe: (detail: AuthorizationDetail, locale: string) => string;
+  /**
+   * Whether a detail asked for at the token endpoint (`requested`) is within one the grant holds
+   * (`granted`): a token request may narrow the grant's details, never widen them (RFC 9396 §6.1).
+   * Default: every member of `requested` is in `granted`: the same value, or for the arrays
+   * (`actions`, `locations`, …) a subset.
+   */
+  readonly covers?: (granted: AuthorizationDetail, requested: AuthorizationDetail) => boolean;
+}
+
+/** Options of rich authorization requests (RFC 9396). */
+export interface AuthorizationDetailsOptions {
+  /**
+   * The types the instance accepts (`authorization_details_types_supported`), by type name: at
+   * least one. A client registered with `authorizationDetailsTypes` may use only those.
+   */
+  readonly types: Readonly<Record<string, AuthorizationDetailType>>;
+  /**
+   * Most details one `authorization_details` parameter may hold; more is
+   * `invalid_authorization_details`. Default 10, at most 100.
+   */
+  readonly maxDetails?: number;
+  /**
+   * Longest `authorization_details` parameter, in bytes of UTF-8 JSON; longer is
+   * `invalid_authorization_details`. It is unauthenticated input at the authorization endpoint,
+   * stored with the interaction and the code, and carried in every access token of the grant.
+   * Default 2,048, from 64 to 4,096.
+   */
+  readonly maxBytes?: number;
 }
 
 /** Options of DPoP (RFC 9449). */
@@ -661,6 +725,8 @@ export interface UiTexts {
   readonly asksForAccount?: string;
   /** Consent page, before the resources. Default `'At:'`. */
   readonly resourcesAt?: string;
+  /** Consent page, before the authorization details (RFC 9396). Default `'In detail:'`. */
+  readonly detailsAsked?: string;
   /** Consent page. Default `'You will be sent back to {host}.'`. */
   readonly sentBackTo?: string;
   /** Consent page. Default `'Signed in as {user}.'`. */
@@ -837,7 +903,7 @@ export interface CibaNotification {
    */
   readonly requestId: string;
   /** RFC 9396 `authorization_details`, when the request carries them (else absent). */
-  readonly authorizationDetails?: readonly Readonly<Record<string, unknown>>[];
+  readonly authorizationDetails?: readonly AuthorizationDetail[];
   /** The absolute URL of the approval page (`{base}/approvals`), for a link in the notification. */
   readonly approvalUrl: string;
   /** When the request expires (epoch milliseconds). */

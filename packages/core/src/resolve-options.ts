@@ -17,6 +17,7 @@ import { instanceClients } from './instance-clients.js';
 import { hostStoreGuard, instanceStorage } from './instance-storage.js';
 import { issuerOf, parseIssuer } from './issuer.js';
 import { instanceLogger } from './logger.js';
+import { authorizationDetailsFeature } from './oauth2/authorization-details/feature.js';
 import { authorizationFlow } from './oauth2/authorize/flow.js';
 import { cibaFeature } from './oauth2/ciba/feature.js';
 import { deviceAuthorizationFeature } from './oauth2/device/feature.js';
@@ -183,6 +184,7 @@ const FEATURES: readonly Feature[] = [
   deviceAuthorizationFeature,
   cibaFeature,
   pushedAuthorizationRequestsFeature,
+  authorizationDetailsFeature,
   dynamicRegistrationFeature,
   clientMetadataDocumentsFeature,
   dpopFeature,

@@ -43,6 +43,10 @@ export function introspectAccessToken(
     ...(claims.act === undefined ? {} : { act: claims.act }),
     // RFC 9449 §6.2: the key a bound token is confirmed by.
     ...(claims.jkt === undefined ? {} : { cnf: { jkt: claims.jkt } }),
+    // RFC 9396 §9.2: the details the token grants.
+    ...(claims.authorizationDetails === undefined
+      ? {}
+      : { authorization_details: claims.authorizationDetails }),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Answer } from '../http/reply.js';
 import { noStoreJsonText } from '../http/responses.js';
+import type { AuthorizationDetail } from '../tokens/authorization-details.js';
 
 /**
  * The successful token response of RFC 6749 §5.1 (and its `id_token`, OpenID Connect Core §3.1.3.3),
@@ -20,11 +21,15 @@ export function tokenResponse(set: {
   refreshToken?: string | undefined;
   scope: string;
   idToken?: string | undefined;
+  /** RFC 9396 §7: the authorization details the access token grants. */
+  authorizationDetails?: readonly AuthorizationDetail[] | undefined;
 }): Answer {
   // Members in this order, the optional ones only when issued.
   let text = `{"access_token":"${set.accessToken}","token_type":"${set.tokenType ?? 'Bearer'}","expires_in":${JSON.stringify(set.expiresIn)}`;
   if (set.refreshToken) text += `,"refresh_token":"${set.refreshToken}"`;
   text += `,"scope":${JSON.stringify(set.scope)}`;
   if (set.idToken) text += `,"id_token":"${set.idToken}"`;
+  if (set.authorizationDetails !== undefined)
+    text += `,"authorization_details":${JSON.stringify(set.authorizationDetails)}`;
   return noStoreJsonText(`${text}}`);
 }

@@ -106,6 +106,9 @@ export function callerOf(claims: AccessTokenClaims): Caller {
       ...(claims.act === undefined ? {} : { act: claims.act }),
       expiresAt: claims.exp,
       ...(claims.jkt === undefined ? {} : { dpopJkt: claims.jkt }),
+      ...(claims.authorizationDetails === undefined
+        ? {}
+        : { authorizationDetails: claims.authorizationDetails }),
     });
     callers.set(claims, caller);
   }

@@ -14,6 +14,8 @@ export type { DpopOptions } from '../options.js';
 export type { EpochSeconds } from '../time.js';
 export type { TokenFamily } from '../tokens/access-token.js';
 export type { ActClaim } from '../tokens/act.js';
+export type { AuthorizationDetail } from '../tokens/authorization-details.js';
+export { authorizationDetailsOf } from './authorization-details.js';
 export type { IntrospectionOptions } from './introspection.js';
 export {
   defineOperations,

@@ -22,6 +22,7 @@ import { clientSubject, userSubject } from '../storage/subject.js';
 import type { KeyValueStore } from '../storage/types.js';
 import type { TokenRejection } from '../tokens/access-token.js';
 import { parseAct } from '../tokens/act.js';
+import { authorizationDetailsClaim } from '../tokens/authorization-details.js';
 import { webRandomBytes } from '../tokens/secrets.js';
 import {
   bearerChallenge,
@@ -280,6 +281,9 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
     // RFC 8693 §4.1: a token issued by token exchange names its actor; a malformed chain is invalid.
     const act = parseAct(payload.act);
     if (act === null) throw refuseToken('invalid');
+    // RFC 9396 §9.1 (a JWT) and §9.2 (an introspection answer): the details the token grants.
+    const authorizationDetails = authorizationDetailsClaim(payload.authorization_details);
+    if (authorizationDetails === null) throw refuseToken('invalid');
     const jkt = (cnf as { jkt?: unknown } | undefined)?.jkt;
     if (cnf !== undefined && typeof jkt !== 'string') throw refuseToken('invalid');
     if (!isDpop && typeof jkt === 'string')
@@ -326,6 +330,7 @@ export function resourceServer(options: ResourceServerOptions): ResourceServer {
       expiresAt: exp,
       ...(typeof jkt === 'string' ? { dpopJkt: jkt } : {}),
       ...(act === undefined ? {} : { act }),
+      ...(authorizationDetails === undefined ? {} : { authorizationDetails }),
     };
   };
   return {

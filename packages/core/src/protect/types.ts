@@ -2,6 +2,7 @@ import type { Subject } from '../storage/types.js';
 import type { EpochSeconds } from '../time.js';
 import type { TokenFamily } from '../tokens/access-token.js';
 import type { ActClaim } from '../tokens/act.js';
+import type { AuthorizationDetail } from '../tokens/authorization-details.js';
 
 /** How a caller may prove who it is on a REST operation. */
 export type AuthScheme = 'bearer' | 'session';
@@ -71,6 +72,13 @@ export interface Caller {
    * thumbprint (`cnf.jkt`).
    */
   readonly dpopJkt?: string;
+  /**
+   * The authorization details the bearer token grants (RFC 9396 §9.1 `authorization_details`), when
+   * it carries any: what the operation checks beyond the scope (e.g. a `ticket_access` detail whose
+   * `actions` include `write`). Read them by type with `authorizationDetailsOf(caller, type)`.
+   * Absent for sessions and for tokens without details.
+   */
+  readonly authorizationDetails?: readonly AuthorizationDetail[];
 }
 
 /** Outcome of `gatehouse.authenticate`: the caller, or a ready 401/403 response to send as is. */

@@ -63,6 +63,7 @@ const CLIENT_FIELDS = fieldSpellings({
     'clientNotificationEndpoint',
     'notificationEndpoint',
   ],
+  authorizationDetailsTypes: ['authorization_details_types', 'authorizationDetailTypes'],
 });
 
 /**
@@ -186,6 +187,7 @@ function fieldProblems(record: Record<string, unknown>): string[] {
       backchannel.field === 'mode' ? 'backchannelTokenDeliveryMode' : 'backchannelClientNotificationEndpoint',
       `${backchannel.problem}, got ${shownValue(backchannel.field === 'mode' ? record.backchannelTokenDeliveryMode : record.backchannelClientNotificationEndpoint)}`,
     );
+  checkStringList(record, 'authorizationDetailsTypes', fail, (type) => type !== '' || 'is empty');
   checkCredentials(record, fail);
   return problems;
 }

@@ -191,6 +191,12 @@ export interface ClientRecord {
    * `backchannel_client_notification_endpoint`): an https URL, called through the guarded fetch.
    */
   readonly backchannelClientNotificationEndpoint?: string;
+  /**
+   * The RFC 9396 authorization detail types the client may ask for (RFC 9396 §10
+   * `authorization_details_types`), each one of the instance's `authorizationDetails.types`. When
+   * absent, any type the instance accepts.
+   */
+  readonly authorizationDetailsTypes?: readonly string[];
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { Subject } from '../storage/types.js';
 import type { EpochSeconds } from '../time.js';
 import type { ActClaim } from './act.js';
+import type { AuthorizationDetail } from './authorization-details.js';
 
 /** Which issuing path produced an access token. */
 export type TokenFamily = 'oauth2' | 'auth_api';
@@ -34,6 +35,8 @@ export interface AccessTokenClaims {
    * it is usable only with a proof of that key.
    */
   readonly jkt?: string;
+  /** The authorization details the token grants (RFC 9396 §9.1 `authorization_details`). */
+  readonly authorizationDetails?: readonly AuthorizationDetail[];
   readonly iat: EpochSeconds;
   readonly exp: EpochSeconds;
 }

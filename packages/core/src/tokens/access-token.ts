@@ -9,6 +9,7 @@ import { fromEpochSeconds, type Seconds, toEpochSeconds } from '../time.js';
 import type { Writable } from '../writable.js';
 import type { AccessTokenClaims, TokenFamily } from './access-token-claims.js';
 import { type ActClaim, parseAct } from './act.js';
+import { type AuthorizationDetail, authorizationDetailsClaim } from './authorization-details.js';
 import { hostClaims } from './host-claims.js';
 import { jsonString } from './json-string.js';
 import { freshKeySet, verificationKeyOf } from './keys.js';
@@ -37,6 +38,8 @@ export interface AccessTokenGrant {
   readonly act?: ActClaim;
   /** Bind the token to this DPoP key (`cnf.jkt`, RFC 9449 §6.1). */
   readonly jkt?: string;
+  /** The authorization details the token grants (RFC 9396 §9.1), checked by their types already. */
+  readonly authorizationDetails?: readonly AuthorizationDetail[];
   readonly ttl: Seconds;
 }
 
@@ -106,6 +109,7 @@ export async function signAccessToken(
   };
   if (grant.act !== undefined) claims.act = grant.act;
   if (grant.jkt !== undefined) claims.jkt = grant.jkt;
+  if (grant.authorizationDetails !== undefined) claims.authorizationDetails = grant.authorizationDetails;
   return { token, claims };
 }
 
@@ -130,6 +134,7 @@ export function accessTokenPayload(
   if (grant.subject.kind === 'client') payload.sub_kind = 'client';
   if (grant.act !== undefined) payload.act = grant.act;
   if (grant.jkt !== undefined) payload.cnf = { jkt: grant.jkt };
+  if (grant.authorizationDetails !== undefined) payload.authorization_details = grant.authorizationDetails;
   return payload;
 }
 
@@ -154,6 +159,8 @@ export function protocolPayloadJson(
   if (grant.grantId !== undefined) text += `,"gid":${JSON.stringify(grant.grantId)}`;
   if (grant.subject.kind === 'client') text += ',"sub_kind":"client"';
   if (grant.jkt !== undefined) text += `,"cnf":{"jkt":${JSON.stringify(grant.jkt)}}`;
+  if (grant.authorizationDetails !== undefined)
+    text += `,"authorization_details":${JSON.stringify(grant.authorizationDetails)}`;
   return `${text}}`;
 }
 
@@ -280,6 +287,9 @@ async function verifySignature(
     if (subKind !== undefined && (subKind !== 'client' || clientId !== payload.sub)) return INVALID;
     const act = parseAct(payload.act);
     if (act === null) return INVALID;
+    // RFC 9396 §9.1: the granted details, an array of details; anything else is no token of ours.
+    const authorizationDetails = authorizationDetailsClaim(payload.authorization_details);
+    if (authorizationDetails === null) return INVALID;
     const claims: AccessTokenClaims = {
       family,
       subject: subKind === 'client' ? clientSubject(payload.sub) : userSubject(payload.sub),
@@ -291,6 +301,7 @@ async function verifySignature(
       grantId,
       ...(act === undefined ? {} : { act }),
       ...(cnf === undefined ? {} : { jkt: cnf.jkt as string }),
+      ...(authorizationDetails === undefined ? {} : { authorizationDetails }),
       iat: payload.iat!,
       exp: payload.exp!,
     };

@@ -7,7 +7,8 @@ export type { ClaimsHook, ClaimsRequest, ClaimsTarget } from './claims-hook.js';
 /**
  * Claims the hook can never set: those of JWT (RFC 7519 §4.1), of RFC 9068 access tokens and
  * Gatehouse's own (`token_family`, `gid`, `sub_kind`), of ID tokens (OpenID Connect Core §2,
- * §3.1.3.6) and of proof of possession and delegation (`cnf` RFC 7800, `act` / `may_act` RFC 8693).
+ * §3.1.3.6), of proof of possession and delegation (`cnf` RFC 7800, `act` / `may_act` RFC 8693)
+ * and of rich authorization requests (`authorization_details` RFC 9396 §9.1: what the user granted).
  */
 export const RESERVED_CLAIMS: ReadonlySet<string> = new Set([
   'iss',
@@ -34,6 +35,7 @@ export const RESERVED_CLAIMS: ReadonlySet<string> = new Set([
   'cnf',
   'act',
   'may_act',
+  'authorization_details',
 ]);
 
 /** Largest JSON of the hook's claims in one access token: access tokens travel in every request header. */

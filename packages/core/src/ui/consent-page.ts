@@ -48,6 +48,11 @@ export function defaultConsentPage(model: ConsentPageModel, context?: PageContex
     model.resources && model.resources.length > 0
       ? `<p>${escapeHtml(texts.resourcesAt)}</p><ul class="resources">${model.resources.map((r) => `<li><code>${escapeHtml(r)}</code></li>`).join('')}</ul>`
       : '';
+  // RFC 9396 §13: each authorization detail in the words of its type.
+  const details =
+    model.authorizationDetails && model.authorizationDetails.length > 0
+      ? `<p>${escapeHtml(texts.detailsAsked ?? 'In detail:')}</p><ul class="scopes details">${model.authorizationDetails.map((d) => `<li title="${escapeHtml(d.type)}">${escapeHtml(d.description)}</li>`).join('')}</ul>\n`
+      : '';
   const destination = model.redirectHost
     ? `<p class="muted">${fill(texts.sentBackTo, { host: `<strong>${escapeHtml(model.redirectHost)}</strong>` })}</p>`
     : '';
@@ -60,7 +65,7 @@ export function defaultConsentPage(model: ConsentPageModel, context?: PageContex
 <p>${fill(texts.wantsToAct, { client: `<strong><bdi>${escapeHtml(model.clientName)}</bdi></strong>` })}</p>
 ${selfRegisteredNotice(model, texts)}${destination}
 ${scopes}
-${resources}
+${details}${resources}
 <form method="post" action="${escapeHtml(model.action)}">
 ${hiddenInputs({ ...model.hiddenFields, csrf_token: model.csrfToken })}
 <div class="row">

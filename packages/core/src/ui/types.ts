@@ -45,6 +45,11 @@ export interface PageTexts {
   readonly asksForAccount: string;
   /** Consent page, before the resources: "At:". */
   readonly resourcesAt: string;
+  /**
+   * Consent page, before the authorization details (RFC 9396): "In detail:". Optional for texts
+   * made before it existed (the page then says "In detail:").
+   */
+  readonly detailsAsked?: string;
   /** Consent page: "You will be sent back to {host}." */
   readonly sentBackTo: string;
   /** Consent page: "Signed in as {user}." */
@@ -192,6 +197,11 @@ export interface ConsentPageModel {
    * the client named any; empty or absent: the instance's own API.
    */
   readonly resources?: readonly string[];
+  /**
+   * The authorization details asked for (RFC 9396), each in the words of its type's `describe`
+   * (`authorizationDetails.types`), in the page's language; absent when none were.
+   */
+  readonly authorizationDetails?: readonly { readonly type: string; readonly description: string }[];
   readonly username?: string;
   /** Wording and branding (`ui` options). */
   readonly texts?: PageTexts;

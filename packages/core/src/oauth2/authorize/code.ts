@@ -2,8 +2,10 @@ import type { Context } from '../../context.js';
 import { base64url } from '../../crypto/encoding.js';
 import { invalidRequest } from '../../errors.js';
 import type { Answer } from '../../http/reply.js';
+import type { RecordExtensions } from '../../storage/types.js';
 import { addSeconds } from '../../time.js';
 import { hashSecret, randomSecret } from '../../tokens/secrets.js';
+import { withGrantedDetails } from '../authorization-details/feature.js';
 import { endFlight } from '../par/pushed-requests.js';
 import type { Authentication } from './authentication.js';
 import type { AuthorizationRequest } from './request.js';
@@ -38,8 +40,9 @@ export async function issueAuthorizationCode(
     // RFC 8707: the resources the user authorized, the `aud` of every token of the grant.
     ...(request.resources === undefined ? {} : { audience: request.resources }),
     ...(request.codeChallenge === undefined ? {} : { codeChallenge: request.codeChallenge }),
-    // RFC 9449 §10: only a proof of this key redeems the code.
-    ...(request.dpopJkt === undefined ? {} : { ext: { dpopJkt: request.dpopJkt } }),
+    // RFC 9449 §10: only a proof of this key redeems the code. RFC 9396 §7: the details the user
+    // granted, carried by the code to every token of the grant.
+    ...codeExtensions(request),
     // When and how the user authenticated, and which session: OIDC carries them into its tokens,
     // with the request's nonce (echoed in the ID token, Core §3.1.2.1).
     authTime,
@@ -50,4 +53,13 @@ export async function issueAuthorizationCode(
     expiresAt: addSeconds(now, ctx.tokens.authorizationCodeTtl),
   });
   return authorizationRedirect(ctx, request, { code });
+}
+
+/** The code's `ext`: its DPoP key (`dpopJkt`) and its authorization details, when any. */
+function codeExtensions(request: AuthorizationRequest): { ext?: RecordExtensions } {
+  const ext = withGrantedDetails(
+    request.dpopJkt === undefined ? undefined : { dpopJkt: request.dpopJkt },
+    request.authorizationDetails,
+  );
+  return ext === undefined ? {} : { ext };
 }

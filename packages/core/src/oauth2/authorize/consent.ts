@@ -44,7 +44,9 @@ export async function continueRequest(
     current !== null &&
     !consented &&
     !auth.client.firstParty &&
-    !(await hasConsent(ctx, current.userId, auth));
+    // RFC 9396: details name one transaction (a payment, these tickets), so a remembered consent to
+    // scopes never covers them; the user sees them each time.
+    (auth.authorizationDetails !== undefined || !(await hasConsent(ctx, current.userId, auth)));
   const prompt = consented ? new Set([...auth.oidc.prompt].filter((p) => p !== 'consent')) : auth.oidc.prompt;
   const step = nextInteraction({
     oidc: { ...auth.oidc, prompt },

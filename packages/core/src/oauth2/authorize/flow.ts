@@ -1,5 +1,9 @@
 import { ConfigurationError } from '../../errors.js';
 import type { ConsentOptions, GatehouseOptions } from '../../options.js';
+import {
+  type AuthorizationDetailsService,
+  authorizationDetailsSettings,
+} from '../authorization-details/feature.js';
 import { type InteractionSettings, resolveInteractions } from '../interaction/settings.js';
 import { pushRequirement } from '../par/feature.js';
 
@@ -18,6 +22,11 @@ export interface AuthorizationFlow {
    * `pushedAuthorizationRequests.required`).
    */
   readonly requirePushedRequests: boolean;
+  /**
+   * Rich authorization requests (RFC 9396, `authorizationDetails` options): the service that checks
+   * and shows `authorization_details`; absent when the feature is off (the parameter is ignored).
+   */
+  readonly authorizationDetails: AuthorizationDetailsService | undefined;
 }
 
 /** The authorization flow's options (`interactions`, `consent`, `pushedAuthorizationRequests.required`), checked. */
@@ -32,6 +41,7 @@ export function authorizationFlow(
     interactions: resolveInteractions(options.interactions, issuerUrl, basePath, sessionCookieName),
     rememberConsent: consentPolicy(options.consent),
     requirePushedRequests: pushRequirement(options.pushedAuthorizationRequests, fapi2),
+    authorizationDetails: authorizationDetailsSettings(options.authorizationDetails),
   };
 }
 /** The `consent` option's hook, checked. */

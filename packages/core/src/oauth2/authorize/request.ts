@@ -8,6 +8,8 @@ import {
 } from '../../oidc/authorization-parameters.js';
 import { idTokenAlgorithm } from '../../oidc/id-token.js';
 import type { ClientRecord } from '../../storage/types.js';
+import type { AuthorizationDetail } from '../../tokens/authorization-details.js';
+import type { AuthorizationDetailsService } from '../authorization-details/feature.js';
 import { clientMayUse } from '../grants/grant-tokens.js';
 import type { PushedRequest } from '../par/pushed-requests.js';
 import { isValidCodeChallenge } from '../pkce.js';
@@ -28,6 +30,8 @@ export const AUTHORIZATION_PARAMETERS = [
   'code_challenge_method',
   // RFC 9449 §10: the thumbprint of the DPoP key the code is bound to.
   'dpop_jkt',
+  // RFC 9396 §2: read only when rich authorization requests are on.
+  'authorization_details',
   ...OIDC_AUTHORIZATION_PARAMETERS,
 ] as const;
 
@@ -67,6 +71,11 @@ export interface AuthorizationRequest extends AuthorizationTarget {
   readonly resources?: readonly string[];
   /** The OpenID Connect parameters (`nonce`, `prompt`, `max_age`, hints). */
   readonly oidc: OidcAuthorizationParameters;
+  /**
+   * The authorization details asked for (RFC 9396 `authorization_details`), checked by the
+   * instance's types; absent when none were (or the feature is off).
+   */
+  readonly authorizationDetails?: readonly AuthorizationDetail[];
   /**
    * The request's own parameters (those of {@link AUTHORIZATION_PARAMETERS} that were sent), to carry
    * through the login and consent forms and to rebuild the authorize URL. Unknown ones are dropped.
@@ -126,12 +135,14 @@ export async function resolveAuthorizationTarget(
  * be redirected to the client (RFC 6749 §4.1.2.1): `invalid_request` (repeated parameter, PKCE
  * missing where required or not S256, a bad OpenID Connect parameter), `unsupported_response_type`,
  * `unauthorized_client`, `invalid_scope`, `invalid_target` (RFC 8707), `request_not_supported`,
- * `request_uri_not_supported`.
+ * `request_uri_not_supported`, `invalid_authorization_details` (RFC 9396 §5, checked by `details`, the
+ * instance's rich authorization requests; without it the parameter is ignored).
  */
 export function validateAuthorizationRequest(
   ctx: Pick<Context, 'keys' | 'tokens'>,
   target: AuthorizationTarget,
   params: Params,
+  details?: AuthorizationDetailsService,
 ): AuthorizationRequest {
   const parameters: Record<string, string> = {};
   for (const name of AUTHORIZATION_PARAMETERS) {
@@ -165,15 +176,38 @@ export function validateAuthorizationRequest(
   // RFC 8707 §2: every resource must be one this instance serves, else `invalid_target`.
   const resources = authorizedResources(ctx, client, requestedResources(params));
   if (resources !== undefined) parameters.resource = resources.join(' ');
+  const authorizationDetails = authorizationDetailsOf(details, client, parameters);
   return {
     ...target,
     scope,
     parameters,
     oidc,
+    ...(authorizationDetails === undefined ? {} : { authorizationDetails }),
     ...(codeChallenge === undefined ? {} : { codeChallenge }),
     ...(dpopJkt === undefined ? {} : { dpopJkt }),
     ...(resources === undefined ? {} : { resources }),
   };
+}
+
+/**
+ * The request's `authorization_details` (RFC 9396 §2), checked by the instance's types; the
+ * carried parameter becomes the checked details' compact JSON. Without the feature, the parameter
+ * is dropped (RFC 6749 §3.1: unknown parameters are ignored).
+ */
+function authorizationDetailsOf(
+  details: AuthorizationDetailsService | undefined,
+  client: ClientRecord,
+  parameters: Record<string, string>,
+): readonly AuthorizationDetail[] | undefined {
+  const text = parameters.authorization_details;
+  if (text === undefined) return undefined;
+  if (details === undefined) {
+    delete parameters.authorization_details;
+    return undefined;
+  }
+  const checked = details.parse(text, client);
+  parameters.authorization_details = JSON.stringify(checked);
+  return checked;
 }
 
 /** RFC 7636 §4.3 and RFC 9700 §2.1.1: only S256; required for public clients (or all, by policy). */

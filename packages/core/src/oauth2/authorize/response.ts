@@ -25,6 +25,8 @@ const REDIRECTABLE: ReadonlySet<ProtocolErrorCode> = new Set([
   'invalid_scope',
   // RFC 8707 §2: an unknown or refused resource.
   'invalid_target',
+  // RFC 9396 §5: details of an unknown type, or refused by their type.
+  'invalid_authorization_details',
   'server_error',
   'temporarily_unavailable',
   // OpenID Connect Core §3.1.2.6.
@@ -103,9 +105,10 @@ export function validatedRequest(
       'This client must push its authorization requests to the pushed_authorization_request_endpoint (RFC 9126).',
     );
   }
-  if (pushed === undefined) return validateAuthorizationRequest(ctx, target, params);
+  if (pushed === undefined)
+    return validateAuthorizationRequest(ctx, target, params, flow.authorizationDetails);
   // The forms and interactions carry the in-flight reference only: the pushed parameters cannot be altered.
-  const auth = validateAuthorizationRequest(ctx, target, pushed.params);
+  const auth = validateAuthorizationRequest(ctx, target, pushed.params, flow.authorizationDetails);
   return { ...auth, parameters: pushed.formParameters, pushed };
 }
 

@@ -1,3 +1,5 @@
+import type { AuthorizationDetail } from '../../tokens/authorization-details.js';
+
 /*
  * The host's side of backchannel authentication (CIBA): what `gatehouse.ciba` offers a host that
  * renders its own approval screen (a mobile app, its own page) instead of `{base}/approvals`.
@@ -16,7 +18,7 @@ export interface CibaPendingRequest {
   /** RFC 8707 resources asked for; empty: the instance's own API. */
   readonly resources: readonly string[];
   /** RFC 9396 `authorization_details`, when the request carries them. */
-  readonly authorizationDetails?: readonly Readonly<Record<string, unknown>>[];
+  readonly authorizationDetails?: readonly AuthorizationDetail[];
   /** When it was made and when it expires (epoch milliseconds). */
   readonly createdAt: number;
   readonly expiresAt: number;

@@ -352,6 +352,98 @@ describe('the CIBA grant, poll mode (CIBA §10.1, §11)', () => {
   });
 });
 
+describe('rich authorization requests (RFC 9396) in backchannel authentication', () => {
+  const details = {
+    types: {
+      ticket_access: {
+        validate: (detail: { actions?: readonly string[] }) =>
+          detail.actions?.length && detail.actions.every((a) => a === 'read' || a === 'write')
+            ? undefined
+            : '"actions" must be read and/or write',
+        describe: (detail: { actions?: readonly string[] }, locale: string) =>
+          locale === 'fr'
+            ? `Tickets : ${(detail.actions ?? []).join(' et ')}`
+            : `Tickets: ${(detail.actions ?? []).join(' and ')}`,
+      },
+    },
+  };
+  const READ_WRITE = JSON.stringify([{ type: 'ticket_access', actions: ['read', 'write'] }]);
+  const WRITE = JSON.stringify([{ type: 'ticket_access', actions: ['write'] }]);
+
+  it('accepts authorization_details, shows them on the approval page and puts the approved ones in the tokens', async () => {
+    const t = await cibaInstance({ authorizationDetails: details });
+    const { auth_req_id } = await ask(t, {
+      scope: 'openid',
+      login_hint: 'demo',
+      binding_message: 'RAR-1',
+      authorization_details: READ_WRITE,
+    });
+    expect(t.notified[0]!.authorizationDetails).toEqual(JSON.parse(READ_WRITE));
+    const [pending] = await t.gatehouse.ciba.pending('user-1');
+    expect(pending!.authorizationDetails).toEqual(JSON.parse(READ_WRITE));
+    const { browser, html } = await approvalPage(t);
+    expect(html).toContain('<ul class="authorization-details"><li>Tickets: read and write</li></ul>');
+    const french = await browser.fetch(`${ISSUER}/approvals`, { headers: { 'Accept-Language': 'fr' } });
+    expect(await french.text()).toContain('<li>Tickets : read et write</li>');
+    await decide(browser, html, auth_req_id.slice(0, 22), 'allow');
+
+    // §6.1: the token request may not widen them…
+    const wider = await t.gatehouse.fetch(
+      post(
+        '/oauth2/v1/token',
+        {
+          grant_type: CIBA_GRANT,
+          auth_req_id,
+          authorization_details: JSON.stringify([
+            { type: 'ticket_access', actions: ['read', 'write', 'admin'] },
+          ]),
+        },
+        { Authorization: AGENT },
+      ),
+    );
+    expect(await errorOf(wider)).toEqual({ status: 400, error: 'invalid_authorization_details' });
+    // …and may narrow them; the refused request spent nothing.
+    const response = await t.gatehouse.fetch(
+      post(
+        '/oauth2/v1/token',
+        { grant_type: CIBA_GRANT, auth_req_id, authorization_details: WRITE },
+        { Authorization: AGENT },
+      ),
+    );
+    expect(response.status).toBe(200);
+    const tokens = (await response.json()) as Record<string, unknown>;
+    expect(tokens.authorization_details).toEqual(JSON.parse(WRITE));
+    expect(decodeJwt(tokens.access_token as string).authorization_details).toEqual(JSON.parse(WRITE));
+    // The refresh token keeps every approved detail.
+    const refreshed = await t.gatehouse.fetch(
+      post(
+        '/oauth2/v1/token',
+        { grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string },
+        { Authorization: AGENT },
+      ),
+    );
+    expect(((await refreshed.json()) as Record<string, unknown>).authorization_details).toEqual(
+      JSON.parse(READ_WRITE),
+    );
+  });
+
+  it('refuses invalid authorization_details with invalid_authorization_details, storing nothing', async () => {
+    const t = await cibaInstance({ authorizationDetails: details });
+    for (const text of [
+      '[]',
+      'not json',
+      JSON.stringify([{ type: 'other' }]),
+      JSON.stringify([{ type: 'ticket_access', actions: ['delete'] }]),
+    ]) {
+      const answer = await errorOf(
+        await askRaw(t, { scope: 'openid', login_hint: 'demo', authorization_details: text }),
+      );
+      expect({ text, ...answer }).toEqual({ text, status: 400, error: 'invalid_authorization_details' });
+    }
+    expect(t.notified).toEqual([]);
+  });
+});
+
 describe('gatehouse.ciba (host API)', () => {
   it('lists the user pending requests and decides only their own', async () => {
     const t = await cibaInstance();

@@ -1,5 +1,6 @@
 import type { Context } from '../../context.js';
 import { invalidRequest, oauthError } from '../../errors.js';
+import type { InstanceSettings } from '../../feature.js';
 import { clientWritePartition } from '../../http/address-rate-limit.js';
 import { readForm } from '../../http/form.js';
 import { noStoreJson } from '../../http/responses.js';
@@ -53,7 +54,7 @@ const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
  * bits of request id and 256 of secret, stored as the secret's hash), `expires_in` and `interval`.
  */
 export const backchannelAuthenticationEndpoint =
-  (settings: CibaSettings): Handler =>
+  (settings: CibaSettings, details: InstanceSettings['authorizationDetails']): Handler =>
   async (
     request,
     ctx: Pick<
@@ -100,6 +101,11 @@ export const backchannelAuthenticationEndpoint =
         `The client's id_token_signed_response_alg ${client.idTokenSignedResponseAlg} has no key on this server.`,
       );
     const resources = authorizedResources(ctx, client, requestedResources(params));
+    // RFC 9396 §3 (and its §4 for other endpoints): `authorization_details` here as at the
+    // authorization endpoint, checked by the instance's types; ignored with the feature off.
+    const detailsText = details === undefined ? undefined : params.get('authorization_details');
+    const authorizationDetails =
+      detailsText === undefined || details === undefined ? undefined : details.parse(detailsText, client);
     const bindingMessage = checkedBindingMessage(params.get('binding_message'));
     const lifetime = requestedLifetime(settings, params.get('requested_expiry'));
     const notificationToken =
@@ -127,6 +133,7 @@ export const backchannelAuthenticationEndpoint =
       scope,
       ...(resources === undefined ? {} : { resources }),
       ...(bindingMessage === undefined ? {} : { bindingMessage }),
+      ...(authorizationDetails === undefined ? {} : { authorizationDetails }),
       mode,
       createdAt: now,
       expiresAt,
@@ -167,6 +174,7 @@ export const backchannelAuthenticationEndpoint =
       client: { id: client.id, name: client.name ?? client.id },
       ...(bindingMessage === undefined ? {} : { bindingMessage }),
       scopes: parseScope(scope),
+      ...(authorizationDetails === undefined ? {} : { authorizationDetails }),
       requestId,
       approvalUrl: ctx.issuer + PAGE_PATHS.approvals,
       expiresAt,

@@ -28,12 +28,15 @@ export const cibaFeature: Feature = {
       routes: [
         {
           path: ENDPOINTS.backchannelAuthentication,
-          methods: { POST: backchannelAuthenticationEndpoint(settings) },
+          methods: { POST: backchannelAuthenticationEndpoint(settings, shared.authorizationDetails) },
           cors: true,
         },
         {
           path: PAGE_PATHS.approvals,
-          methods: { GET: approvalsPageEndpoint(shared), POST: approvalsDecisionEndpoint(settings, shared) },
+          methods: {
+            GET: approvalsPageEndpoint(shared, shared.authorizationDetails),
+            POST: approvalsDecisionEndpoint(settings, shared, shared.authorizationDetails),
+          },
         },
       ],
       grants: {
@@ -45,7 +48,7 @@ export const cibaFeature: Feature = {
           params,
           client,
           dpop,
-        ) => cibaGrant(ctx, settings, params, client, dpop),
+        ) => cibaGrant(ctx, settings, params, client, dpop, shared.authorizationDetails),
       },
       metadata: (endpoint) => ({
         backchannel_authentication_endpoint: endpoint(ENDPOINTS.backchannelAuthentication),

@@ -2,11 +2,13 @@ import type { Context } from '../../context.js';
 import { base64url } from '../../crypto/encoding.js';
 import type { DpopProof } from '../../dpop/proof.js';
 import { invalidGrant, oauthError } from '../../errors.js';
+import type { InstanceSettings } from '../../feature.js';
 import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { grantIdToken } from '../../oidc/grant-id-token.js';
 import { CIBA_GRANT } from '../../records/backchannel-client.js';
 import { userSubject } from '../../storage/subject.js';
+import type { AuthorizationDetail } from '../../tokens/authorization-details.js';
 import { hashSecret, timingSafeEqual } from '../../tokens/secrets.js';
 import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';
 import {
@@ -38,6 +40,37 @@ export const SLOW_DOWN_SECONDS = 5;
 const unknown = () => invalidGrant('The auth_req_id is invalid, or was already used.');
 
 /**
+ * The `ext` member the rich authorization requests feature keeps a grant's details under, as JSON
+ * text (its `DETAILS_EXTENSION`): the refresh tokens of an approved request carry the approved
+ * details there, so a refresh keeps them (a test refreshes such a grant).
+ */
+const DETAILS_EXTENSION = 'authorizationDetails';
+
+type DetailsService = InstanceSettings['authorizationDetails'];
+
+/**
+ * The details of the access token (RFC 9396 §6.1): all the approved ones without an
+ * `authorization_details` parameter; with one, what it asks, if within the approved ones, else
+ * `invalid_authorization_details`. Ignored with the feature off.
+ */
+function tokenDetails(
+  service: DetailsService,
+  params: Params,
+  client: AuthenticatedClient['client'],
+  approved: readonly AuthorizationDetail[] | undefined,
+): readonly AuthorizationDetail[] | undefined {
+  const text = service === undefined ? undefined : params.get('authorization_details');
+  if (text === undefined || service === undefined) return approved;
+  const requested = service.parse(text, client);
+  if (approved === undefined || !service.covers(approved, requested))
+    throw oauthError(
+      'invalid_authorization_details',
+      'A token request may ask for the approved authorization details or fewer, never more (RFC 9396 section 6.1).',
+    );
+  return requested;
+}
+
+/**
  * `grant_type=urn:openid:params:grant-type:ciba` (CIBA Core 1.0 §10.1, §11). The `auth_req_id` is
  * split into its request id (the record's key) and its secret (compared with the stored hash in
  * constant time); a request of another client is answered like an unknown one (`invalid_grant`)
@@ -56,6 +89,7 @@ export async function cibaGrant(
   params: Params,
   { client }: AuthenticatedClient,
   dpop: DpopProof | undefined,
+  details?: DetailsService,
 ): Promise<Answer> {
   const authReqId = params.require('auth_req_id');
   const resources = requestedResources(params);
@@ -80,8 +114,10 @@ export async function cibaGrant(
   if (record.status === 'pending') return pending(ctx, settings, parts.requestId, record, now);
   // RFC 8707 §2.2: `resource` here picks among the authorized resources, never adds one; checked
   // before the request is taken, so a wrong one burns nothing.
+  // RFC 9396 §6.1 likewise for `authorization_details`.
   const audience = tokenAudience(ctx, record.resources, resources);
-  return redeem(ctx, client, parts.requestId, audience, dpop, now);
+  const authorizationDetails = tokenDetails(details, params, client, record.authorizationDetails);
+  return redeem(ctx, client, parts.requestId, { audience, authorizationDetails }, dpop, now);
 }
 
 /** The poll state and ping state of a request that is done. */
@@ -124,7 +160,10 @@ async function redeem(
   >,
   client: AuthenticatedClient['client'],
   requestId: string,
-  audience: readonly string[] | undefined,
+  granted: {
+    readonly audience: readonly string[] | undefined;
+    readonly authorizationDetails: readonly AuthorizationDetail[] | undefined;
+  },
   dpop: DpopProof | undefined,
   now: number,
 ): Promise<Answer> {
@@ -148,9 +187,14 @@ async function redeem(
     ...(record.sessionId === undefined ? {} : { sessionId: record.sessionId }),
     ...(record.acr === undefined ? {} : { acr: record.acr }),
     ...(record.amr === undefined ? {} : { amr: record.amr }),
+    // The refresh tokens keep every approved detail (RFC 9396 §6.1), as they keep the whole scope.
+    ...(record.authorizationDetails === undefined
+      ? {}
+      : { ext: { [DETAILS_EXTENSION]: JSON.stringify(record.authorizationDetails) } }),
     grantedAt: now,
   };
-  const access = await grantAccessToken(ctx, grant, grant.scope, audience, dpop?.jkt);
+  const { audience, authorizationDetails } = granted;
+  const access = await grantAccessToken(ctx, grant, grant.scope, audience, dpop?.jkt, authorizationDetails);
   const idToken = await grantIdToken(ctx, client, grant, access.token);
   let refreshToken: string | undefined;
   if (clientMayUse(client, 'refresh_token')) {
@@ -166,5 +210,6 @@ async function redeem(
     refreshToken,
     scope: record.scope,
     idToken,
+    authorizationDetails,
   });
 }

@@ -3,6 +3,7 @@ import { sha256Base64url } from '../../crypto/sha256.js';
 import type { AuthenticationAttributes, KeyValueWriteOptions } from '../../storage/types.js';
 import type { EpochMs } from '../../time.js';
 import { secondsToMs } from '../../time.js';
+import type { AuthorizationDetail } from '../../tokens/authorization-details.js';
 
 /*
  * The state of backchannel authentications (CIBA Core 1.0), in the instance's key-value store
@@ -41,8 +42,8 @@ export interface CibaRecord {
   /** RFC 8707 resources the grant is for; absent: the default audience. */
   readonly resources?: readonly string[];
   readonly bindingMessage?: string;
-  /** RFC 9396 `authorization_details`, as validated at the request. */
-  readonly authorizationDetails?: readonly Readonly<Record<string, unknown>>[];
+  /** RFC 9396 `authorization_details`, as validated at the request (the feature's types). */
+  readonly authorizationDetails?: readonly AuthorizationDetail[];
   readonly mode: 'poll' | 'ping';
   readonly createdAt: EpochMs;
   readonly expiresAt: EpochMs;

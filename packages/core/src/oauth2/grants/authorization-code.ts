@@ -9,6 +9,11 @@ import { exchangeCodeIn } from '../../storage/grant-exchange.js';
 import { userSubject } from '../../storage/subject.js';
 import type { GrantRefusal } from '../../storage/types.js';
 import { secretHash } from '../../tokens/secrets.js';
+import {
+  type AuthorizationDetailsService,
+  grantedDetails,
+  tokenDetails,
+} from '../authorization-details/feature.js';
 import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';
 import { isValidCodeVerifier } from '../pkce.js';
 import { requestedResources, tokenAudience } from '../resource-indicators.js';
@@ -33,6 +38,7 @@ export async function authorizationCodeGrant(
   params: Params,
   { client }: AuthenticatedClient,
   dpop?: DpopProof,
+  details?: AuthorizationDetailsService,
 ): Promise<Answer> {
   const code = params.require('code');
   const redirectUri = params.get('redirect_uri');
@@ -45,9 +51,14 @@ export async function authorizationCodeGrant(
   const codeHash = await secretHash(code);
   // RFC 8707 §2.2: `resource` here picks among the authorized resources, never adds one. A request
   // naming one reads the code first, so that a refused resource leaves the code unspent.
-  if (resources.length > 0) {
+  // RFC 9396 §6.1 likewise: `authorization_details` here asks for some of the granted ones.
+  const narrowsDetails = details !== undefined && params.get('authorization_details') !== undefined;
+  if (resources.length > 0 || narrowsDetails) {
     const known = await ctx.storage.grants.findCode(codeHash, now);
-    if (known?.clientId === client.id) tokenAudience(ctx, known.audience, resources);
+    if (known?.clientId === client.id) {
+      tokenAudience(ctx, known.audience, resources);
+      tokenDetails(details, params, client, grantedDetails(known.ext));
+    }
   }
   const refresh = clientMayUse(client, 'refresh_token')
     ? // RFC 9449 §5: a public client's refresh tokens are bound to the key of its proof; a
@@ -89,12 +100,14 @@ export async function authorizationCodeGrant(
     acr: record.acr,
     amr: record.amr,
   };
+  const authorizationDetails = tokenDetails(details, params, client, grantedDetails(record.ext));
   const access = await grantAccessToken(
     ctx,
     grant,
     grant.scope,
     tokenAudience(ctx, record.audience, resources),
     dpop?.jkt,
+    authorizationDetails,
   );
   const idToken = await grantIdToken(
     ctx,
@@ -110,6 +123,7 @@ export async function authorizationCodeGrant(
     refreshToken: result.refreshTokenStored ? refresh?.token : undefined,
     scope: record.scope,
     idToken,
+    authorizationDetails,
   });
 }
 

@@ -5,6 +5,7 @@ import type { Params } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
 import { clientSubject } from '../../storage/subject.js';
 import { signAccessToken } from '../../tokens/access-token.js';
+import { type AuthorizationDetailsService, requestedDetails } from '../authorization-details/feature.js';
 import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';
 import { CLIENT_AUTH_METHODS } from '../client-auth/methods.js';
 import { authorizedResources, requestedResources } from '../resource-indicators.js';
@@ -31,6 +32,7 @@ export async function clientCredentialsGrant(
   params: Params,
   { client, method }: AuthenticatedClient,
   dpop?: DpopProof,
+  details?: AuthorizationDetailsService,
 ): Promise<Answer> {
   if (client.type !== 'confidential' || !CLIENT_AUTH_METHODS[method]?.provesIdentity) {
     throw oauthError(
@@ -45,6 +47,8 @@ export async function clientCredentialsGrant(
   // RFC 8707 §2.2: the token is for the resources asked for, if the instance (and the client's
   // registration) knows them; else for the instance's default audience.
   const audience = authorizedResources(ctx, client, requestedResources(params));
+  // RFC 9396 §6: a client acting for itself may ask for details too, checked for it by their types.
+  const authorizationDetails = requestedDetails(details, params, client);
   const subject = clientSubject(client.id);
   const access = await signAccessToken(ctx, {
     family: 'oauth2',
@@ -53,6 +57,7 @@ export async function clientCredentialsGrant(
     scope,
     ...(audience === undefined ? {} : { audience }),
     ...(dpop === undefined ? {} : { jkt: dpop.jkt }),
+    ...(authorizationDetails === undefined ? {} : { authorizationDetails }),
     ttl: ctx.tokens.accessTokenTtl,
   });
   ctx.emit(tokenIssued(client.id, subject, 'client_credentials'));
@@ -61,5 +66,6 @@ export async function clientCredentialsGrant(
     tokenType: dpop ? 'DPoP' : 'Bearer',
     expiresIn: ctx.tokens.accessTokenTtl,
     scope,
+    authorizationDetails,
   });
 }

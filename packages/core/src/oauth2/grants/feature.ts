@@ -11,11 +11,14 @@ import { tokenExchangeGrant } from './token-exchange.js';
 /** The grant types of RFC 6749 every instance serves: authorization code, refresh token, client credentials. */
 export const coreGrantsFeature: Feature = {
   name: 'core grants',
-  setup: () => ({
+  setup: (_options, { authorizationDetails: details }) => ({
+    // Each closes over the instance's rich authorization requests (RFC 9396 §6), if on.
     grants: {
-      authorization_code: authorizationCodeGrant,
-      refresh_token: refreshTokenGrant,
-      client_credentials: clientCredentialsGrant,
+      authorization_code: (ctx, params, client, dpop) =>
+        authorizationCodeGrant(ctx, params, client, dpop, details),
+      refresh_token: (ctx, params, client, dpop) => refreshTokenGrant(ctx, params, client, dpop, details),
+      client_credentials: (ctx, params, client, dpop) =>
+        clientCredentialsGrant(ctx, params, client, dpop, details),
     },
   }),
 };

@@ -9,6 +9,7 @@ import type {
 } from '../../storage/types.js';
 import { addSeconds, type EpochMs, type Milliseconds, secondsToMs } from '../../time.js';
 import { type AccessTokenGrant, type SignedAccessToken, signAccessToken } from '../../tokens/access-token.js';
+import type { AuthorizationDetail } from '../../tokens/authorization-details.js';
 import { randomSecret, secretHash } from '../../tokens/secrets.js';
 import type { Writable } from '../../writable.js';
 
@@ -61,6 +62,7 @@ export function grantAccessToken(
   scope = grant.scope,
   audience = grant.audience,
   jkt?: string,
+  authorizationDetails?: readonly AuthorizationDetail[],
 ): Promise<SignedAccessToken> {
   const token: Writable<AccessTokenGrant> = {
     family: 'oauth2',
@@ -73,6 +75,8 @@ export function grantAccessToken(
   if (audience !== undefined) token.audience = audience;
   // RFC 9449 §6: a DPoP-bound token names the key of the token request's proof.
   if (jkt !== undefined) token.jkt = jkt;
+  // RFC 9396 §9.1: the details the token grants, in the token.
+  if (authorizationDetails !== undefined) token.authorizationDetails = authorizationDetails;
   return signAccessToken(ctx, token);
 }
 

@@ -7,6 +7,11 @@ import { grantIdToken } from '../../oidc/grant-id-token.js';
 import { exchangeRefreshTokenIn, refreshTokenRefusal } from '../../storage/grant-exchange.js';
 import type { GrantRefusal, RefreshTokenRecord } from '../../storage/types.js';
 import { secretHash } from '../../tokens/secrets.js';
+import {
+  type AuthorizationDetailsService,
+  grantedDetails,
+  tokenDetails,
+} from '../authorization-details/feature.js';
 import type { AuthenticatedClient } from '../client-auth/authenticate-client.js';
 import { requestedResources, tokenAudience } from '../resource-indicators.js';
 import { isScopeSubset, parseScope } from '../scope.js';
@@ -30,6 +35,7 @@ export async function refreshTokenGrant(
   params: Params,
   { client }: AuthenticatedClient,
   dpop?: DpopProof,
+  details?: AuthorizationDetailsService,
 ): Promise<Answer> {
   const presented = params.require('refresh_token');
   const requestedScope = params.get('scope');
@@ -45,11 +51,14 @@ export async function refreshTokenGrant(
   if (ctx.tokens.rotateRefreshTokens) {
     // A refresh that narrows the grant (scope, resource) reads the token first, so that a refused
     // narrowing leaves it unspent.
-    if (requestedScope !== undefined || resources.length > 0) {
+    // RFC 9396 §6.1: so does one asking for some of the grant's authorization details.
+    const narrowsDetails = details !== undefined && params.get('authorization_details') !== undefined;
+    if (requestedScope !== undefined || resources.length > 0 || narrowsDetails) {
       const known = await ctx.storage.grants.findRefreshToken(tokenHash, now);
       if (known && refreshTokenRefusal(known, expected) === undefined && known.rotatedAt === undefined) {
         narrowedScope(known.scope, requestedScope);
         tokenAudience(ctx, known.audience, resources);
+        tokenDetails(details, params, client, grantedDetails(known.ext));
       }
     }
     // The checks (client, DPoP key), the rotation and the successor's storage are one atomic store
@@ -84,6 +93,9 @@ export async function refreshTokenGrant(
     throw refreshRefused(undefined);
   }
   const scope = narrowedScope(record.scope, requestedScope);
+  // RFC 9396 §6.1: the access token gets the details asked for (or all the grant's); the new
+  // refresh token keeps them all, as it keeps the whole scope.
+  const authorizationDetails = tokenDetails(details, params, client, grantedDetails(record.ext));
 
   // RFC 8707 §2.2: a refresh may narrow the resources too; the new refresh token keeps them all.
   const access = await grantAccessToken(
@@ -92,6 +104,7 @@ export async function refreshTokenGrant(
     scope,
     tokenAudience(ctx, record.audience, resources),
     dpop?.jkt,
+    authorizationDetails,
   );
   const tokenType = dpop ? 'DPoP' : 'Bearer';
   // Core §12.2: the same sub and the original auth_time; no nonce.
@@ -109,6 +122,7 @@ export async function refreshTokenGrant(
     refreshToken: next,
     scope,
     idToken,
+    authorizationDetails,
   });
 }
 

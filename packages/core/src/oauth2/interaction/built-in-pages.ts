@@ -9,7 +9,7 @@ import { checkFormPost, crossSiteRefused, pageCsrfToken } from '../../session/cs
 import type { ClientRecord } from '../../storage/types.js';
 import { clientDisplay } from '../../ui/display-text.js';
 import { formTargetSource } from '../../ui/page-response.js';
-import { consentPage, errorPage } from '../../ui/pages.js';
+import { consentPage, errorPage, pageLanguage } from '../../ui/pages.js';
 import { PAGE_PATHS } from '../../ui/paths.js';
 import { currentAuthentication } from '../authorize/authentication.js';
 import { continueRequest } from '../authorize/consent.js';
@@ -232,6 +232,17 @@ export const builtInConsentPage = (flow: AuthorizationFlow): Handler =>
               .map((scope) => [scope, ctx.ui.scopeDescriptions[scope]!]),
           ),
           ...(auth.resources && auth.resources.length > 0 ? { resources: auth.resources } : {}),
+          // RFC 9396 §13: what the details allow, in the types' words, in the page's language.
+          ...(auth.authorizationDetails && flow.authorizationDetails
+            ? {
+                authorizationDetails: flow.authorizationDetails
+                  .describe(
+                    auth.authorizationDetails,
+                    pageLanguage(ctx, request, auth.oidc.uiLocales).context.locale,
+                  )
+                  .map(({ type, description }) => ({ type, description })),
+              }
+            : {}),
           ...(username === undefined ? {} : { username }),
         },
         {

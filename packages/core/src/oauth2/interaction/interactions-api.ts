@@ -4,6 +4,8 @@ import { Params } from '../../http/form.js';
 import { toResponse } from '../../http/reply.js';
 import { noStoreEmpty } from '../../http/responses.js';
 import type { ClientRecord } from '../../storage/types.js';
+import { resolveLocale } from '../../ui/locale.js';
+import { DEFAULT_LOCALE } from '../../ui/messages.js';
 import type { AuthorizationFlow } from '../authorize/flow.js';
 import type { AuthorizationRequest } from '../authorize/request.js';
 import { authorizationTarget, validatedRequest } from '../authorize/response.js';
@@ -139,7 +141,10 @@ export async function storedDevice(
 
 /** `gatehouse.interactions.details`. */
 export async function interactionDetails(
-  ctx: Pick<Context, 'issuer' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens'>,
+  ctx: Pick<
+    Context,
+    'issuer' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'clients' | 'keys' | 'tokens' | 'ui'
+  >,
   flow: AuthorizationFlow,
   requestOrId: Request | string,
   id?: string,
@@ -163,6 +168,7 @@ export async function interactionDetails(
       prompt: [],
       uiLocales: [],
       acrValues: [],
+      authorizationDetails: [],
       expiresAt: record.expiresAt,
     };
   }
@@ -185,6 +191,20 @@ export async function interactionDetails(
     ...(oidc.loginHint === undefined ? {} : { loginHint: oidc.loginHint }),
     uiLocales: oidc.uiLocales,
     acrValues: oidc.acrValues,
+    // RFC 9396: the details asked for, in their types' words in the language the built-in pages
+    // would use (`ui_locales`, then the browser's), so a host's page shows what the built-in one does.
+    authorizationDetails:
+      auth.authorizationDetails && flow.authorizationDetails
+        ? flow.authorizationDetails.describe(
+            auth.authorizationDetails,
+            resolveLocale(
+              ctx.ui.locales,
+              DEFAULT_LOCALE,
+              oidc.uiLocales,
+              request?.headers.get('accept-language') ?? null,
+            ),
+          )
+        : [],
     ...(record.subject === undefined ? {} : { subject: record.subject }),
     expiresAt: record.expiresAt,
   };

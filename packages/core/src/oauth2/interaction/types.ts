@@ -1,3 +1,5 @@
+import type { AuthorizationDetail } from '../../tokens/authorization-details.js';
+
 /**
  * The public shapes of interactions (issue 29): how an authorization request hands sign-in and
  * consent to the host, and how the host hands the result back. See docs/own-sign-in.md.
@@ -69,6 +71,18 @@ export interface InteractionDetails {
   readonly uiLocales: readonly string[];
   /** `acr_values` (requested authentication context classes, preferred first), when sent. */
   readonly acrValues: readonly string[];
+  /**
+   * The authorization details asked for (RFC 9396 `authorization_details`), each with what it
+   * allows in words (its type's `describe`, in the language of `ui_locales` or the browser among
+   * the instance's catalogs): show them on a consent page. Empty when none were asked for (absent
+   * only from a Gatehouse older than rich authorization requests). The
+   * consent is to all of them: the grant carries them as asked, or the user denies.
+   */
+  readonly authorizationDetails?: readonly {
+    readonly type: string;
+    readonly detail: AuthorizationDetail;
+    readonly description: string;
+  }[];
   /**
    * The user the interaction is bound to: for `consent`, the signed-in user (`finish` refuses a
    * result for another user); for `login`, the user an `id_token_hint` named, when one was sent (a

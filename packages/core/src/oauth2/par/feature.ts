@@ -21,7 +21,7 @@ export const pushedAuthorizationRequestsFeature: Feature = {
       routes: [
         {
           path: ENDPOINTS.pushedAuthorizationRequest,
-          methods: { POST: pushedAuthorizationEndpoint(settings, shared.dpop) },
+          methods: { POST: pushedAuthorizationEndpoint(settings, shared.dpop, shared) },
           cors: true,
         },
       ],

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import type { ProofContext } from '../../dpop/proof.js';
 import { invalidRequest } from '../../errors.js';
+import type { InstanceSettings } from '../../feature.js';
 import { chargeClientNetwork, clientWritePartition } from '../../http/address-rate-limit.js';
 import { readForm } from '../../http/form.js';
 import type { Answer } from '../../http/reply.js';
@@ -15,6 +16,12 @@ import { savePushedRequest } from './pushed-requests.js';
 import type { PushedRequestSettings } from './settings.js';
 
 /**
+ * What other features check of a pushed request, as of a request at the authorization endpoint
+ * (the instance settings): `authorization_details` (RFC 9396).
+ */
+export type PushedRequestChecks = Pick<InstanceSettings, 'authorizationDetails'>;
+
+/**
  * `POST {base}/oauth2/v1/par`, the pushed authorization request endpoint (RFC 9126 §2): the client
  * authenticates exactly as at the token endpoint (public clients name themselves with
  * `client_id`), and the authorization parameters are validated by the same code as at the
@@ -27,6 +34,7 @@ import type { PushedRequestSettings } from './settings.js';
 export function pushedAuthorizationEndpoint(
   settings: PushedRequestSettings,
   dpopChecks: ProofContext,
+  checks: PushedRequestChecks,
 ): Handler {
   return (
     request,
@@ -44,7 +52,7 @@ export function pushedAuthorizationEndpoint(
       | 'limits'
       | 'profile'
     >,
-  ) => pushAuthorizationRequest(request, ctx, settings, dpopChecks);
+  ) => pushAuthorizationRequest(request, ctx, settings, dpopChecks, checks);
 }
 
 async function pushAuthorizationRequest(
@@ -65,6 +73,7 @@ async function pushAuthorizationRequest(
   >,
   settings: PushedRequestSettings,
   dpopChecks: ProofContext,
+  { authorizationDetails: details }: PushedRequestChecks,
 ): Promise<Answer> {
   const params = await readForm(request, ctx.limits.maxBodyBytes);
   const authenticated = await authenticateClient(ctx, request, params);
@@ -103,7 +112,7 @@ async function pushAuthorizationRequest(
     withClient = withClient.with('dpop_jkt', dpop.jkt);
   }
   const target = await resolveAuthorizationTarget(ctx, withClient);
-  const auth = validateAuthorizationRequest(ctx, target, withClient);
+  const auth = validateAuthorizationRequest(ctx, target, withClient, details);
   const requestUri = await savePushedRequest(ctx, settings.requestUriTtl, client.id, auth.parameters, write);
   return noStoreJson({ request_uri: requestUri, expires_in: settings.requestUriTtl }, { status: 201 });
 }
