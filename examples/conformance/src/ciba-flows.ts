@@ -4,7 +4,8 @@
  * {@link CookieClient} as the person's browser: the backchannel authentication request
  * (`login_hint=demo`, a binding message), a poll too early (`slow_down`), the approval page's
  * documented contract (sign-in, the request with its binding message, Allow / Deny), then the
- * tokens with an ID token, once; and a denial (`access_denied`). Registered by the flows of
+ * tokens with an ID token, once, with the `authorization_details` the user saw; and a denial
+ * (`access_denied`). Registered by the flows of
  * `flows.ts`, inside their describe block.
  */
 import { DEMO } from '@gatehousejs/demo';
@@ -20,7 +21,7 @@ const CLIENT_AUTH = `Basic ${btoa(`${DEMO.cibaClient.id}:${DEMO.cibaClient.secre
 export function cibaFlows(issuer: () => string, userId: string): void {
   const at = (path: string) => issuer() + path;
 
-  const ask = async (bindingMessage: string): Promise<string> => {
+  const ask = async (bindingMessage: string, extra: Record<string, string> = {}): Promise<string> => {
     const response = await fetch(at('/oauth2/v1/backchannel_authentication'), {
       method: 'POST',
       headers: { 'Content-Type': FORM, Authorization: CLIENT_AUTH },
@@ -28,6 +29,7 @@ export function cibaFlows(issuer: () => string, userId: string): void {
         scope: DEMO.cibaClient.scope,
         login_hint: DEMO.user.username,
         binding_message: bindingMessage,
+        ...extra,
       }),
     });
     expect(response.status).toBe(200);
@@ -47,7 +49,7 @@ export function cibaFlows(issuer: () => string, userId: string): void {
     });
 
   /** Signs in on the approval page and decides the request showing `bindingMessage`. */
-  const decideOnPage = async (bindingMessage: string, decision: 'allow' | 'deny') => {
+  const decideOnPage = async (bindingMessage: string, decision: 'allow' | 'deny', shows?: string) => {
     const origin = new URL(issuer()).origin;
     const browser = new CookieClient();
     const post = (action: string, fields: Record<string, string>) =>
@@ -79,6 +81,7 @@ export function cibaFlows(issuer: () => string, userId: string): void {
       .map((match) => match[0])
       .find((text) => text.includes(`<strong class="binding-message">${bindingMessage}</strong>`));
     expect(section).toBeDefined();
+    if (shows !== undefined) expect(section).toContain(shows);
     expect(section).toMatch(/<button\b[^>]*\bvalue="allow"[^>]*>Allow<\/button>/);
     expect(section).toMatch(/<button\b[^>]*\bvalue="deny"[^>]*>Deny<\/button>/);
     const action = /<form\b[^>]*\baction="([^"]*)"/.exec(section!)![1]!;
@@ -95,15 +98,18 @@ export function cibaFlows(issuer: () => string, userId: string): void {
 
   it('runs backchannel authentication (CIBA, poll mode): slow_down, the approval page, tokens once', async () => {
     const message = `Allow ${crypto.randomUUID().slice(0, 8)}`;
-    const authReqId = await ask(message);
+    // With what exactly is approved (RFC 9396): the demo's `ticket_access` type, in its own words.
+    const details = [{ type: 'ticket_access', actions: ['read'] }];
+    const authReqId = await ask(message, { authorization_details: JSON.stringify(details) });
     const early = await poll(authReqId);
     expect(early.status).toBe(400);
     expect((await early.json()).error).toBe('slow_down');
-    await decideOnPage(message, 'allow');
+    await decideOnPage(message, 'allow', '<li>Read your support tickets</li>');
     const tokens = await poll(authReqId);
     expect(tokens.status).toBe(200);
     const set = (await tokens.json()) as Record<string, string>;
     expect(set.scope).toBe(DEMO.cibaClient.scope);
+    expect(set.authorization_details).toEqual(details);
     const idToken = JSON.parse(Buffer.from(set.id_token!.split('.')[1]!, 'base64url').toString());
     expect(idToken).toMatchObject({ iss: issuer(), sub: userId });
     expect([idToken.aud].flat()).toContain(DEMO.cibaClient.id);
