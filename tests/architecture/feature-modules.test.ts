@@ -62,6 +62,11 @@ const FEATURES: Readonly<Record<string, readonly string[]>> = {
     // `backchannel_logout_uri` (`FeatureShared.backchannelLogout`).
     'settings.ts',
   ],
+  'oauth2/ciba/': [
+    'feature.ts',
+    // The types of `gatehouse.ciba`, which the feature parts (`feature.ts` of the core) carry.
+    'api.ts',
+  ],
   'oauth2/par/': [
     'feature.ts',
     // The authorization endpoint resolves a pushed `request_uri` and ends its flight when the code

@@ -6,6 +6,7 @@
  */
 import { ACME, DEMO, type DEMO_INSTANCES } from '@gatehousejs/demo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cibaFlows } from './ciba-flows.js';
 import { clientAuthenticationFlows } from './client-auth-flows.js';
 import { navigate, parseLoginForm } from './code-flow.js';
 import { deviceFlows } from './device-flows.js';
@@ -218,6 +219,7 @@ function instanceFlows(target: Target, server: () => RunningTarget, instance: De
   dpopAndParFlows(() => client);
   richAndSignedRequestFlows(() => client);
   deviceFlows(() => client.issuer, userId);
+  cibaFlows(() => client.issuer, userId);
 
   it('introspects for authenticated clients only', async () => {
     const { tokens } = await client.signedInTokens();

@@ -4,6 +4,7 @@
  * ephemeral (tokens die with the process) and the credentials are public.
  */
 import {
+  CIBA_GRANT,
   createGatehouse,
   createGatehouseHost,
   DEVICE_CODE_GRANT,
@@ -122,6 +123,12 @@ export const DEMO = {
     secret: 'demo-enterprise-secret',
     scope: 'tickets:read',
   },
+  /**
+   * An agent asking the demo user for approval without a browser redirect (OpenID CIBA, poll mode):
+   * `client_secret_basic`, the CIBA grant only. `login_hint=demo` names the demo user (the
+   * username); the user approves on the approval page `{issuer}/approvals`.
+   */
+  cibaClient: { id: 'demo-ciba', secret: 'demo-ciba-secret', scope: 'openid profile tickets:read' },
   user: {
     id: 'user-demo',
     username: 'demo',
@@ -438,6 +445,17 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
           ]
         : []),
       {
+        id: DEMO.cibaClient.id,
+        name: 'Demo Agent (backchannel authentication)',
+        type: 'confidential',
+        secretHash: await hashClientSecret(DEMO.cibaClient.secret),
+        tokenEndpointAuthMethod: 'client_secret_basic',
+        grantTypes: [CIBA_GRANT],
+        backchannelTokenDeliveryMode: 'poll',
+        scopes: DEMO.cibaClient.scope.split(' '),
+        redirectUris: [],
+      },
+      {
         id: DEMO.publicClient.id,
         name: 'Demo SPA',
         type: 'public',
@@ -476,6 +494,11 @@ async function seededOptions(seed: SeedOptions): Promise<HostedInstanceOptions> 
     ...(seed.resources === undefined ? {} : { resources: seed.resources }),
     cors: { allowedOrigins: seed.allowedOrigins ?? [] },
     tokenExchange: demoTokenExchange(seed),
+    // CIBA: `login_hint` is the username; the demo user approves on `{issuer}/approvals`.
+    ciba: {
+      resolveLoginHint: (hint) => (hint === DEMO.user.username ? seed.userId : null),
+      ...DEMO_CIBA,
+    },
     // RFC 9396: `ticket_access` details (actions "read" and/or "write"), enforced by the tickets API.
     authorizationDetails: { types: { [TICKET_ACCESS]: TICKET_ACCESS_TYPE } },
     ...(seed.trustedIssuer === undefined ? {} : { trustedIssuers: [seed.trustedIssuer] }),
@@ -509,6 +532,16 @@ export const DEMO_REGISTRATION = {
 } as const satisfies Pick<
   GatehouseOptions,
   'dynamicRegistration' | 'clientMetadataDocuments' | 'backchannelLogout' | 'interactions'
+>;
+
+/**
+ * Development settings of the demo's CIBA: ping clients registered on the same machine may be told
+ * at an `http://localhost…` notification endpoint (`allowLoopback`). A production instance leaves
+ * it off (https endpoints on public addresses only).
+ */
+export const DEMO_CIBA = { ping: { allowLoopback: true } } as const satisfies Pick<
+  NonNullable<GatehouseOptions['ciba']>,
+  'ping'
 >;
 
 /** Creates the demo instance with its seeded client, public client and user. */
@@ -695,6 +728,7 @@ export function describeDemoHost(demo: DemoHost): string {
     `  token exchange: ${DEMO.agentClient.id} / ${DEMO.agentClient.secret} (RFC 8693: a demo user's token → one for ${demo.origin}${DEMO.mcp.path}, act.sub = ${DEMO.agentClient.id})`,
     `  ID-JAG:         ${DEMO.enterpriseClient.id} / ${DEMO.enterpriseClient.secret} (acme's ID token → ID-JAG at acme → MCP token at demo, JWT bearer grant)`,
     `  PAR client:     ${DEMO.parClient.id} / ${DEMO.parClient.secret} (client_secret_basic, must push its requests: RFC 9126), on both`,
+    `  CIBA client:    ${DEMO.cibaClient.id} / ${DEMO.cibaClient.secret} (client_secret_basic, poll mode, ${DEMO.cibaClient.scope}, login_hint=${DEMO.user.username}); approval page ${demo.origin}/{demo,acme}/approvals`,
     `  introspection:  ${DEMO.resourceServerClient.id} / ${DEMO.resourceServerClient.secret} (client_secret_basic, a resource server: may introspect the tokens for ${demo.origin}/{demo,acme}/api/v1, RFC 7662), on both`,
     `  redirect URI:   ${demo.redirectUri}`,
     `  user:           ${DEMO.user.username} / ${DEMO.user.password} (user id ${DEMO.user.id} on demo, ${ACME.user.id} on acme)`,
@@ -726,6 +760,7 @@ export function describeDemo(demo: Demo): string {
     `  device flow:    ${DEMO.cliClient.id} (public, device code + refresh token, ${DEMO.cliClient.scope}); verification page ${demo.issuer}/device`,
     `  token exchange: ${DEMO.agentClient.id} / ${DEMO.agentClient.secret} (RFC 8693: a demo user's token → one for ${demo.origin}${DEMO.mcp.path}, act.sub = ${DEMO.agentClient.id})`,
     `  PAR client:     ${DEMO.parClient.id} / ${DEMO.parClient.secret} (client_secret_basic, must push its requests: RFC 9126)`,
+    `  CIBA client:    ${DEMO.cibaClient.id} / ${DEMO.cibaClient.secret} (client_secret_basic, poll mode, ${DEMO.cibaClient.scope}, login_hint=${DEMO.user.username}); approval page ${demo.issuer}/approvals`,
     `  introspection:  ${DEMO.resourceServerClient.id} / ${DEMO.resourceServerClient.secret} (client_secret_basic, a resource server: may introspect the tokens for ${demo.issuer}/api/v1, RFC 7662)`,
     `  redirect URI:   ${demo.redirectUri} (after sign-out: ${demo.postLogoutRedirectUri})`,
     `  scopes:         ${DEMO.scopes.join(' ')}`,

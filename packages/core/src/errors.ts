@@ -73,6 +73,9 @@ export const ERROR_TABLE = {
   authorization_pending: { status: 400 },
   slow_down: { status: 400 },
   expired_token: { status: 400 },
+  // CIBA Core 1.0 §13 (backchannel authentication error responses)
+  unknown_user_id: { status: 400 },
+  invalid_binding_message: { status: 400 },
 } as const satisfies Readonly<Record<string, { readonly status: number; readonly challenge?: true }>>;
 
 /** An error code of {@link ERROR_TABLE}: the `error` field of every error answer. */

@@ -130,6 +130,30 @@ export type GatehouseEvent =
       readonly clientId: string;
       readonly userId: string;
     }
+  /** A client asked for a user's approval by backchannel authentication (CIBA), in `mode`. */
+  | {
+      readonly type: 'ciba.requested';
+      readonly clientId: string;
+      readonly userId: string;
+      readonly mode: 'poll' | 'ping';
+    }
+  /** A user allowed or denied a backchannel authentication request (approval page or host API). */
+  | {
+      readonly type: 'ciba.approved' | 'ciba.denied';
+      readonly clientId: string;
+      readonly userId: string;
+    }
+  /** The host's `ciba.notify` hook failed or did not finish in time: the request stays pending. */
+  | { readonly type: 'ciba.notify_failed'; readonly clientId: string; readonly userId: string }
+  /**
+   * The ping callback of a decided request reached the client's notification endpoint (`sent`)
+   * or did not after `attempts` attempts (`failed`); the client can still poll.
+   */
+  | {
+      readonly type: 'ciba.ping_sent' | 'ciba.ping_failed';
+      readonly clientId: string;
+      readonly attempts: number;
+    }
   /**
    * A fair share of a bounded store was used up (once per window and payer): `quota` names the
    * budget (`device-lookup`, `interaction`, `par`, `device-auth`, `reg`, …), `payer` who paid: a

@@ -9,6 +9,7 @@ import type { Params } from './http/form.js';
 import type { Answer } from './http/reply.js';
 import type { Route } from './http/router.js';
 import type { AuthorizationDetailsService } from './oauth2/authorization-details/settings.js';
+import type { CibaApi } from './oauth2/ciba/api.js';
 import type { AuthenticatedClient } from './oauth2/client-auth/authenticate-client.js';
 import type { InteractionSettings } from './oauth2/interaction/settings.js';
 import type { MetadataDocumentSettings } from './oauth2/registration/settings.js';
@@ -120,6 +121,8 @@ export interface FeatureParts {
    * endpoint and the admin API).
    */
   readonly bind?: (answer: InstanceAnswer) => void;
+  /** `gatehouse.ciba` (backchannel authentication), on the instance's ready context. */
+  readonly ciba?: (ctx: Context) => CibaApi;
 }
 
 /** The instance's own handler: any request in, its answer out (never rejects). */
@@ -149,6 +152,8 @@ export interface AssembledFeatures {
   readonly discovery: DiscoveryContributions;
   /** Hands the instance's own handler to the features that call it (`FeatureParts.bind`). */
   readonly bind: (answer: InstanceAnswer) => void;
+  /** `gatehouse.ciba`, when a feature offers it (the `ciba` option). */
+  readonly ciba?: (ctx: Context) => CibaApi;
 }
 
 /** The features' part of the authorization server metadata (RFC 8414) and the OpenID discovery document. */
@@ -173,6 +178,7 @@ export function assembleFeatures(
   const owners = new Map<string, string>();
   const metadata: NonNullable<FeatureParts['metadata']>[] = [];
   const binds: NonNullable<FeatureParts['bind']>[] = [];
+  let ciba: FeatureParts['ciba'];
   for (const feature of features) {
     const parts = feature.setup(options, shared);
     routes.push(...(parts.routes ?? []));
@@ -189,10 +195,12 @@ export function assembleFeatures(
     if (parts.metadata) metadata.push(parts.metadata);
     if (parts.sessions) shared.sessions.observe(parts.sessions);
     if (parts.bind) binds.push(parts.bind);
+    ciba ??= parts.ciba;
   }
   return {
     routes,
     grants,
+    ...(ciba === undefined ? {} : { ciba }),
     discovery: {
       grantTypes: [...grants.keys()],
       members: (endpoint) => Object.assign({}, ...metadata.map((members) => members(endpoint))),

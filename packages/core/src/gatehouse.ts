@@ -8,6 +8,7 @@ import { DeploymentWarnings } from './http/deployment-warnings.js';
 import { instanceDispatcher } from './http/dispatch.js';
 import { type Answer, toResponse } from './http/reply.js';
 import { notFound, type Route, Router } from './http/router.js';
+import type { CibaApi } from './oauth2/ciba/feature.js';
 import { finishInteraction, interactionDetails } from './oauth2/interaction/interactions-api.js';
 import { interactionRoutes } from './oauth2/interaction/routes.js';
 import type { Interactions } from './oauth2/interaction/types.js';
@@ -157,6 +158,13 @@ export interface Gatehouse {
    */
   readonly interactions: Interactions;
   /**
+   * Backchannel authentication (CIBA, `ciba` option, docs/ciba.md) for a host rendering its own
+   * approval screen instead of `{base}/approvals`: list a user's pending requests, approve or deny
+   * one for them. Without the `ciba` option every method rejects with `ConfigurationError`
+   * (`ERR_CONFIG_MISSING_OPTION`).
+   */
+  readonly ciba: CibaApi;
+  /**
    * Ends Gatehouse's own session of the browser that sent `request` (if any) and resolves to the
    * `Set-Cookie` header value that expires its cookie: call it when the user signs out of the host,
    * so that nothing signed in survives (the host's session is the source of truth). Emits
@@ -285,6 +293,18 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     return keyring;
   };
 
+  /** `gatehouse.ciba` on the ready context; rejects without the `ciba` option. */
+  const cibaNow = async (): Promise<CibaApi> => {
+    const ctx = readyContext ?? (await contextPromise);
+    const api = resolved.features.ciba;
+    if (!api)
+      throw new ConfigurationError('ciba: backchannel authentication needs the ciba option (`ciba: {}`).', {
+        code: 'ERR_CONFIG_MISSING_OPTION',
+        option: 'ciba',
+      });
+    return api(ctx);
+  };
+
   const authenticated = (caller: Caller): AuthenticationResult => ({ ok: true, caller });
   const refused = (error: unknown, request?: Request): AuthenticationResult => ({
     ok: false,
@@ -401,6 +421,17 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
       },
       async list() {
         return (await storedKeys()).list();
+      },
+    },
+    ciba: {
+      async pending(userId) {
+        return (await cibaNow()).pending(userId);
+      },
+      async approve(userId, requestId, approval) {
+        return (await cibaNow()).approve(userId, requestId, approval);
+      },
+      async deny(userId, requestId) {
+        return (await cibaNow()).deny(userId, requestId);
       },
     },
     interactions: {

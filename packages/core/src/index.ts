@@ -45,6 +45,12 @@ export {
   OutboundFetchError,
   type OutboundRequest,
 } from './http/guarded-fetch.js';
+export {
+  CIBA_GRANT,
+  type CibaApi,
+  type CibaApproval,
+  type CibaPendingRequest,
+} from './oauth2/ciba/feature.js';
 export { JWT_BEARER_ASSERTION_TYPE } from './oauth2/client-auth/private-key-jwt.js';
 export { DEVICE_CODE_GRANT } from './oauth2/device/feature.js';
 export { JWT_BEARER_GRANT } from './oauth2/jwt-assertion.js';
@@ -61,6 +67,9 @@ export type {
   BackchannelLogoutOptions,
   AuthorizationDetailsOptions,
   AuthorizationDetailType,
+  CibaNotification,
+  CibaOptions,
+  CibaPingOptions,
   ClientJwksOptions,
   ClientMetadataDocumentOptions,
   CorsOptions,

@@ -264,6 +264,15 @@ export interface GatehouseOptions {
    */
   readonly adminConsole?: boolean;
   /**
+   * OpenID Connect Client-Initiated Backchannel Authentication (CIBA Core 1.0, `docs/ciba.md`):
+   * a client asks at `{base}/oauth2/v1/backchannel_authentication` for a user's approval, named by
+   * `login_hint` or `id_token_hint`; the user approves on their authentication device (the
+   * {@link CibaOptions.notify} hook) or on the approval page `{base}/approvals`; the client gets the
+   * tokens with the `urn:openid:params:grant-type:ciba` grant, polling (`poll` mode) or told by a
+   * POST to its notification endpoint (`ping` mode). Off unless given: `ciba: {}` turns it on.
+   */
+  readonly ciba?: CibaOptions;
+  /**
    * Client ID metadata documents (draft-ietf-oauth-client-id-metadata-document): a `client_id` that
    * is an https URL is fetched and its JSON document used as the client's registration. Off unless
    * given: `clientMetadataDocuments: {}` turns it on. Documents are kept in a bounded in-process
@@ -1008,6 +1017,20 @@ export interface UiTexts {
   readonly consoleSignedInAs?: string;
   /** Operations console: the empty choice of a filter. Default `'all'`. */
   readonly consoleAll?: string;
+  /** Title of the approval page of backchannel authentication requests (CIBA). */
+  readonly approvalsTitle?: string;
+  /** What the approval page is for. */
+  readonly approvalsIntro?: string;
+  /** The approval page without a pending request. */
+  readonly approvalsEmpty?: string;
+  /** The label of a request's binding message (compare it with the application's). */
+  readonly approvalsBindingMessage?: string;
+  /** After "Allow". */
+  readonly approvalsAllowed?: string;
+  /** After "Deny". */
+  readonly approvalsDenied?: string;
+  /** A request expired or decided meanwhile. */
+  readonly approvalsGone?: string;
 }
 
 /**
@@ -1132,6 +1155,105 @@ export interface DeviceAuthorizationOptions {
    * proves no identity: each stores a record until it expires). Default 30.
    */
   readonly maxPublicRequestsPerAddress?: number;
+}
+
+/**
+ * A backchannel authentication request (CIBA) the user's authentication device should be told of:
+ * what {@link CibaOptions.notify} receives. It carries no secret: `requestId` is what the approval
+ * page and `gatehouse.ciba.approve` / `deny` take, never the client's `auth_req_id`.
+ */
+export interface CibaNotification {
+  /** The user the request is for (`login_hint` or `id_token_hint`, resolved). */
+  readonly user: { readonly id: string };
+  /** The client asking. `name` defaults to the id. */
+  readonly client: { readonly id: string; readonly name: string };
+  /** The `binding_message` to show on the device, identical to the one the client shows. */
+  readonly bindingMessage?: string;
+  /** The scopes asked for. */
+  readonly scopes: readonly string[];
+  /**
+   * The request's handle for `gatehouse.ciba.approve(userId, requestId)` / `deny`, and on the
+   * approval page (128 random bits; it approves nothing without the user's session or the host).
+   */
+  readonly requestId: string;
+  /** RFC 9396 `authorization_details`, when the request carries them (else absent). */
+  readonly authorizationDetails?: readonly AuthorizationDetail[];
+  /** The absolute URL of the approval page (`{base}/approvals`), for a link in the notification. */
+  readonly approvalUrl: string;
+  /** When the request expires (epoch milliseconds). */
+  readonly expiresAt: number;
+}
+
+/**
+ * Options of CIBA (OpenID Client-Initiated Backchannel Authentication Core 1.0). The bounds on what
+ * clients can make the server store and send are in `docs/security.md` ("Backchannel authentication").
+ */
+export interface CibaOptions {
+  /**
+   * Tells the user's authentication device of a new request (a push notification, a message):
+   * called once per request, after it is stored. It may be slow (at most `notifyTimeoutMs` is
+   * awaited); a failure is logged and leaves the request pending (the user can still approve it on
+   * the approval page). Default: none (the approval page alone).
+   */
+  readonly notify?: (request: CibaNotification) => Awaitable<void>;
+  /**
+   * The user a `login_hint` names: their user id, or `null` for none (the client gets
+   * `unknown_user_id`). Default: the hint is a user id (`users.findUser(hint)`).
+   */
+  readonly resolveLoginHint?: (hint: string, client: { readonly id: string }) => Awaitable<string | null>;
+  /** The token delivery modes clients may register (CIBA §5). Default `['poll', 'ping']`. */
+  readonly deliveryModes?: readonly ('poll' | 'ping')[];
+  /** Seconds a request lives without `requested_expiry` (`expires_in`). Default 300. From 30 to 3600. */
+  readonly requestLifetimeSeconds?: number;
+  /**
+   * Longest lifetime a client may ask with `requested_expiry`, in seconds; longer asks get this.
+   * Default 1800. From `requestLifetimeSeconds` to 3600.
+   */
+  readonly maxRequestLifetimeSeconds?: number;
+  /** The polling interval clients start with (`interval`), in seconds. Default 5. From 1 to 60. */
+  readonly pollIntervalSeconds?: number;
+  /**
+   * Requests one client may start per `maxRequestLifetimeSeconds` window (a self-registered client:
+   * its caller's network). Each stores a record until it expires. Default 100.
+   */
+  readonly maxRequestsPerClient?: number;
+  /**
+   * Requests pending at once for one user, all clients together: a further request for the user is
+   * refused (429) until one is decided or expires. Default 10.
+   */
+  readonly maxPendingPerUser?: number;
+  /**
+   * Notifications of one user's device (`notify`) per `maxRequestLifetimeSeconds` window, all
+   * clients together: past it, new requests for the user are refused (429). Default 20.
+   */
+  readonly maxNotificationsPerUser?: number;
+  /** Deadline of the `notify` hook, in milliseconds, 100 to 30,000. Default 5000. */
+  readonly notifyTimeoutMs?: number;
+  /** The ping callback to clients' notification endpoints (CIBA §10.2). */
+  readonly ping?: CibaPingOptions;
+}
+
+/**
+ * Options of the ping mode's callback: a POST of `{"auth_req_id": …}` to the client's
+ * `backchannel_client_notification_endpoint`, with its `client_notification_token` as bearer,
+ * through the guarded fetch (`http/guarded-fetch.ts`: https, no private addresses, no redirects,
+ * a deadline), retried with backoff in the background.
+ */
+export interface CibaPingOptions {
+  /**
+   * Carries the POST. Default on Node.js: the address-checking transport, which refuses host names
+   * resolving to private addresses; elsewhere the runtime's `fetch` (names are the platform's).
+   */
+  readonly fetch?: OutboundFetch;
+  /**
+   * Accepts `http://` notification endpoints on a loopback host and lets the POST reach loopback
+   * addresses. A development setting; never in production. Default `false`.
+   */
+  readonly allowLoopback?: boolean;
+  /** Deadline of one attempt, in milliseconds, 100 to 30,000. Default 3000. */
+  readonly timeoutMs?: number;
+  /** Attempts in all (the first and its retries, 1 s, 2 s, 4 s … apart), 1 to 6. Default 3. */
+  readonly attempts?: number;
 }
 
 /**

@@ -23,6 +23,7 @@ import { issuerOf, parseIssuer } from './issuer.js';
 import { instanceLogger } from './logger.js';
 import { authorizationDetailsFeature } from './oauth2/authorization-details/feature.js';
 import { authorizationFlow } from './oauth2/authorize/flow.js';
+import { cibaFeature } from './oauth2/ciba/feature.js';
 import { deviceAuthorizationFeature } from './oauth2/device/feature.js';
 import { confidentialClientsOnly, fapi2Profile } from './oauth2/fapi/profile.js';
 import { extensionGrantsFeature } from './oauth2/grants/extension-grants.js';
@@ -179,7 +180,7 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
 export function everyFeature(): AssembledFeatures {
   return assembleFeatures(
     FEATURES,
-    { dynamicRegistration: {}, admin: { authorize: () => false } } as unknown as GatehouseOptions,
+    { dynamicRegistration: {}, admin: { authorize: () => false }, ciba: {} } as unknown as GatehouseOptions,
     {
       tokens: { trustedIssuers: new Map() },
       admin: { scope: 'gatehouse:admin' },
@@ -194,6 +195,7 @@ export function everyFeature(): AssembledFeatures {
 const FEATURES: readonly Feature[] = [
   coreGrantsFeature,
   deviceAuthorizationFeature,
+  cibaFeature,
   pushedAuthorizationRequestsFeature,
   authorizationDetailsFeature,
   requestObjectsFeature,

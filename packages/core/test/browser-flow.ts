@@ -153,7 +153,7 @@ export class FakeBrowser {
  * The instance's pages a browser is sent to along a flow (never the authorization endpoint), of
  * any instance at `/{name}` (`createGatehouseHost` serves several).
  */
-const FLOW_PAGE = /^\/[^/]+\/(login|consent|interaction\/resume|device\/confirm)$/;
+const FLOW_PAGE = /^\/[^/]+\/(login|consent|interaction\/resume|device\/confirm|approvals)$/;
 
 function isInstancePage(url: URL): boolean {
   return url.origin === ORIGIN && FLOW_PAGE.test(url.pathname);

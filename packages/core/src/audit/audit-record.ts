@@ -95,10 +95,15 @@ function outcomeOf(event: GatehouseEvent): { outcome: 'success' | 'failure'; rea
     case 'signing_keys.refused':
       return { outcome: 'failure', reason: event.reason };
     case 'consent.denied':
+    case 'ciba.denied':
       return { outcome: 'failure', reason: 'access_denied' };
     case 'backchannel_logout.failed':
     case 'backchannel_logout.abandoned':
       return { outcome: 'failure', reason: event.reason };
+    case 'ciba.notify_failed':
+      return { outcome: 'failure', reason: 'notify_failed' };
+    case 'ciba.ping_failed':
+      return { outcome: 'failure', reason: 'ping_failed' };
     case 'quota.reached':
       return { outcome: 'failure', reason: 'quota_reached' };
     case 'user.revoked':

@@ -233,3 +233,60 @@ async function readCapped(
     throw new OutboundFetchError('its body is not UTF-8', 'ERR_FETCH_FAILED');
   }
 }
+
+/** Limits of {@link guardedPost}. */
+export interface GuardedPostOptions {
+  readonly policy: AddressPolicy;
+  readonly transport: OutboundFetch;
+  /** Deadline for the whole exchange, in milliseconds. */
+  readonly timeoutMs: number;
+  /** The body's media type (`application/json`, `application/x-www-form-urlencoded`). */
+  readonly contentType: string;
+  readonly body: string;
+  /** Further header fields (`Authorization`). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * POSTs `body` to `target` under the checks of {@link guardedFetch} (the URL's, no redirects, one
+ * deadline), for a notification whose answer carries nothing (a CIBA ping callback, a logout
+ * token): resolves with the 2xx status, its body discarded unread; throws
+ * {@link OutboundFetchError} for a refusal, a failure, a redirect or another status.
+ */
+export async function guardedPost(target: URL, options: GuardedPostOptions): Promise<number> {
+  const refused = refusedUrlReason(target, options.policy);
+  if (refused) throw new OutboundFetchError(refused, 'ERR_FETCH_REFUSED_URL');
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+  try {
+    let response: Response;
+    try {
+      response = await options.transport({
+        url: target,
+        method: 'POST',
+        headers: { ...options.headers, 'Content-Type': options.contentType },
+        body: options.body,
+        signal: deadline.signal,
+        policy: options.policy,
+      });
+    } catch (error) {
+      if (deadline.signal.aborted) throw timedOut(options.timeoutMs);
+      if (error instanceof OutboundFetchError)
+        throw new OutboundFetchError(error.message, error.code, { cause: error });
+      throw new OutboundFetchError('it could not be reached', 'ERR_FETCH_FAILED', { cause: error });
+    }
+    await response.body?.cancel().catch(() => {});
+    if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400))
+      throw new OutboundFetchError(
+        'it answered with a redirect, and redirects are not followed',
+        'ERR_FETCH_REDIRECT',
+      );
+    if (response.status < 200 || response.status >= 300)
+      throw new OutboundFetchError(`it answered HTTP ${response.status}`, 'ERR_FETCH_STATUS', {
+        status: response.status,
+      });
+    return response.status;
+  } finally {
+    clearTimeout(timer);
+  }
+}

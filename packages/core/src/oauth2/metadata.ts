@@ -22,6 +22,8 @@ export const ENDPOINTS = {
   pushedAuthorizationRequest: '/oauth2/v1/par',
   /** RFC 8628 §3.1: the device authorization endpoint. */
   deviceAuthorization: '/oauth2/v1/device_authorization',
+  /** CIBA Core 1.0 §7: the backchannel authentication endpoint. */
+  backchannelAuthentication: '/oauth2/v1/backchannel_authentication',
 } as const;
 
 /**

@@ -2,6 +2,7 @@ import { ProtocolError } from '../errors.js';
 import { isLoopbackHost } from '../http/ip-address.js';
 import { recordedText } from '../recorded-text.js';
 import { SIGNING_ALGORITHMS } from '../tokens/keys.js';
+import { backchannelRegistrationProblem } from './backchannel-client.js';
 import { fieldSpellings, isAbsoluteUri, isPlainObject, misspeltFields, shownValue } from './record-shape.js';
 
 /**
@@ -61,6 +62,12 @@ const CLIENT_FIELDS = fieldSpellings({
   backchannelLogoutSessionRequired: [
     'backchannel_logout_session_required',
     'backChannelLogoutSessionRequired',
+  ],
+  backchannelTokenDeliveryMode: ['backchannel_token_delivery_mode', 'deliveryMode'],
+  backchannelClientNotificationEndpoint: [
+    'backchannel_client_notification_endpoint',
+    'clientNotificationEndpoint',
+    'notificationEndpoint',
   ],
   authorizationDetailsTypes: ['authorization_details_types', 'authorizationDetailTypes'],
   requireSignedRequestObject: ['require_signed_request_object'],
@@ -205,6 +212,15 @@ function fieldProblems(record: Record<string, unknown>): string[] {
     fail(
       'idTokenSignedResponseAlg',
       `expected one of ${SIGNING_ALGORITHMS.join(', ')}, got ${shownValue(record.idTokenSignedResponseAlg)}`,
+    );
+  const backchannel = backchannelRegistrationProblem(
+    record.backchannelTokenDeliveryMode,
+    record.backchannelClientNotificationEndpoint,
+  );
+  if (backchannel)
+    fail(
+      backchannel.field === 'mode' ? 'backchannelTokenDeliveryMode' : 'backchannelClientNotificationEndpoint',
+      `${backchannel.problem}, got ${shownValue(backchannel.field === 'mode' ? record.backchannelTokenDeliveryMode : record.backchannelClientNotificationEndpoint)}`,
     );
   checkStringList(record, 'authorizationDetailsTypes', fail, (type) => type !== '' || 'is empty');
   if (given('requireSignedRequestObject') && typeof record.requireSignedRequestObject !== 'boolean')

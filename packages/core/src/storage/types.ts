@@ -46,6 +46,8 @@ export type GrantType =
   | 'client_credentials'
   /** RFC 8628 §3.4: the device authorization grant. */
   | 'urn:ietf:params:oauth:grant-type:device_code'
+  /** CIBA Core 1.0 §10.1: backchannel authentication. */
+  | 'urn:openid:params:grant-type:ciba'
   | (string & {});
 
 /** Extension attributes of a record: JSON values, stored and returned as given. */
@@ -190,6 +192,18 @@ export interface ClientRecord {
    * Default `false`.
    */
   readonly backchannelLogoutSessionRequired?: boolean;
+  /**
+   * How the client gets the tokens of a backchannel authentication (CIBA Core 1.0 §4
+   * `backchannel_token_delivery_mode`): `poll` (it polls the token endpoint) or `ping` (it is told
+   * at {@link backchannelClientNotificationEndpoint}, then calls the token endpoint). Needed with
+   * the `urn:openid:params:grant-type:ciba` grant type.
+   */
+  readonly backchannelTokenDeliveryMode?: 'poll' | 'ping';
+  /**
+   * Where a `ping` client is told that a backchannel authentication finished (CIBA §4
+   * `backchannel_client_notification_endpoint`): an https URL, called through the guarded fetch.
+   */
+  readonly backchannelClientNotificationEndpoint?: string;
   /**
    * The RFC 9396 authorization detail types the client may ask for (RFC 9396 §10
    * `authorization_details_types`), each one of the instance's `authorizationDetails.types`. When

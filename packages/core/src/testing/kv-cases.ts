@@ -199,6 +199,57 @@ export function keyValueCases({ api, storage, concurrency }: CaseContext): void 
       }
       for (const key of keys) expect(await kv.get(key, now)).toBeNull();
     });
+
+    it('an index moved by compare-and-set rounds: concurrent appends each land once, none lost', async () => {
+      // What a user's pending backchannel requests are (`oauth2/ciba/records.ts`): read, append,
+      // swap, and read again when another writer won the round.
+      const { kv } = await storage();
+      const now = baseTime();
+      const key = freshKey('index');
+      const writers = Math.min(concurrency, 12);
+      const append = async (entry: string) => {
+        for (let round = 0; round < 10 * writers; round++) {
+          const text = await kv.get(key, now);
+          const next = JSON.stringify([...(text === null ? [] : (JSON.parse(text) as string[])), entry]);
+          const moved =
+            text === null
+              ? await kv.add(key, next, now + 60_000, now)
+              : await kv.swap(key, text, next, now + 60_000, now);
+          if (moved) return;
+        }
+        throw new Error(`${entry} never landed`);
+      };
+      await Promise.all(Array.from({ length: writers }, (_, i) => append(`request-${i}`)));
+      const index = JSON.parse((await kv.get(key, now)) ?? '[]') as string[];
+      expect([...index].sort()).toEqual(Array.from({ length: writers }, (_, i) => `request-${i}`).sort());
+    });
+
+    it('a backchannel request: added, decided once of racing decisions, redeemed once of racing polls', async () => {
+      const { kv } = await storage();
+      const now = baseTime();
+      const key = freshKey('ciba:req');
+      const pending = JSON.stringify({ status: 'pending', scope: 'openid' });
+      expect(await kv.add(key, pending, now + 60_000, now, { partition: 'client:abc' })).toBe(true);
+      expect(await kv.add(key, pending, now + 60_000, now)).toBe(false);
+      const decisions = await Promise.all(
+        Array.from({ length: Math.min(concurrency, 20) }, (_, i) =>
+          kv.swap(
+            key,
+            pending,
+            JSON.stringify({ status: i % 2 ? 'denied' : 'approved', by: i }),
+            now + 60_000,
+            now,
+          ),
+        ),
+      );
+      expect(decisions.filter(Boolean).length).toBe(1);
+      const decided = await kv.get(key, now);
+      expect(JSON.parse(decided!).by).toBe(decisions.indexOf(true));
+      const polls = await Promise.all(
+        Array.from({ length: Math.min(concurrency, 20) }, () => kv.take(key, now)),
+      );
+      expect(polls.filter((value) => value !== null)).toEqual([decided]);
+    });
   });
 }
 

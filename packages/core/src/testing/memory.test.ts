@@ -373,6 +373,8 @@ describe('the conformance suite', () => {
       'increments a counter from 0, keeps the expiry of its first increment, and starts again once it expired',
       'gives each of concurrent increments its own count: none is lost',
       'a take racing a swap on one key: the value is taken once, never swapped after it was taken',
+      'an index moved by compare-and-set rounds: concurrent appends each land once, none lost',
+      'a backchannel request: added, decided once of racing decisions, redeemed once of racing polls',
     ]);
   });
 

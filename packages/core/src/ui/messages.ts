@@ -138,6 +138,14 @@ export const BUILT_IN_MESSAGES: Readonly<Record<string, PageTexts>> = {
     consoleUser: 'User {user}',
     consoleSignedInAs: 'Signed in as {user}',
     consoleAll: 'all',
+    approvalsTitle: 'Requests awaiting your approval',
+    approvalsIntro:
+      'These applications ask to act on your behalf. Allow a request only if you started it and its message is the one the application shows.',
+    approvalsEmpty: 'No request is waiting for your approval.',
+    approvalsBindingMessage: 'Message:',
+    approvalsAllowed: 'The request was allowed.',
+    approvalsDenied: 'The request was denied.',
+    approvalsGone: 'That request has expired or was already decided.',
   },
   fr: {
     usernameLabel: "Nom d'utilisateur",
@@ -273,6 +281,14 @@ export const BUILT_IN_MESSAGES: Readonly<Record<string, PageTexts>> = {
     consoleUser: 'Utilisateur {user}',
     consoleSignedInAs: 'Connecté en tant que {user}',
     consoleAll: 'tous',
+    approvalsTitle: 'Demandes en attente de votre accord',
+    approvalsIntro:
+      "Ces applications demandent à agir en votre nom. N'autorisez une demande que si vous l'avez faite et que son message est celui que l'application affiche.",
+    approvalsEmpty: "Aucune demande n'attend votre accord.",
+    approvalsBindingMessage: 'Message :',
+    approvalsAllowed: 'La demande a été autorisée.',
+    approvalsDenied: 'La demande a été refusée.',
+    approvalsGone: 'Cette demande a expiré ou a déjà été traitée.',
   },
 };
 

@@ -12,4 +12,9 @@ export const PAGE_PATHS = {
   deviceConfirm: '/device/confirm',
   /** `GET`: the signed-in user's connected apps (a sign-in first without a session); `POST`: revokes one. */
   connectedApps: '/account/apps',
+  /**
+   * `GET`: the signed-in user's pending backchannel authentication requests (CIBA); `POST`: a
+   * decision (Allow / Deny).
+   */
+  approvals: '/approvals',
 } as const;

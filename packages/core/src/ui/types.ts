@@ -270,6 +270,20 @@ export interface PageTexts {
   readonly consoleSignedInAs: string;
   /** Operations console: the empty choice of a filter. Default "all". */
   readonly consoleAll: string;
+  /** Title of the approval page (CIBA). Default "Requests awaiting your approval". */
+  readonly approvalsTitle: string;
+  /** Intro of the approval page. */
+  readonly approvalsIntro: string;
+  /** The approval page without a pending request. Default "No request is waiting for your approval.". */
+  readonly approvalsEmpty: string;
+  /** Label of a request's binding message. Default "Message:". */
+  readonly approvalsBindingMessage: string;
+  /** After "Allow". Default "The request was allowed.". */
+  readonly approvalsAllowed: string;
+  /** After "Deny". Default "The request was denied.". */
+  readonly approvalsDenied: string;
+  /** A request expired or decided meanwhile. */
+  readonly approvalsGone: string;
 }
 
 /** What every renderer receives besides its model. */

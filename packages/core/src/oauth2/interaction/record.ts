@@ -13,7 +13,8 @@ export interface InteractionRecord {
   readonly v: 1;
   readonly step: InteractionStep;
   /**
-   * `device`: the sign-in of the device verification page (`params` is `{ user_code }`);
+   * `device`: the sign-in of the device verification page (`params` is `{ user_code }`), or of the
+   * approval page of backchannel authentication (`params` is `{ next: 'approvals' }`);
    * `account`: the sign-in of the connected apps page (`params` is empty: the resume goes there);
    * absent: authorize.
    */

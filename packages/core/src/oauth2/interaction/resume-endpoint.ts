@@ -166,7 +166,13 @@ async function resumeSignIn(
   const signedIn = await resumedAuthentication(ctx, flow, request, record, result);
   if ('error' in signedIn) return refused(ctx, request, signedIn.error, 'interaction_wrong_user');
   const query = new URLSearchParams({ user_code: record.params.user_code ?? '' });
-  const page = record.flow === 'account' ? PAGE_PATHS.connectedApps : `${PAGE_PATHS.deviceConfirm}?${query}`;
+  // The connected apps page's and the approval page's sign-ins go back to their pages.
+  const page =
+    record.flow === 'account'
+      ? PAGE_PATHS.connectedApps
+      : record.params.next === 'approvals'
+        ? PAGE_PATHS.approvals
+        : `${PAGE_PATHS.deviceConfirm}?${query}`;
   const headers = new Headers({
     Location: `${ctx.site.basePath}${page}`,
     'Referrer-Policy': 'same-origin',

@@ -91,6 +91,25 @@ export function startAccountInteraction(
   return storeInteraction(ctx, flow, request, { step: 'login', flow: 'account', params: {}, clientId: '' });
 }
 
+/**
+ * The sign-in of the approval page of backchannel authentication (CIBA, `{base}/approvals`): a
+ * login interaction like the device page's before a code is looked up (for no client), handled by
+ * the same page; the resume then goes back to the approval page (`params.next`).
+ */
+export function startApprovalsInteraction(
+  ctx: Pick<Context, 'site' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'limits'>,
+  flow: AuthorizationFlow,
+  request: Request,
+): Promise<Answer> {
+  return storeInteraction(ctx, flow, request, {
+    step: 'login',
+    flow: 'device',
+    params: { next: 'approvals' },
+    clientId: '',
+    unchecked: true,
+  });
+}
+
 async function storeInteraction(
   ctx: Pick<Context, 'site' | 'clock' | 'randomBytes' | 'emit' | 'storage' | 'limits'>,
   flow: AuthorizationFlow,

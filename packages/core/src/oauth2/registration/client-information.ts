@@ -46,6 +46,12 @@ export function clientInformation(
     ...(client.authorizationDetailsTypes === undefined
       ? {}
       : { authorization_details_types: client.authorizationDetailsTypes }),
+    ...(client.backchannelTokenDeliveryMode === undefined
+      ? {}
+      : { backchannel_token_delivery_mode: client.backchannelTokenDeliveryMode }),
+    ...(client.backchannelClientNotificationEndpoint === undefined
+      ? {}
+      : { backchannel_client_notification_endpoint: client.backchannelClientNotificationEndpoint }),
     ...metadata,
   };
 }

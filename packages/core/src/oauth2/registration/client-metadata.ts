@@ -8,6 +8,11 @@ import type {
   RequestObjectSigningAlgorithm,
   TokenEndpointAuthMethod,
 } from '../../storage/types.js';
+import {
+  backchannelRegistrationProblem,
+  CIBA_GRANT,
+  type CibaDeliveryMode,
+} from '../../records/backchannel-client.js';
 import { refusedRedirectUriReason } from './redirect-uri.js';
 
 /**
@@ -45,6 +50,10 @@ export interface ClientMetadata {
   readonly requestObjectSigningAlg?: RequestObjectSigningAlgorithm;
   /** RFC 9396 §10 `authorization_details_types`, when given. */
   readonly authorizationDetailsTypes?: readonly string[];
+  /** CIBA §4 `backchannel_token_delivery_mode`, for a client of the CIBA grant. */
+  readonly backchannelTokenDeliveryMode?: CibaDeliveryMode;
+  /** CIBA §4 `backchannel_client_notification_endpoint`, for a `ping` client. */
+  readonly backchannelClientNotificationEndpoint?: string;
 }
 
 /** What a source of metadata may register. */
@@ -61,10 +70,17 @@ export interface ClientMetadataRules {
    * Absent: the back-channel metadata is ignored (RFC 7591 §2, metadata the server does not use).
    */
   readonly backchannelLogout?: { readonly allowLoopback: boolean };
+  /**
+   * The CIBA token delivery modes a client may register, when the instance serves CIBA (`ciba`
+   * option): the client may then name the `urn:openid:params:grant-type:ciba` grant type.
+   */
+  readonly backchannelModes?: readonly CibaDeliveryMode[];
 }
 
 /** Grant types a registered client may name: those of the redirect-based flow. */
 const GRANT_TYPES: ReadonlySet<string> = new Set(['authorization_code', 'refresh_token']);
+/** With CIBA served: backchannel authentication too. */
+const GRANT_TYPES_WITH_CIBA: ReadonlySet<string> = new Set([...GRANT_TYPES, CIBA_GRANT]);
 const MAX_REDIRECT_URIS = 10;
 /**
  * Most bytes of metadata kept for one client (its JSON: redirect URIs, names, informational URIs,
@@ -96,8 +112,21 @@ export function parseClientMetadata(input: unknown, rules: ClientMetadataRules):
   if (rules.refuseSecrets && ('client_secret' in given || 'client_secret_expires_at' in given))
     throw invalidMetadata('A client ID metadata document must not contain a client secret.');
 
-  const redirectUris = given.redirect_uris;
-  if (!Array.isArray(redirectUris) || redirectUris.length === 0)
+  const grantTypes = stringList(given, 'grant_types', ['authorization_code']);
+  const allowed = rules.backchannelModes ? GRANT_TYPES_WITH_CIBA : GRANT_TYPES;
+  for (const grant of grantTypes)
+    if (!allowed.has(grant))
+      throw invalidMetadata(`grant_types: "${grant}" is not supported (${[...allowed].join(', ')}).`);
+  const redirectBased = grantTypes.includes('authorization_code');
+  const backchannel = grantTypes.includes(CIBA_GRANT);
+  if (!redirectBased && !backchannel)
+    throw invalidMetadata(
+      `grant_types must include authorization_code${rules.backchannelModes ? ` or ${CIBA_GRANT}` : ''}.`,
+    );
+
+  // A client of backchannel authentication alone has no redirect (CIBA §4): its URIs are optional.
+  const redirectUris = given.redirect_uris ?? (redirectBased ? undefined : []);
+  if (!Array.isArray(redirectUris) || (redirectBased && redirectUris.length === 0))
     throw oauthError('invalid_redirect_uri', 'redirect_uris must be a non-empty array of URIs.');
   if (redirectUris.length > MAX_REDIRECT_URIS)
     throw oauthError('invalid_redirect_uri', `At most ${MAX_REDIRECT_URIS} redirect_uris are accepted.`);
@@ -106,16 +135,18 @@ export function parseClientMetadata(input: unknown, rules: ClientMetadataRules):
     if (reason) throw oauthError('invalid_redirect_uri', `Invalid redirect URI: ${reason}.`);
   }
 
-  const grantTypes = stringList(given, 'grant_types', ['authorization_code']);
-  for (const grant of grantTypes)
-    if (!GRANT_TYPES.has(grant))
-      throw invalidMetadata(`grant_types: "${grant}" is not supported (authorization_code, refresh_token).`);
-  if (!grantTypes.includes('authorization_code'))
-    throw invalidMetadata('grant_types must include authorization_code.');
-  const responseTypes = stringList(given, 'response_types', ['code']);
+  const responseTypes = redirectBased
+    ? stringList(given, 'response_types', ['code'])
+    : given.response_types === undefined
+      ? []
+      : stringList(given, 'response_types', []);
   // RFC 7591 §2.1: authorization_code goes with the response type code, and nothing else is served.
-  if (responseTypes.length !== 1 || responseTypes[0] !== 'code')
-    throw invalidMetadata('response_types must be ["code"], the one response type of authorization_code.');
+  if (redirectBased ? responseTypes.length !== 1 || responseTypes[0] !== 'code' : responseTypes.length > 0)
+    throw invalidMetadata(
+      redirectBased
+        ? 'response_types must be ["code"], the one response type of authorization_code.'
+        : 'response_types must be empty without authorization_code.',
+    );
 
   const applicationType = given.application_type ?? 'web';
   if (applicationType !== 'web' && applicationType !== 'native')
@@ -124,6 +155,8 @@ export function parseClientMetadata(input: unknown, rules: ClientMetadataRules):
   const method = given.token_endpoint_auth_method ?? rules.authMethods[0]!;
   if (typeof method !== 'string' || !rules.authMethods.includes(method as TokenEndpointAuthMethod))
     throw invalidMetadata(`token_endpoint_auth_method must be one of: ${rules.authMethods.join(', ')}.`);
+
+  const delivery = backchannel ? backchannelMetadata(given, rules.backchannelModes ?? [], method) : {};
 
   const clientName = optionalText(given, 'client_name');
   const scopes = scopeList(given.scope, rules.scopes);
@@ -144,6 +177,7 @@ export function parseClientMetadata(input: unknown, rules: ClientMetadataRules):
     requireSignedRequestObject: flag(given, 'require_signed_request_object'),
     ...requestObjectAlgorithm(given),
     ...detailTypes(given),
+    ...delivery,
   };
   if (new TextEncoder().encode(JSON.stringify(metadata)).byteLength > MAX_METADATA_BYTES)
     throw invalidMetadata(`The client metadata kept must not exceed ${MAX_METADATA_BYTES} bytes as JSON.`);
@@ -208,6 +242,39 @@ function detailTypes(given: Record<string, unknown>): Pick<ClientMetadata, 'auth
   return { authorizationDetailsTypes: [...new Set(value as string[])] };
 }
 
+/**
+ * The CIBA metadata of a client registering the CIBA grant (CIBA Core 1.0 §4): its token delivery
+ * mode (required, one the instance serves), its notification endpoint (required in ping mode), a
+ * client that authenticates (§7.1: the backchannel authentication endpoint takes the token
+ * endpoint's client authentication). Signed authentication requests and user codes are not served,
+ * so a client registering for them is refused rather than left to fail later.
+ */
+function backchannelMetadata(
+  given: Record<string, unknown>,
+  modes: readonly CibaDeliveryMode[],
+  method: unknown,
+): Pick<ClientMetadata, 'backchannelTokenDeliveryMode' | 'backchannelClientNotificationEndpoint'> {
+  if (method === 'none')
+    throw invalidMetadata(`A client of ${CIBA_GRANT} must authenticate (token_endpoint_auth_method).`);
+  const mode = given.backchannel_token_delivery_mode;
+  if (!modes.includes(mode as CibaDeliveryMode))
+    throw invalidMetadata(`backchannel_token_delivery_mode must be one of: ${modes.join(', ')}.`);
+  const endpoint = given.backchannel_client_notification_endpoint;
+  const problem = backchannelRegistrationProblem(mode, endpoint);
+  if (problem)
+    throw invalidMetadata(
+      `${problem.field === 'mode' ? 'backchannel_token_delivery_mode' : 'backchannel_client_notification_endpoint'} ${problem.problem}.`,
+    );
+  if (given.backchannel_user_code_parameter === true)
+    throw invalidMetadata('backchannel_user_code_parameter is not supported by this server.');
+  if (given.backchannel_authentication_request_signing_alg !== undefined)
+    throw invalidMetadata('Signed backchannel authentication requests are not supported by this server.');
+  return {
+    backchannelTokenDeliveryMode: mode as CibaDeliveryMode,
+    ...(typeof endpoint === 'string' ? { backchannelClientNotificationEndpoint: endpoint } : {}),
+  };
+}
+
 /** An optional boolean metadata field (default `false`). */
 function flag(given: Record<string, unknown>, name: string): boolean {
   const value = given[name] ?? false;
@@ -242,6 +309,12 @@ export function clientRecordOf(id: string, metadata: ClientMetadata, secretHash?
     ...(metadata.authorizationDetailsTypes === undefined
       ? {}
       : { authorizationDetailsTypes: metadata.authorizationDetailsTypes }),
+    ...(metadata.backchannelTokenDeliveryMode === undefined
+      ? {}
+      : { backchannelTokenDeliveryMode: metadata.backchannelTokenDeliveryMode }),
+    ...(metadata.backchannelClientNotificationEndpoint === undefined
+      ? {}
+      : { backchannelClientNotificationEndpoint: metadata.backchannelClientNotificationEndpoint }),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Feature } from '../../feature.js';
 import type { DynamicRegistrationOptions } from '../../options.js';
+import { CIBA_DELIVERY_MODES } from '../../records/backchannel-client.js';
 import type { ClientRegistry, RegisteredClient } from '../../storage/types.js';
 import type { EpochMs } from '../../time.js';
 import { ENDPOINTS } from '../metadata.js';
@@ -19,7 +20,13 @@ export const dynamicRegistrationFeature: Feature = {
     const settings = dynamicRegistrationSettings(options.dynamicRegistration);
     if (!settings) return {};
     return {
-      routes: registrationRoutes(settings, shared.backchannelLogout),
+      // With CIBA served (`ciba` option), a client may register for it (CIBA Core 1.0 §4); the
+      // CIBA feature validates the option itself.
+      routes: registrationRoutes(
+        settings,
+        shared.backchannelLogout,
+        options.ciba === undefined ? undefined : (options.ciba.deliveryModes ?? CIBA_DELIVERY_MODES),
+      ),
       metadata: (endpoint) => ({ registration_endpoint: endpoint(ENDPOINTS.registration) }),
     };
   },

@@ -4,6 +4,7 @@ import { bearerCredentials } from '../../http/bearer.js';
 import { readBodyText } from '../../http/body.js';
 import { noStoreJson } from '../../http/responses.js';
 import type { Handler } from '../../http/router.js';
+import type { CibaDeliveryMode } from '../../records/backchannel-client.js';
 import type { TokenEndpointAuthMethod } from '../../storage/types.js';
 import { addSeconds } from '../../time.js';
 import { hashSecret, randomSecret, timingSafeEqual } from '../../tokens/secrets.js';
@@ -41,6 +42,7 @@ const FAPI2_STRICT: readonly TokenEndpointAuthMethod[] = ['private_key_jwt'];
 export function registerEndpoint(
   settings: DynamicRegistrationSettings,
   backchannelLogout?: { readonly allowLoopback: boolean },
+  backchannelModes?: readonly CibaDeliveryMode[],
 ): Handler {
   return async (
     request,
@@ -74,6 +76,7 @@ export function registerEndpoint(
       ...(backchannelLogout === undefined
         ? {}
         : { backchannelLogout: { allowLoopback: backchannelLogout.allowLoopback } }),
+      ...(backchannelModes === undefined ? {} : { backchannelModes }),
     });
     const clientId = randomSecret(ctx.randomBytes, 16);
     const secret = metadata.tokenEndpointAuthMethod === 'none' ? undefined : randomSecret(ctx.randomBytes);

@@ -1,4 +1,5 @@
 import type { Route } from '../../http/router.js';
+import type { CibaDeliveryMode } from '../../records/backchannel-client.js';
 import { ENDPOINTS } from '../metadata.js';
 import { deleteRegistrationEndpoint, readRegistrationEndpoint } from './client-configuration-endpoint.js';
 import { registerEndpoint } from './register-endpoint.js';
@@ -13,12 +14,13 @@ import type { DynamicRegistrationSettings } from './settings.js';
 export function registrationRoutes(
   settings: DynamicRegistrationSettings | undefined,
   backchannelLogout?: { readonly allowLoopback: boolean },
+  backchannelModes?: readonly CibaDeliveryMode[],
 ): Route[] {
   if (!settings) return [];
   return [
     {
       path: ENDPOINTS.registration,
-      methods: { POST: registerEndpoint(settings, backchannelLogout) },
+      methods: { POST: registerEndpoint(settings, backchannelLogout, backchannelModes) },
       cors: true,
     },
     {
