@@ -194,3 +194,16 @@ export type TrustedJwtVerifying = Clock & Pick<Context, 'tokens' | 'clients'>;
  * store, users (for ID tokens), events.
  */
 export type TokenIssuing = TokenSigning & Pick<Context, 'tokens' | 'storage' | 'emit' | 'users'>;
+
+/**
+ * Joins an instance's core (resolved from its options) and its imported keys into the handlers'
+ * context. With stored keys (`keyRotation`), `keys` is the keyring's current set, read anew at each
+ * access: code that needs two things of one key (a header's `kid` and the signature) reads
+ * `ctx.keys` once.
+ */
+export function toContext(core: Omit<Context, 'keys'>, keys: KeySet | (() => KeySet)): Context {
+  if (typeof keys !== 'function') return { ...core, keys };
+  const context = { ...core } as Context;
+  Object.defineProperty(context, 'keys', { get: keys, enumerable: true });
+  return context;
+}

@@ -20,6 +20,7 @@ import type { ConsentOptions, GatehouseOptions } from './options.js';
 import type { SessionLifecycle, SessionObserver } from './session/lifecycle.js';
 import type { KeyRotationSettings } from './tokens/rotation/settings.js';
 import type { PendingSigningKeys } from './tokens/rotation/signing-keys.js';
+import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';
 
 /*
  * Feature modules (issue 42). A feature is a folder that owns its options (a key of
@@ -209,4 +210,22 @@ export function assembleFeatures(
       for (const bind of binds) bind(answer);
     },
   };
+}
+
+/** Everything of the context that does not need the imported keys; validated synchronously. */
+export type ResolvedOptions = Omit<Context, 'keys'> &
+  InstanceSettings & {
+    /** What the instance's features add: routes, grant types, discovery members (built with them). */
+    readonly features: AssembledFeatures;
+    /** The core alone, for the context (`toContext`). */
+    readonly core: Omit<Context, 'keys'>;
+  };
+
+/**
+ * What a `createGatehouseHost` hands every instance it creates, beyond the options: memory whose
+ * bound holds for all of them together rather than for each.
+ */
+export interface SharedResources {
+  /** A cache of the host's one bounded table ({@link VerifiedTokenCache.share}). */
+  readonly verifiedTokens?: VerifiedTokenCache;
 }

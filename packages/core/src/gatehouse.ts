@@ -1,8 +1,9 @@
 import { type ConnectedApp, connectedApps, revokeApp } from './account/connected-apps.js';
 import { authApiRoutes } from './auth-api/routes.js';
 import type { Awaitable } from './awaitable.js';
-import type { Context } from './context.js';
+import { type Context, toContext } from './context.js';
 import { ConfigurationError, errorAnswer, oauthError, UsageError } from './errors.js';
+import type { ResolvedOptions, SharedResources } from './feature.js';
 import { isPreflight, preflightResponse, withCors } from './http/cors.js';
 import { DeploymentWarnings } from './http/deployment-warnings.js';
 import { instanceDispatcher } from './http/dispatch.js';
@@ -19,7 +20,7 @@ import type { GatehouseOptions } from './options.js';
 import { authenticateRequest, authenticationPlan } from './protect/authenticate.js';
 import { attachInternals } from './protect/instance-internals.js';
 import type { AuthenticateOptions, AuthenticationResult, Caller } from './protect/types.js';
-import { type ResolvedOptions, resolveOptions, type SharedResources, toContext } from './resolve-options.js';
+import { resolveOptions } from './resolve-options.js';
 import {
   listGrants,
   type RevokeGrantOptions,
@@ -210,7 +211,7 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
       options.signers ?? [],
       rotation?.algorithms,
     );
-    if (!rotation) return toContext(resolved, keySetOf(algorithm, [fixed]));
+    if (!rotation) return toContext(resolved.core, keySetOf(algorithm, [fixed]));
     const stored = new StoredKeyring({
       kv: resolved.storage.kv,
       settings: rotation,
@@ -224,7 +225,7 @@ export function buildGatehouse(options: GatehouseOptions, shared?: SharedResourc
     });
     await stored.start();
     keyring = stored;
-    return toContext(resolved, () => stored.current);
+    return toContext(resolved.core, () => stored.current);
   })();
   contextPromise.catch((error) => resolved.logger.error('gatehouse: keys could not be imported', error));
   // What observes session ends (back-channel logout) signs with the keys: it runs once they are in.

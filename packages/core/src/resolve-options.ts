@@ -14,6 +14,8 @@ import {
   type Feature,
   type FeatureShared,
   type InstanceSettings,
+  type ResolvedOptions,
+  type SharedResources,
 } from './feature.js';
 import { clientAddressLookup } from './http/client-address.js';
 import { corsSettings } from './http/cors.js';
@@ -45,11 +47,9 @@ import { SessionLifecycle } from './session/lifecycle.js';
 import { sessionSettings } from './session/settings.js';
 import { telemetrySettings } from './telemetry/settings.js';
 import { signingAlgorithm } from './tokens/key-settings.js';
-import type { KeySet } from './tokens/keys.js';
 import { keyRotationSettings } from './tokens/rotation/settings.js';
 import { PendingSigningKeys } from './tokens/rotation/signing-keys.js';
 import { webRandomBytes } from './tokens/secrets.js';
-import type { VerifiedTokenCache } from './tokens/verified-token-cache.js';
 import { resolveUi } from './ui/texts.js';
 import { refuseUnknownOptions } from './unknown-options.js';
 
@@ -58,24 +58,6 @@ import { refuseUnknownOptions } from './unknown-options.js';
  * every feature) and the features' settings, each concern by its own module, and lists the
  * features (`FEATURES`), whose parts it assembles once.
  */
-
-/** Everything of the context that does not need the imported keys; validated synchronously. */
-export type ResolvedOptions = Omit<Context, 'keys'> &
-  InstanceSettings & {
-    /** What the instance's features add: routes, grant types, discovery members (built with them). */
-    readonly features: AssembledFeatures;
-    /** The core alone, for the context (`toContext`). */
-    readonly core: Omit<Context, 'keys'>;
-  };
-
-/**
- * What a `createGatehouseHost` hands every instance it creates, beyond the options: memory whose
- * bound holds for all of them together rather than for each.
- */
-export interface SharedResources {
-  /** A cache of the host's one bounded table ({@link VerifiedTokenCache.share}). */
-  readonly verifiedTokens?: VerifiedTokenCache;
-}
 
 /** Validates options and fills in defaults; throws {@link ConfigurationError} with a precise message. */
 export function resolveOptions(options: GatehouseOptions, shared: SharedResources = {}): ResolvedOptions {
@@ -174,21 +156,6 @@ export function resolveOptions(options: GatehouseOptions, shared: SharedResource
 }
 
 /**
- * The features of an instance whose options turn every feature on that can add routes: what
- * `createGatehouseHost`'s router must know of every instance (its handlers are never called).
- */
-export function everyFeature(): AssembledFeatures {
-  return assembleFeatures(
-    FEATURES,
-    { dynamicRegistration: {}, admin: { authorize: () => false }, ciba: {} } as unknown as GatehouseOptions,
-    {
-      tokens: { trustedIssuers: new Map() },
-      admin: { scope: 'gatehouse:admin' },
-    } as unknown as FeatureShared,
-  );
-}
-
-/**
  * The features of an instance, in the order their grant types and discovery members are listed.
  * Adding a feature is one line here (`feature.ts`).
  */
@@ -212,15 +179,15 @@ const FEATURES: readonly Feature[] = [
 ];
 
 /**
- * Joins the resolved options and the imported keys into the handlers' context. With stored keys
- * (`keyRotation`), `keys` is the keyring's current set, read anew at each access: code that needs
- * two things of one key (a header's `kid` and the signature) reads `ctx.keys` once.
+ * The features of an instance whose options turn every feature on that can add routes: what
+ * `createGatehouseHost`'s router must know of every instance (its handlers are never called).
  */
-export function toContext(resolved: ResolvedOptions, keys: KeySet | (() => KeySet)): Context {
-  // The core only: the features' settings and parts stay out (their routes were built with them).
-  const { core } = resolved;
-  if (typeof keys !== 'function') return { ...core, keys };
-  const context = { ...core } as Context;
-  Object.defineProperty(context, 'keys', { get: keys, enumerable: true });
-  return context;
-}
+export const everyFeature = (): AssembledFeatures =>
+  assembleFeatures(
+    FEATURES,
+    { dynamicRegistration: {}, admin: { authorize: () => false }, ciba: {} } as unknown as GatehouseOptions,
+    {
+      tokens: { trustedIssuers: new Map() },
+      admin: { scope: 'gatehouse:admin' },
+    } as unknown as FeatureShared,
+  );

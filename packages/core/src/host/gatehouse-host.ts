@@ -9,13 +9,14 @@ import {
   UsageError,
 } from '../errors.js';
 import type { Logger } from '../events.js';
+import type { ResolvedOptions } from '../feature.js';
 import { buildGatehouse, type Gatehouse, instanceRoutes } from '../gatehouse.js';
 import { type Answer, toResponse } from '../http/reply.js';
 import { notFound, Router } from '../http/router.js';
 import type { GatehouseOptions } from '../options.js';
 import { attachInternals } from '../protect/instance-internals.js';
 import type { AuthenticateOptions, AuthenticationResult } from '../protect/types.js';
-import { everyFeature, type ResolvedOptions } from '../resolve-options.js';
+import { everyFeature } from '../resolve-options.js';
 import { isStorageEngine } from '../storage/instance-id.js';
 import { memoryEngine } from '../storage/memory/engine.js';
 import type { StorageEngine } from '../storage/types.js';

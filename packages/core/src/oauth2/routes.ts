@@ -1,5 +1,5 @@
+import type { ResolvedOptions } from '../feature.js';
 import type { Route } from '../http/router.js';
-import type { ResolvedOptions } from '../resolve-options.js';
 import { authorizationRoutes } from './authorize/routes.js';
 import { introspectEndpoint } from './introspect.js';
 import { jwksEndpoint } from './jwks.js';

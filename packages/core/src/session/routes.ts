@@ -1,5 +1,5 @@
+import type { ResolvedOptions } from '../feature.js';
 import type { Route } from '../http/router.js';
-import type { ResolvedOptions } from '../resolve-options.js';
 import { PAGE_PATHS } from '../ui/paths.js';
 import { logoutEndpoint, logoutPageEndpoint } from './logout.js';
 

@@ -1,6 +1,11 @@
 import { oauthError, type ProtocolError } from '../../errors.js';
 import { refusedUrlReason } from '../../http/guarded-fetch.js';
 import { unstorableJsonString } from '../../http/storable-text.js';
+import {
+  backchannelRegistrationProblem,
+  CIBA_GRANT,
+  type CibaDeliveryMode,
+} from '../../records/backchannel-client.js';
 import { REQUEST_OBJECT_ALGORITHMS } from '../../records/client-record.js';
 import type {
   ClientRecord,
@@ -8,11 +13,6 @@ import type {
   RequestObjectSigningAlgorithm,
   TokenEndpointAuthMethod,
 } from '../../storage/types.js';
-import {
-  backchannelRegistrationProblem,
-  CIBA_GRANT,
-  type CibaDeliveryMode,
-} from '../../records/backchannel-client.js';
 import { refusedRedirectUriReason } from './redirect-uri.js';
 
 /**
@@ -118,8 +118,8 @@ export function parseClientMetadata(input: unknown, rules: ClientMetadataRules):
     if (!allowed.has(grant))
       throw invalidMetadata(`grant_types: "${grant}" is not supported (${[...allowed].join(', ')}).`);
   const redirectBased = grantTypes.includes('authorization_code');
-  const backchannel = grantTypes.includes(CIBA_GRANT);
-  if (!redirectBased && !backchannel)
+  const backchannelAuthentication = grantTypes.includes(CIBA_GRANT);
+  if (!redirectBased && !backchannelAuthentication)
     throw invalidMetadata(
       `grant_types must include authorization_code${rules.backchannelModes ? ` or ${CIBA_GRANT}` : ''}.`,
     );
@@ -156,11 +156,13 @@ export function parseClientMetadata(input: unknown, rules: ClientMetadataRules):
   if (typeof method !== 'string' || !rules.authMethods.includes(method as TokenEndpointAuthMethod))
     throw invalidMetadata(`token_endpoint_auth_method must be one of: ${rules.authMethods.join(', ')}.`);
 
-  const delivery = backchannel ? backchannelMetadata(given, rules.backchannelModes ?? [], method) : {};
+  const delivery = backchannelAuthentication
+    ? backchannelMetadata(given, rules.backchannelModes ?? [], method)
+    : {};
 
   const clientName = optionalText(given, 'client_name');
   const scopes = scopeList(given.scope, rules.scopes);
-  const backchannel = rules.backchannelLogout && backchannelLogoutMetadata(given, rules.backchannelLogout);
+  const logout = rules.backchannelLogout && backchannelLogoutMetadata(given, rules.backchannelLogout);
   const metadata: ClientMetadata = {
     ...(clientName === undefined ? {} : { clientName }),
     redirectUris: redirectUris as string[],
@@ -172,8 +174,8 @@ export function parseClientMetadata(input: unknown, rules: ClientMetadataRules):
     informational: informational(given, method === 'private_key_jwt'),
     requirePushedAuthorizationRequests: flag(given, 'require_pushed_authorization_requests'),
     dpopBoundAccessTokens: flag(given, 'dpop_bound_access_tokens'),
-    ...(backchannel?.uri === undefined ? {} : { backchannelLogoutUri: backchannel.uri }),
-    backchannelLogoutSessionRequired: backchannel?.sessionRequired ?? false,
+    ...(logout?.uri === undefined ? {} : { backchannelLogoutUri: logout.uri }),
+    backchannelLogoutSessionRequired: logout?.sessionRequired ?? false,
     requireSignedRequestObject: flag(given, 'require_signed_request_object'),
     ...requestObjectAlgorithm(given),
     ...detailTypes(given),
