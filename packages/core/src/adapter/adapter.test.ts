@@ -48,6 +48,9 @@ describe('the adapter entry', () => {
         'interactions',
         'endSession',
         'keys',
+        'connectedApps',
+        'revokeApp',
+        'ciba',
       ].sort(),
     );
     const { access_token } = await issueTokens(t);
