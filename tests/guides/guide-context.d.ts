@@ -89,7 +89,16 @@ declare global {
   // biome-ignore lint/suspicious/noExplicitAny: the host's user record
   const user: any;
   const app: Express;
+  const express: typeof import('express');
   const pool: Pool;
+  const userId: string;
+  const requestId: string;
+  /** The host's push service to a user's authentication device (CIBA). */
+  const push: { send(userId: string, text: string, url: string): Promise<void> };
+  /** A relying party's replay check of logout tokens (Back-Channel Logout §2.6). */
+  function seenJti(jti: string): Promise<boolean>;
+  /** A relying party ending its own sessions of a user or session (Back-Channel Logout §2.7). */
+  function endLocalSessions(who: { iss: string; sub?: string; sid?: string }): Promise<void>;
   const url: string;
   const username: string;
   const password: string;
