@@ -137,3 +137,15 @@ describe.each([
     expect(mismatches).toEqual([]);
   });
 });
+
+describe('the application entry @gatehousejs/core', () => {
+  // A 1.0-sized entry: what a host writes to create and configure an instance. A new feature's
+  // hooks and results go to the entry of their audience (`/ui`, `/protect`, `/engine`, …), so the
+  // names a host reads in its editor stay few.
+  const APPLICATION_ENTRY_BUDGET = 100;
+
+  it(`exports at most ${APPLICATION_ENTRY_BUDGET} names (its API report's count)`, () => {
+    const { values, types } = reportedCounts('index');
+    expect(values + types).toBeLessThanOrEqual(APPLICATION_ENTRY_BUDGET);
+  });
+});

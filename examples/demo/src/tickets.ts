@@ -6,14 +6,10 @@
  * authorization details (`ticket_access`, {@link TICKET_ACCESS_TYPE}) beyond the scope.
  */
 
+import { type Gatehouse, type GatehouseHost, ProtocolError } from '@gatehousejs/core';
 import {
   type AuthorizationDetail,
   type AuthorizationDetailType,
-  type Gatehouse,
-  type GatehouseHost,
-  ProtocolError,
-} from '@gatehousejs/core';
-import {
   authorizationDetailsOf,
   type Caller,
   defineOperations,

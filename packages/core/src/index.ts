@@ -9,13 +9,11 @@
  * @packageDocumentation
  */
 
-export type { ConnectedApp } from './account/connected-apps.js';
 export type { AuditRecord, AuditSink } from './audit/audit-record.js';
 export { jsonLinesAuditSink } from './audit/json-lines-sink.js';
 export {
   type ConfigurationErrorCode,
   ERROR_CODES,
-  type ErrorCodeOf,
   type GatehouseErrorCode,
   type OutboundFetchErrorCode,
   type StorageUnavailableReason,
@@ -45,12 +43,7 @@ export {
   OutboundFetchError,
   type OutboundRequest,
 } from './http/guarded-fetch.js';
-export {
-  CIBA_GRANT,
-  type CibaApi,
-  type CibaApproval,
-  type CibaPendingRequest,
-} from './oauth2/ciba/feature.js';
+export { CIBA_GRANT } from './oauth2/ciba/feature.js';
 export { JWT_BEARER_ASSERTION_TYPE } from './oauth2/client-auth/private-key-jwt.js';
 export { DEVICE_CODE_GRANT } from './oauth2/device/feature.js';
 export { JWT_BEARER_GRANT } from './oauth2/jwt-assertion.js';
@@ -61,27 +54,20 @@ export {
   type TokenExchangeRequest,
 } from './oauth2/token-exchange/exchanged-token.js';
 export type {
-  AdminCaller,
   AdminOptions,
   AuthApiOptions,
   AuthorizationDetailsOptions,
-  AuthorizationDetailType,
   BackchannelLogoutOptions,
-  CibaNotification,
-  CibaOptions,
-  CibaPingOptions,
   ClientJwksOptions,
   ClientMetadataDocumentOptions,
   CorsOptions,
   DeviceAuthorizationOptions,
-  DpopOptions,
   DynamicRegistrationOptions,
   ExtensionGrant,
   ExtensionGrantDecision,
   ExtensionGrantRequest,
   FetchBudgetOptions,
   GatehouseOptions,
-  InteractionOptions,
   KeyRotationOptions,
   PasswordCheckOptions,
   PushedAuthorizationRequestOptions,
@@ -103,9 +89,6 @@ export {
 } from './passwords/password-user-store.js';
 export { type Pbkdf2HasherOptions, pbkdf2Hasher } from './passwords/pbkdf2.js';
 export type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
-export type { RevokeGrantOptions, UserGrant } from './revocation/user-grants.js';
-export type { RevokeUserOptions } from './revocation/user-revocation.js';
-export type { UserSession } from './session/user-sessions.js';
 export { memoryClientStore } from './storage/memory/clients.js';
 export { memoryEngine, memoryStorage } from './storage/memory/engine.js';
 export { withMemoryFallback } from './storage/memory/fallback.js';
@@ -117,13 +100,11 @@ export type {
   ClientRecord,
   ClientStore,
   GatehouseStorage,
-  RequestObjectSigningAlgorithm,
   StorageEngine,
   UserLookup,
   UserRecord,
   UserStore,
 } from './storage/types.js';
-export type { AuthorizationDetail } from './tokens/authorization-details.js';
 export type { ClaimsHook, ClaimsRequest, ClaimsTarget } from './tokens/host-claims.js';
 export type { KeySigner } from './tokens/key-signer.js';
 export { generateKeys, type PrivateJwk, type SigningAlgorithm } from './tokens/keys.js';

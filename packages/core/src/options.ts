@@ -4,13 +4,13 @@ import type { EventContext, GatehouseEvent, Logger } from './events.js';
 import type { OutboundFetch } from './http/guarded-fetch.js';
 import type { HostUser } from './oauth2/interaction/types.js';
 import type { TokenExchangeRequest } from './oauth2/token-exchange/exchanged-token.js';
+import type { Caller } from './protect/types.js';
 import type { PushedRevocationsOptions } from './revocation/revocation-mirror.js';
 import type { InstanceStorage } from './storage/required-stores.js';
 import type {
   ClientRecord,
   ClientStore,
   StorageEngine,
-  Subject,
   UserLookup,
   UserRecord,
   UserStore,
@@ -1043,26 +1043,17 @@ export interface AdminOptions {
   readonly scope?: string;
   /**
    * Whether this caller (a user signed in through a client, or a client acting for itself) may
-   * administer the instance: `({ subject, clientId, scope }) => boolean`. Asked on every call,
-   * after the token and its scope were checked; a throw or rejection refuses (and is logged).
+   * administer the instance: `({ subject, clientId, scope }) => boolean`, given the
+   * {@link Caller} the token check found (as `gatehouse.authenticate` gives it). Asked on every
+   * call, after the token and its scope were checked; a throw or rejection refuses (and is logged).
    * Required: there is no default caller.
    */
-  readonly authorize: (caller: AdminCaller) => Awaitable<boolean>;
+  readonly authorize: (caller: Caller) => Awaitable<boolean>;
   /**
    * Finds users for the admin API's user search (`GET /users?q=`), e.g. by username or e-mail, at
    * most 50 of them. Default: the user whose id is `q` (`users.findUser`).
    */
   readonly findUsers?: (query: string) => Awaitable<readonly UserRecord[]>;
-}
-
-/** Who calls the admin API, as its `authorize` hook sees them. */
-export interface AdminCaller {
-  /** A user (through the client {@link clientId}), or a client acting for itself. */
-  readonly subject: Subject;
-  /** The client the token was issued to. */
-  readonly clientId: string | undefined;
-  /** The token's scopes (the admin scope among them). */
-  readonly scope: readonly string[];
 }
 
 /**

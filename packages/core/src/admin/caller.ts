@@ -47,11 +47,7 @@ export async function adminCaller(
   const caller = await authenticateRequest(ctx, dpop, request, plan);
   let allowed: unknown;
   try {
-    allowed = await settings.authorize({
-      subject: caller.subject,
-      clientId: caller.clientId,
-      scope: caller.scope,
-    });
+    allowed = await settings.authorize(caller);
   } catch (error) {
     ctx.logger.error('gatehouse: admin.authorize threw; the caller is refused', error);
     allowed = false;

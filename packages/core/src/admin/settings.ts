@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../errors.js';
-import type { AdminCaller, AdminOptions } from '../options.js';
+import type { AdminOptions } from '../options.js';
+import type { Caller } from '../protect/types.js';
 import type { UserRecord } from '../storage/types.js';
 import { AdminRecorder } from './recorder.js';
 
@@ -11,7 +12,7 @@ export interface AdminSettings {
   /** The scope its tokens must carry. */
   readonly scope: string;
   /** The host's hook: whether a caller holding the scope may administer the instance. */
-  readonly authorize: (caller: AdminCaller) => unknown;
+  readonly authorize: (caller: Caller) => unknown;
   /** The host's user search, if any (else the lookup by id). */
   readonly findUsers: ((query: string) => unknown) | undefined;
   /**

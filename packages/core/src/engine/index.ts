@@ -14,6 +14,7 @@
  * Runtime-neutral, like the main entry.
  * @packageDocumentation
  */
+export type { ErrorCodeOf } from '../error-codes.js';
 export {
   decodeRevocationMessage,
   type RevocationFanout,

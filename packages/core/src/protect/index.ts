@@ -10,9 +10,9 @@
  */
 export type { Awaitable } from '../awaitable.js';
 export { readBodyText } from '../http/body.js';
-export type { DpopOptions } from '../options.js';
+export type { AuthorizationDetailType, DpopOptions } from '../options.js';
 export type { EpochSeconds } from '../time.js';
-export type { TokenFamily } from '../tokens/access-token.js';
+export type { TokenFamily } from '../tokens/access-token-claims.js';
 export type { ActClaim } from '../tokens/act.js';
 export type { AuthorizationDetail } from '../tokens/authorization-details.js';
 export { authorizationDetailsOf } from './authorization-details.js';

@@ -1,6 +1,6 @@
 import type { Subject } from '../storage/types.js';
 import type { EpochSeconds } from '../time.js';
-import type { TokenFamily } from '../tokens/access-token.js';
+import type { TokenFamily } from '../tokens/access-token-claims.js';
 import type { ActClaim } from '../tokens/act.js';
 import type { AuthorizationDetail } from '../tokens/authorization-details.js';
 

@@ -1,11 +1,14 @@
 import {
-  type AuthorizationDetailType,
   type ClientRecord,
   ConfigurationError,
   hashClientSecret,
   memoryClientStore,
 } from '@gatehousejs/core';
-import { authorizationDetailsOf, resourceServer } from '@gatehousejs/core/protect';
+import {
+  type AuthorizationDetailType,
+  authorizationDetailsOf,
+  resourceServer,
+} from '@gatehousejs/core/protect';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { callbackParams, FakeBrowser } from '../../../test/browser-flow';

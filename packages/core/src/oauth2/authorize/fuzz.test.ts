@@ -15,7 +15,7 @@ const names = [
 ];
 
 describe('authorization endpoint under arbitrary input', () => {
-  it('answers every request with the login page, a redirect to the registered URI, or a 400 page; never a 5xx', async () => {
+  it('answers every request with a redirect to the sign-in page or to the registered URI, or a 400 page; never a 5xx', async () => {
     // Every run comes from one (unknown) address: its share of interactions must not be what answers.
     const t = await testInstance({ interactions: { maxPerNetwork: 100_000 } });
     const param = fc.tuple(
@@ -36,8 +36,13 @@ describe('authorization endpoint under arbitrary input', () => {
         expect([200, 303, 400]).toContain(response.status);
         if (response.status === 303) {
           const location = response.headers.get('location')!;
-          expect(location.startsWith(`${REDIRECT_URI}?`)).toBe(true);
-          expect(new URL(location).searchParams.get('iss')).toBe(ISSUER);
+          if (location.startsWith(`${ISSUER}/login?`)) {
+            // A valid request that needs the user: the built-in sign-in page, with its interaction.
+            expect(new URL(location).searchParams.get('interaction')).toMatch(/^[\w-]{43}$/);
+          } else {
+            expect(location.startsWith(`${REDIRECT_URI}?`)).toBe(true);
+            expect(new URL(location).searchParams.get('iss')).toBe(ISSUER);
+          }
         } else {
           expect(response.headers.get('content-type')).toMatch(/^text\/html/);
         }

@@ -2,13 +2,13 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   CIBA_GRANT,
-  type CibaNotification,
   type ClientRecord,
   ConfigurationError,
   type GatehouseEvent,
   hashClientSecret,
   memoryClientStore,
 } from '@gatehousejs/core';
+import type { CibaNotification } from '@gatehousejs/core/ui';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeBrowser, logIn } from '../../../test/browser-flow';
