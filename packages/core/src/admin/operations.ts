@@ -420,7 +420,7 @@ export function adminOperations(deps: AdminDependencies): readonly AdminOperatio
 }
 
 /** The user's live refresh tokens (for the clients of each session); none without the listing. */
-async function userRefreshTokens(ctx: Context, userId: string) {
+async function userRefreshTokens(ctx: Pick<Context, 'storage' | 'clock'>, userId: string) {
   const listing = ctx.storage.grants.listUserRefreshTokens;
   if (typeof listing !== 'function') return [];
   const tokens = await listing.call(ctx.storage.grants, userId, ctx.clock.now());

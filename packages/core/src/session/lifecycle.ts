@@ -24,6 +24,15 @@ export interface SessionParticipant {
   readonly client: ClientRecord;
 }
 
+/**
+ * What a session observer reads of the instance: enough to look up and record participants, sign a
+ * logout token and report what happened.
+ */
+export type SessionObserverContext = Pick<
+  Context,
+  'issuer' | 'clock' | 'keys' | 'randomBytes' | 'storage' | 'session' | 'clients' | 'logger' | 'emit'
+>;
+
 /** What a feature does when sessions take part in grants and end (`FeatureParts.sessions`). */
 export interface SessionObserver {
   /**
@@ -31,12 +40,12 @@ export interface SessionObserver {
    * before it answers, so that the session's end reaches the client however soon it comes). A
    * rejection is logged: the code is spent by then, so the tokens are answered anyway.
    */
-  readonly joined?: (ctx: Context, participant: SessionParticipant) => Promise<void>;
+  readonly joined?: (ctx: SessionObserverContext, participant: SessionParticipant) => Promise<void>;
   /**
    * Sessions ended (they are deleted or revoked already). Returns at once: slow work (telling
    * relying parties) goes on after the user's answer was sent.
    */
-  readonly ended?: (ctx: Context, sessions: readonly EndedSession[]) => void;
+  readonly ended?: (ctx: SessionObserverContext, sessions: readonly EndedSession[]) => void;
 }
 
 /**
@@ -77,7 +86,7 @@ export class SessionLifecycle {
    * Reports a client's participation in a session; resolves when every observer has recorded it.
    * Never rejects: an observer's failure (a store down) is logged.
    */
-  async joined(ctx: Context, participant: SessionParticipant): Promise<void> {
+  async joined(ctx: SessionObserverContext, participant: SessionParticipant): Promise<void> {
     for (const observer of this.#joined) {
       try {
         await observer(ctx, participant);

@@ -1,7 +1,7 @@
-import type { Context } from '../../context.js';
 import type { GatehouseEvent } from '../../events.js';
 import { guardedFetch, HOST_CONFIGURED_URL_POLICY, OutboundFetchError } from '../../http/guarded-fetch.js';
 import type { AddressPolicy } from '../../http/ip-address.js';
+import type { SessionObserverContext } from '../../session/lifecycle.js';
 import { isSelfRegistered } from '../../storage/self-registered.js';
 import type { ClientRecord } from '../../storage/types.js';
 import { signLogoutToken } from './logout-token.js';
@@ -21,7 +21,7 @@ import type { BackchannelLogoutSettings } from './settings.js';
 
 /** One logout token to deliver: to a client, for a session of a user. */
 interface Job {
-  readonly ctx: Context;
+  readonly ctx: SessionObserverContext;
   readonly client: ClientRecord;
   readonly uri: URL;
   readonly userId: string;
@@ -66,7 +66,7 @@ export class LogoutDeliveries {
    * Queues a logout token for `client` (which has a `backchannelLogoutUri`) about session `sid` of
    * `userId`. Resolves when it was delivered or given up; never rejects.
    */
-  deliver(ctx: Context, client: ClientRecord, userId: string, sid: string): Promise<void> {
+  deliver(ctx: SessionObserverContext, client: ClientRecord, userId: string, sid: string): Promise<void> {
     const uri = client.backchannelLogoutUri;
     if (uri === undefined) return Promise.resolve();
     const held = this.#perClient.get(client.id) ?? 0;

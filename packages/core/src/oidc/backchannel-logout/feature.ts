@@ -1,7 +1,6 @@
-import type { Context } from '../../context.js';
 import type { Feature } from '../../feature.js';
 import { defaultTransport } from '../../http/default-transport.js';
-import type { EndedSession } from '../../session/lifecycle.js';
+import type { EndedSession, SessionObserverContext } from '../../session/lifecycle.js';
 import { LogoutDeliveries } from './delivery.js';
 import { rememberParticipant, takeParticipants } from './participants.js';
 
@@ -41,7 +40,7 @@ export const backchannelLogoutFeature: Feature = {
 
 /** Sends a logout token to each client that took part in `session`. Never rejects (logged). */
 async function tellParticipants(
-  ctx: Context,
+  ctx: SessionObserverContext,
   deliveries: LogoutDeliveries,
   session: EndedSession,
 ): Promise<void> {
@@ -54,7 +53,7 @@ async function tellParticipants(
   }
   await Promise.all(
     clientIds.map(async (clientId) => {
-      let client: Awaited<ReturnType<Context['clients']['findClient']>>;
+      let client: Awaited<ReturnType<SessionObserverContext['clients']['findClient']>>;
       try {
         client = await ctx.clients.findClient(clientId);
       } catch {
