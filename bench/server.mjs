@@ -157,7 +157,7 @@ const demo = await createDemo({
   overrides: {
     storage,
     rateLimit: { maxFailuresPerUsername: 1_000_000, maxFailuresPerAddress: 1_000_000 },
-    scopes: [...DEMO.scopes, 'api:read'],
+    scopes: [...DEMO.scopes, DEMO.admin.scope, 'api:read'],
     // The engines' default (on for Redis and PostgreSQL); BENCH_PUSHED=0 measures off.
     ...(pushed ? {} : { pushedRevocations: false }),
     ...(idTokenAlg === 'ES256' ? { keys: [await core.generateKeys('ES256')] } : {}),
