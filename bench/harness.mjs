@@ -76,6 +76,21 @@ export const WORKLOADS = [
     },
   },
   {
+    // Measured on the framework's bare process (`bare: true`; bench/floor.mjs): the work no token
+    // endpoint can skip (bench/token-floor.mjs), W2's body shape with a fresh-looking token.
+    id: 'F2',
+    name: 'token-endpoint floor (form, Basic, 3 × SHA-256, ES256 signature; bare framework)',
+    bare: true,
+    prepare: async () => [
+      {
+        method: 'POST',
+        path: '/bench/token-floor',
+        headers: { authorization: CLIENT_BASIC, 'content-type': FORM },
+        body: `grant_type=refresh_token&refresh_token=${'r'.repeat(43)}`,
+      },
+    ],
+  },
+  {
     id: 'W2',
     name: 'token endpoint, refresh grant (rotation)',
     fresh: true,
@@ -235,7 +250,7 @@ function freshBodies(path, credentials, body) {
  * DATABASE_URL) and returns a handle once it listens. `adapter` of the handle names both
  * (`express`, `express+redis`). `bare`: the framework alone (`express bare`), W0's process.
  */
-export function startServer(adapter, nodeOptions = [], engine = 'memory', bare = false) {
+export function startServer(adapter, nodeOptions = [], engine = 'memory', bare = false, processes = 1) {
   const child = spawn(
     process.execPath,
     [
@@ -248,6 +263,7 @@ export function startServer(adapter, nodeOptions = [], engine = 'memory', bare =
       '--engine',
       engine,
       ...(bare ? ['--bare'] : []),
+      ...(processes > 1 ? ['--processes', String(processes)] : []),
     ],
     {
       cwd: root,
@@ -265,7 +281,9 @@ export function startServer(adapter, nodeOptions = [], engine = 'memory', bare =
       child.stdout.resume();
       const url = `http://127.0.0.1:${match[1]}`;
       const server = {
-        adapter: bare ? `${adapter} bare` : engine === 'memory' ? adapter : `${adapter}+${engine}`,
+        adapter:
+          (bare ? `${adapter} bare` : engine === 'memory' ? adapter : `${adapter}+${engine}`) +
+          (processes > 1 ? ` ×${processes}` : ''),
         url,
         child,
         redirectUri: '',
@@ -311,7 +329,7 @@ export async function measure(server, workload, seconds, connections = 32) {
   const requests = await workload.prepare(server, budget, seconds + (onEngine ? 600 : 30));
   await settle(server.child.pid);
   const counter = await countInstructions(server.child.pid);
-  const engine = onEngine ? server.adapter.slice(server.adapter.indexOf('+') + 1) : undefined;
+  const engine = onEngine ? server.adapter.slice(server.adapter.indexOf('+') + 1).split(' ')[0] : undefined;
   // PostgreSQL: the backends of the bench's own database when they can be told apart.
   const engineName = engine === 'postgres' && OWN_DATABASE ? 'postgres (own database)' : engine;
   const engineBefore = engine && engineCpu()[engineName];
@@ -430,9 +448,21 @@ function cpuTicks(pid) {
   try {
     // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
+    // A server of several processes (bench/server.mjs --processes): its workers count too.
+    let ticks = Number(fields[11]) + Number(fields[12]);
+    for (const child of childPids(pid)) ticks += cpuTicks(child) ?? 0;
+    return ticks;
   } catch {
     return undefined;
+  }
+}
+
+/** The child processes of `pid` (Linux /proc; none where it cannot tell). */
+function childPids(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return [];
   }
 }
 

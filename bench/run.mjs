@@ -39,8 +39,9 @@ const ENGINES = env('BENCH_ENGINES', 'memory').split(',');
 const root = fileURLToPath(new URL('../', import.meta.url));
 const WORKLOADS = ALL_WORKLOADS.filter((w) => SELECTED.includes(w.id));
 /** Whether `server` has the workload's route (a workload naming `adapters` exists on those only). */
+// F2 (`bare`) runs on the bare process only: bench/floor.mjs measures it.
 const runsOn = (server, workload) =>
-  !workload.adapters || workload.adapters.includes(server.adapter.split('+')[0]);
+  !workload.bare && (!workload.adapters || workload.adapters.includes(server.adapter.split('+')[0]));
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);

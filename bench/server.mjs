@@ -13,8 +13,10 @@
  * Run by bench/run.mjs as `node --import tsx bench/server.mjs --adapter express|koa|hono|fastify` (tsx loads the
  * TypeScript demo; Gatehouse itself runs from the built dist). Prints `LISTENING <port>` when ready.
  * With `--bare`, the framework alone (a fresh app with `GET /bench/ping` answering `{ ok: true }`):
- * the bare target each Gatehouse target is paired with, in a process of its own.
+ * the bare target each Gatehouse target is paired with, in a process of its own; its
+ * `POST /bench/token-floor` (F2) is the floor under the token endpoint (bench/token-floor.mjs).
  */
+import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
@@ -24,6 +26,7 @@ const { values: args } = parseArgs({
     adapter: { type: 'string', default: 'express' },
     engine: { type: 'string', default: 'memory' },
     bare: { type: 'boolean', default: false },
+    processes: { type: 'string', default: '1' },
   },
 });
 const root = new URL('../', import.meta.url);
@@ -32,12 +35,19 @@ const requireFrom = (pkg) => createRequire(new URL(`packages/${pkg}/package.json
 // --bare: the framework alone, in a process of its own (W0, the ceiling each target is paired
 // with): a fresh app whose one route answers `{ ok: true }`, nothing of Gatehouse loaded.
 if (args.bare) {
+  const { FLOOR_HEADERS, floorTokenAnswer } = await import('./token-floor.mjs');
   const bare = createServer();
   if (args.adapter === 'express') {
-    const app = requireFrom('express')('express')();
+    const express = requireFrom('express')('express');
+    const app = express();
     app.disable('x-powered-by');
     app.get('/bench/ping', (_req, res) => {
       res.json({ ok: true });
+    });
+    app.post('/bench/token-floor', express.urlencoded({ extended: false }), (req, res, next) => {
+      const answer = floorTokenAnswer(req.headers.authorization, new URLSearchParams(req.body));
+      if (!answer) return void res.status(400).json({ error: 'invalid_request' });
+      answer.then((json) => res.set(FLOOR_HEADERS).send(json), next);
     });
     bare.on('request', app);
   } else if (args.adapter === 'hono') {
@@ -45,6 +55,12 @@ if (args.bare) {
     const { getRequestListener } = requireFrom('hono')('@hono/node-server');
     const app = new Hono();
     app.get('/bench/ping', (c) => c.json({ ok: true }));
+    app.post('/bench/token-floor', async (c) => {
+      const body = await c.req.parseBody();
+      const answer = floorTokenAnswer(c.req.header('authorization'), new URLSearchParams(body));
+      if (!answer) return c.json({ error: 'invalid_request' }, 400);
+      return c.body(await answer, 200, FLOOR_HEADERS);
+    });
     bare.on('request', getRequestListener(app.fetch));
   } else if (args.adapter === 'fastify') {
     const app = requireFrom('fastify')('fastify')({
@@ -53,14 +69,39 @@ if (args.bare) {
     app.get('/bench/ping', (_request, reply) => {
       reply.send({ ok: true });
     });
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string' },
+      (_request, body, done) => done(null, new URLSearchParams(body)),
+    );
+    app.post('/bench/token-floor', async (request, reply) => {
+      const answer = floorTokenAnswer(request.headers.authorization, request.body);
+      if (!answer) return reply.code(400).send({ error: 'invalid_request' });
+      return reply.headers(FLOOR_HEADERS).send(await answer);
+    });
     await app.ready();
   } else if (args.adapter === 'koa') {
     const Koa = requireFrom('koa')('koa');
     const app = new Koa();
-    app.use((ctx, next) => {
+    app.use(async (ctx, next) => {
+      if (ctx.method === 'POST' && ctx.path === '/bench/token-floor') {
+        const chunks = [];
+        for await (const chunk of ctx.req) chunks.push(chunk);
+        const answer = floorTokenAnswer(
+          ctx.get('authorization'),
+          new URLSearchParams(Buffer.concat(chunks).toString()),
+        );
+        if (!answer) {
+          ctx.status = 400;
+          ctx.body = { error: 'invalid_request' };
+          return;
+        }
+        ctx.set(FLOOR_HEADERS);
+        ctx.body = await answer;
+        return;
+      }
       if (ctx.method !== 'GET' || ctx.path !== '/bench/ping') return next();
       ctx.body = { ok: true };
-      return undefined;
     });
     bare.on('request', app.callback());
   } else {
@@ -78,6 +119,51 @@ if (args.bare) {
 }
 
 const core = await import(new URL('packages/core/dist/index.js', root).href);
+
+// --processes N (N > 1, Redis or PostgreSQL): the demo host as N processes of one port (Node's
+// cluster, connections dealt round-robin by this primary) on one engine namespace, with one pair
+// of signing keys (GATEHOUSE_SIGNING_KEY), so that any process serves any credential. The first
+// process migrates the namespace before the others start. CPU per request is the whole process
+// tree's (bench/harness.mjs).
+const processes = Number(args.processes);
+if (processes > 1 && cluster.isPrimary) {
+  if (args.engine === 'memory') throw new Error('--processes needs a shared engine: --engine redis|postgres');
+  const probe = createServer();
+  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const sharedPort = probe.address().port;
+  await new Promise((resolve) => probe.close(resolve));
+  const keys = [await core.generateKeys('ES256'), await core.generateKeys('RS256')];
+  const env = {
+    BENCH_PORT: String(sharedPort),
+    BENCH_NAMESPACE: `gatehouse_bench_${process.pid}`,
+    GATEHOUSE_SIGNING_KEY: JSON.stringify(keys),
+  };
+  const workers = [];
+  for (let index = 0; index < processes; index++) {
+    const worker = cluster.fork(env);
+    workers.push(worker);
+    await new Promise((resolve, reject) => {
+      worker.once('message', (message) => message === 'ready' && resolve());
+      worker.once('exit', (code) => reject(new Error(`bench worker exited with ${code}`)));
+    });
+  }
+  for (const signal of ['SIGTERM', 'SIGINT']) {
+    process.once(signal, async () => {
+      await Promise.all(
+        workers.map(
+          (worker) =>
+            new Promise((resolve) => {
+              worker.once('exit', resolve);
+              worker.process.kill('SIGTERM');
+            }),
+        ),
+      );
+      process.exit(0);
+    });
+  }
+  console.log(`LISTENING ${sharedPort}`);
+  await new Promise(() => {});
+}
 const engine = await import(new URL('packages/core/dist/engine.js', root).href);
 const { createDemo, DEMO } = await import(new URL('examples/demo/src/index.ts', root).href);
 
@@ -96,15 +182,16 @@ const SCOPE = 'openid tickets:read';
 const API_SCOPE = 'api:read tickets:read offline_access';
 
 // Listen first (port 0 = any free port), then build the demo for that port: its issuer names it.
+// A cluster worker listens on the primary's port (BENCH_PORT), shared with its siblings.
 const server = createServer();
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+await new Promise((resolve) => server.listen(Number(process.env.BENCH_PORT ?? 0), '127.0.0.1', resolve));
 const port = server.address().port;
 /**
  * The instance's storage: memory (every store), or a Redis / PostgreSQL
  * view of its own namespace (dropped at exit) with pushed revocations (BENCH_PUSHED=0: off).
  */
 async function benchStorage(engine) {
-  const namespace = `gatehouse_bench_${process.pid}`;
+  const namespace = process.env.BENCH_NAMESPACE ?? `gatehouse_bench_${process.pid}`;
   if (engine === 'memory') return { storage: core.memoryStorage(), drop: async () => {} };
   if (engine === 'redis') {
     const redis = await import(new URL('packages/redis/dist/index.js', root).href);
@@ -379,4 +466,6 @@ for (const signal of ['SIGTERM', 'SIGINT']) {
     server.close(() => drop().finally(() => process.exit(0)));
   });
 }
-console.log(`LISTENING ${port}`);
+// A worker tells its primary, which prints LISTENING once every worker is ready.
+if (cluster.isWorker) process.send('ready');
+else console.log(`LISTENING ${port}`);
