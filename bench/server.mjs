@@ -35,7 +35,7 @@ const requireFrom = (pkg) => createRequire(new URL(`packages/${pkg}/package.json
 // --bare: the framework alone, in a process of its own (W0, the ceiling each target is paired
 // with): a fresh app whose one route answers `{ ok: true }`, nothing of Gatehouse loaded.
 if (args.bare) {
-  const { FLOOR_HEADERS, floorTokenAnswer } = await import('./token-floor.mjs');
+  const { FLOOR_HEADERS, floorTokenAnswer, readForm } = await import('./token-floor.mjs');
   const bare = createServer();
   if (args.adapter === 'express') {
     const express = requireFrom('express')('express');
@@ -44,10 +44,14 @@ if (args.bare) {
     app.get('/bench/ping', (_req, res) => {
       res.json({ ok: true });
     });
-    app.post('/bench/token-floor', express.urlencoded({ extended: false }), (req, res, next) => {
-      const answer = floorTokenAnswer(req.headers.authorization, new URLSearchParams(req.body));
-      if (!answer) return void res.status(400).json({ error: 'invalid_request' });
-      answer.then((json) => res.set(FLOOR_HEADERS).send(json), next);
+    app.post('/bench/token-floor', (req, res, next) => {
+      readForm(req)
+        .then((form) => {
+          const answer = floorTokenAnswer(req.headers.authorization, form);
+          if (!answer) return void res.status(400).json({ error: 'invalid_request' });
+          return answer.then((json) => res.set(FLOOR_HEADERS).send(json));
+        })
+        .catch(next);
     });
     bare.on('request', app);
   } else if (args.adapter === 'hono') {
@@ -56,8 +60,8 @@ if (args.bare) {
     const app = new Hono();
     app.get('/bench/ping', (c) => c.json({ ok: true }));
     app.post('/bench/token-floor', async (c) => {
-      const body = await c.req.parseBody();
-      const answer = floorTokenAnswer(c.req.header('authorization'), new URLSearchParams(body));
+      // @hono/node-server's Node request (`c.env.incoming`), as Gatehouse's adapter reads it.
+      const answer = floorTokenAnswer(c.req.header('authorization'), await readForm(c.env.incoming));
       if (!answer) return c.json({ error: 'invalid_request' }, 400);
       return c.body(await answer, 200, FLOOR_HEADERS);
     });
@@ -85,12 +89,7 @@ if (args.bare) {
     const app = new Koa();
     app.use(async (ctx, next) => {
       if (ctx.method === 'POST' && ctx.path === '/bench/token-floor') {
-        const chunks = [];
-        for await (const chunk of ctx.req) chunks.push(chunk);
-        const answer = floorTokenAnswer(
-          ctx.get('authorization'),
-          new URLSearchParams(Buffer.concat(chunks).toString()),
-        );
+        const answer = floorTokenAnswer(ctx.get('authorization'), await readForm(ctx.req));
         if (!answer) {
           ctx.status = 400;
           ctx.body = { error: 'invalid_request' };
