@@ -39,7 +39,9 @@ for (const engine of engines.split(',')) {
         const run = await measure(server, byId(id), SECONDS);
         if (run.invalid)
           throw new Error(`${server.adapter} ${id}: ${run.non2xx} non-2xx, ${run.errors} errors`);
-        (runs[`${server.adapter} ${id}`] ??= []).push(run);
+        const key = `${server.adapter} ${id}`;
+        runs[key] ??= [];
+        runs[key].push(run);
         console.log(
           `round ${round} ${server.adapter} ${id}: ${run.rps.toFixed(0)} req/s, ` +
             `${run.cpuMicrosPerRequest?.toFixed(0)} µs CPU/req, engine ${run.engineMicrosPerRequest?.toFixed(0)} µs/req`,
