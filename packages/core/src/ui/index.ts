@@ -5,8 +5,9 @@
  * API of a host that serves its own sign-in and consent pages (`interactions`,
  * `gatehouse.interactions`, {@link InteractionError}); what a host's own account pages list and
  * revoke (`gatehouse.listSessions`, `listGrants`, `connectedApps`, `revokeSession`,
- * `revokeGrant`, `revokeApp`, `revokeUser`); and what a host's own approval page and authentication device use for CIBA
- * (the `ciba` option group, `gatehouse.ciba`). Runtime-neutral, like the main entry.
+ * `revokeGrant`, `revokeApp`, `revokeUser`); and what a host's own approval page and
+ * authentication device use for CIBA (the `ciba` option group, `gatehouse.ciba`).
+ * Runtime-neutral, like the main entry.
  * @packageDocumentation
  */
 export type { ConnectedApp } from '../account/connected-apps.js';
