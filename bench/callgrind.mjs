@@ -4,10 +4,13 @@
  * fixed number of requests of each workload, after a warm-up that lets V8 optimise the path. The
  * figure is the main thread's (see `--separate-threads` below); every thread's is printed too.
  *
- *   node bench/callgrind.mjs [express|koa|hono|fastify] [W0,W1,F1,W1h,W2,W2o,W3,W3o] [requests] [warm-up requests] [tree]
+ *   node bench/callgrind.mjs [express|koa|hono|fastify] [W0,W1,F1,W1h,W2,W2o,W3,W3o,F2] [requests] [warm-up requests] [tree]
  *
  * `CALLGRIND_ENGINE=redis|postgres` runs the server on that engine (default memory). W1h is Hono's
- * `requireAuth` handler form (Hono only).
+ * `requireAuth` handler form (Hono only). `CALLGRIND_BARE=1` runs the framework alone (the bench
+ * server's `--bare` process, the one each target is paired with) for W0 and F2, the token
+ * endpoint's floor (bench/token-floor.mjs): the same count then says how far W2 and W3 are from
+ * what no token endpoint can skip, whatever the machine's load.
  *
  * W2 (refresh with rotation), W2o (the same with `openid`: a new ID token), W3 (code + PKCE without
  * `openid`) and W3o (code + PKCE with `openid`: an RS256 ID token by default) spend one credential
@@ -36,6 +39,8 @@ const REQUESTS = Number(count);
 const WARMUP = Number(warm);
 const CONNECTIONS = 4;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-callgrind-'));
+// The framework alone (W0 and F2 only): it mints nothing.
+const BARE = process.env.CALLGRIND_BARE === '1';
 
 // Older bench servers (round 1) know no --engine option: only the adapter is passed.
 const child = spawn(
@@ -55,6 +60,7 @@ const child = spawn(
     adapter,
     // CALLGRIND_ENGINE=redis|postgres: the server's storage engine (REDIS_URL / DATABASE_URL).
     ...(process.env.CALLGRIND_ENGINE ? ['--engine', process.env.CALLGRIND_ENGINE] : []),
+    ...(BARE ? ['--bare'] : []),
   ],
   { cwd: tree, stdio: ['ignore', 'pipe', 'pipe'], env: process.env },
 );
@@ -107,7 +113,7 @@ async function mint(kind, n) {
   if (answer.status !== 200) throw new Error(`mint ${kind}: ${answer.status} ${answer.body}`);
   return JSON.parse(answer.body);
 }
-const [token] = (await mint('access', 1)).tokens;
+const [token] = BARE ? ['none'] : (await mint('access', 1)).tokens;
 const CLIENT_BASIC = `Basic ${btoa('demo-client:demo-secret')}`;
 const FORM = 'application/x-www-form-urlencoded';
 /** Requests of a fresh-credential workload: one POST to the token endpoint per minted credential. */
@@ -142,8 +148,17 @@ const ROUTES = {
   W1: get('/bench/api', { authorization: `Bearer ${token}` }),
   F1: get('/bench/floor', { authorization: `Bearer ${token}` }),
   W1h: get('/bench/api-handler', { authorization: `Bearer ${token}` }),
+  // The floor's body has W2's shape; the floor keeps no token, so one body serves every request.
+  F2: {
+    method: 'POST',
+    target: '/bench/token-floor',
+    headers: () => ({ authorization: CLIENT_BASIC, 'content-type': FORM }),
+    body: () => refresh('r'.repeat(43)),
+  },
 };
 for (const id of workloads) {
+  if (BARE && id !== 'W0' && id !== 'F2') throw new Error(`${id}: the bare framework serves W0 and F2 only`);
+  if (!BARE && id === 'F2') throw new Error('F2 is served by the bare framework: CALLGRIND_BARE=1');
   if (FRESH[id]) ROUTES[id] = await FRESH[id]();
   else if (!ROUTES[id]) throw new Error(`unknown workload ${id}`);
 }

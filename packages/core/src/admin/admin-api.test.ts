@@ -572,6 +572,26 @@ describe('keys, explained', () => {
     expect(scheduled.cost).toMatch(/^No cost/);
   });
 
+  it('puts each token issued in the minute it was issued in, across minute boundaries', async () => {
+    const t = await adminInstance();
+    t.clock.advance(59.9); // 00:00:59.900
+    const token = await clientToken(t.gatehouse, 'ops', SCOPE);
+    await clientToken(t.gatehouse, 'reader', 'read');
+    t.clock.advance(0.2); // 00:01:00.100
+    await clientToken(t.gatehouse, 'reader', 'read');
+    t.clock.advance(30); // 00:01:30.100
+    await clientToken(t.gatehouse, 'reader', 'read');
+    await clientToken(t.gatehouse, 'reader', 'read');
+    t.clock.advance(60); // 00:02:30.100
+    await clientToken(t.gatehouse, 'reader', 'read');
+    const metrics = (await (await t.call('GET', '/metrics', token)).json()) as {
+      until: string;
+      series: { tokensIssued: Record<string, number[]> };
+    };
+    expect(metrics.until).toBe('2026-01-01T00:03:00.000Z');
+    expect(metrics.series.tokensIssued.client_credentials!.slice(-3)).toEqual([2, 3, 1]);
+  });
+
   it('counts tokens issued per grant type and refusals by reason, per minute of the last hour', async () => {
     const t = await adminInstance();
     const token = await clientToken(t.gatehouse, 'ops', SCOPE);

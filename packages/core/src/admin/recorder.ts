@@ -66,10 +66,30 @@ export class AdminRecorder implements AuditSink {
       this.#records[this.#next] = record;
       this.#next = (this.#next + 1) % AUDIT_RECORDS;
     }
-    const time = Date.parse(record.time);
-    if (record.type === 'token.issued') this.#count(0, time, record.details?.grantType ?? 'unknown');
-    else if (record.outcome === 'failure') this.#count(1, time, record.reason ?? record.type);
+    if (record.type === 'token.issued')
+      this.#count(0, this.#timeOf(record), record.details?.grantType ?? 'unknown');
+    else if (record.outcome === 'failure') this.#count(1, this.#timeOf(record), record.reason ?? record.type);
   }
+
+  /**
+   * The record's time as epoch ms, to the minute (all {@link #count} needs): records come in their
+   * thousands a minute, so the last minute's text (`2026-12-07T09:41`) is compared instead of
+   * parsing every timestamp.
+   */
+  #timeOf(record: AuditRecord): EpochMs {
+    const text = record.time;
+    if (text.length === this.#lastMinuteText.length + 8 && text.startsWith(this.#lastMinuteText))
+      return this.#lastMinuteTime;
+    const time = Date.parse(text);
+    // `YYYY-MM-DDTHH:MM:SS.sssZ` (toISOString between the years 0 and 9999) only.
+    if (text.length === 24 && time >= 0) {
+      this.#lastMinuteText = text.slice(0, 16);
+      this.#lastMinuteTime = time - (time % MINUTE_MS);
+    }
+    return time;
+  }
+  #lastMinuteText = '\u0000';
+  #lastMinuteTime = 0;
 
   /** The newest records matching `query`, newest first, at most `query.limit`. */
   audit(query: AuditQuery): AuditRecord[] {

@@ -335,3 +335,37 @@ describe('audit trail', () => {
     );
   });
 });
+
+describe('audit record time', () => {
+  it('is the event time as toISOString writes it, from one millisecond to the next and across seconds', async () => {
+    // Within a second and across one, with a fraction of a millisecond, before and after 1970.
+    const start = Date.UTC(2026, 0, 1);
+    const times = [
+      start,
+      start + 7,
+      start + 63.9,
+      start + 999,
+      start + 1000,
+      start + 1540,
+      -1,
+      -0.5,
+      0,
+      -1995,
+    ];
+    let now = start;
+    const records: AuditRecord[] = [];
+    const t = await testInstance({ now: () => now, audit: { write: (record) => void records.push(record) } });
+    for (const time of times) {
+      now = time;
+      // A refused client authentication: one event, at `now`.
+      await t.gatehouse.fetch(
+        post(
+          '/oauth2/v1/token',
+          { grant_type: 'client_credentials' },
+          { Authorization: basic('nobody', 'x') },
+        ),
+      );
+    }
+    expect(records.map((record) => record.time)).toEqual(times.map((time) => new Date(time).toISOString()));
+  });
+});
