@@ -59,6 +59,9 @@ export class AdminRecorder implements AuditSink {
   }));
   /** The names seen per series, at most {@link METRIC_NAMES} each. */
   readonly #names: Set<string>[] = SERIES.map(() => new Set<string>());
+  /** The last minute a record was counted in, as text (`2026-12-07T09:41`) and epoch ms ({@link #timeOf}). */
+  #lastMinuteText = '\u0000';
+  #lastMinuteTime = 0;
 
   write(record: AuditRecord): void {
     if (this.#records.length < AUDIT_RECORDS) this.#records.push(record);
@@ -88,9 +91,6 @@ export class AdminRecorder implements AuditSink {
     }
     return time;
   }
-  #lastMinuteText = '\u0000';
-  #lastMinuteTime = 0;
-
   /** The newest records matching `query`, newest first, at most `query.limit`. */
   audit(query: AuditQuery): AuditRecord[] {
     const found: AuditRecord[] = [];
