@@ -27,6 +27,9 @@ async function codeExchanges(server, kind, budget, lifetime) {
   );
 }
 
+/** The ID tokens' algorithm of W2o and W3o: RS256, or ES256 with BENCH_ID_TOKEN_ALG=ES256 (bench/server.mjs). */
+const ID_TOKEN_ALG = process.env.BENCH_ID_TOKEN_ALG === 'ES256' ? 'ES256' : 'RS256';
+
 /**
  * The workloads. `prepare(server, budget, lifetime)` returns autocannon `requests`; `fresh`
  * workloads use one credential per request, `budget` of them, valid for `lifetime` seconds, all
@@ -104,7 +107,7 @@ export const WORKLOADS = [
   {
     // Not in the default set: refresh of an OpenID Connect grant, which signs a new ID token.
     id: 'W2o',
-    name: 'token endpoint, refresh grant with openid (ID token, RS256)',
+    name: `token endpoint, refresh grant with openid (ID token, ${ID_TOKEN_ALG})`,
     fresh: true,
     prepare: async (server, budget, lifetime) =>
       freshBodies(
@@ -121,10 +124,9 @@ export const WORKLOADS = [
     prepare: async (server, budget, lifetime) => codeExchanges(server, 'code-api', budget, lifetime),
   },
   {
-    // Not in the default set: an OpenID Connect sign-in's code exchange (W3 before issue 46). Its ID
-    // token is RS256, or ES256 with BENCH_ID_TOKEN_ALG=ES256 (the servers then hold an ES256 key only).
+    // Not in the default set: an OpenID Connect sign-in's code exchange (W3 before issue 46).
     id: 'W3o',
-    name: `token endpoint, authorization_code + PKCE, scope openid (ID token, ${process.env.BENCH_ID_TOKEN_ALG === 'ES256' ? 'ES256' : 'RS256'})`,
+    name: `token endpoint, authorization_code + PKCE, scope openid (ID token, ${ID_TOKEN_ALG})`,
     fresh: true,
     prepare: async (server, budget, lifetime) => codeExchanges(server, 'code', budget, lifetime),
   },
