@@ -2,12 +2,14 @@
  * The refresh grant's and the code exchange's storage steps alone, in process, without HTTP or
  * signing: what the grant store costs the Node process (CPU per step, `process.cpuUsage`) and
  * Redis (its own CPU, `INFO cpu`, and `INFO commandstats` after `CONFIG RESETSTAT`) per request.
- * W2 is `findRefreshToken` then `rotateRefreshToken` at the same `now`, as the token endpoint
- * does; W3 is `findCode` then `redeemCode` (no refresh token: W3's openid scope asks for none).
+ * W2 is `findRefreshToken` then `rotateRefreshToken` at the same `now` (the two-call path); W3 is
+ * `findCode` then `redeemCode` (no refresh token: W3's openid scope asks for none). W2x and W3x are
+ * the one-step exchanges the token endpoint makes: `exchangeRefreshToken` (demo-client, a user's
+ * token) and `exchangeCode` (PKCE, a refresh token stored with the code's `offline_access`).
  * `memory` runs the same steps on the memory engine (the Node baseline). Steps run over
  * `concurrency` loops, like requests over keep-alive connections.
  *
- *   REDIS_URL=redis://127.0.0.1:6379/5 node bench/redis-store.mjs [W2|W3] [redis|memory] [requests] [rounds] [concurrency]
+ *   REDIS_URL=redis://127.0.0.1:6379/5 node bench/redis-store.mjs [W2|W3|W2x|W3x] [redis|memory] [requests] [rounds] [concurrency]
  *
  * Redis's figures are the whole server's: give it a server (or a quiet moment) of its own. With
  * REDIS_CALLGRIND_PID, the pid of a redis-server run under `valgrind --tool=callgrind`, Redis's
@@ -90,7 +92,7 @@ const USER = 'user-bench';
 async function mint(now) {
   const hash = await engine.hashSecret(crypto.randomUUID());
   const grantId = crypto.randomUUID();
-  if (id === 'W2') {
+  if (id.startsWith('W2')) {
     await grants.saveRefreshToken({
       tokenHash: hash,
       grantId,
@@ -108,7 +110,7 @@ async function mint(now) {
       userId: USER,
       grantId,
       redirectUri: 'http://127.0.0.1/callback',
-      scope: 'openid tickets:read',
+      scope: id === 'W3x' ? 'openid tickets:read offline_access' : 'openid tickets:read',
       codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
       authTime: now,
       expiresAt: now + 600_000,
@@ -120,7 +122,28 @@ async function mint(now) {
 /** One request's storage steps: the lookup, then the atomic consume, at one `now`. */
 async function step(hash, nextHash) {
   const now = Date.now();
-  if (id === 'W2') {
+  if (id === 'W2x') {
+    const result = await grants.exchangeRefreshToken(
+      hash,
+      { clientId: 'demo-client', next: { tokenHash: nextHash, expiresAt: now + 600_000 } },
+      now,
+    );
+    if (result.status !== 'rotated') throw new Error(result.status);
+  } else if (id === 'W3x') {
+    const result = await grants.exchangeCode(
+      hash,
+      {
+        clientId: 'demo-client',
+        redirectUri: 'http://127.0.0.1/callback',
+        redirectUriFitsDefault: false,
+        verifierChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        keepUntil: now + 600_000,
+        refreshToken: { tokenHash: nextHash, expiresAt: now + 600_000 },
+      },
+      now,
+    );
+    if (result.status !== 'redeemed' || !result.refreshTokenStored) throw new Error(result.status);
+  } else if (id === 'W2') {
     const record = await grants.findRefreshToken(hash, now);
     if (!record) throw new Error('not found');
     const result = await grants.rotateRefreshToken(

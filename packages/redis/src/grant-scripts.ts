@@ -167,9 +167,12 @@ return {'rotated', f[1]}
  * ARGV[2] the instance's key base, ARGV[3] the record key's part after its grant tag. Reads the
  * record with `FIELDS` (`r`, `exp`, `grant`, marker, `by`, more), its grant's revocation marker
  * and its user's mark, and answers `invalid` for a missing, expired or revoked record, as
- * CHECK_RECORD does; `rebuild` for a pointer with bytes past ASCII (its length prefix counts
- * UTF-16 units, not bytes: the store then takes the two-call path, which parses it in JavaScript).
- * Leaves `p` (the pointer), `grantId`, `userId`, `tag`, `key`, `f` and `record` (the decoded JSON).
+ * CHECK_RECORD does; `rebuild` for a pointer whose grant id has bytes past ASCII (its length prefix
+ * counts UTF-16 units, not bytes: the store then takes the two-call path, which parses it in
+ * JavaScript). Leaves `p` (the pointer), `colon`, `length`, `grantId`, `userId`, `tag`, `key`, `f`,
+ * and `markAt`: the `at` of the user's mark in force, or nil. The record's own issue time is the
+ * caller's to compare with `markAt` (`issuedAt` of a refresh token, `authTime` of a code), from
+ * the record's JSON, which the script reads as cheaply as its layout allows.
  */
 const EXCHANGE_LOOKUP = `
 ${LUA_KEYS}
@@ -177,10 +180,12 @@ ${VALIDATE}
 local now = tonumber(ARGV[1])
 local p = redis.call('GET', KEYS[1])
 if not p then return {'invalid'} end
-if string.find(p, '[\\128-\\255]') then return {'rebuild'} end
 local colon = string.find(p, ':', 1, true)
 local length = tonumber(string.sub(p, 1, colon - 1))
 local grantId = string.sub(p, colon + 1, colon + length)
+-- Of a grant id written with a non-ASCII character, the first length bytes hold one: checking
+-- the grant id alone is enough (the user id is the rest of the pointer, whatever its bytes).
+if string.find(grantId, '[\\128-\\255]') then return {'rebuild'} end
 local userId = string.sub(p, colon + 1 + length)
 local tag = grantTag(ARGV[2], grantId)
 local key = tag .. ARGV[3]
@@ -188,20 +193,14 @@ local f = redis.call('HMGET', key, unpack(FIELDS))
 if not f[1] or tonumber(f[2]) <= now or f[3] ~= grantId then return {'invalid'} end
 local revoked = redis.call('GET', tag .. ':revoked')
 if revoked and tonumber(revoked) > now then return {'invalid'} end
-local record = cjson.decode(f[1])
+local markAt = nil
 if userId ~= '' then
   local mark = redis.call('GET', userMark(ARGV[2], userId))
   if mark then
     local a, e = string.match(mark, '^(%-?%d+) (%-?%d+)$')
-    if a and tonumber(e) > now and tonumber(record[ISSUED]) <= tonumber(a) then return {'invalid'} end
+    if a and tonumber(e) > now then markAt = tonumber(a) end
   end
 end
-`;
-
-/** The DPoP key a decoded record is bound to (`ext.dpopJkt`, a string), or nil. */
-const BOUND_JKT = `
-local bound = nil
-if type(record.ext) == 'table' and type(record.ext.dpopJkt) == 'string' then bound = record.ext.dpopJkt end
 `;
 
 /**
@@ -236,72 +235,109 @@ end
  * The refresh grant's exchange in one step (GrantStore.exchangeRefreshToken). KEYS: the presented
  * token's pointer, the next token's pointer. ARGV: now, key base, `:rt:<hash>`, client id, the
  * request's DPoP key ('' none), the next token's hash (also the call's nonce), its expiry, the key
- * to bind it to ('' none). Checks as `refreshTokenRefusal` (core), then rotates and stores the
- * successor: the rotated record's JSON with the new hash, issue time and expiry in place of the
- * first three members (the store writes refresh tokens in that layout, refreshJson). Replies
- * `{'rotated', json}`, `{'reused', json, rotatedAt}`, `{'refused', reason}`, `{'invalid'}`, or
- * `{'rebuild'}` (nothing written) for a record of another layout or a successor to bind anew: the
- * store then takes the two-call path.
+ * to bind it to ('' none), the client id as JSON. Checks as `refreshTokenRefusal` (core), then
+ * rotates and stores the successor: the rotated record's JSON with the new hash, issue time and
+ * expiry in place of the first three members. Replies `{'rotated', json}`, `{'reused', json,
+ * rotatedAt}`, `{'refused', reason}`, `{'invalid'}`, or `{'rebuild'}` (nothing written) for a
+ * record of another layout or a successor to bind anew: the store then takes the two-call path.
+ *
+ * The store writes refresh tokens as refreshJson lays them out: `tokenHash`, `issuedAt`,
+ * `expiresAt` and `clientId` first. The script finds those by plain searches and compares the
+ * client id as JSON (JSON strings are prefix-free, and the store writes both with JSON.stringify),
+ * which costs Redis a fraction of decoding the record (cjson) or matching a pattern over it: a
+ * string value holds no unescaped quote, so the first `","issuedAt":` after the hash is that
+ * member. The record is decoded only when it names a DPoP key (`"dpopJkt":` anywhere in it), to
+ * read the binding as the contract defines it. A record of an earlier layout (`clientId` not
+ * fourth) goes the two-call path once, which writes its successor in this layout.
  */
 const exchangeRefreshTokenSource = (expireGt: string) => `
 ${expireGt}
-local FIELDS, ISSUED, INTS = {'r', 'exp', 'grant', 'rot', 'by', 'prev'}, 'issuedAt', {1, 7}
+local FIELDS, INTS = {'r', 'exp', 'grant', 'rot', 'by', 'prev'}, {1, 7}
 ${EXCHANGE_LOOKUP}
-if f[4] and f[5] == ARGV[6] then return {'rotated', f[1]} end
-if record.clientId ~= ARGV[4] then return {'refused', 'client'} end
-${BOUND_JKT}
+local r = f[1]
+local issued = string.sub(r, 1, 14) == '{"tokenHash":"' and string.find(r, '","issuedAt":', 15, true)
+local expires = issued and string.find(r, ',"expiresAt":', issued + 13, true)
+local cut = expires and string.find(r, ',', expires + 13, true)
+if not cut or string.sub(r, cut + 1, cut + 11) ~= '"clientId":' then return {'rebuild'} end
+if markAt and tonumber(string.sub(r, issued + 13, expires - 1)) <= markAt then return {'invalid'} end
+if f[4] and f[5] == ARGV[6] then return {'rotated', r} end
+if string.sub(r, cut + 12, cut + 11 + #ARGV[9]) ~= ARGV[9] then return {'refused', 'client'} end
+local bound = nil
+if string.find(r, '"dpopJkt":', cut, true) then
+  local record = cjson.decode(r)
+  if type(record.ext) == 'table' and type(record.ext.dpopJkt) == 'string' then bound = record.ext.dpopJkt end
+end
 if bound and bound ~= ARGV[5] then return {'refused', 'dpop_key'} end
-if f[4] then return {'reused', f[1], f[4]} end
+if f[4] then return {'reused', r, f[4]} end
 if ARGV[8] ~= '' and ARGV[8] ~= bound then return {'rebuild'} end
-local body = string.match(f[1], '^{"tokenHash":"[%w_%-]*","issuedAt":[^,]+,"expiresAt":[^,]+,(.+)$')
-if not body then return {'rebuild'} end
 redis.call('HSET', key, 'rot', ARGV[1], 'by', ARGV[6])
-local json = '{"tokenHash":"' .. ARGV[6] .. '","issuedAt":' .. ARGV[1] .. ',"expiresAt":' .. ARGV[7] .. ',' .. body
+local json = '{"tokenHash":"' .. ARGV[6] .. '","issuedAt":' .. ARGV[1] .. ',"expiresAt":' .. ARGV[7] .. string.sub(r, cut)
 local own = string.sub(p, 1, colon + length) .. string.sub(ARGV[3], 5)
 ${writeExchanged('ARGV[6]', 'ARGV[7]', 'json', 'string.sub(ARGV[3], 5)', 'own')}
-return {'rotated', f[1]}
+return {'rotated', r}
 `;
 
 /**
  * The code grant's exchange in one step (GrantStore.exchangeCode). KEYS: the code's pointer, [the
- * refresh token's pointer]. ARGV: now, key base, `:code:<hash>`, nonce, keepUntil, client id, the
- * request's redirect_uri ('' none, else '=' and the URI), '1' when it fits a code without one, the
- * verifier's challenge ('' none), the request's DPoP key ('' none), the refresh token's hash (''
- * none), its expiry, the key to bind it to as a JSON string ('' none). Checks as `codeRefusal`
- * (core), then consumes the code (as redeemCode) and stores the refresh token unless the code's
- * scope has `openid` without `offline_access`: `{"tokenHash","issuedAt","expiresAt",` then the
- * code's refresh template `t` (written by saveCode: grant, client, subject, scope, resources and
- * authentication, as JSON members), `"grantedAt"` and the code's `ext` without `dpopJkt` (`x`,
- * JSON or '') bound to the given key. Replies `{'redeemed', json, exp, stored}`,
+ * refresh token's pointer]. ARGV: now, key base, `:code:<hash>`, nonce, keepUntil, the client id
+ * as JSON, the request's redirect_uri as JSON ('' none), '1' when it fits a code without one, the
+ * verifier's challenge as JSON ('' none), the request's DPoP key ('' none), the refresh token's
+ * hash ('' none), its expiry, the key to bind it to as a JSON string ('' none). Checks as
+ * `codeRefusal` (core), then consumes the code (as redeemCode) and stores the refresh token unless
+ * the code's scope has `openid` without `offline_access`: `{"tokenHash","issuedAt","expiresAt",`
+ * then the code's refresh template `t` (written by saveCode: client, grant, subject, scope,
+ * resources and authentication, as JSON members; `-` for a code whose scope stores none),
+ * `"grantedAt"` and the code's `ext` without `dpopJkt` (`x`, JSON or '') bound to the given key.
+ * Consuming the code replaces its template with `+` or `-` (whether this exchange stored a refresh
+ * token: a repeated run answers alike) and drops `x`. Replies `{'redeemed', json, exp, stored}`,
  * `{'replayed', json, consumedAt, exp}`, `{'refused', reason}`, `{'invalid'}`, or `{'rebuild'}`
- * (nothing written) for a code saved without a template (by an earlier version).
+ * (nothing written) for a code of another layout or consumed by the two-call path.
+ *
+ * The store writes codes as codeJson lays them out: `codeHash`, `authTime`, `clientId`,
+ * `redirectUri` and, when it has one, `codeChallenge` first. The script compares the request's
+ * values with those members as JSON, by position (see exchangeRefreshTokenSource), and decodes the
+ * record only when it names a DPoP key.
  */
 const exchangeCodeSource = (expireGt: string) => `
 ${expireGt}
-local FIELDS, ISSUED, INTS = {'r', 'exp', 'grant', 'used', 'by', 't', 'x'}, 'authTime', {1, 5, 12}
+local FIELDS, INTS = {'r', 'exp', 'grant', 'used', 'by', 't', 'x'}, {1, 5, 12}
 ${EXCHANGE_LOOKUP}
-local scope = ' ' .. tostring(record.scope) .. ' '
-local offline = not string.find(scope, ' openid ', 1, true) or string.find(scope, ' offline_access ', 1, true)
-local store = ARGV[11] ~= '' and offline and true or false
-if f[4] and f[5] == ARGV[4] then return {'redeemed', f[1], f[2], store and '1' or '0'} end
-if record.clientId ~= ARGV[6] then return {'refused', 'client'} end
-if record.redirectUri == '' then
+local r = f[1]
+local auth = string.sub(r, 1, 13) == '{"codeHash":"' and string.find(r, '","authTime":', 14, true)
+local cut = auth and string.find(r, ',', auth + 13, true)
+if not cut or not f[6] or string.sub(r, cut + 1, cut + 11) ~= '"clientId":' then return {'rebuild'} end
+if markAt and tonumber(string.sub(r, auth + 13, cut - 1)) <= markAt then return {'invalid'} end
+local store = ARGV[11] ~= '' and f[6] ~= '-'
+if f[4] and f[5] == ARGV[4] then return {'redeemed', r, f[2], store and '1' or '0'} end
+local at = cut + 12
+if string.sub(r, at, at + #ARGV[6] - 1) ~= ARGV[6] then return {'refused', 'client'} end
+at = at + #ARGV[6]
+if string.sub(r, at, at + 15) ~= ',"redirectUri":"' then return {'rebuild'} end
+at = at + 15
+if string.sub(r, at, at + 1) == '""' then
   if ARGV[8] ~= '1' then return {'refused', 'redirect_uri'} end
-elseif ARGV[7] ~= '=' .. tostring(record.redirectUri) then return {'refused', 'redirect_uri'} end
-local challenge = record.codeChallenge
-if type(challenge) ~= 'string' then
+  at = at + 2
+elseif ARGV[7] == '' or string.sub(r, at, at + #ARGV[7] - 1) ~= ARGV[7] then
+  return {'refused', 'redirect_uri'}
+else
+  at = at + #ARGV[7]
+end
+if string.sub(r, at, at + 16) ~= ',"codeChallenge":' then
   if ARGV[9] ~= '' then return {'refused', 'code_verifier_unexpected'} end
 elseif ARGV[9] == '' then return {'refused', 'code_verifier_missing'}
-elseif ARGV[9] ~= challenge then return {'refused', 'code_verifier_mismatch'} end
-${BOUND_JKT}
+elseif string.sub(r, at + 17, at + 16 + #ARGV[9]) ~= ARGV[9] then return {'refused', 'code_verifier_mismatch'} end
+local bound = nil
+if string.find(r, '"dpopJkt":', cut, true) then
+  local record = cjson.decode(r)
+  if type(record.ext) == 'table' and type(record.ext.dpopJkt) == 'string' then bound = record.ext.dpopJkt end
+end
 if bound and bound ~= ARGV[10] then return {'refused', 'dpop_key'} end
-if f[4] then return {'replayed', f[1], f[4], f[2]} end
-if store and not f[6] then return {'rebuild'} end
+if f[4] then return {'replayed', r, f[4], f[2]} end
 local exp = f[2]
 if tonumber(ARGV[5]) > tonumber(exp) then exp = ARGV[5] end
 -- The template is needed only until the code is consumed.
-if f[6] then redis.call('HDEL', key, 't', 'x') end
-redis.call('HSET', key, 'used', ARGV[1], 'by', ARGV[4], 'exp', exp)
+if f[7] then redis.call('HDEL', key, 'x') end
+redis.call('HSET', key, 'used', ARGV[1], 'by', ARGV[4], 'exp', exp, 't', store and '+' or '-')
 redis.call('PEXPIREAT', key, exp)
 if store then
   local ext = f[7] or ''
@@ -314,7 +350,7 @@ if store then
     .. f[6] .. ',"grantedAt":' .. ARGV[1] .. ext .. '}'
 ${writeExchanged('ARGV[11]', 'ARGV[12]', 'json', 'nil', "''")}
 end
-return {'redeemed', f[1], exp, store and '1' or '0'}
+return {'redeemed', r, exp, store and '1' or '0'}
 `;
 
 /**

@@ -7,6 +7,7 @@ import {
   exchangeRefreshTokenByLookup,
   type GrantRefusal,
   type GrantStore,
+  offlineAccessGranted,
   type RedeemCodeResult,
   type RefreshTokenRecord,
   type RotateRefreshTokenResult,
@@ -347,7 +348,7 @@ export function redisGrantStore(
       await saveHash(
         keys.codePointer(record.codeHash),
         keys.code(record.grantId, record.codeHash),
-        JSON.stringify(rest),
+        codeJson(rest),
         record.expiresAt,
         record.grantId,
         record.userId,
@@ -420,10 +421,10 @@ export function redisGrantStore(
           keys.code('', codeHash).slice(emptyGrantTagLength),
           mint?.tokenHash ?? randomUUID(),
           expireAt(exchange.keepUntil),
-          exchange.clientId,
-          exchange.redirectUri === undefined ? '' : `=${exchange.redirectUri}`,
+          JSON.stringify(exchange.clientId),
+          exchange.redirectUri === undefined ? '' : JSON.stringify(exchange.redirectUri),
           exchange.redirectUriFitsDefault ? '1' : '0',
-          exchange.verifierChallenge ?? '',
+          exchange.verifierChallenge === undefined ? '' : JSON.stringify(exchange.verifierChallenge),
           exchange.dpopJkt ?? '',
           mint?.tokenHash ?? '',
           mint ? expireAt(mint.expiresAt) : '0',
@@ -464,6 +465,7 @@ export function redisGrantStore(
           next.tokenHash,
           expireAt(next.expiresAt),
           next.dpopJkt ?? '',
+          JSON.stringify(exchange.clientId),
         ],
       );
       if (reply === undefined) return exchangeRefreshTokenByLookup(store, tokenHash, exchange, now);
@@ -698,30 +700,45 @@ function markCovers(mark: string | null | undefined, issuedAt: number, now: numb
 }
 
 /**
- * A refresh token's JSON as the store writes it: its hash, issue time and expiry first (the
- * one-step rotation writes its successor by replacing these three in place,
- * exchangeRefreshTokenSource), without `rotatedAt` (a field of the hash).
+ * A refresh token's JSON as the store writes it: its hash, issue time, expiry and client id first
+ * (the one-step rotation reads these by position and writes its successor by replacing the first
+ * three in place, exchangeRefreshTokenSource), without `rotatedAt` (a field of the hash).
  */
 export function refreshJson(record: RefreshTokenRecord): string {
-  const { tokenHash, issuedAt, expiresAt, rotatedAt: _, ...rest } = record;
-  return JSON.stringify({ tokenHash, issuedAt, expiresAt, ...rest });
+  const { tokenHash, issuedAt, expiresAt, clientId, rotatedAt: _, ...rest } = record;
+  return JSON.stringify({ tokenHash, issuedAt, expiresAt, clientId, ...rest });
+}
+
+/**
+ * A code's JSON as the store writes it: `codeHash`, `authTime`, `clientId`, `redirectUri` and, when
+ * it has one, `codeChallenge` first (the one-step exchange reads these by position,
+ * exchangeCodeSource), without `consumedAt` (a field of the hash).
+ */
+function codeJson(code: Omit<AuthorizationCodeRecord, 'consumedAt'>): string {
+  const { codeHash, authTime, clientId, redirectUri, codeChallenge, ...rest } = code;
+  return JSON.stringify({ codeHash, authTime, clientId, redirectUri, codeChallenge, ...rest });
 }
 
 /**
  * The fields `t` and `x` of an unconsumed code (exchangeCodeSource): the members of the refresh
- * token its exchange stores that come from the code (`refreshTokenFromCode`), as JSON members, and
- * the code's `ext` without its binding (JSON, or '').
+ * token its exchange stores that come from the code (`refreshTokenFromCode`), as JSON members
+ * (`clientId` first), or `-` when the code's scope stores none (`openid` without
+ * `offline_access`, OpenID Connect Core §11); and the code's `ext` without its binding (JSON, or '').
  */
 function refreshTemplate(code: AuthorizationCodeRecord): string[] {
+  if (!offlineAccessGranted(code.scope)) return ['t', '-', 'x', ''];
   const {
     tokenHash: _h,
     issuedAt: _i,
     expiresAt: _e,
     grantedAt: _g,
     ext,
+    clientId,
     ...grant
   } = refreshTokenFromCode(code, { tokenHash: '', expiresAt: 0 }, 0);
-  return ['t', JSON.stringify(grant).slice(1, -1), 'x', ext === undefined ? '' : JSON.stringify(ext)];
+  // `clientId` first: the refresh token's fourth member, as refreshJson lays it out.
+  const members = JSON.stringify({ clientId, ...grant }).slice(1, -1);
+  return ['t', members, 'x', ext === undefined ? '' : JSON.stringify(ext)];
 }
 
 /** `exec()` reports per-command errors in its result instead of rejecting. */

@@ -178,8 +178,9 @@ export function keyLayout(prefix: string, instanceId: string): KeyLayout {
  */
 export const LUA_KEYS = `
 local function grantTag(base, grantId)
-  -- Most ids have nothing to encode: finding that is cheaper than a gsub (no new string).
-  if string.find(grantId, '[{}%%]') then
+  -- Most ids have nothing to encode: finding that is cheaper than a gsub (no new string), and three
+  -- plain searches cost half of one search for a character class.
+  if string.find(grantId, '{', 1, true) or string.find(grantId, '}', 1, true) or string.find(grantId, '%', 1, true) then
     grantId = string.gsub(grantId, '[{}%%]', function(c) return string.format('%%%02X', string.byte(c)) end)
   end
   return base .. 'g:' .. grantId .. '}'

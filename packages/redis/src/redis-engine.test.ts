@@ -446,9 +446,141 @@ describe.skipIf(!url)('redis engine specifics', () => {
       );
       expect(reused.result.status).toBe('reused');
       expect(reused.roundTrips).toBe(1);
-      // The consumed code no longer holds its refresh template.
+      // The consumed code holds only whether its exchange stored a refresh token, not its template.
       const codeKey = keyLayout(prefix, 'default').code(code.grantId, code.codeHash);
-      expect(await viaProxy.client.hexists(codeKey, 't')).toBe(0);
+      expect(await viaProxy.client.hmget(codeKey, 't', 'x')).toEqual(['+', null]);
+      // A replay (another call: its own refresh token hash), and each refusal the code's members
+      // decide, is one round trip that writes nothing.
+      const replay = {
+        ...exchange,
+        refreshToken: { tokenHash: await hashSecret(crypto.randomUUID()), expiresAt: now + 3_600_000 },
+      };
+      expect(await counted(() => viaProxy.grants.exchangeCode!(code.codeHash, replay, now + 3))).toEqual({
+        result: {
+          status: 'replayed',
+          code: { ...code, consumedAt: now, expiresAt: now + 600_000 },
+        },
+        roundTrips: 1,
+      });
+      const fresh = {
+        ...(await codeOf(now)),
+        userId,
+        scope: 'openid read',
+        codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      };
+      await viaProxy.grants.saveCode(fresh);
+      const unstored = { tokenHash: await hashSecret(crypto.randomUUID()), expiresAt: now + 3_600_000 };
+      const freshExchange = { ...exchange, verifierChallenge: fresh.codeChallenge, refreshToken: unstored };
+      for (const [change, reason] of [
+        [{ clientId: 'c2' }, 'client'],
+        [{ clientId: 'c"' }, 'client'],
+        [{ redirectUri: `${fresh.redirectUri}/` }, 'redirect_uri'],
+        [{ redirectUri: undefined, redirectUriFitsDefault: true }, 'redirect_uri'],
+        [{ verifierChallenge: undefined }, 'code_verifier_missing'],
+        [{ verifierChallenge: `${fresh.codeChallenge}x` }, 'code_verifier_mismatch'],
+      ] as const)
+        expect(
+          await counted(() =>
+            viaProxy.grants.exchangeCode!(fresh.codeHash, { ...freshExchange, ...change }, now),
+          ),
+        ).toEqual({ result: { status: 'refused', reason }, roundTrips: 1 });
+      // `openid` without `offline_access` stores no refresh token (OpenID Connect Core §11).
+      expect(await counted(() => viaProxy.grants.exchangeCode!(fresh.codeHash, freshExchange, now))).toEqual({
+        result: {
+          status: 'redeemed',
+          code: { ...fresh, consumedAt: now, expiresAt: now + 600_000 },
+          refreshTokenStored: false,
+        },
+        roundTrips: 1,
+      });
+      expect(await viaProxy.grants.findRefreshToken(unstored.tokenHash, now + 3)).toBeNull();
+      // A code without PKCE refuses a verifier (a downgrade), also by position.
+      const plain = { ...(await codeOf(now)), userId, redirectUri: '' };
+      await viaProxy.grants.saveCode(plain);
+      expect(
+        await counted(() =>
+          viaProxy.grants.exchangeCode!(
+            plain.codeHash,
+            { ...freshExchange, redirectUri: undefined, redirectUriFitsDefault: true },
+            now,
+          ),
+        ),
+      ).toEqual({ result: { status: 'refused', reason: 'code_verifier_unexpected' }, roundTrips: 1 });
+    } finally {
+      await viaProxy.close();
+      await proxy.close();
+    }
+  });
+
+  it('rotates a refresh token of the layout before `clientId` came fourth in two calls, its successor in one', async () => {
+    const proxy = await roundTripCountingProxy(new URL(url!));
+    const viaProxy = redisStorage({ url: `redis://127.0.0.1:${proxy.port}`, prefix });
+    try {
+      await viaProxy.ready();
+      const now = Date.now();
+      const userId = crypto.randomUUID();
+      const token = { ...(await userRefresh(now, crypto.randomUUID(), userId)), ext: { dpopJkt: 'k' } };
+      await viaProxy.grants.saveRefreshToken(token);
+      // As the previous version wrote it: the hash, issue time and expiry first, then the record's order.
+      const { tokenHash, issuedAt, expiresAt, ...rest } = token;
+      const key = grantKey(token.grantId, `rt:${tokenHash}`);
+      await viaProxy.client.hset(key, 'r', JSON.stringify({ tokenHash, issuedAt, expiresAt, ...rest }));
+      expect(JSON.parse((await viaProxy.client.hget(key, 'r'))!)).toEqual(token);
+      const counted = async <T>(call: () => Promise<T>) => {
+        proxy.take();
+        const result = await call();
+        return { result, roundTrips: proxy.take() };
+      };
+      const next = { tokenHash: await hashSecret(crypto.randomUUID()), expiresAt: now + 7_200_000 };
+      const first = await counted(() =>
+        viaProxy.grants.exchangeRefreshToken!(
+          tokenHash,
+          { clientId: token.clientId, dpopJkt: 'k', next },
+          now + 1,
+        ),
+      );
+      expect(first.result).toEqual({ status: 'rotated', previous: token });
+      expect(first.roundTrips).toBeGreaterThan(1);
+      // The successor is written in the new layout: its rotation (a bound one: the record is
+      // decoded for its key) and a refusal are one round trip each.
+      const successorKey = grantKey(token.grantId, `rt:${next.tokenHash}`);
+      expect(
+        (await viaProxy.client.hget(successorKey, 'r'))!.startsWith(
+          `{"tokenHash":"${next.tokenHash}","issuedAt":${now + 1},"expiresAt":${next.expiresAt},"clientId":"c",`,
+        ),
+      ).toBe(true);
+      const third = { tokenHash: await hashSecret(crypto.randomUUID()), expiresAt: now + 7_200_000 };
+      expect(
+        await counted(() =>
+          viaProxy.grants.exchangeRefreshToken!(next.tokenHash, { clientId: 'c', next: third }, now + 2),
+        ),
+      ).toEqual({ result: { status: 'refused', reason: 'dpop_key' }, roundTrips: 1 });
+      const second = await counted(() =>
+        viaProxy.grants.exchangeRefreshToken!(
+          next.tokenHash,
+          { clientId: 'c', dpopJkt: 'k', next: third },
+          now + 2,
+        ),
+      );
+      expect(second).toEqual({
+        result: {
+          status: 'rotated',
+          previous: { ...token, tokenHash: next.tokenHash, issuedAt: now + 1, expiresAt: next.expiresAt },
+        },
+        roundTrips: 1,
+      });
+      // A user's mark covering the token's issue time makes it invalid, read from the same layout.
+      await viaProxy.grants.revokeSubject!(userId, now + 2, now + 60_000);
+      const fourth = { tokenHash: await hashSecret(crypto.randomUUID()), expiresAt: now + 7_200_000 };
+      expect(
+        await counted(() =>
+          viaProxy.grants.exchangeRefreshToken!(
+            third.tokenHash,
+            { clientId: 'c', dpopJkt: 'k', next: fourth },
+            now + 3,
+          ),
+        ),
+      ).toEqual({ result: { status: 'invalid' }, roundTrips: 1 });
     } finally {
       await viaProxy.close();
       await proxy.close();
@@ -531,6 +663,7 @@ describe.skipIf(!url)('redis engine specifics', () => {
           next,
           String(now + 3_600_000),
           '',
+          JSON.stringify(token.clientId),
         ],
       );
     const first = (await run()) as string[];
