@@ -206,8 +206,14 @@ async function benchStorage(engine) {
   }
   if (engine === 'postgres') {
     const postgres = await import(new URL('packages/postgres/dist/index.js', root).href);
+    // BENCH_PG_POOL_MAX=<n>: the host's own pool of n connections (failFastPoolConfig, as the
+    // engine's README shows) instead of the engine's default pool of 10.
+    const poolMax = Number(process.env.BENCH_PG_POOL_MAX ?? 0);
+    const pg = poolMax > 0 ? createRequire(new URL('packages/postgres/package.json', root))('pg') : undefined;
     const storage = postgres.postgresStorage({
-      connectionString: process.env.DATABASE_URL,
+      ...(pg
+        ? { pool: new pg.Pool({ ...postgres.failFastPoolConfig(process.env.DATABASE_URL), max: poolMax }) }
+        : { connectionString: process.env.DATABASE_URL }),
       schema: namespace,
     });
     await postgres.migrate(storage.pool, { schema: namespace });
@@ -216,6 +222,7 @@ async function benchStorage(engine) {
       drop: async () => {
         await storage.pool.query(`DROP SCHEMA IF EXISTS "${namespace}" CASCADE`);
         await storage.close();
+        if (pg) await storage.pool.end();
       },
     };
   }
