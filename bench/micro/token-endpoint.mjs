@@ -13,6 +13,9 @@
  * `tree` defaults to this checkout; give an older worktree first to compare (its packages built).
  * BENCH_ID_TOKEN_ALG=ES256: instances with an ES256 key only, so their ID tokens are ES256.
  * BENCH_PROFILE=<file>: a V8 CPU profile of the measured batches (of the last tree).
+ * BENCH_HEAP_PROFILE=<file>: a sampling allocation profile of the same batches, collected objects
+ * included (what the garbage collector has to handle, not only what stays), and the allocating
+ * functions with the most bytes per request printed.
  * Instructions per request (load-independent), e.g. W2 of two checkouts:
  *   BENCH_CALLGRIND=/tmp/cg valgrind --tool=callgrind --separate-threads=yes \
  *     --callgrind-out-file=/tmp/cg/cg.%p node --import tsx bench/micro/token-endpoint.mjs W2 300 2 ../old .
@@ -161,7 +164,9 @@ const setups = [];
 for (const tree of trees) setups.push(await setup(tree));
 for (const s of setups) await s.run(await s.mint(batch)); // warm-up
 for (const s of setups) s.calls.clear();
-const session = process.env.BENCH_PROFILE ? new (await import('node:inspector')).Session() : undefined;
+const heapProfile = process.env.BENCH_HEAP_PROFILE;
+const session =
+  process.env.BENCH_PROFILE || heapProfile ? new (await import('node:inspector')).Session() : undefined;
 const post = (method, params) =>
   new Promise((resolve, reject) => session.post(method, params, (e, r) => (e ? reject(e) : resolve(r))));
 for (let b = 0; b < Number(batchesArg); b++) {
@@ -170,9 +175,18 @@ for (let b = 0; b < Number(batchesArg); b++) {
     const profiling = session && s === setups.at(-1);
     if (profiling && b === 0) {
       session.connect();
-      await post('Profiler.enable');
-      await post('Profiler.setSamplingInterval', { interval: 100 });
-      await post('Profiler.start');
+      if (heapProfile) {
+        await post('HeapProfiler.enable');
+        await post('HeapProfiler.startSampling', {
+          samplingInterval: 256,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        });
+      } else {
+        await post('Profiler.enable');
+        await post('Profiler.setSamplingInterval', { interval: 100 });
+        await post('Profiler.start');
+      }
     }
     if (callgrind) await callgrindControl('--zero');
     const before = process.cpuUsage();
@@ -184,8 +198,25 @@ for (let b = 0; b < Number(batchesArg); b++) {
     s.cpu.push((used.user + used.system) / batch);
   }
 }
-if (session) writeFileSync(process.env.BENCH_PROFILE, JSON.stringify((await post('Profiler.stop')).profile));
 const requests = batch * Number(batchesArg);
+if (session && heapProfile) {
+  const { profile } = await post('HeapProfiler.stopSampling');
+  writeFileSync(heapProfile, JSON.stringify(profile));
+  // Bytes allocated per request by each function (self), summed over its call sites.
+  const bytes = new Map();
+  const visit = (node) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const name = `${functionName || '(anonymous)'} ${url.replace(/^.*\/(packages|node_modules)\//, '$1/')}:${lineNumber + 1}`;
+    bytes.set(name, (bytes.get(name) ?? 0) + node.selfSize);
+    for (const child of node.children) visit(child);
+  };
+  visit(profile.head);
+  const total = [...bytes.values()].reduce((a, b) => a + b, 0);
+  console.log(`allocated: ${(total / requests).toFixed(0)} B/req (sampled)`);
+  for (const [name, size] of [...bytes].sort((a, b) => b[1] - a[1]).slice(0, 30))
+    console.log(`  ${(size / requests).toFixed(0).padStart(6)} B/req  ${name}`);
+} else if (session)
+  writeFileSync(process.env.BENCH_PROFILE, JSON.stringify((await post('Profiler.stop')).profile));
 for (const s of setups) {
   s.cpu.sort((a, b) => a - b);
   const kv = [...s.calls].map(([k, v]) => `${k} ${(v / requests).toFixed(2)}`).join(', ') || 'none';

@@ -287,11 +287,11 @@ return {'rotated', r}
  * the code's scope has `openid` without `offline_access`: `{"tokenHash","issuedAt","expiresAt",`
  * then the code's refresh template `t` (written by saveCode: client, grant, subject, scope,
  * resources and authentication, as JSON members; `-` for a code whose scope stores none),
- * `"grantedAt"` and the code's `ext` without `dpopJkt` (`x`, JSON or '') bound to the given key.
- * Consuming the code replaces its template with `+` or `-` (whether this exchange stored a refresh
- * token: a repeated run answers alike) and drops `x`. Replies `{'redeemed', json, exp, stored}`,
- * `{'replayed', json, consumedAt, exp}`, `{'refused', reason}`, `{'invalid'}`, or `{'rebuild'}`
- * (nothing written) for a code of another layout or consumed by the two-call path.
+ * `"grantedAt"` and the code's `ext` without `dpopJkt` (`x`, JSON or '') bound to the given key;
+ * both go at consumption. Replies `{'redeemed', json, exp, stored}` (a repeated run: stored when
+ * the refresh token's pointer exists), `{'replayed', json, consumedAt, exp}`, `{'refused',
+ * reason}`, `{'invalid'}`, or `{'rebuild'}` (nothing written) for a code of another layout, or
+ * unconsumed without a template (saved by an earlier version).
  *
  * The store writes codes as codeJson lays them out: `codeHash`, `authTime`, `clientId`,
  * `redirectUri` and, when it has one, `codeChallenge` first. The script compares the request's
@@ -305,10 +305,13 @@ ${EXCHANGE_LOOKUP}
 local r = f[1]
 local auth = string.sub(r, 1, 13) == '{"codeHash":"' and string.find(r, '","authTime":', 14, true)
 local cut = auth and string.find(r, ',', auth + 13, true)
-if not cut or not f[6] or string.sub(r, cut + 1, cut + 11) ~= '"clientId":' then return {'rebuild'} end
+if not cut or string.sub(r, cut + 1, cut + 11) ~= '"clientId":' then return {'rebuild'} end
 if markAt and tonumber(string.sub(r, auth + 13, cut - 1)) <= markAt then return {'invalid'} end
-local store = ARGV[11] ~= '' and f[6] ~= '-'
-if f[4] and f[5] == ARGV[4] then return {'redeemed', r, f[2], store and '1' or '0'} end
+-- A repeated run: its refresh token was stored if its pointer is there (a new, random hash).
+if f[4] and f[5] == ARGV[4] then
+  local stored = ARGV[11] ~= '' and redis.call('EXISTS', KEYS[2]) == 1
+  return {'redeemed', r, f[2], stored and '1' or '0'}
+end
 local at = cut + 12
 if string.sub(r, at, at + #ARGV[6] - 1) ~= ARGV[6] then return {'refused', 'client'} end
 at = at + #ARGV[6]
@@ -333,11 +336,13 @@ if string.find(r, '"dpopJkt":', cut, true) then
 end
 if bound and bound ~= ARGV[10] then return {'refused', 'dpop_key'} end
 if f[4] then return {'replayed', r, f[4], f[2]} end
+if not f[6] then return {'rebuild'} end
+local store = ARGV[11] ~= '' and f[6] ~= '-'
 local exp = f[2]
 if tonumber(ARGV[5]) > tonumber(exp) then exp = ARGV[5] end
 -- The template is needed only until the code is consumed.
-if f[7] then redis.call('HDEL', key, 'x') end
-redis.call('HSET', key, 'used', ARGV[1], 'by', ARGV[4], 'exp', exp, 't', store and '+' or '-')
+redis.call('HDEL', key, 't', 'x')
+redis.call('HSET', key, 'used', ARGV[1], 'by', ARGV[4], 'exp', exp)
 redis.call('PEXPIREAT', key, exp)
 if store then
   local ext = f[7] or ''

@@ -446,9 +446,9 @@ describe.skipIf(!url)('redis engine specifics', () => {
       );
       expect(reused.result.status).toBe('reused');
       expect(reused.roundTrips).toBe(1);
-      // The consumed code holds only whether its exchange stored a refresh token, not its template.
+      // The consumed code no longer holds its refresh template.
       const codeKey = keyLayout(prefix, 'default').code(code.grantId, code.codeHash);
-      expect(await viaProxy.client.hmget(codeKey, 't', 'x')).toEqual(['+', null]);
+      expect(await viaProxy.client.hmget(codeKey, 't', 'x')).toEqual([null, null]);
       // A replay (another call: its own refresh token hash), and each refusal the code's members
       // decide, is one round trip that writes nothing.
       const replay = {
@@ -678,6 +678,55 @@ describe.skipIf(!url)('redis engine specifics', () => {
         )
       ).status,
     ).toBe('reused');
+  });
+
+  it('answers a re-run of the same code exchange like the first run, whether it stored a refresh token or not', async () => {
+    const now = Date.now();
+    const keys = keyLayout(prefix, 'default');
+    for (const [scope, stored] of [
+      ['read', '1'],
+      ['openid read', '0'],
+    ] as const) {
+      const code = { ...(await codeOf(now)), userId: crypto.randomUUID(), scope };
+      await storage.grants.saveCode(code);
+      const mint = await hashSecret(crypto.randomUUID());
+      const run = () =>
+        defaultGrantScripts.exchangeCode.run(
+          storage.client,
+          [keys.codePointer(code.codeHash), keys.refreshTokenPointer(mint)],
+          [
+            String(now),
+            keys.base,
+            `:code:${code.codeHash}`,
+            mint,
+            String(now + 600_000),
+            JSON.stringify(code.clientId),
+            JSON.stringify(code.redirectUri),
+            '0',
+            '',
+            '',
+            mint,
+            String(now + 3_600_000),
+            '',
+          ],
+        );
+      const first = (await run()) as string[];
+      expect([first[0], first[3]]).toEqual(['redeemed', stored]);
+      expect(await run()).toEqual(first);
+      // Another call is a replay.
+      const replay = await storage.grants.exchangeCode!(
+        code.codeHash,
+        {
+          clientId: code.clientId,
+          redirectUri: code.redirectUri,
+          redirectUriFitsDefault: false,
+          keepUntil: now + 600_000,
+          refreshToken: { tokenHash: await hashSecret(crypto.randomUUID()), expiresAt: now + 3_600_000 },
+        },
+        now,
+      );
+      expect(replay.status).toBe('replayed');
+    }
   });
 
   it('finds the records of a grant id with braces and % in one step, as the key layout places them', async () => {
