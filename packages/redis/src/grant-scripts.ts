@@ -177,6 +177,9 @@ return {'rotated', f[1]}
 const EXCHANGE_LOOKUP = `
 ${LUA_KEYS}
 ${VALIDATE}
+-- Whether \`text\` is in \`s\` at byte \`i\`: a plain search, which creates no string (a substring
+-- compared with it would).
+local function holds(s, i, text) return string.find(s, text, i, true) == i end
 local now = tonumber(ARGV[1])
 local p = redis.call('GET', KEYS[1])
 if not p then return {'invalid'} end
@@ -242,26 +245,32 @@ end
  * record of another layout or a successor to bind anew: the store then takes the two-call path.
  *
  * The store writes refresh tokens as refreshJson lays them out: `tokenHash`, `issuedAt`,
- * `expiresAt` and `clientId` first. The script finds those by plain searches and compares the
- * client id as JSON (JSON strings are prefix-free, and the store writes both with JSON.stringify),
- * which costs Redis a fraction of decoding the record (cjson) or matching a pattern over it: a
- * string value holds no unescaped quote, so the first `","issuedAt":` after the hash is that
- * member. The record is decoded only when it names a DPoP key (`"dpopJkt":` anywhere in it), to
- * read the binding as the contract defines it. A record of an earlier layout (`clientId` not
- * fourth) goes the two-call path once, which writes its successor in this layout.
+ * `expiresAt` and `clientId` first. The script reads those members at their positions (the record
+ * starts with the presented hash; each number ends at the next comma, since a number holds none)
+ * and compares the client id as JSON (JSON strings are prefix-free, and the store writes both with
+ * JSON.stringify), which costs Redis a fraction of decoding the record (cjson) or matching a
+ * pattern over it; nothing nested in the record can stand in for a member it reads. The record
+ * is decoded only when it names a DPoP key (`"dpopJkt":` anywhere in it), to read the binding as
+ * the contract defines it. A record of an earlier layout (`clientId` not fourth) goes the two-call
+ * path once, which writes its successor in this layout.
  */
 const exchangeRefreshTokenSource = (expireGt: string) => `
 ${expireGt}
 local FIELDS, INTS = {'r', 'exp', 'grant', 'rot', 'by', 'prev'}, {1, 7}
 ${EXCHANGE_LOOKUP}
 local r = f[1]
-local issued = string.sub(r, 1, 14) == '{"tokenHash":"' and string.find(r, '","issuedAt":', 15, true)
-local expires = issued and string.find(r, ',"expiresAt":', issued + 13, true)
-local cut = expires and string.find(r, ',', expires + 13, true)
-if not cut or string.sub(r, cut + 1, cut + 11) ~= '"clientId":' then return {'rebuild'} end
-if markAt and tonumber(string.sub(r, issued + 13, expires - 1)) <= markAt then return {'invalid'} end
+local hash = string.sub(ARGV[3], 5)
+local at = 15 + #hash
+if not (holds(r, 1, '{"tokenHash":"') and holds(r, 15, hash) and holds(r, at, '","issuedAt":')) then
+  return {'rebuild'}
+end
+local expires = string.find(r, ',', at + 13, true)
+if not expires or not holds(r, expires, ',"expiresAt":') then return {'rebuild'} end
+local cut = string.find(r, ',', expires + 13, true)
+if not cut or not holds(r, cut + 1, '"clientId":') then return {'rebuild'} end
+if markAt and tonumber(string.sub(r, at + 13, expires - 1)) <= markAt then return {'invalid'} end
 if f[4] and f[5] == ARGV[6] then return {'rotated', r} end
-if string.sub(r, cut + 12, cut + 11 + #ARGV[9]) ~= ARGV[9] then return {'refused', 'client'} end
+if not holds(r, cut + 12, ARGV[9]) then return {'refused', 'client'} end
 local bound = nil
 if string.find(r, '"dpopJkt":', cut, true) then
   local record = cjson.decode(r)
@@ -272,8 +281,8 @@ if f[4] then return {'reused', r, f[4]} end
 if ARGV[8] ~= '' and ARGV[8] ~= bound then return {'rebuild'} end
 redis.call('HSET', key, 'rot', ARGV[1], 'by', ARGV[6])
 local json = '{"tokenHash":"' .. ARGV[6] .. '","issuedAt":' .. ARGV[1] .. ',"expiresAt":' .. ARGV[7] .. string.sub(r, cut)
-local own = string.sub(p, 1, colon + length) .. string.sub(ARGV[3], 5)
-${writeExchanged('ARGV[6]', 'ARGV[7]', 'json', 'string.sub(ARGV[3], 5)', 'own')}
+local own = string.sub(p, 1, colon + length) .. hash
+${writeExchanged('ARGV[6]', 'ARGV[7]', 'json', 'hash', 'own')}
 return {'rotated', r}
 `;
 
@@ -294,18 +303,22 @@ return {'rotated', r}
  * unconsumed without a template (saved by an earlier version).
  *
  * The store writes codes as codeJson lays them out: `codeHash`, `authTime`, `clientId`,
- * `redirectUri` and, when it has one, `codeChallenge` first. The script compares the request's
- * values with those members as JSON, by position (see exchangeRefreshTokenSource), and decodes the
- * record only when it names a DPoP key.
+ * `redirectUri` and, when it has one, `codeChallenge` first. The script reads those members at
+ * their positions and compares the request's values with them as JSON (see
+ * exchangeRefreshTokenSource), and decodes the record only when it names a DPoP key.
  */
 const exchangeCodeSource = (expireGt: string) => `
 ${expireGt}
 local FIELDS, INTS = {'r', 'exp', 'grant', 'used', 'by', 't', 'x'}, {1, 5, 12}
 ${EXCHANGE_LOOKUP}
 local r = f[1]
-local auth = string.sub(r, 1, 13) == '{"codeHash":"' and string.find(r, '","authTime":', 14, true)
-local cut = auth and string.find(r, ',', auth + 13, true)
-if not cut or string.sub(r, cut + 1, cut + 11) ~= '"clientId":' then return {'rebuild'} end
+local hash = string.sub(ARGV[3], 7)
+local auth = 14 + #hash
+if not (holds(r, 1, '{"codeHash":"') and holds(r, 14, hash) and holds(r, auth, '","authTime":')) then
+  return {'rebuild'}
+end
+local cut = string.find(r, ',', auth + 13, true)
+if not cut or not holds(r, cut + 1, '"clientId":') then return {'rebuild'} end
 if markAt and tonumber(string.sub(r, auth + 13, cut - 1)) <= markAt then return {'invalid'} end
 -- A repeated run: its refresh token was stored if its pointer is there (a new, random hash).
 if f[4] and f[5] == ARGV[4] then
@@ -313,22 +326,22 @@ if f[4] and f[5] == ARGV[4] then
   return {'redeemed', r, f[2], stored and '1' or '0'}
 end
 local at = cut + 12
-if string.sub(r, at, at + #ARGV[6] - 1) ~= ARGV[6] then return {'refused', 'client'} end
+if not holds(r, at, ARGV[6]) then return {'refused', 'client'} end
 at = at + #ARGV[6]
-if string.sub(r, at, at + 15) ~= ',"redirectUri":"' then return {'rebuild'} end
+if not holds(r, at, ',"redirectUri":"') then return {'rebuild'} end
 at = at + 15
-if string.sub(r, at, at + 1) == '""' then
+if holds(r, at, '""') then
   if ARGV[8] ~= '1' then return {'refused', 'redirect_uri'} end
   at = at + 2
-elseif ARGV[7] == '' or string.sub(r, at, at + #ARGV[7] - 1) ~= ARGV[7] then
+elseif ARGV[7] == '' or not holds(r, at, ARGV[7]) then
   return {'refused', 'redirect_uri'}
 else
   at = at + #ARGV[7]
 end
-if string.sub(r, at, at + 16) ~= ',"codeChallenge":' then
+if not holds(r, at, ',"codeChallenge":') then
   if ARGV[9] ~= '' then return {'refused', 'code_verifier_unexpected'} end
 elseif ARGV[9] == '' then return {'refused', 'code_verifier_missing'}
-elseif string.sub(r, at + 17, at + 16 + #ARGV[9]) ~= ARGV[9] then return {'refused', 'code_verifier_mismatch'} end
+elseif not holds(r, at + 17, ARGV[9]) then return {'refused', 'code_verifier_mismatch'} end
 local bound = nil
 if string.find(r, '"dpopJkt":', cut, true) then
   local record = cjson.decode(r)

@@ -587,6 +587,44 @@ describe.skipIf(!url)('redis engine specifics', () => {
     }
   });
 
+  it('reads the members of a record where its layout puts them, never from what the record nests', async () => {
+    // A code of an earlier layout (its members in the record's order) whose `ext` nests, before
+    // the code's own `authTime`, the members the one-step script reads: a client's authorization
+    // details can hold any JSON. The exchange must judge the code's own members.
+    const now = Date.now();
+    const userId = crypto.randomUUID();
+    const lure = {
+      type: 'x',
+      authTime: now + 60_000,
+      clientId: 'evil',
+      redirectUri: 'https://evil.example/cb',
+    };
+    const { codeHash, authTime, ...rest } = {
+      ...(await codeOf(now - 10)),
+      userId,
+      ext: { authorizationDetails: [lure] },
+    };
+    const code = { codeHash, ...rest, authTime };
+    await storage.grants.saveCode(code);
+    await storage.client.hset(grantKey(code.grantId, `code:${codeHash}`), 'r', JSON.stringify(code));
+    const exchange = (clientId: string, redirectUri: string) =>
+      storage.grants.exchangeCode!(
+        codeHash,
+        {
+          clientId,
+          redirectUri,
+          redirectUriFitsDefault: false,
+          keepUntil: now + 600_000,
+          refreshToken: { tokenHash: crypto.randomUUID(), expiresAt: now + 3_600_000 },
+        },
+        now,
+      );
+    expect(await exchange('evil', lure.redirectUri)).toEqual({ status: 'refused', reason: 'client' });
+    // A user's mark covering the code's own authentication time, not the nested one, revokes it.
+    await storage.grants.revokeSubject!(userId, now - 5, now + 60_000);
+    expect(await exchange(code.clientId, code.redirectUri)).toEqual({ status: 'invalid' });
+  });
+
   it('exchanges records an earlier version wrote, and binds a successor anew, in two calls', async () => {
     const now = Date.now();
     const userId = crypto.randomUUID();
