@@ -235,6 +235,26 @@ end
 `;
 
 /**
+ * Lua: the stored record `r` (`f[1]`) and its first two members as the store lays them out: the
+ * record's hash under `name`, which must be the presented one (`hash`, ARGV[3] after `keyPart`),
+ * then the member `next`, a number. Leaves `hash` and `at`, the position of the quote that closes
+ * the hash (the number starts 13 bytes later, as both names are 8 bytes long); answers `rebuild`
+ * for a record of another layout.
+ */
+const recordHead = (
+  keyPart: ':rt:' | ':code:',
+  name: 'tokenHash' | 'codeHash',
+  next: 'issuedAt' | 'authTime',
+) => `
+local r = f[1]
+local hash = string.sub(ARGV[3], ${keyPart.length + 1})
+local at = ${name.length + 6} + #hash
+if not (holds(r, 1, '{"${name}":"') and holds(r, ${name.length + 6}, hash) and holds(r, at, '","${next}":')) then
+  return {'rebuild'}
+end
+`;
+
+/**
  * The refresh grant's exchange in one step (GrantStore.exchangeRefreshToken). KEYS: the presented
  * token's pointer, the next token's pointer. ARGV: now, key base, `:rt:<hash>`, client id, the
  * request's DPoP key ('' none), the next token's hash (also the call's nonce), its expiry, the key
@@ -258,12 +278,7 @@ const exchangeRefreshTokenSource = (expireGt: string) => `
 ${expireGt}
 local FIELDS, INTS = {'r', 'exp', 'grant', 'rot', 'by', 'prev'}, {1, 7}
 ${EXCHANGE_LOOKUP}
-local r = f[1]
-local hash = string.sub(ARGV[3], 5)
-local at = 15 + #hash
-if not (holds(r, 1, '{"tokenHash":"') and holds(r, 15, hash) and holds(r, at, '","issuedAt":')) then
-  return {'rebuild'}
-end
+${recordHead(':rt:', 'tokenHash', 'issuedAt')}
 local expires = string.find(r, ',', at + 13, true)
 if not expires or not holds(r, expires, ',"expiresAt":') then return {'rebuild'} end
 local cut = string.find(r, ',', expires + 13, true)
@@ -311,21 +326,16 @@ const exchangeCodeSource = (expireGt: string) => `
 ${expireGt}
 local FIELDS, INTS = {'r', 'exp', 'grant', 'used', 'by', 't', 'x'}, {1, 5, 12}
 ${EXCHANGE_LOOKUP}
-local r = f[1]
-local hash = string.sub(ARGV[3], 7)
-local auth = 14 + #hash
-if not (holds(r, 1, '{"codeHash":"') and holds(r, 14, hash) and holds(r, auth, '","authTime":')) then
-  return {'rebuild'}
-end
-local cut = string.find(r, ',', auth + 13, true)
+${recordHead(':code:', 'codeHash', 'authTime')}
+local cut = string.find(r, ',', at + 13, true)
 if not cut or not holds(r, cut + 1, '"clientId":') then return {'rebuild'} end
-if markAt and tonumber(string.sub(r, auth + 13, cut - 1)) <= markAt then return {'invalid'} end
+if markAt and tonumber(string.sub(r, at + 13, cut - 1)) <= markAt then return {'invalid'} end
 -- A repeated run: its refresh token was stored if its pointer is there (a new, random hash).
 if f[4] and f[5] == ARGV[4] then
   local stored = ARGV[11] ~= '' and redis.call('EXISTS', KEYS[2]) == 1
   return {'redeemed', r, f[2], stored and '1' or '0'}
 end
-local at = cut + 12
+at = cut + 12
 if not holds(r, at, ARGV[6]) then return {'refused', 'client'} end
 at = at + #ARGV[6]
 if not holds(r, at, ',"redirectUri":"') then return {'rebuild'} end
