@@ -255,6 +255,18 @@ end
 `;
 
 /**
+ * Lua: `bound`, the DPoP key the record `r` is bound to (`ext.dpopJkt`, a string), or nil. The
+ * record is decoded only when it names a key at all (`"dpopJkt":` after `cut`, anywhere in it).
+ */
+const BOUND_KEY = `
+local bound = nil
+if string.find(r, '"dpopJkt":', cut, true) then
+  local record = cjson.decode(r)
+  if type(record.ext) == 'table' and type(record.ext.dpopJkt) == 'string' then bound = record.ext.dpopJkt end
+end
+`;
+
+/**
  * The refresh grant's exchange in one step (GrantStore.exchangeRefreshToken). KEYS: the presented
  * token's pointer, the next token's pointer. ARGV: now, key base, `:rt:<hash>`, client id, the
  * request's DPoP key ('' none), the next token's hash (also the call's nonce), its expiry, the key
@@ -286,11 +298,7 @@ if not cut or not holds(r, cut + 1, '"clientId":') then return {'rebuild'} end
 if markAt and tonumber(string.sub(r, at + 13, expires - 1)) <= markAt then return {'invalid'} end
 if f[4] and f[5] == ARGV[6] then return {'rotated', r} end
 if not holds(r, cut + 12, ARGV[9]) then return {'refused', 'client'} end
-local bound = nil
-if string.find(r, '"dpopJkt":', cut, true) then
-  local record = cjson.decode(r)
-  if type(record.ext) == 'table' and type(record.ext.dpopJkt) == 'string' then bound = record.ext.dpopJkt end
-end
+${BOUND_KEY}
 if bound and bound ~= ARGV[5] then return {'refused', 'dpop_key'} end
 if f[4] then return {'reused', r, f[4]} end
 if ARGV[8] ~= '' and ARGV[8] ~= bound then return {'rebuild'} end
@@ -352,11 +360,7 @@ if not holds(r, at, ',"codeChallenge":') then
   if ARGV[9] ~= '' then return {'refused', 'code_verifier_unexpected'} end
 elseif ARGV[9] == '' then return {'refused', 'code_verifier_missing'}
 elseif not holds(r, at + 17, ARGV[9]) then return {'refused', 'code_verifier_mismatch'} end
-local bound = nil
-if string.find(r, '"dpopJkt":', cut, true) then
-  local record = cjson.decode(r)
-  if type(record.ext) == 'table' and type(record.ext.dpopJkt) == 'string' then bound = record.ext.dpopJkt end
-end
+${BOUND_KEY}
 if bound and bound ~= ARGV[10] then return {'refused', 'dpop_key'} end
 if f[4] then return {'replayed', r, f[4], f[2]} end
 if not f[6] then return {'rebuild'} end
